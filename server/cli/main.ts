@@ -1,0 +1,37 @@
+// Command dispatcher for `npx fleetplan <command>`. Each command returns its exit code.
+type Command = { summary: string; run: (args: string[]) => Promise<number> };
+
+const COMMANDS: Record<string, Command> = {
+  plan: {
+    summary: 'plan FILE [--now ISO-8601]        decide upgrades for a fleet document (contracts/plan.md)',
+    run: async (args) => (await import('./plan-command')).runPlanCommand(args),
+  },
+  path: {
+    summary: 'path --graph FILE --from VERSION  solve an upgrade path through update graphs (contracts/path.md)',
+    run: async (args) => (await import('./path-command')).runPathCommand(args),
+  },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([, c]) => `  fleetplan ${c.summary}`);
+  return ['usage: fleetplan <command> [options]', '', 'commands:', ...lines, ''].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`fleetplan: unknown command '${name}'\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    process.stderr.write(`fleetplan ${name}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,13 @@
+// Unit and integration tests (vitest). E2E lives in e2e/ and runs under Playwright.
+import { defineConfig } from 'vitest/config';
+import path from 'node:path';
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(__dirname) } },
+  test: {
+    include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'tests/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    pool: 'threads',
+  },
+});
