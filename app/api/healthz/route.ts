@@ -1,0 +1,16 @@
+// Liveness + readiness: answers 200 only when the database answers.
+import { sql } from 'drizzle-orm';
+import { getDb } from '@/db/client';
+
+export const dynamic = 'force-dynamic';
+
+export function GET() {
+  const started = performance.now();
+  try {
+    getDb().get(sql`select 1`);
+    return Response.json({ status: 'ok', database: 'ok', latencyMs: Math.round((performance.now() - started) * 100) / 100 });
+  } catch (err) {
+    console.error('healthz: database check failed', err);
+    return Response.json({ status: 'error', database: 'unreachable' }, { status: 503 });
+  }
+}

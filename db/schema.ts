@@ -1,0 +1,344 @@
+// All tables. Edit here, then `npm run db:generate` to add a migration under db/migrations.
+// Plain text/integer/real columns only, so the same model maps onto PostgreSQL.
+import { sqliteTable, text, integer, real, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core';
+
+const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' });
+const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
+
+export const organizations = sqliteTable('organizations', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  /** allow-lists: null = no list (anything allowed) */
+  allowedWorkloads: json<string[] | null>('allowed_workloads'),
+  allowedMutexes: json<string[] | null>('allowed_mutexes'),
+  /** organization-wide freeze: no new upgrades start while set */
+  frozen: integer('frozen', { mode: 'boolean' }).notNull().default(false),
+  frozenReason: text('frozen_reason'),
+  /** last soak accumulation (versionData.checkIn) */
+  soakCheckIn: timestamp('soak_check_in'),
+  /** optimistic-concurrency counter for the organization policy */
+  revision: integer('revision').notNull().default(1),
+  updatedAt: timestamp('updated_at').notNull(),
+});
+
+export const sectors = sqliteTable(
+  'sectors',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    position: integer('position').notNull().default(0),
+    maxParallelUpgrades: text('max_parallel_upgrades'),
+    dependencies: json<string[]>('dependencies').notNull().$defaultFn(() => []),
+  },
+  (t) => [uniqueIndex('sectors_org_name').on(t.organizationId, t.name)],
+);
+
+export const blockedVersions = sqliteTable(
+  'blocked_versions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    pattern: text('pattern').notNull(),
+    reason: text('reason').notNull().default(''),
+    createdBy: text('created_by').notNull().default('system'),
+    createdAt: timestamp('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('blocked_versions_org_pattern').on(t.organizationId, t.pattern)],
+);
+
+export const clusters = sqliteTable(
+  'clusters',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** id of the cluster at its provider (OCM id, kubeconfig context, simulator id) */
+    externalId: text('external_id').notNull(),
+    provider: text('provider').notNull().default('simulator'),
+    /** position in the organization file: the engine's last tie-break */
+    position: integer('position').notNull().default(0),
+    version: text('version').notNull(),
+    channel: text('channel').notNull(),
+    region: text('region').notNull().default(''),
+    nodeCount: integer('node_count').notNull().default(3),
+    availableUpgrades: json<string[]>('available_upgrades').notNull().$defaultFn(() => []),
+    healthy: integer('healthy', { mode: 'boolean' }).notNull().default(true),
+    healthIssues: json<string[]>('health_issues').notNull().$defaultFn(() => []),
+    /** the upgrade policy in the upgrade service's shape; null = not managed */
+    upgradePolicy: json<Record<string, unknown> | null>('upgrade_policy'),
+    sector: text('sector'),
+    /** idle | scheduled | upgrading | failed */
+    upgradeState: text('upgrade_state').notNull().default('idle'),
+    currentUpgrade: json<{ version: string; nextRun: string; state: 'scheduled' | 'started'; startedAt?: string; progress?: number } | null>('current_upgrade'),
+    policyRevision: integer('policy_revision').notNull().default(1),
+    lastDecisionAction: text('last_decision_action'),
+    lastDecisionReason: text('last_decision_reason'),
+    lastDecisionMessage: text('last_decision_message'),
+    lastDecisionVersion: text('last_decision_version'),
+    nextRun: timestamp('next_run'),
+    observedAt: timestamp('observed_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('clusters_org_name').on(t.organizationId, t.name),
+    index('clusters_sector').on(t.sector),
+    index('clusters_version').on(t.version),
+    index('clusters_state').on(t.upgradeState),
+  ],
+);
+
+/** one row per (cluster, workload): lets list queries filter by workload on the server */
+export const clusterWorkloads = sqliteTable(
+  'cluster_workloads',
+  {
+    clusterId: integer('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    workload: text('workload').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clusterId, t.workload] }), index('cluster_workloads_workload').on(t.workload)],
+);
+
+/** accumulated soak (the upgrade service's version history) */
+export const versionSoak = sqliteTable(
+  'version_soak',
+  {
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    version: text('version').notNull(),
+    workload: text('workload').notNull(),
+    soakDays: real('soak_days').notNull().default(0),
+    reporting: json<string[]>('reporting').notNull().$defaultFn(() => []),
+    firstSeenAt: timestamp('first_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.version, t.workload] })],
+);
+
+/** daily samples of soak, for the soak-over-time charts */
+export const soakSamples = sqliteTable(
+  'soak_samples',
+  {
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    at: timestamp('at').notNull(),
+    version: text('version').notNull(),
+    workload: text('workload').notNull(),
+    soakDays: real('soak_days').notNull(),
+    reportingCount: integer('reporting_count').notNull(),
+  },
+  (t) => [index('soak_samples_lookup').on(t.organizationId, t.version, t.workload, t.at)],
+);
+
+/** a cluster's upgrade history (from ClusterVersion history or OCM) */
+export const clusterUpgrades = sqliteTable(
+  'cluster_upgrades',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    clusterId: integer('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    fromVersion: text('from_version').notNull(),
+    toVersion: text('to_version').notNull(),
+    /** scheduled | started | completed | failed | cancelled */
+    state: text('state').notNull(),
+    scheduledFor: timestamp('scheduled_for'),
+    startedAt: timestamp('started_at'),
+    completedAt: timestamp('completed_at'),
+    message: text('message'),
+  },
+  (t) => [index('cluster_upgrades_cluster').on(t.clusterId, t.startedAt)],
+);
+
+/** every change to a policy: who, when, before/after, for history, diff and revert */
+export const policyRevisions = sqliteTable(
+  'policy_revisions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    /** 'organization' or 'cluster' */
+    scope: text('scope').notNull(),
+    /** cluster name for cluster scope, organization name otherwise */
+    subject: text('subject').notNull(),
+    revision: integer('revision').notNull(),
+    actor: text('actor').notNull(),
+    at: timestamp('at').notNull(),
+    summary: text('summary').notNull(),
+    before: json<unknown>('before'),
+    after: json<unknown>('after'),
+  },
+  (t) => [index('policy_revisions_subject').on(t.organizationId, t.scope, t.subject, t.revision)],
+);
+
+/** append-only audit log of every change made through the app */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: timestamp('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    target: text('target').notNull(),
+    before: json<unknown>('before'),
+    after: json<unknown>('after'),
+  },
+  (t) => [index('audit_log_at').on(t.at)],
+);
+
+/** engine decisions recorded by scheduler ticks */
+export const decisions = sqliteTable(
+  'decisions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tickId: integer('tick_id'),
+    at: timestamp('at').notNull(),
+    clusterName: text('cluster_name').notNull(),
+    action: text('action').notNull(),
+    version: text('version'),
+    reason: text('reason'),
+    message: text('message'),
+  },
+  (t) => [index('decisions_at').on(t.at), index('decisions_cluster').on(t.clusterName, t.at)],
+);
+
+/** imported Cincinnati update graphs */
+export const updateGraphs = sqliteTable('update_graphs', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  channel: text('channel'),
+  architecture: text('architecture').notNull().default('amd64'),
+  capturedAt: timestamp('captured_at'),
+  source: text('source').notNull().default(''),
+  nodeCount: integer('node_count').notNull(),
+  edgeCount: integer('edge_count').notNull(),
+  document: text('document').notNull(),
+  importedAt: timestamp('imported_at').notNull(),
+});
+
+/** one row per scheduler tick: when, how long, what it decided, whether it failed */
+export const schedulerTicks = sqliteTable(
+  'scheduler_ticks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    startedAt: timestamp('started_at').notNull(),
+    finishedAt: timestamp('finished_at'),
+    /** running | succeeded | failed */
+    status: text('status').notNull(),
+    dryRun: integer('dry_run', { mode: 'boolean' }).notNull().default(false),
+    holder: text('holder').notNull(),
+    summary: json<Record<string, number>>('summary'),
+    error: text('error'),
+  },
+  (t) => [index('scheduler_ticks_started').on(t.startedAt)],
+);
+
+/**
+ * Actions on the fleet, written as intents in the same transaction as the decision that caused
+ * them, executed against the provider, then marked done: a crash between the steps is
+ * reconciled on restart and the idempotency key keeps an upgrade from being triggered twice.
+ */
+export const actionIntents = sqliteTable(
+  'action_intents',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    idempotencyKey: text('idempotency_key').notNull().unique(),
+    tickId: integer('tick_id'),
+    /** schedule-upgrade | cancel-upgrade */
+    kind: text('kind').notNull(),
+    clusterName: text('cluster_name').notNull(),
+    version: text('version').notNull(),
+    nextRun: timestamp('next_run'),
+    /** pending | done | failed */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    error: text('error'),
+    createdAt: timestamp('created_at').notNull(),
+    doneAt: timestamp('done_at'),
+  },
+  (t) => [index('action_intents_status').on(t.status)],
+);
+
+/** at most one scheduler acts at a time, across processes sharing the database */
+export const schedulerLeases = sqliteTable('scheduler_leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at').notNull(),
+});
+
+/** date ranges during which nothing starts: organization-wide, per sector or per cluster */
+export const maintenanceExclusions = sqliteTable('maintenance_exclusions', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  /** organization | sector | cluster */
+  scope: text('scope').notNull(),
+  /** sector or cluster name; null for the organization */
+  subject: text('subject'),
+  startsAt: timestamp('starts_at').notNull(),
+  endsAt: timestamp('ends_at').notNull(),
+  reason: text('reason').notNull(),
+  createdBy: text('created_by').notNull(),
+  createdAt: timestamp('created_at').notNull(),
+});
+
+export const webhooks = sqliteTable('webhooks', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  url: text('url').notNull(),
+  /** HMAC-SHA256 key; never returned to the browser */
+  secret: text('secret').notNull(),
+  events: json<string[]>('events').notNull().$defaultFn(() => []),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  createdAt: timestamp('created_at').notNull(),
+});
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    webhookId: integer('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    payload: json<unknown>('payload').notNull(),
+    /** pending | delivered | failed */
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at').notNull(),
+  },
+  (t) => [index('webhook_deliveries_status').on(t.status, t.nextAttemptAt)],
+);
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  username: text('username').notNull().unique(),
+  /** scrypt hash with its parameters and salt */
+  passwordHash: text('password_hash').notNull(),
+  /** viewer | operator | admin */
+  role: text('role').notNull(),
+  disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+  createdAt: timestamp('created_at').notNull(),
+});
+
+export const sessions = sqliteTable('sessions', {
+  /** SHA-256 of the session token; the token itself lives only in the cookie */
+  idHash: text('id_hash').primaryKey(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: timestamp('created_at').notNull(),
+  expiresAt: timestamp('expires_at').notNull(),
+});
+
+export const apiTokens = sqliteTable('api_tokens', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  /** SHA-256 of the token; shown once at creation */
+  tokenHash: text('token_hash').notNull().unique(),
+  prefix: text('prefix').notNull(),
+  /** viewer | operator | admin, at most the owner's role */
+  scope: text('scope').notNull(),
+  createdAt: timestamp('created_at').notNull(),
+  lastUsedAt: timestamp('last_used_at'),
+  revokedAt: timestamp('revoked_at'),
+});
+
+/** small key/value state: simulator clock, scheduler settings */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: json<unknown>('value').notNull(),
+  updatedAt: timestamp('updated_at').notNull(),
+});

@@ -1,0 +1,64 @@
+// Seeds the demo fleet (simulated, from real update-graph data). Run: `npm run db:seed`
+// Options: --reset  wipe fleet data first;  --if-empty  do nothing when an organization exists.
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase, resolveDatabaseFile, type Db } from './open-database';
+import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
+import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
+import { upsertGraph } from '@/server/repositories/update-graph-repository';
+
+const DEMO_DATA = path.join(process.cwd(), 'server', 'demo', 'data');
+
+export const DEMO_GRAPHS = [
+  { file: 'stable-4.13.json', channel: 'stable-4.13', capturedAt: '2024-07-02T00:00:00Z', source: 'openshift/oc-mirror@855b64a3 testdata (real Cincinnati response)' },
+  { file: 'union-4.6-4.9.json', channel: null, capturedAt: '2022-12-15T00:00:00Z', source: 'union of real stable-4.7/4.8/4.9 responses, openshift/cincinnati@49c914f8 e2e testdata' },
+];
+
+export function seedDemo(db: Db, now: Date): { clusters: number } {
+  const graphText = fs.readFileSync(path.join(DEMO_DATA, 'stable-4.13.json'), 'utf8');
+  const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now);
+  insertDemoFleet(db, fleet, now);
+  for (const g of DEMO_GRAPHS) {
+    const document = fs.readFileSync(path.join(DEMO_DATA, g.file), 'utf8');
+    const parsed = JSON.parse(document) as { nodes: unknown[]; edges: unknown[] };
+    upsertGraph(db, {
+      name: g.file.replace(/\.json$/, ''),
+      channel: g.channel,
+      architecture: 'amd64',
+      capturedAt: new Date(g.capturedAt),
+      source: g.source,
+      nodeCount: parsed.nodes.length,
+      edgeCount: parsed.edges.length,
+      document,
+      importedAt: now,
+    });
+  }
+  return { clusters: fleet.clusters.length };
+}
+
+/** start-up: migrate, and seed the demo fleet when the database holds no organization */
+export async function prepareDatabase(): Promise<void> {
+  const file = resolveDatabaseFile(process.env.DATABASE_URL);
+  const db = openDatabase(file);
+  if (isDatabaseEmpty(db) && process.env.FLEETPLAN_SEED_DEMO !== '0') {
+    const { clusters } = seedDemo(db, new Date());
+    console.log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+  }
+  db.$client.close();
+}
+
+function main(): void {
+  const args = new Set(process.argv.slice(2));
+  const file = resolveDatabaseFile(process.env.DATABASE_URL);
+  const db = openDatabase(file);
+  if (args.has('--if-empty') && !isDatabaseEmpty(db)) {
+    console.log(`fleetplan: ${file} already holds a fleet; not seeding`);
+    return;
+  }
+  if (args.has('--reset') || !isDatabaseEmpty(db)) wipeFleetData(db);
+  const { clusters } = seedDemo(db, new Date());
+  console.log(`fleetplan: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+  db.$client.close();
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) main();

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// `npm start`: migrate the database, seed the demo fleet when it is empty, then serve the built
+// app with `next start` on $PORT (default 3000).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+
+if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
+  console.error('fleetplan: no production build found. Run `npm run build` first (the README set-up command does).');
+  process.exit(1);
+}
+
+const { prepareDatabase } = await tsImport('../db/seed.ts', import.meta.url);
+await prepareDatabase();
+
+const port = process.env.PORT || '3000';
+const nextBin = path.join(process.cwd(), 'node_modules', 'next', 'dist', 'bin', 'next');
+const child = spawn(process.execPath, [nextBin, 'start', '-p', port], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

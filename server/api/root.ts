@@ -1,0 +1,12 @@
+// The app router: one key per area. Add routers here.
+import { createCallerFactory, createTRPCRouter } from './trpc';
+import { clustersRouter } from './routers/clusters';
+import { fleetRouter } from './routers/fleet';
+
+export const appRouter = createTRPCRouter({
+  clusters: clustersRouter,
+  fleet: fleetRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,78 @@
+// tRPC plumbing: context, error mapping and the role-checked procedure builders.
+// Every procedure is built from one of viewerProcedure/operatorProcedure/adminProcedure
+// (publicProcedure only for login and health): server/api/procedure-roles.test.ts checks it.
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import type { Db } from '@/db/open-database';
+import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import { AppError, type AppErrorCode } from '@/server/services/app-error';
+import { createServices, type Services } from '@/server/services/create-services';
+
+export interface ContextInner {
+  db: Db;
+  now: () => Date;
+  actor: Actor | null;
+  services: Services;
+  /** response headers a procedure may set (session cookies) */
+  resHeaders?: Headers;
+  /** CSRF check result for the request; mutations refuse when false */
+  csrfOk?: boolean;
+}
+
+export function createContextInner(opts: { db: Db; now?: () => Date; actor: Actor | null; resHeaders?: Headers; csrfOk?: boolean }): ContextInner {
+  const now = opts.now ?? (() => new Date());
+  return { db: opts.db, now, actor: opts.actor, services: createServices({ db: opts.db, now }), resHeaders: opts.resHeaders, csrfOk: opts.csrfOk ?? true };
+}
+
+const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  INVALID_INPUT: 'BAD_REQUEST',
+  PRECONDITION_FAILED: 'PRECONDITION_FAILED',
+  FORBIDDEN: 'FORBIDDEN',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+};
+
+const t = initTRPC.context<ContextInner>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        stack: undefined,
+        zodError: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) : null,
+        problems: cause instanceof AppError ? cause.problems : null,
+      },
+    };
+  },
+});
+
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+  }
+  return result;
+});
+
+function requireRole(role: Role) {
+  return t.middleware(({ ctx, type, next }) => {
+    if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
+    if (!hasRole(ctx.actor, role)) throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${ctx.actor.role}` });
+    if (type === 'mutation' && ctx.actor.via === 'session' && !ctx.csrfOk) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or wrong CSRF token' });
+    }
+    return next({ ctx: { ...ctx, actor: ctx.actor } });
+  });
+}
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+const base = t.procedure.use(mapAppErrors);
+/** no sign-in needed: only login and health */
+export const publicProcedure = base;
+export const viewerProcedure = base.use(requireRole('viewer'));
+export const operatorProcedure = base.use(requireRole('operator'));
+export const adminProcedure = base.use(requireRole('admin'));

@@ -1,0 +1,25 @@
+// The fleet's clock: real time, unless the simulator provider runs its own (faster) clock.
+// The simulator stores its clock in the settings table under 'simulator.clock'.
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { settings } from '@/db/schema';
+
+export interface SimulatorClockState {
+  /** simulated time at `realAnchor` */
+  simAnchor: string;
+  realAnchor: string;
+  /** simulated seconds per real second; 0 = paused */
+  speed: number;
+}
+
+export function simulatedNow(state: SimulatorClockState, realNow: Date): Date {
+  const elapsed = realNow.getTime() - Date.parse(state.realAnchor);
+  return new Date(Date.parse(state.simAnchor) + elapsed * state.speed);
+}
+
+export function getFleetClock(db: Db): () => Date {
+  return () => {
+    const row = db.select().from(settings).where(eq(settings.key, 'simulator.clock')).get();
+    return row ? simulatedNow(row.value as SimulatorClockState, new Date()) : new Date();
+  };
+}

@@ -1,0 +1,92 @@
+// Cluster queries: server-side filtering, sorting and paging for fleets of any size.
+import { and, asc, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { clusters, clusterWorkloads, clusterUpgrades, organizations } from '@/db/schema';
+
+export type ClusterRow = typeof clusters.$inferSelect;
+
+export interface ClusterFilter {
+  search?: string;
+  sector?: string;
+  workload?: string;
+  state?: string;
+  version?: string;
+  reason?: string;
+  managed?: boolean;
+}
+
+export const CLUSTER_SORT_KEYS = ['name', 'version', 'sector', 'state', 'channel', 'nextRun'] as const;
+export type ClusterSortKey = (typeof CLUSTER_SORT_KEYS)[number];
+
+function whereOf(filter: ClusterFilter): SQL | undefined {
+  const parts: SQL[] = [];
+  if (filter.search) {
+    const q = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+    parts.push(or(sql`${clusters.name} like ${q} escape '\\'`, sql`${clusters.externalId} like ${q} escape '\\'`, sql`${clusters.region} like ${q} escape '\\'`)!);
+  }
+  if (filter.sector) parts.push(eq(clusters.sector, filter.sector));
+  if (filter.state) parts.push(eq(clusters.upgradeState, filter.state));
+  if (filter.version) parts.push(like(clusters.version, filter.version.endsWith('.') ? `${filter.version}%` : filter.version));
+  if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
+  if (filter.managed !== undefined) parts.push(filter.managed ? sql`${clusters.upgradePolicy} is not null` : sql`${clusters.upgradePolicy} is null`);
+  if (filter.workload) {
+    parts.push(inArray(clusters.id, sql`(select ${clusterWorkloads.clusterId} from ${clusterWorkloads} where ${clusterWorkloads.workload} = ${filter.workload})`));
+  }
+  return parts.length ? and(...parts) : undefined;
+}
+
+const SORT_COLUMNS = {
+  name: clusters.name,
+  version: clusters.version,
+  sector: clusters.sector,
+  state: clusters.upgradeState,
+  channel: clusters.channel,
+  nextRun: clusters.nextRun,
+} as const;
+
+export function listClusters(db: Db, opts: { filter: ClusterFilter; sort: ClusterSortKey; direction: 'asc' | 'desc'; offset: number; limit: number }): { rows: ClusterRow[]; total: number } {
+  const where = whereOf(opts.filter);
+  const column = SORT_COLUMNS[opts.sort];
+  const order = opts.direction === 'asc' ? asc(column) : desc(column);
+  // versions sort numerically: pad each numeric part so 4.13.9 < 4.13.10
+  const versionOrder = sql`printf('%05d.%05d.%05d', cast(substr(${clusters.version}, 1, instr(${clusters.version}, '.') - 1) as integer), cast(substr(${clusters.version}, instr(${clusters.version}, '.') + 1) as integer), cast(substr(substr(${clusters.version}, instr(${clusters.version}, '.') + 1), instr(substr(${clusters.version}, instr(${clusters.version}, '.') + 1), '.') + 1) as integer))`;
+  const orderBy = opts.sort === 'version' ? [opts.direction === 'asc' ? asc(versionOrder) : desc(versionOrder), asc(clusters.name)] : [order, asc(clusters.name)];
+  const rows = db.select().from(clusters).where(where).orderBy(...orderBy).limit(opts.limit).offset(opts.offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(clusters).where(where).get()!.n;
+  return { rows, total };
+}
+
+export function findClusterByName(db: Db, name: string): ClusterRow | undefined {
+  return db.select().from(clusters).where(eq(clusters.name, name)).get();
+}
+
+export function listAllClusters(db: Db, organizationId: number): ClusterRow[] {
+  return db.select().from(clusters).where(eq(clusters.organizationId, organizationId)).orderBy(asc(clusters.position)).all();
+}
+
+export function countByVersion(db: Db): { version: string; state: string; count: number }[] {
+  return db
+    .select({ version: clusters.version, state: clusters.upgradeState, count: sql<number>`count(*)` })
+    .from(clusters)
+    .groupBy(clusters.version, clusters.upgradeState)
+    .all();
+}
+
+export function distinctValues(db: Db): { sectors: string[]; workloads: string[]; states: string[]; reasons: string[]; minors: string[] } {
+  const col = <T extends { v: string | null }>(rows: T[]) => rows.map((r) => r.v).filter((v): v is string => !!v);
+  return {
+    sectors: col(db.selectDistinct({ v: clusters.sector }).from(clusters).orderBy(clusters.sector).all()),
+    workloads: col(db.selectDistinct({ v: clusterWorkloads.workload }).from(clusterWorkloads).orderBy(clusterWorkloads.workload).all()),
+    states: col(db.selectDistinct({ v: clusters.upgradeState }).from(clusters).orderBy(clusters.upgradeState).all()),
+    reasons: col(db.selectDistinct({ v: clusters.lastDecisionReason }).from(clusters).orderBy(clusters.lastDecisionReason).all()),
+    minors: [...new Set(col(db.selectDistinct({ v: clusters.version }).from(clusters).all()).map((v) => v.split('.').slice(0, 2).join('.')))].sort(),
+  };
+}
+
+export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
+  return db.select().from(clusterUpgrades).where(eq(clusterUpgrades.clusterId, clusterId)).orderBy(desc(clusterUpgrades.startedAt)).limit(limit).all();
+}
+
+export function getDefaultOrganization(db: Db) {
+  return db.select().from(organizations).orderBy(asc(organizations.id)).get();
+}

@@ -1,0 +1,19 @@
+// The service graph, built once per request (or per tick) from the database and a clock.
+import type { Db } from '@/db/open-database';
+import { createClusterService } from './cluster-service';
+import { createFleetService } from './fleet-service';
+
+export interface ServiceDeps {
+  db: Db;
+  /** the fleet's "now": real time, or the simulator's clock */
+  now: () => Date;
+}
+
+export function createServices(deps: ServiceDeps) {
+  return {
+    clusters: createClusterService(deps.db),
+    fleet: createFleetService(deps.db, deps.now),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
