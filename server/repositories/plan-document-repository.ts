@@ -1,0 +1,70 @@
+// Reads the stored organization, clusters and soak into the decision engine's input document
+// (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
+
+export interface PlanDocument {
+  now: string;
+  organization: {
+    name: string;
+    blockedVersions: string[];
+    upgradePolicyAllowedWorkloads?: string[];
+    upgradePolicyAllowedMutexes?: string[];
+    sectors: { name: string; maxParallelUpgrades?: string; dependencies: { name: string }[] }[];
+  };
+  clusters: {
+    name: string;
+    version: string;
+    channel: string;
+    availableUpgrades: string[];
+    healthy: boolean;
+    upgradePolicy?: Record<string, unknown>;
+    currentUpgrade?: { version: string; nextRun: string; state: 'scheduled' | 'started' };
+  }[];
+  versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
+}
+
+export function toIsoSeconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function loadPlanDocument(db: Db, organizationId: number, now: Date): PlanDocument {
+  const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
+  if (!org) throw new Error(`organization ${organizationId} does not exist`);
+  const sectorRows = db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
+  const blocked = db.select({ pattern: blockedVersions.pattern }).from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
+  const clusterRows = db.select().from(clusters).where(eq(clusters.organizationId, organizationId)).orderBy(asc(clusters.position), asc(clusters.id)).all();
+  const soakRows = db.select().from(versionSoak).where(eq(versionSoak.organizationId, organizationId)).all();
+
+  const versions: PlanDocument['versionData']['versions'] = {};
+  for (const s of soakRows) {
+    const v = (versions[s.version] ??= { workloads: {} });
+    v.workloads[s.workload] = { soakDays: s.soakDays, reporting: s.reporting };
+  }
+  const checkIn = org.soakCheckIn && org.soakCheckIn.getTime() <= now.getTime() ? toIsoSeconds(org.soakCheckIn) : undefined;
+  return {
+    now: toIsoSeconds(now),
+    organization: {
+      name: org.name,
+      blockedVersions: blocked.map((b) => b.pattern),
+      ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
+      ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
+      sectors: sectorRows.map((s) => ({
+        name: s.name,
+        ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+        dependencies: s.dependencies.map((name) => ({ name })),
+      })),
+    },
+    clusters: clusterRows.map((c) => ({
+      name: c.name,
+      version: c.version,
+      channel: c.channel,
+      availableUpgrades: c.availableUpgrades,
+      healthy: c.healthy,
+      ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
+      ...(c.currentUpgrade ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } } : {}),
+    })),
+    versionData: { ...(checkIn ? { checkIn } : {}), versions },
+  };
+}
