@@ -1,0 +1,76 @@
+/**
+ * Blocked-version regexes. Users write them, so they run on RE2 (linear time, no ReDoS); they
+ * must also be valid JavaScript so the browser editor agrees with the engine: the accepted
+ * language is the common subset (no backreferences, no lookaround).
+ * Matching is an unanchored search, like JS `RegExp.test` and Python `re.search`:
+ * `4.12.1` also blocks `4.12.10` (use `^4\.12\.1$` for one version).
+ * @see https://github.com/google/re2/wiki/Syntax
+ */
+import { RE2JS } from 're2js';
+
+export type RegexCheck = { ok: true } | { ok: false; message: string };
+
+const compiled = new Map<string, RE2JS | null>();
+const results = new Map<string, Map<string, boolean>>();
+
+/** Why `pattern` is outside the common JS/RE2 subset, or ok. */
+export function checkBlockedVersionPattern(pattern: unknown): RegexCheck {
+  if (typeof pattern !== 'string') return { ok: false, message: 'must be a regular expression string' };
+  if (/\\[1-9]|\\k</.test(stripEscapedBackslashes(pattern))) {
+    return { ok: false, message: `invalid regex '${pattern}': backreferences are not supported` };
+  }
+  if (/\(\?<?[=!]/.test(stripEscapedBackslashes(pattern))) {
+    return { ok: false, message: `invalid regex '${pattern}': lookaround is not supported` };
+  }
+  try {
+    new RegExp(pattern);
+  } catch (err) {
+    return { ok: false, message: `invalid regex '${pattern}': ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (!compileRe2(pattern)) {
+    return { ok: false, message: `invalid regex '${pattern}': not supported by RE2 (the common JS/RE2 subset is required)` };
+  }
+  return { ok: true };
+}
+
+/** Removes `\\` pairs so an escaped backslash followed by `1` is not taken for a backreference. */
+function stripEscapedBackslashes(pattern: string): string {
+  return pattern.replace(/\\\\/g, '');
+}
+
+function compileRe2(pattern: string): RE2JS | null {
+  let re = compiled.get(pattern);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      re = null;
+    }
+    compiled.set(pattern, re);
+  }
+  return re;
+}
+
+/** True when `pattern` (a validated regex) finds a match anywhere in `version`. Cached. */
+export function patternMatches(pattern: string, version: string): boolean {
+  let perPattern = results.get(pattern);
+  if (!perPattern) {
+    perPattern = new Map();
+    results.set(pattern, perPattern);
+  }
+  const hit = perPattern.get(version);
+  if (hit !== undefined) return hit;
+  const re = compileRe2(pattern);
+  const matched = re ? re.matcher(version).find() : false;
+  if (perPattern.size > 50_000) perPattern.clear();
+  perPattern.set(version, matched);
+  return matched;
+}
+
+/** The first pattern of the lists that blocks `version`, or undefined. */
+export function findBlockingPattern(version: string, ...patternLists: readonly string[][]): string | undefined {
+  for (const list of patternLists) {
+    for (const p of list) if (patternMatches(p, version)) return p;
+  }
+  return undefined;
+}

@@ -1,0 +1,340 @@
+/**
+ * The upgrade decision engine (contracts/plan.md "What the engine does, in order").
+ *
+ * 1. Accumulate soak (soak.ts).
+ * 2. Order managed clusters by current version (semver), then policy soakDays (absent = 0), then
+ *    input order; the order gives priority when clusters share a mutex.
+ * 3. A cluster holds its mutexes while it has a currentUpgrade and, within this run, once it is
+ *    given an upgrade (a cancelled upgrade still holds them for this run).
+ * 4. For each cluster the first rule that applies decides: pending/cancel, suspended, window,
+ *    mutexes (or the sector's maxParallelUpgrades), version (blocked, sector, soak), upgrade.
+ *
+ * Everything per run is precomputed or memoized (sector minimum versions, next run per schedule,
+ * regex results), so a run is O(clusters × (workloads + candidate versions)), not quadratic.
+ */
+import { findBlockingPattern } from './blocked-versions';
+import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
+import { accumulateSoak } from './soak';
+import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
+import type {
+  Cluster,
+  Decision,
+  DecisionReason,
+  PlanInput,
+  PlanResult,
+  Schedule,
+  Sector,
+  UpgradePolicy,
+  VersionData,
+} from './types';
+import { compareVersions } from './version';
+
+/** Cluster Service refuses upgrades scheduled less than 5 minutes ahead; AUS uses 6. */
+export const MIN_LEAD_MS = 6 * MINUTE_MS;
+/** An upgrade is only scheduled when the next run is at most this far from now. */
+export const WINDOW_MS = 2 * HOUR_MS;
+
+export type ManagedCluster = Cluster & { upgradePolicy: UpgradePolicy };
+
+type Holder = { name: string; sector?: string };
+
+type SectorMin = { version: string; cluster: string; sector: string };
+
+export type CheckResult = { pass: true } | { pass: false; reason: DecisionReason; message: string };
+
+export type VersionCheck = {
+  version: string;
+  blockedBy?: string;
+  sector: { pass: boolean; message: string; required?: SectorMin };
+  soak: { pass: boolean; message: string; perWorkload: { workload: string; soaked: number; required: number | null; pass: boolean }[] };
+};
+
+/** Rounds half to even (Python's `round`): 2.5 → 2, 3.5 → 4. Exact for P% × n with integers. */
+export function percentOfRoundedHalfEven(percent: number, n: number): number {
+  const scaled = percent * n; // result = scaled / 100
+  const floor = Math.floor(scaled / 100);
+  const rem = scaled - floor * 100;
+  if (rem > 50) return floor + 1;
+  if (rem < 50) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+function soakDaysOf(c: ManagedCluster): number {
+  return c.upgradePolicy.conditions.soakDays ?? 0;
+}
+
+/** Orders managed clusters: version ascending, then soakDays ascending, then input order. */
+export function orderManagedClusters(clusters: readonly Cluster[]): ManagedCluster[] {
+  const managed = clusters
+    .map((c, index) => ({ c, index }))
+    .filter((x): x is { c: ManagedCluster; index: number } => x.c.upgradePolicy !== undefined);
+  managed.sort(
+    (a, b) => compareVersions(a.c.version, b.c.version) || soakDaysOf(a.c) - soakDaysOf(b.c) || a.index - b.index,
+  );
+  return managed.map((x) => x.c);
+}
+
+/** One engine run over a validated input: precomputed indexes plus the lock state. */
+export class PlanRun {
+  readonly nowMs: number;
+  readonly now: string;
+  readonly order: ManagedCluster[];
+  readonly versionData: VersionData;
+  private readonly input: PlanInput;
+  private readonly sectors = new Map<string, Sector>();
+  /** sector → mutex → number of the sector's clusters having that mutex. */
+  private readonly sectorMutexClusters = new Map<string, Map<string, number>>();
+  /** sector → workload → lowest current version of the sector's clusters running it. */
+  private readonly sectorWorkloadMin = new Map<string, Map<string, SectorMin>>();
+  private readonly requiredMinCache = new Map<string, SectorMin | null>();
+  private readonly windowCache = new Map<string, number | null>();
+  private readonly nextRunCache = new Map<string, number | null>();
+  private readonly holders = new Map<string, Holder[]>();
+  private readonly sectorHolders = new Map<string, Map<string, number>>();
+
+  constructor(input: PlanInput) {
+    this.input = input;
+    const nowMs = parseInstant(input.now);
+    if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
+    this.nowMs = nowMs;
+    this.now = formatInstant(nowMs);
+    this.order = orderManagedClusters(input.clusters);
+    this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
+    for (const s of input.organization.sectors) this.sectors.set(s.name, s);
+    for (const c of this.order) {
+      const { sector, mutexes } = c.upgradePolicy.conditions;
+      if (sector === undefined) continue;
+      let counts = this.sectorMutexClusters.get(sector);
+      if (!counts) this.sectorMutexClusters.set(sector, (counts = new Map()));
+      for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
+      let mins = this.sectorWorkloadMin.get(sector);
+      if (!mins) this.sectorWorkloadMin.set(sector, (mins = new Map()));
+      for (const w of c.upgradePolicy.workloads) {
+        const cur = mins.get(w);
+        if (!cur || compareVersions(c.version, cur.version) < 0) mins.set(w, { version: c.version, cluster: c.name, sector });
+      }
+    }
+    for (const c of this.order) if (c.currentUpgrade) this.hold(c);
+  }
+
+  /** Takes the cluster's mutexes for the rest of this run. */
+  hold(c: ManagedCluster): void {
+    const sector = c.upgradePolicy.conditions.sector;
+    for (const m of c.upgradePolicy.conditions.mutexes) {
+      let list = this.holders.get(m);
+      if (!list) this.holders.set(m, (list = []));
+      list.push(sector === undefined ? { name: c.name } : { name: c.name, sector });
+      if (sector !== undefined) {
+        let counts = this.sectorHolders.get(sector);
+        if (!counts) this.sectorHolders.set(sector, (counts = new Map()));
+        counts.set(m, (counts.get(m) ?? 0) + 1);
+      }
+    }
+  }
+
+  isBlocked(c: ManagedCluster, version: string): string | undefined {
+    return findBlockingPattern(version, this.input.organization.blockedVersions, c.upgradePolicy.conditions.blockedVersions);
+  }
+
+  /** First run strictly after now + 6 min, if it is at most 2 h after now (memoized per schedule). */
+  nextRunInWindow(schedule: Schedule): number | null {
+    const compiled = compileSchedule(schedule);
+    if (!compiled) return null;
+    let hit = this.windowCache.get(compiled.key);
+    if (hit === undefined) {
+      hit = listRuns(compiled, this.nowMs + MIN_LEAD_MS, 1, this.nowMs + WINDOW_MS)[0] ?? null;
+      this.windowCache.set(compiled.key, hit);
+    }
+    return hit;
+  }
+
+  /** First run strictly after now + 6 min, however far (for messages). */
+  nextRunAfterLead(schedule: Schedule): number | null {
+    const compiled = compileSchedule(schedule);
+    if (!compiled) return null;
+    let hit = this.nextRunCache.get(compiled.key);
+    if (hit === undefined) {
+      hit = listRuns(compiled, this.nowMs + MIN_LEAD_MS, 1)[0] ?? null;
+      this.nextRunCache.set(compiled.key, hit);
+    }
+    return hit;
+  }
+
+  describeOutsideWindow(schedule: Schedule): string {
+    const next = this.nextRunAfterLead(schedule);
+    const when = next === null ? 'it never fires' : `next ${formatInstant(next)}`;
+    if (schedule.location === 'UTC' && schedule.isoWeek === undefined) {
+      return `next run of '${schedule.cron}' is more than 2h away (${when})`;
+    }
+    return `no run of ${describeSchedule(schedule)} within 2h (${when})`;
+  }
+
+  /** Rule 4: mutexes, or the sector's maxParallelUpgrades. */
+  checkMutexes(c: ManagedCluster): CheckResult {
+    const { mutexes, sector: sectorName } = c.upgradePolicy.conditions;
+    const sector = sectorName === undefined ? undefined : this.sectors.get(sectorName);
+    const mpu = sector?.maxParallelUpgrades;
+    if (!sector || !mpu) {
+      for (const m of mutexes) {
+        const holder = this.holders.get(m)?.[0];
+        if (holder) return { pass: false, reason: 'MUTEX_LOCKED', message: `mutex ${m} held by ${holder.name}` };
+      }
+      return { pass: true };
+    }
+    for (const m of mutexes) {
+      const outside = this.holders.get(m)?.find((h) => h.sector !== sector.name);
+      if (outside) {
+        return { pass: false, reason: 'MUTEX_LOCKED', message: `mutex ${m} held outside sector ${sector.name} by ${outside.name}` };
+      }
+    }
+    for (const m of mutexes) {
+      const n = this.sectorMutexClusters.get(sector.name)?.get(m) ?? 1;
+      const limit = Math.max(1, mpu.kind === 'count' ? mpu.value : percentOfRoundedHalfEven(mpu.value, n));
+      const held = this.sectorHolders.get(sector.name)?.get(m) ?? 0;
+      if (held >= limit) {
+        return {
+          pass: false,
+          reason: 'MAX_PARALLEL_UPGRADES',
+          message: `sector ${sector.name} reached maxParallelUpgrades ${mpu.raw}: ${held} of ${n} clusters sharing mutex ${m} are upgrading (limit ${limit})`,
+        };
+      }
+    }
+    return { pass: true };
+  }
+
+  /**
+   * Lowest current version of the clusters running `workload` in the nearest dependency sectors
+   * of `sectorName` that host it (a dependency without such a cluster is looked through to its
+   * own dependencies; one with such a cluster is not).
+   */
+  requiredMin(sectorName: string, workload: string): SectorMin | null {
+    const key = `${sectorName}\u0000${workload}`;
+    const hit = this.requiredMinCache.get(key);
+    if (hit !== undefined) return hit;
+    let best: SectorMin | null = null;
+    const visited = new Set<string>();
+    const visit = (name: string): void => {
+      for (const dep of this.sectors.get(name)?.dependencies ?? []) {
+        if (visited.has(dep)) continue;
+        visited.add(dep);
+        const min = this.sectorWorkloadMin.get(dep)?.get(workload);
+        if (min) {
+          if (!best || compareVersions(min.version, best.version) < 0) best = min;
+        } else visit(dep);
+      }
+    };
+    visit(sectorName);
+    this.requiredMinCache.set(key, best);
+    return best;
+  }
+
+  /** Rule 5 conditions for one candidate version. */
+  checkVersion(c: ManagedCluster, version: string): VersionCheck {
+    const { workloads, conditions } = c.upgradePolicy;
+    const blockedBy = this.isBlocked(c, version);
+    let sector: VersionCheck['sector'] = { pass: true, message: 'no sector' };
+    if (conditions.sector !== undefined) {
+      sector = { pass: true, message: `dependency sectors of ${conditions.sector} run ${version} or newer` };
+      for (const w of workloads) {
+        const req = this.requiredMin(conditions.sector, w);
+        if (req && compareVersions(req.version, version) < 0) {
+          sector = {
+            pass: false,
+            required: req,
+            message: `${version}: ${req.cluster} in sector ${req.sector} still runs ${req.version} (workload ${w})`,
+          };
+          break;
+        }
+      }
+    }
+    const required = conditions.soakDays ?? null;
+    const perWorkload = workloads.map((w) => {
+      const soaked = this.versionData.versions[version]?.workloads[w]?.soakDays ?? 0;
+      return { workload: w, soaked, required, pass: required === null || soaked >= required };
+    });
+    const failing = perWorkload.find((p) => !p.pass);
+    const soak = failing
+      ? {
+          pass: false,
+          perWorkload,
+          message: `${version} has soaked ${failing.soaked.toFixed(2)} of ${required} days for workload ${failing.workload}`,
+        }
+      : { pass: true, perWorkload, message: required === null ? 'no soak condition' : `${version} has soaked at least ${required} days for every workload` };
+    const out: VersionCheck = { version, sector, soak };
+    if (blockedBy !== undefined) out.blockedBy = blockedBy;
+    return out;
+  }
+
+  /** Available upgrades newer than the cluster's version, highest first, and the ignored ones. */
+  candidates(c: Cluster): { newer: string[]; ignored: string[] } {
+    const newer: string[] = [];
+    const ignored: string[] = [];
+    for (const v of c.availableUpgrades) (compareVersions(v, c.version) > 0 ? newer : ignored).push(v);
+    newer.sort((a, b) => compareVersions(b, a));
+    return { newer, ignored };
+  }
+
+  /** Decides for one cluster (rules 1-6), taking its mutexes when it gets an upgrade. */
+  decide(c: ManagedCluster): Decision {
+    const cluster = c.name;
+    const current = c.currentUpgrade;
+    if (current) {
+      const nextRunMs = parseInstant(current.nextRun) ?? 0;
+      const blockedBy = this.isBlocked(c, current.version);
+      if (current.state === 'scheduled' && nextRunMs > this.nowMs && blockedBy !== undefined) {
+        return {
+          cluster,
+          action: 'cancel',
+          version: current.version,
+          reason: 'VERSION_BLOCKED',
+          message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}) targets a blocked version (${blockedBy})`,
+        };
+      }
+      const what = current.state === 'started' ? 'started' : 'already scheduled';
+      return { cluster, action: 'skip', reason: 'UPGRADE_PENDING', message: `upgrade to ${current.version} ${what} (nextRun ${current.nextRun})` };
+    }
+    const { schedule } = c.upgradePolicy;
+    if (schedule.suspend) return { cluster, action: 'skip', reason: 'SUSPENDED', message: 'schedule suspended' };
+    const nextRun = this.nextRunInWindow(schedule);
+    if (nextRun === null) {
+      return { cluster, action: 'skip', reason: 'OUTSIDE_WINDOW', message: this.describeOutsideWindow(schedule) };
+    }
+    const mutex = this.checkMutexes(c);
+    if (!mutex.pass) return { cluster, action: 'skip', reason: mutex.reason, message: mutex.message };
+
+    const { newer } = this.candidates(c);
+    if (newer.length === 0) return { cluster, action: 'skip', reason: 'NO_AVAILABLE_UPGRADES', message: 'no available upgrades' };
+    let firstFailure: VersionCheck | undefined;
+    for (const v of newer) {
+      if (this.isBlocked(c, v) !== undefined) continue;
+      const check = this.checkVersion(c, v);
+      if (check.sector.pass && check.soak.pass) {
+        this.hold(c);
+        const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${firstFailure.sector.pass ? firstFailure.soak.message : firstFailure.sector.message})` : '';
+        return {
+          cluster,
+          action: 'upgrade',
+          version: v,
+          nextRun: formatInstant(nextRun),
+          message: `upgrade to ${v} at ${formatInstant(nextRun)}${note}`,
+        };
+      }
+      firstFailure ??= check;
+    }
+    if (!firstFailure) {
+      return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
+    }
+    if (!firstFailure.sector.pass) return { cluster, action: 'skip', reason: 'SECTOR_BEHIND', message: firstFailure.sector.message };
+    return { cluster, action: 'skip', reason: 'NOT_SOAKED', message: firstFailure.soak.message };
+  }
+}
+
+/**
+ * Decides upgrades for every managed cluster of a validated input (see the module comment for
+ * the order of rules). Pure: `input.now` is the clock.
+ */
+export function decideUpgrades(input: PlanInput): PlanResult {
+  const run = new PlanRun(input);
+  const decisions = run.order.map((c) => run.decide(c));
+  return { now: run.now, decisions, versionData: run.versionData };
+}

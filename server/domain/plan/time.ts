@@ -1,0 +1,48 @@
+/** Instants: strict ISO-8601 parsing and the contract's UTC output format. Pure, no clock. */
+
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/**
+ * Parses an ISO-8601 date-time (`2021-08-30T18:00:00Z`, offsets like `+02:00`, optional seconds
+ * and fraction; no zone means UTC) to epoch milliseconds, or null when it is not one.
+ */
+export function parseInstant(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const m = ISO_RE.exec(text.trim());
+  if (!m) return null;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const second = m[6] ? Number(m[6]) : 0;
+  const millis = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  let offsetMinutes = 0;
+  if (m[9]) {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  return utc - offsetMinutes * MINUTE_MS;
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` (milliseconds appear only when non-zero, so no instant is lost). */
+export function formatInstant(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
+}

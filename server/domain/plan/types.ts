@@ -1,0 +1,155 @@
+/**
+ * Types of the `fleetplan plan` decision engine, mirroring the input document of
+ * contracts/plan.md after validation and normalization: numbers and strings normalized,
+ * defaults filled in, the schedule always in object form.
+ *
+ * @see /work/shared/contracts/plan.md
+ */
+
+/** One problem found while parsing or validating a plan document. */
+export type Problem = { path: string; message: string; line?: number };
+
+export type PlanParseResult = { ok: true; input: PlanInput } | { ok: false; problems: Problem[] };
+
+/** `maxParallelUpgrades`: "N" (N >= 1) or "P%" (1..100, integer). `raw` is the text as written. */
+export type MaxParallelUpgrades =
+  | { kind: 'count'; value: number; raw: string }
+  | { kind: 'percent'; value: number; raw: string };
+
+export type Sector = {
+  name: string;
+  maxParallelUpgrades?: MaxParallelUpgrades;
+  /** Names of the sectors this one depends on (all known sectors; no cycles). */
+  dependencies: string[];
+};
+
+export type Organization = {
+  name: string;
+  blockedVersions: string[];
+  upgradePolicyAllowedWorkloads?: string[];
+  upgradePolicyAllowedMutexes?: string[];
+  sectors: Sector[];
+};
+
+/**
+ * Normalized schedule. `isoWeek` is `@odd`, `@even` or a comma-separated list of ISO week
+ * numbers; `location` an IANA zone (`UTC` by default).
+ */
+export type Schedule = {
+  cron: string;
+  location: string;
+  isoWeek?: string;
+  suspend: boolean;
+};
+
+export type UpgradeConditions = {
+  /** Absent means no soak check at all. */
+  soakDays?: number;
+  mutexes: string[];
+  sector?: string;
+  blockedVersions: string[];
+};
+
+export type UpgradePolicy = {
+  workloads: string[];
+  schedule: Schedule;
+  conditions: UpgradeConditions;
+};
+
+export const CURRENT_UPGRADE_STATES = ['scheduled', 'started'] as const;
+export type CurrentUpgradeState = (typeof CURRENT_UPGRADE_STATES)[number];
+
+export type CurrentUpgrade = {
+  version: string;
+  /** UTC, `YYYY-MM-DDTHH:MM:SSZ`. */
+  nextRun: string;
+  state: CurrentUpgradeState;
+};
+
+export type Cluster = {
+  name: string;
+  version: string;
+  channel?: string;
+  availableUpgrades: string[];
+  healthy: boolean;
+  /** Absent: the cluster is not managed. */
+  upgradePolicy?: UpgradePolicy;
+  currentUpgrade?: CurrentUpgrade;
+};
+
+export type WorkloadSoak = { soakDays: number; reporting: string[] };
+export type VersionSoak = { workloads: Record<string, WorkloadSoak> };
+export type VersionData = {
+  checkIn?: string;
+  versions: Record<string, VersionSoak>;
+};
+
+export type PlanInput = {
+  /** UTC, `YYYY-MM-DDTHH:MM:SSZ` (milliseconds kept only when non-zero). */
+  now: string;
+  organization: Organization;
+  clusters: Cluster[];
+  versionData: VersionData;
+};
+
+export const DECISION_REASONS = [
+  'UPGRADE_PENDING',
+  'VERSION_BLOCKED',
+  'SUSPENDED',
+  'OUTSIDE_WINDOW',
+  'MUTEX_LOCKED',
+  'MAX_PARALLEL_UPGRADES',
+  'NO_AVAILABLE_UPGRADES',
+  'SECTOR_BEHIND',
+  'NOT_SOAKED',
+] as const;
+export type DecisionReason = (typeof DECISION_REASONS)[number];
+
+export type DecisionAction = 'upgrade' | 'skip' | 'cancel';
+
+export type Decision = {
+  cluster: string;
+  action: DecisionAction;
+  version?: string;
+  nextRun?: string;
+  reason?: DecisionReason;
+  message: string;
+};
+
+export type PlanResult = {
+  now: string;
+  decisions: Decision[];
+  versionData: VersionData;
+};
+
+export type RuleCheck = {
+  rule: 'blocked' | 'sector' | 'soak' | 'schedule' | 'mutex' | 'pending' | 'suspend' | 'available';
+  pass: boolean;
+  message: string;
+  /** Numbers behind the verdict, for display (e.g. soaked, required). */
+  details?: Record<string, string | number | boolean | null>;
+};
+
+export type CandidateExplanation = {
+  version: string;
+  /** Chosen by the engine for this run. */
+  chosen: boolean;
+  checks: RuleCheck[];
+};
+
+export type ClusterExplanation = {
+  cluster: string;
+  managed: boolean;
+  /** The engine's decision for this cluster (absent for unmanaged or unknown clusters). */
+  decision?: Decision;
+  /** Position in the evaluation order (0-based), when managed. */
+  order?: number;
+  /** Cluster-level rules: pending upgrade, suspend, schedule window, mutexes. */
+  checks: RuleCheck[];
+  /** Every available upgrade newer than the current version, highest first. */
+  candidates: CandidateExplanation[];
+  /** Candidates ignored because they are not newer than the cluster's version. */
+  ignoredVersions: string[];
+};
+
+export type Warning = { path: string; message: string; code: string };

@@ -1,0 +1,454 @@
+/**
+ * Validates and normalizes a plan document (contracts/plan.md §5). Reports every problem, each
+ * at the path of the offending field (`clusters[1].upgradePolicy.conditions.soakDays`; a problem
+ * with one list item names the item). Free of Node APIs so the browser editor and tRPC share it.
+ */
+import { checkBlockedVersionPattern } from './blocked-versions';
+import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
+import { formatInstant, parseInstant } from './time';
+import type {
+  Cluster,
+  CurrentUpgrade,
+  MaxParallelUpgrades,
+  Organization,
+  PlanInput,
+  PlanParseResult,
+  Problem,
+  Schedule,
+  Sector,
+  UpgradeConditions,
+  UpgradePolicy,
+  VersionData,
+  VersionSoak,
+} from './types';
+import { CURRENT_UPGRADE_STATES } from './types';
+import { isSemver } from './version';
+
+export type ValidateOptions = {
+  /** Overrides the document's `now` (the CLI's `--now`). */
+  now?: string;
+};
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `'${v}'`;
+  return `${typeof v} ${String(v)}`;
+}
+
+class Collector {
+  readonly problems: Problem[] = [];
+  add(path: string, message: string): void {
+    this.problems.push({ path, message });
+  }
+}
+
+/** A list of strings at `path` (absent = `fallback`); reports non-strings per item. */
+function stringList(c: Collector, value: unknown, path: string, opts: { nonEmptyItems?: boolean } = {}): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    c.add(path, `must be a list, got ${describe(value)}`);
+    return undefined;
+  }
+  const out: string[] = [];
+  value.forEach((item, i) => {
+    if (typeof item !== 'string') c.add(`${path}[${i}]`, `must be a string, got ${describe(item)}`);
+    else if (opts.nonEmptyItems && item.trim() === '') c.add(`${path}[${i}]`, 'must not be empty');
+    else out.push(item);
+  });
+  return out;
+}
+
+function regexList(c: Collector, value: unknown, path: string): string[] {
+  stringList(c, value, path);
+  const ok: string[] = [];
+  if (!Array.isArray(value)) return ok;
+  value.forEach((item, i) => {
+    if (typeof item !== 'string') return;
+    const check = checkBlockedVersionPattern(item);
+    if (!check.ok) c.add(`${path}[${i}]`, check.message);
+    else ok.push(item);
+  });
+  return ok;
+}
+
+export function parseMaxParallelUpgrades(value: unknown): MaxParallelUpgrades | string {
+  const bad = `must be "N" (N >= 1) or "P%" (P from 1 to 100), got ${describe(value)}`;
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && value >= 1 ? { kind: 'count', value, raw: String(value) } : bad;
+  }
+  if (typeof value !== 'string') return bad;
+  const text = value.trim();
+  const count = /^\d+$/.exec(text);
+  if (count) {
+    const n = Number(text);
+    return n >= 1 && Number.isSafeInteger(n) ? { kind: 'count', value: n, raw: text } : bad;
+  }
+  const pct = /^(\d+)\s*%$/.exec(text);
+  if (pct) {
+    const p = Number(pct[1]);
+    return p >= 1 && p <= 100 ? { kind: 'percent', value: p, raw: `${p}%` } : bad;
+  }
+  return bad;
+}
+
+function validateOrganization(c: Collector, raw: unknown): Organization {
+  const org: Organization = { name: '', blockedVersions: [], sectors: [] };
+  if (raw === undefined || raw === null) return org;
+  if (!isObject(raw)) {
+    c.add('organization', `must be an object, got ${describe(raw)}`);
+    return org;
+  }
+  if (raw.name !== undefined && typeof raw.name !== 'string') c.add('organization.name', 'must be a string');
+  else if (typeof raw.name === 'string') org.name = raw.name;
+  org.blockedVersions = regexList(c, raw.blockedVersions, 'organization.blockedVersions');
+  const allowedWorkloads = stringList(c, raw.upgradePolicyAllowedWorkloads, 'organization.upgradePolicyAllowedWorkloads');
+  if (allowedWorkloads) org.upgradePolicyAllowedWorkloads = allowedWorkloads;
+  const allowedMutexes = stringList(c, raw.upgradePolicyAllowedMutexes, 'organization.upgradePolicyAllowedMutexes');
+  if (allowedMutexes) org.upgradePolicyAllowedMutexes = allowedMutexes;
+
+  if (raw.sectors === undefined || raw.sectors === null) return org;
+  if (!Array.isArray(raw.sectors)) {
+    c.add('organization.sectors', `must be a list, got ${describe(raw.sectors)}`);
+    return org;
+  }
+  const seen = new Set<string>();
+  const pendingDeps: { path: string; name: string; sector: Sector }[] = [];
+  raw.sectors.forEach((s, i) => {
+    const path = `organization.sectors[${i}]`;
+    if (!isObject(s)) {
+      c.add(path, `must be an object with a name, got ${describe(s)}`);
+      return;
+    }
+    if (typeof s.name !== 'string' || s.name.trim() === '') {
+      c.add(`${path}.name`, 'must be a non-empty string');
+      return;
+    }
+    if (seen.has(s.name)) {
+      c.add(`${path}.name`, `duplicate sector name '${s.name}'`);
+      return;
+    }
+    seen.add(s.name);
+    const sector: Sector = { name: s.name, dependencies: [] };
+    if (s.maxParallelUpgrades !== undefined && s.maxParallelUpgrades !== null) {
+      const mpu = parseMaxParallelUpgrades(s.maxParallelUpgrades);
+      if (typeof mpu === 'string') c.add(`${path}.maxParallelUpgrades`, mpu);
+      else sector.maxParallelUpgrades = mpu;
+    }
+    if (s.dependencies !== undefined && s.dependencies !== null) {
+      if (!Array.isArray(s.dependencies)) c.add(`${path}.dependencies`, 'must be a list of {name}');
+      else
+        s.dependencies.forEach((d, j) => {
+          const name = isObject(d) ? d.name : d;
+          if (typeof name !== 'string' || name === '') c.add(`${path}.dependencies[${j}]`, 'must be {name: SECTOR}');
+          else pendingDeps.push({ path: `${path}.dependencies[${j}]`, name, sector });
+        });
+    }
+    org.sectors.push(sector);
+  });
+  for (const dep of pendingDeps) {
+    if (!seen.has(dep.name)) c.add(dep.path, `unknown sector '${dep.name}' (sector ${dep.sector.name} depends on it)`);
+    else if (!dep.sector.dependencies.includes(dep.name)) dep.sector.dependencies.push(dep.name);
+  }
+  for (const cycle of findSectorCycles(org.sectors)) {
+    c.add('organization.sectors', `sector dependency cycle: ${cycle.join(' -> ')}`);
+  }
+  return org;
+}
+
+/** Each dependency cycle once, as a closed list of names (`a -> b -> a`). */
+export function findSectorCycles(sectors: readonly Sector[]): string[][] {
+  const byName = new Map(sectors.map((s) => [s.name, s]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (name: string): void => {
+    state.set(name, 'visiting');
+    stack.push(name);
+    for (const dep of byName.get(name)?.dependencies ?? []) {
+      const st = state.get(dep);
+      if (st === 'visiting') cycles.push([...stack.slice(stack.indexOf(dep)), dep]);
+      else if (st === undefined && byName.has(dep)) visit(dep);
+    }
+    stack.pop();
+    state.set(name, 'done');
+  };
+  for (const s of sectors) if (!state.has(s.name)) visit(s.name);
+  return cycles;
+}
+
+function validateSchedule(c: Collector, raw: unknown, path: string): Schedule | undefined {
+  if (raw === undefined || raw === null) {
+    c.add(path, 'missing: a cron string or {cron, location, isoWeek, suspend}');
+    return undefined;
+  }
+  const obj: Obj | undefined = typeof raw === 'string' ? { cron: raw } : isObject(raw) ? raw : undefined;
+  if (!obj) {
+    c.add(path, `must be a cron string or an object with cron, got ${describe(raw)}`);
+    return undefined;
+  }
+  const cronPath = typeof raw === 'string' ? path : `${path}.cron`;
+  let ok = true;
+  if (typeof obj.cron !== 'string') {
+    c.add(cronPath, `must be a cron string, got ${describe(obj.cron)}`);
+    ok = false;
+  } else {
+    const cron = parseCron(obj.cron);
+    if (!cron.ok) {
+      c.add(cronPath, `invalid cron '${obj.cron}': ${cron.message}`);
+      ok = false;
+    }
+  }
+  let location = 'UTC';
+  if (obj.location !== undefined && obj.location !== null) {
+    if (typeof obj.location !== 'string' || !isKnownTimeZone(obj.location)) {
+      c.add(`${path}.location`, `unknown time zone ${describe(obj.location)} (use an IANA name such as Europe/Zurich)`);
+      ok = false;
+    } else location = obj.location;
+  }
+  let isoWeek: string | undefined;
+  if (obj.isoWeek !== undefined && obj.isoWeek !== null) {
+    const iso = parseIsoWeek(obj.isoWeek);
+    if (!iso.ok) {
+      c.add(`${path}.isoWeek`, iso.message);
+      ok = false;
+    } else isoWeek = iso.normalized;
+  }
+  let suspend = false;
+  if (obj.suspend !== undefined && obj.suspend !== null) {
+    if (typeof obj.suspend !== 'boolean') {
+      c.add(`${path}.suspend`, `must be true or false, got ${describe(obj.suspend)}`);
+      ok = false;
+    } else suspend = obj.suspend;
+  }
+  if (!ok) return undefined;
+  const schedule: Schedule = { cron: (obj.cron as string).trim(), location, suspend };
+  if (isoWeek !== undefined) schedule.isoWeek = isoWeek;
+  return schedule;
+}
+
+type Context = { org: Organization; sectorNames: Set<string> };
+
+function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context): UpgradePolicy | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be an object, got ${describe(raw)}`);
+    return undefined;
+  }
+  const start = c.problems.length;
+  const workloads: string[] = [];
+  if (!Array.isArray(raw.workloads) || raw.workloads.length === 0) {
+    c.add(`${path}.workloads`, Array.isArray(raw.workloads) ? 'must list at least one workload' : 'missing: a non-empty list of workloads');
+  } else {
+    const allowed = ctx.org.upgradePolicyAllowedWorkloads;
+    raw.workloads.forEach((w, j) => {
+      const p = `${path}.workloads[${j}]`;
+      if (typeof w !== 'string' || w.trim() === '') c.add(p, `must be a non-empty workload name, got ${describe(w)}`);
+      else if (workloads.includes(w)) c.add(p, `duplicate workload '${w}'`);
+      else if (allowed && !allowed.includes(w)) {
+        c.add(p, `workload '${w}' is not in organization.upgradePolicyAllowedWorkloads`);
+      } else workloads.push(w);
+    });
+  }
+  const schedule = validateSchedule(c, raw.schedule, `${path}.schedule`);
+  const conditions: UpgradeConditions = { mutexes: [], blockedVersions: [] };
+  const cp = `${path}.conditions`;
+  const rc = raw.conditions;
+  if (rc !== undefined && rc !== null && !isObject(rc)) c.add(cp, `must be an object, got ${describe(rc)}`);
+  else if (isObject(rc)) {
+    if (rc.soakDays !== undefined && rc.soakDays !== null) {
+      if (typeof rc.soakDays !== 'number' || !Number.isFinite(rc.soakDays)) {
+        c.add(`${cp}.soakDays`, `must be a number >= 0, got ${describe(rc.soakDays)}`);
+      } else if (rc.soakDays < 0) c.add(`${cp}.soakDays`, `must be >= 0, got ${rc.soakDays}`);
+      else conditions.soakDays = rc.soakDays;
+    }
+    const mutexes = stringList(c, rc.mutexes, `${cp}.mutexes`, { nonEmptyItems: true }) ?? [];
+    const allowed = ctx.org.upgradePolicyAllowedMutexes;
+    (Array.isArray(rc.mutexes) ? rc.mutexes : []).forEach((m, j) => {
+      if (typeof m === 'string' && m.trim() !== '' && allowed && !allowed.includes(m)) {
+        c.add(`${cp}.mutexes[${j}]`, `mutex '${m}' is not in organization.upgradePolicyAllowedMutexes`);
+      }
+    });
+    conditions.mutexes = [...new Set(mutexes)];
+    if (rc.sector !== undefined && rc.sector !== null) {
+      if (typeof rc.sector !== 'string') c.add(`${cp}.sector`, `must be a sector name, got ${describe(rc.sector)}`);
+      else if (!ctx.sectorNames.has(rc.sector)) {
+        const known = [...ctx.sectorNames];
+        c.add(`${cp}.sector`, `unknown sector '${rc.sector}'${known.length ? ` (known: ${known.join(', ')})` : ' (the organization has no sectors)'}`);
+      } else conditions.sector = rc.sector;
+    }
+    conditions.blockedVersions = regexList(c, rc.blockedVersions, `${cp}.blockedVersions`);
+  }
+  if (c.problems.length > start || !schedule) return undefined;
+  return { workloads, schedule, conditions };
+}
+
+function validateCurrentUpgrade(c: Collector, raw: unknown, path: string): CurrentUpgrade | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be an object {version, nextRun, state}, got ${describe(raw)}`);
+    return undefined;
+  }
+  let ok = true;
+  if (!isSemver(raw.version)) {
+    c.add(`${path}.version`, `not a semantic version: ${describe(raw.version)}`);
+    ok = false;
+  }
+  const nextRun = parseInstant(raw.nextRun);
+  if (nextRun === null) {
+    c.add(`${path}.nextRun`, `not an ISO-8601 date-time: ${describe(raw.nextRun)}`);
+    ok = false;
+  }
+  if (typeof raw.state !== 'string' || !(CURRENT_UPGRADE_STATES as readonly string[]).includes(raw.state)) {
+    c.add(`${path}.state`, `must be one of ${CURRENT_UPGRADE_STATES.join(', ')}, got ${describe(raw.state)}`);
+    ok = false;
+  }
+  if (!ok) return undefined;
+  return { version: raw.version as string, nextRun: formatInstant(nextRun as number), state: raw.state as CurrentUpgrade['state'] };
+}
+
+function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
+  if (raw === undefined || raw === null) {
+    c.add('clusters', 'missing: a list of clusters');
+    return [];
+  }
+  if (!Array.isArray(raw)) {
+    c.add('clusters', `must be a list, got ${describe(raw)}`);
+    return [];
+  }
+  const names = new Set<string>();
+  const clusters: Cluster[] = [];
+  raw.forEach((rc, i) => {
+    const path = `clusters[${i}]`;
+    if (!isObject(rc)) {
+      c.add(path, `must be an object, got ${describe(rc)}`);
+      return;
+    }
+    const start = c.problems.length;
+    if (typeof rc.name !== 'string' || rc.name.trim() === '') c.add(`${path}.name`, 'must be a non-empty string');
+    else if (names.has(rc.name)) c.add(`${path}.name`, `duplicate cluster name '${rc.name}'`);
+    else names.add(rc.name);
+    if (!isSemver(rc.version)) c.add(`${path}.version`, `not a semantic version: ${describe(rc.version)}`);
+    if (rc.channel !== undefined && rc.channel !== null && typeof rc.channel !== 'string') {
+      c.add(`${path}.channel`, 'must be a string');
+    }
+    const available: string[] = [];
+    if (rc.availableUpgrades !== undefined && rc.availableUpgrades !== null) {
+      if (!Array.isArray(rc.availableUpgrades)) c.add(`${path}.availableUpgrades`, 'must be a list of versions');
+      else
+        rc.availableUpgrades.forEach((v, j) => {
+          if (!isSemver(v)) c.add(`${path}.availableUpgrades[${j}]`, `not a semantic version: ${describe(v)}`);
+          else if (!available.includes(v)) available.push(v);
+        });
+    }
+    let healthy = true;
+    if (rc.healthy !== undefined && rc.healthy !== null) {
+      if (typeof rc.healthy !== 'boolean') c.add(`${path}.healthy`, `must be true or false, got ${describe(rc.healthy)}`);
+      else healthy = rc.healthy;
+    }
+    const policy =
+      rc.upgradePolicy === undefined || rc.upgradePolicy === null
+        ? undefined
+        : validatePolicy(c, rc.upgradePolicy, `${path}.upgradePolicy`, ctx);
+    const current =
+      rc.currentUpgrade === undefined || rc.currentUpgrade === null
+        ? undefined
+        : validateCurrentUpgrade(c, rc.currentUpgrade, `${path}.currentUpgrade`);
+    if (c.problems.length > start) return;
+    const cluster: Cluster = { name: rc.name as string, version: rc.version as string, availableUpgrades: available, healthy };
+    if (typeof rc.channel === 'string') cluster.channel = rc.channel;
+    if (policy) cluster.upgradePolicy = policy;
+    if (current) cluster.currentUpgrade = current;
+    clusters.push(cluster);
+  });
+  return clusters;
+}
+
+function validateVersionData(c: Collector, raw: unknown, nowMs: number | null): VersionData {
+  const data: VersionData = { versions: {} };
+  if (raw === undefined || raw === null) return data;
+  if (!isObject(raw)) {
+    c.add('versionData', `must be an object {checkIn, versions}, got ${describe(raw)}`);
+    return data;
+  }
+  if (raw.checkIn !== undefined && raw.checkIn !== null) {
+    const checkIn = parseInstant(raw.checkIn);
+    if (checkIn === null) c.add('versionData.checkIn', `not an ISO-8601 date-time: ${describe(raw.checkIn)}`);
+    else if (nowMs !== null && checkIn > nowMs) {
+      c.add('versionData.checkIn', `${formatInstant(checkIn)} is after now (${formatInstant(nowMs)})`);
+    } else data.checkIn = formatInstant(checkIn);
+  }
+  if (raw.versions === undefined || raw.versions === null) return data;
+  if (!isObject(raw.versions)) {
+    c.add('versionData.versions', 'must be an object keyed by version');
+    return data;
+  }
+  for (const [version, entry] of Object.entries(raw.versions)) {
+    const vp = `versionData.versions.${version}`;
+    if (!isSemver(version)) {
+      c.add(vp, `not a semantic version: '${version}'`);
+      continue;
+    }
+    const soak: VersionSoak = { workloads: {} };
+    data.versions[version] = soak;
+    if (entry === null || entry === undefined) continue;
+    if (!isObject(entry)) {
+      c.add(vp, 'must be an object {workloads}');
+      continue;
+    }
+    if (entry.workloads === undefined || entry.workloads === null) continue;
+    if (!isObject(entry.workloads)) {
+      c.add(`${vp}.workloads`, 'must be an object keyed by workload');
+      continue;
+    }
+    for (const [workload, w] of Object.entries(entry.workloads)) {
+      const wp = `${vp}.workloads.${workload}`;
+      if (!isObject(w)) {
+        c.add(wp, 'must be an object {soakDays, reporting}');
+        continue;
+      }
+      let soakDays = 0;
+      if (w.soakDays !== undefined && w.soakDays !== null) {
+        if (typeof w.soakDays !== 'number' || !Number.isFinite(w.soakDays) || w.soakDays < 0) {
+          c.add(`${wp}.soakDays`, `must be a number >= 0, got ${describe(w.soakDays)}`);
+        } else soakDays = w.soakDays;
+      }
+      const reporting = stringList(c, w.reporting, `${wp}.reporting`) ?? [];
+      soak.workloads[workload] = { soakDays, reporting: [...new Set(reporting)] };
+    }
+  }
+  return data;
+}
+
+/**
+ * Checks a parsed document against contracts/plan.md and returns the normalized input, or every
+ * problem found. `opts.now` (the CLI's `--now`) overrides the document's `now`.
+ */
+export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): PlanParseResult {
+  const c = new Collector();
+  if (!isObject(raw)) {
+    c.add('(document)', `must be an object with now, organization, clusters, got ${describe(raw)}`);
+    return { ok: false, problems: c.problems };
+  }
+  let nowMs: number | null = null;
+  if (opts.now !== undefined) {
+    nowMs = parseInstant(opts.now);
+    if (nowMs === null) c.add('now', `--now '${opts.now}' is not an ISO-8601 date-time`);
+  } else if (raw.now === undefined || raw.now === null) {
+    c.add('now', 'missing: give now in the file or --now on the command line');
+  } else {
+    nowMs = parseInstant(raw.now);
+    if (nowMs === null) c.add('now', `not an ISO-8601 date-time: ${describe(raw.now)}`);
+  }
+  const organization = validateOrganization(c, raw.organization);
+  const ctx: Context = { org: organization, sectorNames: new Set(organization.sectors.map((s) => s.name)) };
+  const clusters = validateClusters(c, raw.clusters, ctx);
+  const versionData = validateVersionData(c, raw.versionData, nowMs);
+  if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };
+  return { ok: true, input: { now: formatInstant(nowMs), organization, clusters, versionData } };
+}
