@@ -16,7 +16,7 @@ function isObject(v: Json): v is Record<string, Json> {
 function describe(v: Json): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  return `a ${typeof v}`;
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 function show(v: Json): string {
