@@ -1,0 +1,146 @@
+/**
+ * Policy lint: things that are valid but almost certainly not what the author meant. Warnings,
+ * never errors; each names the field to look at.
+ */
+import { patternMatches } from './blocked-versions';
+import { compileSchedule, listRuns } from './cron-schedule';
+import { parseInstant } from './time';
+import type { Cluster, PlanInput, UpgradePolicy, Warning } from './types';
+
+type Managed = { cluster: Cluster & { upgradePolicy: UpgradePolicy }; index: number };
+
+function managedClusters(input: PlanInput): Managed[] {
+  const out: Managed[] = [];
+  input.clusters.forEach((cluster, index) => {
+    if (cluster.upgradePolicy) out.push({ cluster: cluster as Managed['cluster'], index });
+  });
+  return out;
+}
+
+function lintSoakStarters(managed: Managed[], warnings: Warning[]): void {
+  const byWorkload = new Map<string, Managed[]>();
+  for (const m of managed) {
+    for (const w of m.cluster.upgradePolicy.workloads) {
+      const list = byWorkload.get(w) ?? [];
+      list.push(m);
+      byWorkload.set(w, list);
+    }
+  }
+  for (const [w, list] of byWorkload) {
+    const starters = list.filter((m) => (m.cluster.upgradePolicy.conditions.soakDays ?? 0) === 0);
+    if (starters.length > 0) continue;
+    const first = list[0] as Managed;
+    warnings.push({
+      code: 'WORKLOAD_WITHOUT_SOAK_STARTER',
+      path: `clusters[${first.index}].upgradePolicy.conditions.soakDays`,
+      message: `no cluster running workload ${w} has soakDays 0, so new versions never start soaking for it (${list.length} cluster(s) wait on each other)`,
+    });
+  }
+}
+
+function lintSectors(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  const sectors = new Map(input.organization.sectors.map((s) => [s.name, s]));
+  const hosted = new Map<string, Set<string>>();
+  for (const m of managed) {
+    const s = m.cluster.upgradePolicy.conditions.sector;
+    if (s === undefined) continue;
+    const set = hosted.get(s) ?? new Set<string>();
+    for (const w of m.cluster.upgradePolicy.workloads) set.add(w);
+    hosted.set(s, set);
+  }
+  input.organization.sectors.forEach((sector, i) => {
+    const own = hosted.get(sector.name);
+    if (sector.dependencies.length === 0 || !own || own.size === 0) return;
+    // Everything reachable through dependencies (look-through reaches all of them eventually).
+    const reachable = new Set<string>();
+    const stack = [...sector.dependencies];
+    while (stack.length) {
+      const d = stack.pop() as string;
+      if (reachable.has(d)) continue;
+      reachable.add(d);
+      stack.push(...(sectors.get(d)?.dependencies ?? []));
+    }
+    const gated = [...own].filter((w) => [...reachable].some((d) => hosted.get(d)?.has(w)));
+    if (gated.length === 0) {
+      warnings.push({
+        code: 'SECTOR_DEPENDENCIES_HOST_NO_WORKLOAD',
+        path: `organization.sectors[${i}].dependencies`,
+        message: `no dependency of sector ${sector.name} runs any of its workloads (${[...own].join(', ')}), so the dependencies never gate it`,
+      });
+    }
+  });
+}
+
+function lintMutexes(managed: Managed[], warnings: Warning[]): void {
+  const users = new Map<string, { index: number; j: number }[]>();
+  for (const m of managed) {
+    m.cluster.upgradePolicy.conditions.mutexes.forEach((mutex, j) => {
+      const list = users.get(mutex) ?? [];
+      list.push({ index: m.index, j });
+      users.set(mutex, list);
+    });
+  }
+  for (const [mutex, list] of users) {
+    if (list.length !== 1) continue;
+    const only = list[0] as { index: number; j: number };
+    warnings.push({
+      code: 'MUTEX_SINGLE_CLUSTER',
+      path: `clusters[${only.index}].upgradePolicy.conditions.mutexes[${only.j}]`,
+      message: `mutex ${mutex} is used by one cluster only, so it never excludes anything`,
+    });
+  }
+}
+
+function lintBlockedVersions(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  const lint = (pattern: string, path: string, versions: string[]): void => {
+    if (versions.length === 0) return;
+    const matched = versions.filter((v) => patternMatches(pattern, v));
+    if (matched.length === 0) {
+      warnings.push({ code: 'BLOCKED_VERSION_MATCHES_NOTHING', path, message: `'${pattern}' matches none of the ${versions.length} available version(s)` });
+    } else if (matched.length === versions.length) {
+      warnings.push({ code: 'BLOCKED_VERSION_BLOCKS_ALL', path, message: `'${pattern}' blocks every available version (${versions.length})` });
+    }
+  };
+  const all = [...new Set(managed.flatMap((m) => m.cluster.availableUpgrades))];
+  input.organization.blockedVersions.forEach((p, i) => lint(p, `organization.blockedVersions[${i}]`, all));
+  for (const m of managed) {
+    m.cluster.upgradePolicy.conditions.blockedVersions.forEach((p, j) =>
+      lint(p, `clusters[${m.index}].upgradePolicy.conditions.blockedVersions[${j}]`, m.cluster.availableUpgrades),
+    );
+  }
+}
+
+function lintSchedules(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  const nowMs = parseInstant(input.now) ?? 0;
+  const never = new Map<string, boolean>();
+  for (const m of managed) {
+    const { schedule } = m.cluster.upgradePolicy;
+    const compiled = compileSchedule(schedule);
+    if (!compiled) continue;
+    let fires = never.get(compiled.key);
+    if (fires === undefined) {
+      fires = listRuns(compiled, nowMs, 1).length > 0;
+      never.set(compiled.key, fires);
+    }
+    if (!fires) {
+      const path = `clusters[${m.index}].upgradePolicy.schedule${typeof schedule === 'object' && (schedule.location !== 'UTC' || schedule.isoWeek) ? '.cron' : ''}`;
+      warnings.push({ code: 'SCHEDULE_NEVER_FIRES', path, message: `schedule '${schedule.cron}' never fires (no run within 8 years)` });
+    }
+  }
+}
+
+/**
+ * Warnings for a validated input: workloads nobody starts soaking, sectors whose dependencies
+ * never gate them, single-cluster mutexes, blocked-version regexes that match nothing or
+ * everything available, schedules that never fire.
+ */
+export function lintPolicies(input: PlanInput): Warning[] {
+  const managed = managedClusters(input);
+  const warnings: Warning[] = [];
+  lintSoakStarters(managed, warnings);
+  lintSectors(input, managed, warnings);
+  lintMutexes(managed, warnings);
+  lintBlockedVersions(input, managed, warnings);
+  lintSchedules(input, managed, warnings);
+  return warnings;
+}
