@@ -14,8 +14,19 @@ const compiled = new Map<string, RE2JS | null>();
 const results = new Map<string, Map<string, boolean>>();
 
 /** Why `pattern` is outside the common JS/RE2 subset, or ok. */
+const checks = new Map<string, RegexCheck>();
+
 export function checkBlockedVersionPattern(pattern: unknown): RegexCheck {
   if (typeof pattern !== 'string') return { ok: false, message: 'must be a regular expression string' };
+  const hit = checks.get(pattern);
+  if (hit) return hit;
+  const result = checkPatternUncached(pattern);
+  if (checks.size > 10_000) checks.clear();
+  checks.set(pattern, result);
+  return result;
+}
+
+function checkPatternUncached(pattern: string): RegexCheck {
   if (/\\[1-9]|\\k</.test(stripEscapedBackslashes(pattern))) {
     return { ok: false, message: `invalid regex '${pattern}': backreferences are not supported` };
   }

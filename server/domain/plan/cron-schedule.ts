@@ -182,14 +182,22 @@ export function parseIsoWeek(raw: unknown): IsoWeekParseResult {
 }
 
 /** True when `location` names a time zone this runtime knows (IANA names, `UTC`). */
+const knownZones = new Map<string, boolean>();
+
 export function isKnownTimeZone(location: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(location)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: location });
-    return true;
-  } catch {
-    return false;
+  const hit = knownZones.get(location);
+  if (hit !== undefined) return hit;
+  let known = /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(location);
+  if (known) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: location });
+    } catch {
+      known = false;
+    }
   }
+  if (knownZones.size > 10_000) knownZones.clear();
+  knownZones.set(location, known);
+  return known;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
