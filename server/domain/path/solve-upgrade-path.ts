@@ -153,7 +153,8 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
   });
 
   if (!inGraph(sourceId)) {
-    return noPath('SOURCE_NOT_IN_CHANNEL', sourceMessage(index, from, query.from, channel, sourceId));
+    // Checked first: without an explicit --to no target is chosen.
+    return { ...noPath('SOURCE_NOT_IN_CHANNEL', sourceMessage(index, from, query.from, channel, sourceId)), to: rawTo === null ? null : to };
   }
   const targetId = to === null ? undefined : index.idOf.get(to);
   if (to === null || !inGraph(targetId)) {

@@ -105,7 +105,7 @@ export interface PathFound {
 /** No path (exit 3). `conditionalPath` only with reason ONLY_CONDITIONAL. */
 export interface PathNotFound {
   readonly from: string;
-  /** The explicit target, else the default target when the filtered graph has one, else null. */
+  /** The explicit target, else the default target (null when the source check failed first or the graph is empty). */
   readonly to: string | null;
   readonly channel: string | null;
   readonly path: null;
