@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `npm test`: every test — typecheck, lint, unit + integration (vitest), production build, e2e
+# (Playwright in Debian's Chromium). Prints one closing line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [[ ! -x "$CHROMIUM" ]]; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "== installing Debian's chromium for the e2e tests"
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null || { echo "apt-get install chromium failed"; exit 1; }
+  else
+    echo "The e2e tests need Chromium at $CHROMIUM. Install it (Debian: sudo apt-get install -y chromium) or set CHROMIUM_PATH." >&2
+    exit 1
+  fi
+fi
+
+mkdir -p test-results
+status=0
+step() { echo; echo "== $*"; }
+
+step "typecheck (tsc --noEmit)"
+npx tsc --noEmit || status=1
+
+step "lint (eslint)"
+npx eslint . || status=1
+
+step "unit + integration tests (vitest)"
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
+
+step "production build (next build)"
+npx next build >test-results/next-build.log 2>&1 || { tail -40 test-results/next-build.log; status=1; }
+
+step "e2e (Playwright, $CHROMIUM)"
+npx playwright test || status=1
+
+node scripts/summarize-tests.mjs test-results/vitest-results.json test-results/e2e-results.json || status=1
+exit $status

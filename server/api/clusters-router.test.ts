@@ -1,0 +1,61 @@
+import { describe, expect, it, beforeAll } from 'vitest';
+import { openDatabase, type Db } from '@/db/open-database';
+import { seedDemo } from '@/db/seed';
+import { createCaller } from './root';
+import { createContextInner } from './trpc';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+let db: Db;
+
+function callerAs(role: 'viewer' | 'operator' | 'admin' | null) {
+  return createCaller(createContextInner({ db, now: () => NOW, actor: role ? { name: `test-${role}`, role, via: 'system' } : null }));
+}
+
+beforeAll(() => {
+  db = openDatabase(':memory:');
+  seedDemo(db, NOW);
+});
+
+describe('clusters router (tRPC through createCaller on a migrated in-memory database)', () => {
+  it('lists the seeded fleet with paging and a total', async () => {
+    const page = await callerAs('viewer').clusters.list({ limit: 10 });
+    expect(page.total).toBe(56);
+    expect(page.items).toHaveLength(10);
+    const names = page.items.map((c) => c.name);
+    expect([...names].sort()).toEqual(names);
+  });
+
+  it('filters by sector and workload on the server', async () => {
+    const page = await callerAs('viewer').clusters.list({ filter: { sector: 'prod-green', workload: 'ocm' }, limit: 100 });
+    expect(page.total).toBeGreaterThan(0);
+    for (const c of page.items) {
+      expect(c.sector).toBe('prod-green');
+      expect(c.workloads).toContain('ocm');
+    }
+  });
+
+  it('sorts versions numerically, not as text', async () => {
+    const page = await callerAs('viewer').clusters.list({ sort: 'version', direction: 'asc', limit: 500 });
+    const versions = page.items.map((c) => c.version.split('.').map(Number));
+    for (let i = 1; i < versions.length; i++) {
+      const [a, b] = [versions[i - 1]!, versions[i]!];
+      const cmp = a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+      expect(cmp).toBeLessThanOrEqual(0);
+    }
+  });
+
+  it('answers NOT_FOUND for an unknown cluster', async () => {
+    await expect(callerAs('viewer').clusters.byName({ name: 'no-such-cluster' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('shows soaking upgrades as soak so far against the policy threshold', async () => {
+    const { items } = await callerAs('viewer').clusters.list({ filter: { sector: 'prod-green' }, limit: 100 });
+    const soaking = items.flatMap((c) => c.soakingUpgrades);
+    expect(soaking.length).toBeGreaterThan(0);
+    for (const s of soaking) expect(s.soakDays).toBeLessThan(s.requiredDays);
+  });
+
+  it('refuses callers that are not signed in', async () => {
+    await expect(callerAs(null).clusters.list({})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+});
