@@ -1,12 +1,9 @@
 // `fleetplan path`: file I/O and flags around the pure solver in server/domain/path (contracts/path.md).
 import { readFile } from 'node:fs/promises';
-import { parseGraphDocument } from '../domain/path/parse-graph';
-import { mergeGraphs } from '../domain/path/merge-graphs';
-import { buildGraphIndex } from '../domain/path/update-graph-index';
+import { loadGraphSet, type GraphDocumentText } from '../domain/path/load-graph-set';
 import { solveUpgradePath } from '../domain/path/solve-upgrade-path';
 import { renderImageSet } from '../domain/path/imageset';
 import { normalizeVersion } from '../domain/path/version';
-import type { ParsedGraph } from '../domain/path/types';
 
 const EXIT_PATH = 0;
 const EXIT_INVALID = 2;
@@ -103,26 +100,23 @@ export async function runPathCommand(argv: string[], io: PathCommandIo = process
   }
   const { args } = parsed;
 
-  const graphs: ParsedGraph[] = [];
+  const documents: GraphDocumentText[] = [];
   for (const file of args.graphs) {
-    let text: string;
     try {
-      text = await io.readText(file);
+      documents.push({ source: file, text: await io.readText(file) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : err instanceof Error ? err.message : String(err);
       io.stderr(`fleetplan path: ${file}: cannot read: ${why}\n`);
       return EXIT_INVALID;
     }
-    const result = parseGraphDocument(text, file);
-    if (!result.ok) {
-      io.stderr(`fleetplan path: ${file}: ${result.error}\n`);
-      return EXIT_INVALID;
-    }
-    graphs.push(result.graph);
   }
-
-  const index = buildGraphIndex(mergeGraphs(graphs));
+  const loaded = loadGraphSet(documents);
+  if (!loaded.ok) {
+    io.stderr(`fleetplan path: ${loaded.source}: ${loaded.error}\n`);
+    return EXIT_INVALID;
+  }
+  const { index } = loaded;
   const answer = solveUpgradePath(index, {
     from: args.from as string,
     to: args.to,
