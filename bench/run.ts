@@ -1,0 +1,26 @@
+// `npm run bench`: every benchmark, in sequence, printing its figures.
+// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast).
+const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
+  path: async () => ({ run: (await import('./path-bench')).runPathBench }),
+  tick: async () => ({ run: (await import('./tick-bench')).runTickBench }),
+  forecast: async () => ({ run: (await import('./forecast-bench')).runForecastBench }),
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length ? wanted : Object.keys(BENCHES);
+  console.log(`fleetplan benchmarks — node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
+  for (const name of names) {
+    const load = BENCHES[name];
+    if (!load) throw new Error(`unknown benchmark '${name}' (known: ${Object.keys(BENCHES).join(', ')})`);
+    console.log(`## ${name}`);
+    await (await load()).run();
+    console.log('');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
