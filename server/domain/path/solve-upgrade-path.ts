@@ -188,7 +188,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
       );
     }
   }
-  const older = (index.parsed[targetId] && sourceId < targetId) ? ` ${to} is older than ${from}; updates never go back.` : '';
+  const older = sourceId < targetId ? ` ${to} is older than ${from}; updates never go back.` : '';
   return noPath(
     'UNREACHABLE',
     `No update path from ${from} to ${to}${channel ? ` in ${channel}` : ''}${query.allowConditional ? ', even through conditional edges' : ''}.${older}`,
