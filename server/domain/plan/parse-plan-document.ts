@@ -14,6 +14,101 @@ function lineOfOffset(text: string, offset: number): number {
   return line;
 }
 
+/**
+ * Offset of the first JSON syntax error (the engine's message does not always carry one): a
+ * minimal recursive-descent scan of RFC 8259 JSON.
+ */
+export function findJsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = () => {
+    if (text[i] !== '"') fail();
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      const ch = text.charCodeAt(i);
+      if (ch < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (text[i] !== '"') fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const ch = text[i];
+    if (ch === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (ch === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else {
+      const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+      if (!m) fail();
+      else i += m[0].length;
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail();
+  } catch (at) {
+    if (typeof at === 'number') return at;
+    throw at;
+  }
+  return text.length;
+}
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; problem: Problem } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -21,7 +116,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; pr
     const message = err instanceof Error ? err.message : String(err);
     const lc = /line (\d+) column (\d+)/.exec(message);
     const pos = /position (\d+)/.exec(message);
-    const line = lc ? Number(lc[1]) : pos ? lineOfOffset(text, Number(pos[1])) : lineOfOffset(text, text.length);
+    const line = lc ? Number(lc[1]) : lineOfOffset(text, pos ? Number(pos[1]) : findJsonErrorOffset(text));
     return { ok: false, problem: { path: `line ${line}`, line, message: `invalid JSON: ${message}` } };
   }
 }

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { parsePlanDocument } from './parse-plan-document';
+import { validatePlanInput } from './validate-plan-input';
+
+const NOW = '2021-08-30T18:00:00Z';
+
+function base(): Record<string, unknown> & { organization: Record<string, unknown>; clusters: Record<string, unknown>[] } {
+  return {
+    now: NOW,
+    organization: {
+      name: 'org',
+      upgradePolicyAllowedWorkloads: ['wl', 'batch'],
+      upgradePolicyAllowedMutexes: ['m1'],
+      sectors: [{ name: 'stage' }, { name: 'prod', maxParallelUpgrades: '50%', dependencies: [{ name: 'stage' }] }],
+    },
+    clusters: [
+      {
+        name: 'c0',
+        version: '4.12.17',
+        availableUpgrades: ['4.12.19'],
+        upgradePolicy: { workloads: ['wl'], schedule: '* * * * *', conditions: { soakDays: 1, mutexes: ['m1'], sector: 'stage' } },
+      },
+      { name: 'c1', version: '4.12.18', availableUpgrades: [] },
+    ],
+  };
+}
+
+type Doc = ReturnType<typeof base>;
+const policy = (d: Doc) => (d.clusters[0] as { upgradePolicy: Record<string, unknown> }).upgradePolicy;
+const conditions = (d: Doc) => policy(d).conditions as Record<string, unknown>;
+
+function problemPaths(doc: unknown, now?: string): string[] {
+  const r = validatePlanInput(doc, now === undefined ? {} : { now });
+  return r.ok ? [] : r.problems.map((p) => p.path);
+}
+
+describe('validatePlanInput', () => {
+  it('accepts a valid document and normalizes the schedule to object form', () => {
+    const r = validatePlanInput(base());
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.input.clusters[0]?.upgradePolicy?.schedule).toEqual({ cron: '* * * * *', location: 'UTC', suspend: false });
+      expect(r.input.clusters[1]?.healthy).toBe(true);
+    }
+  });
+
+  it.each<[string, (d: Doc) => void, string]>([
+    ['a missing now', (d) => delete d.now, 'now'],
+    ['a bad now', (d) => (d.now = 'yesterday'), 'now'],
+    ['a duplicate cluster name (at the second)', (d) => ((d.clusters[1] as Record<string, unknown>).name = 'c0'), 'clusters[1].name'],
+    ['a duplicate sector name', (d) => (d.organization.sectors as unknown[]).push({ name: 'stage' }), 'organization.sectors[2].name'],
+    ['a non-semver version', (d) => ((d.clusters[1] as Record<string, unknown>).version = '4.12'), 'clusters[1].version'],
+    ['a non-semver available upgrade', (d) => ((d.clusters[0] as Record<string, unknown>).availableUpgrades = ['4.12.19', 'latest']), 'clusters[0].availableUpgrades[1]'],
+    ['empty workloads', (d) => (policy(d).workloads = []), 'clusters[0].upgradePolicy.workloads'],
+    ['a duplicate workload', (d) => (policy(d).workloads = ['wl', 'wl']), 'clusters[0].upgradePolicy.workloads[1]'],
+    ['a workload missing from the allow-list', (d) => (policy(d).workloads = ['wl', 'bach']), 'clusters[0].upgradePolicy.workloads[1]'],
+    ['a mutex missing from the allow-list', (d) => (conditions(d).mutexes = ['m1', 'm2']), 'clusters[0].upgradePolicy.conditions.mutexes[1]'],
+    ['negative soakDays', (d) => (conditions(d).soakDays = -5), 'clusters[0].upgradePolicy.conditions.soakDays'],
+    ['an invalid cron', (d) => (policy(d).schedule = '0 48 * * 1-5'), 'clusters[0].upgradePolicy.schedule'],
+    ['a cron with a seconds field', (d) => (policy(d).schedule = '0 0 12 * * *'), 'clusters[0].upgradePolicy.schedule'],
+    ['an unknown time zone', (d) => (policy(d).schedule = { cron: '0 1 * * *', location: 'Mars/Olympus' }), 'clusters[0].upgradePolicy.schedule.location'],
+    ['a bad isoWeek', (d) => (policy(d).schedule = { cron: '0 1 * * *', isoWeek: '@weekly' }), 'clusters[0].upgradePolicy.schedule.isoWeek'],
+    ['an invalid regex', (d) => (d.organization.blockedVersions = ['ok', '4.12.(']), 'organization.blockedVersions[1]'],
+    ['a lookahead regex', (d) => (conditions(d).blockedVersions = ['4(?=\\.12)']), 'clusters[0].upgradePolicy.conditions.blockedVersions[0]'],
+    ['a backreference regex', (d) => (conditions(d).blockedVersions = ['(4)\\1']), 'clusters[0].upgradePolicy.conditions.blockedVersions[0]'],
+    ['an unknown sector', (d) => (conditions(d).sector = 'stg'), 'clusters[0].upgradePolicy.conditions.sector'],
+    ['an unknown sector dependency', (d) => (d.organization.sectors = [{ name: 'a', dependencies: [{ name: 'b' }] }]), 'organization.sectors[0].dependencies[0]'],
+    ['a sector cycle', (d) => (d.organization.sectors = [{ name: 'a', dependencies: [{ name: 'b' }] }, { name: 'b', dependencies: [{ name: 'a' }] }]), 'organization.sectors'],
+    ['maxParallelUpgrades 0', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0' }]), 'organization.sectors[0].maxParallelUpgrades'],
+    ['maxParallelUpgrades 0%', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0%' }]), 'organization.sectors[0].maxParallelUpgrades'],
+    ['maxParallelUpgrades 101%', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '101%' }]), 'organization.sectors[0].maxParallelUpgrades'],
+    ['a bad currentUpgrade state', (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: NOW, state: 'done' }), 'clusters[1].currentUpgrade.state'],
+    ['a bad currentUpgrade nextRun', (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: 'soon', state: 'scheduled' }), 'clusters[1].currentUpgrade.nextRun'],
+    ['a checkIn after now', (d) => (d.versionData = { checkIn: '2021-08-31T00:00:00Z', versions: {} }), 'versionData.checkIn'],
+  ])('rejects %s at its path', (_what, mutate, path) => {
+    const doc = base();
+    mutate(doc);
+    expect(problemPaths(doc)).toContain(path);
+  });
+
+  it('reports every problem, not just the first', () => {
+    const doc = base();
+    conditions(doc).soakDays = -1;
+    (doc.clusters[1] as Record<string, unknown>).version = 'x';
+    doc.organization.sectors = [{ name: 'stage', maxParallelUpgrades: 0 }];
+    expect(problemPaths(doc)).toEqual(
+      expect.arrayContaining(['clusters[0].upgradePolicy.conditions.soakDays', 'clusters[1].version', 'organization.sectors[0].maxParallelUpgrades']),
+    );
+  });
+
+  it.each([[2], ['2'], ['50%'], ['100%']])('accepts maxParallelUpgrades %s', (mpu) => {
+    const doc = base();
+    doc.organization.sectors = [{ name: 'stage', maxParallelUpgrades: mpu }];
+    expect(problemPaths(doc)).toEqual([]);
+  });
+
+  it('lets --now override (or stand in for) the document now', () => {
+    const doc = base();
+    delete doc.now;
+    const r = validatePlanInput(doc, { now: '2021-08-31T10:00:00+02:00' });
+    expect(r.ok && r.input.now).toBe('2021-08-31T08:00:00Z');
+  });
+});
+
+describe('parsePlanDocument', () => {
+  it('reads YAML and reports YAML syntax errors with their line', () => {
+    const text = ['now: "2021-08-30T18:00:00Z"', 'clusters:', '- name: c1', '  version: 4.12.17', '  upgradePolicy:', '    workloads: [wl]', '   schedule: "* * * * *"', ''].join('\n');
+    const r = parsePlanDocument(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.map((p) => p.line)).toContain(7);
+  });
+
+  it('reads JSON when the first non-blank character is { and reports the syntax error line', () => {
+    const r = parsePlanDocument('\n  {\n "now": "2021-08-30T18:00:00Z",\n "clusters": [,]\n}');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems[0]?.line).toBe(4);
+  });
+
+  it('keeps YAML versions and times as strings', () => {
+    const r = parsePlanDocument('now: 2021-08-30T18:00:00Z\nclusters:\n- name: c\n  version: 4.12.17\n  availableUpgrades: [4.12.19]\n');
+    expect(r.ok && r.input.clusters[0]?.availableUpgrades).toEqual(['4.12.19']);
+  });
+
+  it('rejects a top-level list', () => {
+    expect(parsePlanDocument('[1, 2]').ok).toBe(false);
+  });
+});
