@@ -1,0 +1,109 @@
+/**
+ * Converts between the as-written model (types.ts, unknown keys in `extra`) and the plain
+ * document form the upgrade service writes and the decision engine reads (unknown keys inline).
+ * The document form is what the database stores in clusters.upgrade_policy.
+ */
+import type { ConditionsSpec, Extra, OrganizationSettingsSpec, ScheduleSpec, SectorSpec, UpgradePolicySpec } from './types';
+
+type Obj = Record<string, unknown>;
+
+export function isPlainObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The keys of `obj` not in `known`, or undefined when there are none. */
+export function extraKeys(obj: Obj, known: readonly string[]): Extra | undefined {
+  const extra: Extra = {};
+  for (const [k, v] of Object.entries(obj)) if (!known.includes(k)) extra[k] = v;
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
+export const POLICY_KEYS = ['workloads', 'schedule', 'conditions'] as const;
+export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions'] as const;
+export const SCHEDULE_KEYS = ['cron', 'location', 'isoWeek', 'suspend'] as const;
+export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'dependencies'] as const;
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function scheduleFromDocument(raw: unknown): ScheduleSpec {
+  if (typeof raw === 'string') return raw;
+  const obj = isPlainObject(raw) ? raw : {};
+  const spec: ScheduleSpec = { cron: typeof obj.cron === 'string' ? obj.cron : '' };
+  if (typeof obj.location === 'string') spec.location = obj.location;
+  if (typeof obj.isoWeek === 'string' || typeof obj.isoWeek === 'number') spec.isoWeek = obj.isoWeek;
+  if (typeof obj.suspend === 'boolean') spec.suspend = obj.suspend;
+  const extra = extraKeys(obj, SCHEDULE_KEYS);
+  if (extra) spec.extra = extra;
+  return spec;
+}
+
+function conditionsFromDocument(obj: Obj): ConditionsSpec {
+  const spec: ConditionsSpec = {};
+  if (typeof obj.soakDays === 'number') spec.soakDays = obj.soakDays;
+  if (Array.isArray(obj.mutexes)) spec.mutexes = strings(obj.mutexes);
+  if (typeof obj.sector === 'string') spec.sector = obj.sector;
+  if (Array.isArray(obj.blockedVersions)) spec.blockedVersions = strings(obj.blockedVersions);
+  const extra = extraKeys(obj, CONDITION_KEYS);
+  if (extra) spec.extra = extra;
+  return spec;
+}
+
+/** Document form (as stored / as in the file) → model. Expects a validated policy. */
+export function policySpecFromDocument(raw: unknown): UpgradePolicySpec {
+  const obj = isPlainObject(raw) ? raw : {};
+  const spec: UpgradePolicySpec = { workloads: strings(obj.workloads), schedule: scheduleFromDocument(obj.schedule) };
+  if (isPlainObject(obj.conditions)) spec.conditions = conditionsFromDocument(obj.conditions);
+  const extra = extraKeys(obj, POLICY_KEYS);
+  if (extra) spec.extra = extra;
+  return spec;
+}
+
+/** Model → document form: known keys first, then the extra keys, as the service writes them. */
+export function policySpecToDocument(spec: UpgradePolicySpec): Obj {
+  const doc: Obj = { workloads: [...spec.workloads] };
+  if (typeof spec.schedule === 'string') doc.schedule = spec.schedule;
+  else {
+    const s: Obj = { cron: spec.schedule.cron };
+    if (spec.schedule.location !== undefined) s.location = spec.schedule.location;
+    if (spec.schedule.isoWeek !== undefined) s.isoWeek = spec.schedule.isoWeek;
+    if (spec.schedule.suspend !== undefined) s.suspend = spec.schedule.suspend;
+    Object.assign(s, spec.schedule.extra ?? {});
+    doc.schedule = s;
+  }
+  if (spec.conditions) {
+    const c = spec.conditions;
+    const cond: Obj = {};
+    if (c.soakDays !== undefined) cond.soakDays = c.soakDays;
+    if (c.mutexes !== undefined) cond.mutexes = [...c.mutexes];
+    if (c.sector !== undefined) cond.sector = c.sector;
+    if (c.blockedVersions !== undefined) cond.blockedVersions = [...c.blockedVersions];
+    Object.assign(cond, c.extra ?? {});
+    doc.conditions = cond;
+  }
+  Object.assign(doc, spec.extra ?? {});
+  return doc;
+}
+
+export function sectorSpecToDocument(s: SectorSpec): Obj {
+  const doc: Obj = { name: s.name };
+  if (s.maxParallelUpgrades !== undefined) doc.maxParallelUpgrades = s.maxParallelUpgrades;
+  if (s.dependencies.length > 0) doc.dependencies = s.dependencies.map((name) => ({ name }));
+  Object.assign(doc, s.extra ?? {});
+  return doc;
+}
+
+/** The `organization` part of an engine input document for these settings. */
+export function organizationSettingsToPlanOrganization(settings: OrganizationSettingsSpec): Obj {
+  const org: Obj = { name: settings.name, blockedVersions: [...settings.blockedVersions] };
+  if (settings.upgradePolicyAllowedWorkloads) org.upgradePolicyAllowedWorkloads = [...settings.upgradePolicyAllowedWorkloads];
+  if (settings.upgradePolicyAllowedMutexes) org.upgradePolicyAllowedMutexes = [...settings.upgradePolicyAllowedMutexes];
+  org.sectors = settings.sectors.map(sectorSpecToDocument);
+  return org;
+}
+
+/** The sector a policy places its cluster in, if any. */
+export function sectorOfPolicy(spec: UpgradePolicySpec | null | undefined): string | null {
+  return spec?.conditions?.sector ?? null;
+}
