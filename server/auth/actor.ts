@@ -3,14 +3,29 @@ export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface Actor {
-  /** username, or `token:<name>` for API tokens, or `system:<name>` for internal callers */
+  /** username; `token:<token name>@<username>` for API tokens; `system:<name>` for internal callers */
   name: string;
   role: Role;
   via: 'session' | 'token' | 'system';
+  /** the signed-in user's id (sessions and tokens) */
+  userId?: number;
+  /** SHA-256 of the session token, so logout can end exactly this session */
+  sessionIdHash?: string;
+  /** the API token used, when via = 'token' */
+  tokenId?: number;
 }
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 export function hasRole(actor: Actor | null, needed: Role): boolean {
   return actor !== null && RANK[actor.role] >= RANK[needed];
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** the weaker of two roles (a token's scope capped by its owner's current role) */
+export function lowerRole(a: Role, b: Role): Role {
+  return RANK[a] <= RANK[b] ? a : b;
 }

@@ -1,12 +1,79 @@
-// Who sent this HTTP request. Seam for authentication (sessions, API tokens, later OIDC).
+// Who sent this HTTP request: an API token (`Authorization: Bearer fp_…`) or a session cookie.
+// Later providers (OIDC) end in a session too, so this file does not change for them.
+// CSRF: a mutation carried by a session cookie must echo the session's CSRF token in
+// `x-csrf-token` (server/api/trpc.ts refuses it otherwise). Bearer tokens are not sent by
+// browsers on their own, so they need no CSRF token.
 import type { Db } from '@/db/open-database';
-import type { Actor } from './actor';
+import { findLiveSession } from '@/server/repositories/session-repository';
+import { findActiveTokenByHash, markTokenUsed } from '@/server/repositories/token-repository';
+import { isRole, lowerRole, type Actor } from './actor';
+import { ensureAuthBootstrap } from './bootstrap';
+import { parseCookieHeader, SESSION_COOKIE } from './cookies';
+import { API_TOKEN_PREFIX, safeEqual, sha256Hex } from './secrets';
 
 export interface RequestIdentity {
   actor: Actor | null;
+  /** false when a session request lacks the right CSRF token, or the Origin is foreign */
   csrfOk: boolean;
+  /** the request came over https: cookies get `Secure` */
+  secure: boolean;
 }
 
-export async function resolveRequestActor(_db: Db, _req: Request): Promise<RequestIdentity> {
-  return { actor: { name: 'demo', role: 'admin', via: 'system' }, csrfOk: true };
+/** write last_used_at at most this often per token (one write per request would be wasteful) */
+const TOKEN_LAST_USED_RESOLUTION_MS = 60_000;
+const MAX_TOKEN_LENGTH = 200;
+
+export function isSecureRequest(req: Request): boolean {
+  const forwarded = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
+  return (forwarded ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+}
+
+/** A browser's Origin header, when present, must name this host (defence in depth besides SameSite). */
+function isSameOrigin(req: Request): boolean {
+  const origin = req.headers.get('origin');
+  if (!origin || origin === 'null') return origin === null;
+  try {
+    const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host') ?? new URL(req.url).host;
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+function resolveBearer(db: Db, token: string, now: Date): Actor | null {
+  if (!token.startsWith(API_TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return null;
+  const found = findActiveTokenByHash(db, sha256Hex(token));
+  if (!found || found.user.disabled || !isRole(found.token.scope) || !isRole(found.user.role)) return null;
+  if (!found.token.lastUsedAt || now.getTime() - found.token.lastUsedAt.getTime() > TOKEN_LAST_USED_RESOLUTION_MS) {
+    markTokenUsed(db, found.token.id, now);
+  }
+  return {
+    name: `token:${found.token.name}@${found.user.username}`,
+    role: lowerRole(found.token.scope, found.user.role),
+    via: 'token',
+    userId: found.user.id,
+    tokenId: found.token.id,
+  };
+}
+
+export async function resolveRequestActor(db: Db, req: Request, now: Date = new Date()): Promise<RequestIdentity> {
+  await ensureAuthBootstrap(db);
+  const secure = isSecureRequest(req);
+  const authorization = req.headers.get('authorization');
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    return { actor: match?.[1] ? resolveBearer(db, match[1], now) : null, csrfOk: true, secure };
+  }
+  const sameOrigin = isSameOrigin(req);
+  const token = parseCookieHeader(req.headers.get('cookie')).get(SESSION_COOKIE);
+  if (!token || token.length > MAX_TOKEN_LENGTH) return { actor: null, csrfOk: sameOrigin, secure };
+  const idHash = sha256Hex(token);
+  const found = findLiveSession(db, idHash, now);
+  if (!found || found.user.disabled || !isRole(found.user.role)) return { actor: null, csrfOk: sameOrigin, secure };
+  const csrfHeader = req.headers.get('x-csrf-token') ?? '';
+  return {
+    actor: { name: found.user.username, role: found.user.role, via: 'session', userId: found.user.id, sessionIdHash: idHash },
+    csrfOk: sameOrigin && safeEqual(csrfHeader, found.session.csrfToken),
+    secure,
+  };
 }

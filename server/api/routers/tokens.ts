@@ -1,0 +1,16 @@
+// API tokens: everyone manages their own; admins also see and revoke everyone's.
+import { z } from 'zod';
+import { ROLES } from '@/server/auth/actor';
+import { createTRPCRouter, viewerProcedure } from '../trpc';
+
+export const tokensRouter = createTRPCRouter({
+  list: viewerProcedure
+    .input(z.object({ all: z.boolean().default(false) }).default({ all: false }))
+    .query(({ ctx, input }) => ctx.services.tokens.list({ ...input, actor: ctx.actor })),
+  create: viewerProcedure
+    .input(z.object({ name: z.string().trim().min(1).max(80), scope: z.enum(ROLES) }))
+    .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
+  revoke: viewerProcedure
+    .input(z.object({ id: z.number().int().positive().max(2 ** 31) }))
+    .mutation(({ ctx, input }) => ctx.services.tokens.revoke({ ...input, actor: ctx.actor })),
+});

@@ -1,0 +1,66 @@
+// First start: make sure someone can sign in. Creates `admin` (password from
+// FLEETPLAN_ADMIN_PASSWORD, else a random one printed once to the server log) when the database
+// has no users, and the `demo` operator when demo sign-in is on. Idempotent; called by
+// db/seed.ts prepareDatabase() at `npm start` and lazily on the first request (next dev).
+import type { Db } from '@/db/open-database';
+import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { countUsers, findUserByName, insertUser, writeDemoLoginSetting } from '@/server/repositories/user-repository';
+import { DEMO_USERNAME, isDemoLoginEnabled } from './demo-login';
+import { hashPassword, MIN_PASSWORD_LENGTH, unusablePasswordHash } from './password';
+import { generateSecret } from './secrets';
+
+export const ADMIN_USERNAME = 'admin';
+
+export interface BootstrapOptions {
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  now?: Date;
+  /** the demo fleet was just seeded: remember that demo sign-in is on for this database */
+  demoSeeded?: boolean;
+}
+
+export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promise<{ adminCreated: boolean; demoUserCreated: boolean }> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const now = opts.now ?? new Date();
+  if (opts.demoSeeded && env.FLEETPLAN_DEMO_LOGIN !== '0') writeDemoLoginSetting(db, true, now);
+
+  let adminCreated = false;
+  if (countUsers(db) === 0) {
+    const fromEnv = env.FLEETPLAN_ADMIN_PASSWORD;
+    if (fromEnv !== undefined && fromEnv.length < MIN_PASSWORD_LENGTH) {
+      throw new Error(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    const password = fromEnv ?? generateSecret(18);
+    insertUser(db, { username: ADMIN_USERNAME, passwordHash: await hashPassword(password), role: 'admin', createdAt: now });
+    insertAuthAudit(db, { at: now, actor: 'system:bootstrap', action: 'user.create', target: `user:${ADMIN_USERNAME}`, after: { role: 'admin' } });
+    adminCreated = true;
+    log(
+      fromEnv !== undefined
+        ? `fleetplan: created user '${ADMIN_USERNAME}' with the password from FLEETPLAN_ADMIN_PASSWORD`
+        : `fleetplan: created user '${ADMIN_USERNAME}' with password ${password}  (shown once; change it on the Admin page)`,
+    );
+  }
+
+  let demoUserCreated = false;
+  if (isDemoLoginEnabled(db, env) && !findUserByName(db, DEMO_USERNAME)) {
+    insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
+    insertAuthAudit(db, { at: now, actor: 'system:bootstrap', action: 'user.create', target: `user:${DEMO_USERNAME}`, after: { role: 'operator', demo: true } });
+    demoUserCreated = true;
+  }
+  return { adminCreated, demoUserCreated };
+}
+
+const globalForBootstrap = globalThis as unknown as { __fleetplanAuthBootstrap?: WeakMap<Db, Promise<unknown>> };
+
+/** once per database handle per process */
+export function ensureAuthBootstrap(db: Db): Promise<unknown> {
+  globalForBootstrap.__fleetplanAuthBootstrap ??= new WeakMap();
+  const map = globalForBootstrap.__fleetplanAuthBootstrap;
+  let done = map.get(db);
+  if (!done) {
+    done = bootstrapAuth(db);
+    map.set(db, done);
+  }
+  return done;
+}

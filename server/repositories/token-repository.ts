@@ -1,0 +1,56 @@
+// API tokens, stored as SHA-256 hashes. Listing never selects the hash.
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { apiTokens, users } from '@/db/schema';
+
+export type TokenRow = typeof apiTokens.$inferSelect;
+
+const PUBLIC_COLUMNS = {
+  id: apiTokens.id,
+  name: apiTokens.name,
+  prefix: apiTokens.prefix,
+  scope: apiTokens.scope,
+  createdAt: apiTokens.createdAt,
+  lastUsedAt: apiTokens.lastUsedAt,
+  revokedAt: apiTokens.revokedAt,
+  userId: apiTokens.userId,
+  owner: users.username,
+};
+
+export type TokenListing = { id: number; name: string; prefix: string; scope: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; userId: number; owner: string };
+
+export function listTokens(db: Db, opts: { userId?: number }): TokenListing[] {
+  return db
+    .select(PUBLIC_COLUMNS)
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(opts.userId === undefined ? undefined : eq(apiTokens.userId, opts.userId))
+    .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id))
+    .all();
+}
+
+export function findTokenById(db: Db, id: number): TokenListing | undefined {
+  return db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).get();
+}
+
+export function insertToken(db: Db, row: { name: string; userId: number; tokenHash: string; prefix: string; scope: string; createdAt: Date }): number {
+  return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
+}
+
+/** the unrevoked token with this hash and its owner */
+export function findActiveTokenByHash(db: Db, tokenHash: string) {
+  return db
+    .select({ token: apiTokens, user: users })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+    .get();
+}
+
+export function markTokenUsed(db: Db, id: number, at: Date): void {
+  db.update(apiTokens).set({ lastUsedAt: at }).where(eq(apiTokens.id, id)).run();
+}
+
+export function revokeToken(db: Db, id: number, at: Date): void {
+  db.update(apiTokens).set({ revokedAt: at }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).run();
+}

@@ -1,0 +1,78 @@
+// API tokens for the CLI and automation: `fp_…` secrets shown once, stored as SHA-256, scoped to at
+// most the owner's role (and capped again at use, should the owner be demoted), revocable.
+import type { Db } from '@/db/open-database';
+import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import { generateApiToken } from '@/server/auth/secrets';
+import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import * as tokensRepo from '@/server/repositories/token-repository';
+import { findUserById } from '@/server/repositories/user-repository';
+import { AppError } from './app-error';
+
+export interface TokenSummary {
+  id: number;
+  name: string;
+  /** the first characters of the token, to tell tokens apart; never the secret */
+  prefix: string;
+  scope: Role;
+  owner: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function toSummary(row: tokensRepo.TokenListing): TokenSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope as Role,
+    owner: row.owner,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export function createTokenService(deps: { db: Db; now: () => Date }) {
+  const { db } = deps;
+
+  function requireUserActor(actor: Actor): number {
+    if (actor.userId === undefined) throw new AppError('FORBIDDEN', 'Only signed-in users own API tokens');
+    return actor.userId;
+  }
+
+  return {
+    /** your own tokens; admins may ask for everyone's */
+    list(input: { all: boolean; actor: Actor }): TokenSummary[] {
+      if (input.all && !hasRole(input.actor, 'admin')) throw new AppError('FORBIDDEN', 'Listing every user\'s tokens needs the admin role');
+      const rows = tokensRepo.listTokens(db, input.all ? {} : { userId: requireUserActor(input.actor) });
+      return rows.map(toSummary);
+    },
+
+    create(input: { name: string; scope: Role; actor: Actor }): { token: string; summary: TokenSummary } {
+      // a token must not mint more tokens: a leaked one could otherwise outlive its revocation
+      if (input.actor.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens are created from a signed-in browser session');
+      const userId = requireUserActor(input.actor);
+      const owner = findUserById(db, userId);
+      if (!owner || owner.disabled) throw new AppError('FORBIDDEN', 'Your account is disabled');
+      if (!hasRole({ ...input.actor, role: owner.role as Role }, input.scope)) {
+        throw new AppError('FORBIDDEN', `A token's scope cannot exceed your role (${owner.role})`);
+      }
+      const { token, hash, prefix } = generateApiToken();
+      const id = tokensRepo.insertToken(db, { name: input.name, userId, tokenHash: hash, prefix, scope: input.scope, createdAt: deps.now() });
+      insertAuthAudit(db, { at: deps.now(), actor: input.actor.name, action: 'token.create', target: `token:${id}`, after: { name: input.name, prefix, scope: input.scope, owner: owner.username } });
+      return { token, summary: toSummary(tokensRepo.findTokenById(db, id)!) };
+    },
+
+    /** owners revoke their own tokens; admins revoke anyone's */
+    revoke(input: { id: number; actor: Actor }): TokenSummary {
+      const row = tokensRepo.findTokenById(db, input.id);
+      const mayRevoke = row && (row.userId === input.actor.userId || hasRole(input.actor, 'admin'));
+      if (!row || !mayRevoke) throw new AppError('NOT_FOUND', `Token ${input.id} does not exist`);
+      if (row.revokedAt) return toSummary(row);
+      tokensRepo.revokeToken(db, row.id, deps.now());
+      insertAuthAudit(db, { at: deps.now(), actor: input.actor.name, action: 'token.revoke', target: `token:${row.id}`, before: { name: row.name, prefix: row.prefix, scope: row.scope, owner: row.owner }, after: { revoked: true } });
+      return toSummary(tokensRepo.findTokenById(db, row.id)!);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Admin use cases on local users. Guards: usernames are unique, and the last enabled admin can be
+// neither demoted nor disabled (nobody could administer the server after that).
+import type { Db } from '@/db/open-database';
+import type { Actor, Role } from '@/server/auth/actor';
+import { hashPassword } from '@/server/auth/password';
+import { generateSecret } from '@/server/auth/secrets';
+import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { deleteSessionsOfUser } from '@/server/repositories/session-repository';
+import * as usersRepo from '@/server/repositories/user-repository';
+import { AppError } from './app-error';
+
+export interface UserSummary {
+  username: string;
+  role: Role;
+  disabled: boolean;
+  createdAt: string;
+}
+
+function toSummary(row: usersRepo.UserRow): UserSummary {
+  return { username: row.username, role: row.role as Role, disabled: row.disabled, createdAt: row.createdAt.toISOString() };
+}
+
+export function createUserService(deps: { db: Db; now: () => Date }) {
+  const { db } = deps;
+
+  function requireUser(username: string): usersRepo.UserRow {
+    const row = usersRepo.findUserByName(db, username);
+    if (!row) throw new AppError('NOT_FOUND', `User ${username} does not exist`);
+    return row;
+  }
+
+  function guardLastAdmin(row: usersRepo.UserRow, what: string): void {
+    if (row.role === 'admin' && !row.disabled && usersRepo.countOtherActiveAdmins(db, row.id) === 0) {
+      throw new AppError('PRECONDITION_FAILED', `Cannot ${what} ${row.username}: it is the last enabled admin`);
+    }
+  }
+
+  function audit(actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
+    insertAuthAudit(db, { at: deps.now(), actor: actor.name, action, target: `user:${username}`, before, after });
+  }
+
+  return {
+    list(): UserSummary[] {
+      return usersRepo.listUsers(db).map(toSummary);
+    },
+
+    async create(input: { username: string; password: string; role: Role; actor: Actor }): Promise<UserSummary> {
+      if (usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
+      const row = usersRepo.insertUser(db, { username: input.username, passwordHash: await hashPassword(input.password), role: input.role, createdAt: deps.now() });
+      audit(input.actor, 'user.create', row.username, null, { role: row.role });
+      return toSummary(row);
+    },
+
+    setRole(input: { username: string; role: Role; actor: Actor }): UserSummary {
+      const row = requireUser(input.username);
+      if (row.role === input.role) return toSummary(row);
+      if (input.role !== 'admin') guardLastAdmin(row, 'demote');
+      usersRepo.updateUser(db, row.id, { role: input.role });
+      audit(input.actor, 'user.set-role', row.username, { role: row.role }, { role: input.role });
+      return toSummary({ ...row, role: input.role });
+    },
+
+    setDisabled(input: { username: string; disabled: boolean; actor: Actor }): UserSummary {
+      const row = requireUser(input.username);
+      if (row.disabled === input.disabled) return toSummary(row);
+      if (input.disabled) {
+        if (row.id === input.actor.userId) throw new AppError('PRECONDITION_FAILED', 'You cannot disable your own account');
+        guardLastAdmin(row, 'disable');
+        deleteSessionsOfUser(db, row.id);
+      }
+      usersRepo.updateUser(db, row.id, { disabled: input.disabled });
+      audit(input.actor, input.disabled ? 'user.disable' : 'user.enable', row.username, { disabled: row.disabled }, { disabled: input.disabled });
+      return toSummary({ ...row, disabled: input.disabled });
+    },
+
+    /** Sets a new password (generated when none is given, returned once) and ends the user's sessions. */
+    async resetPassword(input: { username: string; password?: string; actor: Actor }): Promise<{ username: string; generatedPassword: string | null }> {
+      const row = requireUser(input.username);
+      const generated = input.password ? null : generateSecret(15);
+      usersRepo.updateUser(db, row.id, { passwordHash: await hashPassword(input.password ?? generated!) });
+      deleteSessionsOfUser(db, row.id);
+      audit(input.actor, 'user.reset-password', row.username, null, { passwordChanged: true });
+      return { username: row.username, generatedPassword: generated };
+    },
+  };
+}
