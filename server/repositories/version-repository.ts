@@ -1,8 +1,28 @@
 // Accumulated soak per (version, workload) and its daily samples.
-import { asc } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { versionSoak } from '@/db/schema';
+import { blockedVersions, clusters, versionSoak } from '@/db/schema';
 
 export function listVersionSoak(db: Db) {
   return db.select().from(versionSoak).orderBy(asc(versionSoak.version), asc(versionSoak.workload)).all();
+}
+
+/** Blocked-version regexes of an organization with who added them and why. */
+export function listBlockedVersions(db: Db, organizationId: number) {
+  return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
+}
+
+/** Soak per (version, workload) of one organization. */
+export function listVersionSoakOf(db: Db, organizationId: number) {
+  return db.select().from(versionSoak).where(eq(versionSoak.organizationId, organizationId)).all();
+}
+
+/** How many clusters run each version now (one grouped query, cheap at 10k clusters). */
+export function countClustersByVersion(db: Db, organizationId: number): { version: string; count: number }[] {
+  return db
+    .select({ version: clusters.version, count: sql<number>`count(*)` })
+    .from(clusters)
+    .where(eq(clusters.organizationId, organizationId))
+    .groupBy(clusters.version)
+    .all();
 }

@@ -1,6 +1,8 @@
 // The service graph, built once per request (or per tick) from the database and a clock.
 import type { Db } from '@/db/open-database';
 import { createClusterService } from './cluster-service';
+import { createClusterExplainService } from './cluster-explain-service';
+import { createVersionService } from './version-service';
 import { createFleetService } from './fleet-service';
 
 export interface ServiceDeps {
@@ -12,6 +14,8 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   return {
     clusters: createClusterService(deps.db),
+    clusterExplain: createClusterExplainService(deps.db, deps.now),
+    versions: createVersionService(deps.db),
     fleet: createFleetService(deps.db, deps.now),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLUSTER_SORT_KEYS } from '@/server/repositories/cluster-repository';
 import { createTRPCRouter, viewerProcedure } from '../trpc';
+import { clusterExplainProcedures } from './cluster-explain';
 
 const name = z.string().min(1).max(253);
 const short = z.string().max(200).optional();
@@ -20,4 +21,5 @@ export const clustersRouter = createTRPCRouter({
   byName: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.clusters.byName(input.name)),
   facets: viewerProcedure.query(({ ctx }) => ctx.services.clusters.facets()),
   versionDistribution: viewerProcedure.query(({ ctx }) => ctx.services.clusters.versionDistribution()),
+  ...clusterExplainProcedures,
 });

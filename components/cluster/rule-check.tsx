@@ -1,0 +1,38 @@
+// One engine rule with pass/fail, its message and its numbers.
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+
+type Explain = NonNullable<inferRouterOutputs<AppRouter>['clusters']['explain']['explanation']>;
+export type RuleCheck = Explain['checks'][number];
+
+export const RULE_LABEL: Record<string, string> = {
+  pending: 'No pending upgrade',
+  suspend: 'Schedule not suspended',
+  schedule: 'Maintenance window (next run within 2 h)',
+  mutex: 'Mutexes / max parallel',
+  available: 'Available upgrades',
+  blocked: 'Not blocked',
+  sector: 'Sector order',
+  soak: 'Soak',
+};
+
+export function PassMark({ pass }: { pass: boolean }) {
+  return pass ? (
+    <span className="badge ok" aria-label="passed">
+      ✓ pass
+    </span>
+  ) : (
+    <span className="badge bad" aria-label="failed">
+      ✗ fail
+    </span>
+  );
+}
+
+export function SoakBar({ soaked, required }: { soaked: number; required: number | null }) {
+  const ratio = required === null || required === 0 ? 1 : Math.min(1, soaked / required);
+  return (
+    <span className="progress" title={`${soaked.toFixed(2)} of ${required ?? '—'} days`}>
+      <span style={{ width: `${Math.round(ratio * 100)}%`, background: ratio >= 1 ? 'var(--ok)' : 'var(--warn)' }} />
+    </span>
+  );
+}

@@ -1,0 +1,56 @@
+// "Why not?" for one cluster: the engine's own explanation on the stored fleet, plus the
+// calendar of its next schedule runs and its recent decisions/actions.
+import type { Db } from '@/db/open-database';
+import { explainCluster } from '@/server/domain/plan/explain-cluster';
+import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { findClusterByName, getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { listRecentActions, listRecentDecisions } from '@/server/repositories/cluster-event-repository';
+import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { AppError } from './app-error';
+
+const NEXT_RUNS = 5;
+
+export function createClusterExplainService(db: Db, now: () => Date) {
+  return {
+    explain(name: string) {
+      const row = findClusterByName(db, name);
+      if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
+      const at = now();
+      const org = getDefaultOrganization(db);
+      const parsed = validatePlanInput(loadPlanDocument(db, row.organizationId, at), { now: at.toISOString() });
+      const events = {
+        decisions: listRecentDecisions(db, name).map((d) => ({ at: d.at.toISOString(), action: d.action, version: d.version, reason: d.reason, message: d.message })),
+        actions: listRecentActions(db, name).map((a) => ({
+          at: a.createdAt.toISOString(),
+          kind: a.kind,
+          version: a.version,
+          status: a.status,
+          nextRun: a.nextRun?.toISOString() ?? null,
+          error: a.error,
+        })),
+      };
+      const frozen = org ? { frozen: org.frozen, reason: org.frozenReason } : { frozen: false, reason: null };
+      if (!parsed.ok) {
+        // The stored fleet does not validate: show why instead of a half explanation.
+        return { now: at.toISOString(), problems: parsed.problems.slice(0, 50), explanation: null, policy: null, sector: null, nextRuns: [], events, frozen };
+      }
+      const input = parsed.input;
+      const cluster = input.clusters.find((c) => c.name === name);
+      const policy = cluster?.upgradePolicy ?? null;
+      const sectorName = policy?.conditions.sector;
+      const sector = sectorName ? input.organization.sectors.find((s) => s.name === sectorName) ?? null : null;
+      const nextRuns = policy ? nextScheduleRuns(policy.schedule, at, NEXT_RUNS).map((d) => d.toISOString()) : [];
+      return {
+        now: input.now,
+        problems: [],
+        explanation: explainCluster(input, name),
+        policy,
+        sector: sector ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies } : null,
+        nextRuns,
+        events,
+        frozen,
+      };
+    },
+  };
+}
