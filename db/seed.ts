@@ -6,6 +6,7 @@ import { openDatabase, resolveDatabaseFile, type Db } from './open-database';
 import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
+import { bootstrapAuth } from '@/server/auth/bootstrap';
 
 const DEMO_DATA = path.join(process.cwd(), 'server', 'demo', 'data');
 
@@ -40,14 +41,16 @@ export function seedDemo(db: Db, now: Date): { clusters: number } {
 export async function prepareDatabase(): Promise<void> {
   const file = resolveDatabaseFile(process.env.DATABASE_URL);
   const db = openDatabase(file);
-  if (isDatabaseEmpty(db) && process.env.FLEETPLAN_SEED_DEMO !== '0') {
+  const seeding = isDatabaseEmpty(db) && process.env.FLEETPLAN_SEED_DEMO !== '0';
+  if (seeding) {
     const { clusters } = seedDemo(db, new Date());
     console.log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
   }
+  await bootstrapAuth(db, { demoSeeded: seeding });
   db.$client.close();
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
   const file = resolveDatabaseFile(process.env.DATABASE_URL);
   const db = openDatabase(file);
@@ -58,7 +61,8 @@ function main(): void {
   if (args.has('--reset') || !isDatabaseEmpty(db)) wipeFleetData(db);
   const { clusters } = seedDemo(db, new Date());
   console.log(`fleetplan: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+  await bootstrapAuth(db, { demoSeeded: true });
   db.$client.close();
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) void main();

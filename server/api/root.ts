@@ -1,10 +1,16 @@
 // The app router: one key per area. Add routers here.
 import { createCallerFactory, createTRPCRouter } from './trpc';
+import { authRouter } from './routers/auth';
 import { clustersRouter } from './routers/clusters';
+import { tokensRouter } from './routers/tokens';
+import { usersRouter } from './routers/users';
 import { fleetRouter } from './routers/fleet';
 import { versionsRouter } from './routers/versions';
 
 export const appRouter = createTRPCRouter({
+  auth: authRouter,
+  users: usersRouter,
+  tokens: tokensRouter,
   clusters: clustersRouter,
   fleet: fleetRouter,
   versions: versionsRouter,

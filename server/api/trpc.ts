@@ -17,11 +17,13 @@ export interface ContextInner {
   resHeaders?: Headers;
   /** CSRF check result for the request; mutations refuse when false */
   csrfOk?: boolean;
+  /** the request came over https: session cookies get `Secure` */
+  secureCookies?: boolean;
 }
 
-export function createContextInner(opts: { db: Db; now?: () => Date; actor: Actor | null; resHeaders?: Headers; csrfOk?: boolean }): ContextInner {
+export function createContextInner(opts: { db: Db; now?: () => Date; actor: Actor | null; resHeaders?: Headers; csrfOk?: boolean; secureCookies?: boolean }): ContextInner {
   const now = opts.now ?? (() => new Date());
-  return { db: opts.db, now, actor: opts.actor, services: createServices({ db: opts.db, now }), resHeaders: opts.resHeaders, csrfOk: opts.csrfOk ?? true };
+  return { db: opts.db, now, actor: opts.actor, services: createServices({ db: opts.db, now }), resHeaders: opts.resHeaders, csrfOk: opts.csrfOk ?? true, secureCookies: opts.secureCookies ?? false };
 }
 
 const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {

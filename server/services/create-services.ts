@@ -1,6 +1,9 @@
 // The service graph, built once per request (or per tick) from the database and a clock.
 import type { Db } from '@/db/open-database';
+import { createAuthService } from './auth-service';
 import { createClusterService } from './cluster-service';
+import { createTokenService } from './token-service';
+import { createUserService } from './user-service';
 import { createClusterExplainService } from './cluster-explain-service';
 import { createVersionService } from './version-service';
 import { createFleetService } from './fleet-service';
@@ -13,6 +16,9 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps) {
   return {
+    auth: createAuthService(deps),
+    users: createUserService(deps),
+    tokens: createTokenService(deps),
     clusters: createClusterService(deps.db),
     clusterExplain: createClusterExplainService(deps.db, deps.now),
     versions: createVersionService(deps.db),
