@@ -1,0 +1,402 @@
+/**
+ * Rollout forecast: runs the decision engine forward in simulated time.
+ *
+ * Each step calls the SAME `decideUpgrades` with `now` = the step time and feeds its result
+ * back: decided upgrades become `currentUpgrade` (scheduled, started at nextRun, completed after
+ * the assumed duration: the version changes and availableUpgrades shrinks to the remaining newer
+ * candidates), and the returned versionData (soak) is the next step's input.
+ *
+ * Speed: the real scheduler ticks every few minutes, but between two ticks nothing the engine
+ * looks at changes except soak (linear in time) and which schedules are within their 2-hour
+ * window. So instead of visiting every tick we jump to the next *interesting* tick (on a fixed
+ * grid of `stepMinutes`): a completion, the first tick at which an idle cluster's next schedule
+ * run enters the window, or — for a cluster waiting for soak — the first window tick after its
+ * soak crosses the threshold at the current accumulation rate. Clusters blocked by a mutex, a
+ * sector dependency or a missing version stay asleep until something completes (the only
+ * events that can change those conditions). Pure: no clock, no I/O.
+ */
+import { findBlockingPattern } from '../plan/blocked-versions';
+import { compileSchedule, listRuns } from '../plan/cron-schedule';
+import { decideUpgrades, MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
+import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
+import type { Cluster, Decision, DecisionReason, PlanInput, VersionData } from '../plan/types';
+import { compareVersions } from '../plan/version';
+
+export const MAX_HORIZON_DAYS = 120;
+export const DEFAULT_UPGRADE_MINUTES = 90;
+export const DEFAULT_STEP_MINUTES = 10;
+
+/** A period during which nothing starts: organization-wide, for one sector or one cluster. */
+export type ForecastExclusion = {
+  scope: 'organization' | 'sector' | 'cluster';
+  /** sector or cluster name; absent for the organization */
+  subject?: string | null;
+  startsAt: string;
+  endsAt: string;
+};
+
+export type ForecastOptions = {
+  /** Version whose arrival is tracked per cluster and sector; absent = none. */
+  targetVersion?: string;
+  horizonDays: number;
+  upgradeMinutes?: number;
+  /** Tick grid of the simulated scheduler, in minutes (1..60). */
+  stepMinutes?: number;
+  exclusions?: ForecastExclusion[];
+  /** Organization-wide freeze: nothing starts during the whole forecast. */
+  frozen?: boolean;
+  /** Safety net against pathological inputs. */
+  maxEngineRuns?: number;
+};
+
+export type ForecastUpgrade = {
+  from: string;
+  version: string;
+  /** UTC instants */
+  start: string;
+  end: string;
+  /** already scheduled or running when the forecast began */
+  inFlight: boolean;
+};
+
+export type ClusterForecast = {
+  cluster: string;
+  sector: string | null;
+  managed: boolean;
+  startVersion: string;
+  finalVersion: string;
+  upgrades: ForecastUpgrade[];
+  /** when the cluster runs >= targetVersion (its start when it already did); null = not within the horizon */
+  reachesTargetAt: string | null;
+  /** the target (or something newer) is among the versions its channel offers, or it already runs it */
+  targetOffered: boolean;
+  /** the engine's last verdict in the forecast, for "why not?" */
+  lastDecision: { action: Decision['action']; reason?: DecisionReason; message: string } | null;
+};
+
+export type SectorForecast = {
+  sector: string;
+  clusters: number;
+  /** clusters on >= target by the end of the horizon */
+  reached: number;
+  /** clusters whose channel never offers the target */
+  notOffered: number;
+  /** when every cluster of the sector runs >= target; null = not within the horizon */
+  allReachAt: string | null;
+};
+
+export type ForecastResult = {
+  from: string;
+  until: string;
+  targetVersion: string | null;
+  stepMinutes: number;
+  upgradeMinutes: number;
+  clusters: ClusterForecast[];
+  sectors: SectorForecast[];
+  stats: { engineRuns: number; upgrades: number; truncated: boolean };
+};
+
+type SimCluster = {
+  base: Cluster;
+  /** mutable state handed to the engine */
+  state: Cluster;
+  /** all candidates ever offered (the channel's newer versions), for after a completion */
+  offered: string[];
+  sector: string | null;
+  upgrades: ForecastUpgrade[];
+  /** completion time of the current upgrade */
+  endsAt: number | null;
+  eligibleAt: number;
+  reachedAt: number | null;
+  lastDecision: ClusterForecast['lastDecision'];
+  /** compiled schedule (null: invalid or suspended), computed once */
+  compiled: ReturnType<typeof compileSchedule>;
+};
+
+/** The newest version any managed cluster is offered (unblocked by the organization), or null. */
+export function defaultTargetVersion(input: PlanInput): string | null {
+  let best: string | null = null;
+  for (const c of input.clusters) {
+    if (!c.upgradePolicy) continue;
+    for (const v of c.availableUpgrades) {
+      if (findBlockingPattern(v, input.organization.blockedVersions, c.upgradePolicy.conditions.blockedVersions) !== undefined) continue;
+      if (best === null || compareVersions(v, best) > 0) best = v;
+    }
+  }
+  return best;
+}
+
+function exclusionMatches(e: { scope: string; subject?: string | null }, cluster: string, sector: string | null): boolean {
+  if (e.scope === 'organization') return true;
+  if (e.scope === 'sector') return sector !== null && e.subject === sector;
+  return e.subject === cluster;
+}
+
+/**
+ * Simulates the rollout from `input.now` for `options.horizonDays` days. `input` must be a
+ * validated PlanInput; it is not modified.
+ */
+export function forecastRollout(input: PlanInput, options: ForecastOptions): ForecastResult {
+  const fromMs = parseInstant(input.now);
+  if (fromMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
+  const horizonDays = Math.min(Math.max(options.horizonDays, 0), MAX_HORIZON_DAYS);
+  const untilMs = fromMs + horizonDays * DAY_MS;
+  const durationMs = Math.max(1, options.upgradeMinutes ?? DEFAULT_UPGRADE_MINUTES) * MINUTE_MS;
+  const stepMinutes = Math.min(60, Math.max(1, Math.round(options.stepMinutes ?? DEFAULT_STEP_MINUTES)));
+  const stepMs = stepMinutes * MINUTE_MS;
+  const maxRuns = options.maxEngineRuns ?? 50_000;
+  const target = options.targetVersion ?? null;
+  const ceilGrid = (ms: number) => Math.ceil(ms / stepMs) * stepMs;
+
+  const exclusions = (options.exclusions ?? [])
+    .map((e) => ({ scope: e.scope, subject: e.subject ?? null, start: parseInstant(e.startsAt) ?? 0, end: parseInstant(e.endsAt) ?? 0 }))
+    .filter((e) => e.end > e.start && e.end > fromMs);
+  if (options.frozen) exclusions.push({ scope: 'organization', subject: null, start: -Infinity, end: Infinity });
+
+  const sims: SimCluster[] = input.clusters.map((c) => {
+    const state: Cluster = { ...c, availableUpgrades: [...c.availableUpgrades] };
+    const sector = c.upgradePolicy?.conditions.sector ?? null;
+    const upgrades: ForecastUpgrade[] = [];
+    let endsAt: number | null = null;
+    if (c.currentUpgrade && c.upgradePolicy) {
+      const start = parseInstant(c.currentUpgrade.nextRun) ?? fromMs;
+      endsAt = start + durationMs;
+      upgrades.push({ from: c.version, version: c.currentUpgrade.version, start: formatInstant(start), end: formatInstant(endsAt), inFlight: true });
+    }
+    const reached = target !== null && compareVersions(c.version, target) >= 0 ? fromMs : null;
+    return {
+      base: c,
+      state,
+      offered: c.availableUpgrades.filter((v) => compareVersions(v, c.version) > 0),
+      sector,
+      upgrades,
+      endsAt,
+      eligibleAt: c.upgradePolicy ? fromMs : Infinity,
+      reachedAt: reached,
+      lastDecision: null,
+      compiled: c.upgradePolicy && !c.upgradePolicy.schedule.suspend ? compileSchedule(c.upgradePolicy.schedule) : null,
+    };
+  });
+  const byName = new Map(sims.map((s) => [s.base.name, s]));
+  const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
+
+  let versionData: VersionData = input.versionData;
+  let engineRuns = 0;
+  let upgradesStarted = 0;
+  let truncated = false;
+
+  /** Applies completions and start transitions due at `t`; returns whether anything completed. */
+  const advanceUpgrades = (t: number): boolean => {
+    let completed = false;
+    for (const s of managed) {
+      const cu = s.state.currentUpgrade;
+      if (!cu) continue;
+      if (s.endsAt !== null && s.endsAt <= t) {
+        const version = cu.version;
+        s.state = { ...s.state, version, availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0) };
+        delete s.state.currentUpgrade;
+        if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
+        s.endsAt = null;
+        completed = true;
+      } else if (cu.state === 'scheduled' && (parseInstant(cu.nextRun) ?? 0) <= t) {
+        s.state = { ...s.state, currentUpgrade: { ...cu, state: 'started' } };
+      }
+    }
+    return completed;
+  };
+
+  /** Time at which some candidate's soak reaches the cluster's threshold at today's rate. */
+  const soakCrossing = (s: SimCluster, t: number, rates: Map<string, number>): number => {
+    const policy = s.state.upgradePolicy;
+    const required = policy?.conditions.soakDays;
+    if (!policy || required === undefined) return t;
+    let best = Infinity;
+    for (const v of s.state.availableUpgrades) {
+      if (compareVersions(v, s.state.version) <= 0) continue;
+      if (findBlockingPattern(v, input.organization.blockedVersions, policy.conditions.blockedVersions) !== undefined) continue;
+      let at = t;
+      for (const w of policy.workloads) {
+        const soaked = versionData.versions[v]?.workloads[w]?.soakDays ?? 0;
+        if (soaked >= required) continue;
+        const rate = rates.get(`${v}\u0000${w}`) ?? 0;
+        if (rate <= 0) {
+          at = Infinity;
+          break;
+        }
+        // one second of slack so float sums are past the threshold when we look again
+        at = Math.max(at, t + ((required - soaked) / rate) * DAY_MS + 1000);
+      }
+      best = Math.min(best, at);
+    }
+    return best;
+  };
+
+  let t = fromMs;
+  let first = true;
+  while (t <= untilMs) {
+    if (engineRuns >= maxRuns) {
+      truncated = true;
+      break;
+    }
+    const reset = first ? false : advanceUpgrades(t);
+    if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+
+    // Exclusions: a cluster whose next run in the window falls into an exclusion is suspended
+    // for this step (so it neither upgrades nor takes a mutex).
+    const excludedUntil = new Map<string, number>();
+    if (exclusions.length > 0) {
+      const windowRun = new Map<string, number | null>();
+      for (const s of managed) {
+        const policy = s.state.upgradePolicy;
+        const compiled = s.compiled;
+        if (!policy || s.state.currentUpgrade || !compiled) continue;
+        let run = windowRun.get(compiled.key);
+        if (run === undefined) {
+          run = listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] ?? null;
+          windowRun.set(compiled.key, run);
+        }
+        if (run === null) continue;
+        let until = -Infinity;
+        for (const e of exclusions) {
+          if (run >= e.start && run < e.end && exclusionMatches(e, s.base.name, s.sector)) until = Math.max(until, e.end);
+        }
+        if (until > -Infinity) excludedUntil.set(s.base.name, until);
+      }
+    }
+
+    const clusters =
+      excludedUntil.size === 0
+        ? sims.map((s) => s.state)
+        : sims.map((s) =>
+            excludedUntil.has(s.base.name) && s.state.upgradePolicy
+              ? { ...s.state, upgradePolicy: { ...s.state.upgradePolicy, schedule: { ...s.state.upgradePolicy.schedule, suspend: true } } }
+              : s.state,
+          );
+    const result = decideUpgrades({ ...input, now: formatInstant(t), clusters, versionData });
+    engineRuns++;
+    versionData = result.versionData;
+
+    // Soak accumulation rate per (version, workload): healthy managed clusters running it
+    // (computed only when some cluster waits for soak).
+    let rates: Map<string, number> | null = null;
+    const soakRates = (): Map<string, number> => {
+      if (rates) return rates;
+      rates = new Map();
+      for (const s of managed) {
+        if (!s.state.healthy) continue;
+        for (const w of s.state.upgradePolicy!.workloads) {
+          const key = `${s.state.version}\u0000${w}`;
+          rates.set(key, (rates.get(key) ?? 0) + 1);
+        }
+      }
+      return rates;
+    };
+
+    let released = false;
+    for (const d of result.decisions) {
+      const s = byName.get(d.cluster);
+      if (!s) continue;
+      s.lastDecision = { action: d.action, ...(d.reason ? { reason: d.reason } : {}), message: d.message };
+      if (d.action === 'upgrade' && d.version && d.nextRun) {
+        const start = parseInstant(d.nextRun) ?? t;
+        s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
+        s.endsAt = start + durationMs;
+        s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
+        s.eligibleAt = Infinity;
+        upgradesStarted++;
+      } else if (d.action === 'cancel') {
+        s.state = { ...s.state };
+        delete s.state.currentUpgrade;
+        s.endsAt = null;
+        const last = s.upgrades[s.upgrades.length - 1];
+        if (last?.inFlight) s.upgrades.pop();
+        s.eligibleAt = t;
+        released = true;
+      } else {
+        switch (d.reason) {
+          case 'UPGRADE_PENDING':
+          case 'MUTEX_LOCKED':
+          case 'MAX_PARALLEL_UPGRADES':
+          case 'SECTOR_BEHIND':
+          case 'NO_AVAILABLE_UPGRADES':
+          case 'VERSION_BLOCKED':
+            s.eligibleAt = Infinity;
+            break;
+          case 'SUSPENDED':
+            s.eligibleAt = excludedUntil.get(s.base.name) ?? Infinity;
+            break;
+          case 'NOT_SOAKED':
+            s.eligibleAt = soakCrossing(s, t, soakRates());
+            break;
+          default:
+            s.eligibleAt = t;
+        }
+      }
+    }
+    if (released) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+
+    // Next interesting tick.
+    let next = Infinity;
+    for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
+    const memo = new Map<string, number>();
+    for (const s of managed) {
+      if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
+      const compiled = s.compiled;
+      if (!compiled) continue;
+      const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
+      if (g0 >= next) continue;
+      const key = `${compiled.key}\u0000${g0}`;
+      let tick = memo.get(key);
+      if (tick === undefined) {
+        const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
+        tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
+        memo.set(key, tick);
+      }
+      next = Math.min(next, tick);
+    }
+    first = false;
+    if (next === Infinity) break;
+    t = next;
+  }
+  // Completions between the last engine run and the horizon still count.
+  advanceUpgrades(untilMs);
+
+  const clusters: ClusterForecast[] = sims.map((s) => ({
+    cluster: s.base.name,
+    sector: s.sector,
+    managed: s.base.upgradePolicy !== undefined,
+    startVersion: s.base.version,
+    finalVersion: s.state.version,
+    upgrades: s.upgrades,
+    reachesTargetAt: s.reachedAt === null ? null : formatInstant(s.reachedAt),
+    targetOffered:
+      target !== null && (compareVersions(s.base.version, target) >= 0 || s.offered.some((v) => compareVersions(v, target) >= 0)),
+    lastDecision: s.lastDecision,
+  }));
+
+  const sectorNames = input.organization.sectors.map((x) => x.name);
+  const sectors: SectorForecast[] = sectorNames.map((name) => {
+    const members = managed.filter((s) => s.sector === name);
+    const reached = members.filter((s) => s.reachedAt !== null);
+    const notOffered = clusters.filter((c) => c.managed && c.sector === name && !c.targetOffered).length;
+    const all = target !== null && members.length > 0 && reached.length === members.length;
+    return {
+      sector: name,
+      clusters: members.length,
+      reached: reached.length,
+      notOffered: target === null ? 0 : notOffered,
+      allReachAt: all ? formatInstant(Math.max(...reached.map((s) => s.reachedAt as number))) : null,
+    };
+  });
+
+  return {
+    from: formatInstant(fromMs),
+    until: formatInstant(untilMs),
+    targetVersion: target,
+    stepMinutes,
+    upgradeMinutes: durationMs / MINUTE_MS,
+    clusters,
+    sectors,
+    stats: { engineRuns, upgrades: upgradesStarted, truncated },
+  };
+}
