@@ -165,8 +165,17 @@ export function availableUpdates(graph: DemoGraphDocument, version: string, chan
   return sortVersions(out);
 }
 
-export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20261122): DemoFleet {
+export interface DemoFleetOptions {
+  /**
+   * Keep the newest N releases of the graph out of the fleet's history and offers, so the
+   * simulator can publish them as simulated days pass (default 0: every release is out).
+   */
+  holdBackReleases?: number;
+}
+
+export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20261122, opts: DemoFleetOptions = {}): DemoFleet {
   const rng = createRng(seed);
+  const hold = Math.max(0, Math.floor(opts.holdBackReleases ?? 0));
   const pick = <T>(items: T[]): T => items[Math.floor(rng() * items.length)] as T;
   const nowMs = now.getTime();
   const start = nowMs - HISTORY_DAYS * DAY_MS;
@@ -174,7 +183,10 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   // History follows any edge, conditional ones included: their risks did not apply to these clusters.
   const hasEdge = new Set(graph.edges.map(([a, b]) => `${graph.nodes[a]?.version}>${graph.nodes[b]?.version}`));
   for (const group of graph.conditionalEdges ?? []) for (const e of group.edges) hasEdge.add(`${e.from}>${e.to}`);
-  const all413 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 13));
+  const every413 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 13));
+  const heldBack = new Set(hold ? every413.slice(-hold) : []);
+  const all413 = hold ? every413.slice(0, -hold) : every413;
+  const offered = (version: string, channel: string) => availableUpdates(graph, version, channel).filter((v) => !heldBack.has(v));
   const all412 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 12));
   // The last 13 z-streams of 4.13 are "released" over the demo's 60 days; the newest 2 days ago.
   const train = all413.slice(-13);
@@ -250,7 +262,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
           nodeCount: sector.name.startsWith('prod') || sector.name === 'hive-production' ? 12 + Math.floor(rng() * 60) : 3 + Math.floor(rng() * 6),
           version,
           channel,
-          availableUpgrades: availableUpdates(graph, version, channel),
+          availableUpgrades: offered(version, channel),
           healthy: true,
           healthIssues: [],
           upgradePolicy: policy,
@@ -271,7 +283,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       nodeCount: 3,
       version: v,
       channel,
-      availableUpgrades: availableUpdates(graph, v, channel),
+      availableUpgrades: offered(v, channel),
       healthy: true,
       healthIssues: [],
       upgradePolicy: null,

@@ -1,0 +1,125 @@
+/**
+ * Gates the scheduler applies on top of the decision engine: the organization-wide freeze,
+ * maintenance exclusion windows and the optional health gate. Pure: time and data come in.
+ *
+ * An upgrade that a gate stops no longer holds its mutexes, so clusters the engine skipped with
+ * MUTEX_LOCKED because of it may go instead. To stay mutex-consistent the engine is re-run with
+ * the gated clusters held back (suspended for that run), until no further upgrade is gated; the
+ * gated set only grows, so this ends after at most one run per cluster (usually two runs).
+ *
+ * Scheduled-but-not-started upgrades whose start falls in a freeze or an exclusion are cancelled,
+ * because "nothing starts" there; the health gate only stops new upgrades (a health flap should
+ * not cancel work that a later check at start time may still allow).
+ */
+import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
+import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
+import { parseInstant } from '@/server/domain/plan/time';
+
+export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY'] as const;
+export type GateReason = (typeof GATE_REASONS)[number];
+
+export interface ExclusionWindow {
+  scope: 'organization' | 'sector' | 'cluster';
+  /** sector or cluster name; null for the organization */
+  subject: string | null;
+  startsAt: number;
+  endsAt: number;
+  reason: string;
+}
+
+export interface GateState {
+  frozen: boolean;
+  frozenReason?: string | null;
+  exclusions: readonly ExclusionWindow[];
+  healthGate: boolean;
+  /** per cluster: why it is unhealthy (degraded operators, firing critical alerts); empty = fine */
+  healthIssues: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A decision after the gates; `reason` may now be a gate reason too. */
+export type GatedDecision = Omit<Decision, 'reason'> & { reason?: Decision['reason'] | GateReason };
+
+export interface GatedPlan {
+  now: string;
+  decisions: GatedDecision[];
+  versionData: PlanResult['versionData'];
+  /** engine runs needed to reach a mutex-consistent result */
+  runs: number;
+}
+
+/** The exclusion window covering `cluster` (in `sector`) at instant `at`, if any. */
+export function findExclusion(exclusions: readonly ExclusionWindow[], cluster: string, sector: string | undefined, at: number): ExclusionWindow | undefined {
+  return exclusions.find(
+    (e) =>
+      at >= e.startsAt &&
+      at < e.endsAt &&
+      (e.scope === 'organization' || (e.scope === 'sector' && e.subject === sector) || (e.scope === 'cluster' && e.subject === cluster)),
+  );
+}
+
+function gateFor(d: Decision, input: PlanInput, state: GateState): { reason: GateReason; message: string } | null {
+  if (d.action !== 'upgrade') return null;
+  if (state.frozen) return { reason: 'FROZEN', message: `organization frozen${state.frozenReason ? `: ${state.frozenReason}` : ''}; upgrade to ${d.version} not scheduled` };
+  const cluster = input.clusters.find((c) => c.name === d.cluster);
+  const sector = cluster?.upgradePolicy?.conditions.sector;
+  const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
+  const excl = findExclusion(state.exclusions, d.cluster, sector, at);
+  if (excl) return { reason: 'EXCLUDED', message: `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}) until ${new Date(excl.endsAt).toISOString()}: ${excl.reason}` };
+  const issues = state.healthIssues.get(d.cluster) ?? [];
+  if (state.healthGate && issues.length > 0) return { reason: 'UNHEALTHY', message: `health gate: ${issues.join('; ')}` };
+  return null;
+}
+
+function withHeldBack(input: PlanInput, held: ReadonlySet<string>): PlanInput {
+  if (held.size === 0) return input;
+  return {
+    ...input,
+    clusters: input.clusters.map((c) =>
+      held.has(c.name) && c.upgradePolicy ? { ...c, upgradePolicy: { ...c.upgradePolicy, schedule: { ...c.upgradePolicy.schedule, suspend: true } } } : c,
+    ),
+  };
+}
+
+/**
+ * Runs the engine and applies the gates. Returns the decisions in the engine's order with gated
+ * upgrades turned into skips (FROZEN / EXCLUDED / UNHEALTHY) and gated scheduled upgrades into
+ * cancels; the engine's versionData (soak) is that of the plain input.
+ */
+export function decideWithGates(input: PlanInput, state: GateState, decide: (i: PlanInput) => PlanResult = decideUpgrades): GatedPlan {
+  const gated = new Map<string, { reason: GateReason; message: string }>();
+  let result = decide(input);
+  const versionData = result.versionData;
+  let runs = 1;
+  for (;;) {
+    let added = false;
+    for (const d of result.decisions) {
+      if (gated.has(d.cluster)) continue;
+      const g = gateFor(d, input, state);
+      if (g) {
+        gated.set(d.cluster, g);
+        added = true;
+      }
+    }
+    // a freeze gates every upgrade at once: no re-run can free anything
+    if (!added || state.frozen) break;
+    result = decide(withHeldBack(input, new Set(gated.keys())));
+    runs++;
+  }
+  const nowMs = parseInstant(input.now) ?? 0;
+  const decisions: GatedDecision[] = result.decisions.map((d) => {
+    const g = gated.get(d.cluster);
+    if (g) return { cluster: d.cluster, action: 'skip', reason: g.reason, message: g.message };
+    const cluster = input.clusters.find((c) => c.name === d.cluster);
+    const cu = cluster?.currentUpgrade;
+    if (d.action === 'skip' && d.reason === 'UPGRADE_PENDING' && cu && cu.state === 'scheduled') {
+      const runAt = parseInstant(cu.nextRun) ?? nowMs;
+      if (runAt > nowMs) {
+        if (state.frozen) return { cluster: d.cluster, action: 'cancel', version: cu.version, reason: 'FROZEN', message: `organization frozen: scheduled upgrade to ${cu.version} cancelled` };
+        const excl = findExclusion(state.exclusions, d.cluster, cluster.upgradePolicy?.conditions.sector, runAt);
+        if (excl) return { cluster: d.cluster, action: 'cancel', version: cu.version, reason: 'EXCLUDED', message: `scheduled upgrade to ${cu.version} falls in a maintenance exclusion: ${excl.reason}` };
+      }
+    }
+    return d;
+  });
+  return { now: result.now, decisions, versionData, runs };
+}

@@ -1,0 +1,131 @@
+/**
+ * A fake provider for tests and the crash test: its whole state is an append-only list of
+ * trigger/cancel records (in memory, or lines of a file that survives SIGKILL), replayed on every
+ * read. An upgrade starts at its nextRun and completes `durationMs` later.
+ */
+import fs from 'node:fs';
+import semver from 'semver';
+import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
+
+export interface FakeCluster {
+  externalId: string;
+  name: string;
+  version: string;
+  channel: string;
+  /** every release the channel will ever offer; those newer than the cluster's version are offered */
+  releases: string[];
+  healthIssues?: string[];
+}
+
+export type FakeRecord =
+  | { op: 'trigger'; cluster: string; version: string; nextRun: string; at: string; key: string }
+  | { op: 'cancel'; cluster: string; version: string; at: string; key: string };
+
+export interface FakeProviderOptions {
+  clusters: FakeCluster[];
+  /** file to append records to (one JSON line each); in memory when absent */
+  logFile?: string;
+  durationMs?: number;
+  /** make calls fail, e.g. to test retries */
+  failWith?: (op: 'list' | 'schedule' | 'cancel', cluster?: string) => Error | undefined;
+}
+
+export interface FakeProvider extends FleetProvider {
+  records(): FakeRecord[];
+  calls: { op: string; cluster?: string; version?: string }[];
+}
+
+export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
+  const memory: FakeRecord[] = [];
+  const durationMs = opts.durationMs ?? 30 * 60_000;
+  const calls: FakeProvider['calls'] = [];
+  const records = (): FakeRecord[] => {
+    if (!opts.logFile) return [...memory];
+    if (!fs.existsSync(opts.logFile)) return [];
+    return fs
+      .readFileSync(opts.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as FakeRecord];
+        } catch {
+          return []; // a torn last line from a kill: the call did not complete
+        }
+      });
+  };
+  const append = (r: FakeRecord) => {
+    if (opts.logFile) fs.appendFileSync(opts.logFile, `${JSON.stringify(r)}\n`);
+    else memory.push(r);
+  };
+  const stateOf = (c: FakeCluster, nowMs: number) => {
+    let version = c.version;
+    let current: ProviderUpgrade | null = null;
+    let last: ClusterSnapshot['lastUpgrade'] = null;
+    const settle = (atMs: number) => {
+      if (!current) return;
+      const start = Date.parse(current.nextRun);
+      if (start + durationMs <= atMs) {
+        last = { fromVersion: version, version: current.version, state: 'completed', startedAt: current.nextRun, completedAt: new Date(start + durationMs).toISOString() };
+        version = current.version;
+        current = null;
+      }
+    };
+    for (const r of records().filter((x) => x.cluster === c.name)) {
+      settle(Date.parse(r.at));
+      if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
+      else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
+    }
+    settle(nowMs);
+    const cur = current as ProviderUpgrade | null;
+    const live = cur && Date.parse(cur.nextRun) <= nowMs ? { ...cur, state: 'started' as const, startedAt: cur.nextRun } : cur;
+    return { version, current: live, last: last as ClusterSnapshot['lastUpgrade'] };
+  };
+  const find = (name: string) => {
+    const c = opts.clusters.find((x) => x.name === name);
+    if (!c) throw new Error(`unknown cluster ${name}`);
+    return c;
+  };
+  return {
+    name: 'fake',
+    calls,
+    records,
+    async listClusters(now) {
+      calls.push({ op: 'list' });
+      const err = opts.failWith?.('list');
+      if (err) throw err;
+      return opts.clusters.map((c) => {
+        const s = stateOf(c, now.getTime());
+        const issues = c.healthIssues ?? [];
+        return {
+          externalId: c.externalId,
+          name: c.name,
+          version: s.version,
+          channel: c.channel,
+          availableUpgrades: c.releases.filter((v) => semver.gt(v, s.version)),
+          healthy: issues.length === 0,
+          healthIssues: issues,
+          currentUpgrade: s.current,
+          lastUpgrade: s.last,
+        };
+      });
+    },
+    async findUpgrade(ref, now) {
+      return stateOf(find(ref.name), now.getTime()).current;
+    },
+    async scheduleUpgrade(req, now) {
+      calls.push({ op: 'schedule', cluster: req.name, version: req.version });
+      const err = opts.failWith?.('schedule', req.name);
+      if (err) throw err;
+      const s = stateOf(find(req.name), now.getTime());
+      if (s.current) throw new Error(`${req.name} already has an upgrade to ${s.current.version}`);
+      append({ op: 'trigger', cluster: req.name, version: req.version, nextRun: req.nextRun.toISOString(), at: now.toISOString(), key: req.idempotencyKey });
+    },
+    async cancelUpgrade(req, now) {
+      calls.push({ op: 'cancel', cluster: req.name, version: req.version });
+      const err = opts.failWith?.('cancel', req.name);
+      if (err) throw err;
+      append({ op: 'cancel', cluster: req.name, version: req.version, at: now.toISOString(), key: req.idempotencyKey });
+    },
+  };
+}

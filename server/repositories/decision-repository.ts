@@ -1,0 +1,201 @@
+// Per-tick persistence: cluster snapshots, decisions, intents and upgrade history rows.
+// Prepared statements on the raw handle: a tick writes up to one row per cluster.
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { actionIntents, clusters, decisions, schedulerTicks } from '@/db/schema';
+
+type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;
+
+export interface StoredClusterState {
+  id: number;
+  name: string;
+  externalId: string;
+  version: string;
+  sector: string | null;
+  managed: boolean;
+  currentUpgrade: ClusterUpgradeJson | null;
+  upgradeState: string;
+  healthy: boolean;
+  healthIssues: string[];
+  lastDecisionAction: string | null;
+  lastDecisionReason: string | null;
+  lastDecisionVersion: string | null;
+  nextRun: number | null;
+}
+
+export function loadClusterStates(db: Db, organizationId: number): StoredClusterState[] {
+  const rows = db.$client
+    .prepare(
+      `select id, name, external_id as externalId, version, sector, upgrade_policy is not null as managed, current_upgrade as currentUpgrade, upgrade_state as upgradeState,
+              healthy, health_issues as healthIssues, last_decision_action as lastDecisionAction, last_decision_reason as lastDecisionReason,
+              last_decision_version as lastDecisionVersion, next_run as nextRun
+       from clusters where organization_id = ? order by position, id`,
+    )
+    .all(organizationId) as (Omit<StoredClusterState, 'currentUpgrade' | 'healthIssues' | 'managed' | 'healthy'> & { currentUpgrade: string | null; healthIssues: string; managed: number; healthy: number })[];
+  return rows.map((r) => ({
+    ...r,
+    managed: r.managed === 1,
+    healthy: r.healthy === 1,
+    currentUpgrade: r.currentUpgrade ? (JSON.parse(r.currentUpgrade) as ClusterUpgradeJson) : null,
+    healthIssues: JSON.parse(r.healthIssues) as string[],
+  }));
+}
+
+export interface SnapshotUpdate {
+  id: number;
+  version: string;
+  channel: string;
+  availableUpgrades: string[];
+  healthy: boolean;
+  healthIssues: string[];
+  currentUpgrade: ClusterUpgradeJson | null;
+  upgradeState: string;
+}
+
+export interface SnapshotInsert {
+  name: string;
+  externalId: string;
+  provider: string;
+  version: string;
+  channel: string;
+  availableUpgrades: string[];
+  healthy: boolean;
+  healthIssues: string[];
+  currentUpgrade: ClusterUpgradeJson | null;
+  upgradeState: string;
+}
+
+export function writeSnapshots(db: Db, organizationId: number, updates: SnapshotUpdate[], inserts: SnapshotInsert[], observedAt: Date): void {
+  const client = db.$client;
+  const upd = client.prepare(
+    'update clusters set version = ?, channel = ?, available_upgrades = ?, healthy = ?, health_issues = ?, current_upgrade = ?, upgrade_state = ?, observed_at = ? where id = ?',
+  );
+  const ins = client.prepare(
+    `insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy, health_issues, current_upgrade, upgrade_state, observed_at)
+     values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const at = observedAt.getTime();
+  for (const u of updates) {
+    upd.run(u.version, u.channel, JSON.stringify(u.availableUpgrades), u.healthy ? 1 : 0, JSON.stringify(u.healthIssues), u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null, u.upgradeState, at, u.id);
+  }
+  for (const i of inserts) {
+    ins.run(organizationId, i.name, i.externalId, i.provider, organizationId, i.version, i.channel, JSON.stringify(i.availableUpgrades), i.healthy ? 1 : 0, JSON.stringify(i.healthIssues), i.currentUpgrade ? JSON.stringify(i.currentUpgrade) : null, i.upgradeState, at);
+  }
+}
+
+/** Upgrade history: move the open row for (cluster, target) forward, or open one. */
+export function recordUpgradeTransition(
+  db: Db,
+  v: { clusterId: number; fromVersion: string; toVersion: string; state: 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled'; at: number; scheduledFor?: number | null; message?: string | null },
+): void {
+  const client = db.$client;
+  const open = client
+    .prepare(`select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`)
+    .get(v.clusterId, v.toVersion) as { id: number } | undefined;
+  const startedAt = v.state === 'started' ? v.at : null;
+  const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
+  if (open) {
+    client
+      .prepare('update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?')
+      .run(v.state, startedAt, completedAt, v.message ?? null, open.id);
+  } else {
+    client
+      .prepare('insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(v.clusterId, v.fromVersion, v.toVersion, v.state, v.scheduledFor ?? null, startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null), completedAt, v.message ?? null);
+  }
+}
+
+export interface DecisionWrite {
+  clusterName: string;
+  action: string;
+  version: string | null;
+  reason: string | null;
+  message: string | null;
+  nextRun: number | null;
+}
+
+export function insertDecisions(db: Db, tickId: number, at: Date, rows: DecisionWrite[]): void {
+  const stmt = db.$client.prepare('insert into decisions (tick_id, at, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?)');
+  for (const r of rows) stmt.run(tickId, at.getTime(), r.clusterName, r.action, r.version, r.reason, r.message);
+}
+
+export function updateLastDecisions(db: Db, organizationId: number, rows: DecisionWrite[]): void {
+  const stmt = db.$client.prepare(
+    'update clusters set last_decision_action = ?, last_decision_reason = ?, last_decision_message = ?, last_decision_version = ?, next_run = ? where organization_id = ? and name = ?',
+  );
+  for (const r of rows) stmt.run(r.action, r.reason, r.message, r.version, r.nextRun, organizationId, r.clusterName);
+}
+
+export function setClusterUpgrade(db: Db, organizationId: number, name: string, upgrade: ClusterUpgradeJson | null, upgradeState: string): void {
+  db.$client.prepare('update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
+}
+
+/** Inserts an intent unless its idempotency key exists; returns the new id or null. */
+export function insertIntent(db: Db, v: { key: string; tickId: number; kind: 'schedule-upgrade' | 'cancel-upgrade'; clusterName: string; version: string; nextRun: number | null; createdAt: Date }): number | null {
+  const res = db.$client
+    .prepare(`insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`)
+    .run(v.key, v.tickId, v.kind, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
+  return res.changes === 1 ? Number(res.lastInsertRowid) : null;
+}
+
+// ---- reads for the Activity page and the scheduler status ---------------------------------
+
+export interface DecisionFilter {
+  cluster?: string;
+  action?: string;
+  reason?: string;
+  from?: Date;
+  to?: Date;
+  tickId?: number;
+}
+
+function decisionWhere(f: DecisionFilter): SQL | undefined {
+  const parts: SQL[] = [];
+  if (f.cluster) parts.push(eq(decisions.clusterName, f.cluster));
+  if (f.action) parts.push(eq(decisions.action, f.action));
+  if (f.reason) parts.push(eq(decisions.reason, f.reason));
+  if (f.from) parts.push(gte(decisions.at, f.from));
+  if (f.to) parts.push(lte(decisions.at, f.to));
+  if (f.tickId !== undefined) parts.push(eq(decisions.tickId, f.tickId));
+  return parts.length ? and(...parts) : undefined;
+}
+
+export function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: number) {
+  const where = decisionWhere(f);
+  const rows = db
+    .select({ id: decisions.id, tickId: decisions.tickId, at: decisions.at, clusterName: decisions.clusterName, action: decisions.action, version: decisions.version, reason: decisions.reason, message: decisions.message, dryRun: schedulerTicks.dryRun })
+    .from(decisions)
+    .leftJoin(schedulerTicks, eq(schedulerTicks.id, decisions.tickId))
+    .where(where)
+    .orderBy(desc(decisions.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(decisions).where(where).get()!.n;
+  return { rows, total };
+}
+
+export interface IntentFilter {
+  cluster?: string;
+  kind?: string;
+  status?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
+  const parts: SQL[] = [];
+  if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
+  if (f.kind) parts.push(eq(actionIntents.kind, f.kind));
+  if (f.status) parts.push(eq(actionIntents.status, f.status));
+  if (f.from) parts.push(gte(actionIntents.createdAt, f.from));
+  if (f.to) parts.push(lte(actionIntents.createdAt, f.to));
+  const where = parts.length ? and(...parts) : undefined;
+  const rows = db.select().from(actionIntents).where(where).orderBy(desc(actionIntents.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(actionIntents).where(where).get()!.n;
+  return { rows, total };
+}
+
+export function countDecisionsByReason(db: Db, sinceMs: number): { action: string; reason: string | null; n: number }[] {
+  return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as { action: string; reason: string | null; n: number }[];
+}

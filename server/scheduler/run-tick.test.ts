@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { openDatabase, type Db } from '@/db/open-database';
+import * as t from '@/db/schema';
+import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { runTick } from './run-tick';
+import { insertTestFleet, type TestFleet } from './test-fleet';
+
+const NOW = new Date('2021-08-30T18:00:00Z'); // a Monday
+const MIN = 60_000;
+
+function setup(fleet: TestFleet) {
+  const db = openDatabase(':memory:');
+  const { fakeClusters, organizationId } = insertTestFleet(db, fleet, NOW);
+  const provider = createFakeProvider({ clusters: fakeClusters });
+  return { db, provider, organizationId };
+}
+
+const twoStage: TestFleet = {
+  sectors: [{ name: 'stage' }, { name: 'prod', dependencies: ['stage'] }],
+  clusters: [
+    { name: 'stage-1', version: '4.13.1', releases: ['4.13.2', '4.13.3'], soakDays: 0, sector: 'stage' },
+    { name: 'prod-1', version: '4.13.1', releases: ['4.13.2', '4.13.3'], soakDays: 3, sector: 'prod', mutexes: ['prod'] },
+    { name: 'prod-2', version: '4.13.1', releases: ['4.13.2', '4.13.3'], soakDays: 3, sector: 'prod', mutexes: ['prod'] },
+  ],
+};
+
+function tick(db: Db, provider: ReturnType<typeof createFakeProvider>, now: Date, dryRun = false) {
+  return runTick({ db, provider, now, dryRun, holder: 'test', realNow: () => now });
+}
+
+describe('runTick', () => {
+  it('records decisions, persists soak and executes each intent once', async () => {
+    const { db, provider } = setup(twoStage);
+    const r = await tick(db, provider, NOW);
+    expect(r.status).toBe('succeeded');
+    if (r.status !== 'succeeded') return;
+    expect(r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({ action: 'upgrade', version: '4.13.3', nextRun: '2021-08-30T18:07:00Z' });
+    expect(r.decisions.find((d) => d.cluster === 'prod-1')).toMatchObject({ action: 'skip', reason: 'SECTOR_BEHIND' });
+    const rows = db.select().from(t.decisions).all();
+    expect(rows).toHaveLength(3);
+    expect(rows.every((d) => d.tickId === r.tickId)).toBe(true);
+    const intents = db.select().from(t.actionIntents).all();
+    expect(intents).toMatchObject([{ kind: 'schedule-upgrade', clusterName: 'stage-1', version: '4.13.3', status: 'done', idempotencyKey: 'schedule:stage-1:4.13.3:2021-08-30T18:07:00Z' }]);
+    expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
+    const stage = db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!;
+    expect(stage.currentUpgrade).toMatchObject({ version: '4.13.3', state: 'scheduled' });
+    expect(stage.lastDecisionAction).toBe('upgrade');
+    const soak = db.select().from(t.versionSoak).all();
+    expect(soak.map((s) => s.version).sort()).toEqual(['4.13.1']);
+    expect(soak[0]!.reporting.sort()).toEqual(['prod-1', 'prod-2', 'stage-1']);
+    expect(db.select().from(t.soakSamples).all().length).toBe(1);
+
+    // the next tick sees the pending upgrade; nothing is triggered again, soak grows
+    const r2 = await tick(db, provider, new Date(NOW.getTime() + 5 * MIN));
+    expect(r2.status).toBe('succeeded');
+    expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
+    const soak2 = db.select().from(t.versionSoak).where(eq(t.versionSoak.version, '4.13.1')).get()!;
+    expect(soak2.soakDays).toBeCloseTo((3 * 5) / (24 * 60), 9);
+    // unchanged decisions are not recorded again
+    expect(db.select().from(t.decisions).all().filter((d) => d.tickId === (r2.status === 'succeeded' ? r2.tickId : -1)).map((d) => d.clusterName)).toEqual(['stage-1']);
+
+    // after the upgrade completes, the cluster moves on and a completed event is recorded
+    const later = new Date(NOW.getTime() + 60 * MIN);
+    await tick(db, provider, later);
+    const done = db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!;
+    expect(done.version).toBe('4.13.3');
+    expect(done.currentUpgrade).toBeNull();
+    const history = db.select().from(t.clusterUpgrades).all();
+    expect(history).toMatchObject([{ toVersion: '4.13.3', state: 'completed' }]);
+  });
+
+  it('dry run writes decisions but no intents and triggers nothing', async () => {
+    const { db, provider } = setup(twoStage);
+    const r = await tick(db, provider, NOW, true);
+    expect(r.status).toBe('succeeded');
+    expect(db.select().from(t.decisions).all()).toHaveLength(3);
+    expect(db.select().from(t.actionIntents).all()).toHaveLength(0);
+    expect(provider.records()).toHaveLength(0);
+    const tickRow = db.select().from(t.schedulerTicks).get()!;
+    expect(tickRow.dryRun).toBe(true);
+    expect(db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!.currentUpgrade).toBeNull();
+    expect(db.select().from(t.versionSoak).all()).toHaveLength(0);
+  });
+
+  it('cancels a scheduled upgrade to a version blocked since, at the next tick', async () => {
+    const fleet: TestFleet = { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, schedule: '0 20 * * *' }] };
+    const { db, provider, organizationId } = setup(fleet);
+    const at = new Date('2021-08-30T18:30:00Z'); // next run 20:00 is within 2 h
+    const r1 = await tick(db, provider, at);
+    expect(r1.status === 'succeeded' && r1.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    db.insert(t.blockedVersions).values({ organizationId, pattern: '^4\\.13\\.2$', createdAt: at }).run();
+    const r2 = await tick(db, provider, new Date(at.getTime() + MIN));
+    expect(r2.status === 'succeeded' && r2.decisions[0]).toMatchObject({ action: 'cancel', version: '4.13.2', reason: 'VERSION_BLOCKED' });
+    expect(provider.records().map((x) => x.op)).toEqual(['trigger', 'cancel']);
+    const c = db.select().from(t.clusters).get()!;
+    expect(c.currentUpgrade).toBeNull();
+    const r3 = await tick(db, provider, new Date(at.getTime() + 2 * MIN));
+    expect(r3.status === 'succeeded' && r3.decisions[0]).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
+    expect(provider.records()).toHaveLength(2);
+  });
+
+  it('a freeze stops every new upgrade', async () => {
+    const { db, provider } = setup({ ...twoStage, frozen: true });
+    const r = await tick(db, provider, NOW);
+    expect(r.status === 'succeeded' && r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({ action: 'skip', reason: 'FROZEN' });
+    expect(provider.records()).toHaveLength(0);
+    expect(db.select().from(t.actionIntents).all()).toHaveLength(0);
+  });
+
+  it('an exclusion window gives EXCLUDED and frees the mutex for the next cluster', async () => {
+    const fleet: TestFleet = {
+      clusters: [
+        { name: 'a', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, mutexes: ['m'] },
+        { name: 'b', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, mutexes: ['m'] },
+      ],
+    };
+    const { db, provider, organizationId } = setup(fleet);
+    db.insert(t.maintenanceExclusions)
+      .values({ organizationId, scope: 'cluster', subject: 'a', startsAt: new Date(NOW.getTime() - 3600_000), endsAt: new Date(NOW.getTime() + 86_400_000), reason: 'customer go-live', createdBy: 'test', createdAt: NOW })
+      .run();
+    const r = await tick(db, provider, NOW);
+    expect(r.status).toBe('succeeded');
+    if (r.status !== 'succeeded') return;
+    expect(r.decisions.find((d) => d.cluster === 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+    expect(r.decisions.find((d) => d.cluster === 'b')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    expect(provider.records().map((x) => x.op === 'trigger' && x.cluster)).toEqual(['b']);
+  });
+
+  it('the health gate skips clusters with issues, with the reason', async () => {
+    const { db, provider } = setup({ clusters: [{ name: 'sick', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, healthIssues: ['ClusterOperator dns Degraded'] }] });
+    const r = await tick(db, provider, NOW);
+    expect(r.status === 'succeeded' && r.decisions[0]).toMatchObject({ action: 'skip', reason: 'UNHEALTHY' });
+    expect(r.status === 'succeeded' && r.decisions[0]!.message).toContain('dns Degraded');
+  });
+
+  it('a second holder is refused while the lease is held', async () => {
+    const { db, provider } = setup(twoStage);
+    await tick(db, provider, NOW);
+    const other = await runTick({ db, provider, now: NOW, holder: 'other', realNow: () => NOW });
+    expect(other).toMatchObject({ status: 'skipped' });
+    const later = await runTick({ db, provider, now: NOW, holder: 'other', realNow: () => new Date(NOW.getTime() + 10 * MIN) });
+    expect(later.status).toBe('succeeded');
+  });
+
+  it('a provider failure fails the tick without throwing; pending intents are retried next tick', async () => {
+    const db = openDatabase(':memory:');
+    const { fakeClusters } = insertTestFleet(db, { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 }] }, NOW);
+    let failing = true;
+    const provider = createFakeProvider({ clusters: fakeClusters, failWith: (op) => (failing && op === 'schedule' ? new Error('503 from provider') : undefined) });
+    const r1 = await tick(db, provider, NOW);
+    expect(r1.status).toBe('succeeded');
+    expect(db.select().from(t.actionIntents).get()).toMatchObject({ status: 'pending', attempts: 1, error: '503 from provider' });
+    failing = false;
+    await tick(db, provider, new Date(NOW.getTime() + MIN));
+    expect(db.select().from(t.actionIntents).all()).toMatchObject([{ status: 'done' }]);
+    expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
+
+    const broken = createFakeProvider({ clusters: fakeClusters, failWith: (op) => (op === 'list' ? new Error('connection refused') : undefined) });
+    const r3 = await tick(db, broken, new Date(NOW.getTime() + 2 * MIN));
+    expect(r3).toMatchObject({ status: 'failed', error: 'connection refused' });
+  });
+});

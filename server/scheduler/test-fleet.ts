@@ -1,0 +1,76 @@
+// Builds small fleets straight into a database, with a matching fake provider: used by the
+// scheduler's tests, the crash test's child process and the tick benchmark.
+import type { Db } from '@/db/open-database';
+import * as t from '@/db/schema';
+import type { FakeCluster } from '@/server/integrations/providers/fake-provider';
+
+export interface TestCluster {
+  name: string;
+  version: string;
+  releases: string[];
+  workloads?: string[];
+  schedule?: string;
+  soakDays?: number;
+  mutexes?: string[];
+  sector?: string;
+  healthIssues?: string[];
+  managed?: boolean;
+}
+
+export interface TestFleet {
+  sectors?: { name: string; dependencies?: string[]; maxParallelUpgrades?: string }[];
+  blocked?: string[];
+  clusters: TestCluster[];
+  frozen?: boolean;
+}
+
+export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
+  return db.transaction((tx) => {
+    const org = tx.insert(t.organizations).values({ name: 'test-org', updatedAt: now, frozen: fleet.frozen ?? false }).returning({ id: t.organizations.id }).get();
+    (fleet.sectors ?? []).forEach((s, position) => {
+      tx.insert(t.sectors).values({ organizationId: org.id, name: s.name, position, dependencies: s.dependencies ?? [], maxParallelUpgrades: s.maxParallelUpgrades ?? null }).run();
+    });
+    for (const pattern of fleet.blocked ?? []) tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
+    const fakeClusters: FakeCluster[] = [];
+    fleet.clusters.forEach((c, position) => {
+      const available = c.releases.filter((v) => compare(v, c.version) > 0);
+      const policy =
+        c.managed === false
+          ? null
+          : {
+              workloads: c.workloads ?? ['wl'],
+              schedule: c.schedule ?? '* * * * *',
+              conditions: { ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}), ...(c.mutexes ? { mutexes: c.mutexes } : {}), ...(c.sector ? { sector: c.sector } : {}) },
+            };
+      const row = tx
+        .insert(t.clusters)
+        .values({
+          organizationId: org.id,
+          name: c.name,
+          externalId: `ext-${c.name}`,
+          provider: 'fake',
+          position,
+          version: c.version,
+          channel: 'stable-4.13',
+          availableUpgrades: available,
+          healthy: (c.healthIssues ?? []).length === 0,
+          healthIssues: c.healthIssues ?? [],
+          upgradePolicy: policy,
+          sector: c.sector ?? null,
+          observedAt: now,
+        })
+        .returning({ id: t.clusters.id })
+        .get();
+      for (const w of policy?.workloads ?? []) tx.insert(t.clusterWorkloads).values({ clusterId: row.id, workload: w }).run();
+      fakeClusters.push({ externalId: `ext-${c.name}`, name: c.name, version: c.version, channel: 'stable-4.13', releases: c.releases, healthIssues: c.healthIssues });
+    });
+    return { organizationId: org.id, fakeClusters };
+  });
+}
+
+function compare(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
