@@ -1,6 +1,7 @@
 'use client';
 // The bar above every page: the organization, the fleet clock (in UTC) and global states.
 import { useQuery } from '@tanstack/react-query';
+import { UserMenu } from '@/components/auth/user-menu';
 import { useTRPC } from '@/components/trpc/client';
 
 export function TopBar() {
@@ -19,6 +20,7 @@ export function TopBar() {
           <span className="mono">{s.now.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</span> UTC
         </span>
       )}
+      <UserMenu />
     </header>
   );
 }

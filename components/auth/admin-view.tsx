@@ -1,0 +1,25 @@
+'use client';
+// The admin page body: users (admins only) and API tokens (everyone, for their own tokens).
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc/client';
+import { ErrorState, LoadingRows } from '@/components/ui/states';
+import { TokensPanel } from './tokens-panel';
+import { UsersPanel } from './users-panel';
+
+export function AdminView() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  if (me.isPending) return <LoadingRows rows={4} />;
+  if (me.isError) return <ErrorState error={me.error} onRetry={() => void me.refetch()} />;
+  if (!me.data) return <ErrorState error={{ message: 'You are not signed in.' }} />;
+  return (
+    <>
+      {me.data.role === 'admin' ? (
+        <UsersPanel />
+      ) : (
+        <div className="banner info small">Managing users needs the admin role; you are {me.data.role}. You can manage your own API tokens below.</div>
+      )}
+      <TokensPanel role={me.data.role} />
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+'use client';
+// Who is signed in, with which role, and "Sign out". A browser whose session ended (expired,
+// revoked, user disabled) is sent back to the login page from here.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
+import { useTRPC } from '@/components/trpc/client';
+import styles from './auth.module.css';
+
+const ROLE_TONE: Record<string, string> = { viewer: '', operator: 'info', admin: 'accent' };
+
+export function UserMenu() {
+  const trpc = useTRPC();
+  const pathname = usePathname();
+  const me = useQuery({ ...trpc.auth.me.queryOptions(), staleTime: 60_000 });
+  const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => window.location.assign('/login') }));
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (me.isSuccess && me.data === null && pathname !== '/login') {
+      window.location.assign(`/login?next=${encodeURIComponent(pathname)}`);
+    }
+  }, [me.isSuccess, me.data, pathname]);
+
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, [open]);
+
+  if (!me.data) return null;
+  const user = me.data;
+  return (
+    <div className={styles.menu} ref={ref}>
+      <button type="button" className="btn" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen((v) => !v)} aria-label={`Signed in as ${user.username}`}>
+        <span className="truncate" style={{ maxWidth: 140 }}>{user.username}</span>
+        <span className={`badge ${ROLE_TONE[user.role] ?? ''}`}>{user.role}</span>
+      </button>
+      {open && (
+        <div className={styles.menuPanel} role="menu">
+          <div className="small muted">
+            Signed in as <strong>{user.username}</strong> ({user.role})
+          </div>
+          <Link href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
+            {user.role === 'admin' ? 'Users and API tokens' : 'API tokens'}
+          </Link>
+          <button type="button" className="btn danger" role="menuitem" disabled={logout.isPending} onClick={() => logout.mutate()}>
+            Sign out
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

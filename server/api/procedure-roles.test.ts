@@ -1,0 +1,109 @@
+// Every tRPC procedure, called with no actor and with each role: the server refuses exactly the
+// callers below the procedure's minimum role. A new procedure without an entry in
+// PROCEDURE_MIN_ROLE fails this test, so nobody adds an endpoint without deciding who may call it.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '@/db/open-database';
+import { seedDemo } from '@/db/seed';
+import { ROLES, type Actor, type Role } from '@/server/auth/actor';
+import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { findUserByName } from '@/server/repositories/user-repository';
+import { appRouter, createCaller } from './root';
+import { createContextInner } from './trpc';
+
+type MinRole = 'public' | Role;
+
+/**
+ * The decision for each procedure: the least role that may call it.
+ * viewer = read; operator = edit policies, block versions, freeze, run the scheduler;
+ * admin = users, tokens of others, identity providers, webhooks; public = sign-in and health only.
+ */
+export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
+  'auth.me': 'public',
+  'auth.loginOptions': 'public',
+  'auth.login': 'public',
+  'auth.demoLogin': 'public',
+  'auth.logout': 'public',
+  'users.list': 'admin',
+  'users.create': 'admin',
+  'users.setRole': 'admin',
+  'users.setDisabled': 'admin',
+  'users.resetPassword': 'admin',
+  // own tokens; listing or revoking other users' tokens is checked again in the service (admin)
+  'tokens.list': 'viewer',
+  'tokens.create': 'viewer',
+  'tokens.revoke': 'viewer',
+  'clusters.list': 'viewer',
+  'clusters.byName': 'viewer',
+  'clusters.facets': 'viewer',
+  'clusters.versionDistribution': 'viewer',
+  'clusters.explain': 'viewer',
+  'fleet.status': 'viewer',
+  'versions.history': 'viewer',
+};
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+const RANK: Record<MinRole, number> = { public: -1, viewer: 0, operator: 1, admin: 2 };
+/** a procedure that takes longer has passed the role gate (which answers at once) */
+const CALL_TIMEOUT_MS = 3_000;
+
+type Procedures = Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } }>;
+const procedures = (appRouter._def as unknown as { procedures: Procedures }).procedures;
+
+let db: Db;
+const actors = new Map<Role, Actor>();
+
+beforeAll(async () => {
+  db = openDatabase(':memory:');
+  seedDemo(db, NOW);
+  await bootstrapAuth(db, { env: { FLEETPLAN_ADMIN_PASSWORD: 'role-test-admin-password' }, demoSeeded: true, log: () => {}, now: NOW });
+  const demoUserId = findUserByName(db, 'demo')!.id;
+  for (const role of ROLES) actors.set(role, { name: `role-test-${role}`, role, via: 'session', userId: demoUserId });
+});
+
+type Outcome = { denied: false } | { denied: true; code: string };
+
+async function call(path: string, actor: Actor | null): Promise<Outcome> {
+  const caller = createCaller(createContextInner({ db, now: () => NOW, actor, resHeaders: new Headers(), csrfOk: true }));
+  let target: unknown = caller;
+  for (const part of path.split('.')) target = (target as Record<string, unknown>)[part];
+  const invoke = target as (input: unknown) => Promise<unknown>;
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), CALL_TIMEOUT_MS).unref());
+  try {
+    await Promise.race([invoke(undefined), timeout]);
+    return { denied: false };
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? 'UNKNOWN';
+    // input validation (BAD_REQUEST), NOT_FOUND, … all mean the role gate let the call through
+    return code === 'UNAUTHORIZED' || code === 'FORBIDDEN' ? { denied: true, code } : { denied: false };
+  }
+}
+
+describe('procedure roles', () => {
+  it('has a role decision for every procedure of appRouter, and none for procedures that are gone', () => {
+    const paths = Object.keys(procedures).sort();
+    const missing = paths.filter((p) => !(p in PROCEDURE_MIN_ROLE));
+    const stale = Object.keys(PROCEDURE_MIN_ROLE).filter((p) => !(p in procedures));
+    expect(missing, `add these procedures to PROCEDURE_MIN_ROLE in server/api/procedure-roles.test.ts`).toEqual([]);
+    expect(stale, 'these entries name procedures that no longer exist').toEqual([]);
+  });
+
+  it('keeps public procedures to sign-in and health', () => {
+    const publicOnes = Object.entries(PROCEDURE_MIN_ROLE).filter(([, r]) => r === 'public').map(([p]) => p);
+    for (const p of publicOnes) expect(p).toMatch(/^(auth|health)\./);
+  });
+
+  const table = Object.keys(procedures)
+    .sort()
+    .map((path) => [path, PROCEDURE_MIN_ROLE[path] ?? 'admin'] as const);
+
+  it.each(table)('%s needs %s', async (path, minRole) => {
+    const anonymous = await call(path, null);
+    if (minRole === 'public') expect(anonymous, `${path} should be open to anonymous callers`).toEqual({ denied: false });
+    else expect(anonymous, `${path} must refuse anonymous callers`).toEqual({ denied: true, code: 'UNAUTHORIZED' });
+    for (const role of ROLES) {
+      const outcome = await call(path, actors.get(role)!);
+      if (RANK[role] >= RANK[minRole]) expect(outcome, `${path} should let a ${role} through`).toEqual({ denied: false });
+      else expect(outcome, `${path} must refuse a ${role}`).toEqual({ denied: true, code: 'FORBIDDEN' });
+    }
+  });
+});
