@@ -2,6 +2,14 @@
 type Command = { summary: string; run: (args: string[]) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
+  backup: {
+    summary: 'backup FILE [--force]             consistent copy of the database while the server runs',
+    run: async (args) => (await import('./backup-command')).runBackupCommand(args),
+  },
+  restore: {
+    summary: 'restore FILE [--force]            replace the database with a backup (stop the server first)',
+    run: async (args) => (await import('./restore-command')).runRestoreCommand(args),
+  },
   plan: {
     summary: 'plan FILE [--now ISO-8601]        decide upgrades for a fleet document (contracts/plan.md)',
     run: async (args) => (await import('./plan-command')).runPlanCommand(args),
