@@ -6,6 +6,9 @@ import { tokensRouter } from './routers/tokens';
 import { usersRouter } from './routers/users';
 import { fleetRouter } from './routers/fleet';
 import { versionsRouter } from './routers/versions';
+import { sectorsRouter } from './routers/sectors';
+import { soakRouter } from './routers/soak';
+import { forecastRouter } from './routers/forecast';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -14,6 +17,9 @@ export const appRouter = createTRPCRouter({
   clusters: clustersRouter,
   fleet: fleetRouter,
   versions: versionsRouter,
+  sectors: sectorsRouter,
+  soak: soakRouter,
+  forecast: forecastRouter,
 });
 
 export type AppRouter = typeof appRouter;

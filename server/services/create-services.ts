@@ -6,6 +6,9 @@ import { createTokenService } from './token-service';
 import { createUserService } from './user-service';
 import { createClusterExplainService } from './cluster-explain-service';
 import { createVersionService } from './version-service';
+import { createSectorService } from './sector-service';
+import { createSoakService } from './soak-service';
+import { createForecastService } from './forecast-service';
 import { createFleetService } from './fleet-service';
 
 export interface ServiceDeps {
@@ -22,6 +25,9 @@ export function createServices(deps: ServiceDeps) {
     clusters: createClusterService(deps.db),
     clusterExplain: createClusterExplainService(deps.db, deps.now),
     versions: createVersionService(deps.db),
+    sectors: createSectorService(deps.db),
+    soak: createSoakService(deps.db, deps.now),
+    forecast: createForecastService(deps.db, deps.now),
     fleet: createFleetService(deps.db, deps.now),
   };
 }

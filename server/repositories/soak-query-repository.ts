@@ -1,0 +1,70 @@
+// Read-side soak queries for the Soak page: what is waited for, the daily samples of one
+// (version, workload), who waits at which threshold and how fast soak grows. All grouped in SQL.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { clusters, clusterWorkloads, soakSamples, versionSoak } from '@/db/schema';
+
+export interface OfferThresholdCount {
+  version: string;
+  workload: string;
+  soakDays: number | null;
+  clusters: number;
+}
+
+/** Managed clusters offered each version, per (version, workload, soakDays threshold). */
+export function countOffersByThreshold(db: Db, organizationId: number, filter?: { version: string; workload: string }): OfferThresholdCount[] {
+  const extra = filter ? sql`and j.value = ${filter.version} and w.workload = ${filter.workload}` : sql``;
+  return db.all<OfferThresholdCount>(sql`
+    select j.value as version, w.workload as workload, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
+    from ${clusters} c
+    join ${clusterWorkloads} w on w.cluster_id = c.id
+    join json_each(c.available_upgrades) j
+    where c.organization_id = ${organizationId} and c.upgrade_policy is not null ${extra}
+    group by j.value, w.workload, soakDays`);
+}
+
+export function listSoakTotals(db: Db, organizationId: number): { version: string; workload: string; soakDays: number }[] {
+  return db
+    .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
+    .from(versionSoak)
+    .where(eq(versionSoak.organizationId, organizationId))
+    .all();
+}
+
+export function findSoakTotal(db: Db, organizationId: number, version: string, workload: string): { soakDays: number; reportingCount: number } | undefined {
+  return db
+    .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
+    .from(versionSoak)
+    .where(and(eq(versionSoak.organizationId, organizationId), eq(versionSoak.version, version), eq(versionSoak.workload, workload)))
+    .get();
+}
+
+/** Daily samples of one (version, workload), oldest first. */
+export function listSoakSamples(db: Db, organizationId: number, version: string, workload: string, since: Date): { at: Date; soakDays: number; reportingCount: number }[] {
+  return db
+    .select({ at: soakSamples.at, soakDays: soakSamples.soakDays, reportingCount: soakSamples.reportingCount })
+    .from(soakSamples)
+    .where(and(eq(soakSamples.organizationId, organizationId), eq(soakSamples.version, version), eq(soakSamples.workload, workload), sql`${soakSamples.at} >= ${since.getTime()}`))
+    .orderBy(asc(soakSamples.at))
+    .all();
+}
+
+/** Healthy managed clusters running the version with the workload: soak grows by this many days per day. */
+export function countHealthyRunning(db: Db, organizationId: number, version: string, workload: string): number {
+  return (
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(clusters)
+      .innerJoin(clusterWorkloads, eq(clusterWorkloads.clusterId, clusters.id))
+      .where(
+        and(
+          eq(clusters.organizationId, organizationId),
+          eq(clusters.version, version),
+          eq(clusterWorkloads.workload, workload),
+          eq(clusters.healthy, true),
+          sql`${clusters.upgradePolicy} is not null`,
+        ),
+      )
+      .get()?.n ?? 0
+  );
+}
