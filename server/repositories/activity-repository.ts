@@ -1,0 +1,34 @@
+// Reads for the Activity page: audit log and policy revisions (decisions and intents live in
+// decision-repository.ts; audit writes go through audit-repository.ts).
+import { and, desc, eq, gte, like, lte, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { auditLog, policyRevisions } from '@/db/schema';
+
+export interface ChangeFilter {
+  cluster?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, limit: number) {
+  const parts: SQL[] = [];
+  if (f.cluster) parts.push(and(eq(policyRevisions.scope, 'cluster'), eq(policyRevisions.subject, f.cluster))!);
+  if (f.from) parts.push(gte(policyRevisions.at, f.from));
+  if (f.to) parts.push(lte(policyRevisions.at, f.to));
+  const where = parts.length ? and(...parts) : undefined;
+  const rows = db.select().from(policyRevisions).where(where).orderBy(desc(policyRevisions.at), desc(policyRevisions.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(policyRevisions).where(where).get()!.n;
+  return { rows, total };
+}
+
+export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset: number, limit: number) {
+  const parts: SQL[] = [];
+  if (f.cluster) parts.push(like(auditLog.target, `%${f.cluster.replace(/[%_\\]/g, (c) => `\\${c}`)}%`));
+  if (f.action) parts.push(like(auditLog.action, `${f.action}%`));
+  if (f.from) parts.push(gte(auditLog.at, f.from));
+  if (f.to) parts.push(lte(auditLog.at, f.to));
+  const where = parts.length ? and(...parts) : undefined;
+  const rows = db.select().from(auditLog).where(where).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(auditLog).where(where).get()!.n;
+  return { rows, total };
+}

@@ -1,0 +1,47 @@
+// Child process of the crash test (crash.test.ts): runs scheduler ticks back to back on a SQLite
+// file with a fake provider whose calls go to an append-only log, until it is killed.
+// Usage: tsx server/scheduler/crash-child.ts DB_FILE LOG_FILE [--ticks N]
+import { sql } from 'drizzle-orm';
+import { openDatabase } from '@/db/open-database';
+import { schedulerTicks } from '@/db/schema';
+import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
+import { runTick } from './run-tick';
+import { insertTestFleet } from './test-fleet';
+import { CRASH_FLEET, CRASH_BASE_TIME, CRASH_STEP_MS, CRASH_DURATION_MS } from './crash-fleet';
+
+async function main(): Promise<void> {
+  const [dbFile, logFile, ...rest] = process.argv.slice(2);
+  if (!dbFile || !logFile) throw new Error('usage: crash-child DB_FILE LOG_FILE [--ticks N]');
+  const ticksArg = rest.indexOf('--ticks');
+  const maxTicks = ticksArg >= 0 ? Number(rest[ticksArg + 1]) : Infinity;
+  const db = openDatabase(dbFile);
+  const base = new Date(CRASH_BASE_TIME);
+  if (isDatabaseEmpty(db)) insertTestFleet(db, CRASH_FLEET, base);
+  const fakeClusters = CRASH_FLEET.clusters.map((c) => ({ externalId: `ext-${c.name}`, name: c.name, version: c.version, channel: 'stable-4.13', releases: c.releases }));
+  // a small delay per provider call widens the windows between "sent" and "marked done"
+  const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS });
+  const slow = {
+    ...provider,
+    scheduleUpgrade: async (...a: Parameters<typeof provider.scheduleUpgrade>) => {
+      await new Promise((r) => setTimeout(r, 3));
+      await provider.scheduleUpgrade(...a);
+      await new Promise((r) => setTimeout(r, 3));
+    },
+  };
+  let ran = 0;
+  process.stdout.write('ready\n');
+  while (ran < maxTicks) {
+    const count = db.select({ n: sql<number>`count(*)` }).from(schedulerTicks).get()!.n;
+    const now = new Date(base.getTime() + count * CRASH_STEP_MS);
+    const result = await runTick({ db, provider: slow, now, holder: 'crash-child', realNow: () => now });
+    if (result.status === 'failed') process.stderr.write(`tick failed: ${result.error}\n`);
+    ran++;
+  }
+  db.$client.close();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

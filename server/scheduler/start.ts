@@ -1,0 +1,125 @@
+/**
+ * The background scheduler loop, started once per server process from instrumentation.ts.
+ * Single-flight: the next tick is chained with setTimeout after the previous one finished, and
+ * "run now" goes through the same in-process queue, so ticks never overlap in a process; the
+ * database lease (run-tick.ts) keeps a second process from acting at the same time.
+ */
+import os from 'node:os';
+import type { Db } from '@/db/open-database';
+import { getFleetClock } from '@/server/fleet-clock';
+import { configuredProviderName, createProvider } from '@/server/integrations/providers/create-provider';
+import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
+import type { FleetProvider } from '@/server/integrations/providers/types';
+import { readSetting } from '@/server/repositories/scheduler-repository';
+import { deliverDueWebhooks } from '@/server/services/webhook-service';
+import { runTick, type TickResult } from './run-tick';
+
+export const SCHEDULER_PAUSED_SETTING = 'scheduler.paused';
+export const DEFAULT_TICK_SECONDS = 60;
+
+interface SchedulerRuntime {
+  started: boolean;
+  intervalMs: number;
+  holder: string;
+  queue: Promise<unknown>;
+  timer?: ReturnType<typeof setTimeout>;
+  running: boolean;
+  nextTickAt?: Date;
+  lastResult?: TickResult & { at: string };
+  provider?: FleetProvider;
+  stopped: boolean;
+}
+
+const g = globalThis as unknown as { __fleetplanScheduler?: SchedulerRuntime };
+
+function runtime(): SchedulerRuntime {
+  g.__fleetplanScheduler ??= {
+    started: false,
+    intervalMs: tickIntervalMs(),
+    holder: `${os.hostname()}:${process.pid}`,
+    queue: Promise.resolve(),
+    running: false,
+    stopped: false,
+  };
+  return g.__fleetplanScheduler;
+}
+
+export function tickIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const s = Number(env.FLEETPLAN_TICK_SECONDS ?? DEFAULT_TICK_SECONDS);
+  return Number.isFinite(s) && s >= 1 ? s * 1000 : DEFAULT_TICK_SECONDS * 1000;
+}
+
+/** The fleet's clock for the configured provider: the simulator's, or real time. */
+export function fleetNow(db: Db, realNow = new Date()): Date {
+  if (configuredProviderName() === 'simulator') {
+    ensureSimulatorState(db, realNow);
+    return getFleetClock(db)();
+  }
+  return realNow;
+}
+
+/** Runs one tick through the process's queue (never concurrently with the loop's tick). */
+export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: FleetProvider } = {}): Promise<TickResult> {
+  const rt = runtime();
+  const job = rt.queue.then(async (): Promise<TickResult> => {
+    rt.running = true;
+    try {
+      const provider = opts.provider ?? rt.provider ?? (rt.provider = await createProvider(db));
+      const result = await runTick({ db, provider, now: fleetNow(db), dryRun: opts.dryRun ?? false, holder: rt.holder, log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})) });
+      rt.lastResult = { ...result, at: new Date().toISOString() };
+      await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) => console.error('fleetplan scheduler: webhook delivery failed', err));
+      return result;
+    } catch (err) {
+      // only provider construction can land here (runTick never throws); keep the loop alive
+      const result: TickResult = { status: 'skipped', reason: err instanceof Error ? err.message : String(err) };
+      rt.lastResult = { ...result, at: new Date().toISOString() };
+      return result;
+    } finally {
+      rt.running = false;
+    }
+  });
+  rt.queue = job.catch(() => undefined);
+  return job;
+}
+
+export function getSchedulerRuntimeStatus() {
+  const rt = runtime();
+  return { started: rt.started, running: rt.running, intervalSeconds: rt.intervalMs / 1000, holder: rt.holder, nextTickAt: rt.nextTickAt?.toISOString() ?? null, lastResult: rt.lastResult ?? null };
+}
+
+export function startScheduler(getDb: () => Db): void {
+  const rt = runtime();
+  if (rt.started) return;
+  rt.started = true;
+  rt.stopped = false;
+  const loop = async () => {
+    if (rt.stopped) return;
+    try {
+      const db = getDb();
+      if (readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING)) {
+        await deliverDueWebhooks(db, { realNow: new Date() }).catch(() => undefined);
+      } else {
+        await runTickExclusive(db);
+      }
+    } catch (err) {
+      console.error('fleetplan scheduler: tick crashed; retrying next interval', err);
+    } finally {
+      if (!rt.stopped) {
+        rt.nextTickAt = new Date(Date.now() + rt.intervalMs);
+        rt.timer = setTimeout(() => void loop(), rt.intervalMs);
+        rt.timer.unref?.();
+      }
+    }
+  };
+  rt.nextTickAt = new Date(Date.now() + 2000);
+  rt.timer = setTimeout(() => void loop(), 2000);
+  rt.timer.unref?.();
+  console.log(`fleetplan scheduler: started (provider ${configuredProviderName()}, every ${rt.intervalMs / 1000}s, holder ${rt.holder})`);
+}
+
+export function stopScheduler(): void {
+  const rt = runtime();
+  rt.stopped = true;
+  rt.started = false;
+  if (rt.timer) clearTimeout(rt.timer);
+}
