@@ -1,0 +1,227 @@
+'use client';
+// Panels shared by the organization and cluster editors: problems and lint warnings, the change
+// as a diff, the engine's decisions now vs after the change, the conflict banner and history.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import type { JsonChange } from '@/server/domain/diff/json-diff';
+import { useTRPC } from '@/components/trpc/client';
+import { DecisionBadge } from '@/components/ui/badges';
+import { formatUtc } from '@/components/ui/format';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { DiffView } from './diff-view';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type Problem = { path: string; message: string; cluster?: string; field?: string };
+type Warning = Problem & { code: string };
+
+export function ValidationPanel({ pending, problems, warnings, yamlError }: { pending: boolean; problems: Problem[]; warnings: Warning[]; yamlError: string | null }) {
+  const status = yamlError ? (
+    <span className="badge bad">YAML does not parse</span>
+  ) : pending ? (
+    <span className="badge">checking…</span>
+  ) : problems.length ? (
+    <span className="badge bad">{problems.length} problem{problems.length === 1 ? '' : 's'}</span>
+  ) : (
+    <span className="badge ok">valid</span>
+  );
+  return (
+    <section className="panel" aria-labelledby="val-h" aria-live="polite">
+      <h2 id="val-h">
+        Validation {status}
+      </h2>
+      {problems.length > 0 && (
+        <ul className="small" style={{ margin: '0 0 8px', paddingLeft: 18 }}>
+          {problems.map((p) => (
+            <li key={p.path + p.message} style={{ color: 'var(--bad)' }}>
+              <code>{p.path}</code>: {p.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {warnings.length > 0 ? (
+        <>
+          <div className="small" style={{ fontWeight: 600 }}>
+            Lint warnings
+          </div>
+          <ul className="small" style={{ margin: 0, paddingLeft: 18 }}>
+            {warnings.map((w) => (
+              <li key={w.code + w.path + w.message} style={{ color: 'var(--warn)' }}>
+                <span className="badge warn">{w.code}</span> <code>{w.path}</code>: {w.message}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        !problems.length && !yamlError && !pending && <p className="small muted" style={{ margin: 0 }}>No problems and no lint warnings.</p>
+      )}
+    </section>
+  );
+}
+
+export function ChangesPanel({ changes }: { changes: JsonChange[] }) {
+  return (
+    <section className="panel" aria-labelledby="diff-h">
+      <h2 id="diff-h">
+        Your change <span className="small muted">{changes.length} field{changes.length === 1 ? '' : 's'}</span>
+      </h2>
+      <DiffView changes={changes} empty="Nothing changed yet." />
+    </section>
+  );
+}
+
+type Impact = Outputs['policies']['previewImpact'];
+
+export function ImpactPanel({ impact }: { impact: { isPending: boolean; isError: boolean; data?: Impact; error: { message: string } | null; fetchStatus?: string } | null }) {
+  return (
+    <section className="panel flush" aria-labelledby="impact-h">
+      <div className="toolbar">
+        <h2 id="impact-h" style={{ margin: 0 }}>
+          Impact preview
+        </h2>
+        <span className="small muted">the engine's decisions now vs. with your change</span>
+        {impact?.data?.ok && (
+          <span className="small" style={{ marginLeft: 'auto' }} data-testid="impact-summary">
+            {impact.data.changes.length} of {impact.data.evaluated} decisions change
+          </span>
+        )}
+      </div>
+      {!impact ? (
+        <EmptyState title="Make a valid change to see its impact" />
+      ) : impact.isPending ? (
+        <LoadingRows rows={3} />
+      ) : impact.isError || !impact.data ? (
+        <ErrorState error={impact.error} />
+      ) : !impact.data.ok ? (
+        <EmptyState title="Fix the problems first" />
+      ) : impact.data.changes.length === 0 ? (
+        <EmptyState title="No decision changes">The engine would decide the same for all {impact.data.evaluated} managed clusters right now.</EmptyState>
+      ) : (
+        <div className="table-scroll" style={{ maxHeight: 320 }}>
+          <table className="data" aria-label="Decision changes">
+            <thead>
+              <tr>
+                <th scope="col">Cluster</th>
+                <th scope="col">Now</th>
+                <th scope="col">After the change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {impact.data.changes.map((c) => (
+                <tr key={c.cluster}>
+                  <td className="nowrap">
+                    <Link href={`/clusters/${encodeURIComponent(c.cluster)}`}>{c.cluster}</Link>
+                  </td>
+                  <td>
+                    <DecisionCell d={c.before} />
+                  </td>
+                  <td>
+                    <DecisionCell d={c.after} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function DecisionCell({ d }: { d: { action: string; version: string | null; reason: string | null; nextRun: string | null; message: string } | null }) {
+  if (!d) return <span className="muted small">not managed</span>;
+  return (
+    <div>
+      <DecisionBadge action={d.action} reason={d.reason} />
+      {d.version && d.action !== 'skip' && <span className="mono small"> → {d.version}</span>}
+      {d.nextRun && <span className="small"> at {formatUtc(d.nextRun)}</span>}
+      <div className="small muted">{d.message}</div>
+    </div>
+  );
+}
+
+export function ConflictBanner({ message, onReload, onRebase }: { message: string; onReload: () => void; onRebase: () => void }) {
+  return (
+    <div className="banner warn" role="alert" data-testid="conflict">
+      <strong>Someone else changed this policy while you edited it.</strong> {message}
+      <div style={{ display: 'flex', gap: 8, marginTop: 8, flexWrap: 'wrap' }}>
+        <button className="btn" onClick={onReload}>
+          Reload theirs (discard my edit)
+        </button>
+        <button className="btn primary" onClick={onRebase}>
+          Keep my edit on top of theirs (review the diff, then save)
+        </button>
+      </div>
+    </div>
+  );
+}
+
+type Revision = Outputs['policies']['history']['revisions'][number];
+
+export function HistoryPanel({ scope, subject, currentRevision, onReverted }: { scope: 'organization' | 'cluster'; subject?: string; currentRevision: number | undefined; onReverted: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const history = useQuery(trpc.policies.history.queryOptions({ scope, subject, limit: 50 }));
+  const [open, setOpen] = useState<number | null>(null);
+  const revert = useMutation(
+    trpc.policies.revert.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
+        onReverted();
+      },
+    }),
+  );
+  return (
+    <section className="panel flush" aria-labelledby="hist-h">
+      <div className="toolbar">
+        <h2 id="hist-h" style={{ margin: 0 }}>
+          History
+        </h2>
+        {history.data && <span className="small muted">{history.data.total} revision{history.data.total === 1 ? '' : 's'}</span>}
+      </div>
+      {revert.isError && (
+        <div className="banner bad" role="alert" style={{ margin: 12 }}>
+          Revert failed: {revert.error.message}
+        </div>
+      )}
+      {history.isPending ? (
+        <LoadingRows rows={3} />
+      ) : history.isError ? (
+        <ErrorState error={history.error} onRetry={() => history.refetch()} />
+      ) : history.data.revisions.length === 0 ? (
+        <EmptyState title="No changes recorded yet">Every saved change shows up here with its diff and a one-click revert.</EmptyState>
+      ) : (
+        <ol style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+          {history.data.revisions.map((r: Revision) => (
+            <li key={r.id} style={{ borderBottom: '1px solid var(--border)', padding: '8px 12px' }} data-revision={r.id}>
+              <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+                <span className="badge accent">rev {r.revision}</span>
+                <span className="small">{formatUtc(r.at)}</span>
+                <span className="small muted">by {r.actor}</span>
+                <span style={{ flex: 1, minWidth: 160 }}>{r.summary}</span>
+                <button className="btn" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
+                  {open === r.id ? 'Hide diff' : `Diff (${r.changes.length})`}
+                </button>
+                <button
+                  className="btn danger"
+                  disabled={revert.isPending || currentRevision === undefined}
+                  onClick={() => currentRevision !== undefined && revert.mutate({ revisionId: r.id, expectedRevision: currentRevision })}
+                  title="Restore the state before this change (recorded as a new revision)"
+                >
+                  Revert
+                </button>
+              </div>
+              {open === r.id && (
+                <div style={{ marginTop: 8 }}>
+                  <DiffView changes={r.changes} />
+                </div>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

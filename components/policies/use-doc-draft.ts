@@ -1,0 +1,70 @@
+'use client';
+// One draft edited two ways: a form and YAML. The form sets the document (YAML re-rendered from
+// it); the YAML text sets the document whenever it parses (the text is kept as typed).
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { parse, stringify } from 'yaml';
+
+export function toYaml(doc: unknown): string {
+  return doc === null || doc === undefined ? '' : stringify(doc, { lineWidth: 0 });
+}
+
+export interface DocDraft<T> {
+  draft: T;
+  yaml: string;
+  yamlError: string | null;
+  /** form edits */
+  setDraft: (next: T) => void;
+  /** YAML edits */
+  setYaml: (text: string) => void;
+  /** start over from a new base (after load, save, reload or revert) */
+  reset: (base: T) => void;
+  dirty: boolean;
+}
+
+export function useDocDraft<T>(base: T, opts: { fromYaml?: (parsed: unknown) => T } = {}): DocDraft<T> {
+  const [draft, setDraftState] = useState<T>(base);
+  const [yaml, setYamlState] = useState(() => toYaml(base));
+  const [yamlError, setYamlError] = useState<string | null>(null);
+  const [dirty, setDirty] = useState(false);
+  const fromYaml = useRef(opts.fromYaml);
+  fromYaml.current = opts.fromYaml;
+
+  const reset = useCallback((next: T) => {
+    setDraftState(next);
+    setYamlState(toYaml(next));
+    setYamlError(null);
+    setDirty(false);
+  }, []);
+
+  const setDraft = useCallback((next: T) => {
+    setDraftState(next);
+    setYamlState(toYaml(next));
+    setYamlError(null);
+    setDirty(true);
+  }, []);
+
+  const setYaml = useCallback((text: string) => {
+    setYamlState(text);
+    setDirty(true);
+    try {
+      const parsed: unknown = text.trim() === '' ? null : parse(text);
+      setDraftState(fromYaml.current ? fromYaml.current(parsed) : (parsed as T));
+      setYamlError(null);
+    } catch (err) {
+      setYamlError(err instanceof Error ? err.message.split('\n')[0]! : String(err));
+    }
+  }, []);
+
+  return { draft, yaml, yamlError, setDraft, setYaml, reset, dirty };
+}
+
+/** Resets the draft whenever the server's copy changes revision (load, save, revert). */
+export function useResetOnRevision<T>(draft: DocDraft<T>, base: T | undefined, revision: number | undefined) {
+  const seen = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (base === undefined || revision === undefined || seen.current === revision) return;
+    seen.current = revision;
+    draft.reset(base);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [revision, base]);
+}
