@@ -29,7 +29,7 @@ const arbGraph = fc
           }),
         ),
       ),
-      edges: fc.array(pair, { maxLength: n * 3 }),
+      edges: fc.array(pair, { minLength: n, maxLength: n * 4 }),
       conditional: fc.array(pair, { maxLength: n }),
     });
   });
@@ -63,7 +63,9 @@ function bfsHops(g: Graph, from: string, to: string, channel: string | null, all
     if (!adj.has(x)) adj.set(x, new Set());
     adj.get(x)!.add(y);
   };
-  for (const [a, b] of g.edges) add(a, b);
+  // a pair listed as conditional is conditional even when `edges` also lists it (merge-graphs.ts)
+  const conditional = new Set(g.conditional.map(([a, b]) => `${g.nodes[a]!.version}>${g.nodes[b]!.version}`));
+  for (const [a, b] of g.edges) if (allowConditional || !conditional.has(`${g.nodes[a]!.version}>${g.nodes[b]!.version}`)) add(a, b);
   if (allowConditional) for (const [a, b] of g.conditional) add(a, b);
   if (!inChannel(from) || !inChannel(to)) return null;
   const dist = new Map([[from, 0]]);
@@ -112,7 +114,8 @@ describe('path solver properties', () => {
           const condSet = new Set(graph.conditional.map(([a, b]) => `${graph.nodes[a]!.version}>${graph.nodes[b]!.version}`));
           for (let i = 1; i < answer.path.length; i++) {
             const hop = `${answer.path[i - 1]}>${answer.path[i]}`;
-            expect(edgeSet.has(hop) || (allowConditional && condSet.has(hop)), `hop ${hop} is not an allowed edge`).toBe(true);
+            const allowed = allowConditional ? edgeSet.has(hop) || condSet.has(hop) : edgeSet.has(hop) && !condSet.has(hop);
+            expect(allowed, `hop ${hop} is not an allowed edge`).toBe(true);
           }
           for (const r of answer.risks) expect(condSet.has(`${r.from}>${r.to}`)).toBe(true);
           if (from !== target) expect(answer.hops).toBe(expected);
@@ -121,7 +124,7 @@ describe('path solver properties', () => {
       { numRuns: RUNS },
     );
     // enough queries must find a path for the edge checks to mean something
-    expect(found).toBeGreaterThan(RUNS / 10);
+    expect(found).toBeGreaterThan(RUNS / 20);
   });
 
   it('parses arbitrary and mangled graph documents without throwing', () => {
