@@ -5,10 +5,16 @@ import { clustersRouter } from './routers/clusters';
 import { tokensRouter } from './routers/tokens';
 import { usersRouter } from './routers/users';
 import { fleetRouter } from './routers/fleet';
+import { plansRouter } from './routers/plans';
+import { policiesRouter } from './routers/policies';
 import { versionsRouter } from './routers/versions';
 import { sectorsRouter } from './routers/sectors';
 import { soakRouter } from './routers/soak';
 import { forecastRouter } from './routers/forecast';
+import { schedulerRouter } from './routers/scheduler';
+import { exclusionsRouter } from './routers/exclusions';
+import { webhooksRouter } from './routers/webhooks';
+import { activityRouter } from './routers/activity';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -16,10 +22,16 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   clusters: clustersRouter,
   fleet: fleetRouter,
+  policies: policiesRouter,
+  plans: plansRouter,
   versions: versionsRouter,
   sectors: sectorsRouter,
   soak: soakRouter,
   forecast: forecastRouter,
+  scheduler: schedulerRouter,
+  exclusions: exclusionsRouter,
+  webhooks: webhooksRouter,
+  activity: activityRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -128,3 +128,7 @@ export function setSimulatedUpgrade(db: Db, externalId: string, upgrade: { versi
     db.update(clusters).set({ currentUpgrade: null, upgradeState: 'idle' }).where(eq(clusters.id, row.id)).run();
   }
 }
+
+export function listSectorNames(db: Db, organizationId: number): string[] {
+  return (db.$client.prepare('select name from sectors where organization_id = ? order by position, id').all(organizationId) as { name: string }[]).map((r) => r.name);
+}

@@ -64,7 +64,7 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
   const job = rt.queue.then(async (): Promise<TickResult> => {
     rt.running = true;
     try {
-      const provider = opts.provider ?? rt.provider ?? (rt.provider = await createProvider(db));
+      const provider = opts.provider ?? (await createProvider(db));
       const result = await runTick({ db, provider, now: fleetNow(db), dryRun: opts.dryRun ?? false, holder: rt.holder, log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})) });
       rt.lastResult = { ...result, at: new Date().toISOString() };
       await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) => console.error('fleetplan scheduler: webhook delivery failed', err));

@@ -5,11 +5,17 @@ import { createClusterService } from './cluster-service';
 import { createTokenService } from './token-service';
 import { createUserService } from './user-service';
 import { createClusterExplainService } from './cluster-explain-service';
+import { createFleetService } from './fleet-service';
+import { createPlanService } from './plan-service';
+import { createPolicyService } from './policy-service';
 import { createVersionService } from './version-service';
 import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';
 import { createForecastService } from './forecast-service';
-import { createFleetService } from './fleet-service';
+import { createSchedulerService } from './scheduler-service';
+import { createExclusionService } from './exclusion-service';
+import { createWebhookService } from './webhook-service';
+import { createActivityService } from './activity-service';
 
 export interface ServiceDeps {
   db: Db;
@@ -24,11 +30,17 @@ export function createServices(deps: ServiceDeps) {
     tokens: createTokenService(deps),
     clusters: createClusterService(deps.db),
     clusterExplain: createClusterExplainService(deps.db, deps.now),
+    fleet: createFleetService(deps.db, deps.now),
+    policies: createPolicyService(deps.db, deps.now),
+    plans: createPlanService(deps.db, deps.now),
     versions: createVersionService(deps.db),
     sectors: createSectorService(deps.db),
     soak: createSoakService(deps.db, deps.now),
     forecast: createForecastService(deps.db, deps.now),
-    fleet: createFleetService(deps.db, deps.now),
+    scheduler: createSchedulerService(deps.db, deps.now),
+    exclusions: createExclusionService(deps.db, deps.now),
+    webhooks: createWebhookService(deps.db, deps.now),
+    activity: createActivityService(deps.db),
   };
 }
 

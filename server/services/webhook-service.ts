@@ -41,7 +41,7 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** http(s) only; private targets refused unless FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 (SSRF guard). */
-export async function validateWebhookUrl(raw: string, env: NodeJS.ProcessEnv = process.env): Promise<URL> {
+export async function validateWebhookUrl(raw: string, env: Record<string, string | undefined> = process.env): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -213,3 +213,7 @@ export function createSimulatorProvider(db: Db): FleetProvider {
     },
   };
 }
+
+export function readSimulatorReleases(db: Db): SimulatorReleases | undefined {
+  return readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
+}

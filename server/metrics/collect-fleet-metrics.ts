@@ -1,0 +1,41 @@
+// Fills the fleet gauges from the database at scrape time (remaining soak per candidate version,
+// policy info, soak per version and workload, health, freeze).
+import type { Db } from '@/db/open-database';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { computeRemainingSoak } from '@/server/domain/scheduling/remaining-soak';
+import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { loadClusterStates } from '@/server/repositories/decision-repository';
+import { getMetrics } from './registry';
+
+export function collectFleetMetrics(db: Db, now: Date): void {
+  const m = getMetrics();
+  m.remainingSoak.reset();
+  m.policyInfo.reset();
+  m.versionSoak.reset();
+  m.clusterHealth.reset();
+  m.frozen.reset();
+  const org = getDefaultOrganization(db);
+  if (!org) return;
+  m.frozen.set({ organization: org.name }, org.frozen ? 1 : 0);
+  const parsed = validatePlanInput(loadPlanDocument(db, org.id, now));
+  if (!parsed.ok) return;
+  const input = parsed.input;
+  const states = new Map(loadClusterStates(db, org.id).map((s) => [s.name, s]));
+  for (const [version, entry] of Object.entries(input.versionData.versions)) {
+    for (const [workload, soak] of Object.entries(entry.workloads)) m.versionSoak.set({ organization: org.name, version, workload }, soak.soakDays);
+  }
+  for (const c of input.clusters) {
+    const s = states.get(c.name);
+    m.clusterHealth.set({ cluster: c.name }, c.healthy ? 1 : 0);
+    const p = c.upgradePolicy;
+    if (!p) continue;
+    m.policyInfo.set(
+      { cluster_name: c.name, channel: c.channel ?? '', current_version: c.version, schedule: p.schedule.cron, sector: p.conditions.sector ?? '', mutexes: p.conditions.mutexes.join(','), soak_days: String(p.conditions.soakDays ?? ''), workloads: p.workloads.join(',') },
+      1,
+    );
+    for (const r of computeRemainingSoak(c, input.versionData, input.organization.blockedVersions, now.getTime(), s?.currentUpgrade?.startedAt)) {
+      m.remainingSoak.set({ cluster: c.name, cluster_uuid: s?.externalId ?? c.name, soaking_version: r.version }, r.value);
+    }
+  }
+}

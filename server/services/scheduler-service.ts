@@ -1,0 +1,88 @@
+// Scheduler use cases: status, recent ticks, run now (optionally dry), pause/resume, and the
+// simulator's clock (get, speed, pause, advance).
+import type { Db } from '@/db/open-database';
+import type { Actor } from '@/server/auth/actor';
+import { simulatedNow } from '@/server/fleet-clock';
+import { configuredProviderName } from '@/server/integrations/providers/create-provider';
+import { advanceSimulator, ensureSimulatorState, pauseSimulator, resumeSimulator, setSimulatorSpeed, readSimulatorReleases } from '@/server/integrations/providers/simulator';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { getLease, listRecentTicks, readSetting, writeSetting } from '@/server/repositories/scheduler-repository';
+import { HEALTH_GATE_SETTING, SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
+import { getSchedulerRuntimeStatus, runTickExclusive, SCHEDULER_PAUSED_SETTING, tickIntervalMs } from '@/server/scheduler/start';
+import { AppError } from './app-error';
+
+export function createSchedulerService(db: Db, now: () => Date) {
+  const requireSimulator = () => {
+    if (configuredProviderName() !== 'simulator') throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${configuredProviderName()}`);
+  };
+  const clockView = () => {
+    const realNow = new Date();
+    const clock = ensureSimulatorState(db, realNow);
+    const releases = readSimulatorReleases(db);
+    const simNow = simulatedNow(clock, realNow);
+    return {
+      now: simNow.toISOString(),
+      speed: clock.speed,
+      paused: clock.speed === 0,
+      upcomingReleases: (releases?.pending ?? []).filter((r) => Date.parse(r.publishAt) > simNow.getTime()).slice(0, 5),
+    };
+  };
+  const audit = (actor: Actor, action: string, after: unknown) => appendAudit(db, { at: now(), actor: actor.name, action, target: 'scheduler', after });
+  return {
+    status() {
+      const lease = getLease(db, SCHEDULER_LEASE);
+      const last = listRecentTicks(db, 1)[0] ?? null;
+      return {
+        provider: configuredProviderName(),
+        paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
+        healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
+        intervalSeconds: tickIntervalMs() / 1000,
+        runtime: getSchedulerRuntimeStatus(),
+        lease: lease ? { holder: lease.holder, expiresAt: lease.expiresAt.toISOString(), valid: lease.expiresAt.getTime() > Date.now() } : null,
+        lastTick: last,
+      };
+    },
+    recentTicks(limit: number) {
+      return listRecentTicks(db, limit);
+    },
+    async runNow(input: { dryRun: boolean; actor: Actor }) {
+      audit(input.actor, input.dryRun ? 'scheduler.dry-run' : 'scheduler.run-now', { dryRun: input.dryRun });
+      const result = await runTickExclusive(db, { dryRun: input.dryRun });
+      if (result.status === 'skipped') throw new AppError('CONFLICT', `Tick not run: ${result.reason}`);
+      return result.status === 'succeeded' ? { status: result.status, tickId: result.tickId, summary: result.summary } : { status: result.status, tickId: result.tickId, error: result.error };
+    },
+    setPaused(input: { paused: boolean; actor: Actor }) {
+      writeSetting(db, SCHEDULER_PAUSED_SETTING, input.paused, new Date());
+      audit(input.actor, input.paused ? 'scheduler.pause' : 'scheduler.resume', { paused: input.paused });
+      return { paused: input.paused };
+    },
+    setHealthGate(input: { enabled: boolean; actor: Actor }) {
+      writeSetting(db, HEALTH_GATE_SETTING, input.enabled, new Date());
+      audit(input.actor, 'scheduler.health-gate', { enabled: input.enabled });
+      return { enabled: input.enabled };
+    },
+    clock() {
+      if (configuredProviderName() !== 'simulator') return null;
+      return clockView();
+    },
+    setClockSpeed(input: { speed: number; actor: Actor }) {
+      requireSimulator();
+      setSimulatorSpeed(db, input.speed, new Date());
+      audit(input.actor, 'simulator.speed', { speed: input.speed });
+      return clockView();
+    },
+    pauseClock(input: { paused: boolean; actor: Actor }) {
+      requireSimulator();
+      if (input.paused) pauseSimulator(db, new Date());
+      else resumeSimulator(db, new Date());
+      audit(input.actor, input.paused ? 'simulator.pause' : 'simulator.resume', {});
+      return clockView();
+    },
+    advanceClock(input: { seconds: number; actor: Actor }) {
+      requireSimulator();
+      advanceSimulator(db, input.seconds * 1000, new Date());
+      audit(input.actor, 'simulator.advance', { seconds: input.seconds });
+      return clockView();
+    },
+  };
+}
