@@ -18,27 +18,73 @@ type MinRole = 'public' | Role;
  * admin = users, tokens of others, identity providers, webhooks; public = sign-in and health only.
  */
 export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
+  // sign-in
   'auth.me': 'public',
   'auth.loginOptions': 'public',
   'auth.login': 'public',
   'auth.demoLogin': 'public',
   'auth.logout': 'public',
-  'users.list': 'admin',
-  'users.create': 'admin',
-  'users.setRole': 'admin',
-  'users.setDisabled': 'admin',
-  'users.resetPassword': 'admin',
-  // own tokens; listing or revoking other users' tokens is checked again in the service (admin)
+  // reading the fleet
+  'activity.actions': 'viewer',
+  'activity.changes': 'viewer',
+  'activity.decisions': 'viewer',
+  'clusters.byName': 'viewer',
+  'clusters.explain': 'viewer',
+  'clusters.facets': 'viewer',
+  'clusters.list': 'viewer',
+  'clusters.versionDistribution': 'viewer',
+  'exclusions.list': 'viewer',
+  'fleet.status': 'viewer',
+  'forecast.run': 'viewer',
+  'plans.evaluate': 'viewer',
+  'plans.explainCluster': 'viewer',
+  'plans.lint': 'viewer',
+  'policies.clusterPolicies': 'viewer',
+  'policies.clusterPolicy': 'viewer',
+  'policies.exportCluster': 'viewer',
+  'policies.exportOrganization': 'viewer',
+  'policies.history': 'viewer',
+  'policies.organization': 'viewer',
+  'policies.previewImpact': 'viewer',
+  'policies.validateDraft': 'viewer',
+  'scheduler.clock': 'viewer',
+  'scheduler.recentTicks': 'viewer',
+  'scheduler.status': 'viewer',
+  'sectors.overview': 'viewer',
+  'soak.series': 'viewer',
+  'soak.versions': 'viewer',
+  'versions.history': 'viewer',
+  // own API tokens; other users' tokens are checked again in the service (admin)
   'tokens.list': 'viewer',
   'tokens.create': 'viewer',
   'tokens.revoke': 'viewer',
-  'clusters.list': 'viewer',
-  'clusters.byName': 'viewer',
-  'clusters.facets': 'viewer',
-  'clusters.versionDistribution': 'viewer',
-  'clusters.explain': 'viewer',
-  'fleet.status': 'viewer',
-  'versions.history': 'viewer',
+  // changing policies, blocked versions, freezes, exclusions, the scheduler and the simulator clock
+  'exclusions.create': 'operator',
+  'exclusions.delete': 'operator',
+  'policies.addBlockedVersion': 'operator',
+  'policies.importOrganization': 'operator',
+  'policies.removeBlockedVersion': 'operator',
+  'policies.revert': 'operator',
+  'policies.setFreeze': 'operator',
+  'policies.updateClusterPolicy': 'operator',
+  'policies.updateOrganization': 'operator',
+  'scheduler.advanceClock': 'operator',
+  'scheduler.pause': 'operator',
+  'scheduler.pauseClock': 'operator',
+  'scheduler.resume': 'operator',
+  'scheduler.runNow': 'operator',
+  'scheduler.setClockSpeed': 'operator',
+  'scheduler.setHealthGate': 'operator',
+  // users, webhooks
+  'users.create': 'admin',
+  'users.list': 'admin',
+  'users.resetPassword': 'admin',
+  'users.setDisabled': 'admin',
+  'users.setRole': 'admin',
+  'webhooks.create': 'admin',
+  'webhooks.delete': 'admin',
+  'webhooks.deliveries': 'admin',
+  'webhooks.list': 'admin',
 };
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -90,6 +136,14 @@ describe('procedure roles', () => {
   it('keeps public procedures to sign-in and health', () => {
     const publicOnes = Object.entries(PROCEDURE_MIN_ROLE).filter(([, r]) => r === 'public').map(([p]) => p);
     for (const p of publicOnes) expect(p).toMatch(/^(auth|health)\./);
+  });
+
+  it('lets no viewer change anything, except sign-in and their own API tokens', () => {
+    const weakMutations = Object.entries(procedures)
+      .filter(([path, p]) => p._def.type === 'mutation' && RANK[PROCEDURE_MIN_ROLE[path] ?? 'admin'] < RANK.operator)
+      .map(([path]) => path)
+      .filter((path) => !/^(auth|tokens)\./.test(path));
+    expect(weakMutations).toEqual([]);
   });
 
   const table = Object.keys(procedures)
