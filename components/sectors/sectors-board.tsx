@@ -1,0 +1,360 @@
+'use client';
+// The sector graph: sectors as nodes laid out left to right by dependency depth, dependencies as
+// edges. Draw an edge (dependency → dependent) or delete one to edit; cycles are refused before
+// anything is saved; saving goes through policies.updateOrganization with the revision read.
+import '@xyflow/react/dist/style.css';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  Background,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  type Connection,
+  type Edge,
+  type Node,
+  type NodeProps,
+} from '@xyflow/react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { useTRPC } from '@/components/trpc/client';
+import { formatDays } from '@/components/ui/format';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { findCycleIfAdded, layoutLayers, type SectorDeps } from './sector-graph';
+import './sectors.css';
+
+type Overview = inferRouterOutputs<AppRouter>['sectors']['overview'];
+type Sector = Overview['sectors'][number];
+type SectorNode = Node<{ sector: Sector }, 'sector'>;
+
+const NODE_WIDTH = 310;
+const COLUMN_WIDTH = 390;
+
+/** Rendered height estimate (for stacking a layer's nodes without overlap). */
+function nodeHeight(s: Sector): number {
+  return 78 + s.workloads.length * 36 + s.workloads.filter((w) => w.waitsFor).length * 19;
+}
+
+function SectorCard({ data }: NodeProps<SectorNode>) {
+  const s = data.sector;
+  const thresholds = s.soakThresholds.filter((t) => t.soakDays !== null).map((t) => `${t.soakDays} d`);
+  return (
+    <div className="sector-node" style={{ width: NODE_WIDTH }} data-sector={s.name}>
+      <Handle type="target" position={Position.Left} aria-label={`${s.name}: drop a dependency here`} />
+      <div className="sector-node-head">
+        <strong>{s.name}</strong>
+        <span className="badge">{s.clusters} clusters</span>
+        {s.upgrading > 0 && <span className="badge accent">{s.upgrading} upgrading</span>}
+        {s.maxParallelUpgrades && <span className="badge info" title="maxParallelUpgrades">max {s.maxParallelUpgrades}</span>}
+      </div>
+      <div className="small muted">soak {thresholds.length ? thresholds.join(', ') : 'none'} · {s.healthy}/{s.clusters} healthy</div>
+      <ul className="sector-node-workloads">
+        {s.workloads.map((w) => (
+          <li key={w.workload}>
+            <span className="mono">{w.workload}</span>{' '}
+            <span className="mono">{w.minVersion === w.maxVersion ? w.minVersion : `${w.minVersion} – ${w.maxVersion}`}</span>
+            <div className="small muted">
+              {w.nextVersion ? (
+                w.soaking ? (
+                  <>
+                    {w.soaking.version} soaking {formatDays(w.soaking.soakDays)}/{w.soaking.requiredDays} d
+                  </>
+                ) : (
+                  <>next {w.nextVersion}{w.waitsFor ? '' : ' · soaked'}</>
+                )
+              ) : (
+                'up to date'
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {s.workloads
+        .filter((w) => w.waitsFor)
+        .map((w) => (
+          <div key={w.workload} className="small sector-wait" title={`${s.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`}>
+            waits: {w.waitsFor!.sector} on {w.waitsFor!.version} ({w.workload})
+          </div>
+        ))}
+      <Handle type="source" position={Position.Right} aria-label={`${s.name}: drag to a sector that depends on it`} />
+    </div>
+  );
+}
+
+const nodeTypes = { sector: SectorCard };
+
+function toDeps(sectors: readonly Sector[]): SectorDeps[] {
+  return sectors.map((s) => ({ name: s.name, dependencies: [...s.dependencies] }));
+}
+
+export function SectorsBoard() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const overview = useQuery(trpc.sectors.overview.queryOptions());
+  const organization = useQuery(trpc.policies.organization.queryOptions());
+  const [draft, setDraft] = useState<SectorDeps[] | null>(null);
+  const [message, setMessage] = useState<{ tone: 'bad' | 'info' | 'ok'; text: string } | null>(null);
+  const [addFrom, setAddFrom] = useState('');
+  const [addTo, setAddTo] = useState('');
+
+  const sectors = useMemo(() => overview.data?.sectors ?? [], [overview.data]);
+  useEffect(() => {
+    if (overview.data) setDraft(toDeps(overview.data.sectors));
+  }, [overview.data]);
+  const deps = useMemo(() => draft ?? toDeps(sectors), [draft, sectors]);
+  const dirty = useMemo(() => JSON.stringify(deps) !== JSON.stringify(toDeps(sectors)), [deps, sectors]);
+
+  const save = useMutation(
+    trpc.policies.updateOrganization.mutationOptions({
+      onSuccess: async () => {
+        setMessage({ tone: 'ok', text: 'Sector dependencies saved.' });
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.sectors.overview.queryKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.policies.organization.queryKey() }),
+        ]);
+      },
+      onError: (e) => setMessage({ tone: 'bad', text: `Not saved: ${e.message}` }),
+    }),
+  );
+
+  const addDependency = useCallback(
+    (dependency: string, dependent: string) => {
+      if (!dependency || !dependent) return;
+      const current = deps.find((s) => s.name === dependent);
+      if (current?.dependencies.includes(dependency)) {
+        setMessage({ tone: 'info', text: `${dependent} already depends on ${dependency}.` });
+        return;
+      }
+      const cycle = findCycleIfAdded(deps, dependent, dependency);
+      if (cycle) {
+        setMessage({
+          tone: 'bad',
+          text: `Refused: ${dependent} cannot depend on ${dependency} — that would create a cycle (${cycle.join(' → ')}). Sector dependencies must not loop.`,
+        });
+        return;
+      }
+      setDraft(deps.map((s) => (s.name === dependent ? { ...s, dependencies: [...s.dependencies, dependency] } : s)));
+      setMessage({ tone: 'info', text: `${dependent} now depends on ${dependency} (not saved yet).` });
+    },
+    [deps],
+  );
+
+  const removeDependency = useCallback((dependency: string, dependent: string) => {
+    setDraft((d) => (d ?? []).map((s) => (s.name === dependent ? { ...s, dependencies: s.dependencies.filter((x) => x !== dependency) } : s)));
+    setMessage({ tone: 'info', text: `${dependent} no longer depends on ${dependency} (not saved yet).` });
+  }, []);
+
+  const positions = useMemo(() => {
+    const byName = new Map(sectors.map((s) => [s.name, s]));
+    return layoutLayers(deps, (n) => (byName.get(n) ? nodeHeight(byName.get(n)!) : 80), { columnWidth: COLUMN_WIDTH, gap: 28 });
+  }, [deps, sectors]);
+
+  const nodes: SectorNode[] = useMemo(
+    () =>
+      sectors.map((s) => ({
+        id: s.name,
+        type: 'sector' as const,
+        position: positions.get(s.name) ?? { x: 0, y: 0 },
+        data: { sector: s },
+        ariaLabel: `Sector ${s.name}`,
+      })),
+    [sectors, positions],
+  );
+  const edges: Edge[] = useMemo(
+    () =>
+      deps.flatMap((s) =>
+        s.dependencies.map((d) => ({
+          id: `${d}->${s.name}`,
+          source: d,
+          target: s.name,
+          markerEnd: { type: MarkerType.ArrowClosed },
+          ariaLabel: `${s.name} depends on ${d}`,
+          style: { strokeWidth: 2 },
+        })),
+      ),
+    [deps],
+  );
+
+  const onConnect = useCallback((c: Connection) => addDependency(c.source, c.target), [addDependency]);
+  const onEdgesDelete = useCallback((removed: Edge[]) => removed.forEach((e) => removeDependency(e.source, e.target)), [removeDependency]);
+
+  const onSave = () => {
+    const org = organization.data;
+    if (!org) {
+      setMessage({ tone: 'bad', text: 'Not saved: the organization settings are not loaded yet.' });
+      return;
+    }
+    save.mutate({
+      expectedRevision: org.revision,
+      organization: {
+        sectors: org.sectors.map((s) => ({
+          name: s.name,
+          maxParallelUpgrades: s.maxParallelUpgrades,
+          dependencies: deps.find((d) => d.name === s.name)?.dependencies ?? s.dependencies,
+        })),
+        blockedVersions: org.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
+        upgradePolicyAllowedWorkloads: org.upgradePolicyAllowedWorkloads,
+        upgradePolicyAllowedMutexes: org.upgradePolicyAllowedMutexes,
+      },
+    });
+  };
+
+  if (overview.isPending) return <section className="panel"><LoadingRows rows={6} /></section>;
+  if (overview.isError) return <section className="panel"><ErrorState error={overview.error} onRetry={() => void overview.refetch()} /></section>;
+  if (sectors.length === 0) {
+    return (
+      <section className="panel">
+        <EmptyState title="No sectors defined">Add sectors to the organization policy to see the rollout order here.</EmptyState>
+      </section>
+    );
+  }
+
+  const allEdges = deps.flatMap((s) => s.dependencies.map((d) => ({ dependency: d, dependent: s.name })));
+  return (
+    <>
+      {message && (
+        <div className={`banner ${message.tone === 'ok' ? 'info' : message.tone}`} role={message.tone === 'bad' ? 'alert' : 'status'} data-testid="sector-message">
+          {message.text}
+        </div>
+      )}
+      <section className="panel flush" aria-label="Sector dependency graph">
+        <div className="toolbar">
+          <span className="small muted" style={{ flex: '1 1 320px' }}>
+            Drag from a sector&apos;s right handle to another sector&apos;s left handle to add a dependency; select an edge and press Delete to remove it.
+          </span>
+          {dirty && <span className="badge warn">unsaved changes</span>}
+          <button className="btn" disabled={!dirty || save.isPending} onClick={() => { setDraft(toDeps(sectors)); setMessage(null); }}>
+            Discard
+          </button>
+          <button className="btn primary" disabled={!dirty || save.isPending} onClick={onSave}>
+            {save.isPending ? 'Saving…' : 'Save dependencies'}
+          </button>
+        </div>
+        <div className="sector-flow" style={{ height: 560 }}>
+          <ReactFlow
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onConnect={onConnect}
+            onEdgesDelete={onEdgesDelete}
+            deleteKeyCode={['Backspace', 'Delete']}
+            nodesDraggable={false}
+            fitView
+            fitViewOptions={{ padding: 0.08 }}
+            minZoom={0.2}
+            colorMode="system"
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background gap={24} />
+            <Controls showInteractive={false} />
+          </ReactFlow>
+        </div>
+      </section>
+      <div className="grid-2">
+        <section className="panel" aria-label="Dependencies">
+          <h2>Dependencies</h2>
+          <form
+            className="chips"
+            style={{ alignItems: 'center', marginBottom: 8 }}
+            onSubmit={(e) => {
+              e.preventDefault();
+              addDependency(addFrom, addTo);
+            }}
+          >
+            <select aria-label="Dependent sector" value={addTo} onChange={(e) => setAddTo(e.target.value)}>
+              <option value="">sector…</option>
+              {sectors.map((s) => (
+                <option key={s.name}>{s.name}</option>
+              ))}
+            </select>
+            <span className="small muted">depends on</span>
+            <select aria-label="Dependency sector" value={addFrom} onChange={(e) => setAddFrom(e.target.value)}>
+              <option value="">sector…</option>
+              {sectors.map((s) => (
+                <option key={s.name}>{s.name}</option>
+              ))}
+            </select>
+            <button className="btn" type="submit" disabled={!addFrom || !addTo}>
+              Add
+            </button>
+          </form>
+          {allEdges.length === 0 ? (
+            <EmptyState title="No dependencies">Every sector upgrades independently.</EmptyState>
+          ) : (
+            <table className="data">
+              <thead>
+                <tr>
+                  <th scope="col">Sector</th>
+                  <th scope="col">waits for</th>
+                  <th scope="col"><span className="sr-only">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {allEdges.map((e) => (
+                  <tr key={`${e.dependency}->${e.dependent}`}>
+                    <td>{e.dependent}</td>
+                    <td>{e.dependency}</td>
+                    <td style={{ textAlign: 'right' }}>
+                      <button className="btn danger" onClick={() => removeDependency(e.dependency, e.dependent)} aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}>
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+        <section className="panel" aria-label="What blocks the next sector">
+          <h2>What blocks the next sector</h2>
+          {sectors.every((s) => s.waits.length === 0) ? (
+            <EmptyState title="Nothing waits on a dependency" />
+          ) : (
+            <ul className="plain-list">
+              {sectors.flatMap((s) => s.waits.map((w) => <li key={w}>{w}</li>))}
+            </ul>
+          )}
+        </section>
+      </div>
+      <section className="panel flush" aria-label="Sector versions by workload">
+        <div className="toolbar">
+          <h2 style={{ margin: 0 }}>Versions per sector and workload</h2>
+        </div>
+        <div className="table-scroll" style={{ maxHeight: 'none' }}>
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">Sector</th>
+                <th scope="col">Workload</th>
+                <th scope="col">Clusters</th>
+                <th scope="col">Min version</th>
+                <th scope="col">Max version</th>
+                <th scope="col">Next</th>
+                <th scope="col">Soaking</th>
+                <th scope="col">Waits for</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sectors.flatMap((s) =>
+                s.workloads.map((w) => (
+                  <tr key={`${s.name}|${w.workload}`}>
+                    <td>{s.name}</td>
+                    <td className="mono">{w.workload}</td>
+                    <td>{w.clusters}</td>
+                    <td className="mono">{w.minVersion}</td>
+                    <td className="mono">{w.maxVersion}</td>
+                    <td className="mono">{w.nextVersion ?? '—'}</td>
+                    <td>{w.soaking ? `${w.soaking.version}: ${formatDays(w.soaking.soakDays)} of ${w.soaking.requiredDays} d` : '—'}</td>
+                    <td>{w.waitsFor ? `${w.waitsFor.sector} still runs ${w.waitsFor.version}` : '—'}</td>
+                  </tr>
+                )),
+              )}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}

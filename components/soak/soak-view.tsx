@@ -1,0 +1,190 @@
+'use client';
+// Soak over time for one (version, workload) against the thresholds of the clusters waiting for
+// it, with when each threshold is reached at today's rate (one day per day per healthy cluster).
+import { useQuery } from '@tanstack/react-query';
+import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useEffect, useMemo, useState } from 'react';
+import { useTRPC } from '@/components/trpc/client';
+import { formatDays, formatUtc } from '@/components/ui/format';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+
+const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#4c9aff'];
+
+function utcTick(spanMs: number) {
+  // short spans show hours too, so ticks do not repeat the same day
+  return (ms: number) => (spanMs < 4 * 86_400_000 ? new Date(ms).toISOString().slice(5, 16).replace('T', ' ') : new Date(ms).toISOString().slice(5, 10));
+}
+
+export function SoakView() {
+  const trpc = useTRPC();
+  const versions = useQuery(trpc.soak.versions.queryOptions());
+  const [selected, setSelected] = useState<{ version: string; workload: string } | null>(null);
+  useEffect(() => {
+    if (!selected && versions.data?.default) setSelected(versions.data.default);
+  }, [versions.data, selected]);
+
+  const options = useMemo(() => versions.data?.options ?? [], [versions.data]);
+  const versionList = useMemo(() => [...new Set(options.map((o) => o.version))], [options]);
+  const workloadList = useMemo(() => options.filter((o) => o.version === selected?.version), [options, selected]);
+
+  const series = useQuery({ ...trpc.soak.series.queryOptions(selected ?? { version: '-', workload: '-' }), enabled: selected !== null });
+
+  const chart = useMemo(() => {
+    const d = series.data;
+    if (!d) return null;
+    const points: { ts: number; soak?: number; projected?: number }[] = d.samples.map((s) => ({ ts: Date.parse(s.at), soak: s.soakDays }));
+    for (const p of d.projection) {
+      const ts = Date.parse(p.at);
+      const same = points.find((x) => x.ts === ts);
+      if (same) same.projected = p.soakDays;
+      else points.push({ ts, projected: p.soakDays });
+    }
+    points.sort((a, b) => a.ts - b.ts);
+    const maxY = Math.max(1, d.soakDays, ...d.thresholds.map((t) => t.soakDays), ...d.samples.map((s) => s.soakDays));
+    const span = points.length ? points[points.length - 1]!.ts - points[0]!.ts : 0;
+    return { points, maxY: Math.ceil(maxY * 1.12), tick: utcTick(span) };
+  }, [series.data]);
+
+  if (versions.isPending) return <section className="panel"><LoadingRows rows={5} /></section>;
+  if (versions.isError) return <section className="panel"><ErrorState error={versions.error} onRetry={() => void versions.refetch()} /></section>;
+  if (options.length === 0) {
+    return (
+      <section className="panel">
+        <EmptyState title="Nothing to soak">No managed cluster is offered a newer version right now.</EmptyState>
+      </section>
+    );
+  }
+
+  const d = series.data;
+  return (
+    <>
+      <section className="panel flush" aria-label="Choose version and workload">
+        <div className="toolbar">
+          <label className="small muted" htmlFor="soak-version">Version</label>
+          <select
+            id="soak-version"
+            value={selected?.version ?? ''}
+            onChange={(e) => {
+              const v = e.target.value;
+              const first = options.filter((o) => o.version === v).sort((a, b) => b.waiting - a.waiting)[0];
+              setSelected(first ? { version: v, workload: first.workload } : null);
+            }}
+          >
+            {versionList.map((v) => {
+              const waiting = options.filter((o) => o.version === v).reduce((n, o) => n + o.waiting, 0);
+              return (
+                <option key={v} value={v}>
+                  {v}{waiting ? ` (${waiting} waiting)` : ''}
+                </option>
+              );
+            })}
+          </select>
+          <label className="small muted" htmlFor="soak-workload">Workload</label>
+          <select id="soak-workload" value={selected?.workload ?? ''} onChange={(e) => selected && setSelected({ version: selected.version, workload: e.target.value })}>
+            {workloadList.map((o) => (
+              <option key={o.workload} value={o.workload}>
+                {o.workload} ({o.waiting} of {o.offered} waiting)
+              </option>
+            ))}
+          </select>
+        </div>
+      </section>
+      {series.isPending && selected ? (
+        <section className="panel"><LoadingRows rows={6} /></section>
+      ) : series.isError ? (
+        <section className="panel"><ErrorState error={series.error} onRetry={() => void series.refetch()} /></section>
+      ) : d && chart ? (
+        <>
+          <div className="grid-4">
+            <div className="panel stat">
+              <span className="label">Soaked</span>
+              <span className="value">{formatDays(d.soakDays)} d</span>
+              <span className="small muted">cluster-days of {d.version} for {d.workload}</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">Rate</span>
+              <span className="value">+{d.ratePerDay} d/day</span>
+              <span className="small muted">healthy clusters running it now</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">Waiting</span>
+              <span className="value">{d.thresholds.filter((t) => !t.reached).reduce((n, t) => n + t.clusters, 0)}</span>
+              <span className="small muted">clusters below their threshold</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">As of</span>
+              <span className="value" style={{ fontSize: 16 }}>{formatUtc(d.now)}</span>
+              <span className="small muted">samples: daily, last 60 days</span>
+            </div>
+          </div>
+          <section className="panel" aria-label="Soak over time">
+            <h2>
+              Soak of {d.version} for {d.workload} (UTC days)
+            </h2>
+            {d.samples.length === 0 && d.projection.length === 0 ? (
+              <EmptyState title="No soak yet">No healthy cluster runs {d.version} with workload {d.workload}, so its soak does not grow.</EmptyState>
+            ) : (
+              <div style={{ width: '100%', height: 340 }}>
+                <ResponsiveContainer>
+                  <ComposedChart data={chart.points} margin={{ top: 12, right: 150, bottom: 4, left: 0 }}>
+                    <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+                    <XAxis dataKey="ts" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={chart.tick} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
+                    <YAxis domain={[0, chart.maxY]} tick={{ fontSize: 11, fill: 'var(--muted)' }} label={{ value: 'soak days', angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11 }} />
+                    <Tooltip
+                      labelFormatter={(v) => formatUtc(new Date(Number(v)).toISOString())}
+                      formatter={(value, name) => [`${formatDays(Number(value))} d`, name]}
+                      contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', fontSize: 12, color: 'var(--text)' }}
+                    />
+                    <Legend wrapperStyle={{ fontSize: 12 }} />
+                    {d.thresholds.map((t, i) => (
+                      <ReferenceLine
+                        key={t.soakDays}
+                        y={t.soakDays}
+                        stroke={THRESHOLD_COLORS[i % THRESHOLD_COLORS.length]}
+                        strokeDasharray="6 4"
+                        label={{ value: `${t.soakDays} d · ${t.clusters} cluster${t.clusters === 1 ? '' : 's'}${t.reached ? ' ✓' : ''}`, position: 'right', fill: 'var(--text)', fontSize: 11 }}
+                      />
+                    ))}
+                    <Line type="linear" dataKey="soak" name="soak (measured)" stroke="#4c9aff" strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
+                    <Line type="linear" dataKey="projected" name="projected at current rate" stroke="#4c9aff" strokeDasharray="4 4" dot={false} connectNulls isAnimationActive={false} />
+                  </ComposedChart>
+                </ResponsiveContainer>
+              </div>
+            )}
+          </section>
+          <section className="panel flush" aria-label="Thresholds and estimated dates">
+            <div className="toolbar">
+              <h2 style={{ margin: 0 }}>Thresholds → estimated date (UTC)</h2>
+            </div>
+            {d.thresholds.length === 0 ? (
+              <EmptyState title="No cluster waits for a soak threshold" />
+            ) : (
+              <table className="data">
+                <thead>
+                  <tr>
+                    <th scope="col">soakDays threshold</th>
+                    <th scope="col">Clusters at it</th>
+                    <th scope="col">Still needed</th>
+                    <th scope="col">Estimated (UTC)</th>
+                    <th scope="col">In</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.thresholds.map((t) => (
+                    <tr key={t.soakDays} data-threshold={t.soakDays}>
+                      <td>{t.soakDays} d</td>
+                      <td>{t.clusters}</td>
+                      <td>{t.reached ? '—' : `${formatDays(t.soakDays - d.soakDays)} cluster-days`}</td>
+                      <td className="nowrap">{t.reached ? <span className="badge ok">reached</span> : t.eta ? formatUtc(t.eta) : <span className="badge warn">never at the current rate</span>}</td>
+                      <td className="nowrap">{t.daysFromNow === null ? '—' : t.reached ? '—' : `${formatDays(t.daysFromNow)} days`}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </>
+      ) : null}
+    </>
+  );
+}
