@@ -7,6 +7,8 @@ import { usersRouter } from './routers/users';
 import { fleetRouter } from './routers/fleet';
 import { plansRouter } from './routers/plans';
 import { policiesRouter } from './routers/policies';
+import { plansRouter } from './routers/plans';
+import { policiesRouter } from './routers/policies';
 import { versionsRouter } from './routers/versions';
 import { sectorsRouter } from './routers/sectors';
 import { soakRouter } from './routers/soak';
@@ -22,6 +24,8 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   clusters: clustersRouter,
   fleet: fleetRouter,
+  policies: policiesRouter,
+  plans: plansRouter,
   policies: policiesRouter,
   plans: plansRouter,
   versions: versionsRouter,

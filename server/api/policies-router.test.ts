@@ -1,0 +1,350 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify } from 'yaml';
+import { openDatabase, type Db } from '@/db/open-database';
+import { seedDemo } from '@/db/seed';
+import { listAudit } from '@/server/repositories/audit-repository';
+import { AppError } from '@/server/services/app-error';
+import { createCaller } from './root';
+import { createContextInner } from './trpc';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+let db: Db;
+
+function callerAs(role: 'viewer' | 'operator' | 'admin', name = `test-${role}`) {
+  return createCaller(createContextInner({ db, now: () => NOW, actor: { name, role, via: 'system' } }));
+}
+
+/** Everything a policy write may touch, to prove a rejected write left nothing behind. */
+function dumpPolicyState(): unknown {
+  const q = (sql: string) => db.$client.prepare(sql).all();
+  return {
+    organizations: q('select * from organizations'),
+    sectors: q('select * from sectors order by id'),
+    blocked: q('select * from blocked_versions order by id'),
+    clusters: q('select name, upgrade_policy, sector, policy_revision from clusters order by id'),
+    workloads: q('select * from cluster_workloads order by cluster_id, workload'),
+    revisions: q('select * from policy_revisions order by id'),
+    audit: q('select * from audit_log order by id'),
+    settings: q('select * from settings order by key'),
+  };
+}
+
+async function rejection(p: Promise<unknown>): Promise<{ code: string; problems: { path: string; message: string }[] }> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as { code?: string; cause?: unknown };
+    const cause = e.cause instanceof AppError ? e.cause : undefined;
+    return { code: e.code ?? 'UNKNOWN', problems: cause?.problems ?? [] };
+  }
+  throw new Error('expected the call to fail');
+}
+
+function settingsOf(org: Awaited<ReturnType<ReturnType<typeof callerAs>['policies']['organization']>>) {
+  return {
+    sectors: org.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+    blockedVersions: org.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
+    upgradePolicyAllowedWorkloads: org.upgradePolicyAllowedWorkloads,
+    upgradePolicyAllowedMutexes: org.upgradePolicyAllowedMutexes,
+  };
+}
+
+beforeEach(() => {
+  db = openDatabase(':memory:');
+  seedDemo(db, NOW);
+});
+
+describe('policies router: organization edits', () => {
+  it('reads the organization with sectors, blocked versions with reasons and allow-lists', async () => {
+    const org = await callerAs('viewer').policies.organization();
+    expect(org.revision).toBe(1);
+    expect(org.sectors.length).toBeGreaterThan(1);
+    expect(org.sectors.some((s) => s.dependencies.length > 0)).toBe(true);
+    expect(org.blockedVersions.every((b) => b.reason !== '' && b.createdBy === 'demo-seed')).toBe(true);
+    expect(org.managedClusterCount).toBeGreaterThan(0);
+    expect(org.workloadsInUse.length).toBeGreaterThan(0);
+  });
+
+  it('an update bumps the revision and writes a revision with its diff and an audit row', async () => {
+    const op = callerAs('operator', 'alice');
+    const org = await op.policies.organization();
+    const settings = settingsOf(org);
+    settings.sectors.push({ name: 'canary', maxParallelUpgrades: '1', dependencies: [] });
+    settings.blockedVersions.push({ pattern: '^4\\.13\\.99$', reason: 'known etcd regression' });
+    const result = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: settings });
+    expect(result.changed).toBe(true);
+    expect(result.revision).toBe(2);
+    expect(result.organization.revision).toBe(2);
+    const blocked = result.organization.blockedVersions.find((b) => b.pattern === '^4\\.13\\.99$');
+    expect(blocked).toMatchObject({ reason: 'known etcd regression', createdBy: 'alice' });
+    // patterns kept keep their author
+    expect(result.organization.blockedVersions.filter((b) => b.createdBy === 'demo-seed')).toHaveLength(org.blockedVersions.length);
+
+    const history = await op.policies.history({ scope: 'organization' });
+    expect(history.total).toBe(1);
+    const rev = history.revisions[0]!;
+    expect(rev).toMatchObject({ id: result.revisionId, actor: 'alice', revision: 2, scope: 'organization', at: NOW.toISOString() });
+    expect(rev.summary).toContain('added sector canary');
+    expect(rev.changes.map((c) => `${c.kind} ${c.path}`)).toEqual([`added sectors[${org.sectors.length}]`, `added blockedVersions[${org.blockedVersions.length}]`]);
+
+    const audit = listAudit(db, { filter: { action: 'policy.' } });
+    expect(audit.total).toBe(1);
+    expect(audit.rows[0]).toMatchObject({ actor: 'alice', action: 'policy.organization.update', target: `organization:${org.name}` });
+
+    // the same settings again: nothing to write
+    const again = await op.policies.updateOrganization({ expectedRevision: 2, organization: settings });
+    expect(again).toMatchObject({ changed: false, revision: 2, revisionId: null });
+    expect((await op.policies.history({})).total).toBe(1);
+  });
+
+  it('rejects an edit that leaves the fleet invalid, with paths, and changes nothing', async () => {
+    const op = callerAs('operator');
+    const org = await op.policies.organization();
+    const used = org.sectors.find((s) => s.clusterCount > 0)!;
+    const settings = settingsOf(org);
+    // drop a sector that clusters use (and that others depend on), add a bad regex and limit
+    settings.sectors = settings.sectors.filter((s) => s.name !== used.name).map((s) => ({ ...s, dependencies: s.dependencies }));
+    settings.blockedVersions.push({ pattern: '(?<=x)4', reason: 'lookbehind' });
+    settings.sectors.push({ name: 'broken', maxParallelUpgrades: '0%', dependencies: [] });
+    const before = dumpPolicyState();
+    const err = await rejection(op.policies.updateOrganization({ expectedRevision: org.revision, organization: settings }));
+    expect(err.code).toBe('BAD_REQUEST');
+    const paths = err.problems.map((p) => p.path);
+    expect(paths).toContain(`organization.blockedVersions[${org.blockedVersions.length}].pattern`);
+    expect(paths).toContain(`organization.sectors[${settings.sectors.length - 1}].maxParallelUpgrades`);
+    expect(paths.some((p) => /^clusters\[name=[^\]]+\]\.upgradePolicy\.conditions\.sector$/.test(p))).toBe(true);
+    const sectorProblem = err.problems.find((p) => p.path.endsWith('.conditions.sector')) as { cluster?: string; field?: string };
+    expect(sectorProblem.field).toBe('conditions.sector');
+    expect(sectorProblem.cluster).toBeTruthy();
+    expect(dumpPolicyState()).toEqual(before);
+  });
+
+  it('a stale expectedRevision is a conflict and changes nothing (two editors)', async () => {
+    const alice = callerAs('operator', 'alice');
+    const bob = callerAs('operator', 'bob');
+    const seenByAlice = await alice.policies.organization();
+    const seenByBob = await bob.policies.organization();
+    const a = settingsOf(seenByAlice);
+    a.upgradePolicyAllowedMutexes = [...(a.upgradePolicyAllowedMutexes ?? []), 'alice-mutex'];
+    await alice.policies.updateOrganization({ expectedRevision: seenByAlice.revision, organization: a });
+    const afterAlice = dumpPolicyState();
+    const b = settingsOf(seenByBob);
+    b.blockedVersions = [];
+    const err = await rejection(bob.policies.updateOrganization({ expectedRevision: seenByBob.revision, organization: b }));
+    expect(err.code).toBe('CONFLICT');
+    expect(dumpPolicyState()).toEqual(afterAlice);
+    // cluster policies too
+    const cp = await alice.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const policy = { ...cp.policy!, conditions: { ...cp.policy!.conditions, soakDays: 30 } };
+    await alice.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy });
+    const stale = await rejection(bob.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: null }));
+    expect(stale.code).toBe('CONFLICT');
+    expect((await bob.policies.clusterPolicy({ name: cp.name })).policy?.conditions?.soakDays).toBe(30);
+  });
+
+  it('freeze and blocked versions: operator only, with reasons, audited', async () => {
+    const viewer = callerAs('viewer');
+    expect((await rejection(viewer.policies.setFreeze({ frozen: true, reason: 'x' }))).code).toBe('FORBIDDEN');
+    const op = callerAs('operator', 'carol');
+    expect((await rejection(op.policies.setFreeze({ frozen: true, reason: ' ' }))).problems[0]?.path).toBe('reason');
+    const frozen = await op.policies.setFreeze({ frozen: true, reason: 'holiday change freeze' });
+    expect(frozen.organization).toMatchObject({ frozen: true, frozenReason: 'holiday change freeze', revision: 2 });
+    const bad = await rejection(op.policies.addBlockedVersion({ pattern: '(\\d)\\1', reason: 'backreference' }));
+    expect(bad.code).toBe('BAD_REQUEST');
+    expect(bad.problems.map((p) => p.path)).toEqual(['pattern']);
+    const added = await op.policies.addBlockedVersion({ pattern: '^4\\.13\\.50$', reason: 'OCPBUGS-1' });
+    expect(added.organization.revision).toBe(3);
+    expect((await rejection(op.policies.addBlockedVersion({ pattern: '^4\\.13\\.50$', reason: 'again' }))).code).toBe('CONFLICT');
+    const removed = await op.policies.removeBlockedVersion({ pattern: '^4\\.13\\.50$', reason: 'fixed in .51' });
+    expect(removed.organization.blockedVersions.some((b) => b.pattern === '^4\\.13\\.50$')).toBe(false);
+    expect((await rejection(op.policies.removeBlockedVersion({ pattern: 'nope', reason: '' }))).code).toBe('NOT_FOUND');
+    const actions = listAudit(db, { filter: { actor: 'carol' } }).rows.map((r) => r.action);
+    expect(actions).toEqual(['policy.blocked-version.remove', 'policy.blocked-version.add', 'policy.freeze']);
+    expect((await op.policies.history({ scope: 'organization' })).total).toBe(3);
+  });
+});
+
+describe('policies router: cluster policies, revert, validation, impact', () => {
+  it('updates a cluster policy (workload rows follow) and reverts it', async () => {
+    const op = callerAs('operator', 'dave');
+    const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    expect(cp.managed).toBe(true);
+    const original = cp.policy!;
+    const changed = { ...original, workloads: [...original.workloads, 'quay-mirror'], conditions: { ...original.conditions, soakDays: 21 } };
+    const org = await op.policies.organization();
+    if (org.upgradePolicyAllowedWorkloads && !org.upgradePolicyAllowedWorkloads.includes('quay-mirror')) {
+      // the allow-list rejects it first, at the workload's own path
+      const err = await rejection(op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: changed }));
+      expect(err.problems.map((p) => p.path)).toEqual([`policy.workloads[${original.workloads.length}]`]);
+      const s = settingsOf(org);
+      s.upgradePolicyAllowedWorkloads = [...org.upgradePolicyAllowedWorkloads, 'quay-mirror'];
+      await op.policies.updateOrganization({ expectedRevision: org.revision, organization: s });
+    }
+    const updated = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: changed });
+    expect(updated.cluster.revision).toBe(cp.revision + 1);
+    expect(updated.cluster.policy).toEqual(changed);
+    const rows = db.$client.prepare("select workload from cluster_workloads w join clusters c on c.id = w.cluster_id where c.name = 'quay-prod-blue-01' order by workload").all() as { workload: string }[];
+    expect(rows.map((r) => r.workload)).toEqual([...changed.workloads].sort());
+    const listed = await callerAs('viewer').clusters.list({ filter: { workload: 'quay-mirror' } });
+    expect(listed.items.map((c) => c.name)).toEqual(['quay-prod-blue-01']);
+
+    const history = await op.policies.history({ scope: 'cluster', subject: cp.name });
+    expect(history.revisions[0]!.changes.map((c) => c.path)).toEqual([`workloads[${original.workloads.length}]`, 'conditions.soakDays']);
+    const stale = await rejection(op.policies.revert({ revisionId: updated.revisionId!, expectedRevision: cp.revision }));
+    expect(stale.code).toBe('CONFLICT');
+    const reverted = await op.policies.revert({ revisionId: updated.revisionId!, expectedRevision: updated.cluster.revision });
+    expect(reverted).toMatchObject({ scope: 'cluster', subject: cp.name, revision: cp.revision + 2 });
+    const back = await op.policies.clusterPolicy({ name: cp.name });
+    expect(back.policy).toEqual(original);
+    expect((await op.policies.history({ subject: cp.name })).revisions[0]!.summary).toMatch(/^reverted revision #/);
+
+    // unmanage, then revert that too
+    const off = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: back.revision, policy: null });
+    expect(off.cluster.managed).toBe(false);
+    await op.policies.revert({ revisionId: off.revisionId!, expectedRevision: off.cluster.revision });
+    expect((await op.policies.clusterPolicy({ name: cp.name })).policy).toEqual(original);
+  });
+
+  it('reverts an organization revision, refusing when the result would be invalid', async () => {
+    const op = callerAs('operator');
+    const org = await op.policies.organization();
+    const s = settingsOf(org);
+    s.sectors.push({ name: 'canary', maxParallelUpgrades: null, dependencies: [] });
+    const added = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: s });
+    // a cluster moves into the new sector: reverting the sector's addition must now fail
+    const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, sector: 'canary' } } });
+    const before = dumpPolicyState();
+    const err = await rejection(op.policies.revert({ revisionId: added.revisionId!, expectedRevision: added.revision }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.problems.map((p) => p.path)).toEqual(['clusters[name=quay-prod-blue-01].upgradePolicy.conditions.sector']);
+    expect(dumpPolicyState()).toEqual(before);
+    // move it back, then the revert goes through
+    const now = await op.policies.clusterPolicy({ name: cp.name });
+    await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: now.revision, policy: cp.policy });
+    const ok = await op.policies.revert({ revisionId: added.revisionId!, expectedRevision: added.revision });
+    expect(ok.revision).toBe(added.revision + 1);
+    expect((await op.policies.organization()).sectors.map((x) => x.name)).toEqual(org.sectors.map((x) => x.name));
+  });
+
+  it('validateDraft reports problems at draft paths and lint warnings when valid', async () => {
+    const viewer = callerAs('viewer');
+    const cp = await viewer.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const bad = await viewer.policies.validateDraft({
+      clusters: [
+        { name: 'nope-cluster', policy: null },
+        { name: cp.name, policy: { ...cp.policy!, schedule: '0 25 * * *', conditions: { ...cp.policy!.conditions, soakDays: -2 } } },
+      ],
+    });
+    expect(bad.ok).toBe(false);
+    expect(bad.problems.map((p) => p.path).sort()).toEqual(['clusters[0].name', 'clusters[1].policy.conditions.soakDays', 'clusters[1].policy.schedule']);
+    const good = await viewer.policies.validateDraft({ clusters: [{ name: cp.name, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, mutexes: [] } } }] });
+    expect(good).toMatchObject({ ok: true, problems: [] });
+    expect(Array.isArray(good.warnings)).toBe(true);
+  });
+
+  it('previewImpact lists the clusters whose decision changes', async () => {
+    const viewer = callerAs('viewer');
+    const plan = await viewer.plans.evaluate();
+    const waiting = plan.decisions.find((d) => d.reason === 'OUTSIDE_WINDOW' || d.reason === 'NOT_SOAKED');
+    expect(waiting).toBeDefined();
+    const cp = await viewer.policies.clusterPolicy({ name: waiting!.cluster });
+    const none = await viewer.policies.previewImpact({});
+    expect(none).toMatchObject({ ok: true, changes: [], unchanged: plan.decisions.length });
+    // always in the window, no soak: it now gets something different
+    const draft = { clusters: [{ name: cp.name, policy: { ...cp.policy!, schedule: '* * * * *', conditions: { ...cp.policy!.conditions, soakDays: 0 } } }] };
+    const impact = await viewer.policies.previewImpact(draft);
+    expect(impact.ok).toBe(true);
+    const change = impact.changes.find((c) => c.cluster === cp.name);
+    expect(change?.before).toMatchObject({ action: 'skip', reason: waiting!.reason });
+    expect(change?.after).not.toEqual(change?.before);
+    // a draft that blocks every version stops every planned upgrade
+    const org = await viewer.policies.organization();
+    const blockAll = settingsOf(org);
+    blockAll.blockedVersions.push({ pattern: '.', reason: 'stop everything' });
+    const stopped = await viewer.policies.previewImpact({ organization: blockAll });
+    const upgrades = plan.decisions.filter((d) => d.action === 'upgrade').map((d) => d.cluster);
+    expect(stopped.changes.filter((c) => c.before?.action === 'upgrade').map((c) => c.cluster).sort()).toEqual([...upgrades].sort());
+    expect(stopped.changes.every((c) => c.after?.action !== 'upgrade')).toBe(true);
+    // nothing was written
+    expect((await viewer.policies.history({})).total).toBe(0);
+  });
+});
+
+describe('policies router: organization file import/export', () => {
+  it('export → import is a no-op; an edited file imports as per-cluster revisions and exports back', async () => {
+    const op = callerAs('operator', 'erin');
+    const exported = await op.policies.exportOrganization();
+    expect(exported.yaml).toContain('$schema: /openshift/openshift-cluster-manager-1.yml');
+    const same = await op.policies.importOrganization({ yaml: exported.yaml });
+    expect(same).toMatchObject({ organizationChanged: false, changedClusters: [] });
+    expect((await op.policies.history({})).total).toBe(0);
+    expect(listAudit(db).total).toBe(0);
+
+    const doc = parseYaml(exported.yaml) as { upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[]; [k: string]: unknown };
+    const first = doc.upgradePolicyClusters[0]!;
+    first.upgradePolicy.conditions.soakDays = 42;
+    const dropped = doc.upgradePolicyClusters.pop()!;
+    doc.description = 'kept across import and export';
+    doc.blockedVersions = [...((doc.blockedVersions as string[] | undefined) ?? []), '^4\\.99\\.'];
+    const edited = stringify(doc);
+
+    const before = dumpPolicyState();
+    const dry = await op.policies.importOrganization({ yaml: edited, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, organizationChanged: true });
+    expect([...dry.changedClusters].sort()).toEqual([first.name, dropped.name].sort());
+    expect(dumpPolicyState()).toEqual(before);
+
+    const done = await op.policies.importOrganization({ yaml: edited });
+    expect(done.revision).toBe(2);
+    expect((await op.policies.clusterPolicy({ name: first.name })).policy?.conditions?.soakDays).toBe(42);
+    expect((await op.policies.clusterPolicy({ name: dropped.name })).managed).toBe(false);
+    const history = await op.policies.history({});
+    expect(history.total).toBe(3);
+    expect(history.revisions.every((r) => r.actor === 'erin' && r.summary.startsWith('imported organization file'))).toBe(true);
+    expect(listAudit(db, { filter: { action: 'policy.import.file' } }).total).toBe(1);
+
+    const back = parseYaml((await op.policies.exportOrganization()).yaml);
+    expect(back).toEqual(parseYaml(edited));
+    const cluster = await op.policies.exportCluster({ name: first.name });
+    expect(parseYaml(cluster.yaml)).toEqual({ $schema: '/openshift/cluster-1.yml', name: first.name, upgradePolicy: first.upgradePolicy });
+  });
+
+  it('rejects a file that does not fit the fleet, at the file paths, writing nothing', async () => {
+    const op = callerAs('operator');
+    const doc = parseYaml((await op.policies.exportOrganization()).yaml) as { upgradePolicyClusters: { name: string; upgradePolicy: { conditions: Record<string, unknown> } }[]; sectors: unknown[] };
+    const workload = (doc.upgradePolicyClusters[0]!.upgradePolicy as unknown as { workloads: string[] }).workloads[0]!;
+    doc.upgradePolicyClusters.push({ name: 'not-in-fleet', upgradePolicy: { workloads: [workload], schedule: '0 1 * * *', conditions: {} } as never });
+    doc.upgradePolicyClusters[3]!.upgradePolicy.conditions.soakDays = -1;
+    const before = dumpPolicyState();
+    const err = await rejection(op.policies.importOrganization({ yaml: stringify(doc) }));
+    expect(err.code).toBe('BAD_REQUEST');
+    const n = doc.upgradePolicyClusters.length - 1;
+    expect(err.problems.map((p) => p.path)).toContain('upgradePolicyClusters[3].upgradePolicy.conditions.soakDays');
+    expect(dumpPolicyState()).toEqual(before);
+    // the unknown cluster is reported once the file itself is valid
+    doc.upgradePolicyClusters[3]!.upgradePolicy.conditions.soakDays = 1;
+    const err2 = await rejection(op.policies.importOrganization({ yaml: stringify(doc) }));
+    expect(err2.problems.map((p) => p.path)).toEqual([`upgradePolicyClusters[${n}].name`]);
+    expect(dumpPolicyState()).toEqual(before);
+  });
+});
+
+describe('plans router', () => {
+  it('evaluates the stored fleet without writing, explains a cluster, lints', async () => {
+    const viewer = callerAs('viewer');
+    const before = db.$client.prepare('select count(*) n from decisions').get();
+    const plan = await viewer.plans.evaluate();
+    const managed = (await viewer.policies.organization()).managedClusterCount;
+    expect(plan.decisions).toHaveLength(managed);
+    expect(plan.counts.upgrade + plan.counts.skip + plan.counts.cancel).toBe(managed);
+    expect(plan.now).toBe('2026-11-22T12:00:00Z');
+    expect(db.$client.prepare('select count(*) n from decisions').get()).toEqual(before);
+    const explained = await viewer.plans.explainCluster({ name: plan.decisions[0]!.cluster });
+    expect(explained.decision).toEqual(plan.decisions[0]);
+    expect((await rejection(viewer.plans.explainCluster({ name: 'nope' }))).code).toBe('NOT_FOUND');
+    const lint = await viewer.plans.lint();
+    expect(Array.isArray(lint.warnings)).toBe(true);
+    for (const w of lint.warnings) expect(w.path.startsWith('clusters[') ? w.path.startsWith('clusters[name=') : true).toBe(true);
+  });
+});

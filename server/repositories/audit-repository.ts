@@ -1,0 +1,74 @@
+// The append-only audit log: who did what, when, to what, with the value before and after.
+// Deliberately no update or delete: rows are written once and only read afterwards.
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { RunResult } from 'better-sqlite3';
+import { auditLog } from '@/db/schema';
+import type * as schema from '@/db/schema';
+
+/** The database or a transaction on it (writes join the caller's transaction). */
+export type DbOrTx = BaseSQLiteDatabase<'sync', RunResult, typeof schema>;
+
+export type AuditRow = typeof auditLog.$inferSelect;
+
+export interface AuditEntry {
+  at: Date;
+  actor: string;
+  /** e.g. `policy.organization.update`, `policy.freeze` */
+  action: string;
+  /** e.g. `organization:demo`, `cluster:hive-prod-01` */
+  target: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
+  return db
+    .insert(auditLog)
+    .values({ at: entry.at, actor: entry.actor, action: entry.action, target: entry.target, before: entry.before ?? null, after: entry.after ?? null })
+    .returning({ id: auditLog.id })
+    .get().id;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  /** exact action, or a prefix ending in `.` / `*` (`policy.` matches every policy action) */
+  action?: string;
+  target?: string;
+  from?: Date;
+  /** exclusive */
+  to?: Date;
+}
+
+function whereOf(f: AuditFilter): SQL | undefined {
+  const parts: SQL[] = [];
+  if (f.actor) parts.push(eq(auditLog.actor, f.actor));
+  if (f.action) {
+    const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
+    if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${prefix.replace(/[%_\\]/g, (c) => `\\${c}`)}%`} escape '\\'`);
+    else parts.push(eq(auditLog.action, f.action));
+  }
+  if (f.target) parts.push(eq(auditLog.target, f.target));
+  if (f.from) parts.push(gte(auditLog.at, f.from));
+  if (f.to) parts.push(lt(auditLog.at, f.to));
+  return parts.length ? and(...parts) : undefined;
+}
+
+/** Newest first. */
+export function listAudit(db: DbOrTx, opts: { filter?: AuditFilter; offset?: number; limit?: number } = {}): { rows: AuditRow[]; total: number } {
+  const where = whereOf(opts.filter ?? {});
+  const rows = db
+    .select()
+    .from(auditLog)
+    .where(where)
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(opts.limit ?? 100)
+    .offset(opts.offset ?? 0)
+    .all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(auditLog).where(where).get()!.n;
+  return { rows, total };
+}
+
+export function countAudit(db: DbOrTx, filter: AuditFilter = {}): number {
+  return db.select({ n: sql<number>`count(*)` }).from(auditLog).where(whereOf(filter)).get()!.n;
+}

@@ -1,0 +1,190 @@
+// Stored policies: the organization's settings (allow-lists, freeze, revision), its sectors and
+// blocked versions, each cluster's policy (with its cluster_workloads rows) and the policy
+// revision history. Functions take the database or a transaction, so a service can make a whole
+// edit one transaction.
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevisions, sectors, settings } from '@/db/schema';
+import type { DbOrTx } from './audit-repository';
+
+export type { DbOrTx };
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type SectorRow = typeof sectors.$inferSelect;
+export type BlockedVersionRow = typeof blockedVersions.$inferSelect;
+export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
+
+/** The organization the app manages (the first one). */
+export function findOrganization(db: DbOrTx): OrganizationRow | undefined {
+  return db.select().from(organizations).orderBy(asc(organizations.id)).get();
+}
+
+export function listSectors(db: DbOrTx, organizationId: number): SectorRow[] {
+  return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
+}
+
+export function listBlockedVersions(db: DbOrTx, organizationId: number): BlockedVersionRow[] {
+  return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
+}
+
+export interface OrganizationFields {
+  name?: string;
+  allowedWorkloads?: string[] | null;
+  allowedMutexes?: string[] | null;
+  frozen?: boolean;
+  frozenReason?: string | null;
+}
+
+/**
+ * Writes organization fields and moves the revision from `expectedRevision` to the next one.
+ * Returns false (and writes nothing) when the stored revision is no longer `expectedRevision`.
+ */
+export function updateOrganizationRow(db: DbOrTx, organizationId: number, expectedRevision: number, fields: OrganizationFields, at: Date): boolean {
+  const result = db
+    .update(organizations)
+    .set({ ...fields, revision: expectedRevision + 1, updatedAt: at })
+    .where(and(eq(organizations.id, organizationId), eq(organizations.revision, expectedRevision)))
+    .run();
+  return result.changes === 1;
+}
+
+export interface SectorInput {
+  name: string;
+  maxParallelUpgrades: string | null;
+  dependencies: string[];
+}
+
+/** Replaces the sectors, keeping the given order. */
+export function replaceSectors(db: DbOrTx, organizationId: number, list: readonly SectorInput[]): void {
+  db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
+  list.forEach((s, position) => {
+    db.insert(sectors).values({ organizationId, name: s.name, position, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: [...s.dependencies] }).run();
+  });
+}
+
+export interface BlockedVersionInput {
+  pattern: string;
+  reason: string;
+}
+
+/**
+ * Makes the blocked versions exactly `list`: patterns already stored keep who added them and
+ * when (their reason is updated); new ones are recorded as added by `actor` at `at`.
+ */
+export function replaceBlockedVersions(db: DbOrTx, organizationId: number, list: readonly BlockedVersionInput[], actor: string, at: Date): void {
+  const existing = new Map(listBlockedVersions(db, organizationId).map((b) => [b.pattern, b]));
+  const wanted = new Set(list.map((b) => b.pattern));
+  for (const [pattern, row] of existing) if (!wanted.has(pattern)) db.delete(blockedVersions).where(eq(blockedVersions.id, row.id)).run();
+  for (const b of list) {
+    const row = existing.get(b.pattern);
+    if (row) {
+      if (row.reason !== b.reason) db.update(blockedVersions).set({ reason: b.reason }).where(eq(blockedVersions.id, row.id)).run();
+    } else {
+      db.insert(blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: actor, createdAt: at }).run();
+    }
+  }
+}
+
+export interface ClusterPolicyRow {
+  id: number;
+  name: string;
+  position: number;
+  version: string;
+  upgradePolicy: Record<string, unknown> | null;
+  sector: string | null;
+  policyRevision: number;
+}
+
+const clusterPolicyColumns = {
+  id: clusters.id,
+  name: clusters.name,
+  position: clusters.position,
+  version: clusters.version,
+  upgradePolicy: clusters.upgradePolicy,
+  sector: clusters.sector,
+  policyRevision: clusters.policyRevision,
+};
+
+/** Every cluster of the organization in file order, with its policy (null = not managed). */
+export function listClusterPolicies(db: DbOrTx, organizationId: number): ClusterPolicyRow[] {
+  return db.select(clusterPolicyColumns).from(clusters).where(eq(clusters.organizationId, organizationId)).orderBy(asc(clusters.position), asc(clusters.id)).all();
+}
+
+export function findClusterPolicy(db: DbOrTx, organizationId: number, name: string): ClusterPolicyRow | undefined {
+  return db.select(clusterPolicyColumns).from(clusters).where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name))).get();
+}
+
+/**
+ * Stores a cluster's policy (document form), its sector column and cluster_workloads rows, and
+ * moves its policy revision from `expectedRevision` on. False when the revision moved meanwhile.
+ */
+export function setClusterPolicy(db: DbOrTx, clusterId: number, expectedRevision: number, policy: Record<string, unknown> | null): boolean {
+  const conditions = policy?.conditions as { sector?: unknown } | undefined;
+  const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
+  const result = db
+    .update(clusters)
+    .set({ upgradePolicy: policy, sector, policyRevision: expectedRevision + 1 })
+    .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)))
+    .run();
+  if (result.changes !== 1) return false;
+  db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId)).run();
+  const workloads = Array.isArray(policy?.workloads) ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))] : [];
+  for (const workload of workloads) db.insert(clusterWorkloads).values({ clusterId, workload }).run();
+  return true;
+}
+
+export interface PolicyRevisionInput {
+  organizationId: number;
+  scope: 'organization' | 'cluster';
+  subject: string;
+  revision: number;
+  actor: string;
+  at: Date;
+  summary: string;
+  before: unknown;
+  after: unknown;
+}
+
+export function insertPolicyRevision(db: DbOrTx, row: PolicyRevisionInput): number {
+  return db.insert(policyRevisions).values(row).returning({ id: policyRevisions.id }).get().id;
+}
+
+export function findPolicyRevision(db: DbOrTx, organizationId: number, id: number): PolicyRevisionRow | undefined {
+  return db.select().from(policyRevisions).where(and(eq(policyRevisions.organizationId, organizationId), eq(policyRevisions.id, id))).get();
+}
+
+/** Newest first. */
+export function listPolicyRevisions(
+  db: DbOrTx,
+  opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
+): { rows: PolicyRevisionRow[]; total: number } {
+  const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
+  if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
+  if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
+  const where = and(...parts);
+  const rows = db.select().from(policyRevisions).where(where).orderBy(desc(policyRevisions.at), desc(policyRevisions.id)).limit(opts.limit).offset(opts.offset).all();
+  const total = db.select({ n: sql<number>`count(*)` }).from(policyRevisions).where(where).get()!.n;
+  return { rows, total };
+}
+
+/**
+ * Keys of the organization file we do not model (top-level, per sector, per listed cluster),
+ * kept so an import followed by an export gives the file back. Stored in `settings`.
+ */
+export interface OrganizationFileExtras {
+  file?: Record<string, unknown>;
+  sectors?: Record<string, Record<string, unknown>>;
+  clusters?: Record<string, Record<string, unknown>>;
+}
+
+const extrasKey = (organizationId: number) => `policy-files.extras.${organizationId}`;
+
+export function getOrganizationFileExtras(db: DbOrTx, organizationId: number): OrganizationFileExtras {
+  const row = db.select({ value: settings.value }).from(settings).where(eq(settings.key, extrasKey(organizationId))).get();
+  return (row?.value as OrganizationFileExtras | undefined) ?? {};
+}
+
+export function setOrganizationFileExtras(db: DbOrTx, organizationId: number, extras: OrganizationFileExtras, at: Date): void {
+  db.insert(settings)
+    .values({ key: extrasKey(organizationId), value: extras, updatedAt: at })
+    .onConflictDoUpdate({ target: settings.key, set: { value: extras, updatedAt: at } })
+    .run();
+}
