@@ -35,6 +35,16 @@ function settingsFromYaml(v: unknown): Settings {
   };
 }
 
+/** The YAML leaves out what is unset (no limit, no allow-list) instead of writing nulls. */
+function yamlDocOf(s: Settings): unknown {
+  return {
+    sectors: s.sectors.map((x) => ({ name: x.name, ...(x.maxParallelUpgrades ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}), dependencies: x.dependencies })),
+    blockedVersions: s.blockedVersions,
+    ...(s.upgradePolicyAllowedWorkloads ? { upgradePolicyAllowedWorkloads: s.upgradePolicyAllowedWorkloads } : {}),
+    ...(s.upgradePolicyAllowedMutexes ? { upgradePolicyAllowedMutexes: s.upgradePolicyAllowedMutexes } : {}),
+  };
+}
+
 /** Problems at `organization.sectors[2].dependencies[0]` etc., keyed by the form row they belong to. */
 function problemsAt(problems: readonly FieldProblem[], prefix: string): FieldProblem[] {
   return problems.filter((p) => {
@@ -57,7 +67,7 @@ export function OrganizationEditor() {
       },
     [stored.data],
   );
-  const draft = useDocDraft<Settings>(EMPTY, { fromYaml: settingsFromYaml });
+  const draft = useDocDraft<Settings>(EMPTY, { fromYaml: settingsFromYaml, toYamlDoc: yamlDocOf });
   const [baseRevision, setBaseRevision] = useState<number | undefined>(undefined);
   const [baseDoc, setBaseDoc] = useState<Settings>(EMPTY);
   const [conflict, setConflict] = useState<string | null>(null);

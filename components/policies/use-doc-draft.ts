@@ -21,26 +21,29 @@ export interface DocDraft<T> {
   dirty: boolean;
 }
 
-export function useDocDraft<T>(base: T, opts: { fromYaml?: (parsed: unknown) => T } = {}): DocDraft<T> {
+export function useDocDraft<T>(base: T, opts: { fromYaml?: (parsed: unknown) => T; toYamlDoc?: (doc: T) => unknown } = {}): DocDraft<T> {
   const [draft, setDraftState] = useState<T>(base);
-  const [yaml, setYamlState] = useState(() => toYaml(base));
+  const [yaml, setYamlState] = useState(() => toYaml(opts.toYamlDoc ? opts.toYamlDoc(base) : base));
   const [yamlError, setYamlError] = useState<string | null>(null);
   const [dirty, setDirty] = useState(false);
   const fromYaml = useRef(opts.fromYaml);
   fromYaml.current = opts.fromYaml;
+  const render = (doc: T) => toYaml(opts.toYamlDoc ? opts.toYamlDoc(doc) : doc);
 
   const reset = useCallback((next: T) => {
     setDraftState(next);
-    setYamlState(toYaml(next));
+    setYamlState(render(next));
     setYamlError(null);
     setDirty(false);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const setDraft = useCallback((next: T) => {
     setDraftState(next);
-    setYamlState(toYaml(next));
+    setYamlState(render(next));
     setYamlError(null);
     setDirty(true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const setYaml = useCallback((text: string) => {
