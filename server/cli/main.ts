@@ -18,6 +18,14 @@ const COMMANDS: Record<string, Command> = {
     summary: 'path --graph FILE --from VERSION  solve an upgrade path through update graphs (contracts/path.md)',
     run: async (args) => (await import('./path-command')).runPathCommand(args),
   },
+  import: {
+    summary: 'import FILE [--dry-run]           replace the policies with an OCM organization file (YAML)',
+    run: async (args) => (await import('./import-command')).runImportCommand(args),
+  },
+  export: {
+    summary: 'export [--cluster NAME]           the policies as an OCM organization (or cluster) file on stdout',
+    run: async (args) => (await import('./export-command')).runExportCommand(args),
+  },
 };
 
 function usage(): string {

@@ -1,0 +1,45 @@
+// `fleetplan export [--cluster NAME]`: the stored policies as the upgrade service's YAML on
+// stdout: the organization file (/openshift/openshift-cluster-manager-1.yml), or one cluster
+// file (/openshift/cluster-1.yml) with --cluster.
+import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { AppError } from '@/server/services/app-error';
+import { createPolicyService } from '@/server/services/policy-service';
+import { processIo, type CliIo } from './import-command';
+
+const USAGE = 'usage: fleetplan export [--cluster NAME]';
+
+export async function runExportCommand(args: string[], io: CliIo = processIo): Promise<number> {
+  let cluster: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--cluster') {
+      cluster = args[++i];
+      if (cluster === undefined) {
+        io.stderr(`fleetplan export: --cluster needs a name\n${USAGE}\n`);
+        return 2;
+      }
+    } else if (arg.startsWith('--cluster=')) cluster = arg.slice('--cluster='.length);
+    else if (arg === '-h' || arg === '--help') {
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    } else {
+      io.stderr(`fleetplan export: unexpected argument ${arg}\n${USAGE}\n`);
+      return 2;
+    }
+  }
+  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  try {
+    const service = createPolicyService(db, () => new Date());
+    const out = cluster === undefined ? service.exportOrganizationYaml() : service.exportClusterYaml(cluster);
+    io.stdout(out.yaml);
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError) {
+      io.stderr(`fleetplan export: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    db.$client.close();
+  }
+}

@@ -1,0 +1,87 @@
+// `fleetplan import FILE [--dry-run]`: an upgrade-service organization file
+// (/openshift/openshift-cluster-manager-1.yml) into the database at DATABASE_URL, replacing the
+// organization's policies (clusters the file does not list become unmanaged). Invalid input:
+// exit 2 with one `PATH: message` line per problem on stderr, and nothing written.
+import { readFile } from 'node:fs/promises';
+import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { AppError } from '@/server/services/app-error';
+import { createPolicyService } from '@/server/services/policy-service';
+
+const USAGE = 'usage: fleetplan import FILE [--dry-run]   (FILE may be - for stdin)';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  readStdin?: () => Promise<string>;
+}
+
+export const processIo: CliIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+  env: process.env,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+/** Who the audit log names for CLI changes. */
+export function cliActor(env: Record<string, string | undefined>): string {
+  return env.FLEETPLAN_ACTOR ?? `cli:${env.USER ?? env.USERNAME ?? 'unknown'}`;
+}
+
+export async function runImportCommand(args: string[], io: CliIo = processIo): Promise<number> {
+  let file: string | undefined;
+  let dryRun = false;
+  for (const arg of args) {
+    if (arg === '--dry-run') dryRun = true;
+    else if (arg === '-h' || arg === '--help') {
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    } else if (arg.startsWith('--')) {
+      io.stderr(`fleetplan import: unknown option ${arg}\n${USAGE}\n`);
+      return 2;
+    } else if (file === undefined) file = arg;
+    else {
+      io.stderr(`fleetplan import: unexpected argument ${arg}\n${USAGE}\n`);
+      return 2;
+    }
+  }
+  if (file === undefined) {
+    io.stderr(`fleetplan import: missing FILE\n${USAGE}\n`);
+    return 2;
+  }
+  let text: string;
+  try {
+    text = file === '-' && io.readStdin ? await io.readStdin() : await readFile(file, 'utf8');
+  } catch (err) {
+    io.stderr(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})\n`);
+    return 2;
+  }
+  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  try {
+    const result = createPolicyService(db, () => new Date()).importOrganizationYaml(cliActor(io.env), { yaml: text, dryRun });
+    const lines = [
+      `${dryRun ? 'dry run: would import' : 'imported'} organization ${result.organization}: ${result.managedClusters} managed, ${result.unmanagedClusters} unmanaged cluster(s)`,
+      `organization settings ${result.organizationChanged ? 'changed' : 'unchanged'}; ${result.changedClusters.length} cluster policy(ies) changed${result.changedClusters.length ? `: ${result.changedClusters.join(', ')}` : ''}`,
+      ...result.notices.map((n) => `note: ${n.path}: ${n.message}`),
+    ];
+    if (!dryRun) lines.push(`organization revision ${result.revision}`);
+    io.stdout(`${lines.join('\n')}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError && err.code !== 'INVALID_INPUT') {
+      io.stderr(`fleetplan import: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      io.stderr(err.problems.map((p) => `${p.path}: ${p.message}\n`).join(''));
+      return 2;
+    }
+    throw err;
+  } finally {
+    db.$client.close();
+  }
+}
