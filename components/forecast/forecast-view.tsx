@@ -1,0 +1,206 @@
+'use client';
+// Rollout forecast: the engine run forward in simulated time on the server; this view shows per
+// sector when every cluster has the target version, and a Gantt of predicted upgrades per
+// cluster (one page of rows at a time, grouped by sector). What-if overrides re-run the forecast
+// without saving anything.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { useTRPC } from '@/components/trpc/client';
+import { formatUtc } from '@/components/ui/format';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { ForecastGantt } from './forecast-gantt';
+import { WhatIfPanel, type WhatIf } from './what-if-panel';
+import './forecast.css';
+
+type RunInput = inferRouterInputs<AppRouter>['forecast']['run'];
+export type ForecastOutput = inferRouterOutputs<AppRouter>['forecast']['run'];
+
+const PAGE_SIZE = 50;
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const id = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(id);
+  }, [value, ms]);
+  return v;
+}
+
+function daysBetween(a: string, b: string): string {
+  const d = (Date.parse(b) - Date.parse(a)) / 86_400_000;
+  return d < 1 ? `${Math.round(d * 24)} h` : `${d.toFixed(1)} days`;
+}
+
+export function ForecastView() {
+  const trpc = useTRPC();
+  const [form, setForm] = useState({ targetVersion: '', horizonDays: 60, upgradeMinutes: 90 });
+  const [whatIf, setWhatIf] = useState<WhatIf>({});
+  const [params, setParams] = useState<{ targetVersion?: string; horizonDays: number; upgradeMinutes: number; overrides?: WhatIf }>({ horizonDays: 60, upgradeMinutes: 90 });
+  const [sector, setSector] = useState('');
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(0);
+  const debouncedSearch = useDebounced(search, 250);
+  useEffect(() => setPage(0), [sector, debouncedSearch, params]);
+
+  const input: RunInput = {
+    ...params,
+    sector: sector || undefined,
+    search: debouncedSearch || undefined,
+    offset: page * PAGE_SIZE,
+    limit: PAGE_SIZE,
+  };
+  const run = useQuery({ ...trpc.forecast.run.queryOptions(input), placeholderData: keepPreviousData, staleTime: 60_000 });
+  const data = run.data;
+  const whatIfActive = Object.values(params.overrides ?? {}).some((v) => (Array.isArray(v) ? v.length > 0 : v === true));
+
+  const apply = (e?: React.FormEvent) => {
+    e?.preventDefault();
+    const overrides = Object.values(whatIf).some((v) => (Array.isArray(v) ? v.length > 0 : v === true)) ? whatIf : undefined;
+    setParams({
+      targetVersion: form.targetVersion.trim() || undefined,
+      horizonDays: Math.min(120, Math.max(1, Math.round(form.horizonDays) || 60)),
+      upgradeMinutes: Math.min(1440, Math.max(5, Math.round(form.upgradeMinutes) || 90)),
+      overrides,
+    });
+  };
+
+  const sectorNames = useMemo(() => data?.sectors.map((s) => s.sector) ?? [], [data]);
+  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
+
+  return (
+    <>
+      <section className="panel flush" aria-label="Forecast settings">
+        <form className="toolbar" onSubmit={apply}>
+          <label className="small muted" htmlFor="fc-target">Target version</label>
+          <input id="fc-target" type="text" placeholder="newest offered" value={form.targetVersion} maxLength={100} onChange={(e) => setForm({ ...form, targetVersion: e.target.value })} style={{ width: 130 }} />
+          <label className="small muted" htmlFor="fc-horizon">Horizon (days)</label>
+          <input id="fc-horizon" type="number" min={1} max={120} value={form.horizonDays} onChange={(e) => setForm({ ...form, horizonDays: Number(e.target.value) })} style={{ width: 80 }} />
+          <label className="small muted" htmlFor="fc-duration">Upgrade takes (min)</label>
+          <input id="fc-duration" type="number" min={5} max={1440} value={form.upgradeMinutes} onChange={(e) => setForm({ ...form, upgradeMinutes: Number(e.target.value) })} style={{ width: 80 }} />
+          <button className="btn primary" type="submit" disabled={run.isFetching}>
+            {run.isFetching ? 'Simulating…' : 'Run forecast'}
+          </button>
+          {whatIfActive && <span className="badge warn">what-if: not saved</span>}
+        </form>
+        <WhatIfPanel value={whatIf} onChange={setWhatIf} sectors={sectorNames} onApply={() => apply()} />
+      </section>
+
+      {run.isPending ? (
+        <section className="panel" aria-busy="true">
+          <p className="small muted" style={{ margin: 0 }}>Simulating the rollout with the decision engine… (large fleets take a few seconds)</p>
+          <LoadingRows rows={6} />
+        </section>
+      ) : run.isError ? (
+        <section className="panel">
+          <ErrorState error={run.error} onRetry={() => void run.refetch()} />
+          {run.error.data && 'problems' in run.error.data && Array.isArray(run.error.data.problems) && (
+            <ul className="small" style={{ color: 'var(--bad)' }}>
+              {(run.error.data.problems as { path: string; message: string }[]).map((p) => (
+                <li key={p.path + p.message}>
+                  <code>{p.path}</code>: {p.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ) : data ? (
+        <>
+          {data.frozen && <div className="banner bad" role="status">The organization is frozen: nothing starts in this forecast. Tick “ignore freeze” in the what-if to see the rollout after the freeze.</div>}
+          {data.stats.truncated && <div className="banner warn" role="status">The simulation stopped early (too many engine runs); later upgrades are missing.</div>}
+          <div className="grid-4">
+            <div className="panel stat">
+              <span className="label">Target</span>
+              <span className="value mono" data-testid="forecast-target">{data.targetVersion ?? '—'}</span>
+              <span className="small muted">{params.targetVersion ? 'chosen' : 'newest version offered'}</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">Clusters on target by horizon</span>
+              <span className="value">
+                {data.reachedClusters} / {data.managedClusters}
+              </span>
+              <span className="small muted">until {formatUtc(data.until)}</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">Predicted upgrades</span>
+              <span className="value">{data.stats.upgrades}</span>
+              <span className="small muted">{data.upgradeMinutes} min each, {data.exclusions} exclusion window{data.exclusions === 1 ? '' : 's'}</span>
+            </div>
+            <div className="panel stat">
+              <span className="label">Simulation</span>
+              <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
+              <span className="small muted">{data.stats.engineRuns} engine runs from {formatUtc(data.from)}</span>
+            </div>
+          </div>
+
+          <section className="panel flush" aria-label="When each sector has the target">
+            <div className="toolbar">
+              <h2 style={{ margin: 0 }}>When does each sector have {data.targetVersion ?? 'the target'}?</h2>
+            </div>
+            {data.sectors.length === 0 ? (
+              <EmptyState title="No sectors">The organization defines no sectors.</EmptyState>
+            ) : (
+              <table className="data">
+                <thead>
+                  <tr>
+                    <th scope="col">Sector</th>
+                    <th scope="col">Clusters</th>
+                    <th scope="col">On target by horizon</th>
+                    <th scope="col">All on target (UTC)</th>
+                    <th scope="col">In</th>
+                    <th scope="col">Note</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.sectors.map((s) => (
+                    <tr key={s.sector} data-sector={s.sector}>
+                      <td>{s.sector}</td>
+                      <td>{s.clusters}</td>
+                      <td>
+                        {s.reached} / {s.clusters}
+                      </td>
+                      <td className="nowrap">{s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>}</td>
+                      <td className="nowrap">{s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'}</td>
+                      <td className="small muted">{s.notOffered > 0 ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel` : ''}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+
+          <section className="panel flush" aria-label="Predicted upgrades per cluster">
+            <div className="toolbar">
+              <h2 style={{ margin: 0 }}>Predicted upgrades</h2>
+              <select aria-label="Sector" value={sector} onChange={(e) => setSector(e.target.value)}>
+                <option value="">Sector: all</option>
+                {sectorNames.map((s) => (
+                  <option key={s}>{s}</option>
+                ))}
+              </select>
+              <input type="search" aria-label="Search clusters" placeholder="Search cluster…" value={search} onChange={(e) => setSearch(e.target.value)} />
+              <span className="small muted">{data.total} clusters</span>
+            </div>
+            {data.rows.length === 0 ? (
+              <EmptyState title="No clusters match" />
+            ) : (
+              <ForecastGantt data={data} />
+            )}
+            <div className="pager">
+              <button className="btn" disabled={page === 0} onClick={() => setPage((p) => Math.max(0, p - 1))}>
+                Previous
+              </button>
+              <span className="small muted">
+                page {page + 1} of {pages}
+              </span>
+              <button className="btn" disabled={page + 1 >= pages} onClick={() => setPage((p) => p + 1)}>
+                Next
+              </button>
+            </div>
+          </section>
+        </>
+      ) : null}
+    </>
+  );
+}
