@@ -4,6 +4,22 @@ import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, decisions, schedulerTicks } from '@/db/schema';
 
+const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
+/** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
+export function cachedStatement(db: Db, text: string): import('better-sqlite3').Statement {
+  let byText = statements.get(db.$client);
+  if (!byText) {
+    byText = new Map();
+    statements.set(db.$client, byText);
+  }
+  let stmt = byText.get(text);
+  if (!stmt) {
+    stmt = db.$client.prepare(text);
+    byText.set(text, stmt);
+  }
+  return stmt;
+}
+
 type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;
 
 export interface StoredClusterState {
@@ -88,19 +104,15 @@ export function recordUpgradeTransition(
   db: Db,
   v: { clusterId: number; fromVersion: string; toVersion: string; state: 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled'; at: number; scheduledFor?: number | null; message?: string | null },
 ): void {
-  const client = db.$client;
-  const open = client
-    .prepare(`select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`)
+  const open = cachedStatement(db, `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`)
     .get(v.clusterId, v.toVersion) as { id: number } | undefined;
   const startedAt = v.state === 'started' ? v.at : null;
   const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
   if (open) {
-    client
-      .prepare('update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?')
+    cachedStatement(db, 'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?')
       .run(v.state, startedAt, completedAt, v.message ?? null, open.id);
   } else {
-    client
-      .prepare('insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)')
+    cachedStatement(db, 'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(v.clusterId, v.fromVersion, v.toVersion, v.state, v.scheduledFor ?? null, startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null), completedAt, v.message ?? null);
   }
 }
@@ -127,13 +139,12 @@ export function updateLastDecisions(db: Db, organizationId: number, rows: Decisi
 }
 
 export function setClusterUpgrade(db: Db, organizationId: number, name: string, upgrade: ClusterUpgradeJson | null, upgradeState: string): void {
-  db.$client.prepare('update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
+  cachedStatement(db, 'update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
 }
 
 /** Inserts an intent unless its idempotency key exists; returns the new id or null. */
 export function insertIntent(db: Db, v: { key: string; tickId: number; kind: 'schedule-upgrade' | 'cancel-upgrade'; clusterName: string; version: string; nextRun: number | null; createdAt: Date }): number | null {
-  const res = db.$client
-    .prepare(`insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`)
+  const res = cachedStatement(db, `insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`)
     .run(v.key, v.tickId, v.kind, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
   return res.changes === 1 ? Number(res.lastInsertRowid) : null;
 }

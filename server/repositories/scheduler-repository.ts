@@ -3,6 +3,7 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, schedulerLeases, schedulerTicks, settings } from '@/db/schema';
+import { cachedStatement } from './decision-repository';
 
 export function readSetting<T>(db: Db, key: string): T | undefined {
   const row = db.select().from(settings).where(eq(settings.key, key)).get();
@@ -80,7 +81,7 @@ export function getIntents(db: Db, ids: number[]): IntentRow[] {
 }
 
 export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
-  db.update(actionIntents).set({ status: 'done', doneAt: at, error: note ?? null, attempts: sql`${actionIntents.attempts} + 1` }).where(eq(actionIntents.id, id)).run();
+  cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(at.getTime(), note ?? null, id);
 }
 
 /** A failed attempt: stays pending (retried by the next tick) until MAX_INTENT_ATTEMPTS. */

@@ -48,7 +48,7 @@ import {
   type IntentRow,
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
-import { enqueueDeliveries } from '@/server/repositories/webhook-repository';
+import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 
 export const SCHEDULER_LEASE = 'scheduler';
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
@@ -100,9 +100,11 @@ interface Ctx {
   organizationId: number;
   tickId: number;
   events: number;
+  hasWebhooks: boolean;
 }
 
 function emit(ctx: Ctx, event: LifecycleEvent, payload: Record<string, unknown>): void {
+  if (!ctx.hasWebhooks) return;
   ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
 }
 
@@ -251,7 +253,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       finishTick(db, tickId, { finishedAt: now, status: 'succeeded', summary });
       return { status: 'succeeded', tickId, summary, decisions: [] };
     }
-    const ctx: Ctx = { db, provider, now, realNow, holder, leaseTtlMs, organizationId: org.id, tickId, events: 0 };
+    const ctx: Ctx = { db, provider, now, realNow, holder, leaseTtlMs, organizationId: org.id, tickId, events: 0, hasWebhooks: hasEnabledWebhooks(db) };
 
     // 2. snapshot
     let snaps: ClusterSnapshot[];

@@ -57,10 +57,12 @@ export function findExclusion(exclusions: readonly ExclusionWindow[], cluster: s
   );
 }
 
-function gateFor(d: Decision, input: PlanInput, state: GateState): { reason: GateReason; message: string } | null {
+type ClusterIndex = ReadonlyMap<string, PlanInput['clusters'][number]>;
+
+function gateFor(d: Decision, input: PlanInput, byName: ClusterIndex, state: GateState): { reason: GateReason; message: string } | null {
   if (d.action !== 'upgrade') return null;
   if (state.frozen) return { reason: 'FROZEN', message: `organization frozen${state.frozenReason ? `: ${state.frozenReason}` : ''}; upgrade to ${d.version} not scheduled` };
-  const cluster = input.clusters.find((c) => c.name === d.cluster);
+  const cluster = byName.get(d.cluster);
   const sector = cluster?.upgradePolicy?.conditions.sector;
   const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
   const excl = findExclusion(state.exclusions, d.cluster, sector, at);
@@ -87,6 +89,7 @@ function withHeldBack(input: PlanInput, held: ReadonlySet<string>): PlanInput {
  */
 export function decideWithGates(input: PlanInput, state: GateState, decide: (i: PlanInput) => PlanResult = decideUpgrades): GatedPlan {
   const gated = new Map<string, { reason: GateReason; message: string }>();
+  const byName: ClusterIndex = new Map(input.clusters.map((c) => [c.name, c]));
   let result = decide(input);
   const versionData = result.versionData;
   let runs = 1;
@@ -94,7 +97,7 @@ export function decideWithGates(input: PlanInput, state: GateState, decide: (i: 
     let added = false;
     for (const d of result.decisions) {
       if (gated.has(d.cluster)) continue;
-      const g = gateFor(d, input, state);
+      const g = gateFor(d, input, byName, state);
       if (g) {
         gated.set(d.cluster, g);
         added = true;
@@ -109,7 +112,7 @@ export function decideWithGates(input: PlanInput, state: GateState, decide: (i: 
   const decisions: GatedDecision[] = result.decisions.map((d) => {
     const g = gated.get(d.cluster);
     if (g) return { cluster: d.cluster, action: 'skip', reason: g.reason, message: g.message };
-    const cluster = input.clusters.find((c) => c.name === d.cluster);
+    const cluster = byName.get(d.cluster);
     const cu = cluster?.currentUpgrade;
     if (d.action === 'skip' && d.reason === 'UPGRADE_PENDING' && cu && cu.state === 'scheduled') {
       const runAt = parseInstant(cu.nextRun) ?? nowMs;

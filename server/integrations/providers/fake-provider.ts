@@ -58,7 +58,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     if (opts.logFile) fs.appendFileSync(opts.logFile, `${JSON.stringify(r)}\n`);
     else memory.push(r);
   };
-  const stateOf = (c: FakeCluster, nowMs: number) => {
+  const stateOf = (c: FakeCluster, nowMs: number, all: FakeRecord[] = records()) => {
     let version = c.version;
     let current: ProviderUpgrade | null = null;
     let last: ClusterSnapshot['lastUpgrade'] = null;
@@ -71,7 +71,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
         current = null;
       }
     };
-    for (const r of records().filter((x) => x.cluster === c.name)) {
+    for (const r of all.filter((x) => x.cluster === c.name)) {
       settle(Date.parse(r.at));
       if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
       else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
@@ -94,8 +94,10 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       calls.push({ op: 'list' });
       const err = opts.failWith?.('list');
       if (err) throw err;
+      const byCluster = new Map<string, FakeRecord[]>();
+      for (const r of records()) byCluster.set(r.cluster, [...(byCluster.get(r.cluster) ?? []), r]);
       return opts.clusters.map((c) => {
-        const s = stateOf(c, now.getTime());
+        const s = stateOf(c, now.getTime(), byCluster.get(c.name) ?? []);
         const issues = c.healthIssues ?? [];
         return {
           externalId: c.externalId,
