@@ -123,10 +123,8 @@ export function ClusterDetail({ name }: { name: string }) {
           <CandidateTable candidates={explain.data.explanation.candidates} ignored={explain.data.explanation.ignoredVersions} />
         )}
       </section>
-      <div className="grid-2">
-        <HistoryPanel history={c.history} />
-        <ClusterEvents explain={explain} />
-      </div>
+      <HistoryPanel history={c.history} />
+      <ClusterEvents explain={explain} />
     </>
   );
 }
