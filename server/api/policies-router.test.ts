@@ -85,7 +85,10 @@ describe('policies router: organization edits', () => {
     const rev = history.revisions[0]!;
     expect(rev).toMatchObject({ id: result.revisionId, actor: 'alice', revision: 2, scope: 'organization', at: NOW.toISOString() });
     expect(rev.summary).toContain('added sector canary');
-    expect(rev.changes.map((c) => `${c.kind} ${c.path}`)).toEqual([`added sectors[${org.sectors.length}]`, `added blockedVersions[${org.blockedVersions.length}]`]);
+    expect(rev.changes.map((c) => `${c.kind} ${c.path}`)).toEqual([
+      `added sectors[${org.sectors.length}]`,
+      `added blockedVersions[${org.blockedVersions.length}]`,
+    ]);
 
     const audit = listAudit(db, { filter: { action: 'policy.' } });
     expect(audit.total).toBe(1);
@@ -170,7 +173,11 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
     expect(cp.managed).toBe(true);
     const original = cp.policy!;
-    const changed = { ...original, workloads: [...original.workloads, 'quay-mirror'], conditions: { ...original.conditions, soakDays: 21 } };
+    const changed = {
+      ...original,
+      workloads: [...original.workloads, 'quay-mirror'],
+      conditions: { ...original.conditions, soakDays: 21 },
+    };
     const org = await op.policies.organization();
     if (org.upgradePolicyAllowedWorkloads && !org.upgradePolicyAllowedWorkloads.includes('quay-mirror')) {
       // the allow-list rejects it first, at the workload's own path
@@ -183,7 +190,11 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     const updated = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: changed });
     expect(updated.cluster.revision).toBe(cp.revision + 1);
     expect(updated.cluster.policy).toEqual(changed);
-    const rows = db.$client.prepare("select workload from cluster_workloads w join clusters c on c.id = w.cluster_id where c.name = 'quay-prod-blue-01' order by workload").all() as { workload: string }[];
+    const rows = db.$client
+      .prepare(
+        "select workload from cluster_workloads w join clusters c on c.id = w.cluster_id where c.name = 'quay-prod-blue-01' order by workload",
+      )
+      .all() as { workload: string }[];
     expect(rows.map((r) => r.workload)).toEqual([...changed.workloads].sort());
     const listed = await callerAs('viewer').clusters.list({ filter: { workload: 'quay-mirror' } });
     expect(listed.items.map((c) => c.name)).toEqual(['quay-prod-blue-01']);
@@ -213,7 +224,11 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     const added = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: s });
     // a cluster moves into the new sector: reverting the sector's addition must now fail
     const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
-    await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, sector: 'canary' } } });
+    await op.policies.updateClusterPolicy({
+      name: cp.name,
+      expectedRevision: cp.revision,
+      policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, sector: 'canary' } },
+    });
     const before = dumpPolicyState();
     const err = await rejection(op.policies.revert({ revisionId: added.revisionId!, expectedRevision: added.revision }));
     expect(err.code).toBe('BAD_REQUEST');
@@ -237,8 +252,14 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
       ],
     });
     expect(bad.ok).toBe(false);
-    expect(bad.problems.map((p) => p.path).sort()).toEqual(['clusters[0].name', 'clusters[1].policy.conditions.soakDays', 'clusters[1].policy.schedule']);
-    const good = await viewer.policies.validateDraft({ clusters: [{ name: cp.name, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, mutexes: [] } } }] });
+    expect(bad.problems.map((p) => p.path).sort()).toEqual([
+      'clusters[0].name',
+      'clusters[1].policy.conditions.soakDays',
+      'clusters[1].policy.schedule',
+    ]);
+    const good = await viewer.policies.validateDraft({
+      clusters: [{ name: cp.name, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, mutexes: [] } } }],
+    });
     expect(good).toMatchObject({ ok: true, problems: [] });
     expect(Array.isArray(good.warnings)).toBe(true);
   });
@@ -252,7 +273,11 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     const none = await viewer.policies.previewImpact({});
     expect(none).toMatchObject({ ok: true, changes: [], unchanged: plan.decisions.length });
     // always in the window, no soak: it now gets something different
-    const draft = { clusters: [{ name: cp.name, policy: { ...cp.policy!, schedule: '* * * * *', conditions: { ...cp.policy!.conditions, soakDays: 0 } } }] };
+    const draft = {
+      clusters: [
+        { name: cp.name, policy: { ...cp.policy!, schedule: '* * * * *', conditions: { ...cp.policy!.conditions, soakDays: 0 } } },
+      ],
+    };
     const impact = await viewer.policies.previewImpact(draft);
     expect(impact.ok).toBe(true);
     const change = impact.changes.find((c) => c.cluster === cp.name);
@@ -264,7 +289,12 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     blockAll.blockedVersions.push({ pattern: '.', reason: 'stop everything' });
     const stopped = await viewer.policies.previewImpact({ organization: blockAll });
     const upgrades = plan.decisions.filter((d) => d.action === 'upgrade').map((d) => d.cluster);
-    expect(stopped.changes.filter((c) => c.before?.action === 'upgrade').map((c) => c.cluster).sort()).toEqual([...upgrades].sort());
+    expect(
+      stopped.changes
+        .filter((c) => c.before?.action === 'upgrade')
+        .map((c) => c.cluster)
+        .sort(),
+    ).toEqual([...upgrades].sort());
     expect(stopped.changes.every((c) => c.after?.action !== 'upgrade')).toBe(true);
     // nothing was written
     expect((await viewer.policies.history({})).total).toBe(0);
@@ -281,7 +311,10 @@ describe('policies router: organization file import/export', () => {
     expect((await op.policies.history({})).total).toBe(0);
     expect(listAudit(db).total).toBe(0);
 
-    const doc = parseYaml(exported.yaml) as { upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[]; [k: string]: unknown };
+    const doc = parseYaml(exported.yaml) as {
+      upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[];
+      [k: string]: unknown;
+    };
     const first = doc.upgradePolicyClusters[0]!;
     first.upgradePolicy.conditions.soakDays = 42;
     const dropped = doc.upgradePolicyClusters.pop()!;
@@ -312,9 +345,15 @@ describe('policies router: organization file import/export', () => {
 
   it('rejects a file that does not fit the fleet, at the file paths, writing nothing', async () => {
     const op = callerAs('operator');
-    const doc = parseYaml((await op.policies.exportOrganization()).yaml) as { upgradePolicyClusters: { name: string; upgradePolicy: { conditions: Record<string, unknown> } }[]; sectors: unknown[] };
+    const doc = parseYaml((await op.policies.exportOrganization()).yaml) as {
+      upgradePolicyClusters: { name: string; upgradePolicy: { conditions: Record<string, unknown> } }[];
+      sectors: unknown[];
+    };
     const workload = (doc.upgradePolicyClusters[0]!.upgradePolicy as unknown as { workloads: string[] }).workloads[0]!;
-    doc.upgradePolicyClusters.push({ name: 'not-in-fleet', upgradePolicy: { workloads: [workload], schedule: '0 1 * * *', conditions: {} } as never });
+    doc.upgradePolicyClusters.push({
+      name: 'not-in-fleet',
+      upgradePolicy: { workloads: [workload], schedule: '0 1 * * *', conditions: {} } as never,
+    });
     doc.upgradePolicyClusters[3]!.upgradePolicy.conditions.soakDays = -1;
     const before = dumpPolicyState();
     const err = await rejection(op.policies.importOrganization({ yaml: stringify(doc) }));

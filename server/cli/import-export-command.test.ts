@@ -23,10 +23,14 @@ function io(): CliIo & { out: string; err: string } {
   return o;
 }
 
-function tableCounts(): Record<string, number> {
+function tableCounts(): { revisions: number; audit: number; revision: number } {
   const db = openDatabase(dbFile);
   const n = (t: string) => (db.$client.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n;
-  const counts = { revisions: n('policy_revisions'), audit: n('audit_log'), revision: (db.$client.prepare('select revision from organizations').get() as { revision: number }).revision };
+  const counts = {
+    revisions: n('policy_revisions'),
+    audit: n('audit_log'),
+    revision: (db.$client.prepare('select revision from organizations').get() as { revision: number }).revision,
+  };
   db.$client.close();
   return counts;
 }
@@ -45,7 +49,10 @@ describe('fleetplan import / export', () => {
   it('exports the organization, re-imports it (dry run and real), and exports one cluster', async () => {
     const exp = io();
     expect(await runExportCommand([], exp)).toBe(0);
-    const doc = parseYaml(exp.out) as { name: string; upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[] };
+    const doc = parseYaml(exp.out) as {
+      name: string;
+      upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[];
+    };
     expect(doc.upgradePolicyClusters.length).toBeGreaterThan(10);
     const file = path.join(dir, 'org.yml');
     const target = doc.upgradePolicyClusters[2]!;
@@ -77,13 +84,25 @@ describe('fleetplan import / export', () => {
     const file = path.join(dir, 'bad.yml');
     fs.writeFileSync(
       file,
-      ['name: app-sre', 'sectors: [{name: a, maxParallelUpgrades: 0}]', 'upgradePolicyClusters:', '- name: hive-prod-01', '  upgradePolicy: {workloads: [hive], schedule: "0 99 * * *", conditions: {sector: zz}}', ''].join('\n'),
+      [
+        'name: app-sre',
+        'sectors: [{name: a, maxParallelUpgrades: 0}]',
+        'upgradePolicyClusters:',
+        '- name: hive-prod-01',
+        '  upgradePolicy: {workloads: [hive], schedule: "0 99 * * *", conditions: {sector: zz}}',
+        '',
+      ].join('\n'),
     );
     const before = tableCounts();
     const run = io();
     expect(await runImportCommand([file], run)).toBe(2);
     expect(run.out).toBe('');
-    expect(run.err.trim().split('\n').map((l) => l.split(': ')[0])).toEqual([
+    expect(
+      run.err
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': ')[0]),
+    ).toEqual([
       'sectors[0].maxParallelUpgrades',
       'upgradePolicyClusters[0].upgradePolicy.schedule',
       'upgradePolicyClusters[0].upgradePolicy.conditions.sector',

@@ -25,7 +25,14 @@ export interface AuditEntry {
 export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
   return db
     .insert(auditLog)
-    .values({ at: entry.at, actor: entry.actor, action: entry.action, target: entry.target, before: entry.before ?? null, after: entry.after ?? null })
+    .values({
+      at: entry.at,
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+    })
     .returning({ id: auditLog.id })
     .get().id;
 }
@@ -55,7 +62,10 @@ function whereOf(f: AuditFilter): SQL | undefined {
 }
 
 /** Newest first. */
-export function listAudit(db: DbOrTx, opts: { filter?: AuditFilter; offset?: number; limit?: number } = {}): { rows: AuditRow[]; total: number } {
+export function listAudit(
+  db: DbOrTx,
+  opts: { filter?: AuditFilter; offset?: number; limit?: number } = {},
+): { rows: AuditRow[]; total: number } {
   const where = whereOf(opts.filter ?? {});
   const rows = db
     .select()
@@ -65,10 +75,18 @@ export function listAudit(db: DbOrTx, opts: { filter?: AuditFilter; offset?: num
     .limit(opts.limit ?? 100)
     .offset(opts.offset ?? 0)
     .all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(auditLog).where(where).get()!.n;
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(auditLog)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
 export function countAudit(db: DbOrTx, filter: AuditFilter = {}): number {
-  return db.select({ n: sql<number>`count(*)` }).from(auditLog).where(whereOf(filter)).get()!.n;
+  return db
+    .select({ n: sql<number>`count(*)` })
+    .from(auditLog)
+    .where(whereOf(filter))
+    .get()!.n;
 }

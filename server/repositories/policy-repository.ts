@@ -37,7 +37,13 @@ export interface OrganizationFields {
  * Writes organization fields and moves the revision from `expectedRevision` to the next one.
  * Returns false (and writes nothing) when the stored revision is no longer `expectedRevision`.
  */
-export function updateOrganizationRow(db: DbOrTx, organizationId: number, expectedRevision: number, fields: OrganizationFields, at: Date): boolean {
+export function updateOrganizationRow(
+  db: DbOrTx,
+  organizationId: number,
+  expectedRevision: number,
+  fields: OrganizationFields,
+  at: Date,
+): boolean {
   const result = db
     .update(organizations)
     .set({ ...fields, revision: expectedRevision + 1, updatedAt: at })
@@ -56,7 +62,9 @@ export interface SectorInput {
 export function replaceSectors(db: DbOrTx, organizationId: number, list: readonly SectorInput[]): void {
   db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
   list.forEach((s, position) => {
-    db.insert(sectors).values({ organizationId, name: s.name, position, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: [...s.dependencies] }).run();
+    db.insert(sectors)
+      .values({ organizationId, name: s.name, position, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: [...s.dependencies] })
+      .run();
   });
 }
 
@@ -69,7 +77,13 @@ export interface BlockedVersionInput {
  * Makes the blocked versions exactly `list`: patterns already stored keep who added them and
  * when (their reason is updated); new ones are recorded as added by `actor` at `at`.
  */
-export function replaceBlockedVersions(db: DbOrTx, organizationId: number, list: readonly BlockedVersionInput[], actor: string, at: Date): void {
+export function replaceBlockedVersions(
+  db: DbOrTx,
+  organizationId: number,
+  list: readonly BlockedVersionInput[],
+  actor: string,
+  at: Date,
+): void {
   const existing = new Map(listBlockedVersions(db, organizationId).map((b) => [b.pattern, b]));
   const wanted = new Set(list.map((b) => b.pattern));
   for (const [pattern, row] of existing) if (!wanted.has(pattern)) db.delete(blockedVersions).where(eq(blockedVersions.id, row.id)).run();
@@ -105,11 +119,20 @@ const clusterPolicyColumns = {
 
 /** Every cluster of the organization in file order, with its policy (null = not managed). */
 export function listClusterPolicies(db: DbOrTx, organizationId: number): ClusterPolicyRow[] {
-  return db.select(clusterPolicyColumns).from(clusters).where(eq(clusters.organizationId, organizationId)).orderBy(asc(clusters.position), asc(clusters.id)).all();
+  return db
+    .select(clusterPolicyColumns)
+    .from(clusters)
+    .where(eq(clusters.organizationId, organizationId))
+    .orderBy(asc(clusters.position), asc(clusters.id))
+    .all();
 }
 
 export function findClusterPolicy(db: DbOrTx, organizationId: number, name: string): ClusterPolicyRow | undefined {
-  return db.select(clusterPolicyColumns).from(clusters).where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name))).get();
+  return db
+    .select(clusterPolicyColumns)
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
+    .get();
 }
 
 /**
@@ -126,7 +149,9 @@ export function setClusterPolicy(db: DbOrTx, clusterId: number, expectedRevision
     .run();
   if (result.changes !== 1) return false;
   db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId)).run();
-  const workloads = Array.isArray(policy?.workloads) ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))] : [];
+  const workloads = Array.isArray(policy?.workloads)
+    ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))]
+    : [];
   for (const workload of workloads) db.insert(clusterWorkloads).values({ clusterId, workload }).run();
   return true;
 }
@@ -148,7 +173,11 @@ export function insertPolicyRevision(db: DbOrTx, row: PolicyRevisionInput): numb
 }
 
 export function findPolicyRevision(db: DbOrTx, organizationId: number, id: number): PolicyRevisionRow | undefined {
-  return db.select().from(policyRevisions).where(and(eq(policyRevisions.organizationId, organizationId), eq(policyRevisions.id, id))).get();
+  return db
+    .select()
+    .from(policyRevisions)
+    .where(and(eq(policyRevisions.organizationId, organizationId), eq(policyRevisions.id, id)))
+    .get();
 }
 
 /** Newest first. */
@@ -160,8 +189,19 @@ export function listPolicyRevisions(
   if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
   if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
   const where = and(...parts);
-  const rows = db.select().from(policyRevisions).where(where).orderBy(desc(policyRevisions.at), desc(policyRevisions.id)).limit(opts.limit).offset(opts.offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(policyRevisions).where(where).get()!.n;
+  const rows = db
+    .select()
+    .from(policyRevisions)
+    .where(where)
+    .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
+    .limit(opts.limit)
+    .offset(opts.offset)
+    .all();
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(policyRevisions)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
@@ -178,7 +218,11 @@ export interface OrganizationFileExtras {
 const extrasKey = (organizationId: number) => `policy-files.extras.${organizationId}`;
 
 export function getOrganizationFileExtras(db: DbOrTx, organizationId: number): OrganizationFileExtras {
-  const row = db.select({ value: settings.value }).from(settings).where(eq(settings.key, extrasKey(organizationId))).get();
+  const row = db
+    .select({ value: settings.value })
+    .from(settings)
+    .where(eq(settings.key, extrasKey(organizationId)))
+    .get();
   return (row?.value as OrganizationFileExtras | undefined) ?? {};
 }
 

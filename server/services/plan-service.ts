@@ -18,8 +18,15 @@ export function createPlanService(db: Db, now: () => Date) {
     const doc = loadPlanDocument(db, org.id, at);
     const result = validatePlanInput(doc);
     if (!result.ok) {
-      const problems = nameProblems(result.problems, doc.clusters.map((c) => c.name));
-      throw new AppError('PRECONDITION_FAILED', `The stored policies do not validate (${problems.length} problem(s)); fix them in the policy editor`, problems);
+      const problems = nameProblems(
+        result.problems,
+        doc.clusters.map((c) => c.name),
+      );
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        `The stored policies do not validate (${problems.length} problem(s)); fix them in the policy editor`,
+        problems,
+      );
     }
     return result.input;
   }
@@ -28,7 +35,8 @@ export function createPlanService(db: Db, now: () => Date) {
     /** The engine's decisions for the stored fleet at `at` (default: now). Nothing is written. */
     evaluate(input: { at?: string } = {}) {
       const at = input.at === undefined ? now() : new Date(input.at);
-      if (Number.isNaN(at.getTime())) throw new AppError('INVALID_INPUT', `'${input.at}' is not a date-time`, [{ path: 'at', message: 'not an ISO-8601 date-time' }]);
+      if (Number.isNaN(at.getTime()))
+        throw new AppError('INVALID_INPUT', `'${input.at}' is not a date-time`, [{ path: 'at', message: 'not an ISO-8601 date-time' }]);
       const result = decideUpgrades(loadInput(at));
       const counts = { upgrade: 0, skip: 0, cancel: 0 };
       const reasons: Record<string, number> = {};
@@ -49,7 +57,12 @@ export function createPlanService(db: Db, now: () => Date) {
     /** Policy warnings (valid but probably unintended), with the cluster named. */
     lint() {
       const input = loadInput(now());
-      return { warnings: nameProblems(lintPolicies(input), input.clusters.map((c) => c.name)) };
+      return {
+        warnings: nameProblems(
+          lintPolicies(input),
+          input.clusters.map((c) => c.name),
+        ),
+      };
     },
   };
 }

@@ -81,7 +81,10 @@ function normalizeSettings(input: OrganizationSettingsInput): Omit<OrganizationS
   return {
     sectors: input.sectors.map((s) => ({
       name: s.name,
-      maxParallelUpgrades: s.maxParallelUpgrades === undefined || s.maxParallelUpgrades === null || String(s.maxParallelUpgrades).trim() === '' ? null : String(s.maxParallelUpgrades).trim(),
+      maxParallelUpgrades:
+        s.maxParallelUpgrades === undefined || s.maxParallelUpgrades === null || String(s.maxParallelUpgrades).trim() === ''
+          ? null
+          : String(s.maxParallelUpgrades).trim(),
       dependencies: [...s.dependencies],
     })),
     blockedVersions: input.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
@@ -97,7 +100,11 @@ function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'frozenReas
     blockedVersions: s.blockedVersions.map((b) => b.pattern),
     ...(s.upgradePolicyAllowedWorkloads ? { upgradePolicyAllowedWorkloads: s.upgradePolicyAllowedWorkloads } : {}),
     ...(s.upgradePolicyAllowedMutexes ? { upgradePolicyAllowedMutexes: s.upgradePolicyAllowedMutexes } : {}),
-    sectors: s.sectors.map((x) => ({ name: x.name, ...(x.maxParallelUpgrades !== null ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}), dependencies: x.dependencies.map((name) => ({ name })) })),
+    sectors: s.sectors.map((x) => ({
+      name: x.name,
+      ...(x.maxParallelUpgrades !== null ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}),
+      dependencies: x.dependencies.map((name) => ({ name })),
+    })),
   };
 }
 
@@ -116,7 +123,11 @@ function sameList(a: readonly string[] | null, b: readonly string[] | null): boo
 }
 
 function invalid(message: string, problems: NamedProblem[]): AppError {
-  return new AppError('INVALID_INPUT', `${message}: ${problems.length} problem(s), first: ${problems[0]?.path}: ${problems[0]?.message}`, problems);
+  return new AppError(
+    'INVALID_INPUT',
+    `${message}: ${problems.length} problem(s), first: ${problems[0]?.path}: ${problems[0]?.message}`,
+    problems,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,7 +142,9 @@ export function createPolicyService(db: Db, now: () => Date) {
   function snapshotOf(tx: DbOrTx, org: OrganizationRow): OrganizationSnapshot {
     return {
       name: org.name,
-      sectors: repo.listSectors(tx, org.id).map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+      sectors: repo
+        .listSectors(tx, org.id)
+        .map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
       blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
       upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
       upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
@@ -145,7 +158,14 @@ export function createPolicyService(db: Db, now: () => Date) {
    * handle) is fine inside a transaction: better-sqlite3 has one connection, so these reads see
    * the transaction's state.
    */
-  function documentWith(org: OrganizationRow, change: { organization?: Omit<OrganizationSnapshot, 'frozen' | 'frozenReason'>; clusters?: { name: string; policy: Record<string, unknown> | null }[] }, at: Date): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
+  function documentWith(
+    org: OrganizationRow,
+    change: {
+      organization?: Omit<OrganizationSnapshot, 'frozen' | 'frozenReason'>;
+      clusters?: { name: string; policy: Record<string, unknown> | null }[];
+    },
+    at: Date,
+  ): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
     const doc = loadPlanDocument(db, org.id, at);
     if (change.organization) doc.organization = planOrganizationOf(change.organization);
     const unknown: { index: number; name: string }[] = [];
@@ -162,33 +182,69 @@ export function createPolicyService(db: Db, now: () => Date) {
   function check(doc: PlanDocument, mapping: PathMapping): { ok: true; input: PlanInput } | { ok: false; problems: NamedProblem[] } {
     const result = validatePlanInput(doc);
     if (result.ok) return result;
-    return { ok: false, problems: nameProblems(result.problems, doc.clusters.map((c) => c.name), mapping) };
+    return {
+      ok: false,
+      problems: nameProblems(
+        result.problems,
+        doc.clusters.map((c) => c.name),
+        mapping,
+      ),
+    };
   }
 
   function lint(input: PlanInput, mapping: PathMapping): NamedWarning[] {
-    return nameProblems(lintPolicies(input), input.clusters.map((c) => c.name), mapping);
+    return nameProblems(
+      lintPolicies(input),
+      input.clusters.map((c) => c.name),
+      mapping,
+    );
   }
 
   function requireRevision(current: number, expected: number | undefined, what: string): void {
     if (expected !== undefined && current !== expected) {
-      throw new AppError('CONFLICT', `${what} changed meanwhile (revision ${current}, you edited revision ${expected}); reload and apply your edit again`);
+      throw new AppError(
+        'CONFLICT',
+        `${what} changed meanwhile (revision ${current}, you edited revision ${expected}); reload and apply your edit again`,
+      );
     }
   }
 
   /** Writes new organization settings (and freeze) with their revision and audit rows. */
-  function writeOrganization(tx: DbOrTx, org: OrganizationRow, before: OrganizationSnapshot, after: OrganizationSnapshot, entry: { actor: string; action: string; summary: string; at: Date }): { revision: number; revisionId: number } {
+  function writeOrganization(
+    tx: DbOrTx,
+    org: OrganizationRow,
+    before: OrganizationSnapshot,
+    after: OrganizationSnapshot,
+    entry: { actor: string; action: string; summary: string; at: Date },
+  ): { revision: number; revisionId: number } {
     if (!jsonEqual(before.sectors, after.sectors)) repo.replaceSectors(tx, org.id, after.sectors);
     repo.replaceBlockedVersions(tx, org.id, after.blockedVersions, entry.actor, entry.at);
     const ok = repo.updateOrganizationRow(
       tx,
       org.id,
       org.revision,
-      { name: after.name, allowedWorkloads: after.upgradePolicyAllowedWorkloads, allowedMutexes: after.upgradePolicyAllowedMutexes, frozen: after.frozen, frozenReason: after.frozenReason },
+      {
+        name: after.name,
+        allowedWorkloads: after.upgradePolicyAllowedWorkloads,
+        allowedMutexes: after.upgradePolicyAllowedMutexes,
+        frozen: after.frozen,
+        frozenReason: after.frozenReason,
+      },
       entry.at,
     );
     if (!ok) throw new AppError('CONFLICT', 'The organization changed meanwhile; reload and apply your edit again');
     const revision = org.revision + 1;
-    const revisionId = repo.insertPolicyRevision(tx, { organizationId: org.id, scope: 'organization', subject: after.name, revision, actor: entry.actor, at: entry.at, summary: entry.summary, before, after });
+    const revisionId = repo.insertPolicyRevision(tx, {
+      organizationId: org.id,
+      scope: 'organization',
+      subject: after.name,
+      revision,
+      actor: entry.actor,
+      at: entry.at,
+      summary: entry.summary,
+      before,
+      after,
+    });
     appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `organization:${after.name}`, before, after });
     return { revision, revisionId };
   }
@@ -205,7 +261,17 @@ export function createPolicyService(db: Db, now: () => Date) {
     }
     const revision = cluster.policyRevision + 1;
     const before = cluster.upgradePolicy;
-    const revisionId = repo.insertPolicyRevision(tx, { organizationId: org.id, scope: 'cluster', subject: cluster.name, revision, actor: entry.actor, at: entry.at, summary: entry.summary, before, after });
+    const revisionId = repo.insertPolicyRevision(tx, {
+      organizationId: org.id,
+      scope: 'cluster',
+      subject: cluster.name,
+      revision,
+      actor: entry.actor,
+      at: entry.at,
+      summary: entry.summary,
+      before,
+      after,
+    });
     appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `cluster:${cluster.name}`, before, after });
     return { revision, revisionId };
   }
@@ -255,8 +321,17 @@ export function createPolicyService(db: Db, now: () => Date) {
       updatedAt: org.updatedAt.toISOString(),
       frozen: org.frozen,
       frozenReason: org.frozenReason ?? null,
-      sectors: repo.listSectors(db, org.id).map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies, clusterCount: bySector.get(s.name) ?? 0 })),
-      blockedVersions: repo.listBlockedVersions(db, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),
+      sectors: repo
+        .listSectors(db, org.id)
+        .map((s) => ({
+          name: s.name,
+          maxParallelUpgrades: s.maxParallelUpgrades,
+          dependencies: s.dependencies,
+          clusterCount: bySector.get(s.name) ?? 0,
+        })),
+      blockedVersions: repo
+        .listBlockedVersions(db, org.id)
+        .map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),
       upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
       upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
       /** what the policies use, sorted: the editor offers these */
@@ -314,7 +389,10 @@ export function createPolicyService(db: Db, now: () => Date) {
     const at = now();
     const { doc, unknown } = documentWith(org, draftChange(draft, org), at);
     const mapping = draftMapping(draft);
-    const unknownProblems: NamedProblem[] = unknown.map((u) => ({ path: `clusters[${u.index}].name`, message: `no cluster named ${u.name} in the fleet` }));
+    const unknownProblems: NamedProblem[] = unknown.map((u) => ({
+      path: `clusters[${u.index}].name`,
+      message: `no cluster named ${u.name} in the fleet`,
+    }));
     const checked = check(doc, mapping);
     if (!checked.ok || unknownProblems.length > 0) {
       return { ok: false as const, problems: [...unknownProblems, ...(checked.ok ? [] : checked.problems)], org, at };
@@ -371,7 +449,8 @@ export function createPolicyService(db: Db, now: () => Date) {
 
   function setFreeze(actor: string, input: { frozen: boolean; reason: string; expectedRevision?: number }) {
     const reason = input.reason.trim();
-    if (input.frozen && reason === '') throw invalid('A freeze needs a reason', [{ path: 'reason', message: 'say why upgrades are frozen' }]);
+    if (input.frozen && reason === '')
+      throw invalid('A freeze needs a reason', [{ path: 'reason', message: 'say why upgrades are frozen' }]);
     const result = commitOrganization(
       actor,
       input.expectedRevision,
@@ -412,7 +491,8 @@ export function createPolicyService(db: Db, now: () => Date) {
       actor,
       input.expectedRevision,
       (before) => {
-        if (!before.blockedVersions.some((b) => b.pattern === input.pattern)) throw new AppError('NOT_FOUND', `'${input.pattern}' is not blocked`);
+        if (!before.blockedVersions.some((b) => b.pattern === input.pattern))
+          throw new AppError('NOT_FOUND', `'${input.pattern}' is not blocked`);
         return { ...before, blockedVersions: before.blockedVersions.filter((b) => b.pattern !== input.pattern) };
       },
       { action: 'policy.blocked-version.remove', summary: () => `unblocked '${input.pattern}'${reason ? `: ${reason}` : ''}` },
@@ -433,7 +513,8 @@ export function createPolicyService(db: Db, now: () => Date) {
       const checked = check(doc, { clusterPolicyPath: (name) => (name === input.name ? 'policy' : undefined) });
       if (!checked.ok) throw invalid(`The policy of ${input.name} is not valid`, checked.problems);
       if (jsonEqual(cluster.upgradePolicy, after)) return { changed: false, revision: cluster.policyRevision, revisionId: null };
-      const summary = after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after);
+      const summary =
+        after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after);
       return { changed: true, ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at }) };
     });
     return { ...result, cluster: getClusterPolicy(input.name) };
@@ -455,7 +536,11 @@ export function createPolicyService(db: Db, now: () => Date) {
         const { doc } = documentWith(org, { organization: after }, at);
         const checked = check(doc, {});
         if (!checked.ok) throw invalid('Reverting would leave the fleet invalid', checked.problems);
-        return { scope: row.scope, subject: before.name, ...writeOrganization(tx, org, before, after, { actor, action: 'policy.revert', summary, at }) };
+        return {
+          scope: row.scope,
+          subject: before.name,
+          ...writeOrganization(tx, org, before, after, { actor, action: 'policy.revert', summary, at }),
+        };
       }
       const cluster = repo.findClusterPolicy(tx, org.id, row.subject);
       if (!cluster) throw new AppError('NOT_FOUND', `Cluster ${row.subject} is no longer in the fleet`);
@@ -464,13 +549,23 @@ export function createPolicyService(db: Db, now: () => Date) {
       const { doc } = documentWith(org, { clusters: [{ name: cluster.name, policy: after }] }, at);
       const checked = check(doc, {});
       if (!checked.ok) throw invalid('Reverting would leave the fleet invalid', checked.problems);
-      return { scope: row.scope, subject: cluster.name, ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.revert', summary, at }) };
+      return {
+        scope: row.scope,
+        subject: cluster.name,
+        ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.revert', summary, at }),
+      };
     });
   }
 
   function history(input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
     const org = requireOrganization(db);
-    const { rows, total } = repo.listPolicyRevisions(db, { organizationId: org.id, scope: input.scope, subject: input.subject, offset: input.offset ?? 0, limit: input.limit ?? 50 });
+    const { rows, total } = repo.listPolicyRevisions(db, {
+      organizationId: org.id,
+      scope: input.scope,
+      subject: input.subject,
+      offset: input.offset ?? 0,
+      limit: input.limit ?? 50,
+    });
     return {
       total,
       revisions: rows.map((r) => ({
@@ -495,7 +590,12 @@ export function createPolicyService(db: Db, now: () => Date) {
     const extras = repo.getOrganizationFileExtras(tx, org.id);
     const sectors: SectorSpec[] = repo.listSectors(tx, org.id).map((s) => {
       const extra = extras.sectors?.[s.name];
-      return { name: s.name, ...(s.maxParallelUpgrades !== null ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}), dependencies: s.dependencies, ...(extra ? { extra } : {}) };
+      return {
+        name: s.name,
+        ...(s.maxParallelUpgrades !== null ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+        dependencies: s.dependencies,
+        ...(extra ? { extra } : {}),
+      };
     });
     const upgradePolicyClusters: ClusterPolicyEntrySpec[] = repo
       .listClusterPolicies(tx, org.id)
@@ -525,7 +625,11 @@ export function createPolicyService(db: Db, now: () => Date) {
     const org = requireOrganization(db);
     const p = repo.findClusterPolicy(db, org.id, name);
     if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
-    return { fileName: `${name}.yml`, revision: p.policyRevision, yaml: renderClusterFile({ name, upgradePolicy: p.upgradePolicy ? policySpecFromDocument(p.upgradePolicy) : null }) };
+    return {
+      fileName: `${name}.yml`,
+      revision: p.policyRevision,
+      yaml: renderClusterFile({ name, upgradePolicy: p.upgradePolicy ? policySpecFromDocument(p.upgradePolicy) : null }),
+    };
   }
 
   /**
@@ -547,20 +651,33 @@ export function createPolicyService(db: Db, now: () => Date) {
         ...before,
         name: file.name,
         ...normalizeSettings({
-          sectors: file.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades === undefined ? null : String(s.maxParallelUpgrades), dependencies: s.dependencies })),
-          blockedVersions: file.blockedVersions.map((pattern) => ({ pattern, reason: reasons.get(pattern) ?? 'imported from an organization file' })),
+          sectors: file.sectors.map((s) => ({
+            name: s.name,
+            maxParallelUpgrades: s.maxParallelUpgrades === undefined ? null : String(s.maxParallelUpgrades),
+            dependencies: s.dependencies,
+          })),
+          blockedVersions: file.blockedVersions.map((pattern) => ({
+            pattern,
+            reason: reasons.get(pattern) ?? 'imported from an organization file',
+          })),
           upgradePolicyAllowedWorkloads: file.upgradePolicyAllowedWorkloads ?? null,
           upgradePolicyAllowedMutexes: file.upgradePolicyAllowedMutexes ?? null,
         }),
       };
       const stored = repo.listClusterPolicies(tx, org.id);
-      const listed = new Map(file.upgradePolicyClusters.map((c, i) => [c.name, { index: i, document: policySpecToDocument(c.upgradePolicy) }]));
+      const listed = new Map(
+        file.upgradePolicyClusters.map((c, i) => [c.name, { index: i, document: policySpecToDocument(c.upgradePolicy) }]),
+      );
       const known = new Set(stored.map((c) => c.name));
       const problems: NamedProblem[] = file.upgradePolicyClusters.flatMap((c, i) =>
         known.has(c.name) ? [] : [{ path: `upgradePolicyClusters[${i}].name`, message: `no cluster named ${c.name} in the fleet` }],
       );
       const clusterChanges = stored.map((c) => ({ row: c, after: listed.get(c.name)?.document ?? null }));
-      const { doc } = documentWith(org, { organization: after, clusters: clusterChanges.map((c) => ({ name: c.row.name, policy: c.after })) }, at);
+      const { doc } = documentWith(
+        org,
+        { organization: after, clusters: clusterChanges.map((c) => ({ name: c.row.name, policy: c.after })) },
+        at,
+      );
       const result = validatePlanInput(doc);
       if (!result.ok) {
         // engine paths → the file's own paths
@@ -568,7 +685,11 @@ export function createPolicyService(db: Db, now: () => Date) {
         for (const p of result.problems) {
           const m = /^clusters\[(\d+)\](.*)$/.exec(p.path);
           const entry = m ? listed.get(names[Number(m[1])] ?? '') : undefined;
-          problems.push({ path: m && entry ? `upgradePolicyClusters[${entry.index}]${m[2] ?? ''}` : organizationFilePath(p.path), message: p.message, ...(m ? { cluster: names[Number(m[1])] } : {}) });
+          problems.push({
+            path: m && entry ? `upgradePolicyClusters[${entry.index}]${m[2] ?? ''}` : organizationFilePath(p.path),
+            message: p.message,
+            ...(m ? { cluster: names[Number(m[1])] } : {}),
+          });
         }
       }
       if (problems.length > 0) throw invalid('The organization file does not fit the fleet', problems);
@@ -587,15 +708,25 @@ export function createPolicyService(db: Db, now: () => Date) {
       };
       const sectorExtras = Object.fromEntries(file.sectors.filter((s) => s.extra).map((s) => [s.name, s.extra!]));
       const clusterExtras = Object.fromEntries(file.upgradePolicyClusters.filter((c) => c.extra).map((c) => [c.name, c.extra!]));
-      const extras: repo.OrganizationFileExtras = { ...(file.extra ? { file: file.extra } : {}), sectors: sectorExtras, clusters: clusterExtras };
+      const extras: repo.OrganizationFileExtras = {
+        ...(file.extra ? { file: file.extra } : {}),
+        sectors: sectorExtras,
+        clusters: clusterExtras,
+      };
       const storedExtras = repo.getOrganizationFileExtras(tx, org.id);
-      const extrasChanged = !jsonEqual({ file: storedExtras.file, sectors: storedExtras.sectors ?? {}, clusters: storedExtras.clusters ?? {} }, { file: extras.file, sectors: sectorExtras, clusters: clusterExtras });
+      const extrasChanged = !jsonEqual(
+        { file: storedExtras.file, sectors: storedExtras.sectors ?? {}, clusters: storedExtras.clusters ?? {} },
+        { file: extras.file, sectors: sectorExtras, clusters: clusterExtras },
+      );
       // the same file again: nothing to record
       if (input.dryRun || (!organizationChanged && changed.length === 0 && !extrasChanged)) return summary;
 
       const entry = { actor, action: 'policy.import', at };
       if (organizationChanged) {
-        summary.revision = writeOrganization(tx, org, before, after, { ...entry, summary: `imported organization file: ${describeOrganizationChange(before, after)}` }).revision;
+        summary.revision = writeOrganization(tx, org, before, after, {
+          ...entry,
+          summary: `imported organization file: ${describeOrganizationChange(before, after)}`,
+        }).revision;
       }
       for (const c of changed) {
         const what = c.after === null ? 'not listed: no longer managed' : describeClusterChange(c.row.upgradePolicy, c.after);

@@ -6,6 +6,8 @@ export const plansRouter = createTRPCRouter({
   evaluate: viewerProcedure
     .input(z.object({ at: z.string().max(40).optional() }).default({}))
     .query(({ ctx, input }) => ctx.services.plans.evaluate(input)),
-  explainCluster: viewerProcedure.input(z.object({ name: z.string().min(1).max(253) })).query(({ ctx, input }) => ctx.services.plans.explainCluster(input.name)),
+  explainCluster: viewerProcedure
+    .input(z.object({ name: z.string().min(1).max(253) }))
+    .query(({ ctx, input }) => ctx.services.plans.explainCluster(input.name)),
   lint: viewerProcedure.query(({ ctx }) => ctx.services.plans.lint()),
 });

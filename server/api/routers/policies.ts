@@ -57,7 +57,10 @@ export const ZOrganizationSettings = z.object({
 
 export const ZPolicyDraft = z.object({
   organization: ZOrganizationSettings.optional(),
-  clusters: z.array(z.object({ name, policy: ZUpgradePolicySpec.nullable() })).max(5000).optional(),
+  clusters: z
+    .array(z.object({ name, policy: ZUpgradePolicySpec.nullable() }))
+    .max(5000)
+    .optional(),
 });
 
 export const policiesRouter = createTRPCRouter({

@@ -3,8 +3,17 @@ import { diffJson, jsonEqual, summarizeChanges } from './json-diff';
 
 describe('diffJson', () => {
   it('lists added, removed and changed leaves with their paths', () => {
-    const before = { name: 'o', sectors: [{ name: 'a' }, { name: 'b', maxParallelUpgrades: '1' }], blocked: ['x'], versions: { '4.13.1': 1 } };
-    const after = { name: 'o', sectors: [{ name: 'a', dependencies: [] }, { name: 'b', maxParallelUpgrades: '2' }, { name: 'c' }], versions: { '4.13.1': 2 } };
+    const before = {
+      name: 'o',
+      sectors: [{ name: 'a' }, { name: 'b', maxParallelUpgrades: '1' }],
+      blocked: ['x'],
+      versions: { '4.13.1': 1 },
+    };
+    const after = {
+      name: 'o',
+      sectors: [{ name: 'a', dependencies: [] }, { name: 'b', maxParallelUpgrades: '2' }, { name: 'c' }],
+      versions: { '4.13.1': 2 },
+    };
     expect(diffJson(before, after)).toEqual([
       { kind: 'added', path: 'sectors[0].dependencies', after: [] },
       { kind: 'changed', path: 'sectors[1].maxParallelUpgrades', before: '1', after: '2' },

@@ -29,7 +29,11 @@ const CLUSTER_PATH = /^clusters\[(\d+)\](.*)$/;
 const BLOCKED_PATH = /^organization\.blockedVersions\[(\d+)\](.*)$/;
 const POLICY = '.upgradePolicy';
 
-export function nameProblem<P extends { path: string; message: string }>(p: P, clusterNames: readonly string[], mapping: PathMapping = {}): P & NamedProblem {
+export function nameProblem<P extends { path: string; message: string }>(
+  p: P,
+  clusterNames: readonly string[],
+  mapping: PathMapping = {},
+): P & NamedProblem {
   const c = CLUSTER_PATH.exec(p.path);
   if (c) {
     const name = clusterNames[Number(c[1])];
@@ -54,6 +58,10 @@ export function nameProblem<P extends { path: string; message: string }>(p: P, c
   return { ...p };
 }
 
-export function nameProblems<P extends { path: string; message: string }>(problems: readonly P[], clusterNames: readonly string[], mapping: PathMapping = {}): (P & NamedProblem)[] {
+export function nameProblems<P extends { path: string; message: string }>(
+  problems: readonly P[],
+  clusterNames: readonly string[],
+  mapping: PathMapping = {},
+): (P & NamedProblem)[] {
   return problems.map((p) => nameProblem(p, clusterNames, mapping));
 }

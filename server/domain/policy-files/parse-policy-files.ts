@@ -22,7 +22,15 @@ import {
 
 type Obj = Record<string, unknown>;
 
-const ORGANIZATION_KEYS = ['$schema', 'name', 'blockedVersions', 'upgradePolicyAllowedWorkloads', 'upgradePolicyAllowedMutexes', 'sectors', 'upgradePolicyClusters'] as const;
+const ORGANIZATION_KEYS = [
+  '$schema',
+  'name',
+  'blockedVersions',
+  'upgradePolicyAllowedWorkloads',
+  'upgradePolicyAllowedMutexes',
+  'sectors',
+  'upgradePolicyClusters',
+] as const;
 const CLUSTER_ENTRY_KEYS = ['name', 'upgradePolicy'] as const;
 const CLUSTER_FILE_KEYS = ['$schema', 'name', 'upgradePolicy'] as const;
 
@@ -78,13 +86,17 @@ function settingsFromRaw(raw: Obj, notices: FileProblem[]): OrganizationSettings
   (Array.isArray(raw.sectors) ? raw.sectors : []).forEach((s: unknown, i) => {
     if (!isPlainObject(s) || typeof s.name !== 'string') return;
     const sector: SectorSpec = { name: s.name, dependencies: [] };
-    if (typeof s.maxParallelUpgrades === 'string' || typeof s.maxParallelUpgrades === 'number') sector.maxParallelUpgrades = s.maxParallelUpgrades;
+    if (typeof s.maxParallelUpgrades === 'string' || typeof s.maxParallelUpgrades === 'number')
+      sector.maxParallelUpgrades = s.maxParallelUpgrades;
     (Array.isArray(s.dependencies) ? s.dependencies : []).forEach((d: unknown, j) => {
       const name = isPlainObject(d) ? d.name : d;
       if (typeof name === 'string' && !sector.dependencies.includes(name)) sector.dependencies.push(name);
       const dropped = isPlainObject(d) ? Object.keys(d).filter((k) => k !== 'name') : [];
       if (dropped.length > 0) {
-        notices.push({ path: `sectors[${i}].dependencies[${j}]`, message: `not kept: ${dropped.join(', ')} (only the dependency's name is used)` });
+        notices.push({
+          path: `sectors[${i}].dependencies[${j}]`,
+          message: `not kept: ${dropped.join(', ')} (only the dependency's name is used)`,
+        });
       }
     });
     const extra = extraKeys(s, SECTOR_KEYS);
@@ -97,13 +109,15 @@ function settingsFromRaw(raw: Obj, notices: FileProblem[]): OrganizationSettings
 /** Validates an organization file's data (already parsed from YAML) and returns the model. */
 export function validateOrganizationFileData(raw: unknown): FileParseResult<OrganizationFile> {
   const problems: FileProblem[] = [];
-  if (!isPlainObject(raw)) return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name, sectors, upgradePolicyClusters' }] };
+  if (!isPlainObject(raw))
+    return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name, sectors, upgradePolicyClusters' }] };
   checkSchema(raw, ORGANIZATION_FILE_SCHEMA, problems);
   if (typeof raw.name !== 'string' || raw.name.trim() === '') problems.push({ path: 'name', message: 'must be a non-empty string' });
 
   const entries: unknown[] = [];
   if (raw.upgradePolicyClusters !== undefined && raw.upgradePolicyClusters !== null) {
-    if (!Array.isArray(raw.upgradePolicyClusters)) problems.push({ path: 'upgradePolicyClusters', message: 'must be a list of {name, upgradePolicy}' });
+    if (!Array.isArray(raw.upgradePolicyClusters))
+      problems.push({ path: 'upgradePolicyClusters', message: 'must be a list of {name, upgradePolicy}' });
     else entries.push(...(raw.upgradePolicyClusters as unknown[]));
   }
   entries.forEach((e, i) => {
@@ -155,9 +169,13 @@ export function parseOrganizationFile(text: string): FileParseResult<Organizatio
 }
 
 /** Validates a cluster file's data. `organization` gives the sectors and allow-lists to check against. */
-export function validateClusterFileData(raw: unknown, context: { organization?: OrganizationSettingsSpec } = {}): FileParseResult<ClusterFile> {
+export function validateClusterFileData(
+  raw: unknown,
+  context: { organization?: OrganizationSettingsSpec } = {},
+): FileParseResult<ClusterFile> {
   const problems: FileProblem[] = [];
-  if (!isPlainObject(raw)) return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name and upgradePolicy' }] };
+  if (!isPlainObject(raw))
+    return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name and upgradePolicy' }] };
   checkSchema(raw, CLUSTER_FILE_SCHEMA, problems);
   if (typeof raw.name !== 'string' || raw.name.trim() === '') problems.push({ path: 'name', message: 'must be a non-empty string' });
   const policy = raw.upgradePolicy;
@@ -173,7 +191,9 @@ export function validateClusterFileData(raw: unknown, context: { organization?: 
   const checked = validatePlanInput({
     now: VALIDATION_NOW,
     organization,
-    clusters: [{ name: typeof raw.name === 'string' && raw.name !== '' ? raw.name : 'cluster', version: PLACEHOLDER_VERSION, upgradePolicy: policy }],
+    clusters: [
+      { name: typeof raw.name === 'string' && raw.name !== '' ? raw.name : 'cluster', version: PLACEHOLDER_VERSION, upgradePolicy: policy },
+    ],
   });
   if (!checked.ok) {
     for (const p of checked.problems as Problem[]) {

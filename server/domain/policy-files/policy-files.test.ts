@@ -144,7 +144,12 @@ describe('organization file', () => {
     const schedule = fc.oneof(
       fc.constantFrom('0 13 * * 1-5', '* * * * *', '*/15 2 1,15 * *', '0 10 8-14 * fri'),
       fc.record(
-        { cron: fc.constantFrom('0 22 * * 2', '30 1 * jan-mar mon'), location: fc.constantFrom('UTC', 'Europe/Zurich'), isoWeek: fc.constantFrom('@odd', '@even', '1,2,30', 7), suspend: fc.boolean() },
+        {
+          cron: fc.constantFrom('0 22 * * 2', '30 1 * jan-mar mon'),
+          location: fc.constantFrom('UTC', 'Europe/Zurich'),
+          isoWeek: fc.constantFrom('@odd', '@even', '1,2,30', 7),
+          suspend: fc.boolean(),
+        },
         { requiredKeys: ['cron'] },
       ),
     );
@@ -235,7 +240,9 @@ upgradePolicyClusters:
   });
 
   it('names the sectors of a cycle', () => {
-    const parsed = parseOrganizationFile('name: o\nsectors: [{name: a, dependencies: [{name: b}]}, {name: b, dependencies: [{name: a}]}]\n');
+    const parsed = parseOrganizationFile(
+      'name: o\nsectors: [{name: a, dependencies: [{name: b}]}, {name: b, dependencies: [{name: a}]}]\n',
+    );
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.problems).toEqual([{ path: 'sectors', message: 'sector dependency cycle: a -> b -> a' }]);
   });
@@ -249,8 +256,13 @@ upgradePolicyClusters:
   });
 
   it('reports dependency keys it does not keep', () => {
-    const parsed = validateOrganizationFileData({ name: 'o', sectors: [{ name: 'a' }, { name: 'b', dependencies: [{ name: 'a', ocm: { $ref: '/x' } }] }] });
-    expect(parsed.ok && parsed.notices).toEqual([{ path: 'sectors[1].dependencies[0]', message: 'not kept: ocm (only the dependency\'s name is used)' }]);
+    const parsed = validateOrganizationFileData({
+      name: 'o',
+      sectors: [{ name: 'a' }, { name: 'b', dependencies: [{ name: 'a', ocm: { $ref: '/x' } }] }],
+    });
+    expect(parsed.ok && parsed.notices).toEqual([
+      { path: 'sectors[1].dependencies[0]', message: "not kept: ocm (only the dependency's name is used)" },
+    ]);
   });
 });
 
@@ -279,7 +291,11 @@ upgradePolicy:
   it('round-trips, keeping the rest of the cluster file', () => {
     const parsed = parseClusterFile(CLUSTER);
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    expect(parsed.value.extra).toEqual({ labels: { service: 'ocm' }, description: 'stage cluster', spec: { product: 'osd', version: '4.13.4' } });
+    expect(parsed.value.extra).toEqual({
+      labels: { service: 'ocm' },
+      description: 'stage cluster',
+      spec: { product: 'osd', version: '4.13.4' },
+    });
     expect(parseYaml(renderClusterFile(parsed.value))).toEqual(parseYaml(CLUSTER));
     const again = parseClusterFile(renderClusterFile(parsed.value));
     expect(again.ok && again.value).toEqual(parsed.value);
@@ -293,7 +309,12 @@ upgradePolicy:
   it('checks the policy, against the organization when given', () => {
     const bad = parseClusterFile('name: c\nupgradePolicy: {workloads: [w], schedule: "0 12 * * L", conditions: {soakDays: "3"}}\n');
     expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(['upgradePolicy.schedule', 'upgradePolicy.conditions.soakDays']);
-    const organization = { name: 'o', blockedVersions: [], sectors: [{ name: 'stage', dependencies: [] }], upgradePolicyAllowedMutexes: ['m'] };
+    const organization = {
+      name: 'o',
+      blockedVersions: [],
+      sectors: [{ name: 'stage', dependencies: [] }],
+      upgradePolicyAllowedMutexes: ['m'],
+    };
     const withOrg = parseClusterFile(CLUSTER, { organization });
     expect(withOrg.ok ? [] : withOrg.problems.map((p) => p.path)).toEqual([
       'upgradePolicy.conditions.mutexes[0]',
@@ -305,7 +326,12 @@ upgradePolicy:
 
 describe('policy document form', () => {
   it('converts both ways without loss', () => {
-    const doc = { workloads: ['a'], schedule: { cron: '0 1 * * *', isoWeek: 5, future: true }, conditions: { sector: 's', soakDays: 2, x: 1 }, versionGateApprovals: ['g'] };
+    const doc = {
+      workloads: ['a'],
+      schedule: { cron: '0 1 * * *', isoWeek: 5, future: true },
+      conditions: { sector: 's', soakDays: 2, x: 1 },
+      versionGateApprovals: ['g'],
+    };
     expect(policySpecToDocument(policySpecFromDocument(doc))).toEqual(doc);
   });
 });

@@ -23,7 +23,11 @@ export function organizationFileToDocument(file: OrganizationFile): Obj {
   if (org.upgradePolicyAllowedMutexes) doc.upgradePolicyAllowedMutexes = org.upgradePolicyAllowedMutexes;
   if (file.sectors.length > 0) doc.sectors = org.sectors;
   if (file.upgradePolicyClusters.length > 0) {
-    doc.upgradePolicyClusters = file.upgradePolicyClusters.map((c) => ({ name: c.name, upgradePolicy: policySpecToDocument(c.upgradePolicy), ...(c.extra ?? {}) }));
+    doc.upgradePolicyClusters = file.upgradePolicyClusters.map((c) => ({
+      name: c.name,
+      upgradePolicy: policySpecToDocument(c.upgradePolicy),
+      ...(c.extra ?? {}),
+    }));
   }
   return doc;
 }
