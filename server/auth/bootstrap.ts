@@ -12,7 +12,7 @@ import { generateSecret } from './secrets';
 export const ADMIN_USERNAME = 'admin';
 
 export interface BootstrapOptions {
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   log?: (line: string) => void;
   now?: Date;
   /** the demo fleet was just seeded: remember that demo sign-in is on for this database */

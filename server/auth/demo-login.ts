@@ -6,7 +6,7 @@ import { readDemoLoginSetting } from '@/server/repositories/user-repository';
 
 export const DEMO_USERNAME = 'demo';
 
-export function isDemoLoginEnabled(db: Db, env: NodeJS.ProcessEnv = process.env): boolean {
+export function isDemoLoginEnabled(db: Db, env: Record<string, string | undefined> = process.env): boolean {
   if (env.FLEETPLAN_DEMO_LOGIN === '0') return false;
   if (env.FLEETPLAN_DEMO_LOGIN === '1') return true;
   return readDemoLoginSetting(db);

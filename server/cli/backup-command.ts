@@ -53,7 +53,7 @@ export async function backupDatabase(source: string, target: string): Promise<Re
   return counts;
 }
 
-export async function runBackupCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runBackupCommand(args: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   const force = args.includes('--force');
   const rest = args.filter((a) => a !== '--force');
   if (rest.includes('-h') || rest.includes('--help')) {

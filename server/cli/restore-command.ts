@@ -60,7 +60,7 @@ export async function restoreDatabase(backup: string, target: string): Promise<R
   return counts;
 }
 
-export async function runRestoreCommand(args: string[], env: NodeJS.ProcessEnv = process.env, now: Date = new Date()): Promise<number> {
+export async function runRestoreCommand(args: string[], env: Record<string, string | undefined> = process.env, now: Date = new Date()): Promise<number> {
   const force = args.includes('--force');
   const rest = args.filter((a) => a !== '--force');
   if (rest.includes('-h') || rest.includes('--help')) {
