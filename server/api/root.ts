@@ -7,8 +7,6 @@ import { usersRouter } from './routers/users';
 import { fleetRouter } from './routers/fleet';
 import { plansRouter } from './routers/plans';
 import { policiesRouter } from './routers/policies';
-import { plansRouter } from './routers/plans';
-import { policiesRouter } from './routers/policies';
 import { versionsRouter } from './routers/versions';
 import { sectorsRouter } from './routers/sectors';
 import { soakRouter } from './routers/soak';
@@ -24,8 +22,6 @@ export const appRouter = createTRPCRouter({
   tokens: tokensRouter,
   clusters: clustersRouter,
   fleet: fleetRouter,
-  policies: policiesRouter,
-  plans: plansRouter,
   policies: policiesRouter,
   plans: plansRouter,
   versions: versionsRouter,

@@ -8,8 +8,6 @@ import { createClusterExplainService } from './cluster-explain-service';
 import { createFleetService } from './fleet-service';
 import { createPlanService } from './plan-service';
 import { createPolicyService } from './policy-service';
-import { createPlanService } from './plan-service';
-import { createPolicyService } from './policy-service';
 import { createVersionService } from './version-service';
 import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';
@@ -33,8 +31,6 @@ export function createServices(deps: ServiceDeps) {
     clusters: createClusterService(deps.db),
     clusterExplain: createClusterExplainService(deps.db, deps.now),
     fleet: createFleetService(deps.db, deps.now),
-    policies: createPolicyService(deps.db, deps.now),
-    plans: createPlanService(deps.db, deps.now),
     policies: createPolicyService(deps.db, deps.now),
     plans: createPlanService(deps.db, deps.now),
     versions: createVersionService(deps.db),
