@@ -57,6 +57,7 @@ function compileRe2(pattern: string): RE2JS | null {
     } catch {
       re = null;
     }
+    if (compiled.size > 10_000) compiled.clear();
     compiled.set(pattern, re);
   }
   return re;
@@ -66,6 +67,8 @@ function compileRe2(pattern: string): RE2JS | null {
 export function patternMatches(pattern: string, version: string): boolean {
   let perPattern = results.get(pattern);
   if (!perPattern) {
+    // bounded: a long-running server sees patterns come and go as operators edit them
+    if (results.size > 10_000) results.clear();
     perPattern = new Map();
     results.set(pattern, perPattern);
   }

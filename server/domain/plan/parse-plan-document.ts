@@ -133,7 +133,13 @@ function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; pr
       }),
     };
   }
-  return { ok: true, value: doc.toJS({ maxAliasCount: 1000 }) as unknown };
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 1000 }) as unknown };
+  } catch (err) {
+    // unresolved aliases and alias bombs surface only when the document is converted
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { ok: false, problems: [{ path: '(document)', message: `invalid YAML: ${message}` }] };
+  }
 }
 
 /** Parses and validates a plan document; `opts.now` overrides the document's `now`. */
