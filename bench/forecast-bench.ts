@@ -15,7 +15,9 @@ const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The demo fleet as an engine input document, its managed clusters cloned up to `count`. */
 export function scaledDemoDocument(count: number): unknown {
-  const graph = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'stable-4.13.json'), 'utf8')) as DemoGraphDocument;
+  const graph = JSON.parse(
+    fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'stable-4.13.json'), 'utf8'),
+  ) as DemoGraphDocument;
   const fleet = generateDemoFleet(graph, NOW);
   const managed = fleet.clusters.filter((c) => c.upgradePolicy);
   const clusters: Record<string, unknown>[] = [];
@@ -32,7 +34,9 @@ export function scaledDemoDocument(count: number): unknown {
       availableUpgrades: c.availableUpgrades,
       healthy: c.healthy,
       upgradePolicy: c.upgradePolicy,
-      ...(c.currentUpgrade ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } } : {}),
+      ...(c.currentUpgrade
+        ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
+        : {}),
     });
   }
   const versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> = {};

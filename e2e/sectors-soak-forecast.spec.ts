@@ -21,7 +21,9 @@ test.describe('Sectors, Soak and Forecast pages', () => {
       await expect(page.locator(`.react-flow__node[data-id="${name}"]`)).toBeVisible();
     }
     await expect(page.locator('.react-flow__edge')).toHaveCount(4);
-    await expect(page.getByRole('region', { name: 'What blocks the next sector' })).toContainText(/waits: .* still runs 4\.\d+\.\d+ for workload/);
+    await expect(page.getByRole('region', { name: 'What blocks the next sector' })).toContainText(
+      /waits: .* still runs 4\.\d+\.\d+ for workload/,
+    );
     await page.screenshot({ path: 'test-results/screenshots/sectors.png', fullPage: true });
     expect(errors).toEqual([]);
   });

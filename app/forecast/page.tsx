@@ -9,7 +9,9 @@ export default function ForecastPage() {
       <div className="page-head">
         <div>
           <h1>Forecast</h1>
-          <p>The decision engine run forward in simulated time: which cluster gets which version when, and when each sector has the target.</p>
+          <p>
+            The decision engine run forward in simulated time: which cluster gets which version when, and when each sector has the target.
+          </p>
         </div>
       </div>
       <ForecastView />

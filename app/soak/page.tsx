@@ -9,7 +9,9 @@ export default function SoakPage() {
       <div className="page-head">
         <div>
           <h1>Soak</h1>
-          <p>How long a version has run on clusters with the same workload, against the soakDays thresholds of the clusters waiting for it.</p>
+          <p>
+            How long a version has run on clusters with the same workload, against the soakDays thresholds of the clusters waiting for it.
+          </p>
         </div>
       </div>
       <SoakView />

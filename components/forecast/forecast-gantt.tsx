@@ -35,7 +35,8 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
       <div className="gantt-detail small" aria-live="polite">
         {hover ? (
           <>
-            <strong>{hover.row.cluster}</strong>: {hover.bar.from} → <span className="mono">{hover.bar.version}</span>, {formatUtc(hover.bar.start)} – {formatUtc(hover.bar.end)}
+            <strong>{hover.row.cluster}</strong>: {hover.bar.from} → <span className="mono">{hover.bar.version}</span>,{' '}
+            {formatUtc(hover.bar.start)} – {formatUtc(hover.bar.end)}
             {hover.bar.inFlight ? ' (already scheduled or running)' : ''}
           </>
         ) : (
@@ -106,11 +107,23 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
                       );
                     })}
                     {row.reachesTargetAt && Date.parse(row.reachesTargetAt) > from && (
-                      <div className="gantt-target-marker" style={{ left: Math.max(x(row.reachesTargetAt), ...row.upgrades.filter((u) => u.end === row.reachesTargetAt).map((u) => x(u.start) + 8)) + 7 }} title={`reaches ${data.targetVersion} at ${formatUtc(row.reachesTargetAt)}`} />
+                      <div
+                        className="gantt-target-marker"
+                        style={{
+                          left:
+                            Math.max(
+                              x(row.reachesTargetAt),
+                              ...row.upgrades.filter((u) => u.end === row.reachesTargetAt).map((u) => x(u.start) + 8),
+                            ) + 7,
+                        }}
+                        title={`reaches ${data.targetVersion} at ${formatUtc(row.reachesTargetAt)}`}
+                      />
                     )}
                     {row.upgrades.length === 0 && row.lastDecision && (
                       <span className="gantt-why small muted">
-                        {row.reachesTargetAt ? 'already on target' : `${row.lastDecision.reason ?? row.lastDecision.action}: ${row.lastDecision.message}`}
+                        {row.reachesTargetAt
+                          ? 'already on target'
+                          : `${row.lastDecision.reason ?? row.lastDecision.action}: ${row.lastDecision.message}`}
                       </span>
                     )}
                   </div>

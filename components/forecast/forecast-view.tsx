@@ -37,7 +37,10 @@ export function ForecastView() {
   const trpc = useTRPC();
   const [form, setForm] = useState({ targetVersion: '', horizonDays: 60, upgradeMinutes: 90 });
   const [whatIf, setWhatIf] = useState<WhatIf>({});
-  const [params, setParams] = useState<{ targetVersion?: string; horizonDays: number; upgradeMinutes: number; overrides?: WhatIf }>({ horizonDays: 60, upgradeMinutes: 90 });
+  const [params, setParams] = useState<{ targetVersion?: string; horizonDays: number; upgradeMinutes: number; overrides?: WhatIf }>({
+    horizonDays: 60,
+    upgradeMinutes: 90,
+  });
   const [sector, setSector] = useState('');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(0);
@@ -73,12 +76,42 @@ export function ForecastView() {
     <>
       <section className="panel flush" aria-label="Forecast settings">
         <form className="toolbar" onSubmit={apply}>
-          <label className="small muted" htmlFor="fc-target">Target version</label>
-          <input id="fc-target" type="text" placeholder="newest offered" value={form.targetVersion} maxLength={100} onChange={(e) => setForm({ ...form, targetVersion: e.target.value })} style={{ width: 130 }} />
-          <label className="small muted" htmlFor="fc-horizon">Horizon (days)</label>
-          <input id="fc-horizon" type="number" min={1} max={120} value={form.horizonDays} onChange={(e) => setForm({ ...form, horizonDays: Number(e.target.value) })} style={{ width: 80 }} />
-          <label className="small muted" htmlFor="fc-duration">Upgrade takes (min)</label>
-          <input id="fc-duration" type="number" min={5} max={1440} value={form.upgradeMinutes} onChange={(e) => setForm({ ...form, upgradeMinutes: Number(e.target.value) })} style={{ width: 80 }} />
+          <label className="small muted" htmlFor="fc-target">
+            Target version
+          </label>
+          <input
+            id="fc-target"
+            type="text"
+            placeholder="newest offered"
+            value={form.targetVersion}
+            maxLength={100}
+            onChange={(e) => setForm({ ...form, targetVersion: e.target.value })}
+            style={{ width: 130 }}
+          />
+          <label className="small muted" htmlFor="fc-horizon">
+            Horizon (days)
+          </label>
+          <input
+            id="fc-horizon"
+            type="number"
+            min={1}
+            max={120}
+            value={form.horizonDays}
+            onChange={(e) => setForm({ ...form, horizonDays: Number(e.target.value) })}
+            style={{ width: 80 }}
+          />
+          <label className="small muted" htmlFor="fc-duration">
+            Upgrade takes (min)
+          </label>
+          <input
+            id="fc-duration"
+            type="number"
+            min={5}
+            max={1440}
+            value={form.upgradeMinutes}
+            onChange={(e) => setForm({ ...form, upgradeMinutes: Number(e.target.value) })}
+            style={{ width: 80 }}
+          />
           <button className="btn primary" type="submit" disabled={run.isFetching}>
             {run.isFetching ? 'Simulating…' : 'Run forecast'}
           </button>
@@ -89,7 +122,9 @@ export function ForecastView() {
 
       {run.isPending ? (
         <section className="panel" aria-busy="true">
-          <p className="small muted" style={{ margin: 0 }}>Simulating the rollout with the decision engine… (large fleets take a few seconds)</p>
+          <p className="small muted" style={{ margin: 0 }}>
+            Simulating the rollout with the decision engine… (large fleets take a few seconds)
+          </p>
           <LoadingRows rows={6} />
         </section>
       ) : run.isError ? (
@@ -107,12 +142,23 @@ export function ForecastView() {
         </section>
       ) : data ? (
         <>
-          {data.frozen && <div className="banner bad" role="status">The organization is frozen: nothing starts in this forecast. Tick “ignore freeze” in the what-if to see the rollout after the freeze.</div>}
-          {data.stats.truncated && <div className="banner warn" role="status">The simulation stopped early (too many engine runs); later upgrades are missing.</div>}
+          {data.frozen && (
+            <div className="banner bad" role="status">
+              The organization is frozen: nothing starts in this forecast. Tick “ignore freeze” in the what-if to see the rollout after the
+              freeze.
+            </div>
+          )}
+          {data.stats.truncated && (
+            <div className="banner warn" role="status">
+              The simulation stopped early (too many engine runs); later upgrades are missing.
+            </div>
+          )}
           <div className="grid-4">
             <div className="panel stat">
               <span className="label">Target</span>
-              <span className="value mono" data-testid="forecast-target">{data.targetVersion ?? '—'}</span>
+              <span className="value mono" data-testid="forecast-target">
+                {data.targetVersion ?? '—'}
+              </span>
               <span className="small muted">{params.targetVersion ? 'chosen' : 'newest version offered'}</span>
             </div>
             <div className="panel stat">
@@ -125,12 +171,16 @@ export function ForecastView() {
             <div className="panel stat">
               <span className="label">Predicted upgrades</span>
               <span className="value">{data.stats.upgrades}</span>
-              <span className="small muted">{data.upgradeMinutes} min each, {data.exclusions} exclusion window{data.exclusions === 1 ? '' : 's'}</span>
+              <span className="small muted">
+                {data.upgradeMinutes} min each, {data.exclusions} exclusion window{data.exclusions === 1 ? '' : 's'}
+              </span>
             </div>
             <div className="panel stat">
               <span className="label">Simulation</span>
               <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
-              <span className="small muted">{data.stats.engineRuns} engine runs from {formatUtc(data.from)}</span>
+              <span className="small muted">
+                {data.stats.engineRuns} engine runs from {formatUtc(data.from)}
+              </span>
             </div>
           </div>
 
@@ -160,9 +210,15 @@ export function ForecastView() {
                       <td>
                         {s.reached} / {s.clusters}
                       </td>
-                      <td className="nowrap">{s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>}</td>
+                      <td className="nowrap">
+                        {s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>}
+                      </td>
                       <td className="nowrap">{s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'}</td>
-                      <td className="small muted">{s.notOffered > 0 ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel` : ''}</td>
+                      <td className="small muted">
+                        {s.notOffered > 0
+                          ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
+                          : ''}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -179,14 +235,16 @@ export function ForecastView() {
                   <option key={s}>{s}</option>
                 ))}
               </select>
-              <input type="search" aria-label="Search clusters" placeholder="Search cluster…" value={search} onChange={(e) => setSearch(e.target.value)} />
+              <input
+                type="search"
+                aria-label="Search clusters"
+                placeholder="Search cluster…"
+                value={search}
+                onChange={(e) => setSearch(e.target.value)}
+              />
               <span className="small muted">{data.total} clusters</span>
             </div>
-            {data.rows.length === 0 ? (
-              <EmptyState title="No clusters match" />
-            ) : (
-              <ForecastGantt data={data} />
-            )}
+            {data.rows.length === 0 ? <EmptyState title="No clusters match" /> : <ForecastGantt data={data} />}
             <div className="pager">
               <button className="btn" disabled={page === 0} onClick={() => setPage((p) => Math.max(0, p - 1))}>
                 Previous

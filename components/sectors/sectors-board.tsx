@@ -47,9 +47,15 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
         <strong>{s.name}</strong>
         <span className="badge">{s.clusters} clusters</span>
         {s.upgrading > 0 && <span className="badge accent">{s.upgrading} upgrading</span>}
-        {s.maxParallelUpgrades && <span className="badge info" title="maxParallelUpgrades">max {s.maxParallelUpgrades}</span>}
+        {s.maxParallelUpgrades && (
+          <span className="badge info" title="maxParallelUpgrades">
+            max {s.maxParallelUpgrades}
+          </span>
+        )}
       </div>
-      <div className="small muted">soak {thresholds.length ? thresholds.join(', ') : 'none'} · {s.healthy}/{s.clusters} healthy</div>
+      <div className="small muted">
+        soak {thresholds.length ? thresholds.join(', ') : 'none'} · {s.healthy}/{s.clusters} healthy
+      </div>
       <ul className="sector-node-workloads">
         {s.workloads.map((w) => (
           <li key={w.workload}>
@@ -62,7 +68,10 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
                     {w.soaking.version} soaking {formatDays(w.soaking.soakDays)}/{w.soaking.requiredDays} d
                   </>
                 ) : (
-                  <>next {w.nextVersion}{w.waitsFor ? '' : ' · soaked'}</>
+                  <>
+                    next {w.nextVersion}
+                    {w.waitsFor ? '' : ' · soaked'}
+                  </>
                 )
               ) : (
                 'up to date'
@@ -74,7 +83,11 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
       {s.workloads
         .filter((w) => w.waitsFor)
         .map((w) => (
-          <div key={w.workload} className="small sector-wait" title={`${s.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`}>
+          <div
+            key={w.workload}
+            className="small sector-wait"
+            title={`${s.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`}
+          >
             waits: {w.waitsFor!.sector} on {w.waitsFor!.version} ({w.workload})
           </div>
         ))}
@@ -142,7 +155,9 @@ export function SectorsBoard() {
   );
 
   const removeDependency = useCallback((dependency: string, dependent: string) => {
-    setDraft((d) => (d ?? []).map((s) => (s.name === dependent ? { ...s, dependencies: s.dependencies.filter((x) => x !== dependency) } : s)));
+    setDraft((d) =>
+      (d ?? []).map((s) => (s.name === dependent ? { ...s, dependencies: s.dependencies.filter((x) => x !== dependency) } : s)),
+    );
     setMessage({ tone: 'info', text: `${dependent} no longer depends on ${dependency} (not saved yet).` });
   }, []);
 
@@ -201,8 +216,18 @@ export function SectorsBoard() {
     });
   };
 
-  if (overview.isPending) return <section className="panel"><LoadingRows rows={6} /></section>;
-  if (overview.isError) return <section className="panel"><ErrorState error={overview.error} onRetry={() => void overview.refetch()} /></section>;
+  if (overview.isPending)
+    return (
+      <section className="panel">
+        <LoadingRows rows={6} />
+      </section>
+    );
+  if (overview.isError)
+    return (
+      <section className="panel">
+        <ErrorState error={overview.error} onRetry={() => void overview.refetch()} />
+      </section>
+    );
   if (sectors.length === 0) {
     return (
       <section className="panel">
@@ -215,17 +240,29 @@ export function SectorsBoard() {
   return (
     <>
       {message && (
-        <div className={`banner ${message.tone === 'ok' ? 'info' : message.tone}`} role={message.tone === 'bad' ? 'alert' : 'status'} data-testid="sector-message">
+        <div
+          className={`banner ${message.tone === 'ok' ? 'info' : message.tone}`}
+          role={message.tone === 'bad' ? 'alert' : 'status'}
+          data-testid="sector-message"
+        >
           {message.text}
         </div>
       )}
       <section className="panel flush" aria-label="Sector dependency graph">
         <div className="toolbar">
           <span className="small muted" style={{ flex: '1 1 320px' }}>
-            Drag from a sector&apos;s right handle to another sector&apos;s left handle to add a dependency; select an edge and press Delete to remove it.
+            Drag from a sector&apos;s right handle to another sector&apos;s left handle to add a dependency; select an edge and press Delete
+            to remove it.
           </span>
           {dirty && <span className="badge warn">unsaved changes</span>}
-          <button className="btn" disabled={!dirty || save.isPending} onClick={() => { setDraft(toDeps(sectors)); setMessage(null); }}>
+          <button
+            className="btn"
+            disabled={!dirty || save.isPending}
+            onClick={() => {
+              setDraft(toDeps(sectors));
+              setMessage(null);
+            }}
+          >
             Discard
           </button>
           <button className="btn primary" disabled={!dirty || save.isPending} onClick={onSave}>
@@ -288,7 +325,9 @@ export function SectorsBoard() {
                 <tr>
                   <th scope="col">Sector</th>
                   <th scope="col">waits for</th>
-                  <th scope="col"><span className="sr-only">Actions</span></th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -297,7 +336,11 @@ export function SectorsBoard() {
                     <td>{e.dependent}</td>
                     <td>{e.dependency}</td>
                     <td style={{ textAlign: 'right' }}>
-                      <button className="btn danger" onClick={() => removeDependency(e.dependency, e.dependent)} aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}>
+                      <button
+                        className="btn danger"
+                        onClick={() => removeDependency(e.dependency, e.dependent)}
+                        aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}
+                      >
                         Remove
                       </button>
                     </td>
@@ -312,9 +355,7 @@ export function SectorsBoard() {
           {sectors.every((s) => s.waits.length === 0) ? (
             <EmptyState title="Nothing waits on a dependency" />
           ) : (
-            <ul className="plain-list">
-              {sectors.flatMap((s) => s.waits.map((w) => <li key={w}>{w}</li>))}
-            </ul>
+            <ul className="plain-list">{sectors.flatMap((s) => s.waits.map((w) => <li key={w}>{w}</li>))}</ul>
           )}
         </section>
       </div>

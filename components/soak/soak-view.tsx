@@ -12,7 +12,8 @@ const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2',
 
 function utcTick(spanMs: number) {
   // short spans show hours too, so ticks do not repeat the same day
-  return (ms: number) => (spanMs < 4 * 86_400_000 ? new Date(ms).toISOString().slice(5, 16).replace('T', ' ') : new Date(ms).toISOString().slice(5, 10));
+  return (ms: number) =>
+    spanMs < 4 * 86_400_000 ? new Date(ms).toISOString().slice(5, 16).replace('T', ' ') : new Date(ms).toISOString().slice(5, 10);
 }
 
 export function SoakView() {
@@ -45,8 +46,18 @@ export function SoakView() {
     return { points, maxY: Math.ceil(maxY * 1.12), tick: utcTick(span) };
   }, [series.data]);
 
-  if (versions.isPending) return <section className="panel"><LoadingRows rows={5} /></section>;
-  if (versions.isError) return <section className="panel"><ErrorState error={versions.error} onRetry={() => void versions.refetch()} /></section>;
+  if (versions.isPending)
+    return (
+      <section className="panel">
+        <LoadingRows rows={5} />
+      </section>
+    );
+  if (versions.isError)
+    return (
+      <section className="panel">
+        <ErrorState error={versions.error} onRetry={() => void versions.refetch()} />
+      </section>
+    );
   if (options.length === 0) {
     return (
       <section className="panel">
@@ -60,7 +71,9 @@ export function SoakView() {
     <>
       <section className="panel flush" aria-label="Choose version and workload">
         <div className="toolbar">
-          <label className="small muted" htmlFor="soak-version">Version</label>
+          <label className="small muted" htmlFor="soak-version">
+            Version
+          </label>
           <select
             id="soak-version"
             value={selected?.version ?? ''}
@@ -74,13 +87,20 @@ export function SoakView() {
               const waiting = options.filter((o) => o.version === v).reduce((n, o) => n + o.waiting, 0);
               return (
                 <option key={v} value={v}>
-                  {v}{waiting ? ` (${waiting} waiting)` : ''}
+                  {v}
+                  {waiting ? ` (${waiting} waiting)` : ''}
                 </option>
               );
             })}
           </select>
-          <label className="small muted" htmlFor="soak-workload">Workload</label>
-          <select id="soak-workload" value={selected?.workload ?? ''} onChange={(e) => selected && setSelected({ version: selected.version, workload: e.target.value })}>
+          <label className="small muted" htmlFor="soak-workload">
+            Workload
+          </label>
+          <select
+            id="soak-workload"
+            value={selected?.workload ?? ''}
+            onChange={(e) => selected && setSelected({ version: selected.version, workload: e.target.value })}
+          >
             {workloadList.map((o) => (
               <option key={o.workload} value={o.workload}>
                 {o.workload} ({o.waiting} of {o.offered} waiting)
@@ -90,16 +110,22 @@ export function SoakView() {
         </div>
       </section>
       {series.isPending && selected ? (
-        <section className="panel"><LoadingRows rows={6} /></section>
+        <section className="panel">
+          <LoadingRows rows={6} />
+        </section>
       ) : series.isError ? (
-        <section className="panel"><ErrorState error={series.error} onRetry={() => void series.refetch()} /></section>
+        <section className="panel">
+          <ErrorState error={series.error} onRetry={() => void series.refetch()} />
+        </section>
       ) : d && chart ? (
         <>
           <div className="grid-4">
             <div className="panel stat">
               <span className="label">Soaked</span>
               <span className="value">{formatDays(d.soakDays)} d</span>
-              <span className="small muted">cluster-days of {d.version} for {d.workload}</span>
+              <span className="small muted">
+                cluster-days of {d.version} for {d.workload}
+              </span>
             </div>
             <div className="panel stat">
               <span className="label">Rate</span>
@@ -113,7 +139,9 @@ export function SoakView() {
             </div>
             <div className="panel stat">
               <span className="label">As of</span>
-              <span className="value" style={{ fontSize: 16 }}>{formatUtc(d.now)}</span>
+              <span className="value" style={{ fontSize: 16 }}>
+                {formatUtc(d.now)}
+              </span>
               <span className="small muted">samples: daily, last 60 days</span>
             </div>
           </div>
@@ -122,14 +150,27 @@ export function SoakView() {
               Soak of {d.version} for {d.workload} (UTC days)
             </h2>
             {d.samples.length === 0 && d.projection.length === 0 ? (
-              <EmptyState title="No soak yet">No healthy cluster runs {d.version} with workload {d.workload}, so its soak does not grow.</EmptyState>
+              <EmptyState title="No soak yet">
+                No healthy cluster runs {d.version} with workload {d.workload}, so its soak does not grow.
+              </EmptyState>
             ) : (
               <div style={{ width: '100%', height: 340 }}>
                 <ResponsiveContainer>
                   <ComposedChart data={chart.points} margin={{ top: 12, right: 150, bottom: 4, left: 0 }}>
                     <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-                    <XAxis dataKey="ts" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={chart.tick} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
-                    <YAxis domain={[0, chart.maxY]} tick={{ fontSize: 11, fill: 'var(--muted)' }} label={{ value: 'soak days', angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11 }} />
+                    <XAxis
+                      dataKey="ts"
+                      type="number"
+                      scale="time"
+                      domain={['dataMin', 'dataMax']}
+                      tickFormatter={chart.tick}
+                      tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                    />
+                    <YAxis
+                      domain={[0, chart.maxY]}
+                      tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                      label={{ value: 'soak days', angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11 }}
+                    />
                     <Tooltip
                       labelFormatter={(v) => formatUtc(new Date(Number(v)).toISOString())}
                       formatter={(value, name) => [`${formatDays(Number(value))} d`, name]}
@@ -142,11 +183,34 @@ export function SoakView() {
                         y={t.soakDays}
                         stroke={THRESHOLD_COLORS[i % THRESHOLD_COLORS.length]}
                         strokeDasharray="6 4"
-                        label={{ value: `${t.soakDays} d · ${t.clusters} cluster${t.clusters === 1 ? '' : 's'}${t.reached ? ' ✓' : ''}`, position: 'right', fill: 'var(--text)', fontSize: 11 }}
+                        label={{
+                          value: `${t.soakDays} d · ${t.clusters} cluster${t.clusters === 1 ? '' : 's'}${t.reached ? ' ✓' : ''}`,
+                          position: 'right',
+                          fill: 'var(--text)',
+                          fontSize: 11,
+                        }}
                       />
                     ))}
-                    <Line type="linear" dataKey="soak" name="soak (measured)" stroke="#4c9aff" strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
-                    <Line type="linear" dataKey="projected" name="projected at current rate" stroke="#4c9aff" strokeDasharray="4 4" dot={false} connectNulls isAnimationActive={false} />
+                    <Line
+                      type="linear"
+                      dataKey="soak"
+                      name="soak (measured)"
+                      stroke="#4c9aff"
+                      strokeWidth={2}
+                      dot={false}
+                      connectNulls
+                      isAnimationActive={false}
+                    />
+                    <Line
+                      type="linear"
+                      dataKey="projected"
+                      name="projected at current rate"
+                      stroke="#4c9aff"
+                      strokeDasharray="4 4"
+                      dot={false}
+                      connectNulls
+                      isAnimationActive={false}
+                    />
                   </ComposedChart>
                 </ResponsiveContainer>
               </div>
@@ -175,7 +239,15 @@ export function SoakView() {
                       <td>{t.soakDays} d</td>
                       <td>{t.clusters}</td>
                       <td>{t.reached ? '—' : `${formatDays(t.soakDays - d.soakDays)} cluster-days`}</td>
-                      <td className="nowrap">{t.reached ? <span className="badge ok">reached</span> : t.eta ? formatUtc(t.eta) : <span className="badge warn">never at the current rate</span>}</td>
+                      <td className="nowrap">
+                        {t.reached ? (
+                          <span className="badge ok">reached</span>
+                        ) : t.eta ? (
+                          formatUtc(t.eta)
+                        ) : (
+                          <span className="badge warn">never at the current rate</span>
+                        )}
+                      </td>
                       <td className="nowrap">{t.daysFromNow === null ? '—' : t.reached ? '—' : `${formatDays(t.daysFromNow)} days`}</td>
                     </tr>
                   ))}

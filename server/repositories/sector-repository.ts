@@ -7,7 +7,11 @@ import { blockedVersions, clusters, clusterWorkloads, organizations, sectors, ve
 export type SectorRow = typeof sectors.$inferSelect;
 
 export function findSectorOrganization(db: Db) {
-  return db.select({ id: organizations.id, name: organizations.name, revision: organizations.revision, frozen: organizations.frozen }).from(organizations).orderBy(asc(organizations.id)).get();
+  return db
+    .select({ id: organizations.id, name: organizations.name, revision: organizations.revision, frozen: organizations.frozen })
+    .from(organizations)
+    .orderBy(asc(organizations.id))
+    .get();
 }
 
 export function listSectorRows(db: Db, organizationId: number): SectorRow[] {
@@ -15,7 +19,12 @@ export function listSectorRows(db: Db, organizationId: number): SectorRow[] {
 }
 
 export function listBlockedPatterns(db: Db, organizationId: number): string[] {
-  return db.select({ p: blockedVersions.pattern }).from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).all().map((r) => r.p);
+  return db
+    .select({ p: blockedVersions.pattern })
+    .from(blockedVersions)
+    .where(eq(blockedVersions.organizationId, organizationId))
+    .all()
+    .map((r) => r.p);
 }
 
 export interface SectorVersionCount {
@@ -89,7 +98,12 @@ export interface SectorReasonCount {
 /** The engine's last verdicts per sector. */
 export function countDecisionsBySector(db: Db, organizationId: number): SectorReasonCount[] {
   return db
-    .select({ sector: sql<string>`${clusters.sector}`, action: clusters.lastDecisionAction, reason: clusters.lastDecisionReason, clusters: sql<number>`count(*)` })
+    .select({
+      sector: sql<string>`${clusters.sector}`,
+      action: clusters.lastDecisionAction,
+      reason: clusters.lastDecisionReason,
+      clusters: sql<number>`count(*)`,
+    })
     .from(clusters)
     .where(and(eq(clusters.organizationId, organizationId), isNotNull(clusters.sector), isNotNull(clusters.upgradePolicy)))
     .groupBy(clusters.sector, clusters.lastDecisionAction, clusters.lastDecisionReason)

@@ -12,7 +12,11 @@ export interface OfferThresholdCount {
 }
 
 /** Managed clusters offered each version, per (version, workload, soakDays threshold). */
-export function countOffersByThreshold(db: Db, organizationId: number, filter?: { version: string; workload: string }): OfferThresholdCount[] {
+export function countOffersByThreshold(
+  db: Db,
+  organizationId: number,
+  filter?: { version: string; workload: string },
+): OfferThresholdCount[] {
   const extra = filter ? sql`and j.value = ${filter.version} and w.workload = ${filter.workload}` : sql``;
   return db.all<OfferThresholdCount>(sql`
     select j.value as version, w.workload as workload, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
@@ -31,7 +35,12 @@ export function listSoakTotals(db: Db, organizationId: number): { version: strin
     .all();
 }
 
-export function findSoakTotal(db: Db, organizationId: number, version: string, workload: string): { soakDays: number; reportingCount: number } | undefined {
+export function findSoakTotal(
+  db: Db,
+  organizationId: number,
+  version: string,
+  workload: string,
+): { soakDays: number; reportingCount: number } | undefined {
   return db
     .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
     .from(versionSoak)
@@ -40,11 +49,24 @@ export function findSoakTotal(db: Db, organizationId: number, version: string, w
 }
 
 /** Daily samples of one (version, workload), oldest first. */
-export function listSoakSamples(db: Db, organizationId: number, version: string, workload: string, since: Date): { at: Date; soakDays: number; reportingCount: number }[] {
+export function listSoakSamples(
+  db: Db,
+  organizationId: number,
+  version: string,
+  workload: string,
+  since: Date,
+): { at: Date; soakDays: number; reportingCount: number }[] {
   return db
     .select({ at: soakSamples.at, soakDays: soakSamples.soakDays, reportingCount: soakSamples.reportingCount })
     .from(soakSamples)
-    .where(and(eq(soakSamples.organizationId, organizationId), eq(soakSamples.version, version), eq(soakSamples.workload, workload), sql`${soakSamples.at} >= ${since.getTime()}`))
+    .where(
+      and(
+        eq(soakSamples.organizationId, organizationId),
+        eq(soakSamples.version, version),
+        eq(soakSamples.workload, workload),
+        sql`${soakSamples.at} >= ${since.getTime()}`,
+      ),
+    )
     .orderBy(asc(soakSamples.at))
     .all();
 }

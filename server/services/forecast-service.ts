@@ -4,7 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
-import { defaultTargetVersion, forecastRollout, type ClusterForecast, type ForecastResult, type SectorForecast } from '@/server/domain/forecast/forecast-rollout';
+import {
+  defaultTargetVersion,
+  startForecast,
+  type ClusterForecast,
+  type ForecastResult,
+  type SectorForecast,
+} from '@/server/domain/forecast/forecast-rollout';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { compareVersions, isSemver } from '@/server/domain/plan/version';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
@@ -45,24 +51,40 @@ export interface ForecastRunOutput {
   rows: ClusterForecast[];
 }
 
-type CacheEntry = { result: ForecastResult; elapsedMs: number; frozen: boolean; exclusions: number; order: Map<string, number>; depths: Map<string, number> };
+type CacheEntry = {
+  result: ForecastResult;
+  elapsedMs: number;
+  frozen: boolean;
+  exclusions: number;
+  order: Map<string, number>;
+  depths: Map<string, number>;
+};
 const CACHE_SIZE = 6;
-const globalCache = globalThis as unknown as { __fleetplanForecastCache?: Map<string, CacheEntry> };
+/** Engine runs per slice: a slice of a 10k-cluster fleet takes ~1 s at most before others get a turn. */
+const SLICE_RUNS = 4;
+const globalCache = globalThis as unknown as { __fleetplanForecastCache?: Map<string, Promise<CacheEntry>> };
 const cache = (globalCache.__fleetplanForecastCache ??= new Map());
 
 export function createForecastService(db: Db, now: () => Date) {
-  function simulate(input: ForecastRunInput): CacheEntry & { cached: boolean } {
+  async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
     const org = findSectorOrganization(db);
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
-      throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [{ path: 'targetVersion', message: 'not a semantic version' }]);
+      throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
+        { path: 'targetVersion', message: 'not a semantic version' },
+      ]);
     }
     const at = now();
     // Minute resolution: reloads within the same minute share one simulation.
     at.setUTCSeconds(0, 0);
     const document = applyForecastOverrides(loadPlanDocument(db, org.id, at), input.overrides);
     const parsed = validatePlanInput(document);
-    if (!parsed.ok) throw new AppError('INVALID_INPUT', 'The what-if policy is not valid', parsed.problems.map((p) => ({ path: p.path, message: p.message })));
+    if (!parsed.ok)
+      throw new AppError(
+        'INVALID_INPUT',
+        'The what-if policy is not valid',
+        parsed.problems.map((p) => ({ path: p.path, message: p.message })),
+      );
     const exclusions = input.overrides?.ignoreExclusions
       ? []
       : listExclusions(db, org.id, { endingAfter: at }).map((e) => ({
@@ -79,32 +101,49 @@ export function createForecastService(db: Db, now: () => Date) {
       exclusions,
       frozen,
     };
-    const key = createHash('sha1').update(JSON.stringify([document, options])).digest('hex');
+    const key = createHash('sha1')
+      .update(JSON.stringify([document, options]))
+      .digest('hex');
     const hit = cache.get(key);
     if (hit) {
       cache.delete(key);
       cache.set(key, hit);
-      return { ...hit, cached: true };
+      return { ...(await hit), cached: true };
     }
-    const t0 = performance.now();
-    const result = forecastRollout(parsed.input, options);
-    const elapsedMs = Math.round(performance.now() - t0);
+    // Simulate in slices and yield to the event loop between them, so a long forecast (10k
+    // clusters) does not stall every other request of the server; identical concurrent
+    // requests share the same promise.
     const sectorRows = listSectorRows(db, org.id);
     const depths = computeSectorDepths(sectorRows);
     const order = new Map(
-      [...sectorRows].sort((a, b) => (depths.get(a.name) ?? 0) - (depths.get(b.name) ?? 0) || a.position - b.position).map((s, i) => [s.name, i]),
+      [...sectorRows]
+        .sort((a, b) => (depths.get(a.name) ?? 0) - (depths.get(b.name) ?? 0) || a.position - b.position)
+        .map((s, i) => [s.name, i]),
     );
-    const entry: CacheEntry = { result, elapsedMs, frozen, exclusions: exclusions.length, order, depths };
-    cache.set(key, entry);
+    const run = (async (): Promise<CacheEntry> => {
+      const t0 = performance.now();
+      const sim = startForecast(parsed.input, options);
+      while (!sim.advance(SLICE_RUNS)) await new Promise<void>((resolve) => setImmediate(resolve));
+      const result = sim.finish();
+      const elapsedMs = Math.round(performance.now() - t0);
+      return { result, elapsedMs, frozen, exclusions: exclusions.length, order, depths };
+    })();
+    cache.set(key, run);
     while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-    return { ...entry, cached: false };
+    try {
+      return { ...(await run), cached: false };
+    } catch (e) {
+      cache.delete(key);
+      throw e;
+    }
   }
 
   return {
-    run(input: ForecastRunInput): ForecastRunOutput {
-      const { result, elapsedMs, frozen, exclusions, order, depths, cached } = simulate(input);
+    async run(input: ForecastRunInput): Promise<ForecastRunOutput> {
+      const { result, elapsedMs, frozen, exclusions, order, depths, cached } = await simulate(input);
       const search = input.search?.trim().toLowerCase();
-      const rank = (c: ClusterForecast) => (c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1));
+      const rank = (c: ClusterForecast) =>
+        c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);
       const filtered = result.clusters
         .filter((c) => c.managed && (!input.sector || c.sector === input.sector) && (!search || c.cluster.toLowerCase().includes(search)))
         .sort((a, b) => rank(a) - rank(b) || a.cluster.localeCompare(b.cluster));

@@ -28,14 +28,22 @@ describe('sector service on the demo fleet', () => {
 
   it('counts clusters per sector like a plain query does', () => {
     for (const s of overview.sectors) {
-      const row = raw.prepare('select count(*) n, sum(healthy) h from clusters where sector = ? and upgrade_policy is not null').get(s.name) as { n: number; h: number };
+      const row = raw
+        .prepare('select count(*) n, sum(healthy) h from clusters where sector = ? and upgrade_policy is not null')
+        .get(s.name) as { n: number; h: number };
       expect([s.name, s.clusters, s.healthy]).toEqual([s.name, row.n, row.h]);
     }
   });
 
   it('gives min and max version per workload from the stored clusters', () => {
     const ocm = byName.get('prod-green')?.workloads.find((w) => w.workload === 'ocm');
-    const versions = (raw.prepare("select c.version v from clusters c join cluster_workloads w on w.cluster_id = c.id where c.sector = 'prod-green' and w.workload = 'ocm'").all() as { v: string }[]).map((r) => r.v);
+    const versions = (
+      raw
+        .prepare(
+          "select c.version v from clusters c join cluster_workloads w on w.cluster_id = c.id where c.sector = 'prod-green' and w.workload = 'ocm'",
+        )
+        .all() as { v: string }[]
+    ).map((r) => r.v);
     const sorted = versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     expect(ocm).toMatchObject({ clusters: versions.length, minVersion: sorted[0], maxVersion: sorted[sorted.length - 1] });
   });

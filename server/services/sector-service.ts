@@ -115,7 +115,9 @@ export function createSectorService(db: Db) {
       };
 
       const sectors = rows.map((row): SectorSummary => {
-        const sectorThresholds = thresholds.filter((t) => t.sector === row.name).map((t) => ({ soakDays: t.soakDays, clusters: t.clusters }));
+        const sectorThresholds = thresholds
+          .filter((t) => t.sector === row.name)
+          .map((t) => ({ soakDays: t.soakDays, clusters: t.clusters }));
         const required = sectorThresholds.reduce<number | null>((m, t) => (t.soakDays === null ? m : Math.max(m ?? 0, t.soakDays)), null);
         const workloads = [...(spread.get(row.name)?.entries() ?? [])]
           .map(([workload, versions]): SectorWorkloadSummary => {
@@ -130,8 +132,14 @@ export function createSectorService(db: Db) {
               maxVersion: list[list.length - 1]!.version,
               versions: list.map((v) => ({ version: v.version, clusters: v.clusters })),
               nextVersion,
-              soaking: nextVersion && required !== null && soaked < required ? { version: nextVersion, soakDays: soaked, requiredDays: required } : null,
-              waitsFor: nextVersion && req && compareVersions(req.version, nextVersion) < 0 ? { sector: req.sector, version: req.version, target: nextVersion } : null,
+              soaking:
+                nextVersion && required !== null && soaked < required
+                  ? { version: nextVersion, soakDays: soaked, requiredDays: required }
+                  : null,
+              waitsFor:
+                nextVersion && req && compareVersions(req.version, nextVersion) < 0
+                  ? { sector: req.sector, version: req.version, target: nextVersion }
+                  : null,
             };
           })
           .sort((a, b) => a.workload.localeCompare(b.workload));
@@ -145,9 +153,14 @@ export function createSectorService(db: Db) {
           healthy: total?.healthy ?? 0,
           upgrading: total?.upgrading ?? 0,
           soakThresholds: sectorThresholds.sort((a, b) => (a.soakDays ?? -1) - (b.soakDays ?? -1)),
-          decisions: decisions.filter((d) => d.sector === row.name).map((d) => ({ action: d.action, reason: d.reason, clusters: d.clusters })).sort((a, b) => b.clusters - a.clusters),
+          decisions: decisions
+            .filter((d) => d.sector === row.name)
+            .map((d) => ({ action: d.action, reason: d.reason, clusters: d.clusters }))
+            .sort((a, b) => b.clusters - a.clusters),
           workloads,
-          waits: workloads.filter((w) => w.waitsFor).map((w) => `${row.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`),
+          waits: workloads
+            .filter((w) => w.waitsFor)
+            .map((w) => `${row.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`),
         };
       });
       return { organization: { name: org.name, revision: org.revision, frozen: org.frozen }, sectors };

@@ -57,7 +57,9 @@ export function createSoakService(db: Db, now: () => Date) {
         if (row.soakDays !== null && soakDays < row.soakDays) opt.waiting += row.clusters;
         options.set(key, opt);
       }
-      const list = [...options.values()].sort((a, b) => compareVersions(b.version, a.version) || b.waiting - a.waiting || a.workload.localeCompare(b.workload));
+      const list = [...options.values()].sort(
+        (a, b) => compareVersions(b.version, a.version) || b.waiting - a.waiting || a.workload.localeCompare(b.workload),
+      );
       // The newest version someone waits for that is already soaking somewhere (a version nobody
       // runs yet has no curve to show), else the newest waited-for one.
       const first = list.find((x) => x.waiting > 0 && x.soakDays > 0) ?? list.find((x) => x.waiting > 0) ?? list[0];
@@ -75,7 +77,8 @@ export function createSoakService(db: Db, now: () => Date) {
         .filter((s) => s.at.getTime() <= nowMs)
         .map((s) => ({ at: iso(s.at.getTime()), soakDays: s.soakDays, reportingCount: s.reportingCount }));
       const last = samples[samples.length - 1];
-      if (total && (!last || Date.parse(last.at) < nowMs - 60_000)) samples.push({ at: iso(nowMs), soakDays, reportingCount: total.reportingCount });
+      if (total && (!last || Date.parse(last.at) < nowMs - 60_000))
+        samples.push({ at: iso(nowMs), soakDays, reportingCount: total.reportingCount });
       const byThreshold = new Map<number, number>();
       for (const row of repo.countOffersByThreshold(db, o.id, input)) {
         if (row.soakDays === null) continue;
@@ -89,7 +92,12 @@ export function createSoakService(db: Db, now: () => Date) {
       });
       const pending = thresholds.filter((t) => !t.reached);
       const furthest = pending[pending.length - 1];
-      const projection = furthest?.eta ? [{ at: iso(nowMs), soakDays }, { at: furthest.eta, soakDays: furthest.soakDays }] : [];
+      const projection = furthest?.eta
+        ? [
+            { at: iso(nowMs), soakDays },
+            { at: furthest.eta, soakDays: furthest.soakDays },
+          ]
+        : [];
       return { version: input.version, workload: input.workload, now: iso(nowMs), soakDays, ratePerDay, samples, thresholds, projection };
     },
   };

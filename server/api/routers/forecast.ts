@@ -4,8 +4,14 @@ import { createTRPCRouter, viewerProcedure } from '../trpc';
 const name = z.string().min(1).max(200);
 
 export const ZForecastOverrides = z.object({
-  sectorSoakDays: z.array(z.object({ sector: name, soakDays: z.number().min(0).max(365).nullable() })).max(100).optional(),
-  sectorMaxParallel: z.array(z.object({ sector: name, value: z.string().max(10).nullable() })).max(100).optional(),
+  sectorSoakDays: z
+    .array(z.object({ sector: name, soakDays: z.number().min(0).max(365).nullable() }))
+    .max(100)
+    .optional(),
+  sectorMaxParallel: z
+    .array(z.object({ sector: name, value: z.string().max(10).nullable() }))
+    .max(100)
+    .optional(),
   blockVersions: z.array(z.string().min(1).max(200)).max(50).optional(),
   unblockPatterns: z.array(z.string().min(1).max(200)).max(50).optional(),
   ignoreFreeze: z.boolean().optional(),
@@ -18,7 +24,12 @@ export const forecastRouter = createTRPCRouter({
       z.object({
         targetVersion: z.string().min(1).max(100).optional(),
         horizonDays: z.number().int().min(1).max(120).default(60),
-        upgradeMinutes: z.number().int().min(5).max(24 * 60).default(90),
+        upgradeMinutes: z
+          .number()
+          .int()
+          .min(5)
+          .max(24 * 60)
+          .default(90),
         overrides: ZForecastOverrides.optional(),
         sector: z.string().max(200).optional(),
         search: z.string().max(200).optional(),

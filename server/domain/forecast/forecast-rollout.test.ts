@@ -25,13 +25,20 @@ type RawCluster = {
   healthy?: boolean;
 };
 
-function planInput(clusters: RawCluster[], sectors: { name: string; dependencies?: string[]; maxParallelUpgrades?: string }[] = []): PlanInput {
+function planInput(
+  clusters: RawCluster[],
+  sectors: { name: string; dependencies?: string[]; maxParallelUpgrades?: string }[] = [],
+): PlanInput {
   const raw = {
     now: NOW,
     organization: {
       name: 'org',
       blockedVersions: [],
-      sectors: sectors.map((s) => ({ name: s.name, dependencies: (s.dependencies ?? []).map((name) => ({ name })), ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}) })),
+      sectors: sectors.map((s) => ({
+        name: s.name,
+        dependencies: (s.dependencies ?? []).map((name) => ({ name })),
+        ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+      })),
     },
     clusters: clusters.map((c) => ({
       name: c.name,
@@ -97,9 +104,7 @@ describe('forecastRollout', () => {
   });
 
   it('a shared mutex makes the upgrades sequential', () => {
-    const input = planInput(
-      ['a', 'b', 'c'].map((name) => ({ name, mutexes: ['m'], schedule: '0 * * * *' })),
-    );
+    const input = planInput(['a', 'b', 'c'].map((name) => ({ name, mutexes: ['m'], schedule: '0 * * * *' })));
     const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 2 });
     const bars = r.clusters.flatMap((c) => c.upgrades).sort((x, y) => ms(x.start) - ms(y.start));
     expect(bars).toHaveLength(3);
@@ -139,10 +144,13 @@ describe('forecastRollout', () => {
       expected: { 'dev-1': '2024-03-05T10:00:00Z', 'prod-1': '2024-03-04T10:00:00Z' },
     },
   ])('$name', ({ exclusions, expected }) => {
-    const input = planInput([
-      { name: 'dev-1', sector: 'dev' },
-      { name: 'prod-1', sector: 'prod' },
-    ], [{ name: 'dev' }, { name: 'prod' }]);
+    const input = planInput(
+      [
+        { name: 'dev-1', sector: 'dev' },
+        { name: 'prod-1', sector: 'prod' },
+      ],
+      [{ name: 'dev' }, { name: 'prod' }],
+    );
     const r = forecastRollout(input, { horizonDays: 5, exclusions });
     expect({ 'dev-1': startOf(r, 'dev-1'), 'prod-1': startOf(r, 'prod-1') }).toEqual(expected);
   });
@@ -163,7 +171,13 @@ describe('forecastRollout', () => {
   });
 
   it('reports clusters whose channel never offers the target', () => {
-    const input = planInput([{ name: 'a', sector: 's' }, { name: 'b', sector: 's', available: [] }], [{ name: 's' }]);
+    const input = planInput(
+      [
+        { name: 'a', sector: 's' },
+        { name: 'b', sector: 's', available: [] },
+      ],
+      [{ name: 's' }],
+    );
     const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 3 });
     expect(r.sectors[0]).toMatchObject({ clusters: 2, reached: 1, notOffered: 1, allReachAt: null });
   });
@@ -172,7 +186,14 @@ describe('forecastRollout', () => {
     const raw = {
       now: NOW,
       organization: { name: 'o', blockedVersions: ['^4\\.13\\.3$'], sectors: [{ name: 'p' }] },
-      clusters: [{ name: 'x', version: '4.13.1', availableUpgrades: ['4.13.3'], upgradePolicy: { workloads: ['w'], schedule: '0 10 * * *', conditions: { sector: 'p', soakDays: 5 } } }],
+      clusters: [
+        {
+          name: 'x',
+          version: '4.13.1',
+          availableUpgrades: ['4.13.3'],
+          upgradePolicy: { workloads: ['w'], schedule: '0 10 * * *', conditions: { sector: 'p', soakDays: 5 } },
+        },
+      ],
     };
     const changed = applyForecastOverrides(raw, { unblockPatterns: ['^4\\.13\\.3$'], sectorSoakDays: [{ sector: 'p', soakDays: 0 }] });
     expect(raw.organization.blockedVersions).toEqual(['^4\\.13\\.3$']);
@@ -225,7 +246,10 @@ describe('forecastRollout', () => {
 
 describe('defaultTargetVersion', () => {
   it('is the newest unblocked version offered to a managed cluster', () => {
-    const input = planInput([{ name: 'a', available: ['4.13.2', '4.13.5'] }, { name: 'b', available: ['4.13.3'] }]);
+    const input = planInput([
+      { name: 'a', available: ['4.13.2', '4.13.5'] },
+      { name: 'b', available: ['4.13.3'] },
+    ]);
     expect(defaultTargetVersion(input)).toBe('4.13.5');
   });
 });

@@ -136,7 +136,13 @@ function exclusionMatches(e: { scope: string; subject?: string | null }, cluster
  * Simulates the rollout from `input.now` for `options.horizonDays` days. `input` must be a
  * validated PlanInput; it is not modified.
  */
-export function forecastRollout(input: PlanInput, options: ForecastOptions): ForecastResult {
+/**
+ * A forecast that runs in slices (`advance`), so a server can yield between slices instead of
+ * blocking for a whole large simulation; `finish` builds the result.
+ */
+export type ForecastSimulation = { advance: (maxEngineRuns: number) => boolean; finish: () => ForecastResult };
+
+export function startForecast(input: PlanInput, options: ForecastOptions): ForecastSimulation {
   const fromMs = parseInstant(input.now);
   if (fromMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
   const horizonDays = Math.min(Math.max(options.horizonDays, 0), MAX_HORIZON_DAYS);
@@ -161,7 +167,13 @@ export function forecastRollout(input: PlanInput, options: ForecastOptions): For
     if (c.currentUpgrade && c.upgradePolicy) {
       const start = parseInstant(c.currentUpgrade.nextRun) ?? fromMs;
       endsAt = start + durationMs;
-      upgrades.push({ from: c.version, version: c.currentUpgrade.version, start: formatInstant(start), end: formatInstant(endsAt), inFlight: true });
+      upgrades.push({
+        from: c.version,
+        version: c.currentUpgrade.version,
+        start: formatInstant(start),
+        end: formatInstant(endsAt),
+        inFlight: true,
+      });
     }
     const reached = target !== null && compareVersions(c.version, target) >= 0 ? fromMs : null;
     return {
@@ -233,170 +245,201 @@ export function forecastRollout(input: PlanInput, options: ForecastOptions): For
 
   let t = fromMs;
   let first = true;
-  while (t <= untilMs) {
-    if (engineRuns >= maxRuns) {
-      truncated = true;
-      break;
-    }
-    const reset = first ? false : advanceUpgrades(t);
-    if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+  let done = false;
 
-    // Exclusions: a cluster whose next run in the window falls into an exclusion is suspended
-    // for this step (so it neither upgrades nor takes a mutex).
-    const excludedUntil = new Map<string, number>();
-    if (exclusions.length > 0) {
-      const windowRun = new Map<string, number | null>();
+  /** Runs at most `slice` engine steps; returns true when the simulation is over. */
+  const advance = (slice: number): boolean => {
+    let ran = 0;
+    while (!done && ran < slice) {
+      if (t > untilMs) {
+        done = true;
+        break;
+      }
+      ran++;
+      if (engineRuns >= maxRuns) {
+        truncated = true;
+        done = true;
+        break;
+      }
+      const reset = first ? false : advanceUpgrades(t);
+      if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+
+      // Exclusions: a cluster whose next run in the window falls into an exclusion is suspended
+      // for this step (so it neither upgrades nor takes a mutex).
+      const excludedUntil = new Map<string, number>();
+      if (exclusions.length > 0) {
+        const windowRun = new Map<string, number | null>();
+        for (const s of managed) {
+          const policy = s.state.upgradePolicy;
+          const compiled = s.compiled;
+          if (!policy || s.state.currentUpgrade || !compiled) continue;
+          let run = windowRun.get(compiled.key);
+          if (run === undefined) {
+            run = listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] ?? null;
+            windowRun.set(compiled.key, run);
+          }
+          if (run === null) continue;
+          let until = -Infinity;
+          for (const e of exclusions) {
+            if (run >= e.start && run < e.end && exclusionMatches(e, s.base.name, s.sector)) until = Math.max(until, e.end);
+          }
+          if (until > -Infinity) excludedUntil.set(s.base.name, until);
+        }
+      }
+
+      const clusters =
+        excludedUntil.size === 0
+          ? sims.map((s) => s.state)
+          : sims.map((s) =>
+              excludedUntil.has(s.base.name) && s.state.upgradePolicy
+                ? {
+                    ...s.state,
+                    upgradePolicy: { ...s.state.upgradePolicy, schedule: { ...s.state.upgradePolicy.schedule, suspend: true } },
+                  }
+                : s.state,
+            );
+      const result = decideUpgrades({ ...input, now: formatInstant(t), clusters, versionData });
+      engineRuns++;
+      versionData = result.versionData;
+
+      // Soak accumulation rate per (version, workload): healthy managed clusters running it
+      // (computed only when some cluster waits for soak).
+      let rates: Map<string, number> | null = null;
+      const soakRates = (): Map<string, number> => {
+        if (rates) return rates;
+        rates = new Map();
+        for (const s of managed) {
+          if (!s.state.healthy) continue;
+          for (const w of s.state.upgradePolicy!.workloads) {
+            const key = `${s.state.version}\u0000${w}`;
+            rates.set(key, (rates.get(key) ?? 0) + 1);
+          }
+        }
+        return rates;
+      };
+
+      let released = false;
+      for (const d of result.decisions) {
+        const s = byName.get(d.cluster);
+        if (!s) continue;
+        s.lastDecision = { action: d.action, ...(d.reason ? { reason: d.reason } : {}), message: d.message };
+        if (d.action === 'upgrade' && d.version && d.nextRun) {
+          const start = parseInstant(d.nextRun) ?? t;
+          s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
+          s.endsAt = start + durationMs;
+          s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
+          s.eligibleAt = Infinity;
+          upgradesStarted++;
+        } else if (d.action === 'cancel') {
+          s.state = { ...s.state };
+          delete s.state.currentUpgrade;
+          s.endsAt = null;
+          const last = s.upgrades[s.upgrades.length - 1];
+          if (last?.inFlight) s.upgrades.pop();
+          s.eligibleAt = t;
+          released = true;
+        } else {
+          switch (d.reason) {
+            case 'UPGRADE_PENDING':
+            case 'MUTEX_LOCKED':
+            case 'MAX_PARALLEL_UPGRADES':
+            case 'SECTOR_BEHIND':
+            case 'NO_AVAILABLE_UPGRADES':
+            case 'VERSION_BLOCKED':
+              s.eligibleAt = Infinity;
+              break;
+            case 'SUSPENDED':
+              s.eligibleAt = excludedUntil.get(s.base.name) ?? Infinity;
+              break;
+            case 'NOT_SOAKED':
+              s.eligibleAt = soakCrossing(s, t, soakRates());
+              break;
+            default:
+              s.eligibleAt = t;
+          }
+        }
+      }
+      if (released) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+
+      // Next interesting tick.
+      let next = Infinity;
+      for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
+      const memo = new Map<string, number>();
       for (const s of managed) {
-        const policy = s.state.upgradePolicy;
+        if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
         const compiled = s.compiled;
-        if (!policy || s.state.currentUpgrade || !compiled) continue;
-        let run = windowRun.get(compiled.key);
-        if (run === undefined) {
-          run = listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] ?? null;
-          windowRun.set(compiled.key, run);
+        if (!compiled) continue;
+        const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
+        if (g0 >= next) continue;
+        const key = `${compiled.key}\u0000${g0}`;
+        let tick = memo.get(key);
+        if (tick === undefined) {
+          const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
+          tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
+          memo.set(key, tick);
         }
-        if (run === null) continue;
-        let until = -Infinity;
-        for (const e of exclusions) {
-          if (run >= e.start && run < e.end && exclusionMatches(e, s.base.name, s.sector)) until = Math.max(until, e.end);
-        }
-        if (until > -Infinity) excludedUntil.set(s.base.name, until);
+        next = Math.min(next, tick);
       }
+      first = false;
+      if (next === Infinity) {
+        done = true;
+        break;
+      }
+      t = next;
     }
-
-    const clusters =
-      excludedUntil.size === 0
-        ? sims.map((s) => s.state)
-        : sims.map((s) =>
-            excludedUntil.has(s.base.name) && s.state.upgradePolicy
-              ? { ...s.state, upgradePolicy: { ...s.state.upgradePolicy, schedule: { ...s.state.upgradePolicy.schedule, suspend: true } } }
-              : s.state,
-          );
-    const result = decideUpgrades({ ...input, now: formatInstant(t), clusters, versionData });
-    engineRuns++;
-    versionData = result.versionData;
-
-    // Soak accumulation rate per (version, workload): healthy managed clusters running it
-    // (computed only when some cluster waits for soak).
-    let rates: Map<string, number> | null = null;
-    const soakRates = (): Map<string, number> => {
-      if (rates) return rates;
-      rates = new Map();
-      for (const s of managed) {
-        if (!s.state.healthy) continue;
-        for (const w of s.state.upgradePolicy!.workloads) {
-          const key = `${s.state.version}\u0000${w}`;
-          rates.set(key, (rates.get(key) ?? 0) + 1);
-        }
-      }
-      return rates;
-    };
-
-    let released = false;
-    for (const d of result.decisions) {
-      const s = byName.get(d.cluster);
-      if (!s) continue;
-      s.lastDecision = { action: d.action, ...(d.reason ? { reason: d.reason } : {}), message: d.message };
-      if (d.action === 'upgrade' && d.version && d.nextRun) {
-        const start = parseInstant(d.nextRun) ?? t;
-        s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
-        s.endsAt = start + durationMs;
-        s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
-        s.eligibleAt = Infinity;
-        upgradesStarted++;
-      } else if (d.action === 'cancel') {
-        s.state = { ...s.state };
-        delete s.state.currentUpgrade;
-        s.endsAt = null;
-        const last = s.upgrades[s.upgrades.length - 1];
-        if (last?.inFlight) s.upgrades.pop();
-        s.eligibleAt = t;
-        released = true;
-      } else {
-        switch (d.reason) {
-          case 'UPGRADE_PENDING':
-          case 'MUTEX_LOCKED':
-          case 'MAX_PARALLEL_UPGRADES':
-          case 'SECTOR_BEHIND':
-          case 'NO_AVAILABLE_UPGRADES':
-          case 'VERSION_BLOCKED':
-            s.eligibleAt = Infinity;
-            break;
-          case 'SUSPENDED':
-            s.eligibleAt = excludedUntil.get(s.base.name) ?? Infinity;
-            break;
-          case 'NOT_SOAKED':
-            s.eligibleAt = soakCrossing(s, t, soakRates());
-            break;
-          default:
-            s.eligibleAt = t;
-        }
-      }
-    }
-    if (released) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
-
-    // Next interesting tick.
-    let next = Infinity;
-    for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
-    const memo = new Map<string, number>();
-    for (const s of managed) {
-      if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
-      const compiled = s.compiled;
-      if (!compiled) continue;
-      const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
-      if (g0 >= next) continue;
-      const key = `${compiled.key}\u0000${g0}`;
-      let tick = memo.get(key);
-      if (tick === undefined) {
-        const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
-        tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
-        memo.set(key, tick);
-      }
-      next = Math.min(next, tick);
-    }
-    first = false;
-    if (next === Infinity) break;
-    t = next;
-  }
-  // Completions between the last engine run and the horizon still count.
-  advanceUpgrades(untilMs);
-
-  const clusters: ClusterForecast[] = sims.map((s) => ({
-    cluster: s.base.name,
-    sector: s.sector,
-    managed: s.base.upgradePolicy !== undefined,
-    startVersion: s.base.version,
-    finalVersion: s.state.version,
-    upgrades: s.upgrades,
-    reachesTargetAt: s.reachedAt === null ? null : formatInstant(s.reachedAt),
-    targetOffered:
-      target !== null && (compareVersions(s.base.version, target) >= 0 || s.offered.some((v) => compareVersions(v, target) >= 0)),
-    lastDecision: s.lastDecision,
-  }));
-
-  const sectorNames = input.organization.sectors.map((x) => x.name);
-  const sectors: SectorForecast[] = sectorNames.map((name) => {
-    const members = managed.filter((s) => s.sector === name);
-    const reached = members.filter((s) => s.reachedAt !== null);
-    const notOffered = clusters.filter((c) => c.managed && c.sector === name && !c.targetOffered).length;
-    const all = target !== null && members.length > 0 && reached.length === members.length;
-    return {
-      sector: name,
-      clusters: members.length,
-      reached: reached.length,
-      notOffered: target === null ? 0 : notOffered,
-      allReachAt: all ? formatInstant(Math.max(...reached.map((s) => s.reachedAt as number))) : null,
-    };
-  });
-
-  return {
-    from: formatInstant(fromMs),
-    until: formatInstant(untilMs),
-    targetVersion: target,
-    stepMinutes,
-    upgradeMinutes: durationMs / MINUTE_MS,
-    clusters,
-    sectors,
-    stats: { engineRuns, upgrades: upgradesStarted, truncated },
+    return done;
   };
+
+  const finish = (): ForecastResult => {
+    // Completions between the last engine run and the horizon still count.
+    advanceUpgrades(untilMs);
+
+    const clusters: ClusterForecast[] = sims.map((s) => ({
+      cluster: s.base.name,
+      sector: s.sector,
+      managed: s.base.upgradePolicy !== undefined,
+      startVersion: s.base.version,
+      finalVersion: s.state.version,
+      upgrades: s.upgrades,
+      reachesTargetAt: s.reachedAt === null ? null : formatInstant(s.reachedAt),
+      targetOffered:
+        target !== null && (compareVersions(s.base.version, target) >= 0 || s.offered.some((v) => compareVersions(v, target) >= 0)),
+      lastDecision: s.lastDecision,
+    }));
+
+    const sectorNames = input.organization.sectors.map((x) => x.name);
+    const sectors: SectorForecast[] = sectorNames.map((name) => {
+      const members = managed.filter((s) => s.sector === name);
+      const reached = members.filter((s) => s.reachedAt !== null);
+      const notOffered = clusters.filter((c) => c.managed && c.sector === name && !c.targetOffered).length;
+      const all = target !== null && members.length > 0 && reached.length === members.length;
+      return {
+        sector: name,
+        clusters: members.length,
+        reached: reached.length,
+        notOffered: target === null ? 0 : notOffered,
+        allReachAt: all ? formatInstant(Math.max(...reached.map((s) => s.reachedAt as number))) : null,
+      };
+    });
+
+    return {
+      from: formatInstant(fromMs),
+      until: formatInstant(untilMs),
+      targetVersion: target,
+      stepMinutes,
+      upgradeMinutes: durationMs / MINUTE_MS,
+      clusters,
+      sectors,
+      stats: { engineRuns, upgrades: upgradesStarted, truncated },
+    };
+  };
+
+  return { advance, finish };
+}
+
+/** Simulates the rollout from `input.now` for `options.horizonDays` days in one go. */
+export function forecastRollout(input: PlanInput, options: ForecastOptions): ForecastResult {
+  const sim = startForecast(input, options);
+  while (!sim.advance(Number.POSITIVE_INFINITY));
+  return sim.finish();
 }

@@ -16,7 +16,15 @@ describe('estimateSoakEtas', () => {
   });
 
   it('sorts thresholds ascending', () => {
-    const r = estimateSoakEtas({ soakDays: 0, ratePerDay: 1, thresholds: [{ soakDays: 10, clusters: 1 }, { soakDays: 2, clusters: 5 }], nowMs: NOW });
+    const r = estimateSoakEtas({
+      soakDays: 0,
+      ratePerDay: 1,
+      thresholds: [
+        { soakDays: 10, clusters: 1 },
+        { soakDays: 2, clusters: 5 },
+      ],
+      nowMs: NOW,
+    });
     expect(r.map((x) => x.soakDays)).toEqual([2, 10]);
   });
 });

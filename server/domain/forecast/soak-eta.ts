@@ -27,9 +27,16 @@ export function estimateSoakEtas(input: {
   return [...input.thresholds]
     .sort((a, b) => a.soakDays - b.soakDays)
     .map((t) => {
-      if (soakDays >= t.soakDays) return { soakDays: t.soakDays, clusters: t.clusters, reached: true, eta: formatInstant(nowMs), daysFromNow: 0 };
+      if (soakDays >= t.soakDays)
+        return { soakDays: t.soakDays, clusters: t.clusters, reached: true, eta: formatInstant(nowMs), daysFromNow: 0 };
       if (ratePerDay <= 0) return { soakDays: t.soakDays, clusters: t.clusters, reached: false, eta: null, daysFromNow: null };
       const days = (t.soakDays - soakDays) / ratePerDay;
-      return { soakDays: t.soakDays, clusters: t.clusters, reached: false, eta: formatInstant(Math.ceil((nowMs + days * DAY_MS) / 1000) * 1000), daysFromNow: days };
+      return {
+        soakDays: t.soakDays,
+        clusters: t.clusters,
+        reached: false,
+        eta: formatInstant(Math.ceil((nowMs + days * DAY_MS) / 1000) * 1000),
+        daysFromNow: days,
+      };
     });
 }
