@@ -17,7 +17,8 @@ export const DEMO_GRAPHS = [
 
 export function seedDemo(db: Db, now: Date): { clusters: number } {
   const graphText = fs.readFileSync(path.join(DEMO_DATA, 'stable-4.13.json'), 'utf8');
-  const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now);
+  // The two newest releases are held back: the simulator publishes them as simulated days pass.
+  const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now, undefined, { holdBackReleases: 2 });
   insertDemoFleet(db, fleet, now);
   for (const g of DEMO_GRAPHS) {
     const document = fs.readFileSync(path.join(DEMO_DATA, g.file), 'utf8');

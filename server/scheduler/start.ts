@@ -49,6 +49,14 @@ export function tickIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(s) && s >= 1 ? s * 1000 : DEFAULT_TICK_SECONDS * 1000;
 }
 
+/**
+ * The lease outlives a few ticks, so a live scheduler keeps it between ticks, but not much more:
+ * a server restarted after a crash (new pid, new holder) takes over within about 3 intervals.
+ */
+export function leaseTtlMs(intervalMs: number): number {
+  return Math.max(30_000, 3 * intervalMs);
+}
+
 /** The fleet's clock for the configured provider: the simulator's, or real time. */
 export function fleetNow(db: Db, realNow = new Date()): Date {
   if (configuredProviderName() === 'simulator') {
@@ -65,7 +73,7 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
     rt.running = true;
     try {
       const provider = opts.provider ?? (await createProvider(db));
-      const result = await runTick({ db, provider, now: fleetNow(db), dryRun: opts.dryRun ?? false, holder: rt.holder, log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})) });
+      const result = await runTick({ db, provider, now: fleetNow(db), dryRun: opts.dryRun ?? false, holder: rt.holder, leaseTtlMs: leaseTtlMs(rt.intervalMs), log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})) });
       rt.lastResult = { ...result, at: new Date().toISOString() };
       await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) => console.error('fleetplan scheduler: webhook delivery failed', err));
       return result;
