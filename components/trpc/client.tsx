@@ -19,7 +19,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   );
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: '/api/trpc', headers: () => ({ 'x-csrf-token': readCsrfToken() }) })],
+      // POST for queries too: policy drafts sent to validateDraft/previewImpact can outgrow a URL.
+      links: [httpBatchLink({ url: '/api/trpc', methodOverride: 'POST', headers: () => ({ 'x-csrf-token': readCsrfToken() }) })],
     }),
   );
   return (

@@ -21,6 +21,7 @@ async function handler(req: Request) {
     endpoint: '/api/trpc',
     req,
     router: appRouter,
+    allowMethodOverride: true,
     createContext: ({ resHeaders }) => createContextInner({ db, now: getFleetClock(db), actor: identity.actor, csrfOk: identity.csrfOk, secureCookies: identity.secure, resHeaders }),
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path ?? '?'} failed:`, error.cause ?? error);
