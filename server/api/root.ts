@@ -15,6 +15,7 @@ import { schedulerRouter } from './routers/scheduler';
 import { exclusionsRouter } from './routers/exclusions';
 import { webhooksRouter } from './routers/webhooks';
 import { activityRouter } from './routers/activity';
+import { graphsRouter } from './routers/graphs';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -32,6 +33,7 @@ export const appRouter = createTRPCRouter({
   exclusions: exclusionsRouter,
   webhooks: webhooksRouter,
   activity: activityRouter,
+  graphs: graphsRouter,
 });
 
 export type AppRouter = typeof appRouter;

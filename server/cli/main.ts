@@ -18,6 +18,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'path --graph FILE --from VERSION  solve an upgrade path through update graphs (contracts/path.md)',
     run: async (args) => (await import('./path-command')).runPathCommand(args),
   },
+  graph: {
+    summary: 'graph import FILE | graph list    store update graphs for the Paths page (--name --channel --arch --captured-at)',
+    run: async (args) => (await import('./graph-command')).runGraphCommand(args),
+  },
   import: {
     summary: 'import FILE [--dry-run]           replace the policies with an OCM organization file (YAML)',
     run: async (args) => (await import('./import-command')).runImportCommand(args),

@@ -47,3 +47,7 @@ export function upsertGraph(db: Db, graph: Omit<StoredGraphMeta, 'id'> & { docum
 export function deleteGraph(db: Db, id: number): boolean {
   return db.delete(updateGraphs).where(eq(updateGraphs.id, id)).run().changes > 0;
 }
+
+export function findGraphById(db: Db, id: number): StoredGraphMeta | undefined {
+  return db.select(META_COLUMNS).from(updateGraphs).where(eq(updateGraphs.id, id)).get();
+}

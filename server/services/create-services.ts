@@ -16,6 +16,7 @@ import { createSchedulerService } from './scheduler-service';
 import { createExclusionService } from './exclusion-service';
 import { createWebhookService } from './webhook-service';
 import { createActivityService } from './activity-service';
+import { createGraphService } from './graph-service';
 
 export interface ServiceDeps {
   db: Db;
@@ -41,6 +42,7 @@ export function createServices(deps: ServiceDeps) {
     exclusions: createExclusionService(deps.db, deps.now),
     webhooks: createWebhookService(deps.db, deps.now),
     activity: createActivityService(deps.db),
+    graphs: createGraphService(deps.db, deps.now),
   };
 }
 

@@ -1,0 +1,472 @@
+// Update graphs use case: import/list/delete stored Cincinnati graphs and answer path questions
+// over them. Parsing and merging a large graph set costs far more than a query, so the merged
+// index is built once per set of stored graphs (ids + import times) and kept on globalThis; an
+// import or a delete drops it.
+import type { Db } from '@/db/open-database';
+import { estimateUpdateDuration, type DurationEstimate } from '@/server/domain/path/estimate-duration';
+import { renderImageSet, type ImageSetResult } from '@/server/domain/path/imageset';
+import { loadGraphSet } from '@/server/domain/path/load-graph-set';
+import { renderMirrorList } from '@/server/domain/path/mirror-list';
+import { parseGraphDocument } from '@/server/domain/path/parse-graph';
+import { buildRunbook, type Runbook } from '@/server/domain/path/runbook';
+import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
+import { isPathFound, type HopRisks, type PathAnswer, type PathRelease, type Risk } from '@/server/domain/path/types';
+import { channelMask, type GraphIndex } from '@/server/domain/path/update-graph-index';
+import { checkVersionSkew, type VersionSkewReport } from '@/server/domain/path/version-skew';
+import { normalizeVersion, parseVersion } from '@/server/domain/path/version';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { findClusterByName, listClusters } from '@/server/repositories/cluster-repository';
+import {
+  deleteGraph,
+  findGraphById,
+  getGraphDocuments,
+  listGraphs,
+  upsertGraph,
+  type StoredGraphMeta,
+} from '@/server/repositories/update-graph-repository';
+import { AppError } from './app-error';
+
+/** Largest graph document accepted (bytes of UTF-8). Real single-channel responses are ~0.1–3 MB. */
+export const MAX_GRAPH_BYTES = 20 * 1024 * 1024;
+/** Edges drawn by the graph view besides the path: the page stays responsive with any graph. */
+const VIEW_MAX_NODES = 400;
+const VIEW_NEIGHBOURS_PER_PATH_NODE = 6;
+const VIEW_MAX_CONDITIONAL_EDGES = 60;
+/** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
+const CONTROL_PLANE_NODES = 3;
+
+interface CachedIndex {
+  key: string;
+  index: GraphIndex;
+}
+
+const globalGraphs = globalThis as unknown as {
+  __fleetplanGraphIndexCache?: WeakMap<object, CachedIndex>;
+  __fleetplanGraphParseCount?: number;
+};
+const indexCache = (globalGraphs.__fleetplanGraphIndexCache ??= new WeakMap());
+
+/** How many times stored graphs were parsed and merged in this process (tests observe caching with it). */
+export function graphSetLoadCount(): number {
+  return globalGraphs.__fleetplanGraphParseCount ?? 0;
+}
+
+export interface ImportGraphInput {
+  /** File name the text came from (messages, default graph name). */
+  fileName: string;
+  text: string;
+  /** Stored name (unique; importing the same name replaces it); default: the file name without `.json`. */
+  name?: string;
+  channel?: string | null;
+  architecture?: string | null;
+  capturedAt?: Date | null;
+  /** Where it came from, for people; default `upload: FILE`. */
+  source?: string;
+}
+
+export interface SolveInput {
+  from?: string;
+  clusterName?: string;
+  channel?: string | null;
+  to?: string | null;
+  allowConditional: boolean;
+  workerNodes?: number;
+  controlPlaneNodes?: number;
+}
+
+export interface ChannelSummary {
+  name: string;
+  releases: number;
+  minVersion: string;
+  maxVersion: string;
+  minors: string[];
+}
+
+export interface GraphViewInput {
+  channel?: string | null;
+  /** Versions to highlight, in order (the path, or the conditional path). */
+  path?: string[];
+  from?: string | null;
+  to?: string | null;
+}
+
+export interface GraphViewNode {
+  version: string;
+  minor: string;
+  onPath: boolean;
+}
+
+export interface GraphViewEdge {
+  from: string;
+  to: string;
+  conditional: boolean;
+  onPath: boolean;
+  risks: Risk[];
+}
+
+function minorLabel(version: string): string {
+  const p = parseVersion(version);
+  return p ? `${p.major}.${p.minor}` : '?';
+}
+
+function channelRank(name: string): [number, number, number] {
+  const m = /^([a-z]+)-(\d+)\.(\d+)$/.exec(name);
+  const order = ['eus', 'stable', 'fast', 'candidate'];
+  if (!m) return [order.length, 0, 0];
+  const i = order.indexOf(m[1] as string);
+  return [i < 0 ? order.length : i, -Number(m[2]), -Number(m[3])];
+}
+
+/** eus first, then stable, fast, candidate, others; newest minor first inside a kind. */
+export function sortChannelNames(names: Iterable<string>): string[] {
+  return [...names].sort((a, b) => {
+    const ra = channelRank(a);
+    const rb = channelRank(b);
+    return ra[0] - rb[0] || ra[1] - rb[1] || ra[2] - rb[2] || (a < b ? -1 : a > b ? 1 : 0);
+  });
+}
+
+function sanitizeName(fileName: string): string {
+  const base = fileName.replace(/^.*[\\/]/, '').replace(/\.json$/i, '');
+  return base.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 120) || 'graph';
+}
+
+/** Architecture from the build suffix of the first version (`4.9.6+arm64`), else null. */
+function architectureFromText(text: string): string | null {
+  const m = /"version"\s*:\s*"[^"+]*\+([a-z0-9_]+)"/.exec(text.slice(0, 200_000));
+  return m ? (m[1] as string) : null;
+}
+
+export function createGraphService(db: Db, now: () => Date) {
+  function storedKey(graphs: readonly StoredGraphMeta[]): string {
+    return graphs
+      .map((g) => `${g.id}@${g.importedAt.getTime()}`)
+      .sort()
+      .join(',');
+  }
+
+  /** The merged index of every stored graph (cached), or null when none is stored. */
+  function loadIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } | null {
+    const graphs = listGraphs(db);
+    if (graphs.length === 0) return null;
+    const key = storedKey(graphs);
+    const hit = indexCache.get(db);
+    if (hit && hit.key === key) return { index: hit.index, graphs };
+    const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
+    globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
+    const loaded = loadGraphSet(docs);
+    if (!loaded.ok) {
+      // Only validated documents are stored, so this means the table was edited by hand.
+      throw new AppError('PRECONDITION_FAILED', `Stored graph ${loaded.source} is broken: ${loaded.error}. Delete and re-import it.`);
+    }
+    indexCache.set(db, { key, index: loaded.index });
+    return { index: loaded.index, graphs };
+  }
+
+  function requireIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } {
+    const loaded = loadIndex();
+    if (!loaded) throw new AppError('PRECONDITION_FAILED', 'No update graph is stored yet: import one (Paths page, or `fleetplan graph import FILE`).');
+    return loaded;
+  }
+
+  function channelsContaining(index: GraphIndex, version: string): string[] {
+    const id = index.idOf.get(normalizeVersion(version) ?? version);
+    return id === undefined ? [] : sortChannelNames(index.channels[id] ?? []);
+  }
+
+  function listChannels(index: GraphIndex): ChannelSummary[] {
+    const out: ChannelSummary[] = [];
+    for (const [name, bits] of index.channelMembers) {
+      let max = -1;
+      let min = -1;
+      let count = 0;
+      const minors = new Set<string>();
+      for (let id = 0; id < index.size; id++) {
+        if (bits[id] !== 1) continue;
+        if (max < 0) max = id;
+        min = id;
+        count++;
+        minors.add(minorLabel(index.versions[id] as string));
+      }
+      if (count === 0) continue;
+      out.push({
+        name,
+        releases: count,
+        minVersion: index.versions[min] as string,
+        maxVersion: index.versions[max] as string,
+        minors: [...minors].reverse(),
+      });
+    }
+    const order = sortChannelNames(out.map((c) => c.name));
+    return order.map((n) => out.find((c) => c.name === n) as ChannelSummary);
+  }
+
+  /** Why an EUS channel may not hold the source yet, with the newest release of the source's minor it does hold. */
+  function eusLagHint(index: GraphIndex, channel: string | null, from: string): string | null {
+    if (!channel || !channel.startsWith('eus-')) return null;
+    const src = parseVersion(from);
+    const mask = channelMask(index, channel);
+    if (!src || !mask) return null;
+    let best: string | null = null;
+    for (let id = 0; id < index.size && best === null; id++) {
+      const p = index.parsed[id];
+      if (mask[id] === 1 && p && p.major === src.major && p.minor === src.minor) best = index.versions[id] as string;
+    }
+    const base =
+      'EUS channels lag GA: a release enters an eus-4.y channel only after it has been in stable for a while (weeks to months), so recent z-streams are often missing.';
+    if (!best) return `${base} ${channel} holds no ${src.major}.${src.minor} release at all: pick a channel that starts at ${src.major}.${src.minor}, or update to a minor it holds first.`;
+    const cmp = parseVersion(best);
+    const newer = cmp && cmp.patch < src.patch;
+    return newer
+      ? `${base} The newest ${src.major}.${src.minor} release in ${channel} is ${best}, older than ${from}: wait until ${channel} catches up (or take the stable channels hop by hop).`
+      : `${base} The newest ${src.major}.${src.minor} release in ${channel} is ${best}: update to it within ${src.major}.${src.minor} first, then switch channel.`;
+  }
+
+  return {
+    list(): StoredGraphMeta[] {
+      return listGraphs(db);
+    },
+
+    import(input: ImportGraphInput, actor: string): StoredGraphMeta {
+      const bytes = Buffer.byteLength(input.text, 'utf8');
+      if (bytes > MAX_GRAPH_BYTES) {
+        throw new AppError('INVALID_INPUT', `${input.fileName}: ${(bytes / 1048576).toFixed(1)} MB is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document`, [
+          { path: 'text', message: 'too large' },
+        ]);
+      }
+      const parsed = parseGraphDocument(input.text, input.fileName);
+      if (!parsed.ok) {
+        throw new AppError('INVALID_INPUT', `${input.fileName} is not a valid update graph: ${parsed.error}. Nothing was imported.`, [
+          { path: 'text', message: parsed.error },
+        ]);
+      }
+      const name = input.name?.trim() || sanitizeName(input.fileName);
+      const graph = parsed.graph;
+      const at = now();
+      const meta = {
+        name,
+        channel: input.channel?.trim() || null,
+        architecture: input.architecture?.trim() || architectureFromText(input.text) || 'amd64',
+        capturedAt: input.capturedAt ?? null,
+        source: input.source ?? `upload: ${input.fileName}`,
+        nodeCount: graph.nodes.length,
+        edgeCount: graph.edges.length,
+        importedAt: at,
+      };
+      const id = db.transaction((tx) => {
+        const newId = upsertGraph(tx as unknown as Db, { ...meta, document: input.text });
+        appendAudit(tx, {
+          at,
+          actor,
+          action: 'graph.import',
+          target: `graph:${name}`,
+          after: { ...meta, conditionalPairs: graph.conditionalPairs.length },
+        });
+        return newId;
+      });
+      indexCache.delete(db);
+      return { id, ...meta };
+    },
+
+    delete(id: number, actor: string): { deleted: string } {
+      const existing = findGraphById(db, id);
+      if (!existing) throw new AppError('NOT_FOUND', `No stored graph with id ${id}`);
+      db.transaction((tx) => {
+        deleteGraph(tx as unknown as Db, id);
+        appendAudit(tx, { at: now(), actor, action: 'graph.delete', target: `graph:${existing.name}`, before: existing });
+      });
+      indexCache.delete(db);
+      return { deleted: existing.name };
+    },
+
+    /** Every channel of the stored graphs (eus first) with its version range. */
+    channels(): { channels: ChannelSummary[]; releases: number; edges: number; hasChannelMetadata: boolean; graphs: number } {
+      const loaded = loadIndex();
+      if (!loaded) return { channels: [], releases: 0, edges: 0, hasChannelMetadata: false, graphs: 0 };
+      const { index, graphs } = loaded;
+      return {
+        channels: listChannels(index),
+        releases: index.size,
+        edges: index.edgeCount,
+        hasChannelMetadata: index.hasChannelMetadata,
+        graphs: graphs.length,
+      };
+    },
+
+    /** Clusters of the fleet to pick a source from (name, version, node count). */
+    clusterOptions(search: string | undefined, limit: number) {
+      const { rows, total } = listClusters(db, { filter: { search: search || undefined }, sort: 'name', direction: 'asc', offset: 0, limit });
+      return { total, clusters: rows.map((r) => ({ name: r.name, version: r.version, channel: r.channel, nodeCount: r.nodeCount })) };
+    },
+
+    solve(input: SolveInput) {
+      const { index, graphs } = requireIndex();
+      let cluster: { name: string; version: string; channel: string; nodeCount: number } | null = null;
+      let from = input.from?.trim() ?? '';
+      if (input.clusterName) {
+        const row = findClusterByName(db, input.clusterName);
+        if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
+        cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };
+        from = row.version;
+      }
+      if (!from) throw new AppError('INVALID_INPUT', 'Give a source version or a cluster', [{ path: 'from', message: 'required' }]);
+      if (normalizeVersion(from) === null) {
+        throw new AppError('INVALID_INPUT', `${from} is not a version (MAJOR.MINOR.PATCH)`, [{ path: 'from', message: 'not SemVer' }]);
+      }
+      if (input.to && normalizeVersion(input.to) === null) {
+        throw new AppError('INVALID_INPUT', `${input.to} is not a version (MAJOR.MINOR.PATCH)`, [{ path: 'to', message: 'not SemVer' }]);
+      }
+      const channel = input.channel || null;
+      const answer: PathAnswer = solveUpgradePath(index, { from, to: input.to || null, channel, allowConditional: input.allowConditional });
+      const controlPlaneNodes = input.controlPlaneNodes ?? CONTROL_PLANE_NODES;
+      const workerNodes = input.workerNodes ?? (cluster ? Math.max(0, cluster.nodeCount - controlPlaneNodes) : 3);
+      const architectures = [...new Set(graphs.map((g) => g.architecture))];
+
+      let found: {
+        skew: VersionSkewReport;
+        duration: DurationEstimate;
+        runbook: Runbook;
+        imageset: ImageSetResult;
+        mirrorText: string;
+        mirrorJson: string;
+      } | null = null;
+      if (isPathFound(answer)) {
+        const runbook = buildRunbook({ path: answer.path, channel, risks: answer.risks });
+        found = {
+          skew: checkVersionSkew({ path: answer.path }),
+          duration: estimateUpdateDuration({ path: answer.path, controlPlaneNodes, workerNodes, workersPaused: runbook.pausesWorkers }),
+          runbook,
+          imageset: renderImageSet(index, answer, { channel, architectures: architectures.length === 1 ? architectures : undefined }),
+          mirrorText: renderMirrorList(answer.releases, 'text'),
+          mirrorJson: renderMirrorList(answer.releases, 'json'),
+        };
+      }
+      const highlight = answer.path ?? answer.conditionalPath ?? [];
+      // Releases of the conditional path too, so the page can show what taking it would mirror.
+      const releases: PathRelease[] = highlight.map((v) => {
+        const id = index.idOf.get(v);
+        return { version: v, payload: id === undefined ? '' : (index.payloads[id] as string) };
+      });
+      const risks: readonly HopRisks[] = answer.risks;
+      return {
+        answer,
+        cluster,
+        highlight,
+        releases,
+        risks,
+        sourceChannels: channelsContaining(index, answer.from),
+        targetChannels: answer.to ? channelsContaining(index, answer.to) : [],
+        eusHint: answer.path === null && answer.reason === 'SOURCE_NOT_IN_CHANNEL' ? eusLagHint(index, channel, answer.from) : null,
+        nodes: { workers: workerNodes, controlPlane: controlPlaneNodes },
+        skew: found?.skew ?? null,
+        duration: found?.duration ?? null,
+        runbook: found?.runbook ?? null,
+        imageset: found?.imageset ?? null,
+        mirrorList: found ? { text: found.mirrorText, json: found.mirrorJson } : null,
+        graphs: graphs.map((g) => g.name),
+      };
+    },
+
+    /**
+     * A compact graph for drawing: the channel's releases of the minors the path spans (all of the
+     * channel when there is no path, capped), the path's edges, the highest few successors of each
+     * path node, one "highest successor" edge per other node (the graph's spine), and a capped number
+     * of conditional edges. Says how much was left out.
+     */
+    graphView(input: GraphViewInput) {
+      const loaded = loadIndex();
+      if (!loaded) return { nodes: [], edges: [], omitted: { nodes: 0, edges: 0 }, totals: { nodes: 0, edges: 0 }, minors: [] as string[], capped: false };
+      const { index } = loaded;
+      const mask = channelMask(index, input.channel);
+      const path = (input.path ?? []).map((v) => normalizeVersion(v) ?? v);
+      const pathIds = path.map((v) => index.idOf.get(v)).filter((id): id is number => id !== undefined);
+      const ends = [input.from, input.to, ...path].map((v) => (v ? parseVersion(v) : null)).filter((p) => p !== null);
+      const lo = ends.length ? Math.min(...ends.map((p) => p.major * 1000 + p.minor)) : null;
+      const hi = ends.length ? Math.max(...ends.map((p) => p.major * 1000 + p.minor)) : null;
+
+      const inChannel = (id: number) => mask === null || mask[id] === 1;
+      let channelTotal = 0;
+      let shown: number[] = [];
+      for (let id = index.size - 1; id >= 0; id--) {
+        if (!inChannel(id)) continue;
+        channelTotal++;
+        const p = index.parsed[id]!;
+        const k = p.major * 1000 + p.minor;
+        if (lo !== null && hi !== null && (k < lo || k > hi)) continue;
+        shown.push(id);
+      }
+      for (const id of pathIds) if (!shown.includes(id)) shown.push(id);
+      let capped = false;
+      if (shown.length > VIEW_MAX_NODES) {
+        // Keep the path and the newest releases.
+        const keep = new Set(pathIds);
+        const rest = shown.filter((id) => !keep.has(id)).sort((a, b) => a - b);
+        shown = [...keep, ...rest.slice(0, VIEW_MAX_NODES - keep.size)];
+        capped = true;
+      }
+      const shownSet = new Set(shown);
+      const onPathEdge = new Set<string>();
+      for (let i = 0; i + 1 < pathIds.length; i++) onPathEdge.add(`${pathIds[i]}>${pathIds[i + 1]}`);
+      const pathSet = new Set(pathIds);
+
+      const edges = new Map<string, GraphViewEdge>();
+      let conditionalCount = 0;
+      let shownTotalEdges = 0;
+      const addEdge = (a: number, b: number, cond: boolean) => {
+        const key = `${a}>${b}`;
+        if (edges.has(key)) return;
+        edges.set(key, {
+          from: index.versions[a] as string,
+          to: index.versions[b] as string,
+          conditional: cond,
+          onPath: onPathEdge.has(key),
+          risks: cond ? [...(index.risks.get(a * index.size + b) ?? [])] : [],
+        });
+      };
+      for (const a of shown) {
+        let neighbours = 0;
+        let spine = false;
+        for (let k = index.outStart[a] as number; k < (index.outStart[a + 1] as number); k++) {
+          const entry = index.outList[k] as number;
+          const b = entry >> 1;
+          const cond = (entry & 1) === 1;
+          if (!shownSet.has(b)) continue;
+          shownTotalEdges++;
+          const key = `${a}>${b}`;
+          if (onPathEdge.has(key)) addEdge(a, b, cond);
+          else if (pathSet.has(a) && neighbours < VIEW_NEIGHBOURS_PER_PATH_NODE) {
+            neighbours++;
+            addEdge(a, b, cond);
+          } else if (cond && conditionalCount < VIEW_MAX_CONDITIONAL_EDGES) {
+            conditionalCount++;
+            addEdge(a, b, cond);
+          } else if (!spine && !cond) {
+            // Successors are sorted newest first: the first is this node's highest update.
+            spine = true;
+            addEdge(a, b, cond);
+          }
+        }
+      }
+      const nodes: GraphViewNode[] = shown.map((id) => ({
+        version: index.versions[id] as string,
+        minor: minorLabel(index.versions[id] as string),
+        onPath: pathSet.has(id),
+      }));
+      const minors = [...new Set(nodes.map((n) => n.minor))].sort((a, b) => {
+        const [am, an] = a.split('.').map(Number);
+        const [bm, bn] = b.split('.').map(Number);
+        return (am ?? 0) - (bm ?? 0) || (an ?? 0) - (bn ?? 0);
+      });
+      return {
+        nodes,
+        edges: [...edges.values()],
+        minors,
+        capped,
+        totals: { nodes: channelTotal, edges: shownTotalEdges },
+        omitted: { nodes: channelTotal - nodes.length, edges: shownTotalEdges - edges.size },
+      };
+    },
+  };
+}
+
+export type GraphService = ReturnType<typeof createGraphService>;
