@@ -1,0 +1,195 @@
+'use client';
+// The Paths page: ask for an upgrade path (from a version or a cluster of the fleet, to a channel
+// and optional target version) and see it as a graph, with what to mirror and how to run it.
+// A second tab manages the stored update graphs.
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTRPC } from '@/components/trpc/client';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { GraphManager } from './graph-manager';
+import { PathGraph } from './path-graph';
+import { ExportsPanel, PathSummary, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
+import './paths.css';
+
+interface Question {
+  from?: string;
+  clusterName?: string;
+  channel: string | null;
+  to: string | null;
+  allowConditional: boolean;
+  workerNodes?: number;
+}
+
+function GraphSection({ solved }: { solved: Solved }) {
+  const trpc = useTRPC();
+  const a = solved.answer;
+  const view = useQuery(
+    trpc.graphs.view.queryOptions({ channel: a.channel, path: [...solved.highlight], from: a.from, to: a.to }, { placeholderData: (prev) => prev }),
+  );
+  return (
+    <section className="panel" aria-label="Update graph">
+      <div className="panel-head">
+        <h2>{a.channel ? `Channel ${a.channel}` : 'All stored graphs'}</h2>
+        <span className="small muted">columns by minor, oldest release on top</span>
+      </div>
+      {view.isPending ? (
+        <LoadingRows rows={4} />
+      ) : view.isError ? (
+        <ErrorState error={view.error} onRetry={() => view.refetch()} />
+      ) : view.data.nodes.length === 0 ? (
+        <EmptyState title="Nothing to draw">The channel holds no releases of the minors in question.</EmptyState>
+      ) : (
+        <PathGraph view={view.data} from={a.from} to={a.to} />
+      )}
+    </section>
+  );
+}
+
+function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boolean }) {
+  const trpc = useTRPC();
+  const channels = useQuery(trpc.graphs.channels.queryOptions());
+  const [mode, setMode] = useState<'version' | 'cluster'>('version');
+  const [from, setFrom] = useState('');
+  const [cluster, setCluster] = useState('');
+  const [channel, setChannel] = useState<string | null>(null);
+  const [to, setTo] = useState('');
+  const [allowConditional, setAllowConditional] = useState(false);
+  const [workers, setWorkers] = useState('');
+  const clusters = useQuery({ ...trpc.graphs.clusterOptions.queryOptions({ search: cluster, limit: 30 }), enabled: mode === 'cluster' });
+  const channelList = channels.data?.channels ?? [];
+  const selectedChannel = channel ?? channelList[0]?.name ?? '';
+  const chosenCluster = clusters.data?.clusters.find((c) => c.name === cluster);
+
+  if (channels.isPending) return <LoadingRows rows={2} />;
+  if (channels.isError) return <ErrorState error={channels.error} onRetry={() => channels.refetch()} />;
+
+  return (
+    <form
+      className="panel path-form"
+      aria-label="Path question"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const n = Number(workers);
+        onAsk({
+          from: mode === 'version' ? from.trim() : undefined,
+          clusterName: mode === 'cluster' ? cluster.trim() : undefined,
+          channel: selectedChannel || null,
+          to: to.trim() || null,
+          allowConditional,
+          workerNodes: workers.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : undefined,
+        });
+      }}
+    >
+      <fieldset className="source-mode">
+        <legend className="small muted">Source</legend>
+        <label>
+          <input type="radio" name="source" checked={mode === 'version'} onChange={() => setMode('version')} /> Version
+        </label>
+        <label>
+          <input type="radio" name="source" checked={mode === 'cluster'} onChange={() => setMode('cluster')} /> Cluster of the fleet
+        </label>
+      </fieldset>
+      {mode === 'version' ? (
+        <label className="field">
+          From version
+          <input type="text" value={from} maxLength={64} placeholder="e.g. 4.6.30" required onChange={(e) => setFrom(e.target.value)} />
+        </label>
+      ) : (
+        <label className="field">
+          Cluster
+          <input type="search" list="path-clusters" value={cluster} maxLength={200} placeholder="type a cluster name" required onChange={(e) => setCluster(e.target.value)} />
+          <datalist id="path-clusters">
+            {clusters.data?.clusters.map((c) => (
+              <option key={c.name} value={c.name}>
+                {c.version} · {c.nodeCount} nodes
+              </option>
+            ))}
+          </datalist>
+          <span className="small muted field-hint">{chosenCluster ? `runs ${chosenCluster.version}, ${chosenCluster.nodeCount} nodes, channel ${chosenCluster.channel}` : ' '}</span>
+        </label>
+      )}
+      <label className="field">
+        Target channel
+        <select value={selectedChannel} onChange={(e) => setChannel(e.target.value)} aria-label="Target channel">
+          {channelList.length === 0 && <option value="">(whole graph)</option>}
+          {channelList.map((c) => (
+            <option key={c.name} value={c.name}>
+              {c.name} ({c.minVersion} – {c.maxVersion})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        Target version <span className="muted small">(optional)</span>
+        <input type="text" value={to} maxLength={64} placeholder="newest in channel" onChange={(e) => setTo(e.target.value)} />
+      </label>
+      <label className="field narrow">
+        Workers
+        <input type="number" min={0} max={100000} value={workers} placeholder={mode === 'cluster' ? 'nodes − 3' : '3'} onChange={(e) => setWorkers(e.target.value)} />
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={allowConditional} onChange={(e) => setAllowConditional(e.target.checked)} /> Allow conditional updates
+      </label>
+      <button type="submit" className="btn primary" disabled={busy}>
+        {busy ? 'Solving…' : 'Find path'}
+      </button>
+    </form>
+  );
+}
+
+export function PathsView() {
+  const trpc = useTRPC();
+  const [tab, setTab] = useState<'path' | 'graphs'>('path');
+  const [question, setQuestion] = useState<Question | null>(null);
+  const solved = useQuery({
+    ...trpc.graphs.solve.queryOptions(question ?? { allowConditional: false, from: '0.0.0' }),
+    enabled: question !== null,
+  });
+  const channels = useQuery(trpc.graphs.channels.queryOptions());
+
+  return (
+    <>
+      <nav aria-label="Paths sections" className="paths-tabs">
+        <button type="button" className={`btn${tab === 'path' ? ' primary' : ''}`} aria-pressed={tab === 'path'} onClick={() => setTab('path')}>
+          Path
+        </button>
+        <button type="button" className={`btn${tab === 'graphs' ? ' primary' : ''}`} aria-pressed={tab === 'graphs'} onClick={() => setTab('graphs')}>
+          Graphs{channels.data ? ` (${channels.data.graphs})` : ''}
+        </button>
+        {channels.data && (
+          <span className="small muted">
+            {channels.data.releases} releases, {channels.data.edges} updates, {channels.data.channels.length} channels in the stored graphs
+          </span>
+        )}
+      </nav>
+      {tab === 'graphs' ? (
+        <GraphManager />
+      ) : channels.data && channels.data.graphs === 0 ? (
+        <EmptyState title="No update graph stored">
+          Upload one in the Graphs tab, or run <span className="mono">fleetplan graph import FILE</span>.
+        </EmptyState>
+      ) : (
+        <div className="paths-stack">
+          <PathQuestion onAsk={setQuestion} busy={question !== null && solved.isFetching} />
+          {question === null ? (
+            <EmptyState title="Ask for a path">Pick a source version or a cluster, a target channel (EUS channels first) and optionally a target version.</EmptyState>
+          ) : solved.isPending ? (
+            <LoadingRows rows={5} />
+          ) : solved.isError ? (
+            <ErrorState error={solved.error} onRetry={() => solved.refetch()} />
+          ) : (
+            <>
+              <PathSummary solved={solved.data} />
+              <GraphSection solved={solved.data} />
+              <div className="grid-2 top">
+                <ReleasesPanel solved={solved.data} />
+                <SafetyPanel solved={solved.data} />
+              </div>
+              <ExportsPanel solved={solved.data} />
+            </>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
