@@ -16,7 +16,7 @@ test.describe('Fleet page', () => {
 
     await page.goto('/fleet');
     await expect(page.getByRole('heading', { name: 'Fleet', exact: true })).toBeVisible();
-    await expect(page.getByText(`${total} clusters`)).toBeVisible();
+    await expect(page.getByText(`${total} clusters`, { exact: true })).toBeVisible();
     const row = page.locator(`tr[data-cluster="${first.name}"]`);
     await expect(row).toBeVisible();
     await expect(row).toContainText(first.version);

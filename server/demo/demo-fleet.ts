@@ -136,7 +136,7 @@ const SECTORS: SectorPlan[] = [
 const CLUSTER_KINDS: { prefix: string; workloads: string[]; perSector: Record<string, number>; mutexes?: (sector: string) => string[] }[] = [
   { prefix: 'ocm', workloads: ['ocm', 'app-sre'], perSector: { dev: 3, stage: 3, 'prod-blue': 4, 'prod-green': 4 }, mutexes: (s) => (s.startsWith('prod') ? ['ocm-prod'] : []) },
   { prefix: 'quay', workloads: ['quay'], perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 }, mutexes: (s) => (s.startsWith('prod') ? ['quay-prod'] : []) },
-  { prefix: 'telemeter', workloads: ['telemeter', 'app-sre'], perSector: { dev: 1, stage: 2, 'prod-blue': 2, 'prod-green': 2 } },
+  { prefix: 'telemeter', workloads: ['telemeter'], perSector: { dev: 1, stage: 2, 'prod-blue': 2, 'prod-green': 2 } },
   { prefix: 'appsre', workloads: ['app-sre'], perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 }, mutexes: (s) => (s === 'prod-green' ? ['appsre-green'] : []) },
   { prefix: 'hive', workloads: ['hive'], perSector: { 'hive-integration': 4, 'hive-production': 9 }, mutexes: (s) => (s === 'hive-production' ? ['hive-shard-a'] : []) },
 ];

@@ -11,7 +11,6 @@ import type {
   CurrentUpgrade,
   MaxParallelUpgrades,
   Organization,
-  PlanInput,
   PlanParseResult,
   Problem,
   Schedule,
