@@ -129,7 +129,6 @@ export function PathGraph({ view, from, to }: { view: View; from: string | null;
           nodesConnectable={false}
           nodesDraggable={false}
           onlyRenderVisibleElements
-          proOptions={{ hideAttribution: true }}
           onEdgeMouseEnter={(_, edge) => {
             const e = byId.get(edge.id);
             if (e?.conditional) setHovered(e);
@@ -152,8 +151,8 @@ export function PathGraph({ view, from, to }: { view: View; from: string | null;
         </span>
         <span className="graph-omitted" data-testid="graph-omitted">
           Showing {view.nodes.length} of {view.totals.nodes} releases in the channel (minors {view.minors.join(', ') || '–'}) and {view.edges.length} of{' '}
-          {view.totals.edges} updates between them: the path, up to 6 updates from each path release, conditional updates and each release&apos;s
-          highest update. {view.omitted.edges > 0 ? `${view.omitted.edges} updates omitted.` : ''}
+          {view.totals.edges} updates between them: the path, up to 6 updates from each path release, conditional updates into or out of the path and
+          each release&apos;s highest update. {view.omitted.edges > 0 ? `${view.omitted.edges} updates omitted.` : ''}
           {view.capped ? ' Releases capped at 400 (newest kept).' : ''}
         </span>
       </div>

@@ -120,7 +120,9 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
         </select>
       </label>
       <label className="field">
-        Target version <span className="muted small">(optional)</span>
+        <span>
+          Target version <span className="muted">(optional)</span>
+        </span>
         <input type="text" value={to} maxLength={64} placeholder="newest in channel" onChange={(e) => setTo(e.target.value)} />
       </label>
       <label className="field narrow">

@@ -31,7 +31,7 @@ export const MAX_GRAPH_BYTES = 20 * 1024 * 1024;
 /** Edges drawn by the graph view besides the path: the page stays responsive with any graph. */
 const VIEW_MAX_NODES = 400;
 const VIEW_NEIGHBOURS_PER_PATH_NODE = 6;
-const VIEW_MAX_CONDITIONAL_EDGES = 60;
+const VIEW_MAX_CONDITIONAL_EDGES = 40;
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
 
@@ -437,7 +437,8 @@ export function createGraphService(db: Db, now: () => Date) {
           else if (pathSet.has(a) && neighbours < VIEW_NEIGHBOURS_PER_PATH_NODE) {
             neighbours++;
             addEdge(a, b, cond);
-          } else if (cond && conditionalCount < VIEW_MAX_CONDITIONAL_EDGES) {
+          } else if (cond && (pathSet.has(a) || pathSet.has(b)) && conditionalCount < VIEW_MAX_CONDITIONAL_EDGES) {
+            // Conditional updates into or out of the path: the risky alternatives worth seeing.
             conditionalCount++;
             addEdge(a, b, cond);
           } else if (!spine && !cond) {
