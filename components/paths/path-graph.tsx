@@ -39,7 +39,9 @@ function ReleaseChip({ data }: NodeProps<ReleaseNode>) {
   return (
     <div className={`release-node${data.onPath ? ' on-path' : ''}${data.role ? ` ${data.role}` : ''}`} data-version={data.version}>
       <Handle type="target" position={Position.Left} isConnectable={false} />
-      <span className="mono">{data.version}</span>
+      <span className="mono release-version" title={data.version}>
+        {data.version}
+      </span>
       {data.role && <span className="release-role">{data.role === 'source' ? 'from' : 'to'}</span>}
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
@@ -56,7 +58,7 @@ function MinorHeader({ data }: NodeProps<MinorNode>) {
 
 const nodeTypes = { release: ReleaseChip, minor: MinorHeader };
 
-export function PathGraph({ view, from, to }: { view: View; from: string | null; to: string | null }) {
+export function PathGraph({ view, from, to, channel }: { view: View; from: string | null; to: string | null; channel: string | null }) {
   const [hovered, setHovered] = useState<ViewEdge | null>(null);
   const { nodes, edges, byId } = useMemo(() => {
     const columns = new Map<string, string[]>();
@@ -150,7 +152,7 @@ export function PathGraph({ view, from, to }: { view: View; from: string | null;
           <i className="legend-line conditional" /> conditional (hover or click for its risks)
         </span>
         <span className="graph-omitted" data-testid="graph-omitted">
-          Showing {view.nodes.length} of {view.totals.nodes} releases in the channel (minors {view.minors.join(', ') || '–'}) and {view.edges.length} of{' '}
+          Showing {view.nodes.length} of {view.totals.nodes} releases {channel ? `in ${channel}` : 'in the stored graphs'} (minors {view.minors.join(', ') || '–'}) and {view.edges.length} of{' '}
           {view.totals.edges} updates between them: the path, up to 6 updates from each path release, conditional updates into or out of the path and
           each release&apos;s highest update. {view.omitted.edges > 0 ? `${view.omitted.edges} updates omitted.` : ''}
           {view.capped ? ' Releases capped at 400 (newest kept).' : ''}

@@ -39,7 +39,7 @@ function GraphSection({ solved }: { solved: Solved }) {
       ) : view.data.nodes.length === 0 ? (
         <EmptyState title="Nothing to draw">The channel holds no releases of the minors in question.</EmptyState>
       ) : (
-        <PathGraph view={view.data} from={a.from} to={a.to} />
+        <PathGraph view={view.data} from={a.from} to={a.to} channel={a.channel} />
       )}
     </section>
   );
@@ -58,6 +58,7 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
   const clusters = useQuery({ ...trpc.graphs.clusterOptions.queryOptions({ search: cluster, limit: 30 }), enabled: mode === 'cluster' });
   const channelList = channels.data?.channels ?? [];
   const selectedChannel = channel ?? channelList[0]?.name ?? '';
+  // '' = no channel filter (the merged graph as it is)
   const chosenCluster = clusters.data?.clusters.find((c) => c.name === cluster);
 
   if (channels.isPending) return <LoadingRows rows={2} />;
@@ -111,12 +112,12 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
       <label className="field">
         Target channel
         <select value={selectedChannel} onChange={(e) => setChannel(e.target.value)} aria-label="Target channel">
-          {channelList.length === 0 && <option value="">(whole graph)</option>}
           {channelList.map((c) => (
             <option key={c.name} value={c.name}>
               {c.name} ({c.minVersion} – {c.maxVersion})
             </option>
           ))}
+          <option value="">(no channel: every stored release)</option>
         </select>
       </label>
       <label className="field">
