@@ -11,6 +11,7 @@ export const NAV_ITEMS = [
   { href: '/paths', label: 'Paths', icon: 'M5 19a2 2 0 1 0 0.01 0M19 5a2 2 0 1 0 0.01 0M6 17 C 10 10, 14 14, 18 7' },
   { href: '/forecast', label: 'Forecast', icon: 'M3 6h10M3 12h14M3 18h7M17 3v6M21 9h-8' },
   { href: '/activity', label: 'Activity', icon: 'M3 12h4l3 8 4-16 3 8h4' },
+  { href: '/scheduler', label: 'Scheduler', icon: 'M12 3a9 9 0 1 0 0.01 0M12 7v5l3 3' },
 ];
 
 export function NavLinks() {

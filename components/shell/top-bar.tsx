@@ -2,6 +2,8 @@
 // The bar above every page: the organization, the fleet clock (in UTC) and global states.
 import { useQuery } from '@tanstack/react-query';
 import { UserMenu } from '@/components/auth/user-menu';
+import { FreezeBadge } from '@/components/simulator/freeze-badge';
+import { SimulatorClock } from '@/components/simulator/simulator-clock';
 import { useTRPC } from '@/components/trpc/client';
 
 export function TopBar() {
@@ -13,13 +15,8 @@ export function TopBar() {
       <strong>{s?.organization ?? '…'}</strong>
       {s && <span className="muted small">{s.clusterCount} clusters · provider {s.provider}</span>}
       <span className="spacer" />
-      {s?.frozen && <span className="badge bad" title={s.frozenReason ?? undefined}>Fleet frozen: no new upgrades</span>}
-      {s && (
-        <span className="small muted" title="The fleet's clock; the simulator may run faster than real time">
-          {s.simulated ? 'Simulated time ' : ''}
-          <span className="mono">{s.now.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</span> UTC
-        </span>
-      )}
+      {s?.frozen && <FreezeBadge reason={s.frozenReason} />}
+      {s && <SimulatorClock fallbackNow={s.now} />}
       <UserMenu />
     </header>
   );

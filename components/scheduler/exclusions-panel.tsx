@@ -1,0 +1,247 @@
+'use client';
+// Maintenance exclusions: windows in which the scheduler starts no upgrade for the whole
+// organization, a sector or one cluster. List, create (problems shown at their fields), delete.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { useTRPC } from '@/components/trpc/client';
+import { formatUtc } from '@/components/ui/format';
+import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { mergeProblems, problemsOf } from './field-problems';
+import { FormField } from './form-field';
+import { OPERATOR_ONLY, useRole } from './use-role';
+import { fromUtcInput, isoOf, toUtcInput } from './utc';
+
+type Scope = 'organization' | 'sector' | 'cluster';
+interface Draft {
+  scope: Scope;
+  subject: string;
+  startsAt: string;
+  endsAt: string;
+  reason: string;
+}
+
+const HOUR = 3_600_000;
+
+function defaultDraft(fleetNowIso: string | undefined): Draft {
+  const base = fleetNowIso ? Date.parse(fleetNowIso) : Date.now();
+  const start = Math.ceil(base / HOUR) * HOUR;
+  return { scope: 'cluster', subject: '', startsAt: toUtcInput(new Date(start).toISOString()), endsAt: toUtcInput(new Date(start + 4 * HOUR).toISOString()), reason: '' };
+}
+
+/** Checks the browser can make before asking the server (which checks everything again). */
+function checkDraft(d: Draft): Record<string, string[]> {
+  const p: Record<string, string[]> = {};
+  const add = (k: string, m: string) => (p[k] ??= []).push(m);
+  if (d.scope !== 'organization' && !d.subject.trim()) add('subject', `name the ${d.scope}`);
+  const s = fromUtcInput(d.startsAt);
+  const e = fromUtcInput(d.endsAt);
+  if (!s) add('startsAt', 'enter a date and time (UTC)');
+  if (!e) add('endsAt', 'enter a date and time (UTC)');
+  if (s && e && Date.parse(e) <= Date.parse(s)) add('endsAt', 'must be after the start');
+  if (!d.reason.trim()) add('reason', 'say why');
+  return p;
+}
+
+export function ExclusionsPanel() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const { canOperate } = useRole();
+  const [includePast, setIncludePast] = useState(false);
+  const list = useQuery(trpc.exclusions.list.queryOptions({ includePast }));
+  const fleet = useQuery(trpc.fleet.status.queryOptions());
+  const facets = useQuery(trpc.clusters.facets.queryOptions());
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [local, setLocal] = useState<Record<string, string[]>>({});
+  const clusterSearch = draft?.scope === 'cluster' ? draft.subject.trim() : '';
+  const suggestions = useQuery({ ...trpc.clusters.list.queryOptions({ filter: { search: clusterSearch }, limit: 10 }), enabled: clusterSearch.length >= 2 });
+
+  const invalidate = () => {
+    void qc.invalidateQueries({ queryKey: trpc.exclusions.pathKey() });
+    void qc.invalidateQueries({ queryKey: trpc.activity.pathKey() });
+  };
+  const create = useMutation(
+    trpc.exclusions.create.mutationOptions({
+      onSuccess: () => {
+        setDraft(null);
+        setLocal({});
+      },
+      onSettled: invalidate,
+    }),
+  );
+  const remove = useMutation(trpc.exclusions.delete.mutationOptions({ onSettled: invalidate }));
+
+  const server = problemsOf(create.error);
+  const problems = mergeProblems(local, server.byField);
+  const set = (patch: Partial<Draft>) => setDraft((d) => (d ? { ...d, ...patch } : d));
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!draft) return;
+    const p = checkDraft(draft);
+    setLocal(p);
+    create.reset();
+    if (Object.keys(p).length) return;
+    create.mutate({ scope: draft.scope, subject: draft.scope === 'organization' ? null : draft.subject.trim(), startsAt: fromUtcInput(draft.startsAt)!, endsAt: fromUtcInput(draft.endsAt)!, reason: draft.reason.trim() });
+  };
+
+  return (
+    <section className="panel flush" aria-labelledby="excl-h">
+      <div className="toolbar">
+        <h2 id="excl-h" style={{ margin: 0 }}>
+          Maintenance exclusions
+        </h2>
+        <span className="small muted">no upgrade starts inside these windows</span>
+        <label className="small" style={{ marginLeft: 'auto', display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+          <input type="checkbox" checked={includePast} onChange={(e) => setIncludePast(e.target.checked)} /> show ended
+        </label>
+        {!draft && (
+          <button type="button" className="btn primary" disabled={!canOperate} title={canOperate ? undefined : OPERATOR_ONLY} onClick={() => setDraft(defaultDraft(fleet.data?.now))}>
+            New exclusion
+          </button>
+        )}
+      </div>
+
+      {draft && (
+        <form className="sch-form" onSubmit={submit} aria-label="New exclusion" noValidate>
+          <FormField label="Scope" problems={problems.scope}>
+            {(p) => (
+              <select {...p} value={draft.scope} onChange={(e) => set({ scope: e.target.value as Scope })}>
+                <option value="organization">organization</option>
+                <option value="sector">sector</option>
+                <option value="cluster">cluster</option>
+              </select>
+            )}
+          </FormField>
+          <FormField label="Subject" hint={draft.scope === 'organization' ? 'whole organization' : draft.scope === 'sector' ? 'sector name' : 'cluster name'} problems={problems.subject}>
+            {(p) => (
+              <>
+                <input
+                  {...p}
+                  type="text"
+                  value={draft.scope === 'organization' ? '' : draft.subject}
+                  disabled={draft.scope === 'organization'}
+                  list={draft.scope === 'sector' ? 'excl-sectors' : 'excl-clusters'}
+                  placeholder={draft.scope === 'organization' ? '—' : draft.scope === 'sector' ? 'e.g. prod-green' : 'e.g. hive-prod-01'}
+                  maxLength={200}
+                  onChange={(e) => set({ subject: e.target.value })}
+                  style={{ width: 220 }}
+                />
+                <datalist id="excl-sectors">
+                  {facets.data?.sectors.map((s) => (
+                    <option key={s} value={s} />
+                  ))}
+                </datalist>
+                <datalist id="excl-clusters">
+                  {suggestions.data?.items.map((c) => (
+                    <option key={c.name} value={c.name} />
+                  ))}
+                </datalist>
+              </>
+            )}
+          </FormField>
+          <FormField label="Starts" hint="UTC" problems={problems.startsAt}>
+            {(p) => <input {...p} type="datetime-local" value={draft.startsAt} onChange={(e) => set({ startsAt: e.target.value })} />}
+          </FormField>
+          <FormField label="Ends" hint="UTC" problems={problems.endsAt}>
+            {(p) => <input {...p} type="datetime-local" value={draft.endsAt} onChange={(e) => set({ endsAt: e.target.value })} />}
+          </FormField>
+          <FormField label="Reason" problems={problems.reason} grow>
+            {(p) => <input {...p} type="text" value={draft.reason} maxLength={500} placeholder="e.g. quarter-end freeze for payments" onChange={(e) => set({ reason: e.target.value })} />}
+          </FormField>
+          <div className="sch-submit" style={{ display: 'flex', gap: 8 }}>
+            <button type="submit" className="btn primary" disabled={create.isPending}>
+              {create.isPending ? 'Saving…' : 'Create exclusion'}
+            </button>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                setDraft(null);
+                setLocal({});
+                create.reset();
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+          {server.general && (
+            <div className="banner bad small" role="alert" style={{ flexBasis: '100%' }}>
+              {server.general}
+            </div>
+          )}
+        </form>
+      )}
+
+      {remove.error && (
+        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
+          {remove.error.message}
+        </div>
+      )}
+      {list.isPending ? (
+        <LoadingRows rows={3} />
+      ) : list.isError ? (
+        <ErrorState error={list.error} onRetry={() => list.refetch()} />
+      ) : list.data.length === 0 ? (
+        <EmptyState title={includePast ? 'No exclusion has ever been set' : 'No current or upcoming exclusion'}>Upgrades may start whenever policies allow.</EmptyState>
+      ) : (
+        <div className="table-scroll" style={{ maxHeight: 360 }}>
+          <table className="data" aria-label="Maintenance exclusions">
+            <thead>
+              <tr>
+                <th scope="col">Scope</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Starts</th>
+                <th scope="col">Ends</th>
+                <th scope="col">State</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="sch-sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((x) => {
+                const ends = isoOf(x.endsAt);
+                const ended = !x.active && ends !== null && fleet.data !== undefined && Date.parse(ends) <= Date.parse(fleet.data.now);
+                return (
+                  <tr key={x.id} data-exclusion={x.id}>
+                    <td>{x.scope}</td>
+                    <td className="nowrap">
+                      {x.scope === 'cluster' && x.subject ? <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link> : x.subject ?? <span className="muted">all clusters</span>}
+                    </td>
+                    <td className="nowrap small">{formatUtc(isoOf(x.startsAt))}</td>
+                    <td className="nowrap small">{formatUtc(ends)}</td>
+                    <td>{x.active ? <span className="badge bad">active</span> : ended ? <span className="badge">ended</span> : <span className="badge info">upcoming</span>}</td>
+                    <td className="sch-wrap" style={{ maxWidth: 360 }}>
+                      {x.reason}
+                    </td>
+                    <td className="small nowrap">
+                      {formatUtc(isoOf(x.createdAt))}
+                      <div className="muted">by {x.createdBy}</div>
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="btn danger"
+                        disabled={!canOperate || (remove.isPending && remove.variables?.id === x.id)}
+                        title={canOperate ? undefined : OPERATOR_ONLY}
+                        aria-label={`Delete exclusion ${x.id} (${x.scope}${x.subject ? ` ${x.subject}` : ''})`}
+                        onClick={() => {
+                          if (window.confirm(`Delete this ${x.scope} exclusion${x.subject ? ` for ${x.subject}` : ''}?`)) remove.mutate({ id: x.id });
+                        }}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

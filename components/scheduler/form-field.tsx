@@ -1,0 +1,30 @@
+'use client';
+// A labelled control with its problems right under it (aria-describedby), so errors sit at the field.
+import { useId, type ReactNode } from 'react';
+
+export interface ControlProps {
+  id: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
+  className?: string;
+}
+
+export function FormField({ label, hint, problems, children, grow }: { label: string; hint?: string; problems?: string[]; grow?: boolean; children: (props: ControlProps) => ReactNode }) {
+  const id = useId();
+  const errId = `${id}-err`;
+  const invalid = !!problems?.length;
+  return (
+    <div className={`sch-field${grow ? ' grow' : ''}`}>
+      <label htmlFor={id} className="small">
+        {label}
+        {hint && <span className="muted"> · {hint}</span>}
+      </label>
+      {children({ id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? errId : undefined, className: invalid ? 'sch-invalid' : undefined })}
+      {invalid && (
+        <div id={errId} className="sch-field-error small" role="alert">
+          {problems.join('; ')}
+        </div>
+      )}
+    </div>
+  );
+}
