@@ -1,6 +1,7 @@
 // Benchmark of the path solver: load (parse + merge + index) of the largest contract graph, and
 // per-query latency for 1,000 seeded random from/to queries. Targets: load < 300 ms, p99 < 2 ms.
 // Run: npx tsx -e "import('./bench/path-bench.ts').then((m) => (m.runPathBench ?? m.default.runPathBench)())"
+import { createRng } from '@/server/domain/random';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,17 +15,6 @@ const QUERIES = 1_000;
 const LOAD_TARGET_MS = 300;
 const P99_TARGET_MS = 2;
 
-/** Deterministic PRNG (mulberry32) so runs are comparable. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -51,7 +41,7 @@ function timeLoad(text: string, source: string, runs: number) {
 }
 
 function timeQueries(index: GraphIndex, seed: number) {
-  const rnd = mulberry32(seed);
+  const rnd = createRng(seed);
   const pick = () => index.versions[Math.floor(rnd() * index.size)] as string;
   const queries = Array.from({ length: QUERIES }, () => ({ from: pick(), to: pick(), allowConditional: rnd() < 0.3 }));
   for (const q of queries.slice(0, 100)) solveUpgradePath(index, q); // warm-up
@@ -69,7 +59,7 @@ function timeQueries(index: GraphIndex, seed: number) {
 
 /** A synthetic graph of the size the web app must handle: `minors` × `perMinor` nodes, dense edges. */
 function syntheticGraph(minors: number, perMinor: number, edgesPerNode: number, seed: number): string {
-  const rnd = mulberry32(seed);
+  const rnd = createRng(seed);
   const nodes: { version: string; payload: string; metadata: Record<string, string> }[] = [];
   for (let y = 0; y < minors; y++) {
     for (let z = 0; z < perMinor; z++) {

@@ -1,5 +1,6 @@
 // Decision-engine benchmark: deterministic generated fleets of 1,000 and 10,000 managed clusters.
 // Targets: 10k under 0.5 s on a 2-core machine; 10k/1k ratio under 15 (i.e. no quadratic parts).
+import { createRng } from '@/server/domain/random';
 import { decideUpgrades } from '../server/domain/plan/decide-upgrades';
 import { validatePlanInput } from '../server/domain/plan/validate-plan-input';
 import type { PlanInput } from '../server/domain/plan/types';
@@ -11,17 +12,6 @@ const VERSIONS = 30;
 const RUNS = 7;
 const NOW = '2024-03-12T09:30:00Z';
 
-/** mulberry32: small, fast, deterministic. */
-function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SCHEDULES: unknown[] = [
   '* * * * *',

@@ -5,7 +5,17 @@ import fs from 'node:fs';
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-const [vitestFile, playwrightFile] = process.argv.slice(2);
+const [vitestFile, playwrightFile, ...checks] = process.argv.slice(2);
+
+// Non-test steps (typecheck, lint, build) given as NAME=pass|fail.
+for (const check of checks) {
+  const [name, result] = check.split('=');
+  if (result === 'pass') passed++;
+  else {
+    failed++;
+    console.error(`step failed: ${name}`);
+  }
+}
 
 if (vitestFile && fs.existsSync(vitestFile)) {
   const r = JSON.parse(fs.readFileSync(vitestFile, 'utf8'));

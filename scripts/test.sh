@@ -17,23 +17,30 @@ if [[ ! -x "$CHROMIUM" ]]; then
 fi
 
 mkdir -p test-results
+# Stale reports from an earlier run must not be counted.
+rm -f test-results/vitest-results.json test-results/e2e-results.json
 status=0
+checks=()
 step() { echo; echo "== $*"; }
+# Typecheck, lint and build count as one test each in the closing line, so it never says
+# "0 failed" while the run fails.
+check() { local name=$1; shift; if "$@"; then checks+=("$name=pass"); else checks+=("$name=fail"); status=1; fi; }
 
 step "typecheck (tsc --noEmit)"
-npx tsc --noEmit || status=1
+check typecheck npx tsc --noEmit
 
 step "lint (eslint)"
-npx eslint . || status=1
+check lint npx eslint .
 
 step "unit + integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
 
 step "production build (next build)"
-npx next build >test-results/next-build.log 2>&1 || { tail -40 test-results/next-build.log; status=1; }
+build() { npx next build >test-results/next-build.log 2>&1 || { tail -40 test-results/next-build.log; return 1; }; }
+check build build
 
 step "e2e (Playwright, $CHROMIUM)"
 npx playwright test || status=1
 
-node scripts/summarize-tests.mjs test-results/vitest-results.json test-results/e2e-results.json || status=1
+node scripts/summarize-tests.mjs test-results/vitest-results.json test-results/e2e-results.json "${checks[@]}" || status=1
 exit $status

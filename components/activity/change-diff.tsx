@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import { diffSides, parseSide } from './change-summary';
 
-const SHOWN = 4;
+const SHOWN = 5;
 
 export function ChangeDiff({ before, after }: { before: string | null; after: string | null }) {
   const [open, setOpen] = useState(false);

@@ -12,6 +12,7 @@ export interface DiffRow {
 }
 
 const MAX_VALUE = 60;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/;
 
 function clip(text: string): string {
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
@@ -19,7 +20,7 @@ function clip(text: string): string {
 
 function compact(v: unknown): string {
   if (v === null) return 'null';
-  if (typeof v === 'string') return clip(v === '' ? '""' : v);
+  if (typeof v === 'string') return v === '' ? '""' : ISO_INSTANT.test(v) ? `${v.slice(0, 10)} ${v.slice(11, 16)} UTC` : clip(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';

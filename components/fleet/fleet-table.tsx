@@ -96,8 +96,7 @@ export function FleetTable() {
             <thead>
               <tr>
                 {header('name', 'Cluster')}
-                {header('version', 'Version')}
-                {header('channel', 'Channel')}
+                {header('version', 'Version / channel')}
                 {header('sector', 'Sector')}
                 {header(null, 'Workloads')}
                 {header('state', 'State')}
@@ -142,8 +141,10 @@ function ClusterRow({ cluster: c }: { cluster: Cluster }) {
         )}
         <div className="muted small">{c.region}</div>
       </td>
-      <td className="mono nowrap">{c.version}</td>
-      <td className="nowrap">{c.channel}</td>
+      <td className="nowrap">
+        <span className="mono">{c.version}</span>
+        <div className="muted small">{c.channel}</div>
+      </td>
       <td className="nowrap">{c.sector ?? <span className="muted">unmanaged</span>}</td>
       <td>
         <div className="chips">
@@ -174,7 +175,7 @@ function ClusterRow({ cluster: c }: { cluster: Cluster }) {
           <>
             <DecisionBadge action={c.decision.action} reason={c.decision.reason} />
             {c.decision.version && c.decision.action === 'upgrade' && <span className="mono small"> → {c.decision.version}</span>}
-            <div className="small muted truncate" title={c.decision.message ?? undefined}>
+            <div className="small muted truncate" style={{ maxWidth: 260 }} title={c.decision.message ?? undefined}>
               {c.decision.message}
             </div>
           </>

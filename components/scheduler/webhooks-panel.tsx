@@ -25,10 +25,15 @@ function CopyButton({ text }: { text: string }) {
       type="button"
       className="btn"
       onClick={() => {
-        navigator.clipboard?.writeText(text).then(
+        // navigator.clipboard is missing outside secure contexts (plain http on a LAN address).
+        if (!navigator.clipboard) {
+          setCopied('no');
+          return;
+        }
+        navigator.clipboard.writeText(text).then(
           () => setCopied('yes'),
           () => setCopied('no'),
-        ) ?? setCopied('no');
+        );
       }}
     >
       {copied === 'yes' ? 'Copied' : copied === 'no' ? 'Copy failed: select the text' : 'Copy'}

@@ -1,26 +1,11 @@
 // Pure helpers of the Sectors editor: layered layout by dependency depth and cycle checks.
 
+import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
+
 export type SectorDeps = { name: string; dependencies: string[] };
 
 /** Longest dependency chain above each sector (0 = none); cycles are cut where met. */
-export function layerDepths(list: readonly SectorDeps[]): Map<string, number> {
-  const byName = new Map(list.map((s) => [s.name, s]));
-  const depth = new Map<string, number>();
-  const visiting = new Set<string>();
-  const visit = (name: string): number => {
-    const known = depth.get(name);
-    if (known !== undefined) return known;
-    if (visiting.has(name)) return 0;
-    visiting.add(name);
-    let d = 0;
-    for (const dep of byName.get(name)?.dependencies ?? []) if (byName.has(dep)) d = Math.max(d, visit(dep) + 1);
-    visiting.delete(name);
-    depth.set(name, d);
-    return d;
-  };
-  for (const s of list) visit(s.name);
-  return depth;
-}
+export const layerDepths = (list: readonly SectorDeps[]): Map<string, number> => computeSectorDepths(list);
 
 /**
  * The cycle that making `dependent` depend on `dependency` would close, as a path of sector

@@ -91,7 +91,7 @@ export function SimulatorClock({ fallbackNow }: { fallbackNow: string }) {
           </div>
           <div className="row">
             <button type="button" className="btn" disabled={!canOperate || busy} onClick={() => pause.mutate({ paused: !c.paused })} title={canOperate ? undefined : OPERATOR_ONLY}>
-              {c.paused ? 'Resume' : 'Pause'}
+              {c.paused ? 'Resume clock' : 'Pause clock'}
             </button>
             <label className="small" style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
               Speed

@@ -8,6 +8,9 @@
  * integral of (healthy clusters × days) per version and workload, as the upgrade service counts it.
  */
 import semver from 'semver';
+import { createRng } from '@/server/domain/random';
+
+export { createRng };
 
 export interface DemoGraphNode {
   version: string;
@@ -69,18 +72,6 @@ export interface DemoFleet {
 
 const DAY_MS = 86_400_000;
 const HISTORY_DAYS = 60;
-
-/** mulberry32: small, fast, deterministic */
-export function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface SectorPlan {
   name: string;

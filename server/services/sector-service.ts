@@ -1,6 +1,7 @@
 // Sectors overview: per sector and workload the version spread, what soaks and what holds the
 // next sector back, from SQL aggregates (the fleet's size does not reach the browser).
 import type { Db } from '@/db/open-database';
+import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import { compareVersions } from '@/server/domain/plan/version';
 import * as repo from '@/server/repositories/sector-repository';
@@ -42,25 +43,7 @@ export interface SectorsOverview {
   sectors: SectorSummary[];
 }
 
-/** Longest path from a root for each sector; a cycle (never stored) counts as a root. */
-export function computeSectorDepths(list: readonly { name: string; dependencies: readonly string[] }[]): Map<string, number> {
-  const byName = new Map(list.map((s) => [s.name, s]));
-  const depth = new Map<string, number>();
-  const visiting = new Set<string>();
-  const visit = (name: string): number => {
-    const known = depth.get(name);
-    if (known !== undefined) return known;
-    if (visiting.has(name)) return 0;
-    visiting.add(name);
-    let d = 0;
-    for (const dep of byName.get(name)?.dependencies ?? []) if (byName.has(dep)) d = Math.max(d, visit(dep) + 1);
-    visiting.delete(name);
-    depth.set(name, d);
-    return d;
-  };
-  for (const s of list) visit(s.name);
-  return depth;
-}
+export { computeSectorDepths };
 
 export function createSectorService(db: Db) {
   return {
