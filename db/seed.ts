@@ -1,5 +1,7 @@
 // Seeds the demo fleet (simulated, from real update-graph data). Run: `npm run db:seed`
-// Options: --reset  wipe fleet data first;  --if-empty  do nothing when an organization exists.
+// Options: --reset  wipe fleet data first;  --if-empty  do nothing when an organization exists;
+//          --clusters N  a fleet of about N clusters (the demo's shape, scaled; default 56).
+// FLEETPLAN_DEMO_CLUSTERS=N does the same for the first start of `npm start`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase, resolveDatabaseFile, type Db } from './open-database';
@@ -15,10 +17,21 @@ export const DEMO_GRAPHS = [
   { file: 'union-4.6-4.9.json', channel: null, capturedAt: '2022-12-15T00:00:00Z', source: 'union of real stable-4.7/4.8/4.9 responses, openshift/cincinnati@49c914f8 e2e testdata' },
 ];
 
-export function seedDemo(db: Db, now: Date): { clusters: number } {
+// The demo has 54 managed clusters (scaled) and 2 unmanaged sandboxes (not scaled).
+const DEMO_MANAGED = 54;
+
+/** The demo's scale for about `clusters` clusters; a clear error for anything but a count. */
+export function demoScale(clusters: string | undefined): number {
+  if (clusters === undefined || clusters === '') return 1;
+  const n = Number(clusters);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error(`--clusters must be a whole number from 1 to 100000, not '${clusters}'`);
+  return Math.max(1, Math.round((n - 2) / DEMO_MANAGED));
+}
+
+export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
   const graphText = fs.readFileSync(path.join(DEMO_DATA, 'stable-4.13.json'), 'utf8');
   // The two newest releases are held back: the simulator publishes them as simulated days pass.
-  const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now, undefined, { holdBackReleases: 2 });
+  const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now, undefined, { holdBackReleases: 2, scale });
   insertDemoFleet(db, fleet, now);
   for (const g of DEMO_GRAPHS) {
     const document = fs.readFileSync(path.join(DEMO_DATA, g.file), 'utf8');
@@ -44,7 +57,7 @@ export async function prepareDatabase(): Promise<void> {
   const db = openDatabase(file);
   const seeding = isDatabaseEmpty(db) && process.env.FLEETPLAN_SEED_DEMO !== '0';
   if (seeding) {
-    const { clusters } = seedDemo(db, new Date());
+    const { clusters } = seedDemo(db, new Date(), demoScale(process.env.FLEETPLAN_DEMO_CLUSTERS));
     console.log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
   }
   await bootstrapAuth(db, { demoSeeded: seeding });
@@ -52,7 +65,17 @@ export async function prepareDatabase(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const args = new Set(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const args = new Set(argv);
+  const clustersAt = argv.indexOf('--clusters');
+  let scale: number;
+  try {
+    scale = demoScale(clustersAt >= 0 ? (argv[clustersAt + 1] ?? 'nothing') : undefined);
+  } catch (err) {
+    console.error(`fleetplan: ${(err as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   const file = resolveDatabaseFile(process.env.DATABASE_URL);
   const db = openDatabase(file);
   if (args.has('--if-empty') && !isDatabaseEmpty(db)) {
@@ -60,7 +83,7 @@ async function main(): Promise<void> {
     return;
   }
   if (args.has('--reset') || !isDatabaseEmpty(db)) wipeFleetData(db);
-  const { clusters } = seedDemo(db, new Date());
+  const { clusters } = seedDemo(db, new Date(), scale);
   console.log(`fleetplan: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
   await bootstrapAuth(db, { demoSeeded: true });
   db.$client.close();

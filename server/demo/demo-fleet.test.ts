@@ -47,4 +47,15 @@ describe('generateDemoFleet', () => {
       expect(s.reporting.length).toBeLessThanOrEqual(managed);
     }
   });
+
+  it('scales to a large fleet of the same shape, with unique names and the same special cases', () => {
+    const large = generateDemoFleet(graph, NOW, undefined, { scale: 20 });
+    const managed = fleet.clusters.filter((c) => c.upgradePolicy).length;
+    expect(large.clusters.filter((c) => c.upgradePolicy)).toHaveLength(managed * 20);
+    expect(new Set(large.clusters.map((c) => c.name)).size).toBe(large.clusters.length);
+    expect(large.organization.sectors).toEqual(fleet.organization.sectors);
+    expect(large.clusters.filter((c) => !c.healthy)).toHaveLength(fleet.clusters.filter((c) => !c.healthy).length);
+    expect(large.clusters.filter((c) => c.currentUpgrade)).toHaveLength(fleet.clusters.filter((c) => c.currentUpgrade).length);
+    expect(large.clusters.find((c) => c.name === 'hive-prod-007')?.healthy).toBe(false);
+  });
 });

@@ -162,6 +162,11 @@ export interface DemoFleetOptions {
    * simulator can publish them as simulated days pass (default 0: every release is out).
    */
   holdBackReleases?: number;
+  /**
+   * Clusters of each kind per sector, as a multiple of the demo's (default 1: 56 clusters). A
+   * scale of 180 gives a ~10,000-cluster fleet for trying the pages at size.
+   */
+  scale?: number;
 }
 
 export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20261122, opts: DemoFleetOptions = {}): DemoFleet {
@@ -177,7 +182,14 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   const every413 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 13));
   const heldBack = new Set(hold ? every413.slice(-hold) : []);
   const all413 = hold ? every413.slice(0, -hold) : every413;
-  const offered = (version: string, channel: string) => availableUpdates(graph, version, channel).filter((v) => !heldBack.has(v));
+  const scale = Math.max(1, Math.floor(opts.scale ?? 1));
+  const offers = new Map<string, string[]>();
+  const offered = (version: string, channel: string): string[] => {
+    const key = `${version}|${channel}`;
+    let list = offers.get(key);
+    if (!list) offers.set(key, (list = availableUpdates(graph, version, channel).filter((v) => !heldBack.has(v))));
+    return [...list];
+  };
   const all412 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 12));
   // The last 13 z-streams of 4.13 are "released" over the demo's 60 days; the newest 2 days ago.
   const train = all413.slice(-13);
@@ -194,10 +206,11 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   let serial = 0;
   for (const kind of CLUSTER_KINDS) {
     for (const sector of SECTORS) {
-      const count = kind.perSector[sector.name] ?? 0;
+      const count = (kind.perSector[sector.name] ?? 0) * scale;
+      const digits = Math.max(2, String(count).length);
       for (let i = 1; i <= count; i++) {
         serial++;
-        const name = `${kind.prefix}-${sector.name.replace(/^hive-/, '').replace('integration', 'int').replace('production', 'prod')}-${String(i).padStart(2, '0')}`;
+        const name = `${kind.prefix}-${sector.name.replace(/^hive-/, '').replace('integration', 'int').replace('production', 'prod')}-${String(i).padStart(digits, '0')}`;
         // telemeter stays on 4.12 (stable-4.12) in stage/prod: a second minor in the fleet
         const legacy = kind.prefix === 'telemeter' && sector.name !== 'dev';
         const channel = legacy ? 'stable-4.12' : pick(['stable-4.13', 'stable-4.13', 'fast-4.13']);
@@ -282,14 +295,23 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
     });
   }
 
-  // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled.
+  const byName = new Map(clusters.map((c) => [c.name, c]));
+  // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (names of the
+  // 56-cluster demo; a scaled fleet pads the numbers wider).
+  const demoName = (name: string): string => {
+    for (let width = 2; width <= 6; width++) {
+      const padded = name.replace(/-(\d+)$/, (_, n: string) => `-${n.padStart(width, '0')}`);
+      if (byName.has(padded)) return padded;
+    }
+    return name;
+  };
   const unhealthy: [string, string][] = [
     ['quay-stage-02', 'ClusterOperator image-registry Degraded: storage backend unreachable'],
     ['ocm-prod-blue-03', 'critical alert KubeAPIErrorBudgetBurn firing'],
     ['hive-prod-07', 'ClusterOperator machine-config Degraded: pool worker has 1 degraded machine'],
   ];
   for (const [name, issue] of unhealthy) {
-    const c = clusters.find((x) => x.name === name);
+    const c = byName.get(demoName(name));
     if (c) {
       c.healthy = false;
       c.healthIssues = [issue];
@@ -302,7 +324,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
     ['quay-dev-02', 'scheduled', 0],
   ];
   for (const [name, state, progress] of midUpgrade) {
-    const c = clusters.find((x) => x.name === name);
+    const c = byName.get(demoName(name));
     const target = c?.availableUpgrades[c.availableUpgrades.length - 1];
     if (!c || !target) continue;
     const nextRun = state === 'started' ? new Date(nowMs - progress * 90 * 60_000) : new Date(nowMs + 45 * 60_000);
@@ -319,14 +341,13 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   const soak = new Map<string, { version: string; workload: string; soakDays: number; reporting: Set<string>; firstSeenAt: number }>();
   const soakSamples: DemoFleet['soakSamples'] = [];
   const unhealthySince = nowMs - 2 * DAY_MS;
-  const unhealthyNames = new Set(unhealthy.map(([n]) => n));
+  const unhealthyNames = new Set(unhealthy.map(([n]) => demoName(n)));
   for (let day = 0; day <= HISTORY_DAYS; day++) {
     const dayEnd = Math.min(start + day * DAY_MS, nowMs);
     const dayStart = dayEnd - DAY_MS;
     if (day > 0) {
       for (const [name, segs] of segments) {
-        const c = clusters.find((x) => x.name === name);
-        if (!c?.upgradePolicy) continue;
+        if (!byName.get(name)?.upgradePolicy) continue;
         for (const seg of segs) {
           let from = Math.max(seg.from, dayStart);
           let to = Math.min(seg.to, dayEnd);
