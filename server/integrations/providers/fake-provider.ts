@@ -71,7 +71,8 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
         current = null;
       }
     };
-    for (const r of all.filter((x) => x.cluster === c.name)) {
+    for (const r of all) {
+      if (r.cluster !== c.name) continue;
       settle(Date.parse(r.at));
       if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
       else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
@@ -81,8 +82,18 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     const live = cur && Date.parse(cur.nextRun) <= nowMs ? { ...cur, state: 'started' as const, startedAt: cur.nextRun } : cur;
     return { version, current: live, last: last as ClusterSnapshot['lastUpgrade'] };
   };
+  // Fleets share release lists: the newer releases of a version are worked out once per list.
+  const newer = new WeakMap<string[], Map<string, string[]>>();
+  const newerReleases = (releases: string[], version: string): string[] => {
+    let byVersion = newer.get(releases);
+    if (!byVersion) newer.set(releases, (byVersion = new Map()));
+    let list = byVersion.get(version);
+    if (!list) byVersion.set(version, (list = releases.filter((v) => semver.gt(v, version))));
+    return [...list];
+  };
+  const clustersByName = new Map(opts.clusters.map((c) => [c.name, c]));
   const find = (name: string) => {
-    const c = opts.clusters.find((x) => x.name === name);
+    const c = clustersByName.get(name);
     if (!c) throw new Error(`unknown cluster ${name}`);
     return c;
   };
@@ -95,7 +106,11 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       const err = opts.failWith?.('list');
       if (err) throw err;
       const byCluster = new Map<string, FakeRecord[]>();
-      for (const r of records()) byCluster.set(r.cluster, [...(byCluster.get(r.cluster) ?? []), r]);
+      for (const r of records()) {
+        const list = byCluster.get(r.cluster);
+        if (list) list.push(r);
+        else byCluster.set(r.cluster, [r]);
+      }
       return opts.clusters.map((c) => {
         const s = stateOf(c, now.getTime(), byCluster.get(c.name) ?? []);
         const issues = c.healthIssues ?? [];
@@ -104,7 +119,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
           name: c.name,
           version: s.version,
           channel: c.channel,
-          availableUpgrades: c.releases.filter((v) => semver.gt(v, s.version)),
+          availableUpgrades: newerReleases(c.releases, s.version),
           healthy: issues.length === 0,
           healthIssues: issues,
           currentUpgrade: s.current,
