@@ -38,4 +38,17 @@ test.describe('Fleet page', () => {
     expect(res.status()).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'ok', database: 'ok' });
   });
+
+  test('metrics need an identity: anonymous scrapes get 401, a session gets the fleet', async ({ page, request }) => {
+    const anonymous = await request.get('/api/metrics');
+    expect(anonymous.status()).toBe(401);
+    expect(await anonymous.text()).not.toContain('fleetplan_cluster');
+
+    await signIn(page);
+    const res = await page.request.get('/api/metrics');
+    expect(res.status()).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^fleetplan_cluster_upgrade_policy_info\{[^}]*cluster_name="ocm-prod-green-01"/m);
+    expect(text).toContain('fleetplan_organization_version_soak_days{organization="app-sre"');
+  });
 });

@@ -154,7 +154,7 @@ export function OrganizationEditor() {
             <legend><h2 style={{ margin: 0 }}>Sectors</h2></legend>
             <p className="small muted" style={{ margin: '2px 0 8px' }}>A version reaches a sector only after every cluster of the sectors it depends on runs it.</p>
             {d.sectors.map((s, i) => (
-              <div key={i} style={{ display: 'grid', gridTemplateColumns: 'minmax(0,1fr) 110px minmax(0,1.4fr) auto', gap: 8, alignItems: 'start', marginBottom: 8 }}>
+              <div key={i} style={{ display: 'grid', gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto', gap: 8, alignItems: 'start', marginBottom: 8 }}>
                 <Field label={`Sector ${i + 1} name`} problems={problemsAt(problems, `sectors[${i}].name`)}>
                   {(a) => <input type="text" {...a} value={s.name} onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })} style={invalidStyle(a['aria-invalid'])} />}
                 </Field>
@@ -166,8 +166,8 @@ export function OrganizationEditor() {
                 <Field label="Depends on" problems={[...problemsAt(problems, `sectors[${i}].dependencies`)]}>
                   {(a) => <ListInput {...a} value={s.dependencies} suggestions={sectorNames.filter((n) => n !== s.name)} onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })} />}
                 </Field>
-                <button className="btn" style={{ marginTop: 20 }} aria-label={`Remove sector ${s.name || i + 1}`} onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}>
-                  Remove
+                <button className="btn" style={{ marginTop: 20 }} aria-label={`Remove sector ${s.name || i + 1}`} title="Remove this sector" onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}>
+                  ✕
                 </button>
               </div>
             ))}

@@ -1,5 +1,8 @@
-// Prometheus scrape endpoint (text exposition format).
+// Prometheus scrape endpoint (text exposition format). The metrics name every cluster and its
+// versions, so a scrape needs an identity: an API token (`authorization: Bearer fp_…`, any role)
+// or a signed-in session. FLEETPLAN_METRICS_PUBLIC=1 opens it for scrapers inside a trusted network.
 import { getDb } from '@/db/client';
+import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { getFleetClock } from '@/server/fleet-clock';
 import { collectFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { getMetrics } from '@/server/metrics/registry';
@@ -7,8 +10,17 @@ import { getMetrics } from '@/server/metrics/registry';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function GET(): Promise<Response> {
+export async function GET(req: Request): Promise<Response> {
   const db = getDb();
+  if (process.env.FLEETPLAN_METRICS_PUBLIC !== '1') {
+    const { actor } = await resolveRequestActor(db, req);
+    if (!actor) {
+      return new Response('metrics need an API token (Authorization: Bearer fp_...) or a session\n', {
+        status: 401,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer realm="fleetplan"' },
+      });
+    }
+  }
   collectFleetMetrics(db, getFleetClock(db)());
   const { registry } = getMetrics();
   return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
