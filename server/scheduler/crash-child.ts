@@ -18,7 +18,13 @@ async function main(): Promise<void> {
   const db = openDatabase(dbFile);
   const base = new Date(CRASH_BASE_TIME);
   if (isDatabaseEmpty(db)) insertTestFleet(db, CRASH_FLEET, base);
-  const fakeClusters = CRASH_FLEET.clusters.map((c) => ({ externalId: `ext-${c.name}`, name: c.name, version: c.version, channel: 'stable-4.13', releases: c.releases }));
+  const fakeClusters = CRASH_FLEET.clusters.map((c) => ({
+    externalId: `ext-${c.name}`,
+    name: c.name,
+    version: c.version,
+    channel: 'stable-4.13',
+    releases: c.releases,
+  }));
   // a small delay per provider call widens the windows between "sent" and "marked done"
   const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS });
   const slow = {
@@ -30,9 +36,14 @@ async function main(): Promise<void> {
     },
   };
   let ran = 0;
+  // The test holds our stdin open; when it goes away (a failed or interrupted run), so do we.
+  process.stdin.on('end', () => process.exit(0)).resume();
   process.stdout.write('ready\n');
   while (ran < maxTicks) {
-    const count = db.select({ n: sql<number>`count(*)` }).from(schedulerTicks).get()!.n;
+    const count = db
+      .select({ n: sql<number>`count(*)` })
+      .from(schedulerTicks)
+      .get()!.n;
     const now = new Date(base.getTime() + count * CRASH_STEP_MS);
     const result = await runTick({ db, provider: slow, now, holder: 'crash-child', realNow: () => now });
     if (result.status === 'failed') process.stderr.write(`tick failed: ${result.error}\n`);
@@ -41,7 +52,10 @@ async function main(): Promise<void> {
   db.$client.close();
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0), // stdin would keep the process alive
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -11,14 +11,19 @@ import * as t from '@/db/schema';
 import type { FakeRecord } from '@/server/integrations/providers/fake-provider';
 import { CRASH_DURATION_MS, CRASH_FLEET } from './crash-fleet';
 
-const TSX = path.join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const CHILD = path.join(process.cwd(), 'server', 'scheduler', 'crash-child.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 
-function runChild(dbFile: string, logFile: string, opts: { killAfterMs?: number; ticks?: number }): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+function runChild(
+  dbFile: string,
+  logFile: string,
+  opts: { killAfterMs?: number; ticks?: number },
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const args = [CHILD, dbFile, logFile, ...(opts.ticks ? ['--ticks', String(opts.ticks)] : [])];
-    const child = spawn(TSX, args, { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // node itself with tsx as a loader, not the tsx CLI: the CLI runs the script in a grandchild
+    // that SIGKILL would not reach, so the kill would miss the ticking process and orphan it.
+    const args = ['--import', 'tsx', CHILD, dbFile, logFile, ...(opts.ticks ? ['--ticks', String(opts.ticks)] : [])];
+    const child = spawn(process.execPath, args, { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.on('data', (d: Buffer) => {
@@ -35,7 +40,7 @@ describe('scheduler crash safety', () => {
     const dbFile = path.join(dir, 'fleet.db');
     const logFile = path.join(dir, 'provider.log');
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     let killed = 0;
     for (let i = 0; i < KILLS; i++) {
       const r = await runChild(dbFile, logFile, { killAfterMs: Math.floor(rand() * 400) });
@@ -66,7 +71,11 @@ describe('scheduler crash safety', () => {
     const cancels = records.filter((r) => r.op === 'cancel');
     const live = triggers.map((tr) => {
       const cancel = cancels.find((c) => c.cluster === tr.cluster && c.version === tr.version && Date.parse(c.at) < Date.parse(tr.nextRun));
-      return { cluster: tr.cluster, from: Date.parse(tr.at), to: cancel ? Date.parse(cancel.at) : Date.parse(tr.nextRun) + CRASH_DURATION_MS };
+      return {
+        cluster: tr.cluster,
+        from: Date.parse(tr.at),
+        to: cancel ? Date.parse(cancel.at) : Date.parse(tr.nextRun) + CRASH_DURATION_MS,
+      };
     });
     const mutexesOf = new Map(CRASH_FLEET.clusters.map((c) => [c.name, c.mutexes ?? []]));
     for (let a = 0; a < live.length; a++) {
@@ -84,7 +93,13 @@ describe('scheduler crash safety', () => {
 
     // 3. every decision references an existing tick; 4. no intent left pending
     const db = openDatabase(dbFile);
-    const tickIds = new Set(db.select({ id: t.schedulerTicks.id }).from(t.schedulerTicks).all().map((r) => r.id));
+    const tickIds = new Set(
+      db
+        .select({ id: t.schedulerTicks.id })
+        .from(t.schedulerTicks)
+        .all()
+        .map((r) => r.id),
+    );
     const decisions = db.select().from(t.decisions).all();
     expect(decisions.length).toBeGreaterThan(0);
     for (const d of decisions) expect(d.tickId !== null && tickIds.has(d.tickId), `decision ${d.id} has no tick`).toBe(true);
@@ -93,7 +108,11 @@ describe('scheduler crash safety', () => {
     // every trigger the provider saw belongs to a done intent with the same key
     const doneKeys = new Set(intents.filter((i) => i.status === 'done').map((i) => i.idempotencyKey));
     for (const tr of triggers) expect(doneKeys.has(tr.key), `trigger ${tr.key} not marked done`).toBe(true);
-    const interrupted = db.select().from(t.schedulerTicks).all().filter((r) => r.error?.startsWith('interrupted'));
+    const interrupted = db
+      .select()
+      .from(t.schedulerTicks)
+      .all()
+      .filter((r) => r.error?.startsWith('interrupted'));
     expect(interrupted.length).toBeGreaterThan(0);
     db.$client.close();
     fs.rmSync(dir, { recursive: true, force: true });

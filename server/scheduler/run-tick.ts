@@ -186,8 +186,8 @@ function upgradeStateOf(cu: ProviderUpgrade | null, previous: string, failedNow:
   return previous === 'failed' ? 'failed' : 'idle';
 }
 
-/** Stores the snapshot; returns the lifecycle transitions it implies. */
-function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSnapshot[]): void {
+/** Stores the snapshot and records the lifecycle transitions it implies; returns what it wrote. */
+function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSnapshot[]): { updates: SnapshotUpdate[]; inserted: number } {
   const byExternal = new Map(states.map((s) => [s.externalId, s]));
   const byName = new Map(states.map((s) => [s.name, s]));
   const updates: SnapshotUpdate[] = [];
@@ -226,6 +226,16 @@ function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSn
     }
     writeSnapshots(ctx.db, ctx.organizationId, updates, inserts, ctx.now);
   })();
+  return { updates, inserted: inserts.length };
+}
+
+/** The cluster states after `updates` were written, without reading 10k rows back. */
+function withSnapshotUpdates(states: StoredClusterState[], updates: SnapshotUpdate[]): StoredClusterState[] {
+  const byId = new Map(updates.map((u) => [u.id, u]));
+  return states.map((s) => {
+    const u = byId.get(s.id);
+    return u ? { ...s, version: u.version, currentUpgrade: u.currentUpgrade, upgradeState: u.upgradeState, healthy: u.healthy, healthIssues: u.healthIssues } : s;
+  });
 }
 
 function sameDecision(d: GatedDecision, s: StoredClusterState | undefined, nextRunMs: number | null): boolean {
@@ -289,8 +299,9 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     }
 
     // 4. store the snapshot
-    storeSnapshots(ctx, states, snaps);
-    states = loadClusterStates(db, org.id);
+    const stored = storeSnapshots(ctx, states, snaps);
+    // New clusters need their ids and positions from the database; otherwise apply the writes.
+    states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withSnapshotUpdates(states, stored.updates);
     const statesByName = new Map(states.map((s) => [s.name, s]));
 
     // 5. decide
