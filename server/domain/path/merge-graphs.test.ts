@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeGraphs } from './merge-graphs';
+import { createRng } from '@/server/domain/random';
 import { makeParsed } from './test-builders';
 
 describe('mergeGraphs', () => {
@@ -52,5 +53,18 @@ describe('mergeGraphs', () => {
     const b = makeParsed({ nodes: ['4.6.15'] });
     const withPair = { ...a, conditionalPairs: [{ from: '4.6.15', to: '4.7.4', risks: [] }] };
     expect(mergeGraphs([withPair, b]).edges).toMatchObject([{ from: '4.6.15', to: '4.7.4', conditional: true }]);
+  });
+
+  it('keeps every distinct pair once, in order of first appearance, on a large graph with repeats', () => {
+    const rnd = createRng(3);
+    const versions = Array.from({ length: 400 }, (_, i) => `4.${i % 9}.${i}`);
+    const randomPairs = (count: number) =>
+      Array.from({ length: count }, () => [versions[Math.floor(rnd() * 400)]!, versions[Math.floor(rnd() * 400)]!] as [string, string]);
+    const first = randomPairs(3000);
+    const second = [...randomPairs(1000), ...first.slice(0, 500)];
+    const a = makeParsed({ nodes: versions, edges: first });
+    const b = makeParsed({ nodes: [...versions].reverse(), edges: second });
+    const expected = [...new Set([...first, ...second].map(([x, y]) => `${x}>${y}`))];
+    expect(mergeGraphs([a, b]).edges.map((e) => `${e.from}>${e.to}`)).toEqual(expected);
   });
 });

@@ -8,12 +8,50 @@ interface NodeAcc {
   hasChannelMetadata: boolean;
 }
 
-interface EdgeAcc {
-  from: number;
-  to: number;
-  conditional: boolean;
-  risks: Risk[];
-  riskNames: Set<string> | null;
+const NO_RISKS: readonly Risk[] = Object.freeze([]);
+
+/**
+ * The merged edges while they are collected, one slot per distinct (from, to) pair in order of
+ * first appearance, found again through an open-addressing hash table. Typed arrays instead of a
+ * Map and an object per edge: on a large graph (80k edges) those made merging the largest part of
+ * loading it, most of that in the garbage collector.
+ */
+class EdgeTable {
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+  readonly conditional: Uint8Array;
+  /** Risks and the names already taken, for conditional pairs only (by slot). */
+  readonly risks = new Map<number, { list: Risk[]; names: Set<string> }>();
+  count = 0;
+  private readonly slots: Int32Array;
+  private readonly slotBits: number;
+
+  constructor(maxEdges: number) {
+    this.from = new Int32Array(maxEdges);
+    this.to = new Int32Array(maxEdges);
+    this.conditional = new Uint8Array(maxEdges);
+    // At most half full, so probe runs stay short.
+    this.slotBits = Math.max(4, 32 - Math.clz32(maxEdges * 2));
+    this.slots = new Int32Array(1 << this.slotBits).fill(-1);
+  }
+
+  /** The edge number of the pair, added when new. */
+  edgeFor(from: number, to: number): number {
+    const mask = (1 << this.slotBits) - 1;
+    // Multiplicative hashing of both ends; the high bits are the well-mixed ones.
+    let slot = Math.imul(Math.imul(from, 0x9e3779b1) ^ to, 0x85ebca6b) >>> (32 - this.slotBits);
+    for (;;) {
+      const edge = this.slots[slot] as number;
+      if (edge === -1) break;
+      if (this.from[edge] === from && this.to[edge] === to) return edge;
+      slot = (slot + 1) & mask;
+    }
+    const edge = this.count++;
+    this.slots[slot] = edge;
+    this.from[edge] = from;
+    this.to[edge] = to;
+    return edge;
+  }
 }
 
 /**
@@ -53,36 +91,25 @@ export function mergeGraphs(graphs: readonly ParsedGraph[]): MergedGraph {
     localIds.push(local);
   }
 
-  const n = nodes.length;
-  const edgeIndex = new Map<number, number>();
-  const edges: EdgeAcc[] = [];
-  const edgeFor = (from: number, to: number): EdgeAcc => {
-    const key = from * n + to;
-    let idx = edgeIndex.get(key);
-    if (idx === undefined) {
-      idx = edges.length;
-      edgeIndex.set(key, idx);
-      edges.push({ from, to, conditional: false, risks: [], riskNames: null });
-    }
-    return edges[idx] as EdgeAcc;
-  };
-
+  const maxEdges = graphs.reduce((sum, g) => sum + g.edges.length + g.conditionalPairs.length, 0);
+  const table = new EdgeTable(maxEdges);
   graphs.forEach((g, gi) => {
     const local = localIds[gi] as Int32Array;
-    for (const [a, b] of g.edges) edgeFor(local[a] as number, local[b] as number);
+    for (const edge of g.edges) table.edgeFor(local[edge[0]] as number, local[edge[1]] as number);
   });
   for (const g of graphs) {
     for (const pair of g.conditionalPairs) {
       const from = ids.get(pair.from);
       const to = ids.get(pair.to);
       if (from === undefined || to === undefined) continue;
-      const e = edgeFor(from, to);
-      e.conditional = true;
-      e.riskNames ??= new Set();
+      const edge = table.edgeFor(from, to);
+      table.conditional[edge] = 1;
+      let risks = table.risks.get(edge);
+      if (!risks) table.risks.set(edge, (risks = { list: [], names: new Set() }));
       for (const r of pair.risks) {
-        if (e.riskNames.has(r.name)) continue;
-        e.riskNames.add(r.name);
-        e.risks.push(r);
+        if (risks.names.has(r.name)) continue;
+        risks.names.add(r.name);
+        risks.list.push(r);
       }
     }
   }
@@ -93,11 +120,14 @@ export function mergeGraphs(graphs: readonly ParsedGraph[]): MergedGraph {
     channels: a.channels,
     hasChannelMetadata: a.hasChannelMetadata,
   }));
-  const mergedEdges: MergedEdge[] = edges.map((e) => ({
-    from: (nodes[e.from] as NodeAcc).version,
-    to: (nodes[e.to] as NodeAcc).version,
-    conditional: e.conditional,
-    risks: e.risks,
-  }));
+  const mergedEdges = new Array<MergedEdge>(table.count);
+  for (let e = 0; e < table.count; e++) {
+    mergedEdges[e] = {
+      from: (nodes[table.from[e] as number] as NodeAcc).version,
+      to: (nodes[table.to[e] as number] as NodeAcc).version,
+      conditional: table.conditional[e] === 1,
+      risks: table.risks.get(e)?.list ?? NO_RISKS,
+    };
+  }
   return { sources: graphs.map((g) => g.source), nodes: mergedNodes, edges: mergedEdges };
 }

@@ -1,8 +1,139 @@
-import { channelMask, edgeRisks, type GraphIndex } from './update-graph-index';
+import { canReach } from './reachability';
+import { channelMask, channelMaskBits, edgeRisks, type GraphIndex, type NodeBits } from './update-graph-index';
 import { normalizeVersion } from './version';
 import type { HopRisks, NoPathReason, PathAnswer, PathNotFound, PathQuery } from './types';
 
 const UNSEEN = -1;
+
+/**
+ * Scratch arrays of the search, reused by every query instead of fresh arrays per query (which
+ * made the garbage collector a visible share of query time on large graphs). Safe because a search
+ * is synchronous and never nested; grown to the largest graph seen.
+ */
+interface SearchBuffers {
+  /** Hops to the target, UNSEEN when not (yet) known. */
+  readonly dist: Int32Array;
+  /** Fewest conditional hops among the shortest ways to the target. */
+  readonly condHops: Int32Array;
+  /** Nodes in the order found: one level after another, each by ascending `condHops`. */
+  readonly queue: Int32Array;
+  /** Nodes the search may use: reachable from the source, in the channel. */
+  readonly allowed: NodeBits;
+  readonly found: NodeBits;
+  /** Predecessors gathered for the next level; all zero between uses. */
+  readonly gathered: NodeBits;
+}
+
+function makeSearchBuffers(size: number): SearchBuffers {
+  const words = (size + 31) >>> 5;
+  return {
+    dist: new Int32Array(size),
+    condHops: new Int32Array(size),
+    queue: new Int32Array(size),
+    allowed: new Int32Array(words),
+    found: new Int32Array(words),
+    gathered: new Int32Array(words),
+  };
+}
+
+let searchBuffers = makeSearchBuffers(0);
+
+function buffersFor(size: number): SearchBuffers {
+  if (searchBuffers.dist.length < size) searchBuffers = makeSearchBuffers(size);
+  return searchBuffers;
+}
+
+/**
+ * Breadth-first search *backwards* from the target, one whole level at a time, over bit words:
+ * fills `dist` (hops to the target) and `condHops` (fewest conditional hops among those shortest
+ * ways) for every node of the levels before the source's, and the source's own. Returns whether the
+ * source was found.
+ *
+ * A level is expanded by or-ing the predecessor words of its nodes (`PredecessorBits`) and keeping
+ * the allowed nodes not found before, so the cost goes with the words touched rather than with the
+ * edges (on the 3000-node benchmark graph about five times faster than a step per edge). To get
+ * `condHops` right without looking at single edges, the level is kept sorted by `condHops`, and the
+ * next level is taken count by count, lowest first: nodes behind an unconditional edge of a node
+ * with count k, or behind a conditional edge of a node with count k - 1, get count k unless a lower
+ * count already claimed them. It stops as soon as the source is found: every node nearer to the
+ * target is final by then, and the source's count is final because counts come lowest first.
+ */
+function searchBackwards(
+  index: GraphIndex,
+  source: number,
+  target: number,
+  allowedNodes: NodeBits,
+  allowConditional: boolean,
+  buffers: SearchBuffers,
+): boolean {
+  const n = index.size;
+  const words = (n + 31) >>> 5;
+  const { dist, condHops, queue, found, gathered } = buffers;
+  dist.fill(UNSEEN, 0, n);
+  found.fill(0, 0, words);
+  gathered.fill(0, 0, words);
+  const unconditional = index.unconditionalPredecessors;
+  const conditional = index.conditionalPredecessors;
+
+  dist[target] = 0;
+  condHops[target] = 0;
+  found[target >>> 5]! |= 1 << (target & 31);
+  queue[0] = target;
+  let levelStart = 0;
+  let levelEnd = 1;
+  let tail = 1;
+  for (let level = 1; levelStart < levelEnd; level++) {
+    // Next level nodes whose predecessors are still to gather, over each kind of edge.
+    let viaUnconditional = levelStart;
+    let viaConditional = allowConditional ? levelStart : levelEnd;
+    while (viaUnconditional < levelEnd || viaConditional < levelEnd) {
+      const nextUnconditional = viaUnconditional < levelEnd ? (condHops[queue[viaUnconditional] as number] as number) : Infinity;
+      const nextConditional = viaConditional < levelEnd ? (condHops[queue[viaConditional] as number] as number) + 1 : Infinity;
+      const count = Math.min(nextUnconditional, nextConditional);
+      let lowWord = words;
+      let highWord = -1;
+      for (; viaUnconditional < levelEnd; viaUnconditional++) {
+        const v = queue[viaUnconditional] as number;
+        if (condHops[v] !== count) break;
+        const from = unconditional.start[v] as number;
+        const to = unconditional.start[v + 1] as number;
+        if (from === to) continue;
+        for (let k = from; k < to; k++) gathered[unconditional.wordAt[k] as number]! |= unconditional.bits[k] as number;
+        lowWord = Math.min(lowWord, unconditional.wordAt[from] as number);
+        highWord = Math.max(highWord, unconditional.wordAt[to - 1] as number);
+      }
+      for (; viaConditional < levelEnd; viaConditional++) {
+        const v = queue[viaConditional] as number;
+        if ((condHops[v] as number) + 1 !== count) break;
+        const from = conditional.start[v] as number;
+        const to = conditional.start[v + 1] as number;
+        if (from === to) continue;
+        for (let k = from; k < to; k++) gathered[conditional.wordAt[k] as number]! |= conditional.bits[k] as number;
+        lowWord = Math.min(lowWord, conditional.wordAt[from] as number);
+        highWord = Math.max(highWord, conditional.wordAt[to - 1] as number);
+      }
+      for (let w = lowWord; w <= highWord; w++) {
+        let fresh = (gathered[w] as number) & (allowedNodes[w] as number) & ~(found[w] as number);
+        gathered[w] = 0;
+        if (fresh === 0) continue;
+        found[w]! |= fresh;
+        // Ascending ids within a count: the order of the level only has to follow the counts.
+        do {
+          const lowest = fresh & -fresh;
+          fresh ^= lowest;
+          const p = (w << 5) | (31 - Math.clz32(lowest));
+          dist[p] = level;
+          condHops[p] = count;
+          queue[tail++] = p;
+        } while (fresh !== 0);
+      }
+      if (dist[source] !== UNSEEN) return true;
+    }
+    levelStart = levelEnd;
+    levelEnd = tail;
+  }
+  return false;
+}
 
 /**
  * Shortest path by ids over the allowed edges, or null.
@@ -11,57 +142,39 @@ const UNSEEN = -1;
  * fewest conditional hops; among the paths left, the highest first intermediate version, then the
  * highest second, and so on (what a BFS visiting successors in descending SemVer order finds).
  *
- * Method: a breadth-first search *backwards* from the target gives each node its distance to the
- * target and the fewest conditional hops among its shortest paths; it stops once the source is
- * dequeued (every node one hop nearer is final by then). A forward walk from the source then takes,
- * at each step, the highest-version successor that keeps both numbers optimal. Cycles are harmless:
- * each node is enqueued once.
+ * Method: a breadth-first search backwards from the target (`searchBackwards`) gives each node its
+ * distance to the target and the fewest conditional hops among its shortest paths. A forward walk
+ * from the source then takes, at each step, the highest-version successor that keeps both numbers
+ * optimal. Cycles are harmless: each node is found once.
+ *
+ * The index's reachability closure (over every edge, ignoring channels: a superset of what this
+ * search may walk) answers most "no path at all" queries without searching, and keeps the search to
+ * nodes the source can reach: a node outside that set, and so every predecessor of it, can be on no
+ * path from the source, so leaving them out changes no number that the forward walk reads.
  */
 function shortestPath(
   index: GraphIndex,
   source: number,
   target: number,
-  mask: Uint8Array | null,
+  channelBits: NodeBits | null,
   allowConditional: boolean,
 ): number[] | null {
   if (source === target) return [source];
-  const n = index.size;
-  const dist = new Int32Array(n).fill(UNSEEN);
-  const condHops = new Int32Array(n);
-  const queue = new Int32Array(n);
-  const { inStart, inList, outStart, outList } = index;
-  let head = 0;
-  let tail = 0;
-  dist[target] = 0;
-  queue[tail++] = target;
-  let found = false;
-  while (head < tail) {
-    const v = queue[head++] as number;
-    if (v === source) {
-      found = true;
-      break;
-    }
-    const dv = (dist[v] as number) + 1;
-    const cv = condHops[v] as number;
-    const end = inStart[v + 1] as number;
-    for (let k = inStart[v] as number; k < end; k++) {
-      const entry = inList[k] as number;
-      const c = entry & 1;
-      if (c === 1 && !allowConditional) continue;
-      const p = entry >> 1;
-      if (mask !== null && mask[p] === 0) continue;
-      const dp = dist[p] as number;
-      if (dp === UNSEEN) {
-        dist[p] = dv;
-        condHops[p] = cv + c;
-        queue[tail++] = p;
-      } else if (dp === dv && cv + c < (condHops[p] as number)) {
-        condHops[p] = cv + c;
-      }
-    }
-  }
-  if (!found) return null;
+  const reach = index.reachable;
+  if (reach !== null && !canReach(reach, source, target)) return null;
 
+  const buffers = buffersFor(index.size);
+  const { dist, condHops, allowed } = buffers;
+  const words = (index.size + 31) >>> 5;
+  const reachRow = reach === null ? -1 : (reach.componentOf[source] as number) * reach.words;
+  for (let w = 0; w < words; w++) {
+    const reachable = reach === null ? -1 : (reach.rows[reachRow + w] as number);
+    allowed[w] = channelBits === null ? reachable : reachable & (channelBits[w] as number);
+  }
+  if (!searchBackwards(index, source, target, allowed, allowConditional, buffers)) return null;
+
+  // Only allowed nodes (in the channel) get a distance, so the walk needs no channel test.
+  const { outStart, outList } = index;
   const path = [source];
   let v = source;
   while (v !== target) {
@@ -75,7 +188,7 @@ function shortestPath(
       if (c === 1 && !allowConditional) continue;
       const w = entry >> 1;
       // Successors are sorted by descending version: the first that fits is the highest.
-      if (dist[w] === want && (condHops[w] as number) + c === wantCond && (mask === null || mask[w] === 1)) {
+      if (dist[w] === want && (condHops[w] as number) + c === wantCond) {
         next = w;
         break;
       }
@@ -133,6 +246,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
   const from = normalizeVersion(query.from) ?? query.from;
   const rawTo = query.to ?? null;
   const mask = channelMask(index, channel);
+  const channelBits = channelMaskBits(index, channel);
   const inGraph = (id: number | undefined): id is number => id !== undefined && (mask === null || mask[id] === 1);
 
   const sourceId = index.idOf.get(from);
@@ -163,7 +277,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
     return noPath('TARGET_NOT_IN_CHANNEL', `${to ?? 'The target'} is not in ${where}.${chans}`);
   }
 
-  const ids = shortestPath(index, sourceId, targetId, mask, query.allowConditional);
+  const ids = shortestPath(index, sourceId, targetId, channelBits, query.allowConditional);
   if (ids) {
     const path = ids.map((id) => index.versions[id] as string);
     return {
@@ -177,7 +291,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
     };
   }
   if (!query.allowConditional) {
-    const condIds = shortestPath(index, sourceId, targetId, mask, true);
+    const condIds = shortestPath(index, sourceId, targetId, channelBits, true);
     if (condIds) {
       const risks = hopRisks(index, condIds);
       const names = [...new Set(risks.flatMap((h) => h.risks.map((r) => r.name)))];

@@ -1,9 +1,28 @@
+import { buildReachability, REACHABILITY_MAX_NODES, type Reachability } from './reachability';
 import { compareParsedVersions, parseVersion, type ParsedVersion } from './version';
 import type { MergedGraph, Risk } from './types';
 
 /**
+ * A node set or part of one as 32-bit words: node `v` is bit `v & 31` of word `v >>> 5`. Searches
+ * work on whole words, 32 nodes per operation.
+ */
+export type NodeBits = Int32Array;
+
+/**
+ * The predecessors of every node as sparse bit words, so that a breadth-first search can gather a
+ * whole level's predecessors with a few word ORs instead of one step per edge. Node `v`'s
+ * predecessors are the words `bits[start[v] .. start[v + 1])`, at word positions `wordAt[..]`
+ * (ascending). At most one word per edge, so never larger than the edge lists.
+ */
+export interface PredecessorBits {
+  readonly start: Int32Array;
+  readonly wordAt: Int32Array;
+  readonly bits: Int32Array;
+}
+
+/**
  * A merged graph prepared for fast queries. Build it once per graph set (`buildGraphIndex`) and
- * reuse it: each `solveUpgradePath` call is then a bounded breadth-first search over typed arrays.
+ * reuse it: each `solveUpgradePath` call is then a bounded breadth-first search over bit words.
  *
  * Invariants:
  * - node ids are ranks in *descending* SemVer order (0 = highest version), so "prefer the higher
@@ -31,10 +50,26 @@ export interface GraphIndex {
   readonly risks: ReadonlyMap<number, readonly Risk[]>;
   /** Membership bitmap per channel name. */
   readonly channelMembers: ReadonlyMap<string, Uint8Array>;
+  /** The same sets as bit words (`NodeBits`), for searches. */
+  readonly channelBits: ReadonlyMap<string, NodeBits>;
   /** Whether any node carries channel metadata; without it `--channel` filters nothing. */
   readonly hasChannelMetadata: boolean;
   /** Names of the source documents, for messages. */
   readonly sources: readonly string[];
+  /**
+   * What each node can reach over every edge, conditional ones included, ignoring channels; null
+   * for graphs too large to afford it. Nothing outside it can be on any path from that node.
+   */
+  readonly reachable: Reachability | null;
+  /** Predecessors over unconditional edges. */
+  readonly unconditionalPredecessors: PredecessorBits;
+  /** Predecessors over conditional edges (only those). */
+  readonly conditionalPredecessors: PredecessorBits;
+}
+
+export interface BuildGraphIndexOptions {
+  /** Largest graph for which `reachable` is built (tests lower it to exercise the fallback). */
+  readonly maxReachabilityNodes?: number;
 }
 
 function buildCsr(n: number, from: Int32Array, to: Int32Array, cond: Uint8Array, count: number) {
@@ -55,11 +90,39 @@ function buildCsr(n: number, from: Int32Array, to: Int32Array, cond: Uint8Array,
   return { start, list };
 }
 
+function buildPredecessorBits(n: number, inStart: Int32Array, inList: Int32Array, conditional: 0 | 1): PredecessorBits {
+  const start = new Int32Array(n + 1);
+  const wordAt = new Int32Array(inList.length);
+  const bits = new Int32Array(inList.length);
+  let used = 0;
+  for (let v = 0; v < n; v++) {
+    start[v] = used;
+    let lastWord = -1;
+    // Predecessors come by ascending id, so the words come in order and each is opened once.
+    for (let k = inStart[v] as number; k < (inStart[v + 1] as number); k++) {
+      const entry = inList[k] as number;
+      if ((entry & 1) !== conditional) continue;
+      const p = entry >> 1;
+      const word = p >>> 5;
+      if (word !== lastWord) {
+        wordAt[used] = word;
+        used++;
+        lastWord = word;
+      }
+      bits[used - 1]! |= 1 << (p & 31);
+    }
+  }
+  start[n] = used;
+  return { start, wordAt: wordAt.slice(0, used), bits: bits.slice(0, used) };
+}
+
 /**
- * Prepares a merged graph for queries: sorts versions, builds forward and reverse adjacency and
- * per-channel node sets. O((V + E) log) once; the result is shared by every query on that graph set.
+ * Prepares a merged graph for queries: sorts versions, builds forward and reverse adjacency,
+ * predecessor bit words, per-channel node sets and the reachability closure. About O((V + E) log)
+ * once (see `buildReachability` for its bound); the result is shared by every query on that graph
+ * set.
  */
-export function buildGraphIndex(merged: MergedGraph): GraphIndex {
+export function buildGraphIndex(merged: MergedGraph, options: BuildGraphIndexOptions = {}): GraphIndex {
   const m = merged.nodes.length;
   const parsedByMerged = merged.nodes.map((node) => {
     const p = parseVersion(node.version);
@@ -77,6 +140,8 @@ export function buildGraphIndex(merged: MergedGraph): GraphIndex {
   const channels: (readonly string[])[] = [];
   const idOf = new Map<string, number>();
   const channelMembers = new Map<string, Uint8Array>();
+  const channelBits = new Map<string, NodeBits>();
+  const words = (m + 31) >>> 5;
   let hasChannelMetadata = false;
   order.forEach((mergedId, rank) => {
     const node = merged.nodes[mergedId]!;
@@ -87,9 +152,14 @@ export function buildGraphIndex(merged: MergedGraph): GraphIndex {
     idOf.set(node.version, rank);
     hasChannelMetadata ||= node.hasChannelMetadata;
     for (const c of node.channels) {
-      let bits = channelMembers.get(c);
-      if (!bits) channelMembers.set(c, (bits = new Uint8Array(m)));
-      bits[rank] = 1;
+      let members = channelMembers.get(c);
+      let memberBits = channelBits.get(c);
+      if (!members || !memberBits) {
+        channelMembers.set(c, (members = new Uint8Array(m)));
+        channelBits.set(c, (memberBits = new Int32Array(words)));
+      }
+      members[rank] = 1;
+      memberBits[rank >>> 5]! |= 1 << (rank & 31);
     }
   });
 
@@ -111,6 +181,7 @@ export function buildGraphIndex(merged: MergedGraph): GraphIndex {
   }
   const out = buildCsr(m, from, to, cond, count);
   const inn = buildCsr(m, to, from, cond, count);
+  const maxReachabilityNodes = options.maxReachabilityNodes ?? REACHABILITY_MAX_NODES;
   return {
     size: m,
     edgeCount: count,
@@ -125,8 +196,12 @@ export function buildGraphIndex(merged: MergedGraph): GraphIndex {
     inList: inn.list,
     risks,
     channelMembers,
+    channelBits,
     hasChannelMetadata,
     sources: merged.sources,
+    reachable: buildReachability(m, out.start, out.list, maxReachabilityNodes),
+    unconditionalPredecessors: buildPredecessorBits(m, inn.start, inn.list, 0),
+    conditionalPredecessors: buildPredecessorBits(m, inn.start, inn.list, 1),
   };
 }
 
@@ -134,6 +209,12 @@ export function buildGraphIndex(merged: MergedGraph): GraphIndex {
 export function channelMask(index: GraphIndex, channel: string | null | undefined): Uint8Array | null {
   if (!channel || !index.hasChannelMetadata) return null;
   return index.channelMembers.get(channel) ?? new Uint8Array(index.size);
+}
+
+/** `channelMask` as bit words (`NodeBits`). */
+export function channelMaskBits(index: GraphIndex, channel: string | null | undefined): NodeBits | null {
+  if (!channel || !index.hasChannelMetadata) return null;
+  return index.channelBits.get(channel) ?? new Int32Array((index.size + 31) >>> 5);
 }
 
 /** Risks of the edge from → to (ids), empty for an unconditional edge. */
