@@ -15,7 +15,6 @@ const QUERIES = 1_000;
 const LOAD_TARGET_MS = 300;
 const P99_TARGET_MS = 2;
 
-
 function percentile(sorted: readonly number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i] ?? NaN;

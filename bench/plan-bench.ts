@@ -12,7 +12,6 @@ const VERSIONS = 30;
 const RUNS = 7;
 const NOW = '2024-03-12T09:30:00Z';
 
-
 const SCHEDULES: unknown[] = [
   '* * * * *',
   '*/15 * * * *',

@@ -70,7 +70,8 @@ async function main(): Promise<void> {
   const clustersAt = argv.indexOf('--clusters');
   let scale: number;
   try {
-    scale = demoScale(clustersAt >= 0 ? (argv[clustersAt + 1] ?? 'nothing') : undefined);
+    if (clustersAt >= 0 && argv[clustersAt + 1] === undefined) throw new Error('--clusters needs a number of clusters');
+    scale = demoScale(clustersAt >= 0 ? argv[clustersAt + 1] : undefined);
   } catch (err) {
     console.error(`fleetplan: ${(err as Error).message}`);
     process.exitCode = 2;

@@ -4,9 +4,6 @@ import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 
 export type SectorDeps = { name: string; dependencies: string[] };
 
-/** Longest dependency chain above each sector (0 = none); cycles are cut where met. */
-export const layerDepths = (list: readonly SectorDeps[]): Map<string, number> => computeSectorDepths(list);
-
 /**
  * The cycle that making `dependent` depend on `dependency` would close, as a path of sector
  * names from `dependency` back to itself (e.g. [dev, stage, dev]), or null when it is safe.
@@ -38,7 +35,7 @@ export function layoutLayers(
   heightOf: (name: string) => number,
   opts: { columnWidth: number; gap: number },
 ): Map<string, { x: number; y: number }> {
-  const depth = layerDepths(list);
+  const depth = computeSectorDepths(list);
   const columns = new Map<number, string[]>();
   for (const s of list) {
     const d = depth.get(s.name) ?? 0;

@@ -10,8 +10,6 @@
 import semver from 'semver';
 import { createRng } from '@/server/domain/random';
 
-export { createRng };
-
 export interface DemoGraphNode {
   version: string;
   payload: string;
@@ -202,6 +200,8 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   /** per cluster: [fromMs, version] segments for soak integration */
   const segments = new Map<string, { from: number; to: number; version: string }[]>();
   const workloadsOf = new Map<string, string[]>();
+  /** clusters by their name with the demo's two-digit numbering (`hive-prod-07`), at any scale */
+  const byDemoName = new Map<string, DemoCluster>();
 
   let serial = 0;
   for (const kind of CLUSTER_KINDS) {
@@ -210,7 +210,8 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       const digits = Math.max(2, String(count).length);
       for (let i = 1; i <= count; i++) {
         serial++;
-        const name = `${kind.prefix}-${sector.name.replace(/^hive-/, '').replace('integration', 'int').replace('production', 'prod')}-${String(i).padStart(digits, '0')}`;
+        const stem = `${kind.prefix}-${sector.name.replace(/^hive-/, '').replace('integration', 'int').replace('production', 'prod')}`;
+        const name = `${stem}-${String(i).padStart(digits, '0')}`;
         // telemeter stays on 4.12 (stable-4.12) in stage/prod: a second minor in the fleet
         const legacy = kind.prefix === 'telemeter' && sector.name !== 'dev';
         const channel = legacy ? 'stable-4.12' : pick(['stable-4.13', 'stable-4.13', 'fast-4.13']);
@@ -259,7 +260,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
           },
         };
         workloadsOf.set(name, kind.workloads);
-        clusters.push({
+        const cluster: DemoCluster = {
           name,
           externalId: `sim-${(0x1f00 + serial * 7919).toString(16)}`,
           region: pick(sector.regions),
@@ -271,7 +272,9 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
           healthIssues: [],
           upgradePolicy: policy,
           currentUpgrade: null,
-        });
+        };
+        clusters.push(cluster);
+        byDemoName.set(`${stem}-${String(i).padStart(2, '0')}`, cluster);
       }
     }
   }
@@ -296,22 +299,15 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   }
 
   const byName = new Map(clusters.map((c) => [c.name, c]));
-  // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (names of the
-  // 56-cluster demo; a scaled fleet pads the numbers wider).
-  const demoName = (name: string): string => {
-    for (let width = 2; width <= 6; width++) {
-      const padded = name.replace(/-(\d+)$/, (_, n: string) => `-${n.padStart(width, '0')}`);
-      if (byName.has(padded)) return padded;
-    }
-    return name;
-  };
+  // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (named as in the
+  // 56-cluster demo; a scaled fleet pads the numbers wider, `byDemoName` finds them).
   const unhealthy: [string, string][] = [
     ['quay-stage-02', 'ClusterOperator image-registry Degraded: storage backend unreachable'],
     ['ocm-prod-blue-03', 'critical alert KubeAPIErrorBudgetBurn firing'],
     ['hive-prod-07', 'ClusterOperator machine-config Degraded: pool worker has 1 degraded machine'],
   ];
   for (const [name, issue] of unhealthy) {
-    const c = byName.get(demoName(name));
+    const c = byDemoName.get(name);
     if (c) {
       c.healthy = false;
       c.healthIssues = [issue];
@@ -324,7 +320,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
     ['quay-dev-02', 'scheduled', 0],
   ];
   for (const [name, state, progress] of midUpgrade) {
-    const c = byName.get(demoName(name));
+    const c = byDemoName.get(name);
     const target = c?.availableUpgrades[c.availableUpgrades.length - 1];
     if (!c || !target) continue;
     const nextRun = state === 'started' ? new Date(nowMs - progress * 90 * 60_000) : new Date(nowMs + 45 * 60_000);
@@ -341,7 +337,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   const soak = new Map<string, { version: string; workload: string; soakDays: number; reporting: Set<string>; firstSeenAt: number }>();
   const soakSamples: DemoFleet['soakSamples'] = [];
   const unhealthySince = nowMs - 2 * DAY_MS;
-  const unhealthyNames = new Set(unhealthy.map(([n]) => demoName(n)));
+  const unhealthyNames = new Set(unhealthy.flatMap(([n]) => byDemoName.get(n)?.name ?? []));
   for (let day = 0; day <= HISTORY_DAYS; day++) {
     const dayEnd = Math.min(start + day * DAY_MS, nowMs);
     const dayStart = dayEnd - DAY_MS;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/db/seed';
-import { computeSectorDepths, createSectorService } from './sector-service';
+import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
@@ -78,20 +78,5 @@ describe('sector service on the demo fleet', () => {
       const days = (Date.parse(t.eta!) - NOW.getTime()) / 86_400_000;
       expect(days).toBeCloseTo((t.soakDays - series.soakDays) / series.ratePerDay, 3);
     }
-  });
-});
-
-describe('computeSectorDepths', () => {
-  it('uses the longest chain', () => {
-    const d = computeSectorDepths([
-      { name: 'a', dependencies: [] },
-      { name: 'b', dependencies: ['a'] },
-      { name: 'c', dependencies: ['a', 'b'] },
-    ]);
-    expect([...d]).toEqual([
-      ['a', 0],
-      ['b', 1],
-      ['c', 2],
-    ]);
   });
 });

@@ -43,8 +43,6 @@ export interface SectorsOverview {
   sectors: SectorSummary[];
 }
 
-export { computeSectorDepths };
-
 export function createSectorService(db: Db) {
   return {
     overview(): SectorsOverview {

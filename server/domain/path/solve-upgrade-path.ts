@@ -1,5 +1,5 @@
 import { canReach } from './reachability';
-import { channelMask, channelMaskBits, edgeRisks, type GraphIndex, type NodeBits } from './update-graph-index';
+import { channelMask, channelMaskBits, edgeRisks, type GraphIndex, type NodeBits, type PredecessorBits } from './update-graph-index';
 import { normalizeVersion } from './version';
 import type { HopRisks, NoPathReason, PathAnswer, PathNotFound, PathQuery } from './types';
 
@@ -22,6 +22,8 @@ interface SearchBuffers {
   readonly found: NodeBits;
   /** Predecessors gathered for the next level; all zero between uses. */
   readonly gathered: NodeBits;
+  /** Lowest and highest word of `gathered` written since it was last swept. */
+  readonly touched: Int32Array;
 }
 
 function makeSearchBuffers(size: number): SearchBuffers {
@@ -33,6 +35,7 @@ function makeSearchBuffers(size: number): SearchBuffers {
     allowed: new Int32Array(words),
     found: new Int32Array(words),
     gathered: new Int32Array(words),
+    touched: new Int32Array(2),
   };
 }
 
@@ -41,6 +44,26 @@ let searchBuffers = makeSearchBuffers(0);
 function buffersFor(size: number): SearchBuffers {
   if (searchBuffers.dist.length < size) searchBuffers = makeSearchBuffers(size);
   return searchBuffers;
+}
+
+/**
+ * ORs into `gathered` the predecessors (over `edges`) of the level's nodes `queue[at..end)` whose
+ * `condHops + extraHops` is `count`, widening `touched` to the words written; returns the position
+ * of the first node with another count (the level is sorted by `condHops`).
+ */
+function gatherPredecessors(edges: PredecessorBits, at: number, end: number, count: number, extraHops: 0 | 1, buffers: SearchBuffers): number {
+  const { queue, condHops, gathered, touched } = buffers;
+  for (; at < end; at++) {
+    const v = queue[at] as number;
+    if ((condHops[v] as number) + extraHops !== count) break;
+    const from = edges.start[v] as number;
+    const to = edges.start[v + 1] as number;
+    if (from === to) continue;
+    for (let k = from; k < to; k++) gathered[edges.wordAt[k] as number]! |= edges.bits[k] as number;
+    touched[0] = Math.min(touched[0] as number, edges.wordAt[from] as number);
+    touched[1] = Math.max(touched[1] as number, edges.wordAt[to - 1] as number);
+  }
+  return at;
 }
 
 /**
@@ -68,7 +91,7 @@ function searchBackwards(
 ): boolean {
   const n = index.size;
   const words = (n + 31) >>> 5;
-  const { dist, condHops, queue, found, gathered } = buffers;
+  const { dist, condHops, queue, found, gathered, touched } = buffers;
   dist.fill(UNSEEN, 0, n);
   found.fill(0, 0, words);
   gathered.fill(0, 0, words);
@@ -90,29 +113,11 @@ function searchBackwards(
       const nextUnconditional = viaUnconditional < levelEnd ? (condHops[queue[viaUnconditional] as number] as number) : Infinity;
       const nextConditional = viaConditional < levelEnd ? (condHops[queue[viaConditional] as number] as number) + 1 : Infinity;
       const count = Math.min(nextUnconditional, nextConditional);
-      let lowWord = words;
-      let highWord = -1;
-      for (; viaUnconditional < levelEnd; viaUnconditional++) {
-        const v = queue[viaUnconditional] as number;
-        if (condHops[v] !== count) break;
-        const from = unconditional.start[v] as number;
-        const to = unconditional.start[v + 1] as number;
-        if (from === to) continue;
-        for (let k = from; k < to; k++) gathered[unconditional.wordAt[k] as number]! |= unconditional.bits[k] as number;
-        lowWord = Math.min(lowWord, unconditional.wordAt[from] as number);
-        highWord = Math.max(highWord, unconditional.wordAt[to - 1] as number);
-      }
-      for (; viaConditional < levelEnd; viaConditional++) {
-        const v = queue[viaConditional] as number;
-        if ((condHops[v] as number) + 1 !== count) break;
-        const from = conditional.start[v] as number;
-        const to = conditional.start[v + 1] as number;
-        if (from === to) continue;
-        for (let k = from; k < to; k++) gathered[conditional.wordAt[k] as number]! |= conditional.bits[k] as number;
-        lowWord = Math.min(lowWord, conditional.wordAt[from] as number);
-        highWord = Math.max(highWord, conditional.wordAt[to - 1] as number);
-      }
-      for (let w = lowWord; w <= highWord; w++) {
+      touched[0] = words;
+      touched[1] = -1;
+      viaUnconditional = gatherPredecessors(unconditional, viaUnconditional, levelEnd, count, 0, buffers);
+      viaConditional = gatherPredecessors(conditional, viaConditional, levelEnd, count, 1, buffers);
+      for (let w = touched[0] as number; w <= (touched[1] as number); w++) {
         let fresh = (gathered[w] as number) & (allowedNodes[w] as number) & ~(found[w] as number);
         gathered[w] = 0;
         if (fresh === 0) continue;
