@@ -3,13 +3,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/client';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { TokensPanel } from './tokens-panel';
 import { UsersPanel } from './users-panel';
 
 export function AdminView() {
   const trpc = useTRPC();
   const me = useQuery(trpc.auth.me.queryOptions());
-  if (me.isPending) return <LoadingRows rows={4} />;
+  // auth.me is shared with the top bar's user menu (see useHydrated).
+  const hydrated = useHydrated();
+  if (!hydrated || me.isPending) return <LoadingRows rows={4} />;
   if (me.isError) return <ErrorState error={me.error} onRetry={() => void me.refetch()} />;
   if (!me.data) return <ErrorState error={{ message: 'You are not signed in.' }} />;
   return (
