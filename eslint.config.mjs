@@ -5,11 +5,49 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['.next/**', '.next-*/**', 'node_modules/**', 'data/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'db/migrations/**'] },
+  {
+    ignores: [
+      '.next/**',
+      '.next-*/**',
+      'node_modules/**',
+      'data/**',
+      'test-results/**',
+      'playwright-report/**',
+      'next-env.d.ts',
+      'db/migrations/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', Buffer: 'readonly', __dirname: 'readonly', __filename: 'readonly', document: 'readonly', window: 'readonly', structuredClone: 'readonly', Response: 'readonly', Request: 'readonly', Headers: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', navigator: 'readonly', Blob: 'readonly', crypto: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        performance: 'readonly',
+        Buffer: 'readonly',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        structuredClone: 'readonly',
+        Response: 'readonly',
+        Request: 'readonly',
+        Headers: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        AbortController: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        navigator: 'readonly',
+        Blob: 'readonly',
+        crypto: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
@@ -33,8 +71,21 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@/db/*', '@/server/services/*', '@/server/repositories/*', '@/server/api/*', '@/server/scheduler/*', '@/server/integrations/*'], message: 'server/domain is pure: no I/O layers.' },
-            { group: ['next', 'next/*', 'react', 'drizzle-orm', 'drizzle-orm/*', 'better-sqlite3', 'node:*', 'fs', 'path', 'http', 'https'], message: 'server/domain is pure: no frameworks or Node I/O.' },
+            {
+              group: [
+                '@/db/*',
+                '@/server/services/*',
+                '@/server/repositories/*',
+                '@/server/api/*',
+                '@/server/scheduler/*',
+                '@/server/integrations/*',
+              ],
+              message: 'server/domain is pure: no I/O layers.',
+            },
+            {
+              group: ['next', 'next/*', 'react', 'drizzle-orm', 'drizzle-orm/*', 'better-sqlite3', 'node:*', 'fs', 'path', 'http', 'https'],
+              message: 'server/domain is pure: no frameworks or Node I/O.',
+            },
           ],
         },
       ],
@@ -47,7 +98,11 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@/db/*', '@/server/services/*', '@/server/repositories/*', '@/server/scheduler/*', '@/server/integrations/*'], allowTypeImports: true, message: 'Client code imports server code as types only.' },
+            {
+              group: ['@/db/*', '@/server/services/*', '@/server/repositories/*', '@/server/scheduler/*', '@/server/integrations/*'],
+              allowTypeImports: true,
+              message: 'Client code imports server code as types only.',
+            },
           ],
         },
       ],

@@ -9,9 +9,10 @@ const SESSION_COOKIE = 'fleetplan_session';
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  const response = request.cookies.get(SESSION_COOKIE)?.value || pathname === '/login'
-    ? NextResponse.next()
-    : NextResponse.redirect(new URL(`/login?next=${encodeURIComponent(pathname + search)}`, request.url));
+  const response =
+    request.cookies.get(SESSION_COOKIE)?.value || pathname === '/login'
+      ? NextResponse.next()
+      : NextResponse.redirect(new URL(`/login?next=${encodeURIComponent(pathname + search)}`, request.url));
   response.headers.set('X-Frame-Options', 'DENY');
   response.headers.set('X-Content-Type-Options', 'nosniff');
   response.headers.set('Referrer-Policy', 'same-origin');

@@ -119,7 +119,10 @@ export async function runPathBench(): Promise<void> {
   if (!largest) throw new Error(`no graphs in ${GRAPHS_DIR}`);
   // "Largest" by bytes and by edges can differ (union-4.6-4.9 vs raw-amd64): bench both.
   const byEdges = files
-    .map(({ f }) => ({ f, edges: (JSON.parse(readFileSync(path.join(GRAPHS_DIR, f), 'utf8')) as { edges?: unknown[] }).edges?.length ?? 0 }))
+    .map(({ f }) => ({
+      f,
+      edges: (JSON.parse(readFileSync(path.join(GRAPHS_DIR, f), 'utf8')) as { edges?: unknown[] }).edges?.length ?? 0,
+    }))
     .sort((a, b) => b.edges - a.edges)[0];
   const picks = [largest.f, ...(byEdges && byEdges.f !== largest.f ? [byEdges.f] : [])];
   let okLargest = true;

@@ -31,7 +31,9 @@ const SCHEDULES: unknown[] = [
 export function generateFleet(clusterCount: number, seed = 42): unknown {
   const rng = createRng(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)] as T;
-  const versions = Array.from({ length: VERSIONS }, (_, i) => (i < 10 ? `4.13.${i * 2}` : i < 28 ? `4.14.${i - 10}` : `4.15.0-rc.${i - 27}`));
+  const versions = Array.from({ length: VERSIONS }, (_, i) =>
+    i < 10 ? `4.13.${i * 2}` : i < 28 ? `4.14.${i - 10}` : `4.15.0-rc.${i - 27}`,
+  );
   const workloads = Array.from({ length: WORKLOADS }, (_, i) => `wl-${i}`);
   const mutexes = Array.from({ length: MUTEXES }, (_, i) => `m-${i}`);
   const sectors = Array.from({ length: SECTORS }, (_, i) => {
@@ -74,7 +76,8 @@ export function generateFleet(clusterCount: number, seed = 42): unknown {
   }
   // Clusters already reporting their current version, so accumulation adds time (the common case).
   for (const c of clusters) {
-    const byWorkload = (versionData[c.version as string] as { workloads: Record<string, { soakDays: number; reporting: string[] }> }).workloads;
+    const byWorkload = (versionData[c.version as string] as { workloads: Record<string, { soakDays: number; reporting: string[] }> })
+      .workloads;
     for (const w of (c.upgradePolicy as { workloads: string[] }).workloads) {
       byWorkload[w] ??= { soakDays: 0, reporting: [] };
       if (rng() < 0.8) byWorkload[w].reporting.push(c.name as string);

@@ -16,7 +16,11 @@ export async function runTickBench(): Promise<void> {
   const db = openDatabase(path.join(dir, 'bench.db'));
   const now = new Date('2021-08-30T18:00:00Z');
   const releases = Array.from({ length: 30 }, (_, i) => `4.13.${i + 1}`);
-  const sectors = [{ name: 'dev' }, { name: 'stage', dependencies: ['dev'] }, { name: 'prod', dependencies: ['stage'], maxParallelUpgrades: '10%' }];
+  const sectors = [
+    { name: 'dev' },
+    { name: 'stage', dependencies: ['dev'] },
+    { name: 'prod', dependencies: ['stage'], maxParallelUpgrades: '10%' },
+  ];
   const clusters: TestCluster[] = Array.from({ length: CLUSTERS }, (_, i) => {
     const sector = i % 10 === 0 ? 'dev' : i % 10 < 4 ? 'stage' : 'prod';
     return {
@@ -44,10 +48,14 @@ export async function runTickBench(): Promise<void> {
     const ms = performance.now() - start;
     results.push(ms);
     if (r.status !== 'succeeded') throw new Error(`tick ${i} ${r.status}: ${'error' in r ? r.error : r.reason}`);
-    console.log(`tick ${i + 1}: ${ms.toFixed(0)} ms — ${r.summary.upgrades} upgrades, ${r.summary.skips} skips, ${r.summary.decisionsRecorded} decisions recorded, ${r.summary.intentsDone} intents done`);
+    console.log(
+      `tick ${i + 1}: ${ms.toFixed(0)} ms — ${r.summary.upgrades} upgrades, ${r.summary.skips} skips, ${r.summary.decisionsRecorded} decisions recorded, ${r.summary.intentsDone} intents done`,
+    );
   }
   const first = results[0]!;
-  console.log(`tick for ${CLUSTERS} clusters: first ${first.toFixed(0)} ms, steady ${Math.min(...results.slice(1)).toFixed(0)} ms (target < ${TARGET_MS} ms) ${Math.max(...results) < TARGET_MS ? 'OK' : 'OVER TARGET'}`);
+  console.log(
+    `tick for ${CLUSTERS} clusters: first ${first.toFixed(0)} ms, steady ${Math.min(...results.slice(1)).toFixed(0)} ms (target < ${TARGET_MS} ms) ${Math.max(...results) < TARGET_MS ? 'OK' : 'OVER TARGET'}`,
+  );
   db.$client.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -25,11 +25,15 @@ export const sectors = sqliteTable(
   'sectors',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     position: integer('position').notNull().default(0),
     maxParallelUpgrades: text('max_parallel_upgrades'),
-    dependencies: json<string[]>('dependencies').notNull().$defaultFn(() => []),
+    dependencies: json<string[]>('dependencies')
+      .notNull()
+      .$defaultFn(() => []),
   },
   (t) => [uniqueIndex('sectors_org_name').on(t.organizationId, t.name)],
 );
@@ -38,7 +42,9 @@ export const blockedVersions = sqliteTable(
   'blocked_versions',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     pattern: text('pattern').notNull(),
     reason: text('reason').notNull().default(''),
     createdBy: text('created_by').notNull().default('system'),
@@ -51,7 +57,9 @@ export const clusters = sqliteTable(
   'clusters',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     /** id of the cluster at its provider (OCM id, kubeconfig context, simulator id) */
     externalId: text('external_id').notNull(),
@@ -62,15 +70,25 @@ export const clusters = sqliteTable(
     channel: text('channel').notNull(),
     region: text('region').notNull().default(''),
     nodeCount: integer('node_count').notNull().default(3),
-    availableUpgrades: json<string[]>('available_upgrades').notNull().$defaultFn(() => []),
+    availableUpgrades: json<string[]>('available_upgrades')
+      .notNull()
+      .$defaultFn(() => []),
     healthy: integer('healthy', { mode: 'boolean' }).notNull().default(true),
-    healthIssues: json<string[]>('health_issues').notNull().$defaultFn(() => []),
+    healthIssues: json<string[]>('health_issues')
+      .notNull()
+      .$defaultFn(() => []),
     /** the upgrade policy in the upgrade service's shape; null = not managed */
     upgradePolicy: json<Record<string, unknown> | null>('upgrade_policy'),
     sector: text('sector'),
     /** idle | scheduled | upgrading | failed */
     upgradeState: text('upgrade_state').notNull().default('idle'),
-    currentUpgrade: json<{ version: string; nextRun: string; state: 'scheduled' | 'started'; startedAt?: string; progress?: number } | null>('current_upgrade'),
+    currentUpgrade: json<{
+      version: string;
+      nextRun: string;
+      state: 'scheduled' | 'started';
+      startedAt?: string;
+      progress?: number;
+    } | null>('current_upgrade'),
     policyRevision: integer('policy_revision').notNull().default(1),
     lastDecisionAction: text('last_decision_action'),
     lastDecisionReason: text('last_decision_reason'),
@@ -91,7 +109,9 @@ export const clusters = sqliteTable(
 export const clusterWorkloads = sqliteTable(
   'cluster_workloads',
   {
-    clusterId: integer('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    clusterId: integer('cluster_id')
+      .notNull()
+      .references(() => clusters.id, { onDelete: 'cascade' }),
     workload: text('workload').notNull(),
   },
   (t) => [primaryKey({ columns: [t.clusterId, t.workload] }), index('cluster_workloads_workload').on(t.workload)],
@@ -101,11 +121,15 @@ export const clusterWorkloads = sqliteTable(
 export const versionSoak = sqliteTable(
   'version_soak',
   {
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     version: text('version').notNull(),
     workload: text('workload').notNull(),
     soakDays: real('soak_days').notNull().default(0),
-    reporting: json<string[]>('reporting').notNull().$defaultFn(() => []),
+    reporting: json<string[]>('reporting')
+      .notNull()
+      .$defaultFn(() => []),
     firstSeenAt: timestamp('first_seen_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.version, t.workload] })],
@@ -115,7 +139,9 @@ export const versionSoak = sqliteTable(
 export const soakSamples = sqliteTable(
   'soak_samples',
   {
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     at: timestamp('at').notNull(),
     version: text('version').notNull(),
     workload: text('workload').notNull(),
@@ -130,7 +156,9 @@ export const clusterUpgrades = sqliteTable(
   'cluster_upgrades',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    clusterId: integer('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+    clusterId: integer('cluster_id')
+      .notNull()
+      .references(() => clusters.id, { onDelete: 'cascade' }),
     fromVersion: text('from_version').notNull(),
     toVersion: text('to_version').notNull(),
     /** scheduled | started | completed | failed | cancelled */
@@ -148,7 +176,9 @@ export const policyRevisions = sqliteTable(
   'policy_revisions',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     /** 'organization' or 'cluster' */
     scope: text('scope').notNull(),
     /** cluster name for cluster scope, organization name otherwise */
@@ -261,7 +291,9 @@ export const schedulerLeases = sqliteTable('scheduler_leases', {
 /** date ranges during which nothing starts: organization-wide, per sector or per cluster */
 export const maintenanceExclusions = sqliteTable('maintenance_exclusions', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  organizationId: integer('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  organizationId: integer('organization_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
   /** organization | sector | cluster */
   scope: text('scope').notNull(),
   /** sector or cluster name; null for the organization */
@@ -279,7 +311,9 @@ export const webhooks = sqliteTable('webhooks', {
   url: text('url').notNull(),
   /** HMAC-SHA256 key; never returned to the browser */
   secret: text('secret').notNull(),
-  events: json<string[]>('events').notNull().$defaultFn(() => []),
+  events: json<string[]>('events')
+    .notNull()
+    .$defaultFn(() => []),
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   createdAt: timestamp('created_at').notNull(),
 });
@@ -288,7 +322,9 @@ export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    webhookId: integer('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
+    webhookId: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
     event: text('event').notNull(),
     payload: json<unknown>('payload').notNull(),
     /** pending | delivered | failed */
@@ -316,7 +352,9 @@ export const users = sqliteTable('users', {
 export const sessions = sqliteTable('sessions', {
   /** SHA-256 of the session token; the token itself lives only in the cookie */
   idHash: text('id_hash').primaryKey(),
-  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   csrfToken: text('csrf_token').notNull(),
   createdAt: timestamp('created_at').notNull(),
   expiresAt: timestamp('expires_at').notNull(),
@@ -325,7 +363,9 @@ export const sessions = sqliteTable('sessions', {
 export const apiTokens = sqliteTable('api_tokens', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull(),
-  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   /** SHA-256 of the token; shown once at creation */
   tokenHash: text('token_hash').notNull().unique(),
   prefix: text('prefix').notNull(),

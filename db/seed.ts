@@ -13,8 +13,18 @@ import { bootstrapAuth } from '@/server/auth/bootstrap';
 const DEMO_DATA = path.join(process.cwd(), 'server', 'demo', 'data');
 
 export const DEMO_GRAPHS = [
-  { file: 'stable-4.13.json', channel: 'stable-4.13', capturedAt: '2024-07-02T00:00:00Z', source: 'openshift/oc-mirror@855b64a3 testdata (real Cincinnati response)' },
-  { file: 'union-4.6-4.9.json', channel: null, capturedAt: '2022-12-15T00:00:00Z', source: 'union of real stable-4.7/4.8/4.9 responses, openshift/cincinnati@49c914f8 e2e testdata' },
+  {
+    file: 'stable-4.13.json',
+    channel: 'stable-4.13',
+    capturedAt: '2024-07-02T00:00:00Z',
+    source: 'openshift/oc-mirror@855b64a3 testdata (real Cincinnati response)',
+  },
+  {
+    file: 'union-4.6-4.9.json',
+    channel: null,
+    capturedAt: '2022-12-15T00:00:00Z',
+    source: 'union of real stable-4.7/4.8/4.9 responses, openshift/cincinnati@49c914f8 e2e testdata',
+  },
 ];
 
 // The demo has 54 managed clusters (scaled) and 2 unmanaged sandboxes (not scaled).
@@ -24,7 +34,8 @@ const DEMO_MANAGED = 54;
 export function demoScale(clusters: string | undefined): number {
   if (clusters === undefined || clusters === '') return 1;
   const n = Number(clusters);
-  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error(`--clusters must be a whole number from 1 to 100000, not '${clusters}'`);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000)
+    throw new Error(`--clusters must be a whole number from 1 to 100000, not '${clusters}'`);
   return Math.max(1, Math.round((n - 2) / DEMO_MANAGED));
 }
 

@@ -21,8 +21,15 @@ async function noHorizontalOverflow(page: Page) {
 
 function seeded() {
   const db = new Database(process.env.E2E_DATABASE_FILE!, { readonly: true });
-  const managed = db.prepare("select name, version from clusters where upgrade_policy is not null and json_extract(upgrade_policy, '$.schedule.location') is not null order by name limit 1").get() as { name: string; version: string } | undefined;
-  const any = db.prepare('select name, version from clusters where upgrade_policy is not null order by name limit 1').get() as { name: string; version: string };
+  const managed = db
+    .prepare(
+      "select name, version from clusters where upgrade_policy is not null and json_extract(upgrade_policy, '$.schedule.location') is not null order by name limit 1",
+    )
+    .get() as { name: string; version: string } | undefined;
+  const any = db.prepare('select name, version from clusters where upgrade_policy is not null order by name limit 1').get() as {
+    name: string;
+    version: string;
+  };
   const blocked = db.prepare('select pattern from blocked_versions order by id limit 1').get() as { pattern: string } | undefined;
   db.close();
   return { cluster: managed ?? any, blocked };
@@ -82,7 +89,8 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.goto('/versions');
       await expect(page.getByRole('heading', { name: 'Versions', level: 1 })).toBeVisible();
       await expect(page.getByRole('table', { name: 'Version history' }).locator('tbody tr').first()).toBeVisible();
-      if (blocked) await expect(page.locator(`tr[data-pattern="${blocked.pattern.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`)).toBeVisible();
+      if (blocked)
+        await expect(page.locator(`tr[data-pattern="${blocked.pattern.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`)).toBeVisible();
       await noHorizontalOverflow(page);
       await page.screenshot({ path: `test-results/screenshots/versions-${scheme}.png`, fullPage: true });
       expect(errors).toEqual([]);

@@ -29,7 +29,9 @@ test.describe('Paths page', () => {
     await expect(page.locator('.react-flow__edge.on-path')).toHaveCount(2);
     await expect(page.getByTestId('graph-omitted')).toContainText(/updates omitted/);
     // releases with payloads, safety checks, duration with its model
-    await expect(page.getByRole('region', { name: 'Releases to mirror' })).toContainText('quay.io/openshift-release-dev/ocp-release@sha256:');
+    await expect(page.getByRole('region', { name: 'Releases to mirror' })).toContainText(
+      'quay.io/openshift-release-dev/ocp-release@sha256:',
+    );
     await expect(page.getByTestId('skew-ok')).toBeVisible();
     await expect(page.getByTestId('duration-model')).toContainText('Per hop:');
     // runbook: channel switch, pause, each hop, unpause
@@ -41,7 +43,10 @@ test.describe('Paths page', () => {
     await expect(runbook).toContainText(`oc patch mcp/worker --type merge -p '{"spec":{"paused":false}}'`);
     await expect(page.getByTestId('mirror-list')).toContainText('4.7.60 quay.io/');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download imageset-config.yaml' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download imageset-config.yaml' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('imageset-config.yaml');
     const yaml = fs.readFileSync((await download.path())!, 'utf8');
     expect(yaml).toContain('apiVersion: mirror.openshift.io/v2alpha1');

@@ -18,7 +18,9 @@ function openDb(readonly = true) {
 /** A managed cluster with a numeric soakDays (the field this flow edits). */
 function pickCluster(): { name: string; revision: number; soakDays: number } {
   const db = openDb();
-  const rows = db.prepare("select name, policy_revision, upgrade_policy from clusters where upgrade_policy is not null order by name").all() as Row[];
+  const rows = db
+    .prepare('select name, policy_revision, upgrade_policy from clusters where upgrade_policy is not null order by name')
+    .all() as Row[];
   db.close();
   for (const r of rows) {
     const soak = (JSON.parse(r.upgrade_policy) as { conditions?: { soakDays?: unknown } }).conditions?.soakDays;
@@ -31,7 +33,10 @@ function readCluster(name: string): { revision: number; soakDays: unknown } {
   const db = openDb();
   const r = db.prepare('select policy_revision, upgrade_policy from clusters where name = ?').get(name) as Row;
   db.close();
-  return { revision: r.policy_revision, soakDays: (JSON.parse(r.upgrade_policy) as { conditions?: { soakDays?: unknown } }).conditions?.soakDays };
+  return {
+    revision: r.policy_revision,
+    soakDays: (JSON.parse(r.upgrade_policy) as { conditions?: { soakDays?: unknown } }).conditions?.soakDays,
+  };
 }
 
 async function openEditor(page: Page, name: string) {
@@ -69,7 +74,11 @@ test.describe('Policy editor', () => {
     await expect(page.getByText(`Saved as revision ${target.revision + 1}.`)).toBeVisible();
     expect(readCluster(target.name)).toEqual({ revision: target.revision + 1, soakDays: newSoak });
     const db = openDb();
-    const rev = db.prepare("select actor, summary, before, after from policy_revisions where scope = 'cluster' and subject = ? order by id desc limit 1").get(target.name) as { actor: string; summary: string; before: string; after: string };
+    const rev = db
+      .prepare(
+        "select actor, summary, before, after from policy_revisions where scope = 'cluster' and subject = ? order by id desc limit 1",
+      )
+      .get(target.name) as { actor: string; summary: string; before: string; after: string };
     db.close();
     expect(rev.summary).toContain('conditions.soakDays');
     expect(JSON.parse(rev.after).conditions.soakDays).toBe(newSoak);
@@ -114,7 +123,11 @@ test.describe('Policy editor', () => {
     const row = db.prepare('select upgrade_policy, policy_revision from clusters where name = ?').get(target.name) as Row;
     const policy = JSON.parse(row.upgrade_policy);
     policy.conditions.soakDays = theirs;
-    db.prepare('update clusters set upgrade_policy = ?, policy_revision = ? where name = ?').run(JSON.stringify(policy), row.policy_revision + 1, target.name);
+    db.prepare('update clusters set upgrade_policy = ?, policy_revision = ? where name = ?').run(
+      JSON.stringify(policy),
+      row.policy_revision + 1,
+      target.name,
+    );
     db.close();
     const before = readCluster(target.name);
 

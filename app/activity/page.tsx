@@ -14,7 +14,13 @@ export default function ActivityPage() {
           <p>Every decision of the scheduler, every action it took on the fleet, and every policy or admin change.</p>
         </div>
       </div>
-      <Suspense fallback={<div className="panel"><LoadingRows rows={8} /></div>}>
+      <Suspense
+        fallback={
+          <div className="panel">
+            <LoadingRows rows={8} />
+          </div>
+        }
+      >
         <ActivityView />
       </Suspense>
     </>

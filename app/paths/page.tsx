@@ -9,7 +9,9 @@ export default function PathsPage() {
       <div className="page-head">
         <div>
           <h1>Upgrade paths</h1>
-          <p>For disconnected clusters: every release between a version and a target channel, what to mirror, and the EUS-to-EUS runbook.</p>
+          <p>
+            For disconnected clusters: every release between a version and a target channel, what to mirror, and the EUS-to-EUS runbook.
+          </p>
         </div>
       </div>
       <PathsView />

@@ -56,7 +56,8 @@ export function DecisionsTable({ rows }: { rows: DecisionRow[] }) {
             <td className="mono nowrap">{d.version ?? <span className="muted">—</span>}</td>
             <td className="act-msg small">{d.message ?? <span className="muted">—</span>}</td>
             <td className="nowrap small">
-              {d.tickId !== null ? <span className="mono">#{d.tickId}</span> : <span className="muted">—</span>} {d.dryRun && <span className="badge info">dry run</span>}
+              {d.tickId !== null ? <span className="mono">#{d.tickId}</span> : <span className="muted">—</span>}{' '}
+              {d.dryRun && <span className="badge info">dry run</span>}
             </td>
           </tr>
         ))}
@@ -117,8 +118,20 @@ function Target({ target }: { target: string }) {
   const i = target.indexOf(':');
   const scope = i > 0 ? target.slice(0, i) : '';
   const subject = i > 0 ? target.slice(i + 1) : target;
-  if (scope === 'cluster') return <>cluster <ClusterLink name={subject} /></>;
-  const href = scope === 'organization' ? '/policies' : scope === 'exclusion' || scope === 'webhook' || target === 'scheduler' ? '/scheduler' : scope === 'user' || scope === 'token' ? '/admin' : null;
+  if (scope === 'cluster')
+    return (
+      <>
+        cluster <ClusterLink name={subject} />
+      </>
+    );
+  const href =
+    scope === 'organization'
+      ? '/policies'
+      : scope === 'exclusion' || scope === 'webhook' || target === 'scheduler'
+        ? '/scheduler'
+        : scope === 'user' || scope === 'token'
+          ? '/admin'
+          : null;
   const text = scope ? `${scope} ${subject}` : subject;
   return href ? <Link href={href}>{text}</Link> : <span>{text}</span>;
 }
@@ -143,7 +156,8 @@ export function ChangesTable({ rows }: { rows: ChangeRow[] }) {
             </td>
             <td className="nowrap">{c.actor}</td>
             <td style={{ maxWidth: 320 }}>
-              <span className={`badge ${c.kind === 'policy' ? 'accent' : ''}`}>{c.kind === 'policy' ? 'policy revision' : 'audit'}</span> <code className="sch-wrap">{c.action}</code>
+              <span className={`badge ${c.kind === 'policy' ? 'accent' : ''}`}>{c.kind === 'policy' ? 'policy revision' : 'audit'}</span>{' '}
+              <code className="sch-wrap">{c.action}</code>
               {c.kind === 'policy' && c.summary && <div className="small muted sch-wrap">{c.summary}</div>}
             </td>
             <td className="small sch-wrap" style={{ maxWidth: 220 }}>

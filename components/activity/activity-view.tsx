@@ -20,7 +20,20 @@ const TABS: { id: Tab; label: string; noun: string }[] = [
 const PAGE = 50;
 
 // Mirrors DECISION_REASONS (server/domain/plan/types.ts) + GATE_REASONS (apply-gates.ts): client code imports no server values.
-const REASONS = ['UPGRADE_PENDING', 'NOT_SOAKED', 'SECTOR_BEHIND', 'MUTEX_LOCKED', 'MAX_PARALLEL_UPGRADES', 'OUTSIDE_WINDOW', 'VERSION_BLOCKED', 'SUSPENDED', 'NO_AVAILABLE_UPGRADES', 'FROZEN', 'EXCLUDED', 'UNHEALTHY'];
+const REASONS = [
+  'UPGRADE_PENDING',
+  'NOT_SOAKED',
+  'SECTOR_BEHIND',
+  'MUTEX_LOCKED',
+  'MAX_PARALLEL_UPGRADES',
+  'OUTSIDE_WINDOW',
+  'VERSION_BLOCKED',
+  'SUSPENDED',
+  'NO_AVAILABLE_UPGRADES',
+  'FROZEN',
+  'EXCLUDED',
+  'UNHEALTHY',
+];
 const CHANGE_AREAS = ['policy', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
 const RANGES = [
   { id: 'all', label: 'any time', ms: 0 },
@@ -60,11 +73,22 @@ export function ActivityView() {
   const trpc = useTRPC();
   const params = useSearchParams();
   const [tab, setTab] = useState<Tab>(() => (isTab(params.get('tab')) ? (params.get('tab') as Tab) : 'decisions'));
-  const [f, setF] = useState<Filters>(() => ({ cluster: params.get('cluster') ?? '', range: 'all', from: '', to: '', action: '', reason: '', status: '' }));
+  const [f, setF] = useState<Filters>(() => ({
+    cluster: params.get('cluster') ?? '',
+    range: 'all',
+    from: '',
+    to: '',
+    action: '',
+    reason: '',
+    status: '',
+  }));
   const [offset, setOffset] = useState(0);
   const cluster = useDebounced(f.cluster.trim(), 300);
   const fleet = useQuery(trpc.fleet.status.queryOptions());
-  const suggestions = useQuery({ ...trpc.clusters.list.queryOptions({ filter: { search: cluster }, limit: 10 }), enabled: cluster.length >= 2 });
+  const suggestions = useQuery({
+    ...trpc.clusters.list.queryOptions({ filter: { search: cluster }, limit: 10 }),
+    enabled: cluster.length >= 2,
+  });
 
   // keep the tab and cluster in the address, so a view can be shared or linked to
   useEffect(() => {
@@ -80,9 +104,21 @@ export function ActivityView() {
   const rangeError = from && to && Date.parse(to) < Date.parse(from) ? 'the end is before the start' : null;
   const base = { cluster: cluster || undefined, from, to, offset, limit: PAGE };
   const opts = { placeholderData: keepPreviousData, refetchInterval: offset === 0 ? 15_000 : (false as const) };
-  const decisions = useQuery({ ...trpc.activity.decisions.queryOptions({ ...base, action: f.action || undefined, reason: f.reason || undefined }), ...opts, enabled: tab === 'decisions' && !rangeError });
-  const actions = useQuery({ ...trpc.activity.actions.queryOptions({ ...base, action: f.action || undefined, status: f.status || undefined }), ...opts, enabled: tab === 'actions' && !rangeError });
-  const changes = useQuery({ ...trpc.activity.changes.queryOptions({ ...base, action: f.action || undefined }), ...opts, enabled: tab === 'changes' && !rangeError });
+  const decisions = useQuery({
+    ...trpc.activity.decisions.queryOptions({ ...base, action: f.action || undefined, reason: f.reason || undefined }),
+    ...opts,
+    enabled: tab === 'decisions' && !rangeError,
+  });
+  const actions = useQuery({
+    ...trpc.activity.actions.queryOptions({ ...base, action: f.action || undefined, status: f.status || undefined }),
+    ...opts,
+    enabled: tab === 'actions' && !rangeError,
+  });
+  const changes = useQuery({
+    ...trpc.activity.changes.queryOptions({ ...base, action: f.action || undefined }),
+    ...opts,
+    enabled: tab === 'changes' && !rangeError,
+  });
   const current = tab === 'decisions' ? decisions : tab === 'actions' ? actions : changes;
 
   useEffect(() => setOffset(0), [cluster, f.from, f.to, f.action, f.reason, f.status, tab]);
@@ -93,7 +129,11 @@ export function ActivityView() {
     if (range === 'all') return set({ range, from: '', to: '' });
     if (range === 'custom') {
       const now = fleet.data?.now ?? new Date().toISOString();
-      return set({ range, from: f.from || toUtcInput(new Date(Date.parse(now) - 86_400_000).toISOString()), to: f.to || toUtcInput(new Date(Date.parse(now) + 60_000).toISOString()) });
+      return set({
+        range,
+        from: f.from || toUtcInput(new Date(Date.parse(now) - 86_400_000).toISOString()),
+        to: f.to || toUtcInput(new Date(Date.parse(now) + 60_000).toISOString()),
+      });
     }
     // relative to the fleet's clock (the simulator's when it runs), fixed when chosen
     const now = Date.parse(fleet.data?.now ?? new Date().toISOString());
@@ -125,7 +165,16 @@ export function ActivityView() {
         ))}
       </div>
       <div className="toolbar">
-        <input type="search" aria-label="Cluster" placeholder="Cluster name (exact)" list="act-clusters" value={f.cluster} maxLength={200} onChange={(e) => set({ cluster: e.target.value })} style={{ minWidth: 200 }} />
+        <input
+          type="search"
+          aria-label="Cluster"
+          placeholder="Cluster name (exact)"
+          list="act-clusters"
+          value={f.cluster}
+          maxLength={200}
+          onChange={(e) => set({ cluster: e.target.value })}
+          style={{ minWidth: 200 }}
+        />
         <datalist id="act-clusters">
           {suggestions.data?.items.map((c) => (
             <option key={c.name} value={c.name} />
@@ -165,7 +214,12 @@ export function ActivityView() {
           </>
         )}
         {tab === 'changes' && (
-          <select aria-label="Area" value={f.action} onChange={(e) => set({ action: e.target.value })} title="Audit entries whose action starts with this area (policy revisions are always listed)">
+          <select
+            aria-label="Area"
+            value={f.action}
+            onChange={(e) => set({ action: e.target.value })}
+            title="Audit entries whose action starts with this area (policy revisions are always listed)"
+          >
             <option value="">area: all</option>
             {CHANGE_AREAS.map((a) => (
               <option key={a} value={a}>
@@ -184,10 +238,26 @@ export function ActivityView() {
         {f.range === 'custom' && (
           <span className="act-range small">
             <label>
-              from <input type="datetime-local" aria-label="From (UTC)" value={f.from} onChange={(e) => set({ from: e.target.value })} aria-invalid={!!rangeError || undefined} className={rangeError ? 'sch-invalid' : undefined} />
+              from{' '}
+              <input
+                type="datetime-local"
+                aria-label="From (UTC)"
+                value={f.from}
+                onChange={(e) => set({ from: e.target.value })}
+                aria-invalid={!!rangeError || undefined}
+                className={rangeError ? 'sch-invalid' : undefined}
+              />
             </label>
             <label>
-              to <input type="datetime-local" aria-label="To (UTC)" value={f.to} onChange={(e) => set({ to: e.target.value })} aria-invalid={!!rangeError || undefined} className={rangeError ? 'sch-invalid' : undefined} />
+              to{' '}
+              <input
+                type="datetime-local"
+                aria-label="To (UTC)"
+                value={f.to}
+                onChange={(e) => set({ to: e.target.value })}
+                aria-invalid={!!rangeError || undefined}
+                className={rangeError ? 'sch-invalid' : undefined}
+              />
             </label>
             UTC
           </span>
@@ -213,7 +283,11 @@ export function ActivityView() {
           <ErrorState error={current.error} onRetry={() => current.refetch()} />
         ) : current.data.total === 0 ? (
           <EmptyState title={filtered ? `No ${noun} match these filters` : `No ${noun} yet`}>
-            {filtered ? 'Widen the time range or clear the filters. The cluster filter needs the exact name.' : tab === 'changes' ? 'Policy edits, exclusions, scheduler and admin changes are listed here.' : 'They are recorded by scheduler ticks: run one from the Scheduler page.'}
+            {filtered
+              ? 'Widen the time range or clear the filters. The cluster filter needs the exact name.'
+              : tab === 'changes'
+                ? 'Policy edits, exclusions, scheduler and admin changes are listed here.'
+                : 'They are recorded by scheduler ticks: run one from the Scheduler page.'}
           </EmptyState>
         ) : (
           <>

@@ -49,7 +49,7 @@ export function ChangeDiff({ before, after }: { before: string | null; after: st
               {open ? 'show less' : `+${list.length - SHOWN} more`}
             </button>
           )}
-          {list.length > SHOWN && (changed.length > 0 && same > 0 || truncated) ? ' · ' : ''}
+          {list.length > SHOWN && ((changed.length > 0 && same > 0) || truncated) ? ' · ' : ''}
           {changed.length > 0 && same > 0 ? `${same} unchanged` : ''}
           {changed.length > 0 && same > 0 && truncated ? ' · ' : ''}
           {truncated && <span title="The server sends a shortened summary of large values">summary shortened</span>}

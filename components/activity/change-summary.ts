@@ -2,7 +2,10 @@
 // each side as JSON text cut at 160 characters ("…" at the end), so the parser is lenient: it
 // keeps every complete top-level entry of a cut object and marks the side as truncated.
 
-export type Side = { kind: 'empty' } | { kind: 'value'; text: string; truncated: boolean } | { kind: 'object'; entries: Map<string, string>; truncated: boolean };
+export type Side =
+  | { kind: 'empty' }
+  | { kind: 'value'; text: string; truncated: boolean }
+  | { kind: 'object'; entries: Map<string, string>; truncated: boolean };
 
 export interface DiffRow {
   key: string;
@@ -104,7 +107,14 @@ function scanObject(body: string, out = new Map<string, string>(), prefix = ''):
       break;
     }
     const parsed = tryParse(raw);
-    if (parsed.ok && isPlainObject(parsed.value) && !prefix && Object.keys(parsed.value).length > 0 && Object.keys(parsed.value).length <= 8) flatten(parsed.value, out, `${key}.`, 1);
+    if (
+      parsed.ok &&
+      isPlainObject(parsed.value) &&
+      !prefix &&
+      Object.keys(parsed.value).length > 0 &&
+      Object.keys(parsed.value).length <= 8
+    )
+      flatten(parsed.value, out, `${key}.`, 1);
     else out.set(key, parsed.ok ? compact(parsed.value) : clip(raw));
     if (body[i] === '}') break;
     i++;
@@ -149,15 +159,22 @@ export function diffSides(before: Side, after: Side): { rows: DiffRow[]; truncat
       const bv = b.get(key);
       const av = a.get(key);
       if (bv !== undefined && av !== undefined) rows.push({ key, op: bv === av ? 'same' : 'mod', before: bv, after: av });
-      else if (av !== undefined) rows.push(before.kind === 'empty' || (!bCut && before.kind === 'object') ? { key, op: 'add', after: av } : { key, op: 'same', after: av });
-      else if (bv !== undefined) rows.push(after.kind === 'empty' || (!aCut && after.kind === 'object') ? { key, op: 'del', before: bv } : { key, op: 'same', before: bv });
+      else if (av !== undefined)
+        rows.push(
+          before.kind === 'empty' || (!bCut && before.kind === 'object') ? { key, op: 'add', after: av } : { key, op: 'same', after: av },
+        );
+      else if (bv !== undefined)
+        rows.push(
+          after.kind === 'empty' || (!aCut && after.kind === 'object') ? { key, op: 'del', before: bv } : { key, op: 'same', before: bv },
+        );
     }
     // a scalar on the other side (rare): show it as a whole-value change
     if (before.kind === 'value') rows.unshift({ key: '', op: 'del', before: before.text });
     if (after.kind === 'value') rows.unshift({ key: '', op: 'add', after: after.text });
     return { rows, truncated };
   }
-  if (before.kind === 'value' && after.kind === 'value') return { rows: [{ key: '', op: before.text === after.text ? 'same' : 'mod', before: before.text, after: after.text }], truncated };
+  if (before.kind === 'value' && after.kind === 'value')
+    return { rows: [{ key: '', op: before.text === after.text ? 'same' : 'mod', before: before.text, after: after.text }], truncated };
   if (after.kind === 'value') return { rows: [{ key: '', op: 'add', after: after.text }], truncated };
   if (before.kind === 'value') return { rows: [{ key: '', op: 'del', before: before.text }], truncated };
   return { rows: [], truncated };

@@ -20,7 +20,9 @@ export function AdminView() {
       {me.data.role === 'admin' ? (
         <UsersPanel />
       ) : (
-        <div className="banner info small">Managing users needs the admin role; you are {me.data.role}. You can manage your own API tokens below.</div>
+        <div className="banner info small">
+          Managing users needs the admin role; you are {me.data.role}. You can manage your own API tokens below.
+        </div>
       )}
       <TokensPanel role={me.data.role} />
     </>

@@ -48,11 +48,27 @@ export function LoginForm({ next }: { next?: string }) {
         <form className={styles.form} onSubmit={submit}>
           <label className={styles.field}>
             Username
-            <input type="text" name="username" autoComplete="username" required maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} />
+            <input
+              type="text"
+              name="username"
+              autoComplete="username"
+              required
+              maxLength={64}
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+            />
           </label>
           <label className={styles.field}>
             Password
-            <input type="password" name="password" autoComplete="current-password" required maxLength={256} value={password} onChange={(e) => setPassword(e.target.value)} />
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              maxLength={256}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </label>
           {error && (
             <div className="banner bad small" role="alert">
@@ -69,7 +85,8 @@ export function LoginForm({ next }: { next?: string }) {
           </span>
         ))}
         <p className="small muted" style={{ margin: 0 }}>
-          First start? The <span className="mono">admin</span> password is in the server log (or <span className="mono">FLEETPLAN_ADMIN_PASSWORD</span>).
+          First start? The <span className="mono">admin</span> password is in the server log (or{' '}
+          <span className="mono">FLEETPLAN_ADMIN_PASSWORD</span>).
         </p>
       </main>
     </div>

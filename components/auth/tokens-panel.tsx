@@ -38,9 +38,12 @@ export function TokensPanel({ role }: { role: Role }) {
   return (
     <section className="panel flush" aria-labelledby="tokens-title">
       <div className="toolbar">
-        <h2 id="tokens-title" style={{ margin: 0 }}>API tokens</h2>
+        <h2 id="tokens-title" style={{ margin: 0 }}>
+          API tokens
+        </h2>
         <span className="small muted">
-          For the CLI and automation: <span className="mono">Authorization: Bearer fp_…</span>. A token acts with its scope, never above its owner&apos;s role.
+          For the CLI and automation: <span className="mono">Authorization: Bearer fp_…</span>. A token acts with its scope, never above its
+          owner&apos;s role.
         </span>
         {role === 'admin' && (
           <label className="small" style={{ marginLeft: 'auto' }}>
@@ -51,22 +54,43 @@ export function TokensPanel({ role }: { role: Role }) {
       <form className={styles.inlineForm} onSubmit={submit} aria-label="Create API token">
         <label>
           Name
-          <input type="text" required maxLength={80} placeholder="ci-pipeline" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+          <input
+            type="text"
+            required
+            maxLength={80}
+            placeholder="ci-pipeline"
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+          />
         </label>
         <label>
           Scope
           <select value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value as Role })}>
-            {(['viewer', 'operator', 'admin'] as const).filter((r) => RANK[r] <= RANK[role]).map((r) => <option key={r}>{r}</option>)}
+            {(['viewer', 'operator', 'admin'] as const)
+              .filter((r) => RANK[r] <= RANK[role])
+              .map((r) => (
+                <option key={r}>{r}</option>
+              ))}
           </select>
         </label>
-        <button type="submit" className="btn primary" disabled={create.isPending}>Create token</button>
+        <button type="submit" className="btn primary" disabled={create.isPending}>
+          Create token
+        </button>
       </form>
-      {error && <div className="banner bad small" role="alert" style={{ margin: 12 }}>{error.message}</div>}
+      {error && (
+        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
+          {error.message}
+        </div>
+      )}
       {secret && (
         <div className="banner info" style={{ margin: 12 }} role="status">
           Token <strong>{secret.name}</strong>: copy it now, it is not shown again.
-          <div className={styles.secret} data-testid="new-token">{secret.token}</div>
-          <button className="btn" style={{ marginTop: 8 }} onClick={() => setSecret(null)}>Done</button>
+          <div className={styles.secret} data-testid="new-token">
+            {secret.token}
+          </div>
+          <button className="btn" style={{ marginTop: 8 }} onClick={() => setSecret(null)}>
+            Done
+          </button>
         </div>
       )}
       {tokens.isPending ? (
@@ -78,19 +102,40 @@ export function TokensPanel({ role }: { role: Role }) {
       ) : (
         <table className="data">
           <thead>
-            <tr><th>Name</th><th>Token</th><th>Scope</th>{all && <th>Owner</th>}<th>Created</th><th>Last used</th><th>Status</th><th /></tr>
+            <tr>
+              <th>Name</th>
+              <th>Token</th>
+              <th>Scope</th>
+              {all && <th>Owner</th>}
+              <th>Created</th>
+              <th>Last used</th>
+              <th>Status</th>
+              <th />
+            </tr>
           </thead>
           <tbody>
             {tokens.data.map((t) => (
               <tr key={t.id}>
-                <td><span className="truncate" style={{ display: 'inline-block', maxWidth: 200 }}>{t.name}</span></td>
+                <td>
+                  <span className="truncate" style={{ display: 'inline-block', maxWidth: 200 }}>
+                    {t.name}
+                  </span>
+                </td>
                 <td className="mono small nowrap">{t.prefix}…</td>
-                <td><span className="badge">{t.scope}</span></td>
+                <td>
+                  <span className="badge">{t.scope}</span>
+                </td>
                 {all && <td>{t.owner}</td>}
                 <td className="nowrap small">{formatUtc(t.createdAt)}</td>
                 <td className="nowrap small">{t.lastUsedAt ? formatUtc(t.lastUsedAt) : 'never'}</td>
                 <td>{t.revokedAt ? <span className="badge bad">revoked</span> : <span className="badge ok">active</span>}</td>
-                <td>{!t.revokedAt && <button className="btn danger" onClick={() => revoke.mutate({ id: t.id })}>Revoke</button>}</td>
+                <td>
+                  {!t.revokedAt && (
+                    <button className="btn danger" onClick={() => revoke.mutate({ id: t.id })}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -37,8 +37,17 @@ export function UserMenu() {
   const user = me.data;
   return (
     <div className={styles.menu} ref={ref}>
-      <button type="button" className="btn" aria-haspopup="true" aria-expanded={open} onClick={() => setOpen((v) => !v)} aria-label={`Signed in as ${user.username}`}>
-        <span className="truncate" style={{ maxWidth: 140 }}>{user.username}</span>
+      <button
+        type="button"
+        className="btn"
+        aria-haspopup="true"
+        aria-expanded={open}
+        onClick={() => setOpen((v) => !v)}
+        aria-label={`Signed in as ${user.username}`}
+      >
+        <span className="truncate" style={{ maxWidth: 140 }}>
+          {user.username}
+        </span>
         <span className={`badge ${ROLE_TONE[user.role] ?? ''}`}>{user.role}</span>
       </button>
       {open && (

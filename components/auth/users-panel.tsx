@@ -19,11 +19,20 @@ export function UsersPanel() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.users.pathKey() });
   const [form, setForm] = useState({ username: '', password: '', role: 'viewer' as Role });
   const [revealed, setRevealed] = useState<{ username: string; password: string } | null>(null);
-  const create = useMutation(trpc.users.create.mutationOptions({ onSuccess: () => { setForm({ username: '', password: '', role: 'viewer' }); void refresh(); } }));
+  const create = useMutation(
+    trpc.users.create.mutationOptions({
+      onSuccess: () => {
+        setForm({ username: '', password: '', role: 'viewer' });
+        void refresh();
+      },
+    }),
+  );
   const setRole = useMutation(trpc.users.setRole.mutationOptions({ onSuccess: refresh }));
   const setDisabled = useMutation(trpc.users.setDisabled.mutationOptions({ onSuccess: refresh }));
   const reset = useMutation(
-    trpc.users.resetPassword.mutationOptions({ onSuccess: (r) => r.generatedPassword && setRevealed({ username: r.username, password: r.generatedPassword }) }),
+    trpc.users.resetPassword.mutationOptions({
+      onSuccess: (r) => r.generatedPassword && setRevealed({ username: r.username, password: r.generatedPassword }),
+    }),
   );
   const error = create.error ?? setRole.error ?? setDisabled.error ?? reset.error;
 
@@ -35,32 +44,63 @@ export function UsersPanel() {
   return (
     <section className="panel flush" aria-labelledby="users-title">
       <div className="toolbar">
-        <h2 id="users-title" style={{ margin: 0 }}>Users</h2>
-        <span className="small muted">viewer reads · operator edits policies, blocks versions, freezes, runs the scheduler · admin manages users, tokens, providers, webhooks</span>
+        <h2 id="users-title" style={{ margin: 0 }}>
+          Users
+        </h2>
+        <span className="small muted">
+          viewer reads · operator edits policies, blocks versions, freezes, runs the scheduler · admin manages users, tokens, providers,
+          webhooks
+        </span>
       </div>
       <form className={styles.inlineForm} onSubmit={submit} aria-label="Create user">
         <label>
           Username
-          <input type="text" required minLength={2} maxLength={64} pattern="[a-z0-9][a-z0-9._\-]*" value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} />
+          <input
+            type="text"
+            required
+            minLength={2}
+            maxLength={64}
+            pattern="[a-z0-9][a-z0-9._\-]*"
+            value={form.username}
+            onChange={(e) => setForm({ ...form, username: e.target.value })}
+          />
         </label>
         <label>
           Password (10+ characters)
-          <input type="password" autoComplete="new-password" required minLength={10} maxLength={256} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            maxLength={256}
+            value={form.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+          />
         </label>
         <label>
           Role
           <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
-            {ROLES.map((r) => <option key={r}>{r}</option>)}
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
           </select>
         </label>
-        <button type="submit" className="btn primary" disabled={create.isPending}>Create user</button>
+        <button type="submit" className="btn primary" disabled={create.isPending}>
+          Create user
+        </button>
       </form>
-      {error && <div className="banner bad small" role="alert" style={{ margin: 12 }}>{error.message}</div>}
+      {error && (
+        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
+          {error.message}
+        </div>
+      )}
       {revealed && (
         <div className="banner info" style={{ margin: 12 }} role="status">
           New password for <strong>{revealed.username}</strong> (shown once; copy it now):
           <div className={styles.secret}>{revealed.password}</div>
-          <button className="btn" style={{ marginTop: 8 }} onClick={() => setRevealed(null)}>Done</button>
+          <button className="btn" style={{ marginTop: 8 }} onClick={() => setRevealed(null)}>
+            Done
+          </button>
         </div>
       )}
       {users.isPending ? (
@@ -72,22 +112,43 @@ export function UsersPanel() {
       ) : (
         <table className="data">
           <thead>
-            <tr><th>User</th><th>Role</th><th>Status</th><th>Created</th><th>Actions</th></tr>
+            <tr>
+              <th>User</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th>Created</th>
+              <th>Actions</th>
+            </tr>
           </thead>
           <tbody>
             {users.data.map((u) => (
               <tr key={u.username} data-user={u.username}>
-                <td><span className="truncate" style={{ display: 'inline-block' }}>{u.username}</span></td>
                 <td>
-                  <select aria-label={`Role of ${u.username}`} value={u.role} disabled={setRole.isPending} onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}>
-                    {ROLES.map((r) => <option key={r}>{r}</option>)}
+                  <span className="truncate" style={{ display: 'inline-block' }}>
+                    {u.username}
+                  </span>
+                </td>
+                <td>
+                  <select
+                    aria-label={`Role of ${u.username}`}
+                    value={u.role}
+                    disabled={setRole.isPending}
+                    onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r}>{r}</option>
+                    ))}
                   </select>
                 </td>
                 <td>{u.disabled ? <span className="badge bad">disabled</span> : <span className="badge ok">active</span>}</td>
                 <td className="nowrap small">{formatUtc(u.createdAt)}</td>
                 <td className="nowrap">
-                  <button className="btn" onClick={() => setDisabled.mutate({ username: u.username, disabled: !u.disabled })}>{u.disabled ? 'Enable' : 'Disable'}</button>{' '}
-                  <button className="btn" onClick={() => reset.mutate({ username: u.username })}>Reset password</button>
+                  <button className="btn" onClick={() => setDisabled.mutate({ username: u.username, disabled: !u.disabled })}>
+                    {u.disabled ? 'Enable' : 'Disable'}
+                  </button>{' '}
+                  <button className="btn" onClick={() => reset.mutate({ username: u.username })}>
+                    Reset password
+                  </button>
                 </td>
               </tr>
             ))}

@@ -17,7 +17,10 @@ function verdict(c: Candidate): { label: string; tone: string } {
   const failed = c.checks.filter((k) => !k.pass);
   if (failed.length === 0) return { label: 'eligible', tone: 'accent' };
   const first = failed[0]!.rule;
-  return { label: first === 'blocked' ? 'blocked' : first === 'sector' ? 'sector behind' : 'not soaked', tone: first === 'blocked' ? 'bad' : 'warn' };
+  return {
+    label: first === 'blocked' ? 'blocked' : first === 'sector' ? 'sector behind' : 'not soaked',
+    tone: first === 'blocked' ? 'bad' : 'warn',
+  };
 }
 
 export function CandidateTable({ candidates, ignored }: { candidates: Candidate[]; ignored: string[] }) {
@@ -83,8 +86,15 @@ export function CandidateTable({ candidates, ignored }: { candidates: Candidate[
                       const soaked = typeof k.details?.soaked === 'number' ? k.details.soaked : 0;
                       const required = typeof k.details?.required === 'number' ? k.details.required : null;
                       return (
-                        <div key={String(k.details?.workload)} className="small nowrap" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
-                          <span style={{ color: k.pass ? 'var(--ok)' : 'var(--bad)', fontWeight: 600 }} aria-label={k.pass ? 'passed' : 'failed'}>
+                        <div
+                          key={String(k.details?.workload)}
+                          className="small nowrap"
+                          style={{ display: 'flex', gap: 6, alignItems: 'center' }}
+                        >
+                          <span
+                            style={{ color: k.pass ? 'var(--ok)' : 'var(--bad)', fontWeight: 600 }}
+                            aria-label={k.pass ? 'passed' : 'failed'}
+                          >
                             {k.pass ? '✓' : '✗'}
                           </span>
                           <span>{String(k.details?.workload)}:</span>
@@ -102,7 +112,11 @@ export function CandidateTable({ candidates, ignored }: { candidates: Candidate[
           })}
         </tbody>
       </table>
-      {ignored.length > 0 && <p className="small muted" style={{ padding: '0 12px' }}>Ignored (not newer than the current version): {ignored.join(', ')}</p>}
+      {ignored.length > 0 && (
+        <p className="small muted" style={{ padding: '0 12px' }}>
+          Ignored (not newer than the current version): {ignored.join(', ')}
+        </p>
+      )}
     </div>
   );
 }

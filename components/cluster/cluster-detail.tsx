@@ -139,8 +139,8 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
         <h1>{name}</h1>
         {cluster && (
           <p>
-            <span className="mono">{cluster.version}</span> on {cluster.channel} · {cluster.sector ? `sector ${cluster.sector}` : 'no sector'} ·{' '}
-            {cluster.provider} {cluster.region}
+            <span className="mono">{cluster.version}</span> on {cluster.channel} ·{' '}
+            {cluster.sector ? `sector ${cluster.sector}` : 'no sector'} · {cluster.provider} {cluster.region}
           </p>
         )}
       </div>
@@ -157,9 +157,25 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
   );
 }
 
-function DecisionPanel({ explain, zone }: { explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null; refetch: () => unknown }; zone: string }) {
-  if (explain.isPending) return <div className="panel"><LoadingRows rows={2} /></div>;
-  if (explain.isError || !explain.data) return <div className="panel"><ErrorState error={explain.error} onRetry={() => explain.refetch()} /></div>;
+function DecisionPanel({
+  explain,
+  zone,
+}: {
+  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null; refetch: () => unknown };
+  zone: string;
+}) {
+  if (explain.isPending)
+    return (
+      <div className="panel">
+        <LoadingRows rows={2} />
+      </div>
+    );
+  if (explain.isError || !explain.data)
+    return (
+      <div className="panel">
+        <ErrorState error={explain.error} onRetry={() => explain.refetch()} />
+      </div>
+    );
   const data = explain.data;
   if (!data.explanation) {
     return (
@@ -180,7 +196,8 @@ function DecisionPanel({ explain, zone }: { explain: { isPending: boolean; isErr
     return (
       <section className="panel" aria-label="Engine decision">
         <h2>Engine decision</h2>
-        <span className="badge">not managed</span> <span className="muted">This cluster has no upgrade policy, so the engine never upgrades it.</span>
+        <span className="badge">not managed</span>{' '}
+        <span className="muted">This cluster has no upgrade policy, so the engine never upgrades it.</span>
       </section>
     );
   }
@@ -188,7 +205,10 @@ function DecisionPanel({ explain, zone }: { explain: { isPending: boolean; isErr
   return (
     <section className="panel" aria-label="Engine decision">
       <h2>
-        Engine decision now <span className="small muted">(as of {formatUtc(data.now)}, evaluated #{(e.order ?? 0) + 1} in order)</span>
+        Engine decision now{' '}
+        <span className="small muted">
+          (as of {formatUtc(data.now)}, evaluated #{(e.order ?? 0) + 1} in order)
+        </span>
       </h2>
       <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', flexWrap: 'wrap' }}>
         <DecisionBadge action={d.action} reason={d.reason ?? null} />
@@ -218,7 +238,17 @@ function ClusterFacts({ cluster: c, zone }: { cluster: Detail; zone: string }) {
         <dd>{c.sector ?? <span className="muted">none</span>}</dd>
         <dt>Workloads</dt>
         <dd>
-          <div className="chips">{c.workloads.length ? c.workloads.map((w) => <span key={w} className="badge">{w}</span>) : <span className="muted">none</span>}</div>
+          <div className="chips">
+            {c.workloads.length ? (
+              c.workloads.map((w) => (
+                <span key={w} className="badge">
+                  {w}
+                </span>
+              ))
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </div>
         </dd>
         <dt>Health</dt>
         <dd>
@@ -282,12 +312,22 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
           <Link href={`/policies/clusters/${encodeURIComponent(c.name)}`}>Add one</Link>
         </EmptyState>
       ) : !p ? (
-        explain ? <span className="muted">The policy could not be normalized (see the problems above).</span> : <LoadingRows rows={4} />
+        explain ? (
+          <span className="muted">The policy could not be normalized (see the problems above).</span>
+        ) : (
+          <LoadingRows rows={4} />
+        )
       ) : (
         <dl className="props">
           <dt>Workloads</dt>
           <dd>
-            <div className="chips">{p.workloads.map((w) => <span key={w} className="badge">{w}</span>)}</div>
+            <div className="chips">
+              {p.workloads.map((w) => (
+                <span key={w} className="badge">
+                  {w}
+                </span>
+              ))}
+            </div>
           </dd>
           <dt>Schedule</dt>
           <dd>
@@ -295,13 +335,30 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
             <div className="small muted">
               in {p.schedule.location}
               {p.schedule.isoWeek && <> · ISO weeks {p.schedule.isoWeek}</>}
-              {p.schedule.suspend && <> · <span className="badge bad">suspended</span></>}
+              {p.schedule.suspend && (
+                <>
+                  {' '}
+                  · <span className="badge bad">suspended</span>
+                </>
+              )}
             </div>
           </dd>
           <dt>Soak days</dt>
           <dd>{p.conditions.soakDays ?? <span className="muted">no soak check</span>}</dd>
           <dt>Mutexes</dt>
-          <dd>{p.conditions.mutexes.length ? <div className="chips">{p.conditions.mutexes.map((m) => <span key={m} className="badge info">{m}</span>)}</div> : <span className="muted">none</span>}</dd>
+          <dd>
+            {p.conditions.mutexes.length ? (
+              <div className="chips">
+                {p.conditions.mutexes.map((m) => (
+                  <span key={m} className="badge info">
+                    {m}
+                  </span>
+                ))}
+              </div>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </dd>
           <dt>Sector</dt>
           <dd>
             {p.conditions.sector ?? <span className="muted">none</span>}
@@ -330,7 +387,11 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
   );
 }
 
-function NextRunsPanel({ explain }: { explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null } }) {
+function NextRunsPanel({
+  explain,
+}: {
+  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null };
+}) {
   const zone = explain.data?.policy?.schedule.location ?? 'UTC';
   return (
     <section className="panel" aria-labelledby="runs-h">
@@ -344,7 +405,10 @@ function NextRunsPanel({ explain }: { explain: { isPending: boolean; isError: bo
       ) : explain.data.nextRuns.length === 0 ? (
         <EmptyState title={explain.data.policy ? 'The schedule never fires' : 'No schedule'} />
       ) : (
-        <ol aria-label={`Next runs in ${zone} and UTC`} style={{ margin: 0, paddingLeft: 20, display: 'flex', flexDirection: 'column', gap: 6 }}>
+        <ol
+          aria-label={`Next runs in ${zone} and UTC`}
+          style={{ margin: 0, paddingLeft: 20, display: 'flex', flexDirection: 'column', gap: 6 }}
+        >
           {explain.data.nextRuns.map((run) => (
             <li key={run}>
               <div className="nowrap">{formatInZone(run, zone)}</div>
@@ -389,7 +453,11 @@ function HistoryPanel({ history }: { history: Detail['history'] }) {
                     {h.message && <div className="small muted">{h.message}</div>}
                   </td>
                   <td>
-                    <span className={`badge ${h.state === 'completed' ? 'ok' : h.state === 'failed' ? 'bad' : h.state === 'cancelled' ? 'warn' : 'info'}`}>{h.state}</span>
+                    <span
+                      className={`badge ${h.state === 'completed' ? 'ok' : h.state === 'failed' ? 'bad' : h.state === 'cancelled' ? 'warn' : 'info'}`}
+                    >
+                      {h.state}
+                    </span>
                   </td>
                   <td className="small nowrap">{formatUtc(h.startedAt)}</td>
                   <td className="small nowrap">{formatUtc(h.completedAt)}</td>

@@ -15,7 +15,11 @@ interface EventRow {
   text: string;
 }
 
-export function ClusterEvents({ explain }: { explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null } }) {
+export function ClusterEvents({
+  explain,
+}: {
+  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null };
+}) {
   let rows: EventRow[] = [];
   if (explain.data) {
     const { decisions, actions } = explain.data.events;

@@ -24,7 +24,11 @@ export function formatInZone(iso: string | null | undefined, zone: string, opts:
   if (!iso) return '—';
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  const parts = Object.fromEntries(formatter(zone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
   const name = zone === 'UTC' ? 'UTC' : parts.timeZoneName;
   return `${opts.weekday === false ? '' : `${parts.weekday} `}${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${name}`;
 }

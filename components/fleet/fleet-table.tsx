@@ -74,7 +74,14 @@ export function FleetTable() {
   return (
     <section className="panel flush" aria-label="Clusters">
       <div className="toolbar">
-        <input type="search" placeholder="Search name, id, region…" aria-label="Search clusters" value={search} onChange={(e) => setSearch(e.target.value)} style={{ minWidth: 220 }} />
+        <input
+          type="search"
+          placeholder="Search name, id, region…"
+          aria-label="Search clusters"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          style={{ minWidth: 220 }}
+        />
         {select('sector', 'Sector', facets.data?.sectors)}
         {select('workload', 'Workload', facets.data?.workloads)}
         {select('state', 'State', facets.data?.states)}
@@ -164,7 +171,11 @@ function ClusterRow({ cluster: c }: { cluster: Cluster }) {
           <span className="muted">—</span>
         ) : (
           c.soakingUpgrades.slice(0, 2).map((s) => (
-            <div key={s.version} className="mono nowrap" title={`${s.version} has soaked ${s.soakDays.toFixed(2)} of ${s.requiredDays} days`}>
+            <div
+              key={s.version}
+              className="mono nowrap"
+              title={`${s.version} has soaked ${s.soakDays.toFixed(2)} of ${s.requiredDays} days`}
+            >
               {s.version} ({formatDays(s.soakDays)}/{s.requiredDays} d)
             </div>
           ))

@@ -27,7 +27,14 @@ export function VersionDistributionChart() {
           <ResponsiveContainer>
             <BarChart data={q.data} margin={{ top: 4, right: 8, bottom: 4, left: -16 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-              <XAxis dataKey="version" tick={{ fontSize: 11, fill: 'var(--muted)' }} interval={0} angle={-30} textAnchor="end" height={46} />
+              <XAxis
+                dataKey="version"
+                tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                interval={0}
+                angle={-30}
+                textAnchor="end"
+                height={46}
+              />
               <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
               <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', fontSize: 12 }} />
               <Legend wrapperStyle={{ fontSize: 12 }} />

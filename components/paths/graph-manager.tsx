@@ -14,13 +14,23 @@ function readCsrfToken(): string {
   return match?.[1] ? decodeURIComponent(match[1]) : '';
 }
 
-async function uploadGraph(input: { fileName: string; text: string; name?: string; channel?: string; architecture?: string; capturedAt?: string }) {
+async function uploadGraph(input: {
+  fileName: string;
+  text: string;
+  name?: string;
+  channel?: string;
+  architecture?: string;
+  capturedAt?: string;
+}) {
   const res = await fetch('/paths/upload', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-csrf-token': readCsrfToken() },
     body: JSON.stringify(input),
   });
-  const body = (await res.json().catch(() => null)) as { graph?: { name: string; nodeCount: number; edgeCount: number }; error?: { message: string } } | null;
+  const body = (await res.json().catch(() => null)) as {
+    graph?: { name: string; nodeCount: number; edgeCount: number };
+    error?: { message: string };
+  } | null;
   if (!res.ok || !body?.graph) throw new Error(body?.error?.message ?? `Upload failed (HTTP ${res.status})`);
   return body.graph;
 }
@@ -79,8 +89,9 @@ export function GraphManager() {
       <section className="panel" aria-label="Upload a graph">
         <h2>Upload an update graph</h2>
         <p className="small muted" style={{ marginTop: 0 }}>
-          A Cincinnati v1 document as served by <span className="mono">/api/upgrades_info/v1/graph?channel=…&amp;arch=…</span>, or a union of several. It is
-          validated before anything is stored; a graph with the same name is replaced. All stored graphs are merged for path questions.
+          A Cincinnati v1 document as served by <span className="mono">/api/upgrades_info/v1/graph?channel=…&amp;arch=…</span>, or a union
+          of several. It is validated before anything is stored; a graph with the same name is replaced. All stored graphs are merged for
+          path questions.
         </p>
         <form
           className="upload-form"
@@ -96,15 +107,33 @@ export function GraphManager() {
           </label>
           <label>
             Name
-            <input type="text" value={form.name} maxLength={120} placeholder="file name" onChange={(e) => setForm({ ...form, name: e.target.value })} />
+            <input
+              type="text"
+              value={form.name}
+              maxLength={120}
+              placeholder="file name"
+              onChange={(e) => setForm({ ...form, name: e.target.value })}
+            />
           </label>
           <label>
             Channel
-            <input type="text" value={form.channel} maxLength={64} placeholder="e.g. stable-4.14" onChange={(e) => setForm({ ...form, channel: e.target.value })} />
+            <input
+              type="text"
+              value={form.channel}
+              maxLength={64}
+              placeholder="e.g. stable-4.14"
+              onChange={(e) => setForm({ ...form, channel: e.target.value })}
+            />
           </label>
           <label>
             Architecture
-            <input type="text" value={form.architecture} maxLength={32} placeholder="amd64" onChange={(e) => setForm({ ...form, architecture: e.target.value })} />
+            <input
+              type="text"
+              value={form.architecture}
+              maxLength={32}
+              placeholder="amd64"
+              onChange={(e) => setForm({ ...form, architecture: e.target.value })}
+            />
           </label>
           <label>
             Captured (UTC date)
@@ -115,7 +144,12 @@ export function GraphManager() {
           </button>
         </form>
         {message && (
-          <div className={`banner ${message.tone === 'ok' ? 'info' : 'bad'}`} role={message.tone === 'bad' ? 'alert' : 'status'} data-testid="graph-upload-message" style={{ marginTop: 10 }}>
+          <div
+            className={`banner ${message.tone === 'ok' ? 'info' : 'bad'}`}
+            role={message.tone === 'bad' ? 'alert' : 'status'}
+            data-testid="graph-upload-message"
+            style={{ marginTop: 10 }}
+          >
             {message.text}
           </div>
         )}
@@ -164,7 +198,8 @@ export function GraphManager() {
                         className="btn danger"
                         disabled={remove.isPending}
                         onClick={() => {
-                          if (window.confirm(`Delete the stored graph ${g.name}? Paths through it are no longer found.`)) remove.mutate({ id: g.id });
+                          if (window.confirm(`Delete the stored graph ${g.name}? Paths through it are no longer found.`))
+                            remove.mutate({ id: g.id });
                         }}
                       >
                         Delete

@@ -106,7 +106,9 @@ export function PathGraph({ view, from, to, channel }: { view: View; from: strin
         target: e.to,
         className: cls,
         zIndex: e.onPath ? 10 : 0,
-        markerEnd: e.onPath ? { type: MarkerType.ArrowClosed, width: 16, height: 16, color: e.conditional ? 'var(--warn)' : 'var(--accent)' } : undefined,
+        markerEnd: e.onPath
+          ? { type: MarkerType.ArrowClosed, width: 16, height: 16, color: e.conditional ? 'var(--warn)' : 'var(--accent)' }
+          : undefined,
         interactionWidth: 12,
       };
     });
@@ -152,9 +154,10 @@ export function PathGraph({ view, from, to, channel }: { view: View; from: strin
           <i className="legend-line conditional" /> conditional (hover or click for its risks)
         </span>
         <span className="graph-omitted" data-testid="graph-omitted">
-          Showing {view.nodes.length} of {view.totals.nodes} releases {channel ? `in ${channel}` : 'in the stored graphs'} (minors {view.minors.join(', ') || '–'}) and {view.edges.length} of{' '}
-          {view.totals.edges} updates between them: the path, up to 6 updates from each path release, conditional updates into or out of the path and
-          each release&apos;s highest update. {view.omitted.edges > 0 ? `${view.omitted.edges} updates omitted.` : ''}
+          Showing {view.nodes.length} of {view.totals.nodes} releases {channel ? `in ${channel}` : 'in the stored graphs'} (minors{' '}
+          {view.minors.join(', ') || '–'}) and {view.edges.length} of {view.totals.edges} updates between them: the path, up to 6 updates
+          from each path release, conditional updates into or out of the path and each release&apos;s highest update.{' '}
+          {view.omitted.edges > 0 ? `${view.omitted.edges} updates omitted.` : ''}
           {view.capped ? ' Releases capped at 400 (newest kept).' : ''}
         </span>
       </div>

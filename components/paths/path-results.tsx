@@ -87,14 +87,16 @@ export function PathSummary({ solved }: { solved: Solved }) {
           </span>
           {solved.cluster && (
             <span className="small muted">
-              cluster <span className="mono">{solved.cluster.name}</span> ({solved.cluster.nodeCount} nodes, channel {solved.cluster.channel})
+              cluster <span className="mono">{solved.cluster.name}</span> ({solved.cluster.nodeCount} nodes, channel{' '}
+              {solved.cluster.channel})
             </span>
           )}
         </div>
         <PathChips path={a.path} conditionalHops={conditionalHops} />
         {solved.risks.length > 0 && (
           <div className="banner warn" style={{ marginTop: 10 }}>
-            This path takes conditional updates: each needs <span className="mono">--allow-not-recommended</span> and a check that none of its risks applies.
+            This path takes conditional updates: each needs <span className="mono">--allow-not-recommended</span> and a check that none of
+            its risks applies.
             <RiskList solved={solved} />
           </div>
         )}
@@ -175,8 +177,8 @@ export function SafetyPanel({ solved }: { solved: Solved }) {
     <section className="panel" aria-label="Safety checks and duration">
       <h2>Safety checks</h2>
       <p className="small muted" style={{ marginTop: 0 }}>
-        With the worker pools paused at {skew.workerVersion}, the control plane may be at most 2 minors ahead of the workers on 4.even and 1 on 4.odd; each hop
-        stays within a minor or goes to the next one.
+        With the worker pools paused at {skew.workerVersion}, the control plane may be at most 2 minors ahead of the workers on 4.even and 1
+        on 4.odd; each hop stays within a minor or goes to the next one.
       </p>
       {skew.ok ? (
         <div className="banner info" data-testid="skew-ok">
@@ -283,10 +285,17 @@ export function ExportsPanel({ solved }: { solved: Solved }) {
         <section className="panel" aria-label="ImageSetConfiguration">
           <div className="panel-head">
             <h2>oc-mirror ImageSetConfiguration</h2>
-            <span className={`badge ${imageset.mode === 'pins' ? 'ok' : 'warn'}`}>{imageset.mode === 'pins' ? 'every release pinned' : 'shortestPath fallback'}</span>
+            <span className={`badge ${imageset.mode === 'pins' ? 'ok' : 'warn'}`}>
+              {imageset.mode === 'pins' ? 'every release pinned' : 'shortestPath fallback'}
+            </span>
             <span className="spacer" />
             <CopyButton text={imageset.yaml} label="Copy" title="Copy the ImageSetConfiguration" />
-            <DownloadButton text={imageset.yaml} fileName="imageset-config.yaml" mime="application/yaml" label="Download imageset-config.yaml" />
+            <DownloadButton
+              text={imageset.yaml}
+              fileName="imageset-config.yaml"
+              mime="application/yaml"
+              label="Download imageset-config.yaml"
+            />
           </div>
           {imageset.warnings.map((w) => (
             <div key={w} className="banner warn small" style={{ marginBottom: 8 }}>

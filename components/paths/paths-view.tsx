@@ -24,7 +24,10 @@ function GraphSection({ solved }: { solved: Solved }) {
   const trpc = useTRPC();
   const a = solved.answer;
   const view = useQuery(
-    trpc.graphs.view.queryOptions({ channel: a.channel, path: [...solved.highlight], from: a.from, to: a.to }, { placeholderData: (prev) => prev }),
+    trpc.graphs.view.queryOptions(
+      { channel: a.channel, path: [...solved.highlight], from: a.from, to: a.to },
+      { placeholderData: (prev) => prev },
+    ),
   );
   return (
     <section className="panel" aria-label="Update graph">
@@ -98,7 +101,15 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
       ) : (
         <label className="field">
           Cluster
-          <input type="search" list="path-clusters" value={cluster} maxLength={200} placeholder="type a cluster name" required onChange={(e) => setCluster(e.target.value)} />
+          <input
+            type="search"
+            list="path-clusters"
+            value={cluster}
+            maxLength={200}
+            placeholder="type a cluster name"
+            required
+            onChange={(e) => setCluster(e.target.value)}
+          />
           <datalist id="path-clusters">
             {clusters.data?.clusters.map((c) => (
               <option key={c.name} value={c.name}>
@@ -106,7 +117,9 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
               </option>
             ))}
           </datalist>
-          <span className="small muted field-hint">{chosenCluster ? `runs ${chosenCluster.version}, ${chosenCluster.nodeCount} nodes, channel ${chosenCluster.channel}` : ' '}</span>
+          <span className="small muted field-hint">
+            {chosenCluster ? `runs ${chosenCluster.version}, ${chosenCluster.nodeCount} nodes, channel ${chosenCluster.channel}` : ' '}
+          </span>
         </label>
       )}
       <label className="field">
@@ -128,10 +141,18 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
       </label>
       <label className="field narrow">
         Workers
-        <input type="number" min={0} max={100000} value={workers} placeholder={mode === 'cluster' ? 'nodes − 3' : '3'} onChange={(e) => setWorkers(e.target.value)} />
+        <input
+          type="number"
+          min={0}
+          max={100000}
+          value={workers}
+          placeholder={mode === 'cluster' ? 'nodes − 3' : '3'}
+          onChange={(e) => setWorkers(e.target.value)}
+        />
       </label>
       <label className="check">
-        <input type="checkbox" checked={allowConditional} onChange={(e) => setAllowConditional(e.target.checked)} /> Allow conditional updates
+        <input type="checkbox" checked={allowConditional} onChange={(e) => setAllowConditional(e.target.checked)} /> Allow conditional
+        updates
       </label>
       <button type="submit" className="btn primary" disabled={busy}>
         {busy ? 'Solving…' : 'Find path'}
@@ -153,10 +174,20 @@ export function PathsView() {
   return (
     <>
       <nav aria-label="Paths sections" className="paths-tabs">
-        <button type="button" className={`btn${tab === 'path' ? ' primary' : ''}`} aria-pressed={tab === 'path'} onClick={() => setTab('path')}>
+        <button
+          type="button"
+          className={`btn${tab === 'path' ? ' primary' : ''}`}
+          aria-pressed={tab === 'path'}
+          onClick={() => setTab('path')}
+        >
           Path
         </button>
-        <button type="button" className={`btn${tab === 'graphs' ? ' primary' : ''}`} aria-pressed={tab === 'graphs'} onClick={() => setTab('graphs')}>
+        <button
+          type="button"
+          className={`btn${tab === 'graphs' ? ' primary' : ''}`}
+          aria-pressed={tab === 'graphs'}
+          onClick={() => setTab('graphs')}
+        >
           Graphs{channels.data ? ` (${channels.data.graphs})` : ''}
         </button>
         {channels.data && (
@@ -175,7 +206,9 @@ export function PathsView() {
         <div className="paths-stack">
           <PathQuestion onAsk={setQuestion} busy={question !== null && solved.isFetching} />
           {question === null ? (
-            <EmptyState title="Ask for a path">Pick a source version or a cluster, a target channel (EUS channels first) and optionally a target version.</EmptyState>
+            <EmptyState title="Ask for a path">
+              Pick a source version or a cluster, a target channel (EUS channels first) and optionally a target version.
+            </EmptyState>
           ) : solved.isPending ? (
             <LoadingRows rows={5} />
           ) : solved.isError ? (

@@ -57,10 +57,16 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
   const spec = useMemo(() => specOf(draft.draft), [draft.draft]);
   const validInput = useDebounced({ clusters: [{ name, policy: spec }] }, 300);
   const canCheck = stored.isSuccess && !draft.yamlError && (draft.draft === null || isObject(draft.draft));
-  const validation = useQuery({ ...trpc.policies.validateDraft.queryOptions(validInput), enabled: canCheck && draft.dirty, placeholderData: keepPreviousData });
+  const validation = useQuery({
+    ...trpc.policies.validateDraft.queryOptions(validInput),
+    enabled: canCheck && draft.dirty,
+    placeholderData: keepPreviousData,
+  });
   const problems = draft.dirty && validation.data ? validation.data.problems : [];
   const warnings = validation.data?.warnings ?? [];
-  const byField = groupPolicyProblems(problems, (p) => (p.cluster === name || p.path.startsWith('clusters[0].policy') ? p.field : undefined));
+  const byField = groupPolicyProblems(problems, (p) =>
+    p.cluster === name || p.path.startsWith('clusters[0].policy') ? p.field : undefined,
+  );
   const changes = useMemo(() => diffJson(baseDoc, draft.draft), [baseDoc, draft.draft]);
   const valid = draft.dirty && validation.data?.ok === true && !validation.isFetching && !draft.yamlError;
   const impact = useQuery({ ...trpc.policies.previewImpact.queryOptions(validInput), enabled: valid && changes.length > 0 });
@@ -79,11 +85,22 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
     }),
   );
 
-  if (stored.isPending) return <div className="panel"><LoadingRows rows={8} /></div>;
+  if (stored.isPending)
+    return (
+      <div className="panel">
+        <LoadingRows rows={8} />
+      </div>
+    );
   if (stored.isError) {
     return (
       <div className="panel">
-        {stored.error.data?.code === 'NOT_FOUND' ? <EmptyState title={`No cluster named ${name}`}><Link href="/policies">Back to policies</Link></EmptyState> : <ErrorState error={stored.error} onRetry={() => stored.refetch()} />}
+        {stored.error.data?.code === 'NOT_FOUND' ? (
+          <EmptyState title={`No cluster named ${name}`}>
+            <Link href="/policies">Back to policies</Link>
+          </EmptyState>
+        ) : (
+          <ErrorState error={stored.error} onRetry={() => stored.refetch()} />
+        )}
       </div>
     );
   }
@@ -106,7 +123,10 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
     }
     setConflict(null);
   };
-  const saveProblems = save.error?.data?.code === 'BAD_REQUEST' ? (save.error.data as { problems?: { path: string; message: string }[] | null }).problems ?? [] : [];
+  const saveProblems =
+    save.error?.data?.code === 'BAD_REQUEST'
+      ? ((save.error.data as { problems?: { path: string; message: string }[] | null }).problems ?? [])
+      : [];
 
   return (
     <>
@@ -132,7 +152,10 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
       )}
       <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
         <span>
-          <strong>{name}</strong> <span className="muted small">runs {stored.data.version} · policy revision {baseRevision ?? stored.data.revision}</span>
+          <strong>{name}</strong>{' '}
+          <span className="muted small">
+            runs {stored.data.version} · policy revision {baseRevision ?? stored.data.revision}
+          </span>
         </span>
         {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
         <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
@@ -192,7 +215,12 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
         </section>
       </div>
       <div className="grid-2">
-        <ValidationPanel pending={draft.dirty && (validation.isFetching || validation.isPending)} problems={problems} warnings={warnings} yamlError={draft.yamlError} />
+        <ValidationPanel
+          pending={draft.dirty && (validation.isFetching || validation.isPending)}
+          problems={problems}
+          warnings={warnings}
+          yamlError={draft.yamlError}
+        />
         <ChangesPanel changes={changes} />
       </div>
       <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />

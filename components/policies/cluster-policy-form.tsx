@@ -26,26 +26,52 @@ export function ClusterPolicyForm({
   const setSchedule = (patch: Record<string, unknown>) => {
     const base = objectForm ? { ...schedule } : { cron };
     const next: Record<string, unknown> = { ...base, ...patch };
-    for (const k of Object.keys(next)) if (next[k] === undefined || next[k] === '' || (k === 'suspend' && next[k] === false)) delete next[k];
+    for (const k of Object.keys(next))
+      if (next[k] === undefined || next[k] === '' || (k === 'suspend' && next[k] === false)) delete next[k];
     onChange({ ...doc, schedule: next as PolicyDoc['schedule'] });
   };
 
   return (
     <div style={{ display: 'flex', flexDirection: 'column', gap: 12 }}>
       <Field label="Workloads" hint="comma-separated" problems={problems.workloads}>
-        {(a) => <ListInput {...a} value={strings(doc.workloads)} onChange={(w) => onChange({ ...doc, workloads: w })} suggestions={workloads} placeholder="ocm, telemeter" />}
+        {(a) => (
+          <ListInput
+            {...a}
+            value={strings(doc.workloads)}
+            onChange={(w) => onChange({ ...doc, workloads: w })}
+            suggestions={workloads}
+            placeholder="ocm, telemeter"
+          />
+        )}
       </Field>
 
-      <fieldset style={{ border: '1px solid var(--border)', borderRadius: 'var(--radius)', padding: '8px 12px', display: 'flex', flexDirection: 'column', gap: 10, minWidth: 0 }}>
+      <fieldset
+        style={{
+          border: '1px solid var(--border)',
+          borderRadius: 'var(--radius)',
+          padding: '8px 12px',
+          display: 'flex',
+          flexDirection: 'column',
+          gap: 10,
+          minWidth: 0,
+        }}
+      >
         <legend className="small" style={{ fontWeight: 600 }}>
           Schedule
         </legend>
         <div role="radiogroup" aria-label="Schedule form" style={{ display: 'flex', gap: 16 }} className="small">
           <label>
-            <input type="radio" name="schedule-form" checked={!objectForm} onChange={() => onChange({ ...doc, schedule: cron })} /> cron string (UTC)
+            <input type="radio" name="schedule-form" checked={!objectForm} onChange={() => onChange({ ...doc, schedule: cron })} /> cron
+            string (UTC)
           </label>
           <label>
-            <input type="radio" name="schedule-form" checked={objectForm} onChange={() => onChange({ ...doc, schedule: { cron, location: 'UTC' } })} /> with time zone / ISO weeks
+            <input
+              type="radio"
+              name="schedule-form"
+              checked={objectForm}
+              onChange={() => onChange({ ...doc, schedule: { cron, location: 'UTC' } })}
+            />{' '}
+            with time zone / ISO weeks
           </label>
         </div>
         <Field label="Cron" hint="minute hour day-of-month month day-of-week" problems={problems['schedule.cron']}>
@@ -67,11 +93,18 @@ export function ClusterPolicyForm({
             </Field>
             <Field label="ISO weeks" hint="@odd, @even or 1,5,9" problems={problems['schedule.isoWeek']}>
               {(a) => (
-                <input type="text" {...a} value={schedule.isoWeek === undefined ? '' : String(schedule.isoWeek)} onChange={(e) => setSchedule({ isoWeek: e.target.value || undefined })} style={invalidStyle(a['aria-invalid'])} />
+                <input
+                  type="text"
+                  {...a}
+                  value={schedule.isoWeek === undefined ? '' : String(schedule.isoWeek)}
+                  onChange={(e) => setSchedule({ isoWeek: e.target.value || undefined })}
+                  style={invalidStyle(a['aria-invalid'])}
+                />
               )}
             </Field>
             <label className="small" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
-              <input type="checkbox" checked={schedule.suspend === true} onChange={(e) => setSchedule({ suspend: e.target.checked })} /> Suspend (no new upgrades)
+              <input type="checkbox" checked={schedule.suspend === true} onChange={(e) => setSchedule({ suspend: e.target.checked })} />{' '}
+              Suspend (no new upgrades)
             </label>
           </div>
         )}
@@ -93,9 +126,16 @@ export function ClusterPolicyForm({
         </Field>
         <Field label="Sector" problems={problems['conditions.sector']}>
           {(a) => (
-            <select {...a} value={typeof conditions.sector === 'string' ? conditions.sector : ''} onChange={(e) => onChange(withConditions(doc, { sector: e.target.value || undefined }))} style={invalidStyle(a['aria-invalid'])}>
+            <select
+              {...a}
+              value={typeof conditions.sector === 'string' ? conditions.sector : ''}
+              onChange={(e) => onChange(withConditions(doc, { sector: e.target.value || undefined }))}
+              style={invalidStyle(a['aria-invalid'])}
+            >
               <option value="">no sector</option>
-              {typeof conditions.sector === 'string' && conditions.sector !== '' && !sectors.includes(conditions.sector) && <option value={conditions.sector}>{conditions.sector} (unknown)</option>}
+              {typeof conditions.sector === 'string' && conditions.sector !== '' && !sectors.includes(conditions.sector) && (
+                <option value={conditions.sector}>{conditions.sector} (unknown)</option>
+              )}
               {sectors.map((s) => (
                 <option key={s} value={s}>
                   {s}
@@ -106,10 +146,29 @@ export function ClusterPolicyForm({
         </Field>
       </div>
       <Field label="Mutexes" hint="comma-separated; one cluster at a time per mutex" problems={problems['conditions.mutexes']}>
-        {(a) => <ListInput {...a} value={strings(conditions.mutexes)} onChange={(m) => onChange(withConditions(doc, { mutexes: m }))} suggestions={mutexes} />}
+        {(a) => (
+          <ListInput
+            {...a}
+            value={strings(conditions.mutexes)}
+            onChange={(m) => onChange(withConditions(doc, { mutexes: m }))}
+            suggestions={mutexes}
+          />
+        )}
       </Field>
-      <Field label="Blocked versions for this cluster" hint="one regex per line, added to the organization's" problems={problems['conditions.blockedVersions']}>
-        {(a) => <ListInput {...a} multiline value={strings(conditions.blockedVersions)} onChange={(b) => onChange(withConditions(doc, { blockedVersions: b }))} placeholder={'^4\\.13\\.0$'} />}
+      <Field
+        label="Blocked versions for this cluster"
+        hint="one regex per line, added to the organization's"
+        problems={problems['conditions.blockedVersions']}
+      >
+        {(a) => (
+          <ListInput
+            {...a}
+            multiline
+            value={strings(conditions.blockedVersions)}
+            onChange={(b) => onChange(withConditions(doc, { blockedVersions: b }))}
+            placeholder={'^4\\.13\\.0$'}
+          />
+        )}
       </Field>
     </div>
   );

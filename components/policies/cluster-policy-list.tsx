@@ -15,7 +15,13 @@ export function ClusterPolicyList() {
   const [page, setPage] = useState(0);
   const q = useDebounced(search, 250);
   const list = useQuery({
-    ...trpc.clusters.list.queryOptions({ filter: { search: q || undefined }, sort: 'name', direction: 'asc', offset: page * PAGE, limit: PAGE }),
+    ...trpc.clusters.list.queryOptions({
+      filter: { search: q || undefined },
+      sort: 'name',
+      direction: 'asc',
+      offset: page * PAGE,
+      limit: PAGE,
+    }),
     placeholderData: keepPreviousData,
   });
   const total = list.data?.total ?? 0;
@@ -23,7 +29,17 @@ export function ClusterPolicyList() {
   return (
     <section className="panel flush" aria-label="Cluster policies">
       <div className="toolbar">
-        <input type="search" aria-label="Search clusters" placeholder="Search clusters…" value={search} onChange={(e) => { setSearch(e.target.value); setPage(0); }} style={{ minWidth: 240 }} />
+        <input
+          type="search"
+          aria-label="Search clusters"
+          placeholder="Search clusters…"
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(0);
+          }}
+          style={{ minWidth: 240 }}
+        />
         <span className="small muted" style={{ marginLeft: 'auto' }} aria-live="polite">
           {list.data ? `${total} cluster${total === 1 ? '' : 's'}` : ''}
         </span>
@@ -53,7 +69,13 @@ export function ClusterPolicyList() {
                   </td>
                   <td>{c.sector ?? <span className="muted">—</span>}</td>
                   <td>
-                    <div className="chips">{c.workloads.map((w) => <span key={w} className="badge">{w}</span>)}</div>
+                    <div className="chips">
+                      {c.workloads.map((w) => (
+                        <span key={w} className="badge">
+                          {w}
+                        </span>
+                      ))}
+                    </div>
                   </td>
                   <td>{c.managed ? <span className="badge ok">managed</span> : <span className="badge">no policy</span>}</td>
                 </tr>
@@ -63,9 +85,15 @@ export function ClusterPolicyList() {
         </div>
       )}
       <div className="pager">
-        <button className="btn" disabled={page === 0} onClick={() => setPage((p) => p - 1)}>Previous</button>
-        <span className="small muted">Page {page + 1} of {pages}</span>
-        <button className="btn" disabled={page + 1 >= pages} onClick={() => setPage((p) => p + 1)}>Next</button>
+        <button className="btn" disabled={page === 0} onClick={() => setPage((p) => p - 1)}>
+          Previous
+        </button>
+        <span className="small muted">
+          Page {page + 1} of {pages}
+        </span>
+        <button className="btn" disabled={page + 1 >= pages} onClick={() => setPage((p) => p + 1)}>
+          Next
+        </button>
       </div>
     </section>
   );

@@ -8,7 +8,12 @@ function show(v: unknown): string {
 }
 
 export function DiffView({ changes, empty = 'No changes' }: { changes: JsonChange[]; empty?: string }) {
-  if (changes.length === 0) return <p className="muted small" style={{ margin: 0 }}>{empty}</p>;
+  if (changes.length === 0)
+    return (
+      <p className="muted small" style={{ margin: 0 }}>
+        {empty}
+      </p>
+    );
   return (
     <table className="data" aria-label="Changes">
       <thead>

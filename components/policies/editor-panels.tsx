@@ -17,21 +17,31 @@ type Outputs = inferRouterOutputs<AppRouter>;
 type Problem = { path: string; message: string; cluster?: string; field?: string };
 type Warning = Problem & { code: string };
 
-export function ValidationPanel({ pending, problems, warnings, yamlError }: { pending: boolean; problems: Problem[]; warnings: Warning[]; yamlError: string | null }) {
+export function ValidationPanel({
+  pending,
+  problems,
+  warnings,
+  yamlError,
+}: {
+  pending: boolean;
+  problems: Problem[];
+  warnings: Warning[];
+  yamlError: string | null;
+}) {
   const status = yamlError ? (
     <span className="badge bad">YAML does not parse</span>
   ) : pending ? (
     <span className="badge">checking…</span>
   ) : problems.length ? (
-    <span className="badge bad">{problems.length} problem{problems.length === 1 ? '' : 's'}</span>
+    <span className="badge bad">
+      {problems.length} problem{problems.length === 1 ? '' : 's'}
+    </span>
   ) : (
     <span className="badge ok">valid</span>
   );
   return (
     <section className="panel" aria-labelledby="val-h" aria-live="polite">
-      <h2 id="val-h">
-        Validation {status}
-      </h2>
+      <h2 id="val-h">Validation {status}</h2>
       {problems.length > 0 && (
         <ul className="small" style={{ margin: '0 0 8px', paddingLeft: 18 }}>
           {problems.map((p) => (
@@ -55,7 +65,13 @@ export function ValidationPanel({ pending, problems, warnings, yamlError }: { pe
           </ul>
         </>
       ) : (
-        !problems.length && !yamlError && !pending && <p className="small muted" style={{ margin: 0 }}>No problems and no lint warnings.</p>
+        !problems.length &&
+        !yamlError &&
+        !pending && (
+          <p className="small muted" style={{ margin: 0 }}>
+            No problems and no lint warnings.
+          </p>
+        )
       )}
     </section>
   );
@@ -65,7 +81,10 @@ export function ChangesPanel({ changes }: { changes: JsonChange[] }) {
   return (
     <section className="panel" aria-labelledby="diff-h">
       <h2 id="diff-h">
-        Your change <span className="small muted">{changes.length} field{changes.length === 1 ? '' : 's'}</span>
+        Your change{' '}
+        <span className="small muted">
+          {changes.length} field{changes.length === 1 ? '' : 's'}
+        </span>
       </h2>
       <DiffView changes={changes} empty="Nothing changed yet." />
     </section>
@@ -74,7 +93,11 @@ export function ChangesPanel({ changes }: { changes: JsonChange[] }) {
 
 type Impact = Outputs['policies']['previewImpact'];
 
-export function ImpactPanel({ impact }: { impact: { isPending: boolean; isError: boolean; data?: Impact; error: { message: string } | null; fetchStatus?: string } | null }) {
+export function ImpactPanel({
+  impact,
+}: {
+  impact: { isPending: boolean; isError: boolean; data?: Impact; error: { message: string } | null; fetchStatus?: string } | null;
+}) {
   return (
     <section className="panel flush" aria-labelledby="impact-h">
       <div className="toolbar">
@@ -97,7 +120,9 @@ export function ImpactPanel({ impact }: { impact: { isPending: boolean; isError:
       ) : !impact.data.ok ? (
         <EmptyState title="Fix the problems first" />
       ) : impact.data.changes.length === 0 ? (
-        <EmptyState title="No decision changes">The engine would decide the same for all {impact.data.evaluated} managed clusters right now.</EmptyState>
+        <EmptyState title="No decision changes">
+          The engine would decide the same for all {impact.data.evaluated} managed clusters right now.
+        </EmptyState>
       ) : (
         <div className="table-scroll" style={{ maxHeight: 320 }}>
           <table className="data" aria-label="Decision changes">
@@ -130,7 +155,11 @@ export function ImpactPanel({ impact }: { impact: { isPending: boolean; isError:
   );
 }
 
-function DecisionCell({ d }: { d: { action: string; version: string | null; reason: string | null; nextRun: string | null; message: string } | null }) {
+function DecisionCell({
+  d,
+}: {
+  d: { action: string; version: string | null; reason: string | null; nextRun: string | null; message: string } | null;
+}) {
   if (!d) return <span className="muted small">not managed</span>;
   return (
     <div>
@@ -160,7 +189,17 @@ export function ConflictBanner({ message, onReload, onRebase }: { message: strin
 
 type Revision = Outputs['policies']['history']['revisions'][number];
 
-export function HistoryPanel({ scope, subject, currentRevision, onReverted }: { scope: 'organization' | 'cluster'; subject?: string; currentRevision: number | undefined; onReverted: () => void }) {
+export function HistoryPanel({
+  scope,
+  subject,
+  currentRevision,
+  onReverted,
+}: {
+  scope: 'organization' | 'cluster';
+  subject?: string;
+  currentRevision: number | undefined;
+  onReverted: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const history = useQuery(trpc.policies.history.queryOptions({ scope, subject, limit: 50 }));
@@ -179,7 +218,11 @@ export function HistoryPanel({ scope, subject, currentRevision, onReverted }: { 
         <h2 id="hist-h" style={{ margin: 0 }}>
           History
         </h2>
-        {history.data && <span className="small muted">{history.data.total} revision{history.data.total === 1 ? '' : 's'}</span>}
+        {history.data && (
+          <span className="small muted">
+            {history.data.total} revision{history.data.total === 1 ? '' : 's'}
+          </span>
+        )}
       </div>
       {revert.isError && (
         <div className="banner bad" role="alert" style={{ margin: 12 }}>

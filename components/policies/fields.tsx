@@ -21,7 +21,17 @@ export function FieldErrors({ id, problems }: { id: string; problems: FieldProbl
   );
 }
 
-export function Field({ label, hint, problems, children }: { label: string; hint?: string; problems?: FieldProblem[]; children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode }) {
+export function Field({
+  label,
+  hint,
+  problems,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  problems?: FieldProblem[];
+  children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const errId = `${id}-err`;
   const invalid = !!problems?.length;
@@ -29,7 +39,12 @@ export function Field({ label, hint, problems, children }: { label: string; hint
     <div style={{ display: 'flex', flexDirection: 'column', gap: 3, minWidth: 0 }}>
       <label htmlFor={id} className="small" style={{ fontWeight: 600 }}>
         {label}
-        {hint && <span className="muted" style={{ fontWeight: 400 }}> · {hint}</span>}
+        {hint && (
+          <span className="muted" style={{ fontWeight: 400 }}>
+            {' '}
+            · {hint}
+          </span>
+        )}
       </label>
       {children({ id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? errId : undefined })}
       <FieldErrors id={errId} problems={problems} />
@@ -37,7 +52,8 @@ export function Field({ label, hint, problems, children }: { label: string; hint
   );
 }
 
-export const invalidStyle = (invalid: boolean | undefined) => (invalid ? { borderColor: 'var(--bad)', boxShadow: '0 0 0 1px var(--bad)' } : undefined);
+export const invalidStyle = (invalid: boolean | undefined) =>
+  invalid ? { borderColor: 'var(--bad)', boxShadow: '0 0 0 1px var(--bad)' } : undefined;
 
 function splitList(text: string): string[] {
   return text
@@ -111,7 +127,17 @@ export function timeZones(): string[] {
   return zones;
 }
 
-export function ZoneSelect({ value, onChange, ...aria }: { value: string; onChange: (z: string) => void; id?: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) {
+export function ZoneSelect({
+  value,
+  onChange,
+  ...aria
+}: {
+  value: string;
+  onChange: (z: string) => void;
+  id?: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
+}) {
   const list = timeZones();
   return (
     <select {...aria} value={value} onChange={(e) => onChange(e.target.value)} style={invalidStyle(aria['aria-invalid'])}>

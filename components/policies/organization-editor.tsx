@@ -27,9 +27,15 @@ function settingsFromYaml(v: unknown): Settings {
     sectors: (Array.isArray(o.sectors) ? o.sectors : []).map((s) => {
       const x = isObject(s) ? s : {};
       const mpu = x.maxParallelUpgrades;
-      return { name: String(x.name ?? ''), maxParallelUpgrades: mpu === undefined || mpu === null ? null : String(mpu), dependencies: strings(x.dependencies) };
+      return {
+        name: String(x.name ?? ''),
+        maxParallelUpgrades: mpu === undefined || mpu === null ? null : String(mpu),
+        dependencies: strings(x.dependencies),
+      };
     }),
-    blockedVersions: (Array.isArray(o.blockedVersions) ? o.blockedVersions : []).map((b) => (isObject(b) ? { pattern: String(b.pattern ?? ''), reason: String(b.reason ?? '') } : { pattern: String(b), reason: '' })),
+    blockedVersions: (Array.isArray(o.blockedVersions) ? o.blockedVersions : []).map((b) =>
+      isObject(b) ? { pattern: String(b.pattern ?? ''), reason: String(b.reason ?? '') } : { pattern: String(b), reason: '' },
+    ),
     upgradePolicyAllowedWorkloads: Array.isArray(o.upgradePolicyAllowedWorkloads) ? strings(o.upgradePolicyAllowedWorkloads) : null,
     upgradePolicyAllowedMutexes: Array.isArray(o.upgradePolicyAllowedMutexes) ? strings(o.upgradePolicyAllowedMutexes) : null,
   };
@@ -38,7 +44,11 @@ function settingsFromYaml(v: unknown): Settings {
 /** The YAML leaves out what is unset (no limit, no allow-list) instead of writing nulls. */
 function yamlDocOf(s: Settings): unknown {
   return {
-    sectors: s.sectors.map((x) => ({ name: x.name, ...(x.maxParallelUpgrades ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}), dependencies: x.dependencies })),
+    sectors: s.sectors.map((x) => ({
+      name: x.name,
+      ...(x.maxParallelUpgrades ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}),
+      dependencies: x.dependencies,
+    })),
     blockedVersions: s.blockedVersions,
     ...(s.upgradePolicyAllowedWorkloads ? { upgradePolicyAllowedWorkloads: s.upgradePolicyAllowedWorkloads } : {}),
     ...(s.upgradePolicyAllowedMutexes ? { upgradePolicyAllowedMutexes: s.upgradePolicyAllowedMutexes } : {}),
@@ -60,7 +70,11 @@ export function OrganizationEditor() {
   const base = useMemo<Settings | undefined>(
     () =>
       stored.data && {
-        sectors: stored.data.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+        sectors: stored.data.sectors.map((s) => ({
+          name: s.name,
+          maxParallelUpgrades: s.maxParallelUpgrades,
+          dependencies: s.dependencies,
+        })),
         blockedVersions: stored.data.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
         upgradePolicyAllowedWorkloads: stored.data.upgradePolicyAllowedWorkloads,
         upgradePolicyAllowedMutexes: stored.data.upgradePolicyAllowedMutexes,
@@ -86,7 +100,11 @@ export function OrganizationEditor() {
   );
 
   const input = useDebounced({ organization: draft.draft }, 300);
-  const validation = useQuery({ ...trpc.policies.validateDraft.queryOptions(input), enabled: stored.isSuccess && draft.dirty && !draft.yamlError, placeholderData: keepPreviousData });
+  const validation = useQuery({
+    ...trpc.policies.validateDraft.queryOptions(input),
+    enabled: stored.isSuccess && draft.dirty && !draft.yamlError,
+    placeholderData: keepPreviousData,
+  });
   const problems = draft.dirty && validation.data ? validation.data.problems : [];
   const changes = useMemo(() => diffJson(baseDoc, draft.draft), [baseDoc, draft.draft]);
   const valid = draft.dirty && validation.data?.ok === true && !validation.isFetching && !draft.yamlError;
@@ -103,8 +121,18 @@ export function OrganizationEditor() {
     }),
   );
 
-  if (stored.isPending) return <div className="panel"><LoadingRows rows={8} /></div>;
-  if (stored.isError) return <div className="panel"><ErrorState error={stored.error} onRetry={() => stored.refetch()} /></div>;
+  if (stored.isPending)
+    return (
+      <div className="panel">
+        <LoadingRows rows={8} />
+      </div>
+    );
+  if (stored.isError)
+    return (
+      <div className="panel">
+        <ErrorState error={stored.error} onRetry={() => stored.refetch()} />
+      </div>
+    );
 
   const d = draft.draft;
   const set = (patch: Partial<Settings>) => draft.setDraft({ ...d, ...patch });
@@ -124,18 +152,29 @@ export function OrganizationEditor() {
     <>
       <FreezePanel frozen={stored.data.frozen} reason={stored.data.frozenReason} revision={stored.data.revision} />
       {conflict && <ConflictBanner message={conflict} onReload={() => refetchBase(false)} onRebase={() => refetchBase(true)} />}
-      {saved && !draft.dirty && <div className="banner info" role="status">{saved}</div>}
-      {save.isError && save.error.data?.code !== 'CONFLICT' && <div className="banner bad" role="alert">Not saved: {save.error.message}</div>}
+      {saved && !draft.dirty && (
+        <div className="banner info" role="status">
+          {saved}
+        </div>
+      )}
+      {save.isError && save.error.data?.code !== 'CONFLICT' && (
+        <div className="banner bad" role="alert">
+          Not saved: {save.error.message}
+        </div>
+      )}
       <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
         <span>
           <strong>{stored.data.name}</strong>{' '}
           <span className="muted small">
-            revision {baseRevision ?? stored.data.revision} · {stored.data.managedClusterCount} of {stored.data.clusterCount} clusters managed
+            revision {baseRevision ?? stored.data.revision} · {stored.data.managedClusterCount} of {stored.data.clusterCount} clusters
+            managed
           </span>
         </span>
         {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
         <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
-          <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>Discard</button>
+          <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
+            Discard
+          </button>
           <button
             className="btn primary"
             disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
@@ -151,53 +190,155 @@ export function OrganizationEditor() {
       <div className="grid-2">
         <section className="panel" aria-label="Organization form" style={{ display: 'flex', flexDirection: 'column', gap: 14 }}>
           <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-            <legend><h2 style={{ margin: 0 }}>Sectors</h2></legend>
-            <p className="small muted" style={{ margin: '2px 0 8px' }}>A version reaches a sector only after every cluster of the sectors it depends on runs it.</p>
+            <legend>
+              <h2 style={{ margin: 0 }}>Sectors</h2>
+            </legend>
+            <p className="small muted" style={{ margin: '2px 0 8px' }}>
+              A version reaches a sector only after every cluster of the sectors it depends on runs it.
+            </p>
             {d.sectors.map((s, i) => (
-              <div key={i} style={{ display: 'grid', gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto', gap: 8, alignItems: 'start', marginBottom: 8 }}>
+              <div
+                key={i}
+                style={{
+                  display: 'grid',
+                  gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto',
+                  gap: 8,
+                  alignItems: 'start',
+                  marginBottom: 8,
+                }}
+              >
                 <Field label={`Sector ${i + 1} name`} problems={problemsAt(problems, `sectors[${i}].name`)}>
-                  {(a) => <input type="text" {...a} value={s.name} onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })} style={invalidStyle(a['aria-invalid'])} />}
+                  {(a) => (
+                    <input
+                      type="text"
+                      {...a}
+                      value={s.name}
+                      onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })}
+                      style={invalidStyle(a['aria-invalid'])}
+                    />
+                  )}
                 </Field>
                 <Field label="Max parallel" problems={problemsAt(problems, `sectors[${i}].maxParallelUpgrades`)}>
                   {(a) => (
-                    <input type="text" {...a} placeholder="N or P%" value={s.maxParallelUpgrades ?? ''} onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, maxParallelUpgrades: e.target.value || null } : x)) })} style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }} />
+                    <input
+                      type="text"
+                      {...a}
+                      placeholder="N or P%"
+                      value={s.maxParallelUpgrades ?? ''}
+                      onChange={(e) =>
+                        set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, maxParallelUpgrades: e.target.value || null } : x)) })
+                      }
+                      style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                    />
                   )}
                 </Field>
                 <Field label="Depends on" problems={[...problemsAt(problems, `sectors[${i}].dependencies`)]}>
-                  {(a) => <ListInput {...a} value={s.dependencies} suggestions={sectorNames.filter((n) => n !== s.name)} onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })} />}
+                  {(a) => (
+                    <ListInput
+                      {...a}
+                      value={s.dependencies}
+                      suggestions={sectorNames.filter((n) => n !== s.name)}
+                      onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })}
+                    />
+                  )}
                 </Field>
-                <button className="btn" style={{ marginTop: 20 }} aria-label={`Remove sector ${s.name || i + 1}`} title="Remove this sector" onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}>
+                <button
+                  className="btn"
+                  style={{ marginTop: 20 }}
+                  aria-label={`Remove sector ${s.name || i + 1}`}
+                  title="Remove this sector"
+                  onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}
+                >
                   ✕
                 </button>
               </div>
             ))}
             <FieldErrors id="sectors-err" problems={problems.filter((p) => /^(organization\.)?sectors$/.test(p.path))} />
-            <button className="btn" onClick={() => set({ sectors: [...d.sectors, { name: '', maxParallelUpgrades: null, dependencies: [] }] })}>Add sector</button>
+            <button
+              className="btn"
+              onClick={() => set({ sectors: [...d.sectors, { name: '', maxParallelUpgrades: null, dependencies: [] }] })}
+            >
+              Add sector
+            </button>
           </fieldset>
 
           <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-            <legend><h2 style={{ margin: 0 }}>Blocked versions</h2></legend>
-            <p className="small muted" style={{ margin: '2px 0 8px' }}>Regexes, unanchored: <code>4.12.1</code> also blocks 4.12.10; write <code>^4\.12\.1$</code> for one version.</p>
+            <legend>
+              <h2 style={{ margin: 0 }}>Blocked versions</h2>
+            </legend>
+            <p className="small muted" style={{ margin: '2px 0 8px' }}>
+              Regexes, unanchored: <code>4.12.1</code> also blocks 4.12.10; write <code>^4\.12\.1$</code> for one version.
+            </p>
             {d.blockedVersions.map((b, i) => (
-              <div key={i} style={{ display: 'grid', gridTemplateColumns: 'minmax(0,1fr) minmax(0,1.5fr) auto', gap: 8, alignItems: 'start', marginBottom: 8 }}>
+              <div
+                key={i}
+                style={{
+                  display: 'grid',
+                  gridTemplateColumns: 'minmax(0,1fr) minmax(0,1.5fr) auto',
+                  gap: 8,
+                  alignItems: 'start',
+                  marginBottom: 8,
+                }}
+              >
                 <Field label={`Pattern ${i + 1}`} problems={problemsAt(problems, `blockedVersions[${i}]`)}>
-                  {(a) => <input type="text" {...a} className="mono" value={b.pattern} onChange={(e) => set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, pattern: e.target.value } : x)) })} style={invalidStyle(a['aria-invalid'])} />}
+                  {(a) => (
+                    <input
+                      type="text"
+                      {...a}
+                      className="mono"
+                      value={b.pattern}
+                      onChange={(e) =>
+                        set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, pattern: e.target.value } : x)) })
+                      }
+                      style={invalidStyle(a['aria-invalid'])}
+                    />
+                  )}
                 </Field>
                 <Field label="Reason">
-                  {(a) => <input type="text" {...a} value={b.reason} onChange={(e) => set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, reason: e.target.value } : x)) })} />}
+                  {(a) => (
+                    <input
+                      type="text"
+                      {...a}
+                      value={b.reason}
+                      onChange={(e) =>
+                        set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, reason: e.target.value } : x)) })
+                      }
+                    />
+                  )}
                 </Field>
-                <button className="btn" style={{ marginTop: 20 }} aria-label={`Unblock ${b.pattern || i + 1}`} onClick={() => set({ blockedVersions: d.blockedVersions.filter((_, j) => j !== i) })}>
+                <button
+                  className="btn"
+                  style={{ marginTop: 20 }}
+                  aria-label={`Unblock ${b.pattern || i + 1}`}
+                  onClick={() => set({ blockedVersions: d.blockedVersions.filter((_, j) => j !== i) })}
+                >
                   Remove
                 </button>
               </div>
             ))}
-            <button className="btn" onClick={() => set({ blockedVersions: [...d.blockedVersions, { pattern: '', reason: '' }] })}>Block a version</button>
+            <button className="btn" onClick={() => set({ blockedVersions: [...d.blockedVersions, { pattern: '', reason: '' }] })}>
+              Block a version
+            </button>
           </fieldset>
 
           <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0, display: 'flex', flexDirection: 'column', gap: 10 }}>
-            <legend><h2 style={{ margin: 0 }}>Allow-lists</h2></legend>
-            <AllowList label="Allowed workloads" value={d.upgradePolicyAllowedWorkloads} suggestions={stored.data.workloadsInUse} problems={problemsAt(problems, 'upgradePolicyAllowedWorkloads')} onChange={(v) => set({ upgradePolicyAllowedWorkloads: v })} />
-            <AllowList label="Allowed mutexes" value={d.upgradePolicyAllowedMutexes} suggestions={stored.data.mutexesInUse} problems={problemsAt(problems, 'upgradePolicyAllowedMutexes')} onChange={(v) => set({ upgradePolicyAllowedMutexes: v })} />
+            <legend>
+              <h2 style={{ margin: 0 }}>Allow-lists</h2>
+            </legend>
+            <AllowList
+              label="Allowed workloads"
+              value={d.upgradePolicyAllowedWorkloads}
+              suggestions={stored.data.workloadsInUse}
+              problems={problemsAt(problems, 'upgradePolicyAllowedWorkloads')}
+              onChange={(v) => set({ upgradePolicyAllowedWorkloads: v })}
+            />
+            <AllowList
+              label="Allowed mutexes"
+              value={d.upgradePolicyAllowedMutexes}
+              suggestions={stored.data.mutexesInUse}
+              problems={problemsAt(problems, 'upgradePolicyAllowedMutexes')}
+              onChange={(v) => set({ upgradePolicyAllowedMutexes: v })}
+            />
           </fieldset>
         </section>
         <section className="panel" aria-label="Organization YAML">
@@ -205,7 +346,12 @@ export function OrganizationEditor() {
         </section>
       </div>
       <div className="grid-2">
-        <ValidationPanel pending={draft.dirty && (validation.isFetching || validation.isPending)} problems={problems} warnings={validation.data?.warnings ?? []} yamlError={draft.yamlError} />
+        <ValidationPanel
+          pending={draft.dirty && (validation.isFetching || validation.isPending)}
+          problems={problems}
+          warnings={validation.data?.warnings ?? []}
+          yamlError={draft.yamlError}
+        />
         <ChangesPanel changes={changes} />
       </div>
       <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
@@ -214,11 +360,24 @@ export function OrganizationEditor() {
   );
 }
 
-function AllowList({ label, value, suggestions, problems, onChange }: { label: string; value: string[] | null; suggestions: string[]; problems: FieldProblem[]; onChange: (v: string[] | null) => void }) {
+function AllowList({
+  label,
+  value,
+  suggestions,
+  problems,
+  onChange,
+}: {
+  label: string;
+  value: string[] | null;
+  suggestions: string[];
+  problems: FieldProblem[];
+  onChange: (v: string[] | null) => void;
+}) {
   return (
     <div>
       <label className="small" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
-        <input type="checkbox" checked={value !== null} onChange={(e) => onChange(e.target.checked ? [...suggestions] : null)} /> {label}: only these may be used
+        <input type="checkbox" checked={value !== null} onChange={(e) => onChange(e.target.checked ? [...suggestions] : null)} /> {label}:
+        only these may be used
       </label>
       {value !== null && (
         <Field label={label} hint="comma-separated" problems={problems}>
@@ -243,16 +402,35 @@ function FreezePanel({ frozen, reason, revision }: { frozen: boolean; reason: st
     }),
   );
   return (
-    <section className={frozen ? 'banner bad' : 'panel'} aria-labelledby="freeze-h" style={{ display: 'flex', gap: 10, alignItems: 'center', flexWrap: 'wrap' }}>
+    <section
+      className={frozen ? 'banner bad' : 'panel'}
+      aria-labelledby="freeze-h"
+      style={{ display: 'flex', gap: 10, alignItems: 'center', flexWrap: 'wrap' }}
+    >
       <strong id="freeze-h">{frozen ? 'Fleet frozen' : 'Fleet freeze'}</strong>
       <span className="small" style={{ color: frozen ? undefined : 'var(--muted)' }}>
         {frozen ? `No new upgrades start. Reason: ${reason ?? '—'}` : 'Stops every new upgrade at once (running ones continue).'}
       </span>
-      <input type="text" aria-label={frozen ? 'Why lift the freeze (optional)' : 'Why freeze (required)'} placeholder={frozen ? 'note (optional)' : 'reason (required)'} value={text} onChange={(e) => setText(e.target.value)} style={{ marginLeft: 'auto', minWidth: 220 }} />
-      <button className={`btn ${frozen ? '' : 'danger'}`} disabled={freeze.isPending || (!frozen && text.trim() === '')} onClick={() => freeze.mutate({ frozen: !frozen, reason: text, expectedRevision: revision })}>
+      <input
+        type="text"
+        aria-label={frozen ? 'Why lift the freeze (optional)' : 'Why freeze (required)'}
+        placeholder={frozen ? 'note (optional)' : 'reason (required)'}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        style={{ marginLeft: 'auto', minWidth: 220 }}
+      />
+      <button
+        className={`btn ${frozen ? '' : 'danger'}`}
+        disabled={freeze.isPending || (!frozen && text.trim() === '')}
+        onClick={() => freeze.mutate({ frozen: !frozen, reason: text, expectedRevision: revision })}
+      >
         {frozen ? 'Lift the freeze' : 'Freeze upgrades'}
       </button>
-      {freeze.isError && <span className="small" role="alert" style={{ color: 'var(--bad)', width: '100%' }}>{freeze.error.message}</span>}
+      {freeze.isError && (
+        <span className="small" role="alert" style={{ color: 'var(--bad)', width: '100%' }}>
+          {freeze.error.message}
+        </span>
+      )}
     </section>
   );
 }

@@ -46,21 +46,35 @@ export const NEW_POLICY: PolicyDoc = { workloads: [], schedule: '0 13 * * 1-5', 
  * Problems reported at paths inside the policy (`conditions.soakDays`, `workloads[1]`,
  * `schedule.cron`), grouped by the form field that shows them. Unmatched ones go to `other`.
  */
-export function groupPolicyProblems<P extends { path: string; message: string }>(problems: readonly P[], fieldOf: (p: P) => string | undefined): Record<string, P[]> {
+export function groupPolicyProblems<P extends { path: string; message: string }>(
+  problems: readonly P[],
+  fieldOf: (p: P) => string | undefined,
+): Record<string, P[]> {
   const out: Record<string, P[]> = {};
   for (const p of problems) {
     const f = fieldOf(p) ?? '';
-    const key = f === '' ? 'other'
-      : f.startsWith('workloads') ? 'workloads'
-      : f === 'schedule' || f.startsWith('schedule.cron') ? 'schedule.cron'
-      : f.startsWith('schedule.location') ? 'schedule.location'
-      : f.startsWith('schedule.isoWeek') ? 'schedule.isoWeek'
-      : f.startsWith('schedule') ? 'schedule.cron'
-      : f.startsWith('conditions.soakDays') ? 'conditions.soakDays'
-      : f.startsWith('conditions.mutexes') ? 'conditions.mutexes'
-      : f.startsWith('conditions.sector') ? 'conditions.sector'
-      : f.startsWith('conditions.blockedVersions') ? 'conditions.blockedVersions'
-      : 'other';
+    const key =
+      f === ''
+        ? 'other'
+        : f.startsWith('workloads')
+          ? 'workloads'
+          : f === 'schedule' || f.startsWith('schedule.cron')
+            ? 'schedule.cron'
+            : f.startsWith('schedule.location')
+              ? 'schedule.location'
+              : f.startsWith('schedule.isoWeek')
+                ? 'schedule.isoWeek'
+                : f.startsWith('schedule')
+                  ? 'schedule.cron'
+                  : f.startsWith('conditions.soakDays')
+                    ? 'conditions.soakDays'
+                    : f.startsWith('conditions.mutexes')
+                      ? 'conditions.mutexes'
+                      : f.startsWith('conditions.sector')
+                        ? 'conditions.sector'
+                        : f.startsWith('conditions.blockedVersions')
+                          ? 'conditions.blockedVersions'
+                          : 'other';
     (out[key] ??= []).push(p);
   }
   return out;

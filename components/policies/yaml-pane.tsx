@@ -1,10 +1,25 @@
 'use client';
 // The YAML side of an editor: a plain textarea (keyboard friendly) with the parse error below.
-export function YamlPane({ label, yaml, error, onChange, problems }: { label: string; yaml: string; error: string | null; onChange: (t: string) => void; problems?: { path: string; message: string }[] }) {
+export function YamlPane({
+  label,
+  yaml,
+  error,
+  onChange,
+  problems,
+}: {
+  label: string;
+  yaml: string;
+  error: string | null;
+  onChange: (t: string) => void;
+  problems?: { path: string; message: string }[];
+}) {
   return (
     <div style={{ display: 'flex', flexDirection: 'column', gap: 6, minWidth: 0 }}>
       <label htmlFor="policy-yaml" className="small" style={{ fontWeight: 600 }}>
-        {label} <span className="muted" style={{ fontWeight: 400 }}>· edit here or in the form; both stay in sync</span>
+        {label}{' '}
+        <span className="muted" style={{ fontWeight: 400 }}>
+          · edit here or in the form; both stay in sync
+        </span>
       </label>
       <textarea
         id="policy-yaml"

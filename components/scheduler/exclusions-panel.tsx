@@ -26,7 +26,13 @@ const HOUR = 3_600_000;
 function defaultDraft(fleetNowIso: string | undefined): Draft {
   const base = fleetNowIso ? Date.parse(fleetNowIso) : Date.now();
   const start = Math.ceil(base / HOUR) * HOUR;
-  return { scope: 'cluster', subject: '', startsAt: toUtcInput(new Date(start).toISOString()), endsAt: toUtcInput(new Date(start + 4 * HOUR).toISOString()), reason: '' };
+  return {
+    scope: 'cluster',
+    subject: '',
+    startsAt: toUtcInput(new Date(start).toISOString()),
+    endsAt: toUtcInput(new Date(start + 4 * HOUR).toISOString()),
+    reason: '',
+  };
 }
 
 /** Checks the browser can make before asking the server (which checks everything again). */
@@ -54,7 +60,10 @@ export function ExclusionsPanel() {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const clusterSearch = draft?.scope === 'cluster' ? draft.subject.trim() : '';
-  const suggestions = useQuery({ ...trpc.clusters.list.queryOptions({ filter: { search: clusterSearch }, limit: 10 }), enabled: clusterSearch.length >= 2 });
+  const suggestions = useQuery({
+    ...trpc.clusters.list.queryOptions({ filter: { search: clusterSearch }, limit: 10 }),
+    enabled: clusterSearch.length >= 2,
+  });
 
   const invalidate = () => {
     void qc.invalidateQueries({ queryKey: trpc.exclusions.pathKey() });
@@ -82,7 +91,13 @@ export function ExclusionsPanel() {
     setLocal(p);
     create.reset();
     if (Object.keys(p).length) return;
-    create.mutate({ scope: draft.scope, subject: draft.scope === 'organization' ? null : draft.subject.trim(), startsAt: fromUtcInput(draft.startsAt)!, endsAt: fromUtcInput(draft.endsAt)!, reason: draft.reason.trim() });
+    create.mutate({
+      scope: draft.scope,
+      subject: draft.scope === 'organization' ? null : draft.subject.trim(),
+      startsAt: fromUtcInput(draft.startsAt)!,
+      endsAt: fromUtcInput(draft.endsAt)!,
+      reason: draft.reason.trim(),
+    });
   };
 
   return (
@@ -96,7 +111,13 @@ export function ExclusionsPanel() {
           <input type="checkbox" checked={includePast} onChange={(e) => setIncludePast(e.target.checked)} /> show ended
         </label>
         {!draft && (
-          <button type="button" className="btn primary" disabled={!canOperate} title={canOperate ? undefined : OPERATOR_ONLY} onClick={() => setDraft(defaultDraft(fleet.data?.now))}>
+          <button
+            type="button"
+            className="btn primary"
+            disabled={!canOperate}
+            title={canOperate ? undefined : OPERATOR_ONLY}
+            onClick={() => setDraft(defaultDraft(fleet.data?.now))}
+          >
             New exclusion
           </button>
         )}
@@ -113,7 +134,11 @@ export function ExclusionsPanel() {
               </select>
             )}
           </FormField>
-          <FormField label="Subject" hint={draft.scope === 'organization' ? 'whole organization' : draft.scope === 'sector' ? 'sector name' : 'cluster name'} problems={problems.subject}>
+          <FormField
+            label="Subject"
+            hint={draft.scope === 'organization' ? 'whole organization' : draft.scope === 'sector' ? 'sector name' : 'cluster name'}
+            problems={problems.subject}
+          >
             {(p) => (
               <>
                 <input
@@ -147,7 +172,16 @@ export function ExclusionsPanel() {
             {(p) => <input {...p} type="datetime-local" value={draft.endsAt} onChange={(e) => set({ endsAt: e.target.value })} />}
           </FormField>
           <FormField label="Reason" problems={problems.reason} grow>
-            {(p) => <input {...p} type="text" value={draft.reason} maxLength={500} placeholder="e.g. quarter-end freeze for payments" onChange={(e) => set({ reason: e.target.value })} />}
+            {(p) => (
+              <input
+                {...p}
+                type="text"
+                value={draft.reason}
+                maxLength={500}
+                placeholder="e.g. quarter-end freeze for payments"
+                onChange={(e) => set({ reason: e.target.value })}
+              />
+            )}
           </FormField>
           <div className="sch-submit" style={{ display: 'flex', gap: 8 }}>
             <button type="submit" className="btn primary" disabled={create.isPending}>
@@ -183,7 +217,9 @@ export function ExclusionsPanel() {
       ) : list.isError ? (
         <ErrorState error={list.error} onRetry={() => list.refetch()} />
       ) : list.data.length === 0 ? (
-        <EmptyState title={includePast ? 'No exclusion has ever been set' : 'No current or upcoming exclusion'}>Upgrades may start whenever policies allow.</EmptyState>
+        <EmptyState title={includePast ? 'No exclusion has ever been set' : 'No current or upcoming exclusion'}>
+          Upgrades may start whenever policies allow.
+        </EmptyState>
       ) : (
         <div className="table-scroll" style={{ maxHeight: 360 }}>
           <table className="data" aria-label="Maintenance exclusions">
@@ -209,11 +245,23 @@ export function ExclusionsPanel() {
                   <tr key={x.id} data-exclusion={x.id}>
                     <td>{x.scope}</td>
                     <td className="nowrap">
-                      {x.scope === 'cluster' && x.subject ? <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link> : x.subject ?? <span className="muted">all clusters</span>}
+                      {x.scope === 'cluster' && x.subject ? (
+                        <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link>
+                      ) : (
+                        (x.subject ?? <span className="muted">all clusters</span>)
+                      )}
                     </td>
                     <td className="nowrap small">{formatUtc(isoOf(x.startsAt))}</td>
                     <td className="nowrap small">{formatUtc(ends)}</td>
-                    <td>{x.active ? <span className="badge bad">active</span> : ended ? <span className="badge">ended</span> : <span className="badge info">upcoming</span>}</td>
+                    <td>
+                      {x.active ? (
+                        <span className="badge bad">active</span>
+                      ) : ended ? (
+                        <span className="badge">ended</span>
+                      ) : (
+                        <span className="badge info">upcoming</span>
+                      )}
+                    </td>
                     <td className="sch-wrap" style={{ maxWidth: 360 }}>
                       {x.reason}
                     </td>
@@ -229,7 +277,8 @@ export function ExclusionsPanel() {
                         title={canOperate ? undefined : OPERATOR_ONLY}
                         aria-label={`Delete exclusion ${x.id} (${x.scope}${x.subject ? ` ${x.subject}` : ''})`}
                         onClick={() => {
-                          if (window.confirm(`Delete this ${x.scope} exclusion${x.subject ? ` for ${x.subject}` : ''}?`)) remove.mutate({ id: x.id });
+                          if (window.confirm(`Delete this ${x.scope} exclusion${x.subject ? ` for ${x.subject}` : ''}?`))
+                            remove.mutate({ id: x.id });
                         }}
                       >
                         Delete

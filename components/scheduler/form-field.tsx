@@ -9,7 +9,19 @@ export interface ControlProps {
   className?: string;
 }
 
-export function FormField({ label, hint, problems, children, grow }: { label: string; hint?: string; problems?: string[]; grow?: boolean; children: (props: ControlProps) => ReactNode }) {
+export function FormField({
+  label,
+  hint,
+  problems,
+  children,
+  grow,
+}: {
+  label: string;
+  hint?: string;
+  problems?: string[];
+  grow?: boolean;
+  children: (props: ControlProps) => ReactNode;
+}) {
   const id = useId();
   const errId = `${id}-err`;
   const invalid = !!problems?.length;
@@ -19,7 +31,12 @@ export function FormField({ label, hint, problems, children, grow }: { label: st
         {label}
         {hint && <span className="muted"> · {hint}</span>}
       </label>
-      {children({ id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? errId : undefined, className: invalid ? 'sch-invalid' : undefined })}
+      {children({
+        id,
+        'aria-invalid': invalid || undefined,
+        'aria-describedby': invalid ? errId : undefined,
+        className: invalid ? 'sch-invalid' : undefined,
+      })}
       {invalid && (
         <div id={errId} className="sch-field-error small" role="alert">
           {problems.join('; ')}

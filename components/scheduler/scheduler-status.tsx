@@ -81,7 +81,12 @@ export function SchedulerStatus() {
     void qc.invalidateQueries({ queryKey: trpc.fleet.pathKey() });
     void qc.invalidateQueries({ queryKey: trpc.clusters.pathKey() });
   };
-  const run = useMutation(trpc.scheduler.runNow.mutationOptions({ onSuccess: (result, input) => setLastRun({ dryRun: input.dryRun ?? false, result }), onSettled: refresh }));
+  const run = useMutation(
+    trpc.scheduler.runNow.mutationOptions({
+      onSuccess: (result, input) => setLastRun({ dryRun: input.dryRun ?? false, result }),
+      onSettled: refresh,
+    }),
+  );
   const pause = useMutation(trpc.scheduler.pause.mutationOptions({ onSettled: refresh }));
   const resume = useMutation(trpc.scheduler.resume.mutationOptions({ onSettled: refresh }));
   const gate = useMutation(trpc.scheduler.setHealthGate.mutationOptions({ onSettled: refresh }));
@@ -115,11 +120,23 @@ export function SchedulerStatus() {
         <div className="stat">
           <span className="label">State</span>
           <span className="value" data-testid="scheduler-state">
-            {s.paused ? <span className="badge warn">paused</span> : s.runtime.started ? <span className="badge ok">running</span> : <span className="badge">loop off</span>}
+            {s.paused ? (
+              <span className="badge warn">paused</span>
+            ) : s.runtime.started ? (
+              <span className="badge ok">running</span>
+            ) : (
+              <span className="badge">loop off</span>
+            )}
             {s.runtime.running && <span className="badge info">tick in progress</span>}
           </span>
           <span className="sub">
-            {s.runtime.started ? (s.paused ? 'ticks skipped until resumed' : s.runtime.nextTickAt ? `next tick ${formatSecondsFrom(s.runtime.nextTickAt, nowMs)}` : '') : 'no loop in this server process (FLEETPLAN_SCHEDULER=off); ticks run only on demand'}
+            {s.runtime.started
+              ? s.paused
+                ? 'ticks skipped until resumed'
+                : s.runtime.nextTickAt
+                  ? `next tick ${formatSecondsFrom(s.runtime.nextTickAt, nowMs)}`
+                  : ''
+              : 'no loop in this server process (FLEETPLAN_SCHEDULER=off); ticks run only on demand'}
           </span>
         </div>
         <div className="stat">
@@ -142,7 +159,9 @@ export function SchedulerStatus() {
             )}
           </span>
           <span className="sub">
-            {s.lease ? `${s.lease.valid ? 'expires' : 'expired'} ${formatSecondsFrom(s.lease.expiresAt, nowMs)}${s.lease.holder === s.runtime.holder ? ' · this process' : ''}` : 'taken by the first tick'}
+            {s.lease
+              ? `${s.lease.valid ? 'expires' : 'expired'} ${formatSecondsFrom(s.lease.expiresAt, nowMs)}${s.lease.holder === s.runtime.holder ? ' · this process' : ''}`
+              : 'taken by the first tick'}
           </span>
         </div>
         <div className="stat">
@@ -168,24 +187,57 @@ export function SchedulerStatus() {
       </div>
 
       <div className="sch-controls">
-        <button type="button" className="btn primary" disabled={!canOperate || busy} title={canOperate ? 'Run one tick now: decide and act on the fleet' : OPERATOR_ONLY} onClick={() => run.mutate({ dryRun: false })}>
+        <button
+          type="button"
+          className="btn primary"
+          disabled={!canOperate || busy}
+          title={canOperate ? 'Run one tick now: decide and act on the fleet' : OPERATOR_ONLY}
+          onClick={() => run.mutate({ dryRun: false })}
+        >
           {run.isPending && !run.variables?.dryRun ? 'Running…' : 'Run now'}
         </button>
-        <button type="button" className="btn" disabled={!canOperate || busy} title={canOperate ? 'Decide and record decisions, but trigger nothing' : OPERATOR_ONLY} onClick={() => run.mutate({ dryRun: true })}>
+        <button
+          type="button"
+          className="btn"
+          disabled={!canOperate || busy}
+          title={canOperate ? 'Decide and record decisions, but trigger nothing' : OPERATOR_ONLY}
+          onClick={() => run.mutate({ dryRun: true })}
+        >
           {run.isPending && run.variables?.dryRun ? 'Dry running…' : 'Dry run'}
         </button>
         <span className="sep" aria-hidden="true" />
         {s.paused ? (
-          <button type="button" className="btn" disabled={!canOperate || resume.isPending} title={canOperate ? undefined : OPERATOR_ONLY} onClick={() => resume.mutate()}>
+          <button
+            type="button"
+            className="btn"
+            disabled={!canOperate || resume.isPending}
+            title={canOperate ? undefined : OPERATOR_ONLY}
+            onClick={() => resume.mutate()}
+          >
             Resume scheduler
           </button>
         ) : (
-          <button type="button" className="btn" disabled={!canOperate || pause.isPending} title={canOperate ? 'Stop the loop from ticking (manual runs still work)' : OPERATOR_ONLY} onClick={() => pause.mutate()}>
+          <button
+            type="button"
+            className="btn"
+            disabled={!canOperate || pause.isPending}
+            title={canOperate ? 'Stop the loop from ticking (manual runs still work)' : OPERATOR_ONLY}
+            onClick={() => pause.mutate()}
+          >
             Pause scheduler
           </button>
         )}
-        <label className="btn" title={canOperate ? 'Skip clusters that report critical alerts or degraded operators' : OPERATOR_ONLY} style={{ cursor: canOperate ? 'pointer' : 'not-allowed', opacity: canOperate ? 1 : 0.55 }}>
-          <input type="checkbox" checked={s.healthGate} disabled={!canOperate || gate.isPending} onChange={(e) => gate.mutate({ enabled: e.target.checked })} />
+        <label
+          className="btn"
+          title={canOperate ? 'Skip clusters that report critical alerts or degraded operators' : OPERATOR_ONLY}
+          style={{ cursor: canOperate ? 'pointer' : 'not-allowed', opacity: canOperate ? 1 : 0.55 }}
+        >
+          <input
+            type="checkbox"
+            checked={s.healthGate}
+            disabled={!canOperate || gate.isPending}
+            onChange={(e) => gate.mutate({ enabled: e.target.checked })}
+          />
           Health gate
         </label>
         {!canOperate && <span className="small muted">Read-only: your role cannot run or change the scheduler.</span>}
@@ -199,16 +251,26 @@ export function SchedulerStatus() {
       {lastRun && !run.isPending && (
         <div className="sch-result" data-testid="run-result" aria-live="polite">
           {'summary' in lastRun.result ? (
-            <div className={`banner ${lastRun.dryRun ? 'info' : 'ok'}`} style={lastRun.dryRun ? undefined : { background: 'var(--ok-weak)', borderColor: 'var(--ok)', color: 'var(--ok)' }}>
+            <div
+              className={`banner ${lastRun.dryRun ? 'info' : 'ok'}`}
+              style={lastRun.dryRun ? undefined : { background: 'var(--ok-weak)', borderColor: 'var(--ok)', color: 'var(--ok)' }}
+            >
               <div style={{ marginBottom: 4 }}>
-                <strong>{lastRun.dryRun ? 'Dry run' : 'Tick'} #{lastRun.result.tickId} succeeded</strong> in {formatDuration(lastRun.result.summary.durationMs)}
-                {lastRun.dryRun ? ' — decisions recorded, nothing was triggered.' : '.'} <a href={`/activity?tab=decisions`}>See the decisions</a>
+                <strong>
+                  {lastRun.dryRun ? 'Dry run' : 'Tick'} #{lastRun.result.tickId} succeeded
+                </strong>{' '}
+                in {formatDuration(lastRun.result.summary.durationMs)}
+                {lastRun.dryRun ? ' — decisions recorded, nothing was triggered.' : '.'}{' '}
+                <a href={`/activity?tab=decisions`}>See the decisions</a>
               </div>
               <SummaryCounts summary={lastRun.result.summary as unknown as Summary} />
             </div>
           ) : (
             <div className="banner bad">
-              <strong>{lastRun.dryRun ? 'Dry run' : 'Tick'} #{lastRun.result.tickId} failed:</strong> {'error' in lastRun.result ? lastRun.result.error : 'unknown error'}
+              <strong>
+                {lastRun.dryRun ? 'Dry run' : 'Tick'} #{lastRun.result.tickId} failed:
+              </strong>{' '}
+              {'error' in lastRun.result ? lastRun.result.error : 'unknown error'}
             </div>
           )}
         </div>

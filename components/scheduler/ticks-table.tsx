@@ -77,18 +77,25 @@ export function TicksTable() {
                     <td className="mono">{t.id}</td>
                     <td className="nowrap small">{formatUtc(isoOf(t.startedAt))}</td>
                     <td className="nowrap">
-                      <span className={`badge ${TICK_TONE[t.status] ?? ''}`}>{t.status}</span> {t.dryRun && <span className="badge info">dry run</span>}
+                      <span className={`badge ${TICK_TONE[t.status] ?? ''}`}>{t.status}</span>{' '}
+                      {t.dryRun && <span className="badge info">dry run</span>}
                     </td>
                     <td className="sch-num nowrap">{formatDuration(tickDurationMs(t))}</td>
                     <td className="sch-num">{n('clusters')}</td>
                     <td className="sch-num">{n('upgrades')}</td>
                     <td className="sch-num">{n('skips')}</td>
                     <td className="sch-num">{n('cancels')}</td>
-                    <td className="sch-num nowrap">{t.summary ? `${n('intentsCreated')} / ${n('intentsDone')} / ${n('intentsFailed')}` : '—'}</td>
+                    <td className="sch-num nowrap">
+                      {t.summary ? `${n('intentsCreated')} / ${n('intentsDone')} / ${n('intentsFailed')}` : '—'}
+                    </td>
                     <td className="sch-num">{n('events')}</td>
                     <td className="small" style={{ maxWidth: 380 }}>
                       <span className="muted mono">{t.holder}</span>
-                      {t.error && <div className="sch-wrap" style={{ color: 'var(--bad)' }}>{t.error}</div>}
+                      {t.error && (
+                        <div className="sch-wrap" style={{ color: 'var(--bad)' }}>
+                          {t.error}
+                        </div>
+                      )}
                     </td>
                   </tr>
                 );

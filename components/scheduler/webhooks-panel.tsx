@@ -75,10 +75,30 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
       }}
     >
       <FormField label="Name" problems={problems.name}>
-        {(p) => <input {...p} type="text" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="e.g. chatops" style={{ width: 180 }} />}
+        {(p) => (
+          <input
+            {...p}
+            type="text"
+            value={name}
+            maxLength={100}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. chatops"
+            style={{ width: 180 }}
+          />
+        )}
       </FormField>
       <FormField label="URL" hint="http(s); private addresses are refused" problems={problems.url} grow>
-        {(p) => <input {...p} type="text" inputMode="url" value={url} maxLength={2000} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/fleetplan" />}
+        {(p) => (
+          <input
+            {...p}
+            type="text"
+            inputMode="url"
+            value={url}
+            maxLength={2000}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://hooks.example.com/fleetplan"
+          />
+        )}
       </FormField>
       <fieldset className="sch-field" style={{ border: 0, padding: 0, margin: 0 }}>
         <legend className="small" style={{ fontWeight: 600, padding: 0 }}>
@@ -87,7 +107,11 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
         <div className="sch-events small">
           {EVENTS.map((ev) => (
             <label key={ev}>
-              <input type="checkbox" checked={events.includes(ev)} onChange={(e) => setEvents((list) => (e.target.checked ? [...list, ev] : list.filter((x) => x !== ev)))} />
+              <input
+                type="checkbox"
+                checked={events.includes(ev)}
+                onChange={(e) => setEvents((list) => (e.target.checked ? [...list, ev] : list.filter((x) => x !== ev)))}
+              />
               {ev}
             </label>
           ))}
@@ -112,7 +136,11 @@ function Deliveries({ hooks }: { hooks: { id: number; name: string }[] }) {
   const trpc = useTRPC();
   const [webhookId, setWebhookId] = useState<number | undefined>(undefined);
   const [offset, setOffset] = useState(0);
-  const list = useQuery({ ...trpc.webhooks.deliveries.queryOptions({ webhookId, offset, limit: DELIVERY_PAGE }), refetchInterval: 15_000, placeholderData: keepPreviousData });
+  const list = useQuery({
+    ...trpc.webhooks.deliveries.queryOptions({ webhookId, offset, limit: DELIVERY_PAGE }),
+    refetchInterval: 15_000,
+    placeholderData: keepPreviousData,
+  });
   return (
     <>
       <div className="toolbar" style={{ borderTop: '1px solid var(--border)' }}>
@@ -173,15 +201,28 @@ function Deliveries({ hooks }: { hooks: { id: number; name: string }[] }) {
                     <td className="sch-num">{d.attempts}</td>
                     <td className="small sch-wrap" style={{ maxWidth: 380 }}>
                       {d.lastStatusCode !== null && <span className="mono">HTTP {d.lastStatusCode} </span>}
-                      {d.lastError ? <span style={{ color: 'var(--bad)' }}>{d.lastError}</span> : d.lastStatusCode === null ? <span className="muted">—</span> : null}
+                      {d.lastError ? (
+                        <span style={{ color: 'var(--bad)' }}>{d.lastError}</span>
+                      ) : d.lastStatusCode === null ? (
+                        <span className="muted">—</span>
+                      ) : null}
                     </td>
-                    <td className="small nowrap">{d.status === 'pending' ? formatUtc(isoOf(d.nextAttemptAt)) : <span className="muted">—</span>}</td>
+                    <td className="small nowrap">
+                      {d.status === 'pending' ? formatUtc(isoOf(d.nextAttemptAt)) : <span className="muted">—</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <Pager offset={offset} limit={DELIVERY_PAGE} total={list.data.total} onOffset={setOffset} busy={list.isFetching} noun="deliveries" />
+          <Pager
+            offset={offset}
+            limit={DELIVERY_PAGE}
+            total={list.data.total}
+            onOffset={setOffset}
+            busy={list.isFetching}
+            noun="deliveries"
+          />
         </>
       )}
     </>
@@ -210,7 +251,9 @@ export function WebhooksPanel() {
         <h2 id="wh-h" style={{ margin: 0 }}>
           Webhooks
         </h2>
-        <span className="small muted">signed JSON POSTs on upgrade lifecycle events (header X-Fleetplan-Signature: sha256=HMAC of the body)</span>
+        <span className="small muted">
+          signed JSON POSTs on upgrade lifecycle events (header X-Fleetplan-Signature: sha256=HMAC of the body)
+        </span>
         {isAdmin && !adding && (
           <button type="button" className="btn primary" style={{ marginLeft: 'auto' }} onClick={() => setAdding(true)}>
             New webhook
@@ -283,7 +326,17 @@ export function WebhooksPanel() {
                       {w.url}
                     </td>
                     <td>
-                      <div className="chips">{w.events.length === 0 ? <span className="badge accent">all events</span> : w.events.map((ev) => <span key={ev} className="badge">{ev}</span>)}</div>
+                      <div className="chips">
+                        {w.events.length === 0 ? (
+                          <span className="badge accent">all events</span>
+                        ) : (
+                          w.events.map((ev) => (
+                            <span key={ev} className="badge">
+                              {ev}
+                            </span>
+                          ))
+                        )}
+                      </div>
                     </td>
                     <td>{w.enabled ? <span className="badge ok">enabled</span> : <span className="badge">disabled</span>}</td>
                     <td className="small nowrap">{formatUtc(isoOf(w.createdAt))}</td>

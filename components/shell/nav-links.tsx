@@ -5,7 +5,11 @@ import { usePathname } from 'next/navigation';
 export const NAV_ITEMS = [
   { href: '/fleet', label: 'Fleet', icon: 'M3 5h18v4H3zM3 11h18v4H3zM3 17h18v4H3z' },
   { href: '/policies', label: 'Policies', icon: 'M6 3h9l5 5v13H6zM14 3v6h6' },
-  { href: '/sectors', label: 'Sectors', icon: 'M5 6a2 2 0 1 0 0.01 0M19 6a2 2 0 1 0 0.01 0M12 18a2 2 0 1 0 0.01 0M6.5 7.5 11 16.5M17.5 7.5 13 16.5' },
+  {
+    href: '/sectors',
+    label: 'Sectors',
+    icon: 'M5 6a2 2 0 1 0 0.01 0M19 6a2 2 0 1 0 0.01 0M12 18a2 2 0 1 0 0.01 0M6.5 7.5 11 16.5M17.5 7.5 13 16.5',
+  },
   { href: '/soak', label: 'Soak', icon: 'M3 20h18M5 16l4-5 4 3 6-8' },
   { href: '/versions', label: 'Versions', icon: 'M4 4h7v7H4zM13 4h7v7h-7zM4 13h7v7H4zM13 13h7v7h-7z' },
   { href: '/paths', label: 'Paths', icon: 'M5 19a2 2 0 1 0 0.01 0M19 5a2 2 0 1 0 0.01 0M6 17 C 10 10, 14 14, 18 7' },
@@ -19,7 +23,8 @@ export function NavLinks() {
   return (
     <nav aria-label="Main">
       {NAV_ITEMS.map((item) => {
-        const active = pathname === item.href || pathname.startsWith(`${item.href}/`) || (item.href === '/fleet' && pathname.startsWith('/clusters'));
+        const active =
+          pathname === item.href || pathname.startsWith(`${item.href}/`) || (item.href === '/fleet' && pathname.startsWith('/clusters'));
         return (
           <Link key={item.href} href={item.href} className="nav-link" aria-current={active ? 'page' : undefined}>
             <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true">

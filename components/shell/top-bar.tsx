@@ -13,7 +13,11 @@ export function TopBar() {
   return (
     <header className="topbar">
       <strong>{s?.organization ?? '…'}</strong>
-      {s && <span className="muted small">{s.clusterCount} clusters · provider {s.provider}</span>}
+      {s && (
+        <span className="muted small">
+          {s.clusterCount} clusters · provider {s.provider}
+        </span>
+      )}
       <span className="spacer" />
       {s?.frozen && <FreezeBadge reason={s.frozenReason} />}
       {s && <SimulatorClock fallbackNow={s.now} />}

@@ -6,7 +6,13 @@ import './simulator.css';
 
 export function FreezeBadge({ reason }: { reason: string | null }) {
   return (
-    <Link href="/policies" className="freeze-badge" role="status" title={`${reason ? `Why: ${reason}. ` : ''}No new upgrades start while the fleet is frozen. Open the organization policy to lift the freeze.`} data-testid="freeze-badge">
+    <Link
+      href="/policies"
+      className="freeze-badge"
+      role="status"
+      title={`${reason ? `Why: ${reason}. ` : ''}No new upgrades start while the fleet is frozen. Open the organization policy to lift the freeze.`}
+      data-testid="freeze-badge"
+    >
       <svg width="14" height="14" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
         <path d="M12 2v20M4 6l16 12M20 6L4 18" />
       </svg>

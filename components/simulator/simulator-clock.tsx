@@ -77,7 +77,15 @@ export function SimulatorClock({ fallbackNow }: { fallbackNow: string }) {
   const speeds = SPEEDS.includes(c.speed) || c.paused ? SPEEDS : [...SPEEDS, c.speed].sort((a, b) => a - b);
   return (
     <div className="sim-clock" ref={ref}>
-      <button type="button" className="btn" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen((v) => !v)} title="Simulated fleet time: open the simulator clock controls" data-testid="sim-clock">
+      <button
+        type="button"
+        className="btn"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        onClick={() => setOpen((v) => !v)}
+        title="Simulated fleet time: open the simulator clock controls"
+        data-testid="sim-clock"
+      >
         <span className={`sim-dot${c.paused ? ' paused' : ''}`} aria-hidden="true" />
         <span className="small muted">Simulated</span>
         <span className="mono">{formatClock(simMs, c.speed)}</span>
@@ -90,12 +98,23 @@ export function SimulatorClock({ fallbackNow }: { fallbackNow: string }) {
             <div className="small muted">The simulated fleet lives on this clock; policies, soak and ticks all use it.</div>
           </div>
           <div className="row">
-            <button type="button" className="btn" disabled={!canOperate || busy} onClick={() => pause.mutate({ paused: !c.paused })} title={canOperate ? undefined : OPERATOR_ONLY}>
+            <button
+              type="button"
+              className="btn"
+              disabled={!canOperate || busy}
+              onClick={() => pause.mutate({ paused: !c.paused })}
+              title={canOperate ? undefined : OPERATOR_ONLY}
+            >
               {c.paused ? 'Resume clock' : 'Pause clock'}
             </button>
             <label className="small" style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
               Speed
-              <select aria-label="Clock speed" value={c.paused ? '' : c.speed} disabled={!canOperate || busy} onChange={(e) => speed.mutate({ speed: Number(e.target.value) })}>
+              <select
+                aria-label="Clock speed"
+                value={c.paused ? '' : c.speed}
+                disabled={!canOperate || busy}
+                onChange={(e) => speed.mutate({ speed: Number(e.target.value) })}
+              >
                 {c.paused && <option value="">paused</option>}
                 {speeds.map((s) => (
                   <option key={s} value={s}>
@@ -107,10 +126,22 @@ export function SimulatorClock({ fallbackNow }: { fallbackNow: string }) {
           </div>
           <div className="row">
             <span className="small">Advance</span>
-            <button type="button" className="btn" disabled={!canOperate || busy} onClick={() => advance.mutate({ seconds: 3600 })} title={canOperate ? undefined : OPERATOR_ONLY}>
+            <button
+              type="button"
+              className="btn"
+              disabled={!canOperate || busy}
+              onClick={() => advance.mutate({ seconds: 3600 })}
+              title={canOperate ? undefined : OPERATOR_ONLY}
+            >
               +1 h
             </button>
-            <button type="button" className="btn" disabled={!canOperate || busy} onClick={() => advance.mutate({ seconds: 86_400 })} title={canOperate ? undefined : OPERATOR_ONLY}>
+            <button
+              type="button"
+              className="btn"
+              disabled={!canOperate || busy}
+              onClick={() => advance.mutate({ seconds: 86_400 })}
+              title={canOperate ? undefined : OPERATOR_ONLY}
+            >
               +1 d
             </button>
           </div>

@@ -31,5 +31,11 @@ export function DecisionBadge({ action, reason }: { action: string; reason: stri
 }
 
 export function HealthBadge({ healthy, issues }: { healthy: boolean; issues: string[] }) {
-  return healthy ? <span className="badge ok">healthy</span> : <span className="badge bad" title={issues.join('\n')}>unhealthy</span>;
+  return healthy ? (
+    <span className="badge ok">healthy</span>
+  ) : (
+    <span className="badge bad" title={issues.join('\n')}>
+      unhealthy
+    </span>
+  );
 }

@@ -19,13 +19,22 @@ export function VersionHistory() {
   const rows = useMemo(() => {
     const all = history.data?.versions ?? [];
     return all.filter(
-      (v) =>
-        v.version.includes(search.trim()) && (only === 'all' || (only === 'running' ? v.runningCount > 0 : v.blockedBy.length > 0)),
+      (v) => v.version.includes(search.trim()) && (only === 'all' || (only === 'running' ? v.runningCount > 0 : v.blockedBy.length > 0)),
     );
   }, [history.data, search, only]);
 
-  if (history.isPending) return <div className="panel"><LoadingRows rows={8} /></div>;
-  if (history.isError) return <div className="panel"><ErrorState error={history.error} onRetry={() => history.refetch()} /></div>;
+  if (history.isPending)
+    return (
+      <div className="panel">
+        <LoadingRows rows={8} />
+      </div>
+    );
+  if (history.isError)
+    return (
+      <div className="panel">
+        <ErrorState error={history.error} onRetry={() => history.refetch()} />
+      </div>
+    );
   const { workloads, blocked } = history.data;
 
   return (
@@ -57,7 +66,14 @@ export function VersionHistory() {
                   </td>
                   <td>{b.reason || <span className="muted">no reason given</span>}</td>
                   <td className="small">
-                    {b.matches.length ? <span className="mono">{b.matches.slice(0, 8).join(', ')}{b.matches.length > 8 ? ` +${b.matches.length - 8}` : ''}</span> : <span className="muted">none yet</span>}
+                    {b.matches.length ? (
+                      <span className="mono">
+                        {b.matches.slice(0, 8).join(', ')}
+                        {b.matches.length > 8 ? ` +${b.matches.length - 8}` : ''}
+                      </span>
+                    ) : (
+                      <span className="muted">none yet</span>
+                    )}
                   </td>
                   <td className="small nowrap">
                     {formatUtc(b.createdAt)}
@@ -75,8 +91,24 @@ export function VersionHistory() {
           <h2 id="vh-h" style={{ margin: 0 }}>
             Version history
           </h2>
-          <input type="search" aria-label="Filter versions" placeholder="Filter versions, e.g. 4.13." value={search} onChange={(e) => { setSearch(e.target.value); setShown(PAGE); }} />
-          <select aria-label="Show" value={only} onChange={(e) => { setOnly(e.target.value as typeof only); setShown(PAGE); }}>
+          <input
+            type="search"
+            aria-label="Filter versions"
+            placeholder="Filter versions, e.g. 4.13."
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setShown(PAGE);
+            }}
+          />
+          <select
+            aria-label="Show"
+            value={only}
+            onChange={(e) => {
+              setOnly(e.target.value as typeof only);
+              setShown(PAGE);
+            }}
+          >
             <option value="all">all versions</option>
             <option value="running">running now</option>
             <option value="blocked">blocked</option>
@@ -87,7 +119,9 @@ export function VersionHistory() {
         </div>
         {rows.length === 0 ? (
           <EmptyState title={history.data.versions.length ? 'No version matches' : 'No version history yet'}>
-            {history.data.versions.length ? 'Clear the filter to see more.' : 'Soak accumulates once the scheduler has seen clusters run a version.'}
+            {history.data.versions.length
+              ? 'Clear the filter to see more.'
+              : 'Soak accumulates once the scheduler has seen clusters run a version.'}
           </EmptyState>
         ) : (
           <div className="table-scroll">
@@ -113,7 +147,15 @@ export function VersionHistory() {
                     {workloads.map((w) => {
                       const s = v.workloads[w];
                       return (
-                        <td key={w} className="nowrap small" title={s ? `${s.soakDays.toFixed(2)} soak days from ${s.reportingCount} cluster(s): ${s.reporting.join(', ')}` : undefined}>
+                        <td
+                          key={w}
+                          className="nowrap small"
+                          title={
+                            s
+                              ? `${s.soakDays.toFixed(2)} soak days from ${s.reportingCount} cluster(s): ${s.reporting.join(', ')}`
+                              : undefined
+                          }
+                        >
                           {s ? (
                             <>
                               {s.soakDays.toFixed(2)} <span className="muted">({s.reportingCount})</span>

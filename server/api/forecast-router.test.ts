@@ -39,7 +39,9 @@ describe('forecast / sectors / soak procedures', () => {
   });
 
   it('reports an invalid what-if at its path', async () => {
-    await expect(caller.forecast.run({ horizonDays: 5, upgradeMinutes: 90, limit: 5, offset: 0, overrides: { blockVersions: ['(?=x)'] } })).rejects.toThrow(/not valid/);
+    await expect(
+      caller.forecast.run({ horizonDays: 5, upgradeMinutes: 90, limit: 5, offset: 0, overrides: { blockVersions: ['(?=x)'] } }),
+    ).rejects.toThrow(/not valid/);
   });
 
   it('sectors.overview and soak procedures answer for viewers', async () => {

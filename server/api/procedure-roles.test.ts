@@ -141,7 +141,9 @@ describe('procedure roles', () => {
   });
 
   it('keeps public procedures to sign-in and health', () => {
-    const publicOnes = Object.entries(PROCEDURE_MIN_ROLE).filter(([, r]) => r === 'public').map(([p]) => p);
+    const publicOnes = Object.entries(PROCEDURE_MIN_ROLE)
+      .filter(([, r]) => r === 'public')
+      .map(([p]) => p);
     for (const p of publicOnes) expect(p).toMatch(/^(auth|health)\./);
   });
 

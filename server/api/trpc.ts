@@ -21,9 +21,24 @@ export interface ContextInner {
   secureCookies?: boolean;
 }
 
-export function createContextInner(opts: { db: Db; now?: () => Date; actor: Actor | null; resHeaders?: Headers; csrfOk?: boolean; secureCookies?: boolean }): ContextInner {
+export function createContextInner(opts: {
+  db: Db;
+  now?: () => Date;
+  actor: Actor | null;
+  resHeaders?: Headers;
+  csrfOk?: boolean;
+  secureCookies?: boolean;
+}): ContextInner {
   const now = opts.now ?? (() => new Date());
-  return { db: opts.db, now, actor: opts.actor, services: createServices({ db: opts.db, now }), resHeaders: opts.resHeaders, csrfOk: opts.csrfOk ?? true, secureCookies: opts.secureCookies ?? false };
+  return {
+    db: opts.db,
+    now,
+    actor: opts.actor,
+    services: createServices({ db: opts.db, now }),
+    resHeaders: opts.resHeaders,
+    csrfOk: opts.csrfOk ?? true,
+    secureCookies: opts.secureCookies ?? false,
+  };
 }
 
 const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {
@@ -62,7 +77,8 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 function requireRole(role: Role) {
   return t.middleware(({ ctx, type, next }) => {
     if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
-    if (!hasRole(ctx.actor, role)) throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${ctx.actor.role}` });
+    if (!hasRole(ctx.actor, role))
+      throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${ctx.actor.role}` });
     if (type === 'mutation' && ctx.actor.via === 'session' && !ctx.csrfOk) {
       throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or wrong CSRF token' });
     }

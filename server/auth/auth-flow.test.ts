@@ -25,23 +25,41 @@ function caller(actor: Actor | null, opts: { headers?: Headers; csrfOk?: boolean
 }
 
 /** the app's HTTP endpoint, as app/api/trpc/[trpc]/route.ts wires it */
-async function http(path: string, init: { method?: 'GET' | 'POST'; body?: unknown; cookie?: string; csrf?: string; bearer?: string; origin?: string } = {}) {
+async function http(
+  path: string,
+  init: { method?: 'GET' | 'POST'; body?: unknown; cookie?: string; csrf?: string; bearer?: string; origin?: string } = {},
+) {
   const headers = new Headers({ 'content-type': 'application/json', host: 'fleet.test' });
   if (init.cookie) headers.set('cookie', init.cookie);
   if (init.csrf !== undefined) headers.set('x-csrf-token', init.csrf);
   if (init.bearer) headers.set('authorization', `Bearer ${init.bearer}`);
   if (init.origin) headers.set('origin', init.origin);
   const method = init.method ?? 'POST';
-  const url = method === 'GET' && init.body !== undefined ? `http://fleet.test/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(init.body))}` : `http://fleet.test/api/trpc/${path}`;
+  const url =
+    method === 'GET' && init.body !== undefined
+      ? `http://fleet.test/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(init.body))}`
+      : `http://fleet.test/api/trpc/${path}`;
   const req = new Request(url, { method, headers, body: method === 'POST' ? JSON.stringify(init.body ?? {}) : undefined });
   const identity = await resolveRequestActor(db, req);
   const res = await fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
     router: appRouter,
-    createContext: ({ resHeaders }) => createContextInner({ db, now: () => NOW, actor: identity.actor, csrfOk: identity.csrfOk, secureCookies: identity.secure, resHeaders }),
+    createContext: ({ resHeaders }) =>
+      createContextInner({
+        db,
+        now: () => NOW,
+        actor: identity.actor,
+        csrfOk: identity.csrfOk,
+        secureCookies: identity.secure,
+        resHeaders,
+      }),
   });
-  return { status: res.status, body: (await res.json()) as { result?: { data: unknown }; error?: { data: { code: string } } }, setCookies: res.headers.getSetCookie() };
+  return {
+    status: res.status,
+    body: (await res.json()) as { result?: { data: unknown }; error?: { data: { code: string } } },
+    setCookies: res.headers.getSetCookie(),
+  };
 }
 
 function cookieHeaderFrom(setCookies: string[]): { cookie: string; csrf: string } {
@@ -77,7 +95,10 @@ describe('bootstrap', () => {
     expect(lines).toHaveLength(1);
     const password = /password (\S+)/.exec(lines[0]!)![1]!;
     const headers = new Headers();
-    const me = await createCaller(createContextInner({ db: fresh, now: () => NOW, actor: null, resHeaders: headers })).auth.login({ username: 'admin', password });
+    const me = await createCaller(createContextInner({ db: fresh, now: () => NOW, actor: null, resHeaders: headers })).auth.login({
+      username: 'admin',
+      password,
+    });
     expect(me).toMatchObject({ username: 'admin', role: 'admin' });
   });
 
@@ -95,7 +116,10 @@ describe('bootstrap', () => {
 
 describe('login and sessions over HTTP', () => {
   it('refuses a wrong password and an unknown user alike with UNAUTHORIZED and sets no cookie', async () => {
-    for (const body of [{ username: 'admin', password: 'nope-nope-nope' }, { username: 'ghost', password: ADMIN_PASSWORD }]) {
+    for (const body of [
+      { username: 'admin', password: 'nope-nope-nope' },
+      { username: 'ghost', password: ADMIN_PASSWORD },
+    ]) {
       const res = await http('auth.login', { body });
       expect(res.status).toBe(401);
       expect(res.body.error?.data.code).toBe('UNAUTHORIZED');
@@ -128,7 +152,11 @@ describe('login and sessions over HTTP', () => {
     const { cookie, csrf } = await loginOverHttp();
     const without = await http('users.create', { cookie, body: { username: 'alice', password: 'alice-password-1', role: 'viewer' } });
     expect(without.body.error?.data.code).toBe('FORBIDDEN');
-    const wrong = await http('users.create', { cookie, csrf: 'x'.repeat(43), body: { username: 'alice', password: 'alice-password-1', role: 'viewer' } });
+    const wrong = await http('users.create', {
+      cookie,
+      csrf: 'x'.repeat(43),
+      body: { username: 'alice', password: 'alice-password-1', role: 'viewer' },
+    });
     expect(wrong.body.error?.data.code).toBe('FORBIDDEN');
     const ok = await http('users.create', { cookie, csrf, body: { username: 'alice', password: 'alice-password-1', role: 'viewer' } });
     expect(ok.status).toBe(200);
@@ -185,10 +213,20 @@ describe('API tokens', () => {
   it('acts with the token scope, not the owner role, and needs no CSRF token', async () => {
     const { token } = await createToken('viewer');
     expect((await http('users.list', { method: 'GET', bearer: token })).body.error?.data.code).toBe('FORBIDDEN');
-    expect((await http('fleet.status', { method: 'GET', bearer: token })).body.error?.data.code ?? 'OK').not.toMatch(/UNAUTHORIZED|FORBIDDEN/);
+    expect((await http('fleet.status', { method: 'GET', bearer: token })).body.error?.data.code ?? 'OK').not.toMatch(
+      /UNAUTHORIZED|FORBIDDEN/,
+    );
     const admin = await createToken('admin', 'automation');
-    expect((await http('users.create', { bearer: admin.token, body: { username: 'carol', password: 'carol-password', role: 'viewer' } })).status).toBe(200);
-    expect(db.select().from(apiTokens).all().find((t) => t.name === 'automation')!.lastUsedAt).not.toBeNull();
+    expect(
+      (await http('users.create', { bearer: admin.token, body: { username: 'carol', password: 'carol-password', role: 'viewer' } })).status,
+    ).toBe(200);
+    expect(
+      db
+        .select()
+        .from(apiTokens)
+        .all()
+        .find((t) => t.name === 'automation')!.lastUsedAt,
+    ).not.toBeNull();
   });
 
   it('refuses a revoked token and an unknown one with UNAUTHORIZED', async () => {
@@ -204,14 +242,18 @@ describe('API tokens', () => {
     const vic = caller({ name: 'vic', role: 'viewer', via: 'session', userId: 2 });
     await expect(vic.tokens.create({ name: 'x', scope: 'operator' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(vic.tokens.list({ all: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(caller({ name: 'token:x@admin', role: 'admin', via: 'token', userId: 1 }).tokens.create({ name: 'y', scope: 'viewer' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      caller({ name: 'token:x@admin', role: 'admin', via: 'token', userId: 1 }).tokens.create({ name: 'y', scope: 'viewer' }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('caps a token at its owner\'s current role after a demotion', async () => {
+  it("caps a token at its owner's current role after a demotion", async () => {
     const admin = caller({ name: 'admin', role: 'admin', via: 'session', userId: 1 });
     await admin.users.create({ username: 'olga', password: 'olga-password', role: 'admin' });
     const { cookie, csrf } = await loginOverHttp('olga', 'olga-password');
-    const { token } = (await http('tokens.create', { cookie, csrf, body: { name: 'ops', scope: 'admin' } })).body.result!.data as { token: string };
+    const { token } = (await http('tokens.create', { cookie, csrf, body: { name: 'ops', scope: 'admin' } })).body.result!.data as {
+      token: string;
+    };
     await admin.users.setRole({ username: 'olga', role: 'viewer' });
     expect((await http('users.list', { method: 'GET', bearer: token })).body.error?.data.code).toBe('FORBIDDEN');
   });
@@ -221,7 +263,9 @@ describe('users and audit', () => {
   it('will not demote or disable the last enabled admin', async () => {
     const admin = caller({ name: 'admin', role: 'admin', via: 'session', userId: 1 });
     await expect(admin.users.setRole({ username: 'admin', role: 'operator' })).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
-    await expect(caller({ name: 'root2', role: 'admin', via: 'session', userId: 99 }).users.setDisabled({ username: 'admin', disabled: true })).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    await expect(
+      caller({ name: 'root2', role: 'admin', via: 'session', userId: 99 }).users.setDisabled({ username: 'admin', disabled: true }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
   });
 
   it('records who changed what, with before and after, and never a secret', async () => {
@@ -240,8 +284,12 @@ describe('users and audit', () => {
 
   it('validates sizes and shapes of inputs', async () => {
     const admin = caller({ name: 'admin', role: 'admin', via: 'session', userId: 1 });
-    await expect(admin.users.create({ username: '<script>', password: 'long-enough-pw', role: 'viewer' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    await expect(admin.users.create({ username: 'ok', password: 'x'.repeat(10_000), role: 'viewer' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(admin.users.create({ username: '<script>', password: 'long-enough-pw', role: 'viewer' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    await expect(admin.users.create({ username: 'ok', password: 'x'.repeat(10_000), role: 'viewer' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
     await expect(caller(null).auth.login({ username: 'a'.repeat(1000), password: 'x' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 });

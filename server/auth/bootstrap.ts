@@ -33,7 +33,13 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
     }
     const password = fromEnv ?? generateSecret(18);
     insertUser(db, { username: ADMIN_USERNAME, passwordHash: await hashPassword(password), role: 'admin', createdAt: now });
-    insertAuthAudit(db, { at: now, actor: 'system:bootstrap', action: 'user.create', target: `user:${ADMIN_USERNAME}`, after: { role: 'admin' } });
+    insertAuthAudit(db, {
+      at: now,
+      actor: 'system:bootstrap',
+      action: 'user.create',
+      target: `user:${ADMIN_USERNAME}`,
+      after: { role: 'admin' },
+    });
     adminCreated = true;
     log(
       fromEnv !== undefined
@@ -45,7 +51,13 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   let demoUserCreated = false;
   if (isDemoLoginEnabled(db, env) && !findUserByName(db, DEMO_USERNAME)) {
     insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
-    insertAuthAudit(db, { at: now, actor: 'system:bootstrap', action: 'user.create', target: `user:${DEMO_USERNAME}`, after: { role: 'operator', demo: true } });
+    insertAuthAudit(db, {
+      at: now,
+      actor: 'system:bootstrap',
+      action: 'user.create',
+      target: `user:${DEMO_USERNAME}`,
+      after: { role: 'operator', demo: true },
+    });
     demoUserCreated = true;
   }
   return { adminCreated, demoUserCreated };

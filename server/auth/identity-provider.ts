@@ -27,7 +27,13 @@ export interface IdentityProvider {
    * Exchanges the callback for a verified identity: checks `state`, redeems the code with the
    * verifier, validates the ID token (issuer, audience, expiry, signature, nonce). Throws on any failure.
    */
-  completeSignIn(opts: { callbackUrl: URL; redirectUri: string; expectedState: string; expectedNonce: string; codeVerifier: string }): Promise<ExternalIdentity>;
+  completeSignIn(opts: {
+    callbackUrl: URL;
+    redirectUri: string;
+    expectedState: string;
+    expectedNonce: string;
+    codeVerifier: string;
+  }): Promise<ExternalIdentity>;
   /** the role this identity gets, or null to refuse sign-in (not in any mapped group) */
   roleFor(identity: ExternalIdentity): Role | null;
 }

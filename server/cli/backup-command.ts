@@ -13,7 +13,9 @@ export const REPORTED_TABLES = ['clusters', 'policy_revisions', 'audit_log', 'de
 
 export function countRows(db: Database.Database): Record<string, number> {
   const counts: Record<string, number> = {};
-  const present = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  const present = new Set(
+    (db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name),
+  );
   for (const table of REPORTED_TABLES) {
     if (present.has(table)) counts[table] = (db.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n;
   }
@@ -87,7 +89,9 @@ export async function runBackupCommand(args: string[], env: Record<string, strin
     return 1;
   }
   const counts = await backupDatabase(source, target);
-  const summary = Object.entries(counts).map(([t, n]) => `${t}=${n}`).join(' ');
+  const summary = Object.entries(counts)
+    .map(([t, n]) => `${t}=${n}`)
+    .join(' ');
   process.stdout.write(`fleetplan backup: ${source} -> ${target} (integrity ok; ${summary})\n`);
   return 0;
 }

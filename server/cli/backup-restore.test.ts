@@ -116,7 +116,9 @@ describe('fleetplan restore', () => {
     const backup = path.join(dir, 'copy-1.db');
     const expected = count(backup);
     const db = openDatabase(live);
-    db.$client.prepare('insert or replace into scheduler_leases (name, holder, expires_at) values (?, ?, ?)').run('scheduler', 'pid-1', NOW.getTime() + 60_000);
+    db.$client
+      .prepare('insert or replace into scheduler_leases (name, holder, expires_at) values (?, ?, ?)')
+      .run('scheduler', 'pid-1', NOW.getTime() + 60_000);
     db.$client.close();
     expect(await quietly(() => runRestoreCommand([backup], { DATABASE_URL: live }, NOW))).toBe(1);
     expect(count(live)).not.toBe(expected);

@@ -36,11 +36,25 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('fleetplan graph', () => {
   it('imports a graph file (exit 0), lists it, and refuses a bad file (exit 2) without writing', () => {
-    const ok = fleetplan('graph', 'import', 'server/demo/data/union-4.6-4.9.json', '--name', 'union', '--channel', 'stable-4.9', '--arch', 'amd64', '--captured-at', '2022-12-15T00:00:00Z');
+    const ok = fleetplan(
+      'graph',
+      'import',
+      'server/demo/data/union-4.6-4.9.json',
+      '--name',
+      'union',
+      '--channel',
+      'stable-4.9',
+      '--arch',
+      'amd64',
+      '--captured-at',
+      '2022-12-15T00:00:00Z',
+    );
     expect(ok.err).toBe('');
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/imported graph union \(id \d+\): 197 releases, 6768 edges/);
-    expect(storedGraphs()).toEqual([{ name: 'union', channel: 'stable-4.9', architecture: 'amd64', node_count: 197, captured_at: expect.any(Number) }]);
+    expect(storedGraphs()).toEqual([
+      { name: 'union', channel: 'stable-4.9', architecture: 'amd64', node_count: 197, captured_at: expect.any(Number) },
+    ]);
 
     const bad = fleetplan('graph', 'import', path.join(dir, 'bad.json'));
     expect(bad.code).toBe(2);

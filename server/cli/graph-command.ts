@@ -47,7 +47,9 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
   try {
     const size = (await stat(file)).size;
     if (size > MAX_GRAPH_BYTES) {
-      io.stderr(`${file}: ${(size / 1048576).toFixed(1)} MB is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document; nothing imported\n`);
+      io.stderr(
+        `${file}: ${(size / 1048576).toFixed(1)} MB is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document; nothing imported\n`,
+      );
       return 2;
     }
     text = await readFile(file, 'utf8');
@@ -116,7 +118,9 @@ function runList(args: string[], io: CliIo): number {
       ]),
     ];
     const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => (row[c] ?? '').length)));
-    io.stdout(table.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  ')).join('\n') + '\n');
+    io.stdout(
+      table.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  ')).join('\n') + '\n',
+    );
     return 0;
   } finally {
     db.$client.close();

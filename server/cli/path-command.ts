@@ -60,14 +60,18 @@ export function parsePathArgs(argv: readonly string[]): ParsedArgs {
         break;
       }
       case '--format':
-        if (value !== 'json' && value !== 'imageset') return { ok: false, error: `unknown --format ${JSON.stringify(value)} (json or imageset)` };
+        if (value !== 'json' && value !== 'imageset')
+          return { ok: false, error: `unknown --format ${JSON.stringify(value)} (json or imageset)` };
         args.format = value;
         break;
     }
   }
   if (args.graphs.length === 0) return { ok: false, error: 'no --graph FILE given' };
   if (args.from === null) return { ok: false, error: 'no --from VERSION given' };
-  for (const [flag, v] of [['--from', args.from], ['--to', args.to]] as const) {
+  for (const [flag, v] of [
+    ['--from', args.from],
+    ['--to', args.to],
+  ] as const) {
     if (v !== null && normalizeVersion(v) === null) {
       return { ok: false, error: `${flag} ${JSON.stringify(v)} is not a SemVer version (MAJOR.MINOR.PATCH[-PRE][+BUILD])` };
     }
@@ -106,7 +110,8 @@ export async function runPathCommand(argv: string[], io: PathCommandIo = process
       documents.push({ source: file, text: await io.readText(file) });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : err instanceof Error ? err.message : String(err);
+      const why =
+        code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : err instanceof Error ? err.message : String(err);
       io.stderr(`fleetplan path: ${file}: cannot read: ${why}\n`);
       return EXIT_INVALID;
     }

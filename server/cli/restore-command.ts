@@ -17,7 +17,9 @@ export function findLiveLeases(file: string, now: Date): { name: string; holder:
   try {
     const hasTable = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'scheduler_leases'").get();
     if (!hasTable) return [];
-    const rows = db.prepare('select name, holder, expires_at as expiresAt from scheduler_leases where expires_at > ?').all(now.getTime()) as { name: string; holder: string; expiresAt: number }[];
+    const rows = db
+      .prepare('select name, holder, expires_at as expiresAt from scheduler_leases where expires_at > ?')
+      .all(now.getTime()) as { name: string; holder: string; expiresAt: number }[];
     return rows.map((r) => ({ ...r, expiresAt: new Date(r.expiresAt) }));
   } finally {
     db.close();
@@ -27,7 +29,9 @@ export function findLiveLeases(file: string, now: Date): { name: string; holder:
 function isFleetplanDatabase(file: string): boolean {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    const tables = new Set(
+      (db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name),
+    );
     return ['organizations', 'clusters', 'users', 'audit_log'].every((t) => tables.has(t));
   } finally {
     db.close();
@@ -60,7 +64,11 @@ export async function restoreDatabase(backup: string, target: string): Promise<R
   return counts;
 }
 
-export async function runRestoreCommand(args: string[], env: Record<string, string | undefined> = process.env, now: Date = new Date()): Promise<number> {
+export async function runRestoreCommand(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+  now: Date = new Date(),
+): Promise<number> {
   const force = args.includes('--force');
   const rest = args.filter((a) => a !== '--force');
   if (rest.includes('-h') || rest.includes('--help')) {
@@ -110,7 +118,9 @@ export async function runRestoreCommand(args: string[], env: Record<string, stri
     fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
   }
   const counts = await restoreDatabase(backup, target);
-  const summary = Object.entries(counts).map(([t, n]) => `${t}=${n}`).join(' ');
+  const summary = Object.entries(counts)
+    .map(([t, n]) => `${t}=${n}`)
+    .join(' ');
   process.stdout.write(`fleetplan restore: ${backup} -> ${target} (${summary}); start the server again\n`);
   return 0;
 }

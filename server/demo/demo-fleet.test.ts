@@ -18,7 +18,12 @@ describe('generateDemoFleet', () => {
     expect(fleet.clusters.length).toBeGreaterThanOrEqual(50);
     expect(fleet.clusters.length).toBeLessThanOrEqual(70);
     const deps = Object.fromEntries(fleet.organization.sectors.map((s) => [s.name, s.dependencies]));
-    expect(deps).toMatchObject({ stage: ['dev'], 'prod-blue': ['stage'], 'prod-green': ['prod-blue'], 'hive-production': ['hive-integration'] });
+    expect(deps).toMatchObject({
+      stage: ['dev'],
+      'prod-blue': ['stage'],
+      'prod-green': ['prod-blue'],
+      'hive-production': ['hive-integration'],
+    });
     expect(fleet.organization.allowedWorkloads).toEqual(expect.arrayContaining(['ocm', 'quay', 'telemeter', 'hive', 'app-sre']));
     expect(new Set(fleet.clusters.map((c) => c.version.split('.').slice(0, 2).join('.'))).size).toBeGreaterThan(1);
     expect(fleet.clusters.some((c) => !c.healthy)).toBe(true);

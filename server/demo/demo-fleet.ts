@@ -122,13 +122,34 @@ const SECTORS: SectorPlan[] = [
 ];
 
 /** which workloads run where, and how many clusters of each kind a sector has */
-const CLUSTER_KINDS: { prefix: string; workloads: string[]; perSector: Record<string, number>; mutexes?: (sector: string) => string[] }[] = [
-  { prefix: 'ocm', workloads: ['ocm', 'app-sre'], perSector: { dev: 3, stage: 3, 'prod-blue': 4, 'prod-green': 4 }, mutexes: (s) => (s.startsWith('prod') ? ['ocm-prod'] : []) },
-  { prefix: 'quay', workloads: ['quay'], perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 }, mutexes: (s) => (s.startsWith('prod') ? ['quay-prod'] : []) },
-  { prefix: 'telemeter', workloads: ['telemeter'], perSector: { dev: 1, stage: 2, 'prod-blue': 2, 'prod-green': 2 } },
-  { prefix: 'appsre', workloads: ['app-sre'], perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 }, mutexes: (s) => (s === 'prod-green' ? ['appsre-green'] : []) },
-  { prefix: 'hive', workloads: ['hive'], perSector: { 'hive-integration': 4, 'hive-production': 9 }, mutexes: (s) => (s === 'hive-production' ? ['hive-shard-a'] : []) },
-];
+const CLUSTER_KINDS: { prefix: string; workloads: string[]; perSector: Record<string, number>; mutexes?: (sector: string) => string[] }[] =
+  [
+    {
+      prefix: 'ocm',
+      workloads: ['ocm', 'app-sre'],
+      perSector: { dev: 3, stage: 3, 'prod-blue': 4, 'prod-green': 4 },
+      mutexes: (s) => (s.startsWith('prod') ? ['ocm-prod'] : []),
+    },
+    {
+      prefix: 'quay',
+      workloads: ['quay'],
+      perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 },
+      mutexes: (s) => (s.startsWith('prod') ? ['quay-prod'] : []),
+    },
+    { prefix: 'telemeter', workloads: ['telemeter'], perSector: { dev: 1, stage: 2, 'prod-blue': 2, 'prod-green': 2 } },
+    {
+      prefix: 'appsre',
+      workloads: ['app-sre'],
+      perSector: { dev: 2, stage: 2, 'prod-blue': 3, 'prod-green': 3 },
+      mutexes: (s) => (s === 'prod-green' ? ['appsre-green'] : []),
+    },
+    {
+      prefix: 'hive',
+      workloads: ['hive'],
+      perSector: { 'hive-integration': 4, 'hive-production': 9 },
+      mutexes: (s) => (s === 'hive-production' ? ['hive-shard-a'] : []),
+    },
+  ];
 
 function sortVersions(versions: string[]): string[] {
   return [...versions].sort(semver.compare);
@@ -210,7 +231,10 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       const digits = Math.max(2, String(count).length);
       for (let i = 1; i <= count; i++) {
         serial++;
-        const stem = `${kind.prefix}-${sector.name.replace(/^hive-/, '').replace('integration', 'int').replace('production', 'prod')}`;
+        const stem = `${kind.prefix}-${sector.name
+          .replace(/^hive-/, '')
+          .replace('integration', 'int')
+          .replace('production', 'prod')}`;
         const name = `${stem}-${String(i).padStart(digits, '0')}`;
         // telemeter stays on 4.12 (stable-4.12) in stage/prod: a second minor in the fleet
         const legacy = kind.prefix === 'telemeter' && sector.name !== 'dev';
@@ -224,7 +248,9 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
         let t = start + rng() * 3 * DAY_MS;
         while (t < nowMs - DAY_MS) {
           // newest version released at least `lag` days before t, reachable by one edge
-          const candidates = pool.filter((v) => semver.gt(v, version) && (releasedAt.get(v) ?? Infinity) + lag * DAY_MS <= t && hasEdge.has(`${version}>${v}`));
+          const candidates = pool.filter(
+            (v) => semver.gt(v, version) && (releasedAt.get(v) ?? Infinity) + lag * DAY_MS <= t && hasEdge.has(`${version}>${v}`),
+          );
           const target = candidates[candidates.length - 1];
           if (target) {
             const duration = (40 + rng() * 80) * 60_000;
@@ -264,7 +290,8 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
           name,
           externalId: `sim-${(0x1f00 + serial * 7919).toString(16)}`,
           region: pick(sector.regions),
-          nodeCount: sector.name.startsWith('prod') || sector.name === 'hive-production' ? 12 + Math.floor(rng() * 60) : 3 + Math.floor(rng() * 6),
+          nodeCount:
+            sector.name.startsWith('prod') || sector.name === 'hive-production' ? 12 + Math.floor(rng() * 60) : 3 + Math.floor(rng() * 6),
           version,
           channel,
           availableUpgrades: offered(version, channel),
@@ -364,7 +391,13 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       }
     }
     for (const entry of soak.values()) {
-      soakSamples.push({ at: new Date(dayEnd), version: entry.version, workload: entry.workload, soakDays: round(entry.soakDays), reportingCount: entry.reporting.size });
+      soakSamples.push({
+        at: new Date(dayEnd),
+        version: entry.version,
+        workload: entry.workload,
+        soakDays: round(entry.soakDays),
+        reportingCount: entry.reporting.size,
+      });
     }
   }
 
@@ -375,15 +408,28 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       name: 'app-sre',
       allowedWorkloads,
       allowedMutexes,
-      sectors: SECTORS.map((s) => ({ name: s.name, dependencies: s.dependencies, ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}) })),
+      sectors: SECTORS.map((s) => ({
+        name: s.name,
+        dependencies: s.dependencies,
+        ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+      })),
       blockedVersions: [
         { pattern: '^.*-(rc|ec|fc)\\..*$', reason: 'pre-release builds never reach managed clusters' },
-        { pattern: `^${escapeRegex(train[train.length - 3] ?? '4.13.41')}$`, reason: 'OCPBUGS-31337: etcd defragmentation stalls on large clusters; fixed in the next z-stream' },
+        {
+          pattern: `^${escapeRegex(train[train.length - 3] ?? '4.13.41')}$`,
+          reason: 'OCPBUGS-31337: etcd defragmentation stalls on large clusters; fixed in the next z-stream',
+        },
       ],
     },
     clusters,
     upgrades,
-    versionSoak: [...soak.values()].map((e) => ({ version: e.version, workload: e.workload, soakDays: round(e.soakDays), reporting: [...e.reporting], firstSeenAt: new Date(e.firstSeenAt) })),
+    versionSoak: [...soak.values()].map((e) => ({
+      version: e.version,
+      workload: e.workload,
+      soakDays: round(e.soakDays),
+      reporting: [...e.reporting],
+      firstSeenAt: new Date(e.firstSeenAt),
+    })),
     soakSamples,
     checkIn: now,
   };

@@ -23,7 +23,8 @@ export function collectFleetMetrics(db: Db, now: Date): void {
   const input = parsed.input;
   const states = new Map(loadClusterStates(db, org.id).map((s) => [s.name, s]));
   for (const [version, entry] of Object.entries(input.versionData.versions)) {
-    for (const [workload, soak] of Object.entries(entry.workloads)) m.versionSoak.set({ organization: org.name, version, workload }, soak.soakDays);
+    for (const [workload, soak] of Object.entries(entry.workloads))
+      m.versionSoak.set({ organization: org.name, version, workload }, soak.soakDays);
   }
   for (const c of input.clusters) {
     const s = states.get(c.name);
@@ -31,10 +32,25 @@ export function collectFleetMetrics(db: Db, now: Date): void {
     const p = c.upgradePolicy;
     if (!p) continue;
     m.policyInfo.set(
-      { cluster_name: c.name, channel: c.channel ?? '', current_version: c.version, schedule: p.schedule.cron, sector: p.conditions.sector ?? '', mutexes: p.conditions.mutexes.join(','), soak_days: String(p.conditions.soakDays ?? ''), workloads: p.workloads.join(',') },
+      {
+        cluster_name: c.name,
+        channel: c.channel ?? '',
+        current_version: c.version,
+        schedule: p.schedule.cron,
+        sector: p.conditions.sector ?? '',
+        mutexes: p.conditions.mutexes.join(','),
+        soak_days: String(p.conditions.soakDays ?? ''),
+        workloads: p.workloads.join(','),
+      },
       1,
     );
-    for (const r of computeRemainingSoak(c, input.versionData, input.organization.blockedVersions, now.getTime(), s?.currentUpgrade?.startedAt)) {
+    for (const r of computeRemainingSoak(
+      c,
+      input.versionData,
+      input.organization.blockedVersions,
+      now.getTime(),
+      s?.currentUpgrade?.startedAt,
+    )) {
       m.remainingSoak.set({ cluster: c.name, cluster_uuid: s?.externalId ?? c.name, soaking_version: r.version }, r.value);
     }
   }

@@ -16,8 +16,19 @@ export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, lim
   if (f.from) parts.push(gte(policyRevisions.at, f.from));
   if (f.to) parts.push(lte(policyRevisions.at, f.to));
   const where = parts.length ? and(...parts) : undefined;
-  const rows = db.select().from(policyRevisions).where(where).orderBy(desc(policyRevisions.at), desc(policyRevisions.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(policyRevisions).where(where).get()!.n;
+  const rows = db
+    .select()
+    .from(policyRevisions)
+    .where(where)
+    .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(policyRevisions)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
@@ -29,6 +40,10 @@ export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset:
   if (f.to) parts.push(lte(auditLog.at, f.to));
   const where = parts.length ? and(...parts) : undefined;
   const rows = db.select().from(auditLog).where(where).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(auditLog).where(where).get()!.n;
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(auditLog)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }

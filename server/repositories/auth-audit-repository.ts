@@ -14,5 +14,7 @@ export interface AuthAuditEntry {
 }
 
 export function insertAuthAudit(db: Db, entry: AuthAuditEntry): void {
-  db.insert(auditLog).values({ ...entry, before: entry.before ?? null, after: entry.after ?? null }).run();
+  db.insert(auditLog)
+    .values({ ...entry, before: entry.before ?? null, after: entry.after ?? null })
+    .run();
 }

@@ -22,15 +22,27 @@ function whereOf(filter: ClusterFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (filter.search) {
     const q = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
-    parts.push(or(sql`${clusters.name} like ${q} escape '\\'`, sql`${clusters.externalId} like ${q} escape '\\'`, sql`${clusters.region} like ${q} escape '\\'`)!);
+    parts.push(
+      or(
+        sql`${clusters.name} like ${q} escape '\\'`,
+        sql`${clusters.externalId} like ${q} escape '\\'`,
+        sql`${clusters.region} like ${q} escape '\\'`,
+      )!,
+    );
   }
   if (filter.sector) parts.push(eq(clusters.sector, filter.sector));
   if (filter.state) parts.push(eq(clusters.upgradeState, filter.state));
   if (filter.version) parts.push(like(clusters.version, filter.version.endsWith('.') ? `${filter.version}%` : filter.version));
   if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
-  if (filter.managed !== undefined) parts.push(filter.managed ? sql`${clusters.upgradePolicy} is not null` : sql`${clusters.upgradePolicy} is null`);
+  if (filter.managed !== undefined)
+    parts.push(filter.managed ? sql`${clusters.upgradePolicy} is not null` : sql`${clusters.upgradePolicy} is null`);
   if (filter.workload) {
-    parts.push(inArray(clusters.id, sql`(select ${clusterWorkloads.clusterId} from ${clusterWorkloads} where ${clusterWorkloads.workload} = ${filter.workload})`));
+    parts.push(
+      inArray(
+        clusters.id,
+        sql`(select ${clusterWorkloads.clusterId} from ${clusterWorkloads} where ${clusterWorkloads.workload} = ${filter.workload})`,
+      ),
+    );
   }
   return parts.length ? and(...parts) : undefined;
 }
@@ -44,15 +56,32 @@ const SORT_COLUMNS = {
   nextRun: clusters.nextRun,
 } as const;
 
-export function listClusters(db: Db, opts: { filter: ClusterFilter; sort: ClusterSortKey; direction: 'asc' | 'desc'; offset: number; limit: number }): { rows: ClusterRow[]; total: number } {
+export function listClusters(
+  db: Db,
+  opts: { filter: ClusterFilter; sort: ClusterSortKey; direction: 'asc' | 'desc'; offset: number; limit: number },
+): { rows: ClusterRow[]; total: number } {
   const where = whereOf(opts.filter);
   const column = SORT_COLUMNS[opts.sort];
   const order = opts.direction === 'asc' ? asc(column) : desc(column);
   // versions sort numerically: pad each numeric part so 4.13.9 < 4.13.10
   const versionOrder = sql`printf('%05d.%05d.%05d', cast(substr(${clusters.version}, 1, instr(${clusters.version}, '.') - 1) as integer), cast(substr(${clusters.version}, instr(${clusters.version}, '.') + 1) as integer), cast(substr(substr(${clusters.version}, instr(${clusters.version}, '.') + 1), instr(substr(${clusters.version}, instr(${clusters.version}, '.') + 1), '.') + 1) as integer))`;
-  const orderBy = opts.sort === 'version' ? [opts.direction === 'asc' ? asc(versionOrder) : desc(versionOrder), asc(clusters.name)] : [order, asc(clusters.name)];
-  const rows = db.select().from(clusters).where(where).orderBy(...orderBy).limit(opts.limit).offset(opts.offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(clusters).where(where).get()!.n;
+  const orderBy =
+    opts.sort === 'version'
+      ? [opts.direction === 'asc' ? asc(versionOrder) : desc(versionOrder), asc(clusters.name)]
+      : [order, asc(clusters.name)];
+  const rows = db
+    .select()
+    .from(clusters)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(opts.limit)
+    .offset(opts.offset)
+    .all();
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(clusters)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
@@ -79,12 +108,20 @@ export function distinctValues(db: Db): { sectors: string[]; workloads: string[]
     workloads: col(db.selectDistinct({ v: clusterWorkloads.workload }).from(clusterWorkloads).orderBy(clusterWorkloads.workload).all()),
     states: col(db.selectDistinct({ v: clusters.upgradeState }).from(clusters).orderBy(clusters.upgradeState).all()),
     reasons: col(db.selectDistinct({ v: clusters.lastDecisionReason }).from(clusters).orderBy(clusters.lastDecisionReason).all()),
-    minors: [...new Set(col(db.selectDistinct({ v: clusters.version }).from(clusters).all()).map((v) => v.split('.').slice(0, 2).join('.')))].sort(),
+    minors: [
+      ...new Set(col(db.selectDistinct({ v: clusters.version }).from(clusters).all()).map((v) => v.split('.').slice(0, 2).join('.'))),
+    ].sort(),
   };
 }
 
 export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
-  return db.select().from(clusterUpgrades).where(eq(clusterUpgrades.clusterId, clusterId)).orderBy(desc(clusterUpgrades.startedAt)).limit(limit).all();
+  return db
+    .select()
+    .from(clusterUpgrades)
+    .where(eq(clusterUpgrades.clusterId, clusterId))
+    .orderBy(desc(clusterUpgrades.startedAt))
+    .limit(limit)
+    .all();
 }
 
 export function getDefaultOrganization(db: Db) {

@@ -47,7 +47,12 @@ export function loadClusterStates(db: Db, organizationId: number): StoredCluster
               last_decision_version as lastDecisionVersion, next_run as nextRun
        from clusters where organization_id = ? order by position, id`,
     )
-    .all(organizationId) as (Omit<StoredClusterState, 'currentUpgrade' | 'healthIssues' | 'managed' | 'healthy'> & { currentUpgrade: string | null; healthIssues: string; managed: number; healthy: number })[];
+    .all(organizationId) as (Omit<StoredClusterState, 'currentUpgrade' | 'healthIssues' | 'managed' | 'healthy'> & {
+    currentUpgrade: string | null;
+    healthIssues: string;
+    managed: number;
+    healthy: number;
+  })[];
   return rows.map((r) => ({
     ...r,
     managed: r.managed === 1,
@@ -81,7 +86,13 @@ export interface SnapshotInsert {
   upgradeState: string;
 }
 
-export function writeSnapshots(db: Db, organizationId: number, updates: SnapshotUpdate[], inserts: SnapshotInsert[], observedAt: Date): void {
+export function writeSnapshots(
+  db: Db,
+  organizationId: number,
+  updates: SnapshotUpdate[],
+  inserts: SnapshotInsert[],
+  observedAt: Date,
+): void {
   const client = db.$client;
   const upd = client.prepare(
     'update clusters set version = ?, channel = ?, available_upgrades = ?, healthy = ?, health_issues = ?, current_upgrade = ?, upgrade_state = ?, observed_at = ? where id = ?',
@@ -92,28 +103,75 @@ export function writeSnapshots(db: Db, organizationId: number, updates: Snapshot
   );
   const at = observedAt.getTime();
   for (const u of updates) {
-    upd.run(u.version, u.channel, JSON.stringify(u.availableUpgrades), u.healthy ? 1 : 0, JSON.stringify(u.healthIssues), u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null, u.upgradeState, at, u.id);
+    upd.run(
+      u.version,
+      u.channel,
+      JSON.stringify(u.availableUpgrades),
+      u.healthy ? 1 : 0,
+      JSON.stringify(u.healthIssues),
+      u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null,
+      u.upgradeState,
+      at,
+      u.id,
+    );
   }
   for (const i of inserts) {
-    ins.run(organizationId, i.name, i.externalId, i.provider, organizationId, i.version, i.channel, JSON.stringify(i.availableUpgrades), i.healthy ? 1 : 0, JSON.stringify(i.healthIssues), i.currentUpgrade ? JSON.stringify(i.currentUpgrade) : null, i.upgradeState, at);
+    ins.run(
+      organizationId,
+      i.name,
+      i.externalId,
+      i.provider,
+      organizationId,
+      i.version,
+      i.channel,
+      JSON.stringify(i.availableUpgrades),
+      i.healthy ? 1 : 0,
+      JSON.stringify(i.healthIssues),
+      i.currentUpgrade ? JSON.stringify(i.currentUpgrade) : null,
+      i.upgradeState,
+      at,
+    );
   }
 }
 
 /** Upgrade history: move the open row for (cluster, target) forward, or open one. */
 export function recordUpgradeTransition(
   db: Db,
-  v: { clusterId: number; fromVersion: string; toVersion: string; state: 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled'; at: number; scheduledFor?: number | null; message?: string | null },
+  v: {
+    clusterId: number;
+    fromVersion: string;
+    toVersion: string;
+    state: 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
+    at: number;
+    scheduledFor?: number | null;
+    message?: string | null;
+  },
 ): void {
-  const open = cachedStatement(db, `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`)
-    .get(v.clusterId, v.toVersion) as { id: number } | undefined;
+  const open = cachedStatement(
+    db,
+    `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`,
+  ).get(v.clusterId, v.toVersion) as { id: number } | undefined;
   const startedAt = v.state === 'started' ? v.at : null;
   const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
   if (open) {
-    cachedStatement(db, 'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?')
-      .run(v.state, startedAt, completedAt, v.message ?? null, open.id);
+    cachedStatement(
+      db,
+      'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?',
+    ).run(v.state, startedAt, completedAt, v.message ?? null, open.id);
   } else {
-    cachedStatement(db, 'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(v.clusterId, v.fromVersion, v.toVersion, v.state, v.scheduledFor ?? null, startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null), completedAt, v.message ?? null);
+    cachedStatement(
+      db,
+      'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      v.clusterId,
+      v.fromVersion,
+      v.toVersion,
+      v.state,
+      v.scheduledFor ?? null,
+      startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null),
+      completedAt,
+      v.message ?? null,
+    );
   }
 }
 
@@ -127,7 +185,9 @@ export interface DecisionWrite {
 }
 
 export function insertDecisions(db: Db, tickId: number, at: Date, rows: DecisionWrite[]): void {
-  const stmt = db.$client.prepare('insert into decisions (tick_id, at, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?)');
+  const stmt = db.$client.prepare(
+    'insert into decisions (tick_id, at, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?)',
+  );
   for (const r of rows) stmt.run(tickId, at.getTime(), r.clusterName, r.action, r.version, r.reason, r.message);
 }
 
@@ -138,14 +198,38 @@ export function updateLastDecisions(db: Db, organizationId: number, rows: Decisi
   for (const r of rows) stmt.run(r.action, r.reason, r.message, r.version, r.nextRun, organizationId, r.clusterName);
 }
 
-export function setClusterUpgrade(db: Db, organizationId: number, name: string, upgrade: ClusterUpgradeJson | null, upgradeState: string): void {
-  cachedStatement(db, 'update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
+export function setClusterUpgrade(
+  db: Db,
+  organizationId: number,
+  name: string,
+  upgrade: ClusterUpgradeJson | null,
+  upgradeState: string,
+): void {
+  cachedStatement(db, 'update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(
+    upgrade ? JSON.stringify(upgrade) : null,
+    upgradeState,
+    organizationId,
+    name,
+  );
 }
 
 /** Inserts an intent unless its idempotency key exists; returns the new id or null. */
-export function insertIntent(db: Db, v: { key: string; tickId: number; kind: 'schedule-upgrade' | 'cancel-upgrade'; clusterName: string; version: string; nextRun: number | null; createdAt: Date }): number | null {
-  const res = cachedStatement(db, `insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`)
-    .run(v.key, v.tickId, v.kind, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
+export function insertIntent(
+  db: Db,
+  v: {
+    key: string;
+    tickId: number;
+    kind: 'schedule-upgrade' | 'cancel-upgrade';
+    clusterName: string;
+    version: string;
+    nextRun: number | null;
+    createdAt: Date;
+  },
+): number | null {
+  const res = cachedStatement(
+    db,
+    `insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`,
+  ).run(v.key, v.tickId, v.kind, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
   return res.changes === 1 ? Number(res.lastInsertRowid) : null;
 }
 
@@ -174,7 +258,17 @@ function decisionWhere(f: DecisionFilter): SQL | undefined {
 export function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: number) {
   const where = decisionWhere(f);
   const rows = db
-    .select({ id: decisions.id, tickId: decisions.tickId, at: decisions.at, clusterName: decisions.clusterName, action: decisions.action, version: decisions.version, reason: decisions.reason, message: decisions.message, dryRun: schedulerTicks.dryRun })
+    .select({
+      id: decisions.id,
+      tickId: decisions.tickId,
+      at: decisions.at,
+      clusterName: decisions.clusterName,
+      action: decisions.action,
+      version: decisions.version,
+      reason: decisions.reason,
+      message: decisions.message,
+      dryRun: schedulerTicks.dryRun,
+    })
     .from(decisions)
     .leftJoin(schedulerTicks, eq(schedulerTicks.id, decisions.tickId))
     .where(where)
@@ -182,7 +276,11 @@ export function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: 
     .limit(limit)
     .offset(offset)
     .all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(decisions).where(where).get()!.n;
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(decisions)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
@@ -203,10 +301,18 @@ export function listIntents(db: Db, f: IntentFilter, offset: number, limit: numb
   if (f.to) parts.push(lte(actionIntents.createdAt, f.to));
   const where = parts.length ? and(...parts) : undefined;
   const rows = db.select().from(actionIntents).where(where).orderBy(desc(actionIntents.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(actionIntents).where(where).get()!.n;
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(actionIntents)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }
 
 export function countDecisionsByReason(db: Db, sinceMs: number): { action: string; reason: string | null; n: number }[] {
-  return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as { action: string; reason: string | null; n: number }[];
+  return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as {
+    action: string;
+    reason: string | null;
+    n: number;
+  }[];
 }

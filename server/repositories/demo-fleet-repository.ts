@@ -5,13 +5,34 @@ import * as t from '@/db/schema';
 import type { DemoFleet } from '@/server/demo/demo-fleet';
 
 export function isDatabaseEmpty(db: Db): boolean {
-  return db.select({ n: sql<number>`count(*)` }).from(t.organizations).get()!.n === 0;
+  return (
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(t.organizations)
+      .get()!.n === 0
+  );
 }
 
 export function wipeFleetData(db: Db): void {
   db.transaction((tx) => {
-    for (const table of [t.decisions, t.actionIntents, t.schedulerTicks, t.policyRevisions, t.soakSamples, t.versionSoak, t.clusterUpgrades, t.clusterWorkloads, t.clusters, t.blockedVersions, t.sectors, t.maintenanceExclusions, t.organizations]) {
-      tx.delete(table).where(sql`1 = 1`).run();
+    for (const table of [
+      t.decisions,
+      t.actionIntents,
+      t.schedulerTicks,
+      t.policyRevisions,
+      t.soakSamples,
+      t.versionSoak,
+      t.clusterUpgrades,
+      t.clusterWorkloads,
+      t.clusters,
+      t.blockedVersions,
+      t.sectors,
+      t.maintenanceExclusions,
+      t.organizations,
+    ]) {
+      tx.delete(table)
+        .where(sql`1 = 1`)
+        .run();
     }
   });
 }
@@ -31,10 +52,20 @@ export function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): { organiza
       .get();
     const organizationId = org.id;
     fleet.organization.sectors.forEach((s, position) => {
-      tx.insert(t.sectors).values({ organizationId, name: s.name, position, maxParallelUpgrades: s.maxParallelUpgrades ?? null, dependencies: s.dependencies }).run();
+      tx.insert(t.sectors)
+        .values({
+          organizationId,
+          name: s.name,
+          position,
+          maxParallelUpgrades: s.maxParallelUpgrades ?? null,
+          dependencies: s.dependencies,
+        })
+        .run();
     });
     for (const b of fleet.organization.blockedVersions) {
-      tx.insert(t.blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: 'demo-seed', createdAt: now }).run();
+      tx.insert(t.blockedVersions)
+        .values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: 'demo-seed', createdAt: now })
+        .run();
     }
     const idByName = new Map<string, number>();
     fleet.clusters.forEach((c, position) => {
@@ -68,14 +99,34 @@ export function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): { organiza
       const clusterId = idByName.get(u.cluster);
       if (clusterId === undefined) continue;
       tx.insert(t.clusterUpgrades)
-        .values({ clusterId, fromVersion: u.fromVersion, toVersion: u.toVersion, state: u.state, scheduledFor: u.startedAt, startedAt: u.startedAt, completedAt: u.completedAt, message: u.message ?? null })
+        .values({
+          clusterId,
+          fromVersion: u.fromVersion,
+          toVersion: u.toVersion,
+          state: u.state,
+          scheduledFor: u.startedAt,
+          startedAt: u.startedAt,
+          completedAt: u.completedAt,
+          message: u.message ?? null,
+        })
         .run();
     }
     for (const v of fleet.versionSoak) {
-      tx.insert(t.versionSoak).values({ organizationId, version: v.version, workload: v.workload, soakDays: v.soakDays, reporting: v.reporting, firstSeenAt: v.firstSeenAt }).run();
+      tx.insert(t.versionSoak)
+        .values({
+          organizationId,
+          version: v.version,
+          workload: v.workload,
+          soakDays: v.soakDays,
+          reporting: v.reporting,
+          firstSeenAt: v.firstSeenAt,
+        })
+        .run();
     }
     for (const s of fleet.soakSamples) {
-      tx.insert(t.soakSamples).values({ organizationId, ...s }).run();
+      tx.insert(t.soakSamples)
+        .values({ organizationId, ...s })
+        .run();
     }
     return { organizationId };
   });

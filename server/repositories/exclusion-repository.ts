@@ -6,8 +6,15 @@ import { maintenanceExclusions } from '@/db/schema';
 export type ExclusionRow = typeof maintenanceExclusions.$inferSelect;
 
 export function listExclusions(db: Db, organizationId: number, opts: { endingAfter?: Date } = {}): ExclusionRow[] {
-  const where = opts.endingAfter ? and(eq(maintenanceExclusions.organizationId, organizationId), gt(maintenanceExclusions.endsAt, opts.endingAfter)) : eq(maintenanceExclusions.organizationId, organizationId);
-  return db.select().from(maintenanceExclusions).where(where).orderBy(asc(maintenanceExclusions.startsAt), asc(maintenanceExclusions.id)).all();
+  const where = opts.endingAfter
+    ? and(eq(maintenanceExclusions.organizationId, organizationId), gt(maintenanceExclusions.endsAt, opts.endingAfter))
+    : eq(maintenanceExclusions.organizationId, organizationId);
+  return db
+    .select()
+    .from(maintenanceExclusions)
+    .where(where)
+    .orderBy(asc(maintenanceExclusions.startsAt), asc(maintenanceExclusions.id))
+    .all();
 }
 
 export function insertExclusion(db: Db, v: Omit<ExclusionRow, 'id'>): ExclusionRow {

@@ -32,8 +32,18 @@ export function toIsoSeconds(d: Date): string {
 export function loadPlanDocument(db: Db, organizationId: number, now: Date): PlanDocument {
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
-  const sectorRows = db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
-  const blocked = db.select({ pattern: blockedVersions.pattern }).from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
+  const sectorRows = db
+    .select()
+    .from(sectors)
+    .where(eq(sectors.organizationId, organizationId))
+    .orderBy(asc(sectors.position), asc(sectors.id))
+    .all();
+  const blocked = db
+    .select({ pattern: blockedVersions.pattern })
+    .from(blockedVersions)
+    .where(eq(blockedVersions.organizationId, organizationId))
+    .orderBy(asc(blockedVersions.id))
+    .all();
   // Only the columns the engine reads: on a 10k fleet the rest (messages, regions, timestamps)
   // costs the scheduler tick more than the engine itself.
   const clusterRows = db
@@ -51,7 +61,12 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all();
   const soakRows = db
-    .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays, reporting: versionSoak.reporting })
+    .select({
+      version: versionSoak.version,
+      workload: versionSoak.workload,
+      soakDays: versionSoak.soakDays,
+      reporting: versionSoak.reporting,
+    })
     .from(versionSoak)
     .where(eq(versionSoak.organizationId, organizationId))
     .all();
@@ -82,7 +97,9 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
       availableUpgrades: c.availableUpgrades,
       healthy: c.healthy,
       ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
-      ...(c.currentUpgrade ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } } : {}),
+      ...(c.currentUpgrade
+        ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
+        : {}),
     })),
     versionData: { ...(checkIn ? { checkIn } : {}), versions },
   };

@@ -11,7 +11,10 @@ export function readSetting<T>(db: Db, key: string): T | undefined {
 }
 
 export function writeSetting(db: Db, key: string, value: unknown, at: Date): void {
-  db.insert(settings).values({ key, value, updatedAt: at }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: at } }).run();
+  db.insert(settings)
+    .values({ key, value, updatedAt: at })
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: at } })
+    .run();
 }
 
 // ---- lease -------------------------------------------------------------------------------
@@ -20,13 +23,22 @@ export function writeSetting(db: Db, key: string, value: unknown, at: Date): voi
  * Takes or renews the named lease for `holder` unless another holder's lease is still valid.
  * BEGIN IMMEDIATE makes the read-then-write atomic across processes sharing the file.
  */
-export function acquireLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): { acquired: boolean; holder: string; expiresAt: number } {
+export function acquireLease(
+  db: Db,
+  name: string,
+  holder: string,
+  nowMs: number,
+  ttlMs: number,
+): { acquired: boolean; holder: string; expiresAt: number } {
   const client = db.$client;
   const run = client.transaction(() => {
-    const row = client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as { holder: string; expiresAt: number } | undefined;
+    const row = client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
+      { holder: string; expiresAt: number } | undefined;
     if (row && row.holder !== holder && row.expiresAt > nowMs) return { acquired: false, holder: row.holder, expiresAt: row.expiresAt };
     client
-      .prepare('insert into scheduler_leases (name, holder, expires_at) values (?, ?, ?) on conflict(name) do update set holder = excluded.holder, expires_at = excluded.expires_at')
+      .prepare(
+        'insert into scheduler_leases (name, holder, expires_at) values (?, ?, ?) on conflict(name) do update set holder = excluded.holder, expires_at = excluded.expires_at',
+      )
       .run(name, holder, nowMs + ttlMs);
     return { acquired: true, holder, expiresAt: nowMs + ttlMs };
   });
@@ -34,7 +46,9 @@ export function acquireLease(db: Db, name: string, holder: string, nowMs: number
 }
 
 export function releaseLease(db: Db, name: string, holder: string): void {
-  db.delete(schedulerLeases).where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder))).run();
+  db.delete(schedulerLeases)
+    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder)))
+    .run();
 }
 
 export function getLease(db: Db, name: string) {
@@ -46,16 +60,35 @@ export function getLease(db: Db, name: string) {
 export type TickRow = typeof schedulerTicks.$inferSelect;
 
 export function insertTick(db: Db, v: { startedAt: Date; dryRun: boolean; holder: string }): number {
-  return db.insert(schedulerTicks).values({ startedAt: v.startedAt, dryRun: v.dryRun, holder: v.holder, status: 'running' }).returning({ id: schedulerTicks.id }).get().id;
+  return db
+    .insert(schedulerTicks)
+    .values({ startedAt: v.startedAt, dryRun: v.dryRun, holder: v.holder, status: 'running' })
+    .returning({ id: schedulerTicks.id })
+    .get().id;
 }
 
-export function finishTick(db: Db, id: number, v: { finishedAt: Date; status: 'succeeded' | 'failed'; summary?: Record<string, number>; error?: string }): void {
-  db.update(schedulerTicks).set({ finishedAt: v.finishedAt, status: v.status, summary: v.summary ?? null, error: v.error ?? null }).where(eq(schedulerTicks.id, id)).run();
+export function finishTick(
+  db: Db,
+  id: number,
+  v: { finishedAt: Date; status: 'succeeded' | 'failed'; summary?: Record<string, number>; error?: string },
+): void {
+  db.update(schedulerTicks)
+    .set({ finishedAt: v.finishedAt, status: v.status, summary: v.summary ?? null, error: v.error ?? null })
+    .where(eq(schedulerTicks.id, id))
+    .run();
 }
 
 /** Ticks left `running` by a process that died: only called by the lease holder. */
 export function failInterruptedTicks(db: Db, at: Date): number {
-  return db.update(schedulerTicks).set({ status: 'failed', finishedAt: at, error: 'interrupted: the process stopped during the tick; its intents are reconciled by the next tick' }).where(eq(schedulerTicks.status, 'running')).run().changes;
+  return db
+    .update(schedulerTicks)
+    .set({
+      status: 'failed',
+      finishedAt: at,
+      error: 'interrupted: the process stopped during the tick; its intents are reconciled by the next tick',
+    })
+    .where(eq(schedulerTicks.status, 'running'))
+    .run().changes;
 }
 
 export function listRecentTicks(db: Db, limit: number): TickRow[] {
@@ -63,7 +96,9 @@ export function listRecentTicks(db: Db, limit: number): TickRow[] {
 }
 
 export function pruneOldTicks(db: Db, before: Date): void {
-  db.delete(schedulerTicks).where(and(lt(schedulerTicks.startedAt, before), sql`not exists (select 1 from decisions d where d.tick_id = ${schedulerTicks.id})`)).run();
+  db.delete(schedulerTicks)
+    .where(and(lt(schedulerTicks.startedAt, before), sql`not exists (select 1 from decisions d where d.tick_id = ${schedulerTicks.id})`))
+    .run();
 }
 
 // ---- intents -----------------------------------------------------------------------------
@@ -81,7 +116,11 @@ export function getIntents(db: Db, ids: number[]): IntentRow[] {
 }
 
 export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
-  cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(at.getTime(), note ?? null, id);
+  cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(
+    at.getTime(),
+    note ?? null,
+    id,
+  );
 }
 
 /** A failed attempt: stays pending (retried by the next tick) until MAX_INTENT_ATTEMPTS. */
@@ -89,7 +128,10 @@ export function markIntentAttemptFailed(db: Db, id: number, at: Date, error: str
   const row = db.select({ attempts: actionIntents.attempts }).from(actionIntents).where(eq(actionIntents.id, id)).get();
   const attempts = (row?.attempts ?? 0) + 1;
   const status = final || attempts >= MAX_INTENT_ATTEMPTS ? 'failed' : 'pending';
-  db.update(actionIntents).set({ status, attempts, error, ...(status === 'failed' ? { doneAt: at } : {}) }).where(eq(actionIntents.id, id)).run();
+  db.update(actionIntents)
+    .set({ status, attempts, error, ...(status === 'failed' ? { doneAt: at } : {}) })
+    .where(eq(actionIntents.id, id))
+    .run();
   return status;
 }
 
@@ -107,7 +149,15 @@ export interface SimulatedClusterRow {
 
 export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
   return db
-    .select({ externalId: clusters.externalId, name: clusters.name, version: clusters.version, channel: clusters.channel, availableUpgrades: clusters.availableUpgrades, healthIssues: clusters.healthIssues, currentUpgrade: clusters.currentUpgrade })
+    .select({
+      externalId: clusters.externalId,
+      name: clusters.name,
+      version: clusters.version,
+      channel: clusters.channel,
+      availableUpgrades: clusters.availableUpgrades,
+      healthIssues: clusters.healthIssues,
+      currentUpgrade: clusters.currentUpgrade,
+    })
     .from(clusters)
     .where(eq(clusters.provider, 'simulator'))
     .orderBy(clusters.position, clusters.id)
@@ -118,11 +168,21 @@ export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
  * The simulator's "API": set an upgrade when the cluster has none (or the same one), or clear
  * the scheduled upgrade to `clearVersion`. Idempotent, as the real APIs are for our purposes.
  */
-export function setSimulatedUpgrade(db: Db, externalId: string, upgrade: { version: string; nextRun: string; state: 'scheduled' } | null, clearVersion: string | null): void {
-  const row = db.select({ id: clusters.id, currentUpgrade: clusters.currentUpgrade }).from(clusters).where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator'))).get();
+export function setSimulatedUpgrade(
+  db: Db,
+  externalId: string,
+  upgrade: { version: string; nextRun: string; state: 'scheduled' } | null,
+  clearVersion: string | null,
+): void {
+  const row = db
+    .select({ id: clusters.id, currentUpgrade: clusters.currentUpgrade })
+    .from(clusters)
+    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator')))
+    .get();
   if (!row) return;
   if (upgrade) {
-    if (row.currentUpgrade && row.currentUpgrade.version !== upgrade.version) throw new Error(`cluster ${externalId} already has an upgrade to ${row.currentUpgrade.version}`);
+    if (row.currentUpgrade && row.currentUpgrade.version !== upgrade.version)
+      throw new Error(`cluster ${externalId} already has an upgrade to ${row.currentUpgrade.version}`);
     if (row.currentUpgrade) return;
     db.update(clusters).set({ currentUpgrade: upgrade, upgradeState: 'scheduled' }).where(eq(clusters.id, row.id)).run();
   } else if (row.currentUpgrade && row.currentUpgrade.version === clearVersion && row.currentUpgrade.state === 'scheduled') {
@@ -131,5 +191,7 @@ export function setSimulatedUpgrade(db: Db, externalId: string, upgrade: { versi
 }
 
 export function listSectorNames(db: Db, organizationId: number): string[] {
-  return (db.$client.prepare('select name from sectors where organization_id = ? order by position, id').all(organizationId) as { name: string }[]).map((r) => r.name);
+  return (
+    db.$client.prepare('select name from sectors where organization_id = ? order by position, id').all(organizationId) as { name: string }[]
+  ).map((r) => r.name);
 }

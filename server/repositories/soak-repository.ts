@@ -23,11 +23,19 @@ export function saveVersionData(db: Db, organizationId: number, versionData: Ver
 
 /** One sample per (version, workload) when the last sample is a day old or more. */
 export function maybeSampleSoak(db: Db, organizationId: number, versionData: VersionData, now: Date): boolean {
-  const last = db.select({ at: sql<number | null>`max(${soakSamples.at})` }).from(soakSamples).where(eq(soakSamples.organizationId, organizationId)).get()?.at ?? null;
+  const last =
+    db
+      .select({ at: sql<number | null>`max(${soakSamples.at})` })
+      .from(soakSamples)
+      .where(eq(soakSamples.organizationId, organizationId))
+      .get()?.at ?? null;
   if (last !== null && now.getTime() - last < DAY_MS) return false;
-  const stmt = db.$client.prepare('insert into soak_samples (organization_id, at, version, workload, soak_days, reporting_count) values (?, ?, ?, ?, ?, ?)');
+  const stmt = db.$client.prepare(
+    'insert into soak_samples (organization_id, at, version, workload, soak_days, reporting_count) values (?, ?, ?, ?, ?, ?)',
+  );
   for (const [version, entry] of Object.entries(versionData.versions)) {
-    for (const [workload, soak] of Object.entries(entry.workloads)) stmt.run(organizationId, now.getTime(), version, workload, soak.soakDays, soak.reporting.length);
+    for (const [workload, soak] of Object.entries(entry.workloads))
+      stmt.run(organizationId, now.getTime(), version, workload, soak.soakDays, soak.reporting.length);
   }
   return true;
 }

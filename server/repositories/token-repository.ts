@@ -17,7 +17,17 @@ const PUBLIC_COLUMNS = {
   owner: users.username,
 };
 
-export type TokenListing = { id: number; name: string; prefix: string; scope: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; userId: number; owner: string };
+export type TokenListing = {
+  id: number;
+  name: string;
+  prefix: string;
+  scope: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  userId: number;
+  owner: string;
+};
 
 export function listTokens(db: Db, opts: { userId?: number }): TokenListing[] {
   return db
@@ -33,7 +43,10 @@ export function findTokenById(db: Db, id: number): TokenListing | undefined {
   return db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).get();
 }
 
-export function insertToken(db: Db, row: { name: string; userId: number; tokenHash: string; prefix: string; scope: string; createdAt: Date }): number {
+export function insertToken(
+  db: Db,
+  row: { name: string; userId: number; tokenHash: string; prefix: string; scope: string; createdAt: Date },
+): number {
   return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
 }
 
@@ -52,5 +65,8 @@ export function markTokenUsed(db: Db, id: number, at: Date): void {
 }
 
 export function revokeToken(db: Db, id: number, at: Date): void {
-  db.update(apiTokens).set({ revokedAt: at }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).run();
+  db.update(apiTokens)
+    .set({ revokedAt: at })
+    .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+    .run();
 }

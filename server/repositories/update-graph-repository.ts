@@ -32,7 +32,11 @@ export function listGraphs(db: Db): StoredGraphMeta[] {
 }
 
 export function getGraphDocuments(db: Db, ids?: number[]): { id: number; name: string; document: string }[] {
-  const rows = db.select({ id: updateGraphs.id, name: updateGraphs.name, document: updateGraphs.document }).from(updateGraphs).orderBy(updateGraphs.id).all();
+  const rows = db
+    .select({ id: updateGraphs.id, name: updateGraphs.name, document: updateGraphs.document })
+    .from(updateGraphs)
+    .orderBy(updateGraphs.id)
+    .all();
   return ids ? rows.filter((r) => ids.includes(r.id)) : rows;
 }
 

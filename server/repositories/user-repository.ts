@@ -20,7 +20,10 @@ export function listUsers(db: Db): UserRow[] {
 }
 
 export function countUsers(db: Db): number {
-  return db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+  return db
+    .select({ n: sql<number>`count(*)` })
+    .from(users)
+    .get()!.n;
 }
 
 /** enabled admins other than `exceptId` (the last-admin guard) */

@@ -28,14 +28,22 @@ export function enqueueDeliveries(db: Db, event: string, payload: unknown, at: D
   let n = 0;
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
-    db.insert(webhookDeliveries).values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at }).run();
+    db.insert(webhookDeliveries)
+      .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at })
+      .run();
     n++;
   }
   return n;
 }
 
 export function hasEnabledWebhooks(db: Db): boolean {
-  return db.select({ n: sql<number>`count(*)` }).from(webhooks).where(eq(webhooks.enabled, true)).get()!.n > 0;
+  return (
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(webhooks)
+      .where(eq(webhooks.enabled, true))
+      .get()!.n > 0
+  );
 }
 
 export function listDueDeliveries(db: Db, now: Date, limit: number): (DeliveryRow & { url: string; secret: string })[] {
@@ -50,14 +58,30 @@ export function listDueDeliveries(db: Db, now: Date, limit: number): (DeliveryRo
     .map((r) => ({ ...r.delivery, url: r.url, secret: r.secret }));
 }
 
-export function updateDelivery(db: Db, id: number, v: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError'>>): void {
+export function updateDelivery(
+  db: Db,
+  id: number,
+  v: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError'>>,
+): void {
   db.update(webhookDeliveries).set(v).where(eq(webhookDeliveries.id, id)).run();
 }
 
 export function listDeliveries(db: Db, opts: { webhookId?: number; offset: number; limit: number }) {
   const where = opts.webhookId !== undefined ? eq(webhookDeliveries.webhookId, opts.webhookId) : undefined;
   const rows = db
-    .select({ id: webhookDeliveries.id, webhookId: webhookDeliveries.webhookId, webhookName: webhooks.name, event: webhookDeliveries.event, status: webhookDeliveries.status, attempts: webhookDeliveries.attempts, nextAttemptAt: webhookDeliveries.nextAttemptAt, lastStatusCode: webhookDeliveries.lastStatusCode, lastError: webhookDeliveries.lastError, createdAt: webhookDeliveries.createdAt, payload: webhookDeliveries.payload })
+    .select({
+      id: webhookDeliveries.id,
+      webhookId: webhookDeliveries.webhookId,
+      webhookName: webhooks.name,
+      event: webhookDeliveries.event,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      lastStatusCode: webhookDeliveries.lastStatusCode,
+      lastError: webhookDeliveries.lastError,
+      createdAt: webhookDeliveries.createdAt,
+      payload: webhookDeliveries.payload,
+    })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
     .where(where)
@@ -65,6 +89,10 @@ export function listDeliveries(db: Db, opts: { webhookId?: number; offset: numbe
     .limit(opts.limit)
     .offset(opts.offset)
     .all();
-  const total = db.select({ n: sql<number>`count(*)` }).from(webhookDeliveries).where(where).get()!.n;
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(webhookDeliveries)
+    .where(where)
+    .get()!.n;
   return { rows, total };
 }

@@ -35,13 +35,25 @@ describe('runTick', () => {
     const r = await tick(db, provider, NOW);
     expect(r.status).toBe('succeeded');
     if (r.status !== 'succeeded') return;
-    expect(r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({ action: 'upgrade', version: '4.13.3', nextRun: '2021-08-30T18:07:00Z' });
+    expect(r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({
+      action: 'upgrade',
+      version: '4.13.3',
+      nextRun: '2021-08-30T18:07:00Z',
+    });
     expect(r.decisions.find((d) => d.cluster === 'prod-1')).toMatchObject({ action: 'skip', reason: 'SECTOR_BEHIND' });
     const rows = db.select().from(t.decisions).all();
     expect(rows).toHaveLength(3);
     expect(rows.every((d) => d.tickId === r.tickId)).toBe(true);
     const intents = db.select().from(t.actionIntents).all();
-    expect(intents).toMatchObject([{ kind: 'schedule-upgrade', clusterName: 'stage-1', version: '4.13.3', status: 'done', idempotencyKey: 'schedule:stage-1:4.13.3:2021-08-30T18:07:00Z' }]);
+    expect(intents).toMatchObject([
+      {
+        kind: 'schedule-upgrade',
+        clusterName: 'stage-1',
+        version: '4.13.3',
+        status: 'done',
+        idempotencyKey: 'schedule:stage-1:4.13.3:2021-08-30T18:07:00Z',
+      },
+    ]);
     expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
     const stage = db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!;
     expect(stage.currentUpgrade).toMatchObject({ version: '4.13.3', state: 'scheduled' });
@@ -58,7 +70,14 @@ describe('runTick', () => {
     const soak2 = db.select().from(t.versionSoak).where(eq(t.versionSoak.version, '4.13.1')).get()!;
     expect(soak2.soakDays).toBeCloseTo((3 * 5) / (24 * 60), 9);
     // unchanged decisions are not recorded again
-    expect(db.select().from(t.decisions).all().filter((d) => d.tickId === (r2.status === 'succeeded' ? r2.tickId : -1)).map((d) => d.clusterName)).toEqual(['stage-1']);
+    expect(
+      db
+        .select()
+        .from(t.decisions)
+        .all()
+        .filter((d) => d.tickId === (r2.status === 'succeeded' ? r2.tickId : -1))
+        .map((d) => d.clusterName),
+    ).toEqual(['stage-1']);
 
     // after the upgrade completes, the cluster moves on and a completed event is recorded
     const later = new Date(NOW.getTime() + 60 * MIN);
@@ -103,7 +122,10 @@ describe('runTick', () => {
   it('a freeze stops every new upgrade', async () => {
     const { db, provider } = setup({ ...twoStage, frozen: true });
     const r = await tick(db, provider, NOW);
-    expect(r.status === 'succeeded' && r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({ action: 'skip', reason: 'FROZEN' });
+    expect(r.status === 'succeeded' && r.decisions.find((d) => d.cluster === 'stage-1')).toMatchObject({
+      action: 'skip',
+      reason: 'FROZEN',
+    });
     expect(provider.records()).toHaveLength(0);
     expect(db.select().from(t.actionIntents).all()).toHaveLength(0);
   });
@@ -117,7 +139,16 @@ describe('runTick', () => {
     };
     const { db, provider, organizationId } = setup(fleet);
     db.insert(t.maintenanceExclusions)
-      .values({ organizationId, scope: 'cluster', subject: 'a', startsAt: new Date(NOW.getTime() - 3600_000), endsAt: new Date(NOW.getTime() + 86_400_000), reason: 'customer go-live', createdBy: 'test', createdAt: NOW })
+      .values({
+        organizationId,
+        scope: 'cluster',
+        subject: 'a',
+        startsAt: new Date(NOW.getTime() - 3600_000),
+        endsAt: new Date(NOW.getTime() + 86_400_000),
+        reason: 'customer go-live',
+        createdBy: 'test',
+        createdAt: NOW,
+      })
       .run();
     const r = await tick(db, provider, NOW);
     expect(r.status).toBe('succeeded');
@@ -128,7 +159,9 @@ describe('runTick', () => {
   });
 
   it('the health gate skips clusters with issues, with the reason', async () => {
-    const { db, provider } = setup({ clusters: [{ name: 'sick', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, healthIssues: ['ClusterOperator dns Degraded'] }] });
+    const { db, provider } = setup({
+      clusters: [{ name: 'sick', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, healthIssues: ['ClusterOperator dns Degraded'] }],
+    });
     const r = await tick(db, provider, NOW);
     expect(r.status === 'succeeded' && r.decisions[0]).toMatchObject({ action: 'skip', reason: 'UNHEALTHY' });
     expect(r.status === 'succeeded' && r.decisions[0]!.message).toContain('dns Degraded');
@@ -147,7 +180,10 @@ describe('runTick', () => {
     const db = openDatabase(':memory:');
     const { fakeClusters } = insertTestFleet(db, { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 }] }, NOW);
     let failing = true;
-    const provider = createFakeProvider({ clusters: fakeClusters, failWith: (op) => (failing && op === 'schedule' ? new Error('503 from provider') : undefined) });
+    const provider = createFakeProvider({
+      clusters: fakeClusters,
+      failWith: (op) => (failing && op === 'schedule' ? new Error('503 from provider') : undefined),
+    });
     const r1 = await tick(db, provider, NOW);
     expect(r1.status).toBe('succeeded');
     expect(db.select().from(t.actionIntents).get()).toMatchObject({ status: 'pending', attempts: 1, error: '503 from provider' });
@@ -156,7 +192,10 @@ describe('runTick', () => {
     expect(db.select().from(t.actionIntents).all()).toMatchObject([{ status: 'done' }]);
     expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
 
-    const broken = createFakeProvider({ clusters: fakeClusters, failWith: (op) => (op === 'list' ? new Error('connection refused') : undefined) });
+    const broken = createFakeProvider({
+      clusters: fakeClusters,
+      failWith: (op) => (op === 'list' ? new Error('connection refused') : undefined),
+    });
     const r3 = await tick(db, broken, new Date(NOW.getTime() + 2 * MIN));
     expect(r3).toMatchObject({ status: 'failed', error: 'connection refused' });
   });

@@ -119,7 +119,13 @@ function isAtLeast(version: string, target: string): boolean {
 }
 
 /** Carries out one intent against the provider; `snap` is patched with the result. */
-async function executeIntent(ctx: Ctx, intent: IntentRow, state: StoredClusterState | undefined, snap: ClusterSnapshot | undefined, reconciling: boolean): Promise<'done' | 'failed' | 'pending'> {
+async function executeIntent(
+  ctx: Ctx,
+  intent: IntentRow,
+  state: StoredClusterState | undefined,
+  snap: ClusterSnapshot | undefined,
+  reconciling: boolean,
+): Promise<'done' | 'failed' | 'pending'> {
   const { db, provider, now } = ctx;
   const metrics = getMetrics();
   const kind = intent.kind === 'schedule-upgrade' ? 'schedule' : 'cancel';
@@ -142,17 +148,34 @@ async function executeIntent(ctx: Ctx, intent: IntentRow, state: StoredClusterSt
         metrics.intents.inc({ kind, outcome: 'failed' });
         return 'failed';
       } else if (!intent.nextRun || intent.nextRun.getTime() <= now.getTime()) {
-        markIntentAttemptFailed(db, intent.id, now, 'expired: its start time passed before it could be sent; the engine decides again', true);
-        if (state.currentUpgrade?.version === intent.version && state.currentUpgrade.state === 'scheduled') setClusterUpgrade(db, ctx.organizationId, state.name, null, 'idle');
+        markIntentAttemptFailed(
+          db,
+          intent.id,
+          now,
+          'expired: its start time passed before it could be sent; the engine decides again',
+          true,
+        );
+        if (state.currentUpgrade?.version === intent.version && state.currentUpgrade.state === 'scheduled')
+          setClusterUpgrade(db, ctx.organizationId, state.name, null, 'idle');
         metrics.intents.inc({ kind, outcome: 'expired' });
         return 'failed';
       } else {
-        await provider.scheduleUpgrade({ ...ref, version: intent.version, nextRun: intent.nextRun, idempotencyKey: intent.idempotencyKey }, now);
+        await provider.scheduleUpgrade(
+          { ...ref, version: intent.version, nextRun: intent.nextRun, idempotencyKey: intent.idempotencyKey },
+          now,
+        );
         snap.currentUpgrade = { version: intent.version, nextRun: nextRun!, state: 'scheduled' };
         markIntentDone(db, intent.id, now, reconciling ? 'reconciled: sent after a restart' : undefined);
       }
       db.$client.transaction(() => {
-        recordUpgradeTransition(db, { clusterId: state.id, fromVersion: snap.version, toVersion: intent.version, state: 'scheduled', at: now.getTime(), scheduledFor: intent.nextRun?.getTime() ?? null });
+        recordUpgradeTransition(db, {
+          clusterId: state.id,
+          fromVersion: snap.version,
+          toVersion: intent.version,
+          state: 'scheduled',
+          at: now.getTime(),
+          scheduledFor: intent.nextRun?.getTime() ?? null,
+        });
         emit(ctx, 'scheduled', { cluster: state.name, version: intent.version, fromVersion: snap.version, nextRun });
       })();
     } else {
@@ -162,11 +185,22 @@ async function executeIntent(ctx: Ctx, intent: IntentRow, state: StoredClusterSt
         snap.currentUpgrade = null;
         markIntentDone(db, intent.id, now, reconciling ? 'reconciled: sent after a restart' : undefined);
         db.$client.transaction(() => {
-          recordUpgradeTransition(db, { clusterId: state.id, fromVersion: snap.version, toVersion: intent.version, state: 'cancelled', at: now.getTime() });
+          recordUpgradeTransition(db, {
+            clusterId: state.id,
+            fromVersion: snap.version,
+            toVersion: intent.version,
+            state: 'cancelled',
+            at: now.getTime(),
+          });
           emit(ctx, 'cancelled', { cluster: state.name, version: intent.version });
         })();
       } else {
-        markIntentDone(db, intent.id, now, cu?.version === intent.version ? 'not cancelled: the upgrade already started' : 'reconciled: nothing left to cancel');
+        markIntentDone(
+          db,
+          intent.id,
+          now,
+          cu?.version === intent.version ? 'not cancelled: the upgrade already started' : 'reconciled: nothing left to cancel',
+        );
       }
     }
     metrics.intents.inc({ kind, outcome: 'done' });
@@ -196,9 +230,28 @@ function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSn
   ctx.db.$client.transaction(() => {
     for (const snap of snaps) {
       const prev = byExternal.get(snap.externalId) ?? byName.get(snap.name);
-      const cu = snap.currentUpgrade ? { version: snap.currentUpgrade.version, nextRun: snap.currentUpgrade.nextRun, state: snap.currentUpgrade.state, ...(snap.currentUpgrade.startedAt ? { startedAt: snap.currentUpgrade.startedAt } : {}), ...(snap.currentUpgrade.progress !== undefined ? { progress: snap.currentUpgrade.progress } : {}) } : null;
+      const cu = snap.currentUpgrade
+        ? {
+            version: snap.currentUpgrade.version,
+            nextRun: snap.currentUpgrade.nextRun,
+            state: snap.currentUpgrade.state,
+            ...(snap.currentUpgrade.startedAt ? { startedAt: snap.currentUpgrade.startedAt } : {}),
+            ...(snap.currentUpgrade.progress !== undefined ? { progress: snap.currentUpgrade.progress } : {}),
+          }
+        : null;
       if (!prev) {
-        inserts.push({ name: snap.name, externalId: snap.externalId, provider: ctx.provider.name, version: snap.version, channel: snap.channel, availableUpgrades: snap.availableUpgrades, healthy: snap.healthy, healthIssues: snap.healthIssues, currentUpgrade: cu, upgradeState: upgradeStateOf(snap.currentUpgrade, 'idle', false) });
+        inserts.push({
+          name: snap.name,
+          externalId: snap.externalId,
+          provider: ctx.provider.name,
+          version: snap.version,
+          channel: snap.channel,
+          availableUpgrades: snap.availableUpgrades,
+          healthy: snap.healthy,
+          healthIssues: snap.healthIssues,
+          currentUpgrade: cu,
+          upgradeState: upgradeStateOf(snap.currentUpgrade, 'idle', false),
+        });
         continue;
       }
       const before = prev.currentUpgrade;
@@ -207,14 +260,35 @@ function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSn
         const last = snap.lastUpgrade && snap.lastUpgrade.version === before.version ? snap.lastUpgrade : null;
         if (last?.state === 'failed') {
           failedNow = true;
-          recordUpgradeTransition(ctx.db, { clusterId: prev.id, fromVersion: prev.version, toVersion: before.version, state: 'failed', at, message: last.message ?? null });
+          recordUpgradeTransition(ctx.db, {
+            clusterId: prev.id,
+            fromVersion: prev.version,
+            toVersion: before.version,
+            state: 'failed',
+            at,
+            message: last.message ?? null,
+          });
           emit(ctx, 'failed', { cluster: prev.name, version: before.version, fromVersion: prev.version, message: last.message ?? null });
         } else if (last?.state === 'completed' || isAtLeast(snap.version, before.version)) {
-          if (before.state === 'scheduled') emit(ctx, 'started', { cluster: prev.name, version: before.version, fromVersion: prev.version });
-          recordUpgradeTransition(ctx.db, { clusterId: prev.id, fromVersion: prev.version, toVersion: before.version, state: 'completed', at });
+          if (before.state === 'scheduled')
+            emit(ctx, 'started', { cluster: prev.name, version: before.version, fromVersion: prev.version });
+          recordUpgradeTransition(ctx.db, {
+            clusterId: prev.id,
+            fromVersion: prev.version,
+            toVersion: before.version,
+            state: 'completed',
+            at,
+          });
           emit(ctx, 'completed', { cluster: prev.name, version: before.version, fromVersion: prev.version });
         } else {
-          recordUpgradeTransition(ctx.db, { clusterId: prev.id, fromVersion: prev.version, toVersion: before.version, state: 'cancelled', at, message: 'removed at the provider' });
+          recordUpgradeTransition(ctx.db, {
+            clusterId: prev.id,
+            fromVersion: prev.version,
+            toVersion: before.version,
+            state: 'cancelled',
+            at,
+            message: 'removed at the provider',
+          });
           emit(ctx, 'cancelled', { cluster: prev.name, version: before.version, message: 'removed at the provider' });
         }
       }
@@ -222,7 +296,16 @@ function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSn
         recordUpgradeTransition(ctx.db, { clusterId: prev.id, fromVersion: snap.version, toVersion: cu.version, state: 'started', at });
         emit(ctx, 'started', { cluster: prev.name, version: cu.version, fromVersion: snap.version });
       }
-      updates.push({ id: prev.id, version: snap.version, channel: snap.channel, availableUpgrades: snap.availableUpgrades, healthy: snap.healthy, healthIssues: snap.healthIssues, currentUpgrade: cu, upgradeState: upgradeStateOf(snap.currentUpgrade, prev.upgradeState, failedNow) });
+      updates.push({
+        id: prev.id,
+        version: snap.version,
+        channel: snap.channel,
+        availableUpgrades: snap.availableUpgrades,
+        healthy: snap.healthy,
+        healthIssues: snap.healthIssues,
+        currentUpgrade: cu,
+        upgradeState: upgradeStateOf(snap.currentUpgrade, prev.upgradeState, failedNow),
+      });
     }
     writeSnapshots(ctx.db, ctx.organizationId, updates, inserts, ctx.now);
   })();
@@ -234,13 +317,27 @@ function withSnapshotUpdates(states: StoredClusterState[], updates: SnapshotUpda
   const byId = new Map(updates.map((u) => [u.id, u]));
   return states.map((s) => {
     const u = byId.get(s.id);
-    return u ? { ...s, version: u.version, currentUpgrade: u.currentUpgrade, upgradeState: u.upgradeState, healthy: u.healthy, healthIssues: u.healthIssues } : s;
+    return u
+      ? {
+          ...s,
+          version: u.version,
+          currentUpgrade: u.currentUpgrade,
+          upgradeState: u.upgradeState,
+          healthy: u.healthy,
+          healthIssues: u.healthIssues,
+        }
+      : s;
   });
 }
 
 function sameDecision(d: GatedDecision, s: StoredClusterState | undefined, nextRunMs: number | null): boolean {
   if (!s) return false;
-  return s.lastDecisionAction === d.action && (s.lastDecisionReason ?? null) === (d.reason ?? null) && (s.lastDecisionVersion ?? null) === (d.version ?? null) && (s.nextRun ?? null) === nextRunMs;
+  return (
+    s.lastDecisionAction === d.action &&
+    (s.lastDecisionReason ?? null) === (d.reason ?? null) &&
+    (s.lastDecisionVersion ?? null) === (d.version ?? null) &&
+    (s.nextRun ?? null) === nextRunMs
+  );
 }
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
@@ -253,17 +350,41 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const started = performance.now();
 
   const lease = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
-  if (!lease.acquired) return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
+  if (!lease.acquired)
+    return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
   failInterruptedTicks(db, now);
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
   try {
     const org = getDefaultOrganization(db);
     if (!org) {
-      const summary = { clusters: 0, upgrades: 0, skips: 0, cancels: 0, decisionsRecorded: 0, intentsCreated: 0, intentsDone: 0, intentsFailed: 0, reconciled: 0, events: 0, durationMs: 0 };
+      const summary = {
+        clusters: 0,
+        upgrades: 0,
+        skips: 0,
+        cancels: 0,
+        decisionsRecorded: 0,
+        intentsCreated: 0,
+        intentsDone: 0,
+        intentsFailed: 0,
+        reconciled: 0,
+        events: 0,
+        durationMs: 0,
+      };
       finishTick(db, tickId, { finishedAt: now, status: 'succeeded', summary });
       return { status: 'succeeded', tickId, summary, decisions: [] };
     }
-    const ctx: Ctx = { db, provider, now, realNow, holder, leaseTtlMs, organizationId: org.id, tickId, events: 0, hasWebhooks: hasEnabledWebhooks(db) };
+    const ctx: Ctx = {
+      db,
+      provider,
+      now,
+      realNow,
+      holder,
+      leaseTtlMs,
+      organizationId: org.id,
+      tickId,
+      events: 0,
+      hasWebhooks: hasEnabledWebhooks(db),
+    };
 
     // 2. snapshot
     let snaps: ClusterSnapshot[];
@@ -307,13 +428,28 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     // 5. decide
     const validated = validatePlanInput(loadPlanDocument(db, org.id, now));
     if (!validated.ok) {
-      const first = validated.problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`).join('; ');
+      const first = validated.problems
+        .slice(0, 5)
+        .map((p) => `${p.path}: ${p.message}`)
+        .join('; ');
       throw new Error(`the stored fleet is not a valid plan input (${validated.problems.length} problems): ${first}`);
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({ scope: e.scope as 'organization' | 'sector' | 'cluster', subject: e.subject, startsAt: e.startsAt.getTime(), endsAt: e.endsAt.getTime(), reason: e.reason }));
-    const plan = decideWithGates(input, { frozen: org.frozen, frozenReason: org.frozenReason, exclusions, healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true, healthIssues });
+    const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({
+      scope: e.scope as 'organization' | 'sector' | 'cluster',
+      subject: e.subject,
+      startsAt: e.startsAt.getTime(),
+      endsAt: e.endsAt.getTime(),
+      reason: e.reason,
+    }));
+    const plan = decideWithGates(input, {
+      frozen: org.frozen,
+      frozenReason: org.frozenReason,
+      exclusions,
+      healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
+      healthIssues,
+    });
 
     const newIntentIds: number[] = [];
     let recorded = 0;
@@ -322,7 +458,14 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       const all: DecisionWrite[] = [];
       for (const d of plan.decisions) {
         const nextRunMs = d.nextRun ? parseInstant(d.nextRun) : null;
-        const w: DecisionWrite = { clusterName: d.cluster, action: d.action, version: d.version ?? null, reason: d.reason ?? null, message: d.message ?? null, nextRun: nextRunMs };
+        const w: DecisionWrite = {
+          clusterName: d.cluster,
+          action: d.action,
+          version: d.version ?? null,
+          reason: d.reason ?? null,
+          message: d.message ?? null,
+          nextRun: nextRunMs,
+        };
         all.push(w);
         const s = statesByName.get(d.cluster);
         if (!sameDecision(d, s, nextRunMs)) {
@@ -331,7 +474,15 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         }
         if (dryRun || !s) continue;
         if (d.action === 'upgrade' && d.version && d.nextRun) {
-          const id = insertIntent(db, { key: keyOf('schedule', d.cluster, d.version, d.nextRun), tickId, kind: 'schedule-upgrade', clusterName: d.cluster, version: d.version, nextRun: nextRunMs, createdAt: now });
+          const id = insertIntent(db, {
+            key: keyOf('schedule', d.cluster, d.version, d.nextRun),
+            tickId,
+            kind: 'schedule-upgrade',
+            clusterName: d.cluster,
+            version: d.version,
+            nextRun: nextRunMs,
+            createdAt: now,
+          });
           if (id !== null) {
             newIntentIds.push(id);
             // hold the upgrade (and its mutexes) in our view at once; the provider follows
@@ -339,7 +490,15 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
           }
         } else if (d.action === 'cancel' && d.version) {
           const cuNextRun = s.currentUpgrade?.nextRun ?? null;
-          const id = insertIntent(db, { key: keyOf('cancel', d.cluster, d.version, cuNextRun), tickId, kind: 'cancel-upgrade', clusterName: d.cluster, version: d.version, nextRun: cuNextRun ? parseInstant(cuNextRun) : null, createdAt: now });
+          const id = insertIntent(db, {
+            key: keyOf('cancel', d.cluster, d.version, cuNextRun),
+            tickId,
+            kind: 'cancel-upgrade',
+            clusterName: d.cluster,
+            version: d.version,
+            nextRun: cuNextRun ? parseInstant(cuNextRun) : null,
+            createdAt: now,
+          });
           if (id !== null) newIntentIds.push(id);
           setClusterUpgrade(db, org.id, d.cluster, null, 'idle');
           if (d.reason === 'VERSION_BLOCKED') emit(ctx, 'blocked', { cluster: d.cluster, version: d.version, message: d.message });
@@ -366,7 +525,8 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       if (outcome === 'failed') intentsFailed++;
     }
 
-    for (const d of plan.decisions) metrics.decisions.inc({ action: d.action, reason: d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE') });
+    for (const d of plan.decisions)
+      metrics.decisions.inc({ action: d.action, reason: d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE') });
     const durationMs = Math.round(performance.now() - started);
     const summary: TickSummary = {
       clusters: snaps.length,
@@ -381,7 +541,11 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       events: ctx.events,
       durationMs,
     };
-    finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'succeeded', summary: summary as unknown as Record<string, number> });
+    finishTick(db, tickId, {
+      finishedAt: new Date(now.getTime() + durationMs),
+      status: 'succeeded',
+      summary: summary as unknown as Record<string, number>,
+    });
     metrics.ticks.inc({ status: 'succeeded' });
     metrics.tickDuration.observe({ status: 'succeeded', dry_run: String(dryRun) }, durationMs / 1000);
     metrics.lastTickTimestamp.set({ status: 'succeeded' }, now.getTime() / 1000);

@@ -73,9 +73,19 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
     rt.running = true;
     try {
       const provider = opts.provider ?? (await createProvider(db));
-      const result = await runTick({ db, provider, now: fleetNow(db), dryRun: opts.dryRun ?? false, holder: rt.holder, leaseTtlMs: leaseTtlMs(rt.intervalMs), log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})) });
+      const result = await runTick({
+        db,
+        provider,
+        now: fleetNow(db),
+        dryRun: opts.dryRun ?? false,
+        holder: rt.holder,
+        leaseTtlMs: leaseTtlMs(rt.intervalMs),
+        log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})),
+      });
       rt.lastResult = { ...result, at: new Date().toISOString() };
-      await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) => console.error('fleetplan scheduler: webhook delivery failed', err));
+      await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) =>
+        console.error('fleetplan scheduler: webhook delivery failed', err),
+      );
       return result;
     } catch (err) {
       // only provider construction can land here (runTick never throws); keep the loop alive
@@ -92,7 +102,14 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
 
 export function getSchedulerRuntimeStatus() {
   const rt = runtime();
-  return { started: rt.started, running: rt.running, intervalSeconds: rt.intervalMs / 1000, holder: rt.holder, nextTickAt: rt.nextTickAt?.toISOString() ?? null, lastResult: rt.lastResult ?? null };
+  return {
+    started: rt.started,
+    running: rt.running,
+    intervalSeconds: rt.intervalMs / 1000,
+    holder: rt.holder,
+    nextTickAt: rt.nextTickAt?.toISOString() ?? null,
+    lastResult: rt.lastResult ?? null,
+  };
 }
 
 export function startScheduler(getDb: () => Db): void {

@@ -26,11 +26,24 @@ export interface TestFleet {
 
 export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
   return db.transaction((tx) => {
-    const org = tx.insert(t.organizations).values({ name: 'test-org', updatedAt: now, frozen: fleet.frozen ?? false }).returning({ id: t.organizations.id }).get();
+    const org = tx
+      .insert(t.organizations)
+      .values({ name: 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
+      .returning({ id: t.organizations.id })
+      .get();
     (fleet.sectors ?? []).forEach((s, position) => {
-      tx.insert(t.sectors).values({ organizationId: org.id, name: s.name, position, dependencies: s.dependencies ?? [], maxParallelUpgrades: s.maxParallelUpgrades ?? null }).run();
+      tx.insert(t.sectors)
+        .values({
+          organizationId: org.id,
+          name: s.name,
+          position,
+          dependencies: s.dependencies ?? [],
+          maxParallelUpgrades: s.maxParallelUpgrades ?? null,
+        })
+        .run();
     });
-    for (const pattern of fleet.blocked ?? []) tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
+    for (const pattern of fleet.blocked ?? [])
+      tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
     const fakeClusters: FakeCluster[] = [];
     fleet.clusters.forEach((c, position) => {
       const available = c.releases.filter((v) => compare(v, c.version) > 0);
@@ -40,7 +53,11 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
           : {
               workloads: c.workloads ?? ['wl'],
               schedule: c.schedule ?? '* * * * *',
-              conditions: { ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}), ...(c.mutexes ? { mutexes: c.mutexes } : {}), ...(c.sector ? { sector: c.sector } : {}) },
+              conditions: {
+                ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}),
+                ...(c.mutexes ? { mutexes: c.mutexes } : {}),
+                ...(c.sector ? { sector: c.sector } : {}),
+              },
             };
       const row = tx
         .insert(t.clusters)
@@ -62,7 +79,14 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         .returning({ id: t.clusters.id })
         .get();
       for (const w of policy?.workloads ?? []) tx.insert(t.clusterWorkloads).values({ clusterId: row.id, workload: w }).run();
-      fakeClusters.push({ externalId: `ext-${c.name}`, name: c.name, version: c.version, channel: 'stable-4.13', releases: c.releases, healthIssues: c.healthIssues });
+      fakeClusters.push({
+        externalId: `ext-${c.name}`,
+        name: c.name,
+        version: c.version,
+        channel: 'stable-4.13',
+        releases: c.releases,
+        healthIssues: c.healthIssues,
+      });
     });
     return { organizationId: org.id, fakeClusters };
   });

@@ -21,19 +21,70 @@ function summarize(value: unknown): string {
 export function createActivityService(db: Db) {
   return {
     decisions(input: ActivityFilter & { offset: number; limit: number }) {
-      const { rows, total } = listDecisions(db, { cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to }, input.offset, input.limit);
+      const { rows, total } = listDecisions(
+        db,
+        { cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to },
+        input.offset,
+        input.limit,
+      );
       return { total, rows: rows.map((r) => ({ ...r, at: r.at.toISOString(), dryRun: r.dryRun ?? false })) };
     },
     actions(input: ActivityFilter & { offset: number; limit: number }) {
-      const { rows, total } = listIntents(db, { cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to }, input.offset, input.limit);
-      return { total, rows: rows.map((r) => ({ id: r.id, key: r.idempotencyKey, tickId: r.tickId, kind: r.kind, clusterName: r.clusterName, version: r.version, nextRun: r.nextRun?.toISOString() ?? null, status: r.status, attempts: r.attempts, note: r.error, createdAt: r.createdAt.toISOString(), doneAt: r.doneAt?.toISOString() ?? null })) };
+      const { rows, total } = listIntents(
+        db,
+        { cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
+        input.offset,
+        input.limit,
+      );
+      return {
+        total,
+        rows: rows.map((r) => ({
+          id: r.id,
+          key: r.idempotencyKey,
+          tickId: r.tickId,
+          kind: r.kind,
+          clusterName: r.clusterName,
+          version: r.version,
+          nextRun: r.nextRun?.toISOString() ?? null,
+          status: r.status,
+          attempts: r.attempts,
+          note: r.error,
+          createdAt: r.createdAt.toISOString(),
+          doneAt: r.doneAt?.toISOString() ?? null,
+        })),
+      };
     },
     changes(input: ActivityFilter & { offset: number; limit: number }) {
       const revisions = listPolicyRevisions(db, { cluster: input.cluster, from: input.from, to: input.to }, 0, input.offset + input.limit);
-      const audit = listAudit(db, { cluster: input.cluster, action: input.action, from: input.from, to: input.to }, 0, input.offset + input.limit);
+      const audit = listAudit(
+        db,
+        { cluster: input.cluster, action: input.action, from: input.from, to: input.to },
+        0,
+        input.offset + input.limit,
+      );
       const merged = [
-        ...revisions.rows.map((r) => ({ kind: 'policy' as const, id: `rev-${r.id}`, at: r.at.toISOString(), actor: r.actor, action: `policy.${r.scope}.revision ${r.revision}`, target: `${r.scope}:${r.subject}`, summary: r.summary, before: summarize(r.before), after: summarize(r.after) })),
-        ...audit.rows.map((a) => ({ kind: 'audit' as const, id: `audit-${a.id}`, at: a.at.toISOString(), actor: a.actor, action: a.action, target: a.target, summary: a.action, before: summarize(a.before), after: summarize(a.after) })),
+        ...revisions.rows.map((r) => ({
+          kind: 'policy' as const,
+          id: `rev-${r.id}`,
+          at: r.at.toISOString(),
+          actor: r.actor,
+          action: `policy.${r.scope}.revision ${r.revision}`,
+          target: `${r.scope}:${r.subject}`,
+          summary: r.summary,
+          before: summarize(r.before),
+          after: summarize(r.after),
+        })),
+        ...audit.rows.map((a) => ({
+          kind: 'audit' as const,
+          id: `audit-${a.id}`,
+          at: a.at.toISOString(),
+          actor: a.actor,
+          action: a.action,
+          target: a.target,
+          summary: a.action,
+          before: summarize(a.before),
+          after: summarize(a.after),
+        })),
       ].sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
       return { total: revisions.total + audit.total, rows: merged.slice(input.offset, input.offset + input.limit) };
     },

@@ -33,9 +33,21 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
     const csrfToken = generateSecret(32);
     const createdAt = wallClock();
     sessionsRepo.deleteExpiredSessions(db, createdAt);
-    sessionsRepo.insertSession(db, { idHash: sha256Hex(token), userId: user.id, csrfToken, createdAt, expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS) });
+    sessionsRepo.insertSession(db, {
+      idHash: sha256Hex(token),
+      userId: user.id,
+      csrfToken,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
+    });
     for (const cookie of sessionCookies(token, csrfToken, { secure: jar.secure })) jar.set(cookie);
-    insertAuthAudit(db, { at: deps.now(), actor: user.username, action: 'auth.login', target: `user:${user.username}`, after: { method: how } });
+    insertAuthAudit(db, {
+      at: deps.now(),
+      actor: user.username,
+      action: 'auth.login',
+      target: `user:${user.username}`,
+      after: { method: how },
+    });
     return { username: user.username, role: user.role as Role, via: 'session' };
   }
 
@@ -70,7 +82,10 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
     },
 
     loginOptions(): { demoLogin: boolean; providers: { id: string; displayName: string }[] } {
-      return { demoLogin: isDemoLoginEnabled(db), providers: listIdentityProviders().map((p) => ({ id: p.id, displayName: p.displayName })) };
+      return {
+        demoLogin: isDemoLoginEnabled(db),
+        providers: listIdentityProviders().map((p) => ({ id: p.id, displayName: p.displayName })),
+      };
     },
   };
 }

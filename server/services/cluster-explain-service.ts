@@ -20,7 +20,13 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       const org = getDefaultOrganization(db);
       const parsed = validatePlanInput(loadPlanDocument(db, row.organizationId, at), { now: at.toISOString() });
       const events = {
-        decisions: listRecentDecisions(db, name).map((d) => ({ at: d.at.toISOString(), action: d.action, version: d.version, reason: d.reason, message: d.message })),
+        decisions: listRecentDecisions(db, name).map((d) => ({
+          at: d.at.toISOString(),
+          action: d.action,
+          version: d.version,
+          reason: d.reason,
+          message: d.message,
+        })),
         actions: listRecentActions(db, name).map((a) => ({
           at: a.createdAt.toISOString(),
           kind: a.kind,
@@ -33,20 +39,31 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       const frozen = org ? { frozen: org.frozen, reason: org.frozenReason } : { frozen: false, reason: null };
       if (!parsed.ok) {
         // The stored fleet does not validate: show why instead of a half explanation.
-        return { now: at.toISOString(), problems: parsed.problems.slice(0, 50), explanation: null, policy: null, sector: null, nextRuns: [], events, frozen };
+        return {
+          now: at.toISOString(),
+          problems: parsed.problems.slice(0, 50),
+          explanation: null,
+          policy: null,
+          sector: null,
+          nextRuns: [],
+          events,
+          frozen,
+        };
       }
       const input = parsed.input;
       const cluster = input.clusters.find((c) => c.name === name);
       const policy = cluster?.upgradePolicy ?? null;
       const sectorName = policy?.conditions.sector;
-      const sector = sectorName ? input.organization.sectors.find((s) => s.name === sectorName) ?? null : null;
+      const sector = sectorName ? (input.organization.sectors.find((s) => s.name === sectorName) ?? null) : null;
       const nextRuns = policy ? nextScheduleRuns(policy.schedule, at, NEXT_RUNS).map((d) => d.toISOString()) : [];
       return {
         now: input.now,
         problems: [],
         explanation: explainCluster(input, name),
         policy,
-        sector: sector ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies } : null,
+        sector: sector
+          ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies }
+          : null,
         nextRuns,
         events,
         frozen,

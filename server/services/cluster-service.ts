@@ -71,7 +71,12 @@ function toSummary(row: clustersRepo.ClusterRow, soak: SoakIndex): ClusterSummar
     availableUpgrades: row.availableUpgrades,
     soakingUpgrades: soakingUpgradesOf(row, soak),
     decision: row.lastDecisionAction
-      ? { action: row.lastDecisionAction, reason: row.lastDecisionReason, message: row.lastDecisionMessage, version: row.lastDecisionVersion }
+      ? {
+          action: row.lastDecisionAction,
+          reason: row.lastDecisionReason,
+          message: row.lastDecisionMessage,
+          version: row.lastDecisionVersion,
+        }
       : null,
     nextRun: row.nextRun?.toISOString() ?? null,
     observedAt: row.observedAt.toISOString(),
@@ -86,7 +91,13 @@ export function createClusterService(db: Db) {
   }
 
   return {
-    list(input: { filter: clustersRepo.ClusterFilter; sort: clustersRepo.ClusterSortKey; direction: 'asc' | 'desc'; offset: number; limit: number }) {
+    list(input: {
+      filter: clustersRepo.ClusterFilter;
+      sort: clustersRepo.ClusterSortKey;
+      direction: 'asc' | 'desc';
+      offset: number;
+      limit: number;
+    }) {
       const { rows, total } = clustersRepo.listClusters(db, input);
       const soak = soakIndex();
       return { items: rows.map((r) => toSummary(r, soak)), total, offset: input.offset, limit: input.limit };

@@ -25,7 +25,10 @@ export function createExclusionService(db: Db, now: () => Date) {
   return {
     list(input: { includePast?: boolean } = {}) {
       const current = now();
-      return listExclusions(db, org().id, input.includePast ? {} : { endingAfter: current }).map((e) => ({ ...e, active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime() }));
+      return listExclusions(db, org().id, input.includePast ? {} : { endingAfter: current }).map((e) => ({
+        ...e,
+        active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime(),
+      }));
     },
     create(input: CreateExclusionInput) {
       const o = org();
@@ -33,19 +36,54 @@ export function createExclusionService(db: Db, now: () => Date) {
       if (input.endsAt.getTime() <= input.startsAt.getTime()) problems.push({ path: 'endsAt', message: 'must be after the start' });
       const subject = input.scope === 'organization' ? null : (input.subject ?? '').trim();
       if (input.scope !== 'organization' && !subject) problems.push({ path: 'subject', message: `name the ${input.scope}` });
-      if (input.scope === 'sector' && subject && !listSectorNames(db, o.id).includes(subject)) problems.push({ path: 'subject', message: `sector '${subject}' does not exist` });
-      if (input.scope === 'cluster' && subject && !findClusterByName(db, subject)) problems.push({ path: 'subject', message: `cluster '${subject}' does not exist` });
+      if (input.scope === 'sector' && subject && !listSectorNames(db, o.id).includes(subject))
+        problems.push({ path: 'subject', message: `sector '${subject}' does not exist` });
+      if (input.scope === 'cluster' && subject && !findClusterByName(db, subject))
+        problems.push({ path: 'subject', message: `cluster '${subject}' does not exist` });
       if (!input.reason.trim()) problems.push({ path: 'reason', message: 'say why' });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
-      const row = insertExclusion(db, { organizationId: o.id, scope: input.scope, subject, startsAt: input.startsAt, endsAt: input.endsAt, reason: input.reason.trim(), createdBy: input.actor.name, createdAt: now() });
-      appendAudit(db, { at: now(), actor: input.actor.name, action: 'exclusion.create', target: `exclusion:${row.id}`, after: { scope: row.scope, subject: row.subject, startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(), reason: row.reason } });
+      const row = insertExclusion(db, {
+        organizationId: o.id,
+        scope: input.scope,
+        subject,
+        startsAt: input.startsAt,
+        endsAt: input.endsAt,
+        reason: input.reason.trim(),
+        createdBy: input.actor.name,
+        createdAt: now(),
+      });
+      appendAudit(db, {
+        at: now(),
+        actor: input.actor.name,
+        action: 'exclusion.create',
+        target: `exclusion:${row.id}`,
+        after: {
+          scope: row.scope,
+          subject: row.subject,
+          startsAt: row.startsAt.toISOString(),
+          endsAt: row.endsAt.toISOString(),
+          reason: row.reason,
+        },
+      });
       return row;
     },
     delete(input: { id: number; actor: Actor }) {
       const row = findExclusionById(db, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
       deleteExclusion(db, input.id);
-      appendAudit(db, { at: now(), actor: input.actor.name, action: 'exclusion.delete', target: `exclusion:${row.id}`, before: { scope: row.scope, subject: row.subject, startsAt: row.startsAt.toISOString(), endsAt: row.endsAt.toISOString(), reason: row.reason } });
+      appendAudit(db, {
+        at: now(),
+        actor: input.actor.name,
+        action: 'exclusion.delete',
+        target: `exclusion:${row.id}`,
+        before: {
+          scope: row.scope,
+          subject: row.subject,
+          startsAt: row.startsAt.toISOString(),
+          endsAt: row.endsAt.toISOString(),
+          reason: row.reason,
+        },
+      });
       return { id: input.id };
     },
   };

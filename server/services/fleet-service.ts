@@ -8,7 +8,10 @@ export function createFleetService(db: Db, now: () => Date) {
   return {
     status() {
       const org = getDefaultOrganization(db);
-      const clusterCount = db.select({ n: sql<number>`count(*)` }).from(clusters).get()!.n;
+      const clusterCount = db
+        .select({ n: sql<number>`count(*)` })
+        .from(clusters)
+        .get()!.n;
       const simulated = db.select({ key: settings.key }).from(settings).where(eq(settings.key, 'simulator.clock')).get() !== undefined;
       return {
         organization: org?.name ?? 'no organization',

@@ -44,11 +44,20 @@ describe('graph service', () => {
 
   it('imports a valid graph, and refuses a broken one without changing anything', async () => {
     const before = { graphs: rows('update_graphs'), audit: rows('audit_log') };
-    const bad = JSON.stringify({ version: 1, nodes: [{ version: '4.7.1', payload: 'x' }, { version: '4.7.2', payload: 'y' }], edges: [[1, 2]] });
+    const bad = JSON.stringify({
+      version: 1,
+      nodes: [
+        { version: '4.7.1', payload: 'x' },
+        { version: '4.7.2', payload: 'y' },
+      ],
+      edges: [[1, 2]],
+    });
     await expect(caller(operator).graphs.import({ fileName: 'broken.json', text: bad })).rejects.toThrow(
       /broken\.json is not a valid update graph: edges\[0\] \[1,2\]: node index 2 is out of range/,
     );
-    await expect(caller(operator).graphs.import({ fileName: 'v.json', text: '{"nodes":[{"version":"4.7"}]}' })).rejects.toThrow(/not SemVer/);
+    await expect(caller(operator).graphs.import({ fileName: 'v.json', text: '{"nodes":[{"version":"4.7"}]}' })).rejects.toThrow(
+      /not SemVer/,
+    );
     await expect(caller(operator).graphs.import({ fileName: 'e.json', text: '' })).rejects.toThrow(/empty file/);
     expect({ graphs: rows('update_graphs'), audit: rows('audit_log') }).toEqual(before);
 
@@ -60,7 +69,11 @@ describe('graph service', () => {
       ],
       edges: [[0, 1]],
     });
-    const meta = await caller(operator).graphs.import({ fileName: 'small.json', text: small, capturedAt: new Date('2026-01-01T00:00:00Z') });
+    const meta = await caller(operator).graphs.import({
+      fileName: 'small.json',
+      text: small,
+      capturedAt: new Date('2026-01-01T00:00:00Z'),
+    });
     expect(meta).toMatchObject({ name: 'small', architecture: 'arm64', nodeCount: 2, edgeCount: 1, source: 'upload: small.json' });
     expect(rows('update_graphs')).toBe(before.graphs + 1);
     expect(rows('audit_log')).toBe(before.audit + 1);
@@ -109,7 +122,9 @@ describe('graph service', () => {
     expect(r.cluster).toMatchObject({ name: cluster.name, version: cluster.version });
     expect(r.answer.from).toBe(cluster.version);
     expect(r.nodes.workers).toBe(Math.max(0, cluster.nodeCount - 3));
-    await expect(caller(viewer).graphs.solve({ clusterName: 'no-such-cluster', allowConditional: false })).rejects.toThrow(/No cluster named/);
+    await expect(caller(viewer).graphs.solve({ clusterName: 'no-such-cluster', allowConditional: false })).rejects.toThrow(
+      /No cluster named/,
+    );
   });
 
   it('builds the merged index once per set of stored graphs, and again after an import', () => {

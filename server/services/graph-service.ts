@@ -165,7 +165,11 @@ export function createGraphService(db: Db, now: () => Date) {
 
   function requireIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } {
     const loaded = loadIndex();
-    if (!loaded) throw new AppError('PRECONDITION_FAILED', 'No update graph is stored yet: import one (Paths page, or `fleetplan graph import FILE`).');
+    if (!loaded)
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        'No update graph is stored yet: import one (Paths page, or `fleetplan graph import FILE`).',
+      );
     return loaded;
   }
 
@@ -214,7 +218,8 @@ export function createGraphService(db: Db, now: () => Date) {
     }
     const base =
       'EUS channels lag GA: a release enters an eus-4.y channel only after it has been in stable for a while (weeks to months), so recent z-streams are often missing.';
-    if (!best) return `${base} ${channel} holds no ${src.major}.${src.minor} release at all: pick a channel that starts at ${src.major}.${src.minor}, or update to a minor it holds first.`;
+    if (!best)
+      return `${base} ${channel} holds no ${src.major}.${src.minor} release at all: pick a channel that starts at ${src.major}.${src.minor}, or update to a minor it holds first.`;
     const cmp = parseVersion(best);
     const newer = cmp && cmp.patch < src.patch;
     return newer
@@ -230,9 +235,11 @@ export function createGraphService(db: Db, now: () => Date) {
     import(input: ImportGraphInput, actor: string): StoredGraphMeta {
       const bytes = Buffer.byteLength(input.text, 'utf8');
       if (bytes > MAX_GRAPH_BYTES) {
-        throw new AppError('INVALID_INPUT', `${input.fileName}: ${(bytes / 1048576).toFixed(1)} MB is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document`, [
-          { path: 'text', message: 'too large' },
-        ]);
+        throw new AppError(
+          'INVALID_INPUT',
+          `${input.fileName}: ${(bytes / 1048576).toFixed(1)} MB is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document`,
+          [{ path: 'text', message: 'too large' }],
+        );
       }
       const parsed = parseGraphDocument(input.text, input.fileName);
       if (!parsed.ok) {
@@ -295,7 +302,13 @@ export function createGraphService(db: Db, now: () => Date) {
 
     /** Clusters of the fleet to pick a source from (name, version, node count). */
     clusterOptions(search: string | undefined, limit: number) {
-      const { rows, total } = listClusters(db, { filter: { search: search || undefined }, sort: 'name', direction: 'asc', offset: 0, limit });
+      const { rows, total } = listClusters(db, {
+        filter: { search: search || undefined },
+        sort: 'name',
+        direction: 'asc',
+        offset: 0,
+        limit,
+      });
       return { total, clusters: rows.map((r) => ({ name: r.name, version: r.version, channel: r.channel, nodeCount: r.nodeCount })) };
     },
 
@@ -305,7 +318,8 @@ export function createGraphService(db: Db, now: () => Date) {
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
         const row = findClusterByName(db, input.clusterName);
-        if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
+        if (!row)
+          throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
         cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };
         from = row.version;
       }
@@ -375,7 +389,15 @@ export function createGraphService(db: Db, now: () => Date) {
      */
     graphView(input: GraphViewInput) {
       const loaded = loadIndex();
-      if (!loaded) return { nodes: [], edges: [], omitted: { nodes: 0, edges: 0 }, totals: { nodes: 0, edges: 0 }, minors: [] as string[], capped: false };
+      if (!loaded)
+        return {
+          nodes: [],
+          edges: [],
+          omitted: { nodes: 0, edges: 0 },
+          totals: { nodes: 0, edges: 0 },
+          minors: [] as string[],
+          capped: false,
+        };
       const { index } = loaded;
       const mask = channelMask(index, input.channel);
       const path = (input.path ?? []).map((v) => normalizeVersion(v) ?? v);

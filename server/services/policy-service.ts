@@ -321,14 +321,12 @@ export function createPolicyService(db: Db, now: () => Date) {
       updatedAt: org.updatedAt.toISOString(),
       frozen: org.frozen,
       frozenReason: org.frozenReason ?? null,
-      sectors: repo
-        .listSectors(db, org.id)
-        .map((s) => ({
-          name: s.name,
-          maxParallelUpgrades: s.maxParallelUpgrades,
-          dependencies: s.dependencies,
-          clusterCount: bySector.get(s.name) ?? 0,
-        })),
+      sectors: repo.listSectors(db, org.id).map((s) => ({
+        name: s.name,
+        maxParallelUpgrades: s.maxParallelUpgrades,
+        dependencies: s.dependencies,
+        clusterCount: bySector.get(s.name) ?? 0,
+      })),
       blockedVersions: repo
         .listBlockedVersions(db, org.id)
         .map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),

@@ -4,7 +4,14 @@ import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { simulatedNow } from '@/server/fleet-clock';
 import { configuredProviderName } from '@/server/integrations/providers/create-provider';
-import { advanceSimulator, ensureSimulatorState, pauseSimulator, resumeSimulator, setSimulatorSpeed, readSimulatorReleases } from '@/server/integrations/providers/simulator';
+import {
+  advanceSimulator,
+  ensureSimulatorState,
+  pauseSimulator,
+  resumeSimulator,
+  setSimulatorSpeed,
+  readSimulatorReleases,
+} from '@/server/integrations/providers/simulator';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { getLease, listRecentTicks, readSetting, writeSetting } from '@/server/repositories/scheduler-repository';
 import { HEALTH_GATE_SETTING, SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
@@ -13,7 +20,8 @@ import { AppError } from './app-error';
 
 export function createSchedulerService(db: Db, now: () => Date) {
   const requireSimulator = () => {
-    if (configuredProviderName() !== 'simulator') throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${configuredProviderName()}`);
+    if (configuredProviderName() !== 'simulator')
+      throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${configuredProviderName()}`);
   };
   const clockView = () => {
     const realNow = new Date();
@@ -27,7 +35,8 @@ export function createSchedulerService(db: Db, now: () => Date) {
       upcomingReleases: (releases?.pending ?? []).filter((r) => Date.parse(r.publishAt) > simNow.getTime()).slice(0, 5),
     };
   };
-  const audit = (actor: Actor, action: string, after: unknown) => appendAudit(db, { at: now(), actor: actor.name, action, target: 'scheduler', after });
+  const audit = (actor: Actor, action: string, after: unknown) =>
+    appendAudit(db, { at: now(), actor: actor.name, action, target: 'scheduler', after });
   return {
     status() {
       const lease = getLease(db, SCHEDULER_LEASE);
@@ -38,7 +47,9 @@ export function createSchedulerService(db: Db, now: () => Date) {
         healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
         intervalSeconds: tickIntervalMs() / 1000,
         runtime: getSchedulerRuntimeStatus(),
-        lease: lease ? { holder: lease.holder, expiresAt: lease.expiresAt.toISOString(), valid: lease.expiresAt.getTime() > Date.now() } : null,
+        lease: lease
+          ? { holder: lease.holder, expiresAt: lease.expiresAt.toISOString(), valid: lease.expiresAt.getTime() > Date.now() }
+          : null,
         lastTick: last,
       };
     },
@@ -49,7 +60,9 @@ export function createSchedulerService(db: Db, now: () => Date) {
       audit(input.actor, input.dryRun ? 'scheduler.dry-run' : 'scheduler.run-now', { dryRun: input.dryRun });
       const result = await runTickExclusive(db, { dryRun: input.dryRun });
       if (result.status === 'skipped') throw new AppError('CONFLICT', `Tick not run: ${result.reason}`);
-      return result.status === 'succeeded' ? { status: result.status, tickId: result.tickId, summary: result.summary } : { status: result.status, tickId: result.tickId, error: result.error };
+      return result.status === 'succeeded'
+        ? { status: result.status, tickId: result.tickId, summary: result.summary }
+        : { status: result.status, tickId: result.tickId, error: result.error };
     },
     setPaused(input: { paused: boolean; actor: Actor }) {
       writeSetting(db, SCHEDULER_PAUSED_SETTING, input.paused, new Date());

@@ -44,7 +44,7 @@ export function createTokenService(deps: { db: Db; now: () => Date }) {
   return {
     /** your own tokens; admins may ask for everyone's */
     list(input: { all: boolean; actor: Actor }): TokenSummary[] {
-      if (input.all && !hasRole(input.actor, 'admin')) throw new AppError('FORBIDDEN', 'Listing every user\'s tokens needs the admin role');
+      if (input.all && !hasRole(input.actor, 'admin')) throw new AppError('FORBIDDEN', "Listing every user's tokens needs the admin role");
       const rows = tokensRepo.listTokens(db, input.all ? {} : { userId: requireUserActor(input.actor) });
       return rows.map(toSummary);
     },
@@ -59,8 +59,21 @@ export function createTokenService(deps: { db: Db; now: () => Date }) {
         throw new AppError('FORBIDDEN', `A token's scope cannot exceed your role (${owner.role})`);
       }
       const { token, hash, prefix } = generateApiToken();
-      const id = tokensRepo.insertToken(db, { name: input.name, userId, tokenHash: hash, prefix, scope: input.scope, createdAt: deps.now() });
-      insertAuthAudit(db, { at: deps.now(), actor: input.actor.name, action: 'token.create', target: `token:${id}`, after: { name: input.name, prefix, scope: input.scope, owner: owner.username } });
+      const id = tokensRepo.insertToken(db, {
+        name: input.name,
+        userId,
+        tokenHash: hash,
+        prefix,
+        scope: input.scope,
+        createdAt: deps.now(),
+      });
+      insertAuthAudit(db, {
+        at: deps.now(),
+        actor: input.actor.name,
+        action: 'token.create',
+        target: `token:${id}`,
+        after: { name: input.name, prefix, scope: input.scope, owner: owner.username },
+      });
       return { token, summary: toSummary(tokensRepo.findTokenById(db, id)!) };
     },
 
@@ -71,7 +84,14 @@ export function createTokenService(deps: { db: Db; now: () => Date }) {
       if (!row || !mayRevoke) throw new AppError('NOT_FOUND', `Token ${input.id} does not exist`);
       if (row.revokedAt) return toSummary(row);
       tokensRepo.revokeToken(db, row.id, deps.now());
-      insertAuthAudit(db, { at: deps.now(), actor: input.actor.name, action: 'token.revoke', target: `token:${row.id}`, before: { name: row.name, prefix: row.prefix, scope: row.scope, owner: row.owner }, after: { revoked: true } });
+      insertAuthAudit(db, {
+        at: deps.now(),
+        actor: input.actor.name,
+        action: 'token.revoke',
+        target: `token:${row.id}`,
+        before: { name: row.name, prefix: row.prefix, scope: row.scope, owner: row.owner },
+        after: { revoked: true },
+      });
       return toSummary(tokensRepo.findTokenById(db, row.id)!);
     },
   };

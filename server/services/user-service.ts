@@ -46,7 +46,12 @@ export function createUserService(deps: { db: Db; now: () => Date }) {
 
     async create(input: { username: string; password: string; role: Role; actor: Actor }): Promise<UserSummary> {
       if (usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
-      const row = usersRepo.insertUser(db, { username: input.username, passwordHash: await hashPassword(input.password), role: input.role, createdAt: deps.now() });
+      const row = usersRepo.insertUser(db, {
+        username: input.username,
+        passwordHash: await hashPassword(input.password),
+        role: input.role,
+        createdAt: deps.now(),
+      });
       audit(input.actor, 'user.create', row.username, null, { role: row.role });
       return toSummary(row);
     },
@@ -69,12 +74,22 @@ export function createUserService(deps: { db: Db; now: () => Date }) {
         deleteSessionsOfUser(db, row.id);
       }
       usersRepo.updateUser(db, row.id, { disabled: input.disabled });
-      audit(input.actor, input.disabled ? 'user.disable' : 'user.enable', row.username, { disabled: row.disabled }, { disabled: input.disabled });
+      audit(
+        input.actor,
+        input.disabled ? 'user.disable' : 'user.enable',
+        row.username,
+        { disabled: row.disabled },
+        { disabled: input.disabled },
+      );
       return toSummary({ ...row, disabled: input.disabled });
     },
 
     /** Sets a new password (generated when none is given, returned once) and ends the user's sessions. */
-    async resetPassword(input: { username: string; password?: string; actor: Actor }): Promise<{ username: string; generatedPassword: string | null }> {
+    async resetPassword(input: {
+      username: string;
+      password?: string;
+      actor: Actor;
+    }): Promise<{ username: string; generatedPassword: string | null }> {
       const row = requireUser(input.username);
       const generated = input.password ? null : generateSecret(15);
       usersRepo.updateUser(db, row.id, { passwordHash: await hashPassword(input.password ?? generated!) });

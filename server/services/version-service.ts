@@ -41,7 +41,11 @@ export function createVersionService(db: Db) {
       for (const s of listVersionSoakOf(db, org.id)) {
         const r = row(s.version);
         workloads.add(s.workload);
-        r.workloads[s.workload] = { soakDays: s.soakDays, reportingCount: s.reporting.length, reporting: s.reporting.slice(0, MAX_REPORTING_NAMES) };
+        r.workloads[s.workload] = {
+          soakDays: s.soakDays,
+          reportingCount: s.reporting.length,
+          reporting: s.reporting.slice(0, MAX_REPORTING_NAMES),
+        };
         const first = s.firstSeenAt.toISOString();
         if (!r.firstSeenAt || first < r.firstSeenAt) r.firstSeenAt = first;
       }

@@ -20,7 +20,11 @@ describe('webhook delivery', () => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
-        received.push({ body, signature: req.headers['x-fleetplan-signature'] as string | undefined, event: req.headers['x-fleetplan-event'] as string | undefined });
+        received.push({
+          body,
+          signature: req.headers['x-fleetplan-signature'] as string | undefined,
+          event: req.headers['x-fleetplan-event'] as string | undefined,
+        });
         res.writeHead(failuresLeft-- > 0 ? 503 : 204).end();
       });
     });
@@ -34,7 +38,11 @@ describe('webhook delivery', () => {
     expect(enqueueDeliveries(db, 'started', { cluster: 'c1' }, t0)).toBe(0); // not subscribed
 
     expect(await deliverDueWebhooks(db, { realNow: t0, backoffBaseMs: 1000 })).toEqual({ delivered: 0, failed: 0, retrying: 1 });
-    expect(await deliverDueWebhooks(db, { realNow: new Date(t0.getTime() + 500), backoffBaseMs: 1000 })).toEqual({ delivered: 0, failed: 0, retrying: 0 }); // not due yet
+    expect(await deliverDueWebhooks(db, { realNow: new Date(t0.getTime() + 500), backoffBaseMs: 1000 })).toEqual({
+      delivered: 0,
+      failed: 0,
+      retrying: 0,
+    }); // not due yet
     expect(await deliverDueWebhooks(db, { realNow: new Date(t0.getTime() + 1000), backoffBaseMs: 1000 })).toMatchObject({ retrying: 1 });
     expect(await deliverDueWebhooks(db, { realNow: new Date(t0.getTime() + 3000), backoffBaseMs: 1000 })).toMatchObject({ delivered: 1 });
 
@@ -60,7 +68,9 @@ describe('webhook delivery', () => {
     await expect(validateWebhookUrl('http://localhost/x', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await validateWebhookUrl('http://127.0.0.1:9/x', { FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' })).host).toBe('127.0.0.1:9');
     expect((await validateWebhookUrl('https://93.184.216.34/hook', {})).protocol).toBe('https:');
-    expect(['10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1'].every(isPrivateAddress)).toBe(true);
+    expect(['10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1'].every(isPrivateAddress)).toBe(
+      true,
+    );
     expect(isPrivateAddress('8.8.8.8')).toBe(false);
   });
 });

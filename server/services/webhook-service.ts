@@ -8,7 +8,15 @@ import net from 'node:net';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { getMetrics } from '@/server/metrics/registry';
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listDueDeliveries, listWebhooks, updateDelivery } from '@/server/repositories/webhook-repository';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listDeliveries,
+  listDueDeliveries,
+  listWebhooks,
+  updateDelivery,
+} from '@/server/repositories/webhook-repository';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { AppError } from './app-error';
 
@@ -30,7 +38,15 @@ export function isPrivateAddress(address: string): boolean {
   const a = address.replace(/^\[|\]$/g, '').toLowerCase();
   if (net.isIPv4(a)) {
     const [p, q] = a.split('.').map(Number) as [number, number];
-    return p === 10 || p === 127 || p === 0 || (p === 169 && q === 254) || (p === 172 && q >= 16 && q <= 31) || (p === 192 && q === 168) || (p === 100 && q >= 64 && q <= 127);
+    return (
+      p === 10 ||
+      p === 127 ||
+      p === 0 ||
+      (p === 169 && q === 254) ||
+      (p === 172 && q >= 16 && q <= 31) ||
+      (p === 192 && q === 168) ||
+      (p === 100 && q >= 64 && q <= 127)
+    );
   }
   if (net.isIPv6(a)) {
     if (a === '::1' || a === '::') return true;
@@ -48,13 +64,26 @@ export async function validateWebhookUrl(raw: string, env: Record<string, string
   } catch {
     throw new AppError('INVALID_INPUT', `'${raw}' is not a URL`, [{ path: 'url', message: 'not a URL' }]);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('INVALID_INPUT', 'Webhook URLs must use http or https', [{ path: 'url', message: 'only http and https' }]);
-  if (url.username || url.password) throw new AppError('INVALID_INPUT', 'Webhook URLs must not carry credentials', [{ path: 'url', message: 'no user:password@' }]);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AppError('INVALID_INPUT', 'Webhook URLs must use http or https', [{ path: 'url', message: 'only http and https' }]);
+  if (url.username || url.password)
+    throw new AppError('INVALID_INPUT', 'Webhook URLs must not carry credentials', [{ path: 'url', message: 'no user:password@' }]);
   if (env.FLEETPLAN_WEBHOOK_ALLOW_PRIVATE === '1') return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) throw new AppError('INVALID_INPUT', 'Webhook URL points at a loopback address', [{ path: 'url', message: 'loopback addresses are not allowed' }]);
-  const addresses = net.isIP(host) ? [host] : await dns.lookup(host, { all: true }).then((r) => r.map((x) => x.address)).catch(() => [] as string[]);
-  if (addresses.some(isPrivateAddress)) throw new AppError('INVALID_INPUT', `Webhook URL resolves to a private address (${addresses.join(', ')})`, [{ path: 'url', message: 'private, loopback and link-local addresses are not allowed' }]);
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    throw new AppError('INVALID_INPUT', 'Webhook URL points at a loopback address', [
+      { path: 'url', message: 'loopback addresses are not allowed' },
+    ]);
+  const addresses = net.isIP(host)
+    ? [host]
+    : await dns
+        .lookup(host, { all: true })
+        .then((r) => r.map((x) => x.address))
+        .catch(() => [] as string[]);
+  if (addresses.some(isPrivateAddress))
+    throw new AppError('INVALID_INPUT', `Webhook URL resolves to a private address (${addresses.join(', ')})`, [
+      { path: 'url', message: 'private, loopback and link-local addresses are not allowed' },
+    ]);
   return url;
 }
 
@@ -66,7 +95,10 @@ export interface DeliverOptions {
 }
 
 /** Sends every due delivery once; failures are rescheduled with backoff, then given up. */
-export async function deliverDueWebhooks(db: Db, opts: DeliverOptions = {}): Promise<{ delivered: number; failed: number; retrying: number }> {
+export async function deliverDueWebhooks(
+  db: Db,
+  opts: DeliverOptions = {},
+): Promise<{ delivered: number; failed: number; retrying: number }> {
   const now = opts.realNow ?? new Date();
   const doFetch = opts.fetch ?? fetch;
   const metrics = getMetrics();
@@ -78,7 +110,13 @@ export async function deliverDueWebhooks(db: Db, opts: DeliverOptions = {}): Pro
     try {
       const res = await doFetch(d.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'fleetplan-webhooks/1', 'x-fleetplan-event': d.event, 'x-fleetplan-delivery': String(d.id), 'x-fleetplan-signature': signBody(d.secret, body) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'fleetplan-webhooks/1',
+          'x-fleetplan-event': d.event,
+          'x-fleetplan-delivery': String(d.id),
+          'x-fleetplan-signature': signBody(d.secret, body),
+        },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
@@ -99,7 +137,12 @@ export async function deliverDueWebhooks(db: Db, opts: DeliverOptions = {}): Pro
       out.failed++;
       metrics.webhookDeliveries.inc({ outcome: 'failed' });
     } else {
-      updateDelivery(db, d.id, { attempts, lastStatusCode: status, lastError: error, nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, opts.backoffBaseMs)) });
+      updateDelivery(db, d.id, {
+        attempts,
+        lastStatusCode: status,
+        lastError: error,
+        nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, opts.backoffBaseMs)),
+      });
       out.retrying++;
       metrics.webhookDeliveries.inc({ outcome: 'retry' });
     }
@@ -117,8 +160,22 @@ export function createWebhookService(db: Db, now: () => Date) {
     async create(input: { name: string; url: string; secret?: string; events: string[]; actor: Actor }) {
       const url = await validateWebhookUrl(input.url);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
-      const row = insertWebhook(db, { name: input.name, url: url.toString(), secret, events: input.events, enabled: true, createdAt: new Date() });
-      appendAudit(db, { at: now(), actor: input.actor.name, action: 'webhook.create', target: `webhook:${row.id}`, before: null, after: { name: row.name, url: row.url, events: row.events } });
+      const row = insertWebhook(db, {
+        name: input.name,
+        url: url.toString(),
+        secret,
+        events: input.events,
+        enabled: true,
+        createdAt: new Date(),
+      });
+      appendAudit(db, {
+        at: now(),
+        actor: input.actor.name,
+        action: 'webhook.create',
+        target: `webhook:${row.id}`,
+        before: null,
+        after: { name: row.name, url: row.url, events: row.events },
+      });
       // the secret is shown once, at creation, so the receiver can verify signatures
       return { id: row.id, name: row.name, url: row.url, events: row.events, secret };
     },
@@ -126,7 +183,14 @@ export function createWebhookService(db: Db, now: () => Date) {
       const row = findWebhook(db, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Webhook ${input.id} does not exist`);
       deleteWebhook(db, input.id);
-      appendAudit(db, { at: now(), actor: input.actor.name, action: 'webhook.delete', target: `webhook:${row.id}`, before: { name: row.name, url: row.url, events: row.events }, after: null });
+      appendAudit(db, {
+        at: now(),
+        actor: input.actor.name,
+        action: 'webhook.delete',
+        target: `webhook:${row.id}`,
+        before: { name: row.name, url: row.url, events: row.events },
+        after: null,
+      });
       return { id: input.id };
     },
     deliveries(input: { webhookId?: number; offset: number; limit: number }) {

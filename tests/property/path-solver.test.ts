@@ -128,7 +128,14 @@ describe('path solver properties', () => {
   });
 
   it('parses arbitrary and mangled graph documents without throwing', () => {
-    const sample = toDocument({ nodes: [{ version: '4.12.0', channels: ['stable-4.12'] }, { version: '4.12.4', channels: null }], edges: [[0, 1]], conditional: [[1, 0]] });
+    const sample = toDocument({
+      nodes: [
+        { version: '4.12.0', channels: ['stable-4.12'] },
+        { version: '4.12.4', channels: null },
+      ],
+      edges: [[0, 1]],
+      conditional: [[1, 0]],
+    });
     const mangled = fc
       .array(fc.record({ at: fc.nat(sample.length), cut: fc.nat(6), insert: fc.string({ maxLength: 4 }) }), { minLength: 1, maxLength: 3 })
       .map((edits) => edits.reduce((t, e) => t.slice(0, e.at) + e.insert + t.slice(e.at + e.cut), sample));

@@ -32,19 +32,17 @@ function expectCleanResult(result: PlanParseResult): void {
 }
 
 /** random sectors as a DAG: a sector depends only on sectors listed before it */
-const arbSectors = fc
-  .subarray(SECTORS, { minLength: 0 })
-  .chain((names) =>
-    fc.tuple(
-      ...names.map((name, i) =>
-        fc.record({
-          name: fc.constant(name),
-          dependencies: fc.subarray(names.slice(0, i)).map((ds) => ds.map((d) => ({ name: d }))),
-          maxParallelUpgrades: fc.option(fc.constantFrom('1', '2', '50%', '34%', '100%', 3), { nil: undefined }),
-        }),
-      ),
+const arbSectors = fc.subarray(SECTORS, { minLength: 0 }).chain((names) =>
+  fc.tuple(
+    ...names.map((name, i) =>
+      fc.record({
+        name: fc.constant(name),
+        dependencies: fc.subarray(names.slice(0, i)).map((ds) => ds.map((d) => ({ name: d }))),
+        maxParallelUpgrades: fc.option(fc.constantFrom('1', '2', '50%', '34%', '100%', 3), { nil: undefined }),
+      }),
     ),
-  );
+  ),
+);
 
 function arbCluster(i: number, sectorNames: string[]) {
   return fc.record({
@@ -85,12 +83,21 @@ const arbDocument = arbSectors.chain((sectors) => {
   return fc.integer({ min: 1, max: 12 }).chain((n) =>
     fc.record({
       now: fc.constant(NOW),
-      organization: fc.record({ name: fc.constant('org'), blockedVersions: fc.subarray(BLOCKED, { maxLength: 2 }), sectors: fc.constant(sectors) }),
+      organization: fc.record({
+        name: fc.constant('org'),
+        blockedVersions: fc.subarray(BLOCKED, { maxLength: 2 }),
+        sectors: fc.constant(sectors),
+      }),
       clusters: fc.tuple(...Array.from({ length: n }, (_, i) => arbCluster(i, names))),
       versionData: fc.record({
         versions: fc.dictionary(
           fc.constantFrom(...VERSIONS),
-          fc.record({ workloads: fc.dictionary(fc.constantFrom(...WORKLOADS), fc.record({ soakDays: fc.integer({ min: 0, max: 10 }), reporting: fc.constant([]) })) }),
+          fc.record({
+            workloads: fc.dictionary(
+              fc.constantFrom(...WORKLOADS),
+              fc.record({ soakDays: fc.integer({ min: 0, max: 10 }), reporting: fc.constant([]) }),
+            ),
+          }),
         ),
       }),
     }),
@@ -140,8 +147,13 @@ function checkInvariants(input: PlanInput): number {
       if (!sector?.maxParallelUpgrades) {
         expect(others, `${d.cluster} shares mutex ${m}`).toEqual([]);
       } else {
-        expect(others.filter((h) => h.sector !== sector.name), `${d.cluster} shares ${m} outside its sector`).toEqual([]);
-        const n = managed.filter((o) => o.upgradePolicy!.conditions.sector === sector.name && o.upgradePolicy!.conditions.mutexes.includes(m)).length;
+        expect(
+          others.filter((h) => h.sector !== sector.name),
+          `${d.cluster} shares ${m} outside its sector`,
+        ).toEqual([]);
+        const n = managed.filter(
+          (o) => o.upgradePolicy!.conditions.sector === sector.name && o.upgradePolicy!.conditions.mutexes.includes(m),
+        ).length;
         expect(others.length).toBeLessThan(limitOf(sector.maxParallelUpgrades, n));
       }
     }
@@ -149,7 +161,8 @@ function checkInvariants(input: PlanInput): number {
     // sectors: the nearest dependency sectors running each workload already run >= v
     if (sector) {
       for (const w of policy.workloads) {
-        const runners = (s: string) => managed.filter((o) => o.upgradePolicy!.conditions.sector === s && o.upgradePolicy!.workloads.includes(w));
+        const runners = (s: string) =>
+          managed.filter((o) => o.upgradePolicy!.conditions.sector === s && o.upgradePolicy!.workloads.includes(w));
         const seen = new Set<string>();
         const queue = [...sector.dependencies];
         while (queue.length) {
@@ -158,7 +171,10 @@ function checkInvariants(input: PlanInput): number {
           seen.add(dep);
           const rs = runners(dep);
           if (rs.length === 0) queue.push(...(sectors.get(dep)?.dependencies ?? []));
-          for (const r of rs) expect(compareVersions(r.version, v), `${d.cluster} → ${v} ahead of ${r.name} (${r.version}) in ${dep}`).toBeGreaterThanOrEqual(0);
+          for (const r of rs)
+            expect(compareVersions(r.version, v), `${d.cluster} → ${v} ahead of ${r.name} (${r.version}) in ${dep}`).toBeGreaterThanOrEqual(
+              0,
+            );
         }
       }
     }
@@ -222,12 +238,21 @@ describe('plan engine properties', () => {
     const doc = {
       now: NOW,
       organization: { name: 'o', blockedVersions: ['^(a+)+$', '(x+x+)+y'], sectors: [] },
-      clusters: [{ name: 'evil', version: '4.12.1', availableUpgrades: [`4.12.2-${'a'.repeat(5_000)}!`, `4.13.0-${'x'.repeat(5_000)}`], upgradePolicy: { workloads: ['w'], schedule: '* * * * *', conditions: {} } }],
+      clusters: [
+        {
+          name: 'evil',
+          version: '4.12.1',
+          availableUpgrades: [`4.12.2-${'a'.repeat(5_000)}!`, `4.13.0-${'x'.repeat(5_000)}`],
+          upgradePolicy: { workloads: ['w'], schedule: '* * * * *', conditions: {} },
+        },
+      ],
     };
     const started = performance.now();
     const result = validatePlanInput(doc);
     if (result.ok) decideUpgrades(result.input);
-    const bare = RE2JS.compile('^(a+)+$').matcher(`${'a'.repeat(100_000)}!`).find();
+    const bare = RE2JS.compile('^(a+)+$')
+      .matcher(`${'a'.repeat(100_000)}!`)
+      .find();
     expect(bare).toBe(false);
     expect(performance.now() - started).toBeLessThan(2_000);
   });

@@ -21,7 +21,8 @@ function errorResponse(status: number, message: string) {
 
 export async function POST(req: Request) {
   const length = Number(req.headers.get('content-length') ?? 0);
-  if (length > MAX_BODY_BYTES) return errorResponse(413, `The upload is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document`);
+  if (length > MAX_BODY_BYTES)
+    return errorResponse(413, `The upload is over the ${MAX_GRAPH_BYTES / 1048576} MB limit for a graph document`);
   let body: unknown;
   try {
     body = await req.json();

@@ -12,7 +12,11 @@ const ZActivityInput = z.object({
   limit: z.number().int().min(1).max(200).default(50),
 });
 
-const toFilter = (i: z.infer<typeof ZActivityInput>) => ({ ...i, from: i.from ? new Date(i.from) : undefined, to: i.to ? new Date(i.to) : undefined });
+const toFilter = (i: z.infer<typeof ZActivityInput>) => ({
+  ...i,
+  from: i.from ? new Date(i.from) : undefined,
+  to: i.to ? new Date(i.to) : undefined,
+});
 
 export const activityRouter = createTRPCRouter({
   decisions: viewerProcedure.input(ZActivityInput).query(({ ctx, input }) => ctx.services.activity.decisions(toFilter(input))),

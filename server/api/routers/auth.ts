@@ -23,7 +23,9 @@ const sameSiteProcedure = publicProcedure.use(({ ctx, next }) => {
 export const authRouter = createTRPCRouter({
   me: publicProcedure.query(({ ctx }) => ctx.services.auth.me(ctx.actor)),
   loginOptions: publicProcedure.query(({ ctx }) => ctx.services.auth.loginOptions()),
-  login: sameSiteProcedure.input(ZLoginInput).mutation(({ ctx, input }) => ctx.services.auth.login({ ...input, cookies: cookieJarOf(ctx) })),
+  login: sameSiteProcedure
+    .input(ZLoginInput)
+    .mutation(({ ctx, input }) => ctx.services.auth.login({ ...input, cookies: cookieJarOf(ctx) })),
   demoLogin: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.demoLogin({ cookies: cookieJarOf(ctx) })),
   logout: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.logout({ actor: ctx.actor, cookies: cookieJarOf(ctx) })),
 });

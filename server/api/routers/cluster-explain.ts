@@ -3,5 +3,7 @@ import { z } from 'zod';
 import { viewerProcedure } from '../trpc';
 
 export const clusterExplainProcedures = {
-  explain: viewerProcedure.input(z.object({ name: z.string().min(1).max(253) })).query(({ ctx, input }) => ctx.services.clusterExplain.explain(input.name)),
+  explain: viewerProcedure
+    .input(z.object({ name: z.string().min(1).max(253) }))
+    .query(({ ctx, input }) => ctx.services.clusterExplain.explain(input.name)),
 };

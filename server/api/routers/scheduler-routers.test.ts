@@ -53,8 +53,22 @@ describe('scheduler procedures', () => {
 describe('exclusion procedures', () => {
   it('validates end after start and that the subject exists', async () => {
     const { as } = setup();
-    await expect(as(operator).exclusions.create({ scope: 'sector', subject: 'nope', startsAt: '2024-07-02T00:00:00Z', endsAt: '2024-07-01T00:00:00Z', reason: 'x' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    const e = await as(operator).exclusions.create({ scope: 'sector', subject: 'prod-blue', startsAt: '2024-07-01T00:00:00Z', endsAt: '2024-07-03T00:00:00Z', reason: 'quarter-end freeze' });
+    await expect(
+      as(operator).exclusions.create({
+        scope: 'sector',
+        subject: 'nope',
+        startsAt: '2024-07-02T00:00:00Z',
+        endsAt: '2024-07-01T00:00:00Z',
+        reason: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    const e = await as(operator).exclusions.create({
+      scope: 'sector',
+      subject: 'prod-blue',
+      startsAt: '2024-07-01T00:00:00Z',
+      endsAt: '2024-07-03T00:00:00Z',
+      reason: 'quarter-end freeze',
+    });
     const list = await as(viewer).exclusions.list();
     expect(list).toMatchObject([{ id: e.id, active: true, subject: 'prod-blue' }]);
     await as(operator).exclusions.delete({ id: e.id });
@@ -66,7 +80,9 @@ describe('webhook procedures', () => {
   it('is admin-only, never returns secrets, and refuses private URLs', async () => {
     const { as } = setup();
     await expect(as(operator).webhooks.list()).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(as(admin).webhooks.create({ name: 'x', url: 'http://10.0.0.1/hook', events: [] })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(as(admin).webhooks.create({ name: 'x', url: 'http://10.0.0.1/hook', events: [] })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
     const created = await as(admin).webhooks.create({ name: 'ops', url: 'https://93.184.216.34/hook', events: ['failed'] });
     expect(created.secret.length).toBeGreaterThan(16);
     const list = await as(admin).webhooks.list();

@@ -11,6 +11,14 @@ export const tokensRouter = createTRPCRouter({
     .input(z.object({ name: z.string().trim().min(1).max(80), scope: z.enum(ROLES) }))
     .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
   revoke: viewerProcedure
-    .input(z.object({ id: z.number().int().positive().max(2 ** 31) }))
+    .input(
+      z.object({
+        id: z
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 31),
+      }),
+    )
     .mutation(({ ctx, input }) => ctx.services.tokens.revoke({ ...input, actor: ctx.actor })),
 });

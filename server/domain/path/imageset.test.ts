@@ -17,8 +17,15 @@ describe('renderImageSet', () => {
   it('pins every path release under a distinct channel containing it, target channel for the target', () => {
     const { index, answer } = found(
       {
-        nodes: [['4.6.1', ['stable-4.6', 'eus-4.8']], ['4.7.60', ['stable-4.7', 'stable-4.8', 'eus-4.8']], ['4.8.54', ['stable-4.8', 'eus-4.8']]],
-        edges: [['4.6.1', '4.7.60'], ['4.7.60', '4.8.54']],
+        nodes: [
+          ['4.6.1', ['stable-4.6', 'eus-4.8']],
+          ['4.7.60', ['stable-4.7', 'stable-4.8', 'eus-4.8']],
+          ['4.8.54', ['stable-4.8', 'eus-4.8']],
+        ],
+        edges: [
+          ['4.6.1', '4.7.60'],
+          ['4.7.60', '4.8.54'],
+        ],
       },
       '4.6.1',
       '4.8.54',
@@ -33,13 +40,27 @@ describe('renderImageSet', () => {
       { name: 'eus-4.8', minVersion: '4.8.54', maxVersion: '4.8.54' },
     ]);
     const doc = parseYaml(r.yaml) as { apiVersion: string; kind: string; mirror: { platform: { graph: boolean; channels: unknown[] } } };
-    expect(doc).toMatchObject({ apiVersion: 'mirror.openshift.io/v2alpha1', kind: 'ImageSetConfiguration', mirror: { platform: { graph: true } } });
+    expect(doc).toMatchObject({
+      apiVersion: 'mirror.openshift.io/v2alpha1',
+      kind: 'ImageSetConfiguration',
+      mirror: { platform: { graph: true } },
+    });
     expect(doc.mirror.platform.channels).toEqual(r.entries.map((e) => ({ ...e, type: 'ocp' })));
   });
 
   it('re-routes earlier choices when a later release has only one channel left', () => {
     const { index, answer } = found(
-      { nodes: [['4.2.1', ['stable-4.2', 'fast-4.2']], ['4.2.7', ['stable-4.2']], ['4.2.9', ['stable-4.2', 'candidate-4.2', 'fast-4.2']]], edges: [['4.2.1', '4.2.7'], ['4.2.7', '4.2.9']] },
+      {
+        nodes: [
+          ['4.2.1', ['stable-4.2', 'fast-4.2']],
+          ['4.2.7', ['stable-4.2']],
+          ['4.2.9', ['stable-4.2', 'candidate-4.2', 'fast-4.2']],
+        ],
+        edges: [
+          ['4.2.1', '4.2.7'],
+          ['4.2.7', '4.2.9'],
+        ],
+      },
       '4.2.1',
       '4.2.9',
     );
@@ -49,7 +70,17 @@ describe('renderImageSet', () => {
   });
 
   it('falls back to one shortestPath entry, with a warning, when pins are impossible', () => {
-    const { index, answer } = found({ nodes: [['4.7.0-fc.1', ['candidate-4.7']], ['4.7.0-fc.2', ['candidate-4.7']]], edges: [['4.7.0-fc.1', '4.7.0-fc.2']] }, '4.7.0-fc.1', '4.7.0-fc.2');
+    const { index, answer } = found(
+      {
+        nodes: [
+          ['4.7.0-fc.1', ['candidate-4.7']],
+          ['4.7.0-fc.2', ['candidate-4.7']],
+        ],
+        edges: [['4.7.0-fc.1', '4.7.0-fc.2']],
+      },
+      '4.7.0-fc.1',
+      '4.7.0-fc.2',
+    );
     const r = renderImageSet(index, answer);
     expect(r.mode).toBe('fallback');
     expect(r.entries).toEqual([{ name: 'candidate-4.7', minVersion: '4.7.0-fc.1', maxVersion: '4.7.0-fc.2', shortestPath: true }]);
@@ -58,7 +89,9 @@ describe('renderImageSet', () => {
 
   it('falls back to stable-X.Y of the target for a graph without channel metadata', () => {
     const { index, answer } = found({ nodes: ['4.5.5', '4.6.43'], edges: [['4.5.5', '4.6.43']] }, '4.5.5', '4.6.43');
-    expect(renderImageSet(index, answer).entries).toEqual([{ name: 'stable-4.6', minVersion: '4.5.5', maxVersion: '4.6.43', shortestPath: true }]);
+    expect(renderImageSet(index, answer).entries).toEqual([
+      { name: 'stable-4.6', minVersion: '4.5.5', maxVersion: '4.6.43', shortestPath: true },
+    ]);
   });
 });
 

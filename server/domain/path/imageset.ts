@@ -82,7 +82,12 @@ function quote(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-function toYaml(entries: readonly ImageSetChannelEntry[], graph: boolean, architectures: readonly string[] | undefined, comment: string[]): string {
+function toYaml(
+  entries: readonly ImageSetChannelEntry[],
+  graph: boolean,
+  architectures: readonly string[] | undefined,
+  comment: string[],
+): string {
   const lines = comment.map((c) => `# ${c}`);
   lines.push('kind: ImageSetConfiguration', 'apiVersion: mirror.openshift.io/v2alpha1', 'mirror:', '  platform:');
   lines.push(`    graph: ${graph ? 'true' : 'false'}`);
@@ -92,7 +97,12 @@ function toYaml(entries: readonly ImageSetChannelEntry[], graph: boolean, archit
   }
   lines.push('    channels:');
   for (const e of entries) {
-    lines.push(`    - name: ${quote(e.name)}`, '      type: ocp', `      minVersion: ${quote(e.minVersion)}`, `      maxVersion: ${quote(e.maxVersion)}`);
+    lines.push(
+      `    - name: ${quote(e.name)}`,
+      '      type: ocp',
+      `      minVersion: ${quote(e.minVersion)}`,
+      `      maxVersion: ${quote(e.maxVersion)}`,
+    );
     if (e.shortestPath) lines.push('      shortestPath: true');
   }
   return `${lines.join('\n')}\n`;
@@ -136,8 +146,8 @@ export function renderImageSet(index: GraphIndex, answer: PathFound, options: Re
   const why = !index.hasChannelMetadata
     ? 'the graph has no channel metadata'
     : unpinned.length
-    ? `no channel metadata for ${unpinned.join(', ')}`
-    : `${path.length} releases but not as many distinct channels containing them`;
+      ? `no channel metadata for ${unpinned.join(', ')}`
+      : `${path.length} releases but not as many distinct channels containing them`;
   const warnings = [
     `warning: cannot pin each path release under a distinct channel that contains it (${why}); ` +
       `writing one ${targetChannel} entry ${answer.from} -> ${target} with shortestPath: true. ` +

@@ -9,8 +9,7 @@ export interface GraphDocumentText {
 }
 
 export type GraphSetResult =
-  | { readonly ok: true; readonly index: GraphIndex }
-  | { readonly ok: false; readonly source: string; readonly error: string };
+  { readonly ok: true; readonly index: GraphIndex } | { readonly ok: false; readonly source: string; readonly error: string };
 
 /**
  * Parses, merges (in the given order: the first document's payloads win) and indexes a set of

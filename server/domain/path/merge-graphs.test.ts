@@ -4,9 +4,15 @@ import { createRng } from '@/server/domain/random';
 import { makeParsed } from './test-builders';
 
 describe('mergeGraphs', () => {
-  it('merges nodes by version: channels are the union, the payload is the first file\'s', () => {
+  it("merges nodes by version: channels are the union, the payload is the first file's", () => {
     const a = makeParsed({ nodes: [['4.8.1', ['stable-4.8']]], payloadPrefix: 'first' });
-    const b = makeParsed({ nodes: [['4.8.1', ['eus-4.8', 'stable-4.8']], ['4.8.2', null]], payloadPrefix: 'second' });
+    const b = makeParsed({
+      nodes: [
+        ['4.8.1', ['eus-4.8', 'stable-4.8']],
+        ['4.8.2', null],
+      ],
+      payloadPrefix: 'second',
+    });
     const m = mergeGraphs([a, b]);
     expect(m.nodes).toEqual([
       { version: '4.8.1', payload: 'first@4.8.1', channels: ['stable-4.8', 'eus-4.8'], hasChannelMetadata: true },
@@ -16,14 +22,23 @@ describe('mergeGraphs', () => {
 
   it('merges edges by (from, to) pair', () => {
     const a = makeParsed({ nodes: ['4.8.1', '4.8.2'], edges: [['4.8.1', '4.8.2']] });
-    const b = makeParsed({ nodes: ['4.8.2', '4.8.1'], edges: [['4.8.1', '4.8.2'], ['4.8.2', '4.8.1']] });
+    const b = makeParsed({
+      nodes: ['4.8.2', '4.8.1'],
+      edges: [
+        ['4.8.1', '4.8.2'],
+        ['4.8.2', '4.8.1'],
+      ],
+    });
     expect(mergeGraphs([a, b]).edges.map((e) => `${e.from}>${e.to}`)).toEqual(['4.8.1>4.8.2', '4.8.2>4.8.1']);
   });
 
   it('makes a pair conditional when any file lists it as conditional, even if another lists it unconditionally', () => {
     const a = makeParsed({ nodes: ['4.6.15', '4.7.4'], edges: [['4.6.15', '4.7.4']] });
     const b = makeParsed({ nodes: ['4.6.15', '4.7.4'], conditional: [{ from: '4.6.15', to: '4.7.4', risks: ['R1'] }] });
-    for (const order of [[a, b], [b, a]]) {
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
       const [edge] = mergeGraphs(order).edges;
       expect(edge).toMatchObject({ from: '4.6.15', to: '4.7.4', conditional: true });
       expect(edge?.risks.map((r) => r.name)).toEqual(['R1']);

@@ -14,14 +14,32 @@ describe('parseGraphDocument', () => {
     ['no nodes', '{"version":1,"edges":[]}', /no "nodes" array/],
     ['nodes not an array', '{"nodes":{}}', /"nodes" is an object/],
     ['an unsupported document version', JSON.stringify({ version: 2, nodes: [] }), /unsupported graph document version 2/],
-    ['an edge index out of range', JSON.stringify({ nodes: [node('4.7.3'), node('4.7.4')], edges: [[0, 1], [1, 2]] }), /edges\[1\].*index 2 is out of range.*2 nodes/],
+    [
+      'an edge index out of range',
+      JSON.stringify({
+        nodes: [node('4.7.3'), node('4.7.4')],
+        edges: [
+          [0, 1],
+          [1, 2],
+        ],
+      }),
+      /edges\[1\].*index 2 is out of range.*2 nodes/,
+    ],
     ['a negative edge index', JSON.stringify({ nodes: [node('4.7.3'), node('4.7.4')], edges: [[-1, 0]] }), /index -1 is out of range/],
     ['a fractional edge index', JSON.stringify({ nodes: [node('4.7.3'), node('4.7.4')], edges: [[0.5, 1]] }), /not an integer/],
     ['an edge that is not a pair', JSON.stringify({ nodes: [node('4.7.3')], edges: [[0]] }), /expected \[FROM_INDEX, TO_INDEX\]/],
-    ['a version without patch', JSON.stringify({ nodes: [node('4.7.3'), node('4.7')], edges: [] }), /nodes\[1\]: version "4.7" is not SemVer/],
+    [
+      'a version without patch',
+      JSON.stringify({ nodes: [node('4.7.3'), node('4.7')], edges: [] }),
+      /nodes\[1\]: version "4.7" is not SemVer/,
+    ],
     ['a version with a v prefix', JSON.stringify({ nodes: [node('v4.7.3')] }), /"v4.7.3" is not SemVer/],
     ['a numeric version', JSON.stringify({ nodes: [node(4.7)] }), /"version" is a number/],
-    ['a malformed conditional group', JSON.stringify({ nodes: [node('4.7.3')], conditionalEdges: [{ edges: [{ from: 1 }] }] }), /conditionalEdges\[0\]\.edges\[0\]/],
+    [
+      'a malformed conditional group',
+      JSON.stringify({ nodes: [node('4.7.3')], conditionalEdges: [{ edges: [{ from: 1 }] }] }),
+      /conditionalEdges\[0\]\.edges\[0\]/,
+    ],
   ])('rejects %s, saying what is wrong', (_what, text, message) => {
     const r = parseGraphDocument(text, 'bad.json');
     expect(r.ok).toBe(false);
@@ -32,7 +50,12 @@ describe('parseGraphDocument', () => {
   });
 
   it('strips the build suffix and ignores unknown top-level keys', () => {
-    const text = JSON.stringify({ _provenance: { x: 1 }, version: 1, nodes: [node('4.9.6+amd64'), node('4.9.7-rc.1+arm64')], edges: [[0, 1]] });
+    const text = JSON.stringify({
+      _provenance: { x: 1 },
+      version: 1,
+      nodes: [node('4.9.6+amd64'), node('4.9.7-rc.1+arm64')],
+      edges: [[0, 1]],
+    });
     const r = parseGraphDocument(text, 'g.json');
     expect(r.ok && r.graph.nodes.map((n) => n.version)).toEqual(['4.9.6', '4.9.7-rc.1']);
   });
@@ -46,7 +69,15 @@ describe('parseGraphDocument', () => {
     const text = JSON.stringify({
       nodes: [node('4.7.0'), node('4.7.4')],
       edges: [],
-      conditionalEdges: [{ edges: [{ from: '4.7.0+amd64', to: '4.7.4' }, { from: 'junk', to: '4.7.4' }], risks: [{ name: 'R', message: 'm', url: 'u', matchingRules: [] }] }],
+      conditionalEdges: [
+        {
+          edges: [
+            { from: '4.7.0+amd64', to: '4.7.4' },
+            { from: 'junk', to: '4.7.4' },
+          ],
+          risks: [{ name: 'R', message: 'm', url: 'u', matchingRules: [] }],
+        },
+      ],
     });
     const r = parseGraphDocument(text, 'g.json');
     expect(r.ok && r.graph.conditionalPairs).toEqual([{ from: '4.7.0', to: '4.7.4', risks: [{ name: 'R', message: 'm', url: 'u' }] }]);

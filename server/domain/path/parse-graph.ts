@@ -1,11 +1,5 @@
 import { normalizeVersion } from './version';
-import {
-  CHANNELS_METADATA_KEY,
-  type ConditionalPair,
-  type GraphNode,
-  type GraphParseResult,
-  type Risk,
-} from './types';
+import { CHANNELS_METADATA_KEY, type ConditionalPair, type GraphNode, type GraphParseResult, type Risk } from './types';
 
 type Json = unknown;
 

@@ -8,7 +8,11 @@ const GRAPHS = path.resolve(__dirname, '../../../../shared/contracts/graphs');
 async function run(args: string[]) {
   let stdout = '';
   let stderr = '';
-  const exit = await runPathCommand(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), readText: (f) => readFile(f, 'utf8') });
+  const exit = await runPathCommand(args, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readText: (f) => readFile(f, 'utf8'),
+  });
   return { exit, stdout, stderr };
 }
 
@@ -35,7 +39,10 @@ describe('runPathCommand', () => {
 
   it('accepts --flag=value', () => {
     const r = parsePathArgs(['--graph=a.json', '--from=4.7.4', '--format=imageset', '--allow-conditional']);
-    expect(r).toEqual({ ok: true, args: { graphs: ['a.json'], from: '4.7.4', to: null, channel: null, allowConditional: true, format: 'imageset' } });
+    expect(r).toEqual({
+      ok: true,
+      args: { graphs: ['a.json'], from: '4.7.4', to: null, channel: null, allowConditional: true, format: 'imageset' },
+    });
   });
 
   it('prints the JSON answer and the reason on stderr when there is no path (exit 3)', async () => {

@@ -23,7 +23,9 @@ describe('buildRunbook', () => {
     expect(commands).toContain(`oc patch mcp/worker --type merge -p '{"spec":{"paused":true}}'`);
     expect(commands).toContain('oc adm upgrade --to=4.9.53');
     expect(commands).toContain('oc adm upgrade --to=4.10.40');
-    expect(commands).toContain(`oc -n openshift-config patch cm admin-acks --type=merge --patch '{"data":{"ack-4.8-kube-1.22-api-removals-in-4.9":"true"}}'`);
+    expect(commands).toContain(
+      `oc -n openshift-config patch cm admin-acks --type=merge --patch '{"data":{"ack-4.8-kube-1.22-api-removals-in-4.9":"true"}}'`,
+    );
     expect(commands).toContain(`oc patch mcp/worker --type merge -p '{"spec":{"paused":false}}'`);
     expect(rb.pausesWorkers).toBe(true);
     expect(rb.text).toContain('oc adm upgrade --to=4.9.53');
@@ -38,7 +40,13 @@ describe('buildRunbook', () => {
   it('adds --allow-not-recommended and the risks for conditional hops', () => {
     const rb = buildRunbook({
       path: ['4.12.37', '4.12.43'],
-      risks: [{ from: '4.12.37', to: '4.12.43', risks: [{ name: 'OVNKubeMasterDSPrestop', message: 'm', url: 'https://issues.redhat.com/browse/SDN-4196' }] }],
+      risks: [
+        {
+          from: '4.12.37',
+          to: '4.12.43',
+          risks: [{ name: 'OVNKubeMasterDSPrestop', message: 'm', url: 'https://issues.redhat.com/browse/SDN-4196' }],
+        },
+      ],
     });
     const update = rb.steps.find((s) => s.kind === 'update');
     expect(update?.commands[0]).toBe('oc adm upgrade --to=4.12.43 --allow-not-recommended');

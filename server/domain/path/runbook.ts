@@ -35,8 +35,7 @@ export interface Runbook {
 }
 
 const WAIT_CLUSTERVERSION = `oc wait clusterversion/version --for=condition=Progressing=False --timeout=4h`;
-const pausePatch = (pool: string, paused: boolean) =>
-  `oc patch mcp/${pool} --type merge -p '{"spec":{"paused":${paused}}}'`;
+const pausePatch = (pool: string, paused: boolean) => `oc patch mcp/${pool} --type merge -p '{"spec":{"paused":${paused}}}'`;
 const waitPool = (pool: string) => `oc wait mcp/${pool} --for=condition=Updated=True --timeout=6h`;
 
 function shellQuote(s: string): string {
@@ -79,7 +78,8 @@ export function buildRunbook(input: RunbookInput): Runbook {
     steps.push({
       kind: 'channel',
       title: `Switch the cluster to channel ${input.channel}`,
-      detail: 'If oc reports the channel is not one of the available channels (EUS channels lag GA by 45–90 days), add --allow-explicit-channel only after checking the release is in it.',
+      detail:
+        'If oc reports the channel is not one of the available channels (EUS channels lag GA by 45–90 days), add --allow-explicit-channel only after checking the release is in it.',
       commands: [`oc adm upgrade channel ${shellQuote(input.channel)}`],
     });
   }
@@ -87,7 +87,8 @@ export function buildRunbook(input: RunbookInput): Runbook {
     steps.push({
       kind: 'pause',
       title: `Pause the worker MachineConfigPools (${pools.join(', ')})`,
-      detail: 'Workers then reboot once, at the end. The master pool cannot be paused. List other custom pools with `oc get mcp` and pause them too.',
+      detail:
+        'Workers then reboot once, at the end. The master pool cannot be paused. List other custom pools with `oc get mcp` and pause them too.',
       commands: pools.map((p) => pausePatch(p, true)),
     });
   }
@@ -144,8 +145,6 @@ export function buildRunbook(input: RunbookInput): Runbook {
     commands: ['oc get clusterversion', 'oc get co', 'oc get mcp'],
   });
 
-  const text = steps
-    .map((s, i) => [`${i + 1}. ${s.title}`, `   ${s.detail}`, '```sh', ...s.commands, '```'].join('\n'))
-    .join('\n\n');
+  const text = steps.map((s, i) => [`${i + 1}. ${s.title}`, `   ${s.detail}`, '```sh', ...s.commands, '```'].join('\n')).join('\n\n');
   return { steps, pausesWorkers: crossesMinor, warnings, text: `${text}\n` };
 }

@@ -75,7 +75,11 @@ function referencePath(g: RandomGraph, from: string, to: string, channel: string
     const next: string[] = [];
     for (const v of g.versions) {
       if (hops.has(v) || !inGraph(v)) continue;
-      const best = Math.min(...allowed(v).filter(([w]) => level.includes(w)).map(([w, c]) => (cond.get(w) as number) + (c ? 1 : 0)));
+      const best = Math.min(
+        ...allowed(v)
+          .filter(([w]) => level.includes(w))
+          .map(([w, c]) => (cond.get(w) as number) + (c ? 1 : 0)),
+      );
       if (best === Infinity) continue;
       next.push(v);
       cond.set(v, best);
@@ -85,8 +89,10 @@ function referencePath(g: RandomGraph, from: string, to: string, channel: string
   }
   if (!hops.has(from)) return null;
   const path = [from];
-  for (let v = from; v !== to; ) {
-    const fits = allowed(v).filter(([w, c]) => hops.get(w) === (hops.get(v) as number) - 1 && (cond.get(w) as number) + (c ? 1 : 0) === cond.get(v));
+  for (let v = from; v !== to;) {
+    const fits = allowed(v).filter(
+      ([w, c]) => hops.get(w) === (hops.get(v) as number) - 1 && (cond.get(w) as number) + (c ? 1 : 0) === cond.get(v),
+    );
     v = fits.map(([w]) => w).sort((x, y) => compareVersions(y, x))[0] as string;
     path.push(v);
   }
@@ -133,14 +139,24 @@ describe('solveUpgradePath on random graphs', () => {
 
   it('gives the same answers when queries alternate between graphs of different sizes (shared search buffers)', () => {
     const rnd = createRng(7);
-    const graphs = [randomGraph(rnd, 90), randomGraph(rnd, 5), randomGraph(rnd, 40)].map((g) => ({ g, index: buildGraphIndex(mergeGraphs([makeParsed(g.spec)])) }));
+    const graphs = [randomGraph(rnd, 90), randomGraph(rnd, 5), randomGraph(rnd, 40)].map((g) => ({
+      g,
+      index: buildGraphIndex(mergeGraphs([makeParsed(g.spec)])),
+    }));
     const queries = Array.from({ length: 300 }, (_, i) => {
       const { g, index } = graphs[i % graphs.length]!;
-      const query = { from: g.versions[Math.floor(rnd() * g.versions.length)]!, to: g.versions[Math.floor(rnd() * g.versions.length)]!, allowConditional: rnd() < 0.5 };
+      const query = {
+        from: g.versions[Math.floor(rnd() * g.versions.length)]!,
+        to: g.versions[Math.floor(rnd() * g.versions.length)]!,
+        allowConditional: rnd() < 0.5,
+      };
       return { index, query };
     });
     const first = queries.map(({ index, query }) => solveUpgradePath(index, query));
-    const again = [...queries].reverse().map(({ index, query }) => solveUpgradePath(index, query)).reverse();
+    const again = [...queries]
+      .reverse()
+      .map(({ index, query }) => solveUpgradePath(index, query))
+      .reverse();
     expect(again).toEqual(first);
   });
 });

@@ -51,7 +51,14 @@ function buffersFor(size: number): SearchBuffers {
  * `condHops + extraHops` is `count`, widening `touched` to the words written; returns the position
  * of the first node with another count (the level is sorted by `condHops`).
  */
-function gatherPredecessors(edges: PredecessorBits, at: number, end: number, count: number, extraHops: 0 | 1, buffers: SearchBuffers): number {
+function gatherPredecessors(
+  edges: PredecessorBits,
+  at: number,
+  end: number,
+  count: number,
+  extraHops: 0 | 1,
+  buffers: SearchBuffers,
+): number {
   const { queue, condHops, gathered, touched } = buffers;
   for (; at < end; at++) {
     const v = queue[at] as number;
@@ -273,7 +280,10 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
 
   if (!inGraph(sourceId)) {
     // Checked first: without an explicit --to no target is chosen.
-    return { ...noPath('SOURCE_NOT_IN_CHANNEL', sourceMessage(index, from, query.from, channel, sourceId)), to: rawTo === null ? null : to };
+    return {
+      ...noPath('SOURCE_NOT_IN_CHANNEL', sourceMessage(index, from, query.from, channel, sourceId)),
+      to: rawTo === null ? null : to,
+    };
   }
   const targetId = to === null ? undefined : index.idOf.get(to);
   if (to === null || !inGraph(targetId)) {

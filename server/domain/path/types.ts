@@ -55,8 +55,7 @@ export interface MergedGraph {
 }
 
 export type GraphParseResult =
-  | { readonly ok: true; readonly graph: ParsedGraph }
-  | { readonly ok: false; readonly source: string; readonly error: string };
+  { readonly ok: true; readonly graph: ParsedGraph } | { readonly ok: false; readonly source: string; readonly error: string };
 
 /** One release of a path: what a mirror must hold. */
 export interface PathRelease {

@@ -33,6 +33,10 @@ describe('checkVersionSkew', () => {
 
   it('reports skew and allowance at every point', () => {
     const report = checkVersionSkew({ path: ['4.6.1', '4.7.1', '4.8.1'] });
-    expect(report.points.map((p) => [p.skew, p.allowed, p.ok])).toEqual([[0, 2, true], [1, 1, true], [2, 2, true]]);
+    expect(report.points.map((p) => [p.skew, p.allowed, p.ok])).toEqual([
+      [0, 2, true],
+      [1, 1, true],
+      [2, 2, true],
+    ]);
   });
 });

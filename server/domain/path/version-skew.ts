@@ -68,7 +68,12 @@ export function checkVersionSkew(input: VersionSkewInput): VersionSkewReport {
   const points: SkewPoint[] = [];
   const violations: SkewViolation[] = [];
   if (!worker) {
-    violations.push({ kind: 'INVALID_VERSION', index: -1, version: workerVersion, message: `${workerVersion || '(empty)'} is not a SemVer version` });
+    violations.push({
+      kind: 'INVALID_VERSION',
+      index: -1,
+      version: workerVersion,
+      message: `${workerVersion || '(empty)'} is not a SemVer version`,
+    });
   }
   parsed.forEach((cp, i) => {
     const version = input.path[i] as string;
@@ -97,7 +102,12 @@ export function checkVersionSkew(input: VersionSkewInput): VersionSkewReport {
     }
     if (!worker || worker.major !== cp.major) {
       if (worker) {
-        violations.push({ kind: 'MAJOR_CHANGE', index: i, version, message: `workers at ${workerVersion} and control plane at ${version} differ in major version` });
+        violations.push({
+          kind: 'MAJOR_CHANGE',
+          index: i,
+          version,
+          message: `workers at ${workerVersion} and control plane at ${version} differ in major version`,
+        });
       }
       points.push({ index: i, controlPlane: version, skew: null, allowed: null, ok: false });
       return;

@@ -17,7 +17,9 @@ describe('normalizeVersion', () => {
 
 describe('compareVersions', () => {
   it('sorts by SemVer precedence, ignoring build suffixes', () => {
-    const sorted = ['4.10.0', '4.9.9', '4.9.0', '4.9.0-rc.10', '4.9.0-rc.9', '4.9.0-fc.1', '4.9.0-rc.9+arm64', '4.9.0-0.1'].sort(compareVersions);
+    const sorted = ['4.10.0', '4.9.9', '4.9.0', '4.9.0-rc.10', '4.9.0-rc.9', '4.9.0-fc.1', '4.9.0-rc.9+arm64', '4.9.0-0.1'].sort(
+      compareVersions,
+    );
     expect(sorted).toEqual(['4.9.0-0.1', '4.9.0-fc.1', '4.9.0-rc.9', '4.9.0-rc.9+arm64', '4.9.0-rc.10', '4.9.0', '4.9.9', '4.10.0']);
     expect(compareVersions('4.9.6+amd64', '4.9.6+arm64')).toBe(0);
   });

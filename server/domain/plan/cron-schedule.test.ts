@@ -7,16 +7,12 @@ const runs = (schedule: Parameters<typeof nextScheduleRuns>[0], after: string, c
 const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
 describe('parseCron', () => {
-  it.each([
-    ['* * * * *'],
-    ['*/15 9-17 * * 1-5'],
-    ['0 9 * jan,JUL mon-fri'],
-    ['5,10-20/5 0 1 * sun'],
-    ['0 0 * * 7'],
-    ['10/20 * * * *'],
-  ])('accepts %s', (expr) => {
-    expect(parseCron(expr).ok).toBe(true);
-  });
+  it.each([['* * * * *'], ['*/15 9-17 * * 1-5'], ['0 9 * jan,JUL mon-fri'], ['5,10-20/5 0 1 * sun'], ['0 0 * * 7'], ['10/20 * * * *']])(
+    'accepts %s',
+    (expr) => {
+      expect(parseCron(expr).ok).toBe(true);
+    },
+  );
 
   it.each([
     ['0 0 * * * *', 'a seconds field (6 fields)'],
@@ -75,9 +71,7 @@ describe('nextScheduleRuns', () => {
 
   it('counts ISO weeks in the schedule location, not in UTC', () => {
     // Monday 2026-01-05 00:30 in Tokyo is Sunday 2026-01-04 15:30Z: ISO week 2 locally, week 1 in UTC.
-    expect(runs({ cron: '30 0 * * 1', location: 'Asia/Tokyo', isoWeek: '2' }, '2026-01-01T00:00:00Z')).toEqual([
-      '2026-01-04T15:30:00Z',
-    ]);
+    expect(runs({ cron: '30 0 * * 1', location: 'Asia/Tokyo', isoWeek: '2' }, '2026-01-01T00:00:00Z')).toEqual(['2026-01-04T15:30:00Z']);
   });
 
   it.each([

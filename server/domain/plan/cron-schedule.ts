@@ -342,7 +342,7 @@ export function listRuns(schedule: CompiledSchedule, after: number, count: numbe
 }
 
 /** Accepts a normalized schedule or a bare cron string (UTC). */
-export type ScheduleLike = string | Pick<Schedule, 'cron'> & Partial<Pick<Schedule, 'location' | 'isoWeek'>>;
+export type ScheduleLike = string | (Pick<Schedule, 'cron'> & Partial<Pick<Schedule, 'location' | 'isoWeek'>>);
 
 function toCompiled(schedule: ScheduleLike): CompiledSchedule | null {
   const s = typeof schedule === 'string' ? { cron: schedule } : schedule;

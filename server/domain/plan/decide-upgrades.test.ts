@@ -67,7 +67,13 @@ describe('decideUpgrades', () => {
 
   it('walks available upgrades highest first, skipping blocked ones (unanchored search)', () => {
     const out = decideUpgrades(
-      makeInput([makeCluster('c', { version: '4.12.0', availableUpgrades: ['4.12.9', '4.12.19', '4.12.10', '4.11.0'] }, { blockedVersions: ['4.12.1'] })]),
+      makeInput([
+        makeCluster(
+          'c',
+          { version: '4.12.0', availableUpgrades: ['4.12.9', '4.12.19', '4.12.10', '4.11.0'] },
+          { blockedVersions: ['4.12.1'] },
+        ),
+      ]),
     );
     expect(out.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.12.9', nextRun: '2021-08-30T18:07:00Z' });
   });
@@ -83,7 +89,13 @@ describe('decideUpgrades', () => {
   });
 
   it('gives the mutex to the first cluster in order and locks out the rest', () => {
-    expect(decide([makeCluster('a', {}, { mutexes: ['m'] }), makeCluster('b', {}, { mutexes: ['m'] }), makeCluster('c', {}, { mutexes: ['n'] })])).toEqual([
+    expect(
+      decide([
+        makeCluster('a', {}, { mutexes: ['m'] }),
+        makeCluster('b', {}, { mutexes: ['m'] }),
+        makeCluster('c', {}, { mutexes: ['n'] }),
+      ]),
+    ).toEqual([
       ['a', 'upgrade', '4.12.19'],
       ['b', 'skip', 'MUTEX_LOCKED'],
       ['c', 'upgrade', '4.12.19'],
@@ -93,11 +105,21 @@ describe('decideUpgrades', () => {
   it('cancels only a scheduled, future upgrade to a blocked version, and keeps its mutexes held', () => {
     const pending = (state: string, nextRun: string) => ({ currentUpgrade: { version: '4.12.19', nextRun, state } });
     const org = { organization: { blockedVersions: ['^4\\.12\\.19$'] } };
-    expect(decide([makeCluster('s', pending('scheduled', '2021-08-30T19:00:00Z'), { mutexes: ['m'] }), makeCluster('t', { version: '4.12.18', availableUpgrades: ['4.12.20'] }, { mutexes: ['m'] })], org)).toEqual([
+    expect(
+      decide(
+        [
+          makeCluster('s', pending('scheduled', '2021-08-30T19:00:00Z'), { mutexes: ['m'] }),
+          makeCluster('t', { version: '4.12.18', availableUpgrades: ['4.12.20'] }, { mutexes: ['m'] }),
+        ],
+        org,
+      ),
+    ).toEqual([
       ['s', 'cancel', 'VERSION_BLOCKED'],
       ['t', 'skip', 'MUTEX_LOCKED'],
     ]);
-    expect(decide([makeCluster('started', pending('started', '2021-08-30T19:00:00Z'))], org)).toEqual([['started', 'skip', 'UPGRADE_PENDING']]);
+    expect(decide([makeCluster('started', pending('started', '2021-08-30T19:00:00Z'))], org)).toEqual([
+      ['started', 'skip', 'UPGRADE_PENDING'],
+    ]);
     expect(decide([makeCluster('past', pending('scheduled', '2021-08-30T17:00:00Z'))], org)).toEqual([['past', 'skip', 'UPGRADE_PENDING']]);
   });
 
@@ -114,17 +136,30 @@ describe('decideUpgrades', () => {
 
   it('still honours a mutex held outside a sector that has maxParallelUpgrades', () => {
     const org = { organization: { sectors: [{ name: 's1' }, { name: 's2', maxParallelUpgrades: 3 }] } };
-    expect(decide([makeCluster('a', { version: '4.12.1' }, { mutexes: ['m'], sector: 's1' }), makeCluster('b', {}, { mutexes: ['m'], sector: 's2' })], org)).toEqual([
+    expect(
+      decide(
+        [makeCluster('a', { version: '4.12.1' }, { mutexes: ['m'], sector: 's1' }), makeCluster('b', {}, { mutexes: ['m'], sector: 's2' })],
+        org,
+      ),
+    ).toEqual([
       ['a', 'upgrade', '4.12.19'],
       ['b', 'skip', 'MUTEX_LOCKED'],
     ]);
   });
 
   it('looks through a dependency sector that hosts none of the workload, but not past one that does', () => {
-    const org = { organization: { sectors: [{ name: 'dev' }, { name: 'stage', dependencies: [{ name: 'dev' }] }, { name: 'prod', dependencies: [{ name: 'stage' }] }] } };
+    const org = {
+      organization: {
+        sectors: [{ name: 'dev' }, { name: 'stage', dependencies: [{ name: 'dev' }] }, { name: 'prod', dependencies: [{ name: 'stage' }] }],
+      },
+    };
     const dev = makeCluster('dev1', { version: '4.12.1', availableUpgrades: [] }, { sector: 'dev' });
     const prod = makeCluster('prod1', { version: '4.12.1', availableUpgrades: ['4.12.5'] }, { sector: 'prod' });
-    const stageOther = makeCluster('stage1', { version: '4.12.9', availableUpgrades: [], upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'stage' } } });
+    const stageOther = makeCluster('stage1', {
+      version: '4.12.9',
+      availableUpgrades: [],
+      upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'stage' } },
+    });
     const stageSame = makeCluster('stage1', { version: '4.12.5', availableUpgrades: [] }, { sector: 'stage' });
     expect(decide([dev, stageOther, prod], org).find((d) => d[0] === 'prod1')).toEqual(['prod1', 'skip', 'SECTOR_BEHIND']);
     expect(decide([dev, stageSame, prod], org).find((d) => d[0] === 'prod1')).toEqual(['prod1', 'upgrade', '4.12.5']);
@@ -133,15 +168,23 @@ describe('decideUpgrades', () => {
   it('prefers a lower version that meets soak over a higher one that does not', () => {
     const versionData = {
       checkIn: NOW,
-      versions: { '4.12.19': { workloads: { wl: { soakDays: 1, reporting: [] } } }, '4.12.18': { workloads: { wl: { soakDays: 5, reporting: [] } } } },
+      versions: {
+        '4.12.19': { workloads: { wl: { soakDays: 1, reporting: [] } } },
+        '4.12.18': { workloads: { wl: { soakDays: 5, reporting: [] } } },
+      },
     };
-    const out = decideUpgrades(makeInput([makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19'] }, { soakDays: 3 })], { versionData }));
+    const out = decideUpgrades(
+      makeInput([makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19'] }, { soakDays: 3 })], { versionData }),
+    );
     expect(out.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.12.18' });
     expect(out.decisions[0]?.message).toContain('soaked 1.00 of 3 days for workload wl');
   });
 
   it('accumulates soak as cluster-days; a first sighting adds 0 and unhealthy clusters add nothing', () => {
-    const versionData = { checkIn: '2021-08-29T06:00:00Z', versions: { '4.12.19': { workloads: { wl: { soakDays: 1, reporting: ['a', 'b', 'sick'] } } } } };
+    const versionData = {
+      checkIn: '2021-08-29T06:00:00Z',
+      versions: { '4.12.19': { workloads: { wl: { soakDays: 1, reporting: ['a', 'b', 'sick'] } } } },
+    };
     const c = (name: string, healthy = true) => makeCluster(name, { version: '4.12.19', availableUpgrades: [], healthy });
     const out = decideUpgrades(makeInput([c('a'), c('b'), c('new'), c('sick', false), c('gone-sick', false)], { versionData }));
     expect(out.versionData.versions['4.12.19']?.workloads.wl).toEqual({ soakDays: 4, reporting: ['a', 'b', 'sick', 'new'] });
@@ -149,7 +192,9 @@ describe('decideUpgrades', () => {
   });
 
   it('does not modify its input', () => {
-    const input = makeInput([makeCluster('a', { version: '4.12.19', availableUpgrades: [] })], { versionData: { checkIn: '2021-08-29T18:00:00Z', versions: {} } });
+    const input = makeInput([makeCluster('a', { version: '4.12.19', availableUpgrades: [] })], {
+      versionData: { checkIn: '2021-08-29T18:00:00Z', versions: {} },
+    });
     const before = JSON.stringify(input);
     decideUpgrades(input);
     expect(JSON.stringify(input)).toBe(before);
@@ -159,7 +204,10 @@ describe('decideUpgrades', () => {
 describe('explainCluster', () => {
   it('lists every candidate version with blocked, sector and per-workload soak checks', () => {
     const versionData = { checkIn: NOW, versions: { '4.12.19': { workloads: { wl: { soakDays: 2, reporting: [] } } } } };
-    const input = makeInput([makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19', '4.12.20'] }, { soakDays: 1, blockedVersions: ['^4\\.12\\.20$'] })], { versionData });
+    const input = makeInput(
+      [makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19', '4.12.20'] }, { soakDays: 1, blockedVersions: ['^4\\.12\\.20$'] })],
+      { versionData },
+    );
     const e = explainCluster(input, 'c');
     expect(e.decision).toMatchObject({ action: 'upgrade', version: '4.12.19' });
     expect(e.candidates.map((c) => [c.version, c.chosen])).toEqual([
@@ -195,7 +243,9 @@ describe('lintPolicies', () => {
   });
 
   it('warns about a mutex used by one cluster only', () => {
-    expect(codes(makeInput([makeCluster('a', {}, { mutexes: ['solo'] })]))).toContain('MUTEX_SINGLE_CLUSTER clusters[0].upgradePolicy.conditions.mutexes[0]');
+    expect(codes(makeInput([makeCluster('a', {}, { mutexes: ['solo'] })]))).toContain(
+      'MUTEX_SINGLE_CLUSTER clusters[0].upgradePolicy.conditions.mutexes[0]',
+    );
   });
 
   it('warns about blocked-version regexes matching nothing or everything', () => {
@@ -209,15 +259,18 @@ describe('lintPolicies', () => {
   });
 
   it('warns about a schedule that never fires (0 0 31 2 *)', () => {
-    expect(codes(makeInput([makeCluster('a', { upgradePolicy: { workloads: ['wl'], schedule: '0 0 31 2 *', conditions: { soakDays: 0 } } })]))).toContain(
-      'SCHEDULE_NEVER_FIRES clusters[0].upgradePolicy.schedule',
-    );
+    expect(
+      codes(makeInput([makeCluster('a', { upgradePolicy: { workloads: ['wl'], schedule: '0 0 31 2 *', conditions: { soakDays: 0 } } })])),
+    ).toContain('SCHEDULE_NEVER_FIRES clusters[0].upgradePolicy.schedule');
   });
 
   it('warns about a sector whose dependencies host none of its workloads', () => {
     const org = { organization: { sectors: [{ name: 'dev' }, { name: 'prod', dependencies: [{ name: 'dev' }] }] } };
     const input = makeInput(
-      [makeCluster('d', { upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'dev' } } }), makeCluster('p', {}, { sector: 'prod' })],
+      [
+        makeCluster('d', { upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'dev' } } }),
+        makeCluster('p', {}, { sector: 'prod' }),
+      ],
       org,
     );
     expect(codes(input)).toContain('SECTOR_DEPENDENCIES_HOST_NO_WORKLOAD organization.sectors[1].dependencies');

@@ -16,17 +16,7 @@ import { findBlockingPattern } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak } from './soak';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
-import type {
-  Cluster,
-  Decision,
-  DecisionReason,
-  PlanInput,
-  PlanResult,
-  Schedule,
-  Sector,
-  UpgradePolicy,
-  VersionData,
-} from './types';
+import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from './version';
 
 /** Cluster Service refuses upgrades scheduled less than 5 minutes ahead; AUS uses 6. */
@@ -68,9 +58,7 @@ export function orderManagedClusters(clusters: readonly Cluster[]): ManagedClust
   const managed = clusters
     .map((c, index) => ({ c, index }))
     .filter((x): x is { c: ManagedCluster; index: number } => x.c.upgradePolicy !== undefined);
-  managed.sort(
-    (a, b) => compareVersions(a.c.version, b.c.version) || soakDaysOf(a.c) - soakDaysOf(b.c) || a.index - b.index,
-  );
+  managed.sort((a, b) => compareVersions(a.c.version, b.c.version) || soakDaysOf(a.c) - soakDaysOf(b.c) || a.index - b.index);
   return managed.map((x) => x.c);
 }
 
@@ -259,7 +247,11 @@ export class PlanRun {
           perWorkload,
           message: `${version} has soaked ${failing.soaked.toFixed(2)} of ${required} days for workload ${failing.workload}`,
         }
-      : { pass: true, perWorkload, message: required === null ? 'no soak condition' : `${version} has soaked at least ${required} days for every workload` };
+      : {
+          pass: true,
+          perWorkload,
+          message: required === null ? 'no soak condition' : `${version} has soaked at least ${required} days for every workload`,
+        };
     const out: VersionCheck = { version, sector, soak };
     if (blockedBy !== undefined) out.blockedBy = blockedBy;
     return out;
@@ -291,7 +283,12 @@ export class PlanRun {
         };
       }
       const what = current.state === 'started' ? 'started' : 'already scheduled';
-      return { cluster, action: 'skip', reason: 'UPGRADE_PENDING', message: `upgrade to ${current.version} ${what} (nextRun ${current.nextRun})` };
+      return {
+        cluster,
+        action: 'skip',
+        reason: 'UPGRADE_PENDING',
+        message: `upgrade to ${current.version} ${what} (nextRun ${current.nextRun})`,
+      };
     }
     const { schedule } = c.upgradePolicy;
     if (schedule.suspend) return { cluster, action: 'skip', reason: 'SUSPENDED', message: 'schedule suspended' };
@@ -310,7 +307,9 @@ export class PlanRun {
       const check = this.checkVersion(c, v);
       if (check.sector.pass && check.soak.pass) {
         this.hold(c);
-        const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${firstFailure.sector.pass ? firstFailure.soak.message : firstFailure.sector.message})` : '';
+        const note = firstFailure
+          ? `; higher ${firstFailure.version} not eligible (${firstFailure.sector.pass ? firstFailure.soak.message : firstFailure.sector.message})`
+          : '';
         return {
           cluster,
           action: 'upgrade',

@@ -17,7 +17,9 @@ function clusterChecks(run: PlanRun, c: ManagedCluster): RuleCheck[] {
       rule: 'pending',
       pass: false,
       message: `upgrade to ${current.version} ${current.state} (nextRun ${current.nextRun})${
-        blockedBy !== undefined ? `; its version is blocked by ${blockedBy}${current.state === 'scheduled' && future ? ', so it is cancelled' : ''}` : ''
+        blockedBy !== undefined
+          ? `; its version is blocked by ${blockedBy}${current.state === 'scheduled' && future ? ', so it is cancelled' : ''}`
+          : ''
       }`,
       details: { version: current.version, nextRun: current.nextRun, state: current.state, blockedBy: blockedBy ?? null },
     });

@@ -96,9 +96,17 @@ function lintBlockedVersions(input: PlanInput, managed: Managed[], warnings: War
     if (versions.length === 0) return;
     const matched = versions.filter((v) => patternMatches(pattern, v));
     if (matched.length === 0) {
-      warnings.push({ code: 'BLOCKED_VERSION_MATCHES_NOTHING', path, message: `'${pattern}' matches none of the ${versions.length} available version(s)` });
+      warnings.push({
+        code: 'BLOCKED_VERSION_MATCHES_NOTHING',
+        path,
+        message: `'${pattern}' matches none of the ${versions.length} available version(s)`,
+      });
     } else if (matched.length === versions.length) {
-      warnings.push({ code: 'BLOCKED_VERSION_BLOCKS_ALL', path, message: `'${pattern}' blocks every available version (${versions.length})` });
+      warnings.push({
+        code: 'BLOCKED_VERSION_BLOCKS_ALL',
+        path,
+        message: `'${pattern}' blocks every available version (${versions.length})`,
+      });
     }
   };
   const all = [...new Set(managed.flatMap((m) => m.cluster.availableUpgrades))];

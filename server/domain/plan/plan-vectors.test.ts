@@ -46,7 +46,11 @@ describe('contract vectors (contracts/vectors/plan)', () => {
       expect(parsed.ok).toBe(false);
       if (parsed.ok) return;
       const lines = parsed.problems.map((p) => `${p.path}: ${p.message}`);
-      for (const p of expected.error) expect(lines.some((l) => l.includes(p)), `${p} in ${lines.join(' | ')}`).toBe(true);
+      for (const p of expected.error)
+        expect(
+          lines.some((l) => l.includes(p)),
+          `${p} in ${lines.join(' | ')}`,
+        ).toBe(true);
       if (expected.errorLine !== undefined) expect(parsed.problems.map((p) => p.line)).toContain(expected.errorLine);
       return;
     }

@@ -1,7 +1,6 @@
 /** Instants: strict ISO-8601 parsing and the contract's UTC output format. Pure, no clock. */
 
-const ISO_RE =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -19,13 +18,7 @@ export function parseInstant(text: unknown): number | null {
   if (typeof text !== 'string') return null;
   const m = ISO_RE.exec(text.trim());
   if (!m) return null;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
   const second = m[6] ? Number(m[6]) : 0;
   const millis = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;

@@ -12,9 +12,7 @@ export type Problem = { path: string; message: string; line?: number };
 export type PlanParseResult = { ok: true; input: PlanInput } | { ok: false; problems: Problem[] };
 
 /** `maxParallelUpgrades`: "N" (N >= 1) or "P%" (1..100, integer). `raw` is the text as written. */
-export type MaxParallelUpgrades =
-  | { kind: 'count'; value: number; raw: string }
-  | { kind: 'percent'; value: number; raw: string };
+export type MaxParallelUpgrades = { kind: 'count'; value: number; raw: string } | { kind: 'percent'; value: number; raw: string };
 
 export type Sector = {
   name: string;

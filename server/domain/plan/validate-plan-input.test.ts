@@ -50,27 +50,83 @@ describe('validatePlanInput', () => {
     ['a duplicate cluster name (at the second)', (d) => ((d.clusters[1] as Record<string, unknown>).name = 'c0'), 'clusters[1].name'],
     ['a duplicate sector name', (d) => (d.organization.sectors as unknown[]).push({ name: 'stage' }), 'organization.sectors[2].name'],
     ['a non-semver version', (d) => ((d.clusters[1] as Record<string, unknown>).version = '4.12'), 'clusters[1].version'],
-    ['a non-semver available upgrade', (d) => ((d.clusters[0] as Record<string, unknown>).availableUpgrades = ['4.12.19', 'latest']), 'clusters[0].availableUpgrades[1]'],
+    [
+      'a non-semver available upgrade',
+      (d) => ((d.clusters[0] as Record<string, unknown>).availableUpgrades = ['4.12.19', 'latest']),
+      'clusters[0].availableUpgrades[1]',
+    ],
     ['empty workloads', (d) => (policy(d).workloads = []), 'clusters[0].upgradePolicy.workloads'],
     ['a duplicate workload', (d) => (policy(d).workloads = ['wl', 'wl']), 'clusters[0].upgradePolicy.workloads[1]'],
     ['a workload missing from the allow-list', (d) => (policy(d).workloads = ['wl', 'bach']), 'clusters[0].upgradePolicy.workloads[1]'],
-    ['a mutex missing from the allow-list', (d) => (conditions(d).mutexes = ['m1', 'm2']), 'clusters[0].upgradePolicy.conditions.mutexes[1]'],
+    [
+      'a mutex missing from the allow-list',
+      (d) => (conditions(d).mutexes = ['m1', 'm2']),
+      'clusters[0].upgradePolicy.conditions.mutexes[1]',
+    ],
     ['negative soakDays', (d) => (conditions(d).soakDays = -5), 'clusters[0].upgradePolicy.conditions.soakDays'],
     ['an invalid cron', (d) => (policy(d).schedule = '0 48 * * 1-5'), 'clusters[0].upgradePolicy.schedule'],
     ['a cron with a seconds field', (d) => (policy(d).schedule = '0 0 12 * * *'), 'clusters[0].upgradePolicy.schedule'],
-    ['an unknown time zone', (d) => (policy(d).schedule = { cron: '0 1 * * *', location: 'Mars/Olympus' }), 'clusters[0].upgradePolicy.schedule.location'],
-    ['a bad isoWeek', (d) => (policy(d).schedule = { cron: '0 1 * * *', isoWeek: '@weekly' }), 'clusters[0].upgradePolicy.schedule.isoWeek'],
+    [
+      'an unknown time zone',
+      (d) => (policy(d).schedule = { cron: '0 1 * * *', location: 'Mars/Olympus' }),
+      'clusters[0].upgradePolicy.schedule.location',
+    ],
+    [
+      'a bad isoWeek',
+      (d) => (policy(d).schedule = { cron: '0 1 * * *', isoWeek: '@weekly' }),
+      'clusters[0].upgradePolicy.schedule.isoWeek',
+    ],
     ['an invalid regex', (d) => (d.organization.blockedVersions = ['ok', '4.12.(']), 'organization.blockedVersions[1]'],
-    ['a lookahead regex', (d) => (conditions(d).blockedVersions = ['4(?=\\.12)']), 'clusters[0].upgradePolicy.conditions.blockedVersions[0]'],
-    ['a backreference regex', (d) => (conditions(d).blockedVersions = ['(4)\\1']), 'clusters[0].upgradePolicy.conditions.blockedVersions[0]'],
+    [
+      'a lookahead regex',
+      (d) => (conditions(d).blockedVersions = ['4(?=\\.12)']),
+      'clusters[0].upgradePolicy.conditions.blockedVersions[0]',
+    ],
+    [
+      'a backreference regex',
+      (d) => (conditions(d).blockedVersions = ['(4)\\1']),
+      'clusters[0].upgradePolicy.conditions.blockedVersions[0]',
+    ],
     ['an unknown sector', (d) => (conditions(d).sector = 'stg'), 'clusters[0].upgradePolicy.conditions.sector'],
-    ['an unknown sector dependency', (d) => (d.organization.sectors = [{ name: 'a', dependencies: [{ name: 'b' }] }]), 'organization.sectors[0].dependencies[0]'],
-    ['a sector cycle', (d) => (d.organization.sectors = [{ name: 'a', dependencies: [{ name: 'b' }] }, { name: 'b', dependencies: [{ name: 'a' }] }]), 'organization.sectors'],
-    ['maxParallelUpgrades 0', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0' }]), 'organization.sectors[0].maxParallelUpgrades'],
-    ['maxParallelUpgrades 0%', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0%' }]), 'organization.sectors[0].maxParallelUpgrades'],
-    ['maxParallelUpgrades 101%', (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '101%' }]), 'organization.sectors[0].maxParallelUpgrades'],
-    ['a bad currentUpgrade state', (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: NOW, state: 'done' }), 'clusters[1].currentUpgrade.state'],
-    ['a bad currentUpgrade nextRun', (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: 'soon', state: 'scheduled' }), 'clusters[1].currentUpgrade.nextRun'],
+    [
+      'an unknown sector dependency',
+      (d) => (d.organization.sectors = [{ name: 'a', dependencies: [{ name: 'b' }] }]),
+      'organization.sectors[0].dependencies[0]',
+    ],
+    [
+      'a sector cycle',
+      (d) =>
+        (d.organization.sectors = [
+          { name: 'a', dependencies: [{ name: 'b' }] },
+          { name: 'b', dependencies: [{ name: 'a' }] },
+        ]),
+      'organization.sectors',
+    ],
+    [
+      'maxParallelUpgrades 0',
+      (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0' }]),
+      'organization.sectors[0].maxParallelUpgrades',
+    ],
+    [
+      'maxParallelUpgrades 0%',
+      (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '0%' }]),
+      'organization.sectors[0].maxParallelUpgrades',
+    ],
+    [
+      'maxParallelUpgrades 101%',
+      (d) => (d.organization.sectors = [{ name: 'stage', maxParallelUpgrades: '101%' }]),
+      'organization.sectors[0].maxParallelUpgrades',
+    ],
+    [
+      'a bad currentUpgrade state',
+      (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: NOW, state: 'done' }),
+      'clusters[1].currentUpgrade.state',
+    ],
+    [
+      'a bad currentUpgrade nextRun',
+      (d) => ((d.clusters[1] as Record<string, unknown>).currentUpgrade = { version: '4.12.19', nextRun: 'soon', state: 'scheduled' }),
+      'clusters[1].currentUpgrade.nextRun',
+    ],
     ['a checkIn after now', (d) => (d.versionData = { checkIn: '2021-08-31T00:00:00Z', versions: {} }), 'versionData.checkIn'],
   ])('rejects %s at its path', (_what, mutate, path) => {
     const doc = base();
@@ -84,7 +140,11 @@ describe('validatePlanInput', () => {
     (doc.clusters[1] as Record<string, unknown>).version = 'x';
     doc.organization.sectors = [{ name: 'stage', maxParallelUpgrades: 0 }];
     expect(problemPaths(doc)).toEqual(
-      expect.arrayContaining(['clusters[0].upgradePolicy.conditions.soakDays', 'clusters[1].version', 'organization.sectors[0].maxParallelUpgrades']),
+      expect.arrayContaining([
+        'clusters[0].upgradePolicy.conditions.soakDays',
+        'clusters[1].version',
+        'organization.sectors[0].maxParallelUpgrades',
+      ]),
     );
   });
 
@@ -104,7 +164,16 @@ describe('validatePlanInput', () => {
 
 describe('parsePlanDocument', () => {
   it('reads YAML and reports YAML syntax errors with their line', () => {
-    const text = ['now: "2021-08-30T18:00:00Z"', 'clusters:', '- name: c1', '  version: 4.12.17', '  upgradePolicy:', '    workloads: [wl]', '   schedule: "* * * * *"', ''].join('\n');
+    const text = [
+      'now: "2021-08-30T18:00:00Z"',
+      'clusters:',
+      '- name: c1',
+      '  version: 4.12.17',
+      '  upgradePolicy:',
+      '    workloads: [wl]',
+      '   schedule: "* * * * *"',
+      '',
+    ].join('\n');
     const r = parsePlanDocument(text);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems.map((p) => p.line)).toContain(7);

@@ -279,7 +279,10 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
       if (typeof rc.sector !== 'string') c.add(`${cp}.sector`, `must be a sector name, got ${describe(rc.sector)}`);
       else if (!ctx.sectorNames.has(rc.sector)) {
         const known = [...ctx.sectorNames];
-        c.add(`${cp}.sector`, `unknown sector '${rc.sector}'${known.length ? ` (known: ${known.join(', ')})` : ' (the organization has no sectors)'}`);
+        c.add(
+          `${cp}.sector`,
+          `unknown sector '${rc.sector}'${known.length ? ` (known: ${known.join(', ')})` : ' (the organization has no sectors)'}`,
+        );
       } else conditions.sector = rc.sector;
     }
     conditions.blockedVersions = regexList(c, rc.blockedVersions, `${cp}.blockedVersions`);

@@ -70,10 +70,5 @@ export function compareVersions(a: string, b: string): number {
   const x = parseVersion(a);
   const y = parseVersion(b);
   if (!x || !y) return x ? 1 : y ? -1 : a < b ? -1 : a > b ? 1 : 0;
-  return (
-    x.major - y.major ||
-    x.minor - y.minor ||
-    x.patch - y.patch ||
-    comparePrerelease(x.prerelease, y.prerelease)
-  );
+  return x.major - y.major || x.minor - y.minor || x.patch - y.patch || comparePrerelease(x.prerelease, y.prerelease);
 }

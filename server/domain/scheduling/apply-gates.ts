@@ -48,7 +48,12 @@ export interface GatedPlan {
 }
 
 /** The exclusion window covering `cluster` (in `sector`) at instant `at`, if any. */
-export function findExclusion(exclusions: readonly ExclusionWindow[], cluster: string, sector: string | undefined, at: number): ExclusionWindow | undefined {
+export function findExclusion(
+  exclusions: readonly ExclusionWindow[],
+  cluster: string,
+  sector: string | undefined,
+  at: number,
+): ExclusionWindow | undefined {
   return exclusions.find(
     (e) =>
       at >= e.startsAt &&
@@ -61,12 +66,20 @@ type ClusterIndex = ReadonlyMap<string, PlanInput['clusters'][number]>;
 
 function gateFor(d: Decision, input: PlanInput, byName: ClusterIndex, state: GateState): { reason: GateReason; message: string } | null {
   if (d.action !== 'upgrade') return null;
-  if (state.frozen) return { reason: 'FROZEN', message: `organization frozen${state.frozenReason ? `: ${state.frozenReason}` : ''}; upgrade to ${d.version} not scheduled` };
+  if (state.frozen)
+    return {
+      reason: 'FROZEN',
+      message: `organization frozen${state.frozenReason ? `: ${state.frozenReason}` : ''}; upgrade to ${d.version} not scheduled`,
+    };
   const cluster = byName.get(d.cluster);
   const sector = cluster?.upgradePolicy?.conditions.sector;
   const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
   const excl = findExclusion(state.exclusions, d.cluster, sector, at);
-  if (excl) return { reason: 'EXCLUDED', message: `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}) until ${new Date(excl.endsAt).toISOString()}: ${excl.reason}` };
+  if (excl)
+    return {
+      reason: 'EXCLUDED',
+      message: `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}) until ${new Date(excl.endsAt).toISOString()}: ${excl.reason}`,
+    };
   const issues = state.healthIssues.get(d.cluster) ?? [];
   if (state.healthGate && issues.length > 0) return { reason: 'UNHEALTHY', message: `health gate: ${issues.join('; ')}` };
   return null;
@@ -77,7 +90,9 @@ function withHeldBack(input: PlanInput, held: ReadonlySet<string>): PlanInput {
   return {
     ...input,
     clusters: input.clusters.map((c) =>
-      held.has(c.name) && c.upgradePolicy ? { ...c, upgradePolicy: { ...c.upgradePolicy, schedule: { ...c.upgradePolicy.schedule, suspend: true } } } : c,
+      held.has(c.name) && c.upgradePolicy
+        ? { ...c, upgradePolicy: { ...c.upgradePolicy, schedule: { ...c.upgradePolicy.schedule, suspend: true } } }
+        : c,
     ),
   };
 }
@@ -117,9 +132,23 @@ export function decideWithGates(input: PlanInput, state: GateState, decide: (i: 
     if (d.action === 'skip' && d.reason === 'UPGRADE_PENDING' && cu && cu.state === 'scheduled') {
       const runAt = parseInstant(cu.nextRun) ?? nowMs;
       if (runAt > nowMs) {
-        if (state.frozen) return { cluster: d.cluster, action: 'cancel', version: cu.version, reason: 'FROZEN', message: `organization frozen: scheduled upgrade to ${cu.version} cancelled` };
+        if (state.frozen)
+          return {
+            cluster: d.cluster,
+            action: 'cancel',
+            version: cu.version,
+            reason: 'FROZEN',
+            message: `organization frozen: scheduled upgrade to ${cu.version} cancelled`,
+          };
         const excl = findExclusion(state.exclusions, d.cluster, cluster.upgradePolicy?.conditions.sector, runAt);
-        if (excl) return { cluster: d.cluster, action: 'cancel', version: cu.version, reason: 'EXCLUDED', message: `scheduled upgrade to ${cu.version} falls in a maintenance exclusion: ${excl.reason}` };
+        if (excl)
+          return {
+            cluster: d.cluster,
+            action: 'cancel',
+            version: cu.version,
+            reason: 'EXCLUDED',
+            message: `scheduled upgrade to ${cu.version} falls in a maintenance exclusion: ${excl.reason}`,
+          };
       }
     }
     return d;

@@ -27,7 +27,13 @@ export interface RemainingSoak {
  * upgrade marker (-1, -2, -3), lower versions are not reported, as the upgrade service does.
  * `startedAt` (optional, per cluster) tells started from long-running upgrades.
  */
-export function computeRemainingSoak(cluster: Cluster, versionData: VersionData, orgBlocked: readonly string[], nowMs: number, startedAt?: string): RemainingSoak[] {
+export function computeRemainingSoak(
+  cluster: Cluster,
+  versionData: VersionData,
+  orgBlocked: readonly string[],
+  nowMs: number,
+  startedAt?: string,
+): RemainingSoak[] {
   const policy = cluster.upgradePolicy;
   if (!policy) return [];
   const out: RemainingSoak[] = [];
@@ -49,7 +55,8 @@ export function computeRemainingSoak(cluster: Cluster, versionData: VersionData,
       value = Math.max(required - soaked, 0);
     }
     out.push({ cluster: cluster.name, version, value });
-    if (value === 0 || value === REMAINING_SOAK_SCHEDULED || value === REMAINING_SOAK_STARTED || value === REMAINING_SOAK_LONG_RUNNING) break;
+    if (value === 0 || value === REMAINING_SOAK_SCHEDULED || value === REMAINING_SOAK_STARTED || value === REMAINING_SOAK_LONG_RUNNING)
+      break;
   }
   return out;
 }

@@ -18,7 +18,13 @@ async function serve(handler: (req: Req) => { status: number; body?: unknown }):
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString();
-      const r: Req = { method: req.method ?? 'GET', path: req.url ?? '/', auth: req.headers.authorization, contentType: req.headers['content-type'], body: text ? JSON.parse(text) : undefined };
+      const r: Req = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        auth: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        body: text ? JSON.parse(text) : undefined,
+      };
       requests.push(r);
       const out = handler(r);
       res.writeHead(out.status, { 'content-type': 'application/json' });
@@ -51,8 +57,25 @@ describe('OCM provider', () => {
             size: 2,
             total: 2,
             items: [
-              { kind: 'Cluster', id: 'c1id', name: 'prod-1', state: 'ready', version: { id: 'openshift-v4.12.17', raw_id: '4.12.17', channel_group: 'stable', available_upgrades: ['4.12.19', '4.13.1'] } },
-              { kind: 'Cluster', id: 'c2id', name: 'stage-1', state: 'ready', version: { id: 'openshift-v4.12.19', raw_id: '4.12.19', channel_group: 'fast', available_upgrades: ['4.13.1'] } },
+              {
+                kind: 'Cluster',
+                id: 'c1id',
+                name: 'prod-1',
+                state: 'ready',
+                version: {
+                  id: 'openshift-v4.12.17',
+                  raw_id: '4.12.17',
+                  channel_group: 'stable',
+                  available_upgrades: ['4.12.19', '4.13.1'],
+                },
+              },
+              {
+                kind: 'Cluster',
+                id: 'c2id',
+                name: 'stage-1',
+                state: 'ready',
+                version: { id: 'openshift-v4.12.19', raw_id: '4.12.19', channel_group: 'fast', available_upgrades: ['4.13.1'] },
+              },
             ],
           },
         };
@@ -61,12 +84,22 @@ describe('OCM provider', () => {
       if (m) {
         const [, cluster, policyId, state] = m;
         const mine = cluster === 'c1id' ? policies : [];
-        if (req.method === 'GET' && !policyId) return { status: 200, body: { kind: 'UpgradePolicyList', items: mine.map(({ state: _s, ...rest }) => ({ kind: 'UpgradePolicy', cluster_id: cluster, ...rest })) } };
+        if (req.method === 'GET' && !policyId)
+          return {
+            status: 200,
+            body: {
+              kind: 'UpgradePolicyList',
+              items: mine.map(({ state: _s, ...rest }) => ({ kind: 'UpgradePolicy', cluster_id: cluster, ...rest })),
+            },
+          };
         if (req.method === 'GET' && state) {
           const pol = mine.find((x) => x.id === policyId);
-          return pol ? { status: 200, body: { kind: 'UpgradePolicyState', value: pol.state, description: '' } } : { status: 404, body: { reason: 'not found' } };
+          return pol
+            ? { status: 200, body: { kind: 'UpgradePolicyState', value: pol.state, description: '' } }
+            : { status: 404, body: { reason: 'not found' } };
         }
-        if (req.method === 'POST' && !policyId && cluster === 'c2id') return { status: 201, body: { kind: 'UpgradePolicy', id: `p-${nextId++}`, ...(req.body as object) } };
+        if (req.method === 'POST' && !policyId && cluster === 'c2id')
+          return { status: 201, body: { kind: 'UpgradePolicy', id: `p-${nextId++}`, ...(req.body as object) } };
         if (req.method === 'DELETE' && policyId) {
           const i = policies.findIndex((x) => x.id === policyId);
           if (i >= 0) policies.splice(i, 1);
@@ -82,21 +115,40 @@ describe('OCM provider', () => {
     const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
     const clusters = await ocm.listClusters(NOW);
     expect(clusters).toMatchObject([
-      { externalId: 'c1id', name: 'prod-1', version: '4.12.17', channel: 'stable-4.12', availableUpgrades: ['4.12.19', '4.13.1'], currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' } },
+      {
+        externalId: 'c1id',
+        name: 'prod-1',
+        version: '4.12.17',
+        channel: 'stable-4.12',
+        availableUpgrades: ['4.12.19', '4.13.1'],
+        currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' },
+      },
       { externalId: 'c2id', name: 'stage-1', version: '4.12.19', channel: 'fast-4.12', currentUpgrade: null },
     ]);
-    expect(requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain('GET /api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1/state');
+    expect(requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain(
+      'GET /api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1/state',
+    );
     expect(requests.every((r) => r.auth === 'Bearer t0ken')).toBe(true);
   });
 
   it('creates a manual upgrade policy with next_run, and deletes it to cancel', async () => {
     const { url, requests } = await fakeOcm();
     const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
-    await ocm.scheduleUpgrade({ externalId: 'c2id', name: 'stage-1', version: '4.13.1', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' }, NOW);
+    await ocm.scheduleUpgrade(
+      { externalId: 'c2id', name: 'stage-1', version: '4.13.1', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
+      NOW,
+    );
     const post = requests.find((r) => r.method === 'POST');
-    expect(post).toMatchObject({ path: '/api/clusters_mgmt/v1/clusters/c2id/upgrade_policies', contentType: 'application/json', body: { version: '4.13.1', schedule_type: 'manual', next_run: '2021-08-30T18:07:00Z', upgrade_type: 'OSD' } });
+    expect(post).toMatchObject({
+      path: '/api/clusters_mgmt/v1/clusters/c2id/upgrade_policies',
+      contentType: 'application/json',
+      body: { version: '4.13.1', schedule_type: 'manual', next_run: '2021-08-30T18:07:00Z', upgrade_type: 'OSD' },
+    });
     // scheduling what already exists is a no-op (no second POST)
-    await ocm.scheduleUpgrade({ externalId: 'c1id', name: 'prod-1', version: '4.12.19', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k2' }, NOW);
+    await ocm.scheduleUpgrade(
+      { externalId: 'c1id', name: 'prod-1', version: '4.12.19', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k2' },
+      NOW,
+    );
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     await ocm.cancelUpgrade({ externalId: 'c1id', name: 'prod-1', version: '4.12.19', idempotencyKey: 'k3' }, NOW);
     expect(requests.find((r) => r.method === 'DELETE')?.path).toBe('/api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1');
@@ -105,7 +157,10 @@ describe('OCM provider', () => {
 
   it('reports API errors with the status', async () => {
     const { url } = await fakeOcm();
-    await expect(createOcmProvider({ baseUrl: url, token: 'wrong' }).listClusters(NOW)).rejects.toMatchObject({ name: 'ProviderError', status: 401 });
+    await expect(createOcmProvider({ baseUrl: url, token: 'wrong' }).listClusters(NOW)).rejects.toMatchObject({
+      name: 'ProviderError',
+      status: 401,
+    });
   });
 });
 
@@ -118,7 +173,9 @@ describe('Kubernetes provider', () => {
       spec: { channel: 'stable-4.13', clusterID: 'abc' } as Record<string, unknown>,
       status: {
         desired: { version: '4.13.10', image: 'quay.io/openshift-release-dev/ocp-release@sha256:aa' },
-        history: [{ state: 'Completed', version: '4.13.10', startedTime: '2021-08-01T10:00:00Z', completionTime: '2021-08-01T11:00:00Z' }] as { state: string; version: string; startedTime: string; completionTime: string | null }[],
+        history: [
+          { state: 'Completed', version: '4.13.10', startedTime: '2021-08-01T10:00:00Z', completionTime: '2021-08-01T11:00:00Z' },
+        ] as { state: string; version: string; startedTime: string; completionTime: string | null }[],
         availableUpdates: [
           { version: '4.13.11', image: 'quay.io/openshift-release-dev/ocp-release@sha256:bb' },
           { version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' },
@@ -131,24 +188,58 @@ describe('Kubernetes provider', () => {
       const p = new URL(req.path, 'http://x');
       if (p.pathname === '/apis/config.openshift.io/v1/clusterversions/version' && req.method === 'GET') return { status: 200, body: cv };
       if (p.pathname === '/apis/config.openshift.io/v1/clusterversions/version' && req.method === 'PATCH') {
-        const patch = req.body as { metadata?: { annotations?: Record<string, string | null> }; spec?: { desiredUpdate?: { version: string } } };
+        const patch = req.body as {
+          metadata?: { annotations?: Record<string, string | null> };
+          spec?: { desiredUpdate?: { version: string } };
+        };
         for (const [k, v] of Object.entries(patch.metadata?.annotations ?? {})) {
           if (v === null) delete cv.metadata.annotations[k];
           else cv.metadata.annotations[k] = v;
         }
         if (patch.spec?.desiredUpdate) {
           cv.spec.desiredUpdate = patch.spec.desiredUpdate;
-          cv.status.history.unshift({ state: 'Partial', version: patch.spec.desiredUpdate.version, startedTime: '2021-08-30T18:08:00Z', completionTime: null });
+          cv.status.history.unshift({
+            state: 'Partial',
+            version: patch.spec.desiredUpdate.version,
+            startedTime: '2021-08-30T18:08:00Z',
+            completionTime: null,
+          });
           cv.status.conditions = [{ type: 'Progressing', status: 'True' }];
         }
         return { status: 200, body: cv };
       }
       if (p.pathname === '/apis/config.openshift.io/v1/clusteroperators') {
-        return { status: 200, body: { kind: 'ClusterOperatorList', items: [{ metadata: { name: 'dns' }, status: { conditions: [{ type: 'Degraded', status: 'False' }] } }, { metadata: { name: 'ingress' }, status: { conditions: [{ type: 'Degraded', status: 'True', message: 'router pods crashlooping' }] } }] } };
+        return {
+          status: 200,
+          body: {
+            kind: 'ClusterOperatorList',
+            items: [
+              { metadata: { name: 'dns' }, status: { conditions: [{ type: 'Degraded', status: 'False' }] } },
+              {
+                metadata: { name: 'ingress' },
+                status: { conditions: [{ type: 'Degraded', status: 'True', message: 'router pods crashlooping' }] },
+              },
+            ],
+          },
+        };
       }
       if (p.pathname === '/api/v1/query') {
         expect(p.searchParams.get('query')).toBe('ALERTS{alertstate="firing",severity="critical"}');
-        return { status: 200, body: { status: 'success', data: { resultType: 'vector', result: [{ metric: { alertname: 'KubeAPIErrorBudgetBurn', namespace: 'openshift-kube-apiserver', severity: 'critical' }, value: [1630346400, '1'] }] } } };
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            data: {
+              resultType: 'vector',
+              result: [
+                {
+                  metric: { alertname: 'KubeAPIErrorBudgetBurn', namespace: 'openshift-kube-apiserver', severity: 'critical' },
+                  value: [1630346400, '1'],
+                },
+              ],
+            },
+          },
+        };
       }
       return { status: 404, body: { kind: 'Status', message: 'not found' } };
     }).then((s) => ({ ...s, cv }));
@@ -158,18 +249,37 @@ describe('Kubernetes provider', () => {
     const { url } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
     const [c] = await kube.listClusters(NOW);
-    expect(c).toMatchObject({ externalId: 'prod-east', version: '4.13.10', channel: 'stable-4.13', availableUpgrades: ['4.13.11', '4.13.12'], healthy: false, currentUpgrade: null });
-    expect(c!.healthIssues).toEqual(['ClusterOperator ingress Degraded: router pods crashlooping', 'critical alert KubeAPIErrorBudgetBurn firing in openshift-kube-apiserver']);
+    expect(c).toMatchObject({
+      externalId: 'prod-east',
+      version: '4.13.10',
+      channel: 'stable-4.13',
+      availableUpgrades: ['4.13.11', '4.13.12'],
+      healthy: false,
+      currentUpgrade: null,
+    });
+    expect(c!.healthIssues).toEqual([
+      'ClusterOperator ingress Degraded: router pods crashlooping',
+      'critical alert KubeAPIErrorBudgetBurn firing in openshift-kube-apiserver',
+    ]);
   });
 
   it('keeps a future upgrade as an annotation, then sets spec.desiredUpdate at its start time', async () => {
     const { url, requests, cv } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
-    await kube.scheduleUpgrade({ externalId: 'prod-east', name: 'prod-east', version: '4.13.12', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' }, NOW);
+    await kube.scheduleUpgrade(
+      { externalId: 'prod-east', name: 'prod-east', version: '4.13.12', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
+      NOW,
+    );
     const patch = requests.find((r) => r.method === 'PATCH');
     expect(patch?.contentType).toBe('application/merge-patch+json');
-    expect(JSON.parse(cv.metadata.annotations[SCHEDULE_ANNOTATION]!)).toMatchObject({ version: '4.13.12', nextRun: '2021-08-30T18:07:00Z' });
-    expect(await kube.findUpgrade({ externalId: 'prod-east', name: 'prod-east' }, NOW)).toMatchObject({ version: '4.13.12', state: 'scheduled' });
+    expect(JSON.parse(cv.metadata.annotations[SCHEDULE_ANNOTATION]!)).toMatchObject({
+      version: '4.13.12',
+      nextRun: '2021-08-30T18:07:00Z',
+    });
+    expect(await kube.findUpgrade({ externalId: 'prod-east', name: 'prod-east' }, NOW)).toMatchObject({
+      version: '4.13.12',
+      state: 'scheduled',
+    });
     const [before] = await kube.listClusters(NOW);
     expect(before!.currentUpgrade).toMatchObject({ state: 'scheduled' });
     const [after] = await kube.listClusters(new Date('2021-08-30T18:08:00Z'));
@@ -181,7 +291,10 @@ describe('Kubernetes provider', () => {
   it('cancels a scheduled upgrade by removing the annotation', async () => {
     const { url, cv } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'c', server: url, token: 'kube-token', prometheusUrl: url }]);
-    await kube.scheduleUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k' }, NOW);
+    await kube.scheduleUpgrade(
+      { externalId: 'c', name: 'c', version: '4.13.11', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k' },
+      NOW,
+    );
     await kube.cancelUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', idempotencyKey: 'k2' }, NOW);
     expect(cv.metadata.annotations[SCHEDULE_ANNOTATION]).toBeUndefined();
     expect(cv.spec.desiredUpdate).toBeUndefined();
@@ -200,6 +313,8 @@ contexts:
 - name: prod-east
   context: {cluster: east, user: admin}
 `);
-    expect(ctx).toEqual([{ name: 'prod-east', server: 'https://api.east.example:6443', token: 'sha256~abc', ca: undefined, insecure: true }]);
+    expect(ctx).toEqual([
+      { name: 'prod-east', server: 'https://api.east.example:6443', token: 'sha256~abc', ca: undefined, insecure: true },
+    ]);
   });
 });

@@ -8,7 +8,8 @@ export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export function configuredProviderName(env: NodeJS.ProcessEnv = process.env): ProviderName {
   const name = env.FLEETPLAN_PROVIDER ?? 'simulator';
-  if (!(PROVIDER_NAMES as readonly string[]).includes(name)) throw new Error(`FLEETPLAN_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}; got '${name}'`);
+  if (!(PROVIDER_NAMES as readonly string[]).includes(name))
+    throw new Error(`FLEETPLAN_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}; got '${name}'`);
   return name as ProviderName;
 }
 
@@ -22,5 +23,10 @@ export async function createProvider(db: Db, env: NodeJS.ProcessEnv = process.en
     return createOcmProvider({ baseUrl: env.FLEETPLAN_OCM_URL ?? 'https://api.openshift.com', token, search: env.FLEETPLAN_OCM_SEARCH });
   }
   const { createKubernetesProviderFromKubeconfig } = await import('./kubernetes');
-  return createKubernetesProviderFromKubeconfig({ kubeconfigPath: env.FLEETPLAN_KUBECONFIG ?? env.KUBECONFIG ?? `${env.HOME ?? ''}/.kube/config`, contexts: env.FLEETPLAN_KUBE_CONTEXTS?.split(',').map((s) => s.trim()).filter(Boolean) });
+  return createKubernetesProviderFromKubeconfig({
+    kubeconfigPath: env.FLEETPLAN_KUBECONFIG ?? env.KUBECONFIG ?? `${env.HOME ?? ''}/.kube/config`,
+    contexts: env.FLEETPLAN_KUBE_CONTEXTS?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  });
 }

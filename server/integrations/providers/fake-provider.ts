@@ -66,7 +66,13 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       if (!current) return;
       const start = Date.parse(current.nextRun);
       if (start + durationMs <= atMs) {
-        last = { fromVersion: version, version: current.version, state: 'completed', startedAt: current.nextRun, completedAt: new Date(start + durationMs).toISOString() };
+        last = {
+          fromVersion: version,
+          version: current.version,
+          state: 'completed',
+          startedAt: current.nextRun,
+          completedAt: new Date(start + durationMs).toISOString(),
+        };
         version = current.version;
         current = null;
       }
@@ -136,7 +142,14 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       if (err) throw err;
       const s = stateOf(find(req.name), now.getTime());
       if (s.current) throw new Error(`${req.name} already has an upgrade to ${s.current.version}`);
-      append({ op: 'trigger', cluster: req.name, version: req.version, nextRun: req.nextRun.toISOString(), at: now.toISOString(), key: req.idempotencyKey });
+      append({
+        op: 'trigger',
+        cluster: req.name,
+        version: req.version,
+        nextRun: req.nextRun.toISOString(),
+        at: now.toISOString(),
+        key: req.idempotencyKey,
+      });
     },
     async cancelUpgrade(req, now) {
       calls.push({ op: 'cancel', cluster: req.name, version: req.version });

@@ -27,7 +27,9 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
         headers: {
           accept: 'application/json',
           ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-          ...(payload !== undefined ? { 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          ...(payload !== undefined
+            ? { 'content-type': opts.contentType ?? 'application/json', 'content-length': Buffer.byteLength(payload) }
+            : {}),
         },
         ...(u.protocol === 'https:' ? { ca: opts.ca, rejectUnauthorized: !opts.insecure } : {}),
         timeout: opts.timeoutMs ?? 15_000,
@@ -47,7 +49,12 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
             }
           }
           if (status >= 400) {
-            const reason = typeof body === 'object' && body && 'reason' in body ? String((body as { reason: unknown }).reason) : typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+            const reason =
+              typeof body === 'object' && body && 'reason' in body
+                ? String((body as { reason: unknown }).reason)
+                : typeof body === 'object' && body && 'message' in body
+                  ? String((body as { message: unknown }).message)
+                  : text.slice(0, 200);
             reject(new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname} → HTTP ${status}: ${reason}`, status));
             return;
           }
@@ -56,7 +63,11 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
       },
     );
     req.on('timeout', () => req.destroy(new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname} timed out`)));
-    req.on('error', (err) => reject(err instanceof ProviderError ? err : new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname}: ${err.message}`)));
+    req.on('error', (err) =>
+      reject(
+        err instanceof ProviderError ? err : new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname}: ${err.message}`),
+      ),
+    );
     if (payload !== undefined) req.write(payload);
     req.end();
   });

@@ -39,17 +39,39 @@ export interface KubeContext {
 
 const ZClusterVersion = z.object({
   metadata: z.object({ annotations: z.record(z.string(), z.string()).optional() }).optional(),
-  spec: z.object({ channel: z.string().optional(), clusterID: z.string().optional(), desiredUpdate: z.object({ version: z.string().optional() }).nullish() }).optional(),
+  spec: z
+    .object({
+      channel: z.string().optional(),
+      clusterID: z.string().optional(),
+      desiredUpdate: z.object({ version: z.string().optional() }).nullish(),
+    })
+    .optional(),
   status: z.object({
     desired: z.object({ version: z.string().optional() }).optional(),
-    history: z.array(z.object({ state: z.string(), version: z.string(), startedTime: z.string().optional(), completionTime: z.string().nullish() })).default([]),
+    history: z
+      .array(z.object({ state: z.string(), version: z.string(), startedTime: z.string().optional(), completionTime: z.string().nullish() }))
+      .default([]),
     availableUpdates: z.array(z.object({ version: z.string(), image: z.string().optional() })).nullish(),
     conditions: z.array(z.object({ type: z.string(), status: z.string(), message: z.string().optional() })).default([]),
   }),
 });
 type ClusterVersion = z.infer<typeof ZClusterVersion>;
-const ZOperators = z.object({ items: z.array(z.object({ metadata: z.object({ name: z.string() }), status: z.object({ conditions: z.array(z.object({ type: z.string(), status: z.string(), message: z.string().optional() })).default([]) }).optional() })).default([]) });
-const ZAlerts = z.object({ status: z.string(), data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }) });
+const ZOperators = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({ name: z.string() }),
+        status: z
+          .object({ conditions: z.array(z.object({ type: z.string(), status: z.string(), message: z.string().optional() })).default([]) })
+          .optional(),
+      }),
+    )
+    .default([]),
+});
+const ZAlerts = z.object({
+  status: z.string(),
+  data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }),
+});
 const ZScheduled = z.object({ version: z.string(), nextRun: z.string() });
 
 function iso(d: Date): string {
@@ -59,7 +81,15 @@ function iso(d: Date): string {
 /** Reads the contexts of a kubeconfig (token users only; client certificates are not supported). */
 export function readKubeconfig(text: string, only?: string[]): KubeContext[] {
   const doc = parseYaml(text) as {
-    clusters?: { name: string; cluster: { server: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string; 'insecure-skip-tls-verify'?: boolean } }[];
+    clusters?: {
+      name: string;
+      cluster: {
+        server: string;
+        'certificate-authority-data'?: string;
+        'certificate-authority'?: string;
+        'insecure-skip-tls-verify'?: boolean;
+      };
+    }[];
     users?: { name: string; user: { token?: string } }[];
     contexts?: { name: string; context: { cluster: string; user: string } }[];
   };
@@ -69,14 +99,25 @@ export function readKubeconfig(text: string, only?: string[]): KubeContext[] {
     const cluster = doc.clusters?.find((c) => c.name === ctx.context.cluster)?.cluster;
     const token = doc.users?.find((u) => u.name === ctx.context.user)?.user.token;
     if (!cluster || !token) throw new Error(`kubeconfig context ${ctx.name}: needs a cluster server and a user token`);
-    const ca = cluster['certificate-authority-data'] ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8') : cluster['certificate-authority'] ? fs.readFileSync(cluster['certificate-authority'], 'utf8') : undefined;
+    const ca = cluster['certificate-authority-data']
+      ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8')
+      : cluster['certificate-authority']
+        ? fs.readFileSync(cluster['certificate-authority'], 'utf8')
+        : undefined;
     out.push({ name: ctx.name, server: cluster.server, token, ca, insecure: cluster['insecure-skip-tls-verify'] });
   }
   return out;
 }
 
-export function createKubernetesProviderFromKubeconfig(opts: { kubeconfigPath: string; contexts?: string[]; prometheusUrls?: Record<string, string> }): FleetProvider {
-  const contexts = readKubeconfig(fs.readFileSync(opts.kubeconfigPath, 'utf8'), opts.contexts).map((c) => ({ ...c, prometheusUrl: opts.prometheusUrls?.[c.name] }));
+export function createKubernetesProviderFromKubeconfig(opts: {
+  kubeconfigPath: string;
+  contexts?: string[];
+  prometheusUrls?: Record<string, string>;
+}): FleetProvider {
+  const contexts = readKubeconfig(fs.readFileSync(opts.kubeconfigPath, 'utf8'), opts.contexts).map((c) => ({
+    ...c,
+    prometheusUrl: opts.prometheusUrls?.[c.name],
+  }));
   return createKubernetesProvider(contexts);
 }
 
@@ -86,7 +127,15 @@ function currentVersion(cv: ClusterVersion): string {
 
 export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider {
   const call = <T>(ctx: KubeContext, path: string, init: { method?: 'GET' | 'PATCH'; body?: unknown } = {}) =>
-    httpJson<T>(`${ctx.server.replace(/\/$/, '')}${path}`, { token: ctx.token, ca: ctx.ca, insecure: ctx.insecure, provider: 'kubernetes', method: init.method, body: init.body, contentType: 'application/merge-patch+json' });
+    httpJson<T>(`${ctx.server.replace(/\/$/, '')}${path}`, {
+      token: ctx.token,
+      ca: ctx.ca,
+      insecure: ctx.insecure,
+      provider: 'kubernetes',
+      method: init.method,
+      body: init.body,
+      contentType: 'application/merge-patch+json',
+    });
   const ctxOf = (ref: ClusterRef) => {
     const c = contexts.find((x) => x.name === ref.externalId);
     if (!c) throw new ProviderError('kubernetes', `no kubeconfig context ${ref.externalId}`);
@@ -94,7 +143,8 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
   };
   const readCv = async (ctx: KubeContext) => {
     const parsed = ZClusterVersion.safeParse((await call<unknown>(ctx, CV_PATH)).body);
-    if (!parsed.success) throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterVersion: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterVersion: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
   const scheduledOf = (cv: ClusterVersion) => {
@@ -109,7 +159,13 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
   };
   const startUpgrade = async (ctx: KubeContext, cv: ClusterVersion, version: string) => {
     const image = cv.status.availableUpdates?.find((u) => u.version === version)?.image;
-    await call(ctx, CV_PATH, { method: 'PATCH', body: { metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } }, spec: { desiredUpdate: { version, ...(image ? { image } : {}) } } } });
+    await call(ctx, CV_PATH, {
+      method: 'PATCH',
+      body: {
+        metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } },
+        spec: { desiredUpdate: { version, ...(image ? { image } : {}) } },
+      },
+    });
   };
   const upgradeOf = (cv: ClusterVersion): ProviderUpgrade | null => {
     const running = cv.status.history[0];
@@ -130,11 +186,18 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
         if (degraded) issues.push(`ClusterOperator ${o.metadata.name} Degraded${degraded.message ? `: ${degraded.message}` : ''}`);
       }
     }
-    const promBase = ctx.prometheusUrl ?? `${ctx.server.replace(/\/$/, '')}/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy`;
+    const promBase =
+      ctx.prometheusUrl ??
+      `${ctx.server.replace(/\/$/, '')}/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy`;
     try {
-      const res = await httpJson<unknown>(`${promBase.replace(/\/$/, '')}/api/v1/query?${new URLSearchParams({ query: CRITICAL_ALERTS })}`, { token: ctx.token, ca: ctx.ca, insecure: ctx.insecure, provider: 'kubernetes' });
+      const res = await httpJson<unknown>(
+        `${promBase.replace(/\/$/, '')}/api/v1/query?${new URLSearchParams({ query: CRITICAL_ALERTS })}`,
+        { token: ctx.token, ca: ctx.ca, insecure: ctx.insecure, provider: 'kubernetes' },
+      );
       const alerts = ZAlerts.safeParse(res.body);
-      if (alerts.success) for (const a of alerts.data.data.result) issues.push(`critical alert ${a.metric.alertname ?? 'unknown'} firing${a.metric.namespace ? ` in ${a.metric.namespace}` : ''}`);
+      if (alerts.success)
+        for (const a of alerts.data.data.result)
+          issues.push(`critical alert ${a.metric.alertname ?? 'unknown'} firing${a.metric.namespace ? ` in ${a.metric.namespace}` : ''}`);
     } catch (err) {
       issues.push(`alerts unavailable: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -157,7 +220,8 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
         const failing = cv.status.conditions.find((c) => c.type === 'Failing' && c.status === 'True');
         let cu = upgradeOf(cv);
         // started through desiredUpdate but the history has not caught up yet
-        if (!cu && scheduled && Date.parse(scheduled.nextRun) <= now.getTime()) cu = { version: scheduled.version, nextRun: scheduled.nextRun, state: 'started', startedAt: scheduled.nextRun };
+        if (!cu && scheduled && Date.parse(scheduled.nextRun) <= now.getTime())
+          cu = { version: scheduled.version, nextRun: scheduled.nextRun, state: 'started', startedAt: scheduled.nextRun };
         out.push({
           externalId: ctx.name,
           name: ctx.name,
@@ -167,7 +231,15 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
           healthy: issues.length === 0,
           healthIssues: issues,
           currentUpgrade: cu,
-          lastUpgrade: last ? { version: last.version, state: last.state === 'Completed' ? 'completed' : 'failed', startedAt: last.startedTime, completedAt: last.completionTime ?? undefined, ...(failing?.message ? { message: failing.message } : {}) } : null,
+          lastUpgrade: last
+            ? {
+                version: last.version,
+                state: last.state === 'Completed' ? 'completed' : 'failed',
+                startedAt: last.startedTime,
+                completedAt: last.completionTime ?? undefined,
+                ...(failing?.message ? { message: failing.message } : {}),
+              }
+            : null,
         });
       }
       return out;
@@ -182,13 +254,24 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
       if (cu?.version === req.version) return;
       if (cu) throw new ProviderError('kubernetes', `${req.name} already has an upgrade to ${cu.version}`);
       if (req.nextRun.getTime() <= now.getTime()) await startUpgrade(ctx, cv, req.version);
-      else await call(ctx, CV_PATH, { method: 'PATCH', body: { metadata: { annotations: { [SCHEDULE_ANNOTATION]: JSON.stringify({ version: req.version, nextRun: iso(req.nextRun), key: req.idempotencyKey }) } } } });
+      else
+        await call(ctx, CV_PATH, {
+          method: 'PATCH',
+          body: {
+            metadata: {
+              annotations: {
+                [SCHEDULE_ANNOTATION]: JSON.stringify({ version: req.version, nextRun: iso(req.nextRun), key: req.idempotencyKey }),
+              },
+            },
+          },
+        });
     },
     async cancelUpgrade(req) {
       const ctx = ctxOf(req);
       const cv = await readCv(ctx);
       const s = scheduledOf(cv);
-      if (s && s.version === req.version) await call(ctx, CV_PATH, { method: 'PATCH', body: { metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } } } });
+      if (s && s.version === req.version)
+        await call(ctx, CV_PATH, { method: 'PATCH', body: { metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } } } });
     },
   };
 }

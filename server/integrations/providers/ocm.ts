@@ -23,10 +23,28 @@ const ZCluster = z.object({
   name: z.string(),
   state: z.string().optional(),
   channel: z.string().optional(),
-  version: z.object({ raw_id: z.string().optional(), id: z.string().optional(), channel_group: z.string().optional(), available_upgrades: z.array(z.string()).optional() }).optional(),
+  version: z
+    .object({
+      raw_id: z.string().optional(),
+      id: z.string().optional(),
+      channel_group: z.string().optional(),
+      available_upgrades: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
-const ZClusterList = z.object({ items: z.array(ZCluster).default([]), page: z.number().optional(), size: z.number().optional(), total: z.number().optional() });
-const ZPolicy = z.object({ id: z.string(), version: z.string().optional(), schedule_type: z.string().optional(), next_run: z.string().optional(), upgrade_type: z.string().optional() });
+const ZClusterList = z.object({
+  items: z.array(ZCluster).default([]),
+  page: z.number().optional(),
+  size: z.number().optional(),
+  total: z.number().optional(),
+});
+const ZPolicy = z.object({
+  id: z.string(),
+  version: z.string().optional(),
+  schedule_type: z.string().optional(),
+  next_run: z.string().optional(),
+  upgrade_type: z.string().optional(),
+});
 const ZPolicyList = z.object({ items: z.array(ZPolicy).default([]) });
 const ZPolicyState = z.object({ value: z.string(), description: z.string().optional() });
 
@@ -56,18 +74,25 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   const get = async <T>(path: string, schema: z.ZodType<T>): Promise<T> => {
     const res = await httpJson<unknown>(`${base}${path}`, { token: opts.token, provider: 'ocm' });
     const parsed = schema.safeParse(res.body);
-    if (!parsed.success) throw new ProviderError('ocm', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success)
+      throw new ProviderError('ocm', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return parsed.data;
   };
   const currentPolicy = async (clusterId: string): Promise<{ id: string; upgrade: ProviderUpgrade } | null> => {
     const policies = await get(`${API}/clusters/${encodeURIComponent(clusterId)}/upgrade_policies`, ZPolicyList);
     for (const p of policies.items) {
       if (!p.version || !p.next_run) continue;
-      const state = await get(`${API}/clusters/${encodeURIComponent(clusterId)}/upgrade_policies/${encodeURIComponent(p.id)}/state`, ZPolicyState);
+      const state = await get(
+        `${API}/clusters/${encodeURIComponent(clusterId)}/upgrade_policies/${encodeURIComponent(p.id)}/state`,
+        ZPolicyState,
+      );
       if (state.value === 'completed' || state.value === 'cancelled' || state.value === 'failed') continue;
       const started = state.value === 'started' || state.value === 'delayed';
       const nextRun = iso(new Date(p.next_run));
-      return { id: p.id, upgrade: { version: p.version, nextRun, state: started ? 'started' : 'scheduled', ...(started ? { startedAt: nextRun } : {}) } };
+      return {
+        id: p.id,
+        upgrade: { version: p.version, nextRun, state: started ? 'started' : 'scheduled', ...(started ? { startedAt: nextRun } : {}) },
+      };
     }
     return null;
   };
@@ -120,7 +145,11 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
     async cancelUpgrade(req) {
       const existing = await currentPolicy(req.externalId);
       if (!existing || existing.upgrade.version !== req.version || existing.upgrade.state !== 'scheduled') return;
-      await httpJson(`${base}${API}/clusters/${encodeURIComponent(req.externalId)}/upgrade_policies/${encodeURIComponent(existing.id)}`, { method: 'DELETE', token: opts.token, provider: 'ocm' });
+      await httpJson(`${base}${API}/clusters/${encodeURIComponent(req.externalId)}/upgrade_policies/${encodeURIComponent(existing.id)}`, {
+        method: 'DELETE',
+        token: opts.token,
+        provider: 'ocm',
+      });
     },
   };
 }

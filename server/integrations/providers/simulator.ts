@@ -58,7 +58,9 @@ export function hashUnit(text: string): number {
 
 let cachedGraph: DemoGraphDocument | undefined;
 export function loadDemoGraph(): DemoGraphDocument {
-  cachedGraph ??= JSON.parse(fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'stable-4.13.json'), 'utf8')) as DemoGraphDocument;
+  cachedGraph ??= JSON.parse(
+    fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'stable-4.13.json'), 'utf8'),
+  ) as DemoGraphDocument;
   return cachedGraph;
 }
 
@@ -79,10 +81,18 @@ export function getSimulatorClock(db: Db): SimulatorClockState | undefined {
  * Creates the simulator's clock and release schedule when absent: the clock starts at real time,
  * and graph releases newer than anything the fleet runs or is offered are published one by one.
  */
-export function ensureSimulatorState(db: Db, realNow: Date, speed = Number(process.env.FLEETPLAN_SIM_SPEED ?? DEFAULT_SIMULATOR_SPEED)): SimulatorClockState {
+export function ensureSimulatorState(
+  db: Db,
+  realNow: Date,
+  speed = Number(process.env.FLEETPLAN_SIM_SPEED ?? DEFAULT_SIMULATOR_SPEED),
+): SimulatorClockState {
   let clock = getSimulatorClock(db);
   if (!clock) {
-    clock = { simAnchor: realNow.toISOString(), realAnchor: realNow.toISOString(), speed: Number.isFinite(speed) && speed >= 0 ? speed : DEFAULT_SIMULATOR_SPEED };
+    clock = {
+      simAnchor: realNow.toISOString(),
+      realAnchor: realNow.toISOString(),
+      speed: Number.isFinite(speed) && speed >= 0 ? speed : DEFAULT_SIMULATOR_SPEED,
+    };
     writeSetting(db, SIMULATOR_CLOCK_KEY, clock, realNow);
   }
   if (!readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY)) {
@@ -93,7 +103,10 @@ export function ensureSimulatorState(db: Db, realNow: Date, speed = Number(proce
       for (const v of c.availableUpgrades) known.add(v);
       if (c.currentUpgrade) known.add(c.currentUpgrade.version);
     }
-    const newest = [...known].filter((v) => semver.valid(v)).sort(semver.compare).pop();
+    const newest = [...known]
+      .filter((v) => semver.valid(v))
+      .sort(semver.compare)
+      .pop();
     const simNow = simulatedNow(clock, realNow).getTime();
     const pending = newest
       ? graph.nodes
@@ -134,7 +147,11 @@ export function resumeSimulator(db: Db, realNow: Date): StoredClock {
 /** Moves simulated time forward by `ms` at once (e.g. "advance 1 day"). */
 export function advanceSimulator(db: Db, ms: number, realNow: Date): SimulatorClockState {
   const clock = ensureSimulatorState(db, realNow);
-  const next = { ...clock, simAnchor: new Date(simulatedNow(clock, realNow).getTime() + ms).toISOString(), realAnchor: realNow.toISOString() };
+  const next = {
+    ...clock,
+    simAnchor: new Date(simulatedNow(clock, realNow).getTime() + ms).toISOString(),
+    realAnchor: realNow.toISOString(),
+  };
   writeSetting(db, SIMULATOR_CLOCK_KEY, next, realNow);
   return next;
 }
@@ -145,7 +162,12 @@ function isPublished(releases: SimulatorReleases | undefined, version: string, n
 }
 
 /** The simulated state of one cluster at `nowMs`, from its stored row. Pure given the graph. */
-export function simulateCluster(row: SimulatedClusterRow, nowMs: number, graph: DemoGraphDocument, releases?: SimulatorReleases): ClusterSnapshot {
+export function simulateCluster(
+  row: SimulatedClusterRow,
+  nowMs: number,
+  graph: DemoGraphDocument,
+  releases?: SimulatorReleases,
+): ClusterSnapshot {
   let version = row.version;
   let currentUpgrade: ProviderUpgrade | null = row.currentUpgrade ? { ...row.currentUpgrade } : null;
   let lastUpgrade: ClusterSnapshot['lastUpgrade'] = null;
@@ -170,13 +192,19 @@ export function simulateCluster(row: SimulatedClusterRow, nowMs: number, graph: 
       currentUpgrade = null;
     } else {
       const progress = Math.max(0, elapsed / duration);
-      currentUpgrade = { ...currentUpgrade, startedAt, progress: Math.round(progress * 100) / 100, phase: progress < 0.05 ? 'started' : progress < 0.45 ? 'control-plane' : 'workers' };
+      currentUpgrade = {
+        ...currentUpgrade,
+        startedAt,
+        progress: Math.round(progress * 100) / 100,
+        phase: progress < 0.05 ? 'started' : progress < 0.45 ? 'control-plane' : 'workers',
+      };
     }
   }
   const bucket = Math.floor(nowMs / FLAP_BUCKET_MS);
   const persistent = row.healthIssues.filter((i) => !FLAP_ISSUES.includes(i));
   const flap = hashUnit(`${row.externalId}|${bucket}|h`);
-  const issues = flap < FLAP_RATE ? [...persistent, FLAP_ISSUES[Math.floor((flap / FLAP_RATE) * FLAP_ISSUES.length)] ?? FLAP_ISSUES[0]!] : persistent;
+  const issues =
+    flap < FLAP_RATE ? [...persistent, FLAP_ISSUES[Math.floor((flap / FLAP_RATE) * FLAP_ISSUES.length)] ?? FLAP_ISSUES[0]!] : persistent;
   const offered = availableUpdates(graph, version, row.channel).filter((v) => isPublished(releases, v, nowMs));
   return {
     externalId: row.externalId,
@@ -203,7 +231,8 @@ export function createSimulatorProvider(db: Db): FleetProvider {
     async findUpgrade(ref, now) {
       const row = find(ref);
       if (!row) return null;
-      return simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY)).currentUpgrade;
+      return simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY))
+        .currentUpgrade;
     },
     async scheduleUpgrade(req: ScheduleUpgradeRequest) {
       setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.nextRun.getTime()), state: 'scheduled' }, null);

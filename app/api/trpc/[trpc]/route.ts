@@ -22,7 +22,15 @@ async function handler(req: Request) {
     req,
     router: appRouter,
     allowMethodOverride: true,
-    createContext: ({ resHeaders }) => createContextInner({ db, now: getFleetClock(db), actor: identity.actor, csrfOk: identity.csrfOk, secureCookies: identity.secure, resHeaders }),
+    createContext: ({ resHeaders }) =>
+      createContextInner({
+        db,
+        now: getFleetClock(db),
+        actor: identity.actor,
+        csrfOk: identity.csrfOk,
+        secureCookies: identity.secure,
+        resHeaders,
+      }),
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path ?? '?'} failed:`, error.cause ?? error);
     },
