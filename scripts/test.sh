@@ -32,6 +32,9 @@ check typecheck npx tsc --noEmit
 step "lint (eslint)"
 check lint npx eslint .
 
+step "format (prettier --check)"
+check format npx prettier --check --log-level warn .
+
 step "unit + integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
 
