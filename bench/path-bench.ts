@@ -10,7 +10,7 @@ import { mergeGraphs } from '../server/domain/path/merge-graphs';
 import { buildGraphIndex, type GraphIndex } from '../server/domain/path/update-graph-index';
 import { solveUpgradePath } from '../server/domain/path/solve-upgrade-path';
 
-const GRAPHS_DIR = path.resolve(__dirname, '../../shared/contracts/graphs');
+const GRAPHS_DIR = path.resolve(__dirname, '../tests/contracts/graphs');
 const QUERIES = 1_000;
 const LOAD_TARGET_MS = 300;
 const P99_TARGET_MS = 2;

@@ -7,7 +7,7 @@ import { parseVersion, type ParsedVersion } from './version';
  *   `kubeletversionskewcontroller`, unchanged 2021–2026; 4.23 stays at 1).
  * - 5.y: by position in the 3-minor EUS cycle (EUS at 5.2, 5.5, 5.8, …): 1, 2, 3.
  * - anything else: 1 (upstream n-1 as the conservative default).
- * @see /work/shared/docs/research/update-graph.md §2.7
+ * @see ../shared/docs/research/update-graph.md §2.7
  */
 export function maxKubeletSkew(controlPlane: { major: number; minor: number }): number {
   if (controlPlane.major === 4) return controlPlane.minor % 2 === 0 ? 2 : 1;

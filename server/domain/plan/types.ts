@@ -3,7 +3,7 @@
  * contracts/plan.md after validation and normalization: numbers and strings normalized,
  * defaults filled in, the schedule always in object form.
  *
- * @see /work/shared/contracts/plan.md
+ * @see tests/contracts/plan.md (vendored from ../shared/contracts/plan.md)
  */
 
 /** One problem found while parsing or validating a plan document. */

@@ -2,7 +2,7 @@
  * Remaining soak days per cluster and candidate version: the upgrade service's dashboard metric
  * `aus_cluster_version_remaining_soak_days`, special values included.
  *
- * @see /work/shared/docs/research/upgrade-service.md §1.19
+ * @see ../shared/docs/research/upgrade-service.md §1.19
  */
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import type { Cluster, VersionData } from '@/server/domain/plan/types';

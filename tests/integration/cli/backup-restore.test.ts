@@ -1,0 +1,138 @@
+// Backup while another process writes, then restore: copies are sound snapshots (never half a
+// transaction), restore refuses a live server and corrupt files, and swaps the file atomically.
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { runBackupCommand } from '@/server/cli/backup-command';
+import { runRestoreCommand } from '@/server/cli/restore-command';
+
+let dir: string;
+let live: string;
+
+function count(file: string, table = 'audit_log'): number {
+  const db = new Database(file, { readonly: true });
+  const n = (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  db.close();
+  return n;
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-backup-'));
+  live = path.join(dir, 'live.db');
+  openDatabase(live).$client.close();
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** a second process inserting audit rows two per transaction, for at most `ms` */
+function startWriter(file: string, ms: number) {
+  const script = `
+    const Database = require('better-sqlite3');
+    const db = new Database(${JSON.stringify(file)});
+    db.pragma('journal_mode = WAL'); db.pragma('busy_timeout = 5000');
+    const ins = db.prepare("insert into audit_log (at, actor, action, target) values (?, 'writer', 'test.pair', ?)");
+    const pair = db.transaction((i) => { ins.run(Date.now(), 'a' + i); ins.run(Date.now(), 'b' + i); });
+    const end = Date.now() + ${ms};
+    let i = 0;
+    while (Date.now() < end) pair(i++);
+    db.close();
+    process.stdout.write(String(i));`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const done = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`writer exited ${code}`))));
+  });
+  return { done, kill: () => child.kill() };
+}
+
+async function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    return await fn();
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+describe('fleetplan backup', () => {
+  it('takes consistent, sound copies while another process writes in a loop', async () => {
+    const writer = startWriter(live, 2_500);
+    try {
+      while (count(live) < 200) await new Promise((r) => setTimeout(r, 20));
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const file = path.join(dir, `copy-${i}.db`);
+        expect(await quietly(() => runBackupCommand([file], { DATABASE_URL: live }))).toBe(0);
+        const db = new Database(file, { readonly: true });
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        db.close();
+        counts.push(count(file));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // every transaction writes two rows: an odd count would be a torn copy
+      for (const n of counts) expect(n % 2).toBe(0);
+      expect(counts[0]).toBeGreaterThanOrEqual(200);
+      expect(counts[2]!).toBeGreaterThan(counts[0]!);
+      const pairs = await writer.done;
+      expect(count(live)).toBe(pairs * 2);
+      expect(counts[2]!).toBeLessThanOrEqual(pairs * 2);
+    } finally {
+      writer.kill();
+    }
+  });
+
+  it('refuses to overwrite an existing file without --force', async () => {
+    const file = path.join(dir, 'copy-0.db');
+    expect(await quietly(() => runBackupCommand([file], { DATABASE_URL: live }))).toBe(1);
+    expect(await quietly(() => runBackupCommand([file, '--force'], { DATABASE_URL: live }))).toBe(0);
+  });
+});
+
+describe('fleetplan restore', () => {
+  const NOW = new Date('2026-11-22T12:00:00Z');
+
+  it('refuses a corrupt or foreign file', async () => {
+    const junk = path.join(dir, 'junk.db');
+    fs.writeFileSync(junk, 'this is not sqlite'.repeat(100));
+    expect(await quietly(() => runRestoreCommand([junk], { DATABASE_URL: live }, NOW))).toBe(1);
+    const foreign = path.join(dir, 'foreign.db');
+    const f = new Database(foreign);
+    f.exec('create table t (x)');
+    f.close();
+    expect(await quietly(() => runRestoreCommand([foreign], { DATABASE_URL: live }, NOW))).toBe(1);
+  });
+
+  it('refuses while a server holds a live lease, unless --force; then replaces the data and leaves no stale WAL', async () => {
+    const backup = path.join(dir, 'copy-1.db');
+    const expected = count(backup);
+    const db = openDatabase(live);
+    db.$client
+      .prepare('insert or replace into scheduler_leases (name, holder, expires_at) values (?, ?, ?)')
+      .run('scheduler', 'pid-1', NOW.getTime() + 60_000);
+    db.$client.close();
+    expect(await quietly(() => runRestoreCommand([backup], { DATABASE_URL: live }, NOW))).toBe(1);
+    expect(count(live)).not.toBe(expected);
+    expect(await quietly(() => runRestoreCommand([backup, '--force'], { DATABASE_URL: live }, NOW))).toBe(0);
+    expect(fs.existsSync(`${live}-wal`)).toBe(false);
+    expect(count(live)).toBe(expected);
+    const reopened = openDatabase(live);
+    expect(reopened.$client.pragma('integrity_check', { simple: true })).toBe('ok');
+    reopened.$client.close();
+  });
+
+  it('restores without --force once the lease has expired', async () => {
+    const later = new Date(NOW.getTime() + 3_600_000);
+    expect(await quietly(() => runRestoreCommand([path.join(dir, 'copy-2.db')], { DATABASE_URL: live }, later))).toBe(0);
+    expect(count(live)).toBe(count(path.join(dir, 'copy-2.db')));
+  });
+});
