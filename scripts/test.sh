@@ -39,7 +39,7 @@ step "unit + integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
 
 step "production build (next build)"
-build() { npx next build >test-results/next-build.log 2>&1 || { tail -40 test-results/next-build.log; return 1; }; }
+build() { { npx next build && node scripts/build-cli.mjs; } >test-results/next-build.log 2>&1 || { tail -40 test-results/next-build.log; return 1; }; }
 check build build
 
 step "e2e (Playwright, $CHROMIUM)"

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Bundles the CLI (server/cli/main.ts and everything it imports) ahead of time into dist/cli, so
+// `npx --no fleetplan ...` starts plain Node on JavaScript instead of compiling TypeScript through
+// tsx on every run (~1 s before any work). Each command stays a lazily loaded chunk, so `--help`
+// loads only the dispatcher. Part of `npm run build`; bin/fleetplan.mjs falls back to tsx when the
+// bundle is missing or older than the sources.
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = path.join(root, 'dist', 'cli');
+fs.rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ['server/cli/main.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  splitting: true,
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  // native addon: loaded from node_modules at run time
+  external: ['better-sqlite3'],
+  // bundled CommonJS dependencies may call require()
+  banner: {
+    js: "import { createRequire as __fleetplanCreateRequire } from 'node:module'; const require = __fleetplanCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+fs.writeFileSync(path.join(outdir, 'BUILT_AT'), String(Date.now()));
