@@ -1,7 +1,7 @@
 // Authentication end to end: login, sessions, CSRF, API tokens, users, audit. Through createCaller
 // and through the tRPC fetch handler with real Request/Response objects (cookies and headers).
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, sessions, apiTokens } from '@/db/schema';
 import { appRouter, createCaller } from '@/server/api/root';
@@ -111,6 +111,45 @@ describe('bootstrap', () => {
     const { cookie } = cookieHeaderFrom(res.setCookies);
     const me = await http('auth.me', { method: 'GET', cookie });
     expect(me.body.result?.data).toEqual({ username: 'demo', role: 'operator', via: 'session' });
+  });
+});
+
+describe('demo sign-in only with the simulator provider', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it.each(['ocm', 'kubernetes'])(
+    'refuses an anonymous demo sign-in on a demo-seeded database when the provider is %s',
+    async (provider) => {
+      vi.stubEnv('FLEETPLAN_PROVIDER', provider);
+      vi.stubEnv('FLEETPLAN_DEMO_LOGIN', undefined);
+      await bootstrapAuth(db, { env: { FLEETPLAN_PROVIDER: provider }, demoSeeded: true, log: () => {}, now: NOW });
+      expect(await caller(null).auth.loginOptions()).toMatchObject({ demoLogin: false });
+      const res = await http('auth.demoLogin');
+      expect(res.status).toBe(403);
+      expect(res.setCookies).toEqual([]);
+      expect(db.select().from(sessions).all()).toHaveLength(0);
+    },
+  );
+
+  it('refuses even with FLEETPLAN_DEMO_LOGIN=1, says so in the server log, and creates no demo user', async () => {
+    const env = { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_DEMO_LOGIN: '1' };
+    vi.stubEnv('FLEETPLAN_PROVIDER', env.FLEETPLAN_PROVIDER);
+    vi.stubEnv('FLEETPLAN_DEMO_LOGIN', env.FLEETPLAN_DEMO_LOGIN);
+    const fresh = openDatabase(':memory:');
+    const lines: string[] = [];
+    const created = await bootstrapAuth(fresh, { env, demoSeeded: true, log: (l) => lines.push(l), now: NOW });
+    expect(created.demoUserCreated).toBe(false);
+    expect(lines.some((l) => /FLEETPLAN_DEMO_LOGIN=1 refused.*simulator/.test(l))).toBe(true);
+    await expect(createCaller(createContextInner({ db: fresh, actor: null })).auth.demoLogin()).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+  });
+
+  it('stops a demo user created under the simulator from signing in once a real provider is configured', async () => {
+    await bootstrapAuth(db, { env: {}, demoSeeded: true, log: () => {}, now: NOW });
+    expect((await http('auth.demoLogin')).status).toBe(200);
+    vi.stubEnv('FLEETPLAN_PROVIDER', 'ocm');
+    expect((await http('auth.demoLogin')).status).toBe(403);
   });
 });
 

@@ -5,7 +5,7 @@
 import type { Db } from '@/db/open-database';
 import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
 import { countUsers, findUserByName, insertUser, writeDemoLoginSetting } from '@/server/repositories/user-repository';
-import { DEMO_USERNAME, isDemoLoginEnabled } from './demo-login';
+import { DEMO_USERNAME, demoLoginRefusal, isDemoLoginEnabled } from './demo-login';
 import { hashPassword, MIN_PASSWORD_LENGTH, unusablePasswordHash } from './password';
 import { generateSecret } from './secrets';
 
@@ -24,6 +24,8 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   const log = opts.log ?? ((line: string) => console.log(line));
   const now = opts.now ?? new Date();
   if (opts.demoSeeded && env.FLEETPLAN_DEMO_LOGIN !== '0') writeDemoLoginSetting(db, true, now);
+  const refusal = demoLoginRefusal(env);
+  if (refusal) log(refusal);
 
   let adminCreated = false;
   if (countUsers(db) === 0) {
