@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { loadGraphSet, type GraphDocumentText } from '../domain/path/load-graph-set';
 import { solveUpgradePath } from '../domain/path/solve-upgrade-path';
 import { renderImageSet } from '../domain/path/imageset';
-import { normalizeVersion } from '../domain/path/version';
+import { normalizeVersion } from '../domain/version/version';
 
 const EXIT_PATH = 0;
 const EXIT_INVALID = 2;

@@ -13,7 +13,7 @@ import {
 } from '@/server/domain/forecast/forecast-rollout';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
-import { compareVersions, isSemver } from '@/server/domain/plan/version';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { findSectorOrganization, listSectorRows } from '@/server/repositories/sector-repository';

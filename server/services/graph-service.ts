@@ -13,7 +13,7 @@ import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
 import { isPathFound, type HopRisks, type PathAnswer, type PathRelease, type Risk } from '@/server/domain/path/types';
 import { channelMask, type GraphIndex } from '@/server/domain/path/update-graph-index';
 import { checkVersionSkew, type VersionSkewReport } from '@/server/domain/path/version-skew';
-import { normalizeVersion, parseVersion } from '@/server/domain/path/version';
+import { normalizeVersion, parseVersion } from '@/server/domain/version/version';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName, listClusters } from '@/server/repositories/cluster-repository';
 import {
@@ -402,7 +402,7 @@ export function createGraphService(db: Db, now: () => Date) {
       const mask = channelMask(index, input.channel);
       const path = (input.path ?? []).map((v) => normalizeVersion(v) ?? v);
       const pathIds = path.map((v) => index.idOf.get(v)).filter((id): id is number => id !== undefined);
-      const ends = [input.from, input.to, ...path].map((v) => (v ? parseVersion(v) : null)).filter((p) => p !== null);
+      const ends = [input.from, input.to, ...path].map((v) => (v ? parseVersion(v.trim()) : null)).filter((p) => p !== null);
       const lo = ends.length ? Math.min(...ends.map((p) => p.major * 1000 + p.minor)) : null;
       const hi = ends.length ? Math.max(...ends.map((p) => p.major * 1000 + p.minor)) : null;
 

@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
-import { compareVersions } from '@/server/domain/plan/version';
+import { compareVersions } from '@/server/domain/version/version';
 import * as repo from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
 

@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { estimateSoakEtas, type SoakThresholdEta } from '@/server/domain/forecast/soak-eta';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
-import { compareVersions } from '@/server/domain/plan/version';
+import { compareVersions } from '@/server/domain/version/version';
 import { findSectorOrganization, listBlockedPatterns } from '@/server/repositories/sector-repository';
 import * as repo from '@/server/repositories/soak-query-repository';
 import { AppError } from './app-error';

@@ -2,7 +2,7 @@
 // clusters reporting it, how many clusters run the version now, and which regexes block it.
 import type { Db } from '@/db/open-database';
 import { patternMatches } from '@/server/domain/plan/blocked-versions';
-import { compareVersions, isSemver } from '@/server/domain/plan/version';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
 import { countClustersByVersion, listBlockedVersions, listVersionSoakOf } from '@/server/repositories/version-repository';
 

@@ -8,7 +8,7 @@ import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
 import { parsePlanDocument } from '@/server/domain/plan/parse-plan-document';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
-import { compareVersions } from '@/server/domain/plan/version';
+import { compareVersions } from '@/server/domain/version/version';
 import type { PlanInput, PlanParseResult } from '@/server/domain/plan/types';
 
 const RUNS = 150;

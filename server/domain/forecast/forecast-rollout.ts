@@ -20,7 +20,7 @@ import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { decideUpgrades, MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, DecisionReason, PlanInput, VersionData } from '../plan/types';
-import { compareVersions } from '../plan/version';
+import { compareVersions } from '../version/version';
 
 export const MAX_HORIZON_DAYS = 120;
 export const DEFAULT_UPGRADE_MINUTES = 90;

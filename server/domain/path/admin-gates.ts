@@ -1,4 +1,4 @@
-import { parseVersion } from './version';
+import { parseVersion } from '../version/version';
 
 /**
  * Minors whose update to the next minor removes Kubernetes APIs and therefore carries an admin

@@ -1,4 +1,4 @@
-import { parseVersion } from './version';
+import { parseVersion } from '../version/version';
 
 /** Channel name prefixes in the order the contract prefers them (eus, stable, fast, candidate). */
 export const CHANNEL_PREFIX_ORDER = ['eus', 'stable', 'fast', 'candidate'] as const;

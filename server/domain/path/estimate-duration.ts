@@ -1,4 +1,4 @@
-import { parseVersion } from './version';
+import { parseVersion } from '../version/version';
 
 /** Planning assumptions of the duration model (minutes). Not measurements: tune per fleet. */
 export const DURATION_MODEL = {

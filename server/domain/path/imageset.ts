@@ -1,7 +1,7 @@
 import { defaultTargetChannel, parseChannelName, sortChannelsFor } from './channel-names';
 import type { GraphIndex } from './update-graph-index';
 import type { PathFound } from './types';
-import { parseVersion } from './version';
+import { parseVersion } from '../version/version';
 
 export interface ImageSetChannelEntry {
   readonly name: string;

@@ -1,4 +1,4 @@
-import { normalizeVersion } from './version';
+import { normalizeVersion } from '../version/version';
 import { CHANNELS_METADATA_KEY, type ConditionalPair, type GraphNode, type GraphParseResult, type Risk } from './types';
 
 type Json = unknown;

@@ -1,6 +1,6 @@
 import { adminGatesForHop } from './admin-gates';
 import { maxKubeletSkew } from './version-skew';
-import { parseVersion } from './version';
+import { parseVersion } from '../version/version';
 import type { HopRisks } from './types';
 
 export type RunbookStepKind = 'preflight' | 'channel' | 'pause' | 'admin-ack' | 'update' | 'catch-up' | 'unpause' | 'verify';

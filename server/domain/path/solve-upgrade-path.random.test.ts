@@ -8,7 +8,7 @@ import { mergeGraphs } from './merge-graphs';
 import { solveUpgradePath } from './solve-upgrade-path';
 import { makeParsed, type GraphSpec } from './test-builders';
 import { buildGraphIndex } from './update-graph-index';
-import { compareVersions } from './version';
+import { compareVersions } from '../version/version';
 import type { PathAnswer } from './types';
 
 interface RandomGraph {

@@ -1,6 +1,6 @@
 import { canReach } from './reachability';
 import { channelMask, channelMaskBits, edgeRisks, type GraphIndex, type NodeBits, type PredecessorBits } from './update-graph-index';
-import { normalizeVersion } from './version';
+import { normalizeVersion } from '../version/version';
 import type { HopRisks, NoPathReason, PathAnswer, PathNotFound, PathQuery } from './types';
 
 const UNSEEN = -1;

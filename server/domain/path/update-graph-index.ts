@@ -1,5 +1,5 @@
 import { buildReachability, REACHABILITY_MAX_NODES, type Reachability } from './reachability';
-import { compareParsedVersions, parseVersion, type ParsedVersion } from './version';
+import { compareParsedVersions, parseVersion, type ParsedVersion } from '../version/version';
 import type { MergedGraph, Risk } from './types';
 
 /**

@@ -1,4 +1,4 @@
-import { parseVersion, type ParsedVersion } from './version';
+import { parseVersion, type ParsedVersion } from '../version/version';
 
 /**
  * Kubelet skew the control plane tolerates at `version`: how many minors the (paused) worker

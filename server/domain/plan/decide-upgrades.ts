@@ -17,7 +17,7 @@ import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak } from './soak';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
-import { compareVersions } from './version';
+import { compareVersions } from '../version/version';
 
 /** Cluster Service refuses upgrades scheduled less than 5 minutes ahead; AUS uses 6. */
 export const MIN_LEAD_MS = 6 * MINUTE_MS;

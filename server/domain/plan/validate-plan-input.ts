@@ -21,7 +21,7 @@ import type {
   VersionSoak,
 } from './types';
 import { CURRENT_UPGRADE_STATES } from './types';
-import { isSemver } from './version';
+import { isSemver } from '../version/version';
 
 export type ValidateOptions = {
   /** Overrides the document's `now` (the CLI's `--now`). */

@@ -6,7 +6,7 @@
  */
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import type { Cluster, VersionData } from '@/server/domain/plan/types';
-import { compareVersions } from '@/server/domain/plan/version';
+import { compareVersions } from '@/server/domain/version/version';
 import { HOUR_MS, parseInstant } from '@/server/domain/plan/time';
 
 export const REMAINING_SOAK_SCHEDULED = -1;
