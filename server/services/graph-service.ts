@@ -10,10 +10,13 @@ import { renderMirrorList } from '@/server/domain/path/mirror-list';
 import { parseGraphDocument } from '@/server/domain/path/parse-graph';
 import { buildRunbook, type Runbook } from '@/server/domain/path/runbook';
 import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
-import { isPathFound, type HopRisks, type PathAnswer, type PathRelease, type Risk } from '@/server/domain/path/types';
-import { channelMask, type GraphIndex } from '@/server/domain/path/update-graph-index';
+import { isPathFound, type HopRisks, type PathAnswer, type PathRelease } from '@/server/domain/path/types';
+import type { GraphIndex } from '@/server/domain/path/update-graph-index';
+import { channelsContaining, listChannels, type ChannelSummary } from '@/server/domain/path/channel-summary';
+import { eusLagHint } from '@/server/domain/path/eus-lag-hint';
+import { buildGraphView, emptyGraphView, type GraphView, type GraphViewInput } from '@/server/domain/path/graph-view';
 import { checkVersionSkew, type VersionSkewReport } from '@/server/domain/path/version-skew';
-import { normalizeVersion, parseVersion } from '@/server/domain/version/version';
+import { normalizeVersion } from '@/server/domain/version/version';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName, listClusters } from '@/server/repositories/cluster-repository';
 import {
@@ -28,10 +31,6 @@ import { AppError } from './app-error';
 
 /** Largest graph document accepted (bytes of UTF-8). Real single-channel responses are ~0.1–3 MB. */
 export const MAX_GRAPH_BYTES = 20 * 1024 * 1024;
-/** Edges drawn by the graph view besides the path: the page stays responsive with any graph. */
-const VIEW_MAX_NODES = 400;
-const VIEW_NEIGHBOURS_PER_PATH_NODE = 6;
-const VIEW_MAX_CONDITIONAL_EDGES = 40;
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
 
@@ -72,58 +71,6 @@ export interface SolveInput {
   allowConditional: boolean;
   workerNodes?: number;
   controlPlaneNodes?: number;
-}
-
-export interface ChannelSummary {
-  name: string;
-  releases: number;
-  minVersion: string;
-  maxVersion: string;
-  minors: string[];
-}
-
-export interface GraphViewInput {
-  channel?: string | null;
-  /** Versions to highlight, in order (the path, or the conditional path). */
-  path?: string[];
-  from?: string | null;
-  to?: string | null;
-}
-
-export interface GraphViewNode {
-  version: string;
-  minor: string;
-  onPath: boolean;
-}
-
-export interface GraphViewEdge {
-  from: string;
-  to: string;
-  conditional: boolean;
-  onPath: boolean;
-  risks: Risk[];
-}
-
-function minorLabel(version: string): string {
-  const p = parseVersion(version);
-  return p ? `${p.major}.${p.minor}` : '?';
-}
-
-function channelRank(name: string): [number, number, number] {
-  const m = /^([a-z]+)-(\d+)\.(\d+)$/.exec(name);
-  const order = ['eus', 'stable', 'fast', 'candidate'];
-  if (!m) return [order.length, 0, 0];
-  const i = order.indexOf(m[1] as string);
-  return [i < 0 ? order.length : i, -Number(m[2]), -Number(m[3])];
-}
-
-/** eus first, then stable, fast, candidate, others; newest minor first inside a kind. */
-export function sortChannelNames(names: Iterable<string>): string[] {
-  return [...names].sort((a, b) => {
-    const ra = channelRank(a);
-    const rb = channelRank(b);
-    return ra[0] - rb[0] || ra[1] - rb[1] || ra[2] - rb[2] || (a < b ? -1 : a > b ? 1 : 0);
-  });
 }
 
 function sanitizeName(fileName: string): string {
@@ -171,60 +118,6 @@ export function createGraphService(db: Db, now: () => Date) {
         'No update graph is stored yet: import one (Paths page, or `fleetplan graph import FILE`).',
       );
     return loaded;
-  }
-
-  function channelsContaining(index: GraphIndex, version: string): string[] {
-    const id = index.idOf.get(normalizeVersion(version) ?? version);
-    return id === undefined ? [] : sortChannelNames(index.channels[id] ?? []);
-  }
-
-  function listChannels(index: GraphIndex): ChannelSummary[] {
-    const out: ChannelSummary[] = [];
-    for (const [name, bits] of index.channelMembers) {
-      let max = -1;
-      let min = -1;
-      let count = 0;
-      const minors = new Set<string>();
-      for (let id = 0; id < index.size; id++) {
-        if (bits[id] !== 1) continue;
-        if (max < 0) max = id;
-        min = id;
-        count++;
-        minors.add(minorLabel(index.versions[id] as string));
-      }
-      if (count === 0) continue;
-      out.push({
-        name,
-        releases: count,
-        minVersion: index.versions[min] as string,
-        maxVersion: index.versions[max] as string,
-        minors: [...minors].reverse(),
-      });
-    }
-    const order = sortChannelNames(out.map((c) => c.name));
-    return order.map((n) => out.find((c) => c.name === n) as ChannelSummary);
-  }
-
-  /** Why an EUS channel may not hold the source yet, with the newest release of the source's minor it does hold. */
-  function eusLagHint(index: GraphIndex, channel: string | null, from: string): string | null {
-    if (!channel || !channel.startsWith('eus-')) return null;
-    const src = parseVersion(from);
-    const mask = channelMask(index, channel);
-    if (!src || !mask) return null;
-    let best: string | null = null;
-    for (let id = 0; id < index.size && best === null; id++) {
-      const p = index.parsed[id];
-      if (mask[id] === 1 && p && p.major === src.major && p.minor === src.minor) best = index.versions[id] as string;
-    }
-    const base =
-      'EUS channels lag GA: a release enters an eus-4.y channel only after it has been in stable for a while (weeks to months), so recent z-streams are often missing.';
-    if (!best)
-      return `${base} ${channel} holds no ${src.major}.${src.minor} release at all: pick a channel that starts at ${src.major}.${src.minor}, or update to a minor it holds first.`;
-    const cmp = parseVersion(best);
-    const newer = cmp && cmp.patch < src.patch;
-    return newer
-      ? `${base} The newest ${src.major}.${src.minor} release in ${channel} is ${best}, older than ${from}: wait until ${channel} catches up (or take the stable channels hop by hop).`
-      : `${base} The newest ${src.major}.${src.minor} release in ${channel} is ${best}: update to it within ${src.major}.${src.minor} first, then switch channel.`;
   }
 
   return {
@@ -381,113 +274,10 @@ export function createGraphService(db: Db, now: () => Date) {
       };
     },
 
-    /**
-     * A compact graph for drawing: the channel's releases of the minors the path spans (all of the
-     * channel when there is no path, capped), the path's edges, the highest few successors of each
-     * path node, one "highest successor" edge per other node (the graph's spine), and a capped number
-     * of conditional edges. Says how much was left out.
-     */
-    graphView(input: GraphViewInput) {
+    /** A compact graph for drawing around a path (see `buildGraphView`). */
+    graphView(input: GraphViewInput): GraphView {
       const loaded = loadIndex();
-      if (!loaded)
-        return {
-          nodes: [],
-          edges: [],
-          omitted: { nodes: 0, edges: 0 },
-          totals: { nodes: 0, edges: 0 },
-          minors: [] as string[],
-          capped: false,
-        };
-      const { index } = loaded;
-      const mask = channelMask(index, input.channel);
-      const path = (input.path ?? []).map((v) => normalizeVersion(v) ?? v);
-      const pathIds = path.map((v) => index.idOf.get(v)).filter((id): id is number => id !== undefined);
-      const ends = [input.from, input.to, ...path].map((v) => (v ? parseVersion(v.trim()) : null)).filter((p) => p !== null);
-      const lo = ends.length ? Math.min(...ends.map((p) => p.major * 1000 + p.minor)) : null;
-      const hi = ends.length ? Math.max(...ends.map((p) => p.major * 1000 + p.minor)) : null;
-
-      const inChannel = (id: number) => mask === null || mask[id] === 1;
-      let channelTotal = 0;
-      let shown: number[] = [];
-      for (let id = index.size - 1; id >= 0; id--) {
-        if (!inChannel(id)) continue;
-        channelTotal++;
-        const p = index.parsed[id]!;
-        const k = p.major * 1000 + p.minor;
-        if (lo !== null && hi !== null && (k < lo || k > hi)) continue;
-        shown.push(id);
-      }
-      for (const id of pathIds) if (!shown.includes(id)) shown.push(id);
-      let capped = false;
-      if (shown.length > VIEW_MAX_NODES) {
-        // Keep the path and the newest releases.
-        const keep = new Set(pathIds);
-        const rest = shown.filter((id) => !keep.has(id)).sort((a, b) => a - b);
-        shown = [...keep, ...rest.slice(0, VIEW_MAX_NODES - keep.size)];
-        capped = true;
-      }
-      const shownSet = new Set(shown);
-      const onPathEdge = new Set<string>();
-      for (let i = 0; i + 1 < pathIds.length; i++) onPathEdge.add(`${pathIds[i]}>${pathIds[i + 1]}`);
-      const pathSet = new Set(pathIds);
-
-      const edges = new Map<string, GraphViewEdge>();
-      let conditionalCount = 0;
-      let shownTotalEdges = 0;
-      const addEdge = (a: number, b: number, cond: boolean) => {
-        const key = `${a}>${b}`;
-        if (edges.has(key)) return;
-        edges.set(key, {
-          from: index.versions[a] as string,
-          to: index.versions[b] as string,
-          conditional: cond,
-          onPath: onPathEdge.has(key),
-          risks: cond ? [...(index.risks.get(a * index.size + b) ?? [])] : [],
-        });
-      };
-      for (const a of shown) {
-        let neighbours = 0;
-        let spine = false;
-        for (let k = index.outStart[a] as number; k < (index.outStart[a + 1] as number); k++) {
-          const entry = index.outList[k] as number;
-          const b = entry >> 1;
-          const cond = (entry & 1) === 1;
-          if (!shownSet.has(b)) continue;
-          shownTotalEdges++;
-          const key = `${a}>${b}`;
-          if (onPathEdge.has(key)) addEdge(a, b, cond);
-          else if (pathSet.has(a) && neighbours < VIEW_NEIGHBOURS_PER_PATH_NODE) {
-            neighbours++;
-            addEdge(a, b, cond);
-          } else if (cond && (pathSet.has(a) || pathSet.has(b)) && conditionalCount < VIEW_MAX_CONDITIONAL_EDGES) {
-            // Conditional updates into or out of the path: the risky alternatives worth seeing.
-            conditionalCount++;
-            addEdge(a, b, cond);
-          } else if (!spine && !cond) {
-            // Successors are sorted newest first: the first is this node's highest update.
-            spine = true;
-            addEdge(a, b, cond);
-          }
-        }
-      }
-      const nodes: GraphViewNode[] = shown.map((id) => ({
-        version: index.versions[id] as string,
-        minor: minorLabel(index.versions[id] as string),
-        onPath: pathSet.has(id),
-      }));
-      const minors = [...new Set(nodes.map((n) => n.minor))].sort((a, b) => {
-        const [am, an] = a.split('.').map(Number);
-        const [bm, bn] = b.split('.').map(Number);
-        return (am ?? 0) - (bm ?? 0) || (an ?? 0) - (bn ?? 0);
-      });
-      return {
-        nodes,
-        edges: [...edges.values()],
-        minors,
-        capped,
-        totals: { nodes: channelTotal, edges: shownTotalEdges },
-        omitted: { nodes: channelTotal - nodes.length, edges: shownTotalEdges - edges.size },
-      };
+      return loaded ? buildGraphView(loaded.index, input) : emptyGraphView();
     },
   };
 }

@@ -4,7 +4,7 @@ import { renderImageSet } from './imageset';
 import { solveUpgradePath } from './solve-upgrade-path';
 import { makeIndex, type GraphSpec } from './test-builders';
 import type { PathFound } from './types';
-import { defaultTargetChannel } from './channel-names';
+import { defaultTargetChannel } from '../version/channel-names';
 
 function found(spec: GraphSpec, from: string, to: string, channel: string | null = null) {
   const index = makeIndex(spec);

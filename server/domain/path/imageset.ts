@@ -1,4 +1,4 @@
-import { defaultTargetChannel, parseChannelName, sortChannelsFor } from './channel-names';
+import { defaultTargetChannel, parseChannelName, sortChannelsFor } from '../version/channel-names';
 import type { GraphIndex } from './update-graph-index';
 import type { PathFound } from './types';
 import { parseVersion } from '../version/version';
