@@ -4,7 +4,8 @@
 // FLEETPLAN_DEMO_CLUSTERS=N does the same for the first start of `npm start`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase, resolveDatabaseFile, type Db } from './open-database';
+import { openDatabase, type Db } from './open-database';
+import { EnvError, getEnv } from '@/server/env';
 import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
@@ -64,11 +65,12 @@ export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
 
 /** start-up: migrate, and seed the demo fleet when the database holds no organization */
 export async function prepareDatabase(): Promise<void> {
-  const file = resolveDatabaseFile(process.env.DATABASE_URL);
+  const env = getEnv();
+  const file = env.databaseFile;
   const db = openDatabase(file);
-  const seeding = isDatabaseEmpty(db) && process.env.FLEETPLAN_SEED_DEMO !== '0';
+  const seeding = isDatabaseEmpty(db) && env.seedDemo;
   if (seeding) {
-    const { clusters } = seedDemo(db, new Date(), demoScale(process.env.FLEETPLAN_DEMO_CLUSTERS));
+    const { clusters } = seedDemo(db, new Date(), demoScale(env.demoClusters?.toString()));
     console.log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
   }
   await bootstrapAuth(db, { demoSeeded: seeding });
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const file = resolveDatabaseFile(process.env.DATABASE_URL);
+  const file = getEnv().databaseFile;
   const db = openDatabase(file);
   if (args.has('--if-empty') && !isDatabaseEmpty(db)) {
     console.log(`fleetplan: ${file} already holds a fleet; not seeding`);
@@ -101,4 +103,8 @@ async function main(): Promise<void> {
   db.$client.close();
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) void main();
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename))
+  main().catch((err: unknown) => {
+    console.error(err instanceof EnvError ? `fleetplan: ${err.message}` : err);
+    process.exitCode = 1;
+  });

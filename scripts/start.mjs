@@ -6,6 +6,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 
+// Settings first: a bad FLEETPLAN_* value stops here with a message naming it, before anything is
+// built, migrated or seeded (server/env.ts).
+const { getEnv, EnvError } = await tsImport('../server/env.ts', import.meta.url);
+try {
+  getEnv();
+} catch (err) {
+  if (!(err instanceof EnvError)) throw err;
+  console.error(`fleetplan: ${err.message}`);
+  process.exit(1);
+}
+
 if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
   console.error('fleetplan: no production build found. Run `npm run build` first (the README set-up command does).');
   process.exit(1);

@@ -5,6 +5,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { Db } from '@/db/open-database';
 import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import { getEnv, type FleetplanEnv } from '@/server/env';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
 
@@ -24,6 +25,8 @@ export interface ContextInner {
 export function createContextInner(opts: {
   db: Db;
   now?: () => Date;
+  /** the checked settings; the process's own (server/env.ts) unless a test passes others */
+  env?: FleetplanEnv;
   actor: Actor | null;
   resHeaders?: Headers;
   csrfOk?: boolean;
@@ -34,7 +37,7 @@ export function createContextInner(opts: {
     db: opts.db,
     now,
     actor: opts.actor,
-    services: createServices({ db: opts.db, now }),
+    services: createServices({ db: opts.db, now, env: opts.env ?? getEnv() }),
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,

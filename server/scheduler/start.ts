@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import type { Db } from '@/db/open-database';
+import { getEnv, type FleetplanEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { configuredProviderName, createProvider } from '@/server/integrations/providers/create-provider';
 import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
@@ -15,7 +16,6 @@ import { deliverDueWebhooks } from '@/server/services/webhook-service';
 import { runTick, type TickResult } from './run-tick';
 
 export const SCHEDULER_PAUSED_SETTING = 'scheduler.paused';
-export const DEFAULT_TICK_SECONDS = 60;
 
 interface SchedulerRuntime {
   started: boolean;
@@ -44,9 +44,9 @@ function runtime(): SchedulerRuntime {
   return g.__fleetplanScheduler;
 }
 
-export function tickIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
-  const s = Number(env.FLEETPLAN_TICK_SECONDS ?? DEFAULT_TICK_SECONDS);
-  return Number.isFinite(s) && s >= 1 ? s * 1000 : DEFAULT_TICK_SECONDS * 1000;
+/** FLEETPLAN_TICK_SECONDS, checked at start-up (server/env.ts) */
+export function tickIntervalMs(env: Pick<FleetplanEnv, 'tickSeconds'> = getEnv()): number {
+  return env.tickSeconds * 1000;
 }
 
 /**

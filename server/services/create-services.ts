@@ -1,5 +1,6 @@
 // The service graph, built once per request (or per tick) from the database and a clock.
 import type { Db } from '@/db/open-database';
+import type { FleetplanEnv } from '@/server/env';
 import { createAuthService } from './auth-service';
 import { createClusterService } from './cluster-service';
 import { createTokenService } from './token-service';
@@ -22,6 +23,8 @@ export interface ServiceDeps {
   db: Db;
   /** the fleet's "now": real time, or the simulator's clock */
   now: () => Date;
+  /** the checked settings (server/env.ts) */
+  env: FleetplanEnv;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -31,16 +34,16 @@ export function createServices(deps: ServiceDeps) {
     tokens: createTokenService(deps),
     clusters: createClusterService(deps.db),
     clusterExplain: createClusterExplainService(deps.db, deps.now),
-    fleet: createFleetService(deps.db, deps.now),
+    fleet: createFleetService(deps.db, deps.now, deps.env.provider.name),
     policies: createPolicyService(deps.db, deps.now),
     plans: createPlanService(deps.db, deps.now),
     versions: createVersionService(deps.db),
     sectors: createSectorService(deps.db),
     soak: createSoakService(deps.db, deps.now),
     forecast: createForecastService(deps.db, deps.now),
-    scheduler: createSchedulerService(deps.db, deps.now),
+    scheduler: createSchedulerService(deps.db, deps.now, deps.env),
     exclusions: createExclusionService(deps.db, deps.now),
-    webhooks: createWebhookService(deps.db, deps.now),
+    webhooks: createWebhookService(deps.db, deps.now, deps.env),
     activity: createActivityService(deps.db),
     graphs: createGraphService(deps.db, deps.now),
   };

@@ -2,9 +2,10 @@
 import { sql, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, settings } from '@/db/schema';
+import type { ProviderName } from '@/server/env';
 import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
 
-export function createFleetService(db: Db, now: () => Date) {
+export function createFleetService(db: Db, now: () => Date, provider: ProviderName) {
   return {
     status() {
       const org = getDefaultOrganization(db);
@@ -18,7 +19,7 @@ export function createFleetService(db: Db, now: () => Date) {
         clusterCount,
         frozen: org?.frozen ?? false,
         frozenReason: org?.frozenReason ?? null,
-        provider: process.env.FLEETPLAN_PROVIDER ?? 'simulator',
+        provider,
         simulated,
         now: now().toISOString(),
       };

@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { simulatedNow } from '@/server/fleet-clock';
-import { configuredProviderName } from '@/server/integrations/providers/create-provider';
+import type { FleetplanEnv } from '@/server/env';
 import {
   advanceSimulator,
   ensureSimulatorState,
@@ -18,10 +18,11 @@ import { HEALTH_GATE_SETTING, SCHEDULER_LEASE } from '@/server/scheduler/run-tic
 import { getSchedulerRuntimeStatus, runTickExclusive, SCHEDULER_PAUSED_SETTING, tickIntervalMs } from '@/server/scheduler/start';
 import { AppError } from './app-error';
 
-export function createSchedulerService(db: Db, now: () => Date) {
+export function createSchedulerService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'provider' | 'tickSeconds'>) {
+  const providerName = env.provider.name;
   const requireSimulator = () => {
-    if (configuredProviderName() !== 'simulator')
-      throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${configuredProviderName()}`);
+    if (providerName !== 'simulator')
+      throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${providerName}`);
   };
   const clockView = () => {
     const realNow = new Date();
@@ -42,10 +43,10 @@ export function createSchedulerService(db: Db, now: () => Date) {
       const lease = getLease(db, SCHEDULER_LEASE);
       const last = listRecentTicks(db, 1)[0] ?? null;
       return {
-        provider: configuredProviderName(),
+        provider: providerName,
         paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
         healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
-        intervalSeconds: tickIntervalMs() / 1000,
+        intervalSeconds: tickIntervalMs(env) / 1000,
         runtime: getSchedulerRuntimeStatus(),
         lease: lease
           ? { holder: lease.holder, expiresAt: lease.expiresAt.toISOString(), valid: lease.expiresAt.getTime() > Date.now() }
@@ -75,7 +76,7 @@ export function createSchedulerService(db: Db, now: () => Date) {
       return { enabled: input.enabled };
     },
     clock() {
-      if (configuredProviderName() !== 'simulator') return null;
+      if (providerName !== 'simulator') return null;
       return clockView();
     },
     setClockSpeed(input: { speed: number; actor: Actor }) {

@@ -61,13 +61,19 @@ describe('webhook delivery', () => {
   });
 
   it('refuses non-http and private targets unless allowed', async () => {
-    await expect(validateWebhookUrl('ftp://example.com/x', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(validateWebhookUrl('http://127.0.0.1:9/x', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(validateWebhookUrl('http://[::1]/x', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(validateWebhookUrl('http://169.254.169.254/latest', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(validateWebhookUrl('http://localhost/x', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect((await validateWebhookUrl('http://127.0.0.1:9/x', { FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' })).host).toBe('127.0.0.1:9');
-    expect((await validateWebhookUrl('https://93.184.216.34/hook', {})).protocol).toBe('https:');
+    await expect(validateWebhookUrl('ftp://example.com/x', { webhookAllowPrivate: false })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(validateWebhookUrl('http://127.0.0.1:9/x', { webhookAllowPrivate: false })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(validateWebhookUrl('http://[::1]/x', { webhookAllowPrivate: false })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(validateWebhookUrl('http://169.254.169.254/latest', { webhookAllowPrivate: false })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(validateWebhookUrl('http://localhost/x', { webhookAllowPrivate: false })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await validateWebhookUrl('http://127.0.0.1:9/x', { webhookAllowPrivate: true })).host).toBe('127.0.0.1:9');
+    expect((await validateWebhookUrl('https://93.184.216.34/hook', { webhookAllowPrivate: false })).protocol).toBe('https:');
     expect(['10.1.2.3', '172.20.0.1', '192.168.1.1', '100.64.0.1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1'].every(isPrivateAddress)).toBe(
       true,
     );

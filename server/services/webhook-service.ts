@@ -7,6 +7,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
+import type { FleetplanEnv } from '@/server/env';
 import { getMetrics } from '@/server/metrics/registry';
 import {
   deleteWebhook,
@@ -57,7 +58,7 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** http(s) only; private targets refused unless FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 (SSRF guard). */
-export async function validateWebhookUrl(raw: string, env: Record<string, string | undefined> = process.env): Promise<URL> {
+export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'webhookAllowPrivate'>): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -68,7 +69,7 @@ export async function validateWebhookUrl(raw: string, env: Record<string, string
     throw new AppError('INVALID_INPUT', 'Webhook URLs must use http or https', [{ path: 'url', message: 'only http and https' }]);
   if (url.username || url.password)
     throw new AppError('INVALID_INPUT', 'Webhook URLs must not carry credentials', [{ path: 'url', message: 'no user:password@' }]);
-  if (env.FLEETPLAN_WEBHOOK_ALLOW_PRIVATE === '1') return url;
+  if (env.webhookAllowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost'))
     throw new AppError('INVALID_INPUT', 'Webhook URL points at a loopback address', [
@@ -152,13 +153,13 @@ export async function deliverDueWebhooks(
 
 export const WEBHOOK_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
 
-export function createWebhookService(db: Db, now: () => Date) {
+export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate'>) {
   return {
     list() {
       return listWebhooks(db).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
     },
     async create(input: { name: string; url: string; secret?: string; events: string[]; actor: Actor }) {
-      const url = await validateWebhookUrl(input.url);
+      const url = await validateWebhookUrl(input.url, env);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
       const row = insertWebhook(db, {
         name: input.name,

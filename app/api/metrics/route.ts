@@ -3,6 +3,7 @@
 // or a signed-in session. FLEETPLAN_METRICS_PUBLIC=1 opens it for scrapers inside a trusted network.
 import { getDb } from '@/db/client';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
+import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { collectFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { getMetrics } from '@/server/metrics/registry';
@@ -12,7 +13,7 @@ export const runtime = 'nodejs';
 
 export async function GET(req: Request): Promise<Response> {
   const db = getDb();
-  if (process.env.FLEETPLAN_METRICS_PUBLIC !== '1') {
+  if (!getEnv().metricsPublic) {
     const { actor } = await resolveRequestActor(db, req);
     if (!actor) {
       return new Response('metrics need an API token (Authorization: Bearer fp_...) or a session\n', {

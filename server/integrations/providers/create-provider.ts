@@ -1,32 +1,20 @@
-// Chooses the fleet provider from configuration: FLEETPLAN_PROVIDER = simulator (default) | ocm | kubernetes.
+// Builds the fleet provider named by the settings (FLEETPLAN_PROVIDER = simulator | ocm | kubernetes,
+// parsed and checked in server/env.ts).
 import type { Db } from '@/db/open-database';
+import { getEnv, type ProviderName, type ProviderSettings } from '@/server/env';
 import { createSimulatorProvider } from './simulator';
 import type { FleetProvider } from './types';
 
-export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
-
-export function configuredProviderName(env: NodeJS.ProcessEnv = process.env): ProviderName {
-  const name = env.FLEETPLAN_PROVIDER ?? 'simulator';
-  if (!(PROVIDER_NAMES as readonly string[]).includes(name))
-    throw new Error(`FLEETPLAN_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}; got '${name}'`);
-  return name as ProviderName;
+export function configuredProviderName(settings: ProviderSettings = getEnv().provider): ProviderName {
+  return settings.name;
 }
 
-export async function createProvider(db: Db, env: NodeJS.ProcessEnv = process.env): Promise<FleetProvider> {
-  const name = configuredProviderName(env);
-  if (name === 'simulator') return createSimulatorProvider(db);
-  if (name === 'ocm') {
+export async function createProvider(db: Db, settings: ProviderSettings = getEnv().provider): Promise<FleetProvider> {
+  if (settings.name === 'simulator') return createSimulatorProvider(db);
+  if (settings.name === 'ocm') {
     const { createOcmProvider } = await import('./ocm');
-    const token = env.FLEETPLAN_OCM_TOKEN;
-    if (!token) throw new Error('FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm');
-    return createOcmProvider({ baseUrl: env.FLEETPLAN_OCM_URL ?? 'https://api.openshift.com', token, search: env.FLEETPLAN_OCM_SEARCH });
+    return createOcmProvider({ baseUrl: settings.url, token: settings.token, search: settings.search });
   }
   const { createKubernetesProviderFromKubeconfig } = await import('./kubernetes');
-  return createKubernetesProviderFromKubeconfig({
-    kubeconfigPath: env.FLEETPLAN_KUBECONFIG ?? env.KUBECONFIG ?? `${env.HOME ?? ''}/.kube/config`,
-    contexts: env.FLEETPLAN_KUBE_CONTEXTS?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  });
+  return createKubernetesProviderFromKubeconfig({ kubeconfigPath: settings.kubeconfigPath, contexts: settings.contexts });
 }

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import type { Db } from '@/db/open-database';
+import { DEFAULT_SIMULATOR_SPEED, getEnv } from '@/server/env';
 import { availableUpdates, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { simulatedNow, type SimulatorClockState } from '@/server/fleet-clock';
 import {
@@ -28,8 +29,6 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 export const SIMULATOR_CLOCK_KEY = 'simulator.clock';
 export const SIMULATOR_RELEASES_KEY = 'simulator.releases';
-/** simulated seconds per real second when nothing else is configured: a day in 24 real minutes */
-export const DEFAULT_SIMULATOR_SPEED = 60;
 /** simulated days between two published releases */
 const PUBLISH_EVERY_DAYS = 3.5;
 const FAILURE_RATE = 0.05;
@@ -81,17 +80,13 @@ export function getSimulatorClock(db: Db): SimulatorClockState | undefined {
  * Creates the simulator's clock and release schedule when absent: the clock starts at real time,
  * and graph releases newer than anything the fleet runs or is offered are published one by one.
  */
-export function ensureSimulatorState(
-  db: Db,
-  realNow: Date,
-  speed = Number(process.env.FLEETPLAN_SIM_SPEED ?? DEFAULT_SIMULATOR_SPEED),
-): SimulatorClockState {
+export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().simulatorSpeed): SimulatorClockState {
   let clock = getSimulatorClock(db);
   if (!clock) {
     clock = {
       simAnchor: realNow.toISOString(),
       realAnchor: realNow.toISOString(),
-      speed: Number.isFinite(speed) && speed >= 0 ? speed : DEFAULT_SIMULATOR_SPEED,
+      speed,
     };
     writeSetting(db, SIMULATOR_CLOCK_KEY, clock, realNow);
   }

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { EnvError, parseEnv, type RawEnv } from './env';
+
+function problemsOf(raw: RawEnv): readonly string[] {
+  try {
+    parseEnv(raw);
+  } catch (err) {
+    expect(err).toBeInstanceOf(EnvError);
+    return (err as EnvError).problems;
+  }
+  throw new Error('parseEnv accepted the settings');
+}
+
+describe('parseEnv', () => {
+  it('gives the documented defaults when nothing is set', () => {
+    expect(parseEnv({ USER: 'ada' })).toEqual({
+      databaseFile: 'data/fleetplan.db',
+      provider: { name: 'simulator' },
+      schedulerEnabled: true,
+      tickSeconds: 60,
+      simulatorSpeed: 60,
+      metricsPublic: false,
+      webhookAllowPrivate: false,
+      demoLogin: undefined,
+      adminPassword: undefined,
+      seedDemo: true,
+      demoClusters: undefined,
+      cliActor: 'cli:ada',
+    });
+  });
+
+  it('reads every setting', () => {
+    const env = parseEnv({
+      DATABASE_URL: 'file:/tmp/x.db',
+      FLEETPLAN_PROVIDER: 'ocm',
+      FLEETPLAN_OCM_TOKEN: 'tok',
+      FLEETPLAN_OCM_URL: 'https://ocm.example',
+      FLEETPLAN_OCM_SEARCH: "name like 'prod-%'",
+      FLEETPLAN_SCHEDULER: 'off',
+      FLEETPLAN_TICK_SECONDS: '2.5',
+      FLEETPLAN_SIM_SPEED: '0',
+      FLEETPLAN_METRICS_PUBLIC: '1',
+      FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1',
+      FLEETPLAN_DEMO_LOGIN: '0',
+      FLEETPLAN_ADMIN_PASSWORD: 'long enough password',
+      FLEETPLAN_SEED_DEMO: '0',
+      FLEETPLAN_DEMO_CLUSTERS: ' 10000 ',
+      FLEETPLAN_ACTOR: 'ci-bot',
+    });
+    expect(env).toEqual({
+      databaseFile: '/tmp/x.db',
+      provider: { name: 'ocm', token: 'tok', url: 'https://ocm.example', search: "name like 'prod-%'" },
+      schedulerEnabled: false,
+      tickSeconds: 2.5,
+      simulatorSpeed: 0,
+      metricsPublic: true,
+      webhookAllowPrivate: true,
+      demoLogin: false,
+      adminPassword: 'long enough password',
+      seedDemo: false,
+      demoClusters: 10000,
+      cliActor: 'ci-bot',
+    });
+  });
+
+  it('reads the kubernetes provider settings, falling back to KUBECONFIG and then HOME', () => {
+    expect(parseEnv({ FLEETPLAN_PROVIDER: 'kubernetes', HOME: '/home/ada', FLEETPLAN_KUBE_CONTEXTS: 'a, b,,' }).provider).toEqual({
+      name: 'kubernetes',
+      kubeconfigPath: '/home/ada/.kube/config',
+      contexts: ['a', 'b'],
+    });
+    expect(parseEnv({ FLEETPLAN_PROVIDER: 'kubernetes', KUBECONFIG: '/k', HOME: '/h' }).provider).toMatchObject({ kubeconfigPath: '/k' });
+    expect(parseEnv({ FLEETPLAN_PROVIDER: 'kubernetes', FLEETPLAN_KUBECONFIG: '/f', KUBECONFIG: '/k' }).provider).toMatchObject({
+      kubeconfigPath: '/f',
+    });
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(parseEnv({ FLEETPLAN_TICK_SECONDS: '', FLEETPLAN_PROVIDER: '', FLEETPLAN_DEMO_LOGIN: '' })).toMatchObject({
+      tickSeconds: 60,
+      provider: { name: 'simulator' },
+      demoLogin: undefined,
+    });
+  });
+
+  it.each<[RawEnv, RegExp]>([
+    [{ FLEETPLAN_TICK_SECONDS: 'abc' }, /^FLEETPLAN_TICK_SECONDS must be a number from 1 to 86400, not 'abc'$/],
+    [{ FLEETPLAN_TICK_SECONDS: '0' }, /^FLEETPLAN_TICK_SECONDS .* not '0'$/],
+    [{ FLEETPLAN_TICK_SECONDS: 'Infinity' }, /^FLEETPLAN_TICK_SECONDS /],
+    [{ FLEETPLAN_TICK_SECONDS: '0x10' }, /^FLEETPLAN_TICK_SECONDS /],
+    [{ FLEETPLAN_SIM_SPEED: '-1' }, /^FLEETPLAN_SIM_SPEED must be a number from 0 to/],
+    [{ FLEETPLAN_PROVIDER: 'aws' }, /^FLEETPLAN_PROVIDER must be one of simulator, ocm, kubernetes, not 'aws'$/],
+    [{ FLEETPLAN_PROVIDER: 'ocm' }, /^FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm$/],
+    [
+      { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't', FLEETPLAN_OCM_URL: 'api.openshift.com' },
+      /^FLEETPLAN_OCM_URL must be an http\(s\) URL/,
+    ],
+    [{ FLEETPLAN_PROVIDER: 'kubernetes' }, /^FLEETPLAN_KUBECONFIG \(or KUBECONFIG or HOME\) is required/],
+    [{ FLEETPLAN_SCHEDULER: 'of' }, /^FLEETPLAN_SCHEDULER must be on or off, not 'of'$/],
+    [{ FLEETPLAN_METRICS_PUBLIC: 'true' }, /^FLEETPLAN_METRICS_PUBLIC must be 1 or 0, not 'true'$/],
+    [{ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: 'yes' }, /^FLEETPLAN_WEBHOOK_ALLOW_PRIVATE must be 1 or 0/],
+    [{ FLEETPLAN_DEMO_LOGIN: 'off' }, /^FLEETPLAN_DEMO_LOGIN must be 1 or 0/],
+    [{ FLEETPLAN_SEED_DEMO: 'no' }, /^FLEETPLAN_SEED_DEMO must be 1 or 0/],
+    [{ FLEETPLAN_DEMO_CLUSTERS: '2.5' }, /^FLEETPLAN_DEMO_CLUSTERS must be a whole number from 1 to 100000, not '2.5'$/],
+    [{ FLEETPLAN_ADMIN_PASSWORD: 'short' }, /^FLEETPLAN_ADMIN_PASSWORD must have at least 10 characters$/],
+    [{ DATABASE_URL: 'postgres://db/x' }, /^DATABASE_URL 'postgres:\/\/db\/x' is not a SQLite location/],
+  ])('refuses %o, naming the variable', (raw, message) => {
+    const problems = problemsOf(raw);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('lists every problem at once in the error message', () => {
+    expect(() => parseEnv({ FLEETPLAN_TICK_SECONDS: 'abc', FLEETPLAN_PROVIDER: 'aws' })).toThrow(
+      /^invalid configuration:\n {2}- FLEETPLAN_PROVIDER must be one of .*\n {2}- FLEETPLAN_TICK_SECONDS must be a number/,
+    );
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The app's settings from environment variables, read and checked in this one place. A value that
+ * does not parse stops start-up with a message naming the variable (before this module,
+ * FLEETPLAN_TICK_SECONDS=abc silently meant 60 and a typo in FLEETPLAN_SCHEDULER meant "on").
+ * `getEnv()` parses `process.env` once per process; the composition roots (tRPC context, scheduler,
+ * start-up) pass the parsed settings on, and tests build their own with `parseEnv({...})`.
+ */
+import { resolveDatabaseFile } from '@/db/open-database';
+import { MIN_PASSWORD_LENGTH } from '@/server/auth/password';
+
+export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export const DEFAULT_TICK_SECONDS = 60;
+/** simulated seconds per real second when nothing else is configured: a day in 24 real minutes */
+export const DEFAULT_SIMULATOR_SPEED = 60;
+export const DEFAULT_OCM_URL = 'https://api.openshift.com';
+const MAX_TICK_SECONDS = 86_400;
+const MAX_SIMULATOR_SPEED = 1_000_000;
+const MAX_DEMO_CLUSTERS = 100_000;
+
+export type ProviderSettings =
+  | { name: 'simulator' }
+  | { name: 'ocm'; url: string; token: string; search: string | undefined }
+  | { name: 'kubernetes'; kubeconfigPath: string; contexts: string[] | undefined };
+
+export interface FleetplanEnv {
+  /** DATABASE_URL as a SQLite file path (or ':memory:') */
+  databaseFile: string;
+  /** FLEETPLAN_PROVIDER and the provider's own settings */
+  provider: ProviderSettings;
+  /** FLEETPLAN_SCHEDULER (on | off) */
+  schedulerEnabled: boolean;
+  /** FLEETPLAN_TICK_SECONDS */
+  tickSeconds: number;
+  /** FLEETPLAN_SIM_SPEED: simulated seconds per real second when the simulator's clock is created */
+  simulatorSpeed: number;
+  /** FLEETPLAN_METRICS_PUBLIC=1: /api/metrics without a token or session */
+  metricsPublic: boolean;
+  /** FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses */
+  webhookAllowPrivate: boolean;
+  /** FLEETPLAN_DEMO_LOGIN: true (1) / false (0) override the database's switch; undefined = as stored */
+  demoLogin: boolean | undefined;
+  /** FLEETPLAN_ADMIN_PASSWORD: the first admin's password (else a random one is printed once) */
+  adminPassword: string | undefined;
+  /** FLEETPLAN_SEED_DEMO (default 1): seed the demo fleet into an empty database at start-up */
+  seedDemo: boolean;
+  /** FLEETPLAN_DEMO_CLUSTERS: size of the demo fleet seeded at start-up; undefined = the default demo */
+  demoClusters: number | undefined;
+  /** who the CLI acts as in the audit trail: FLEETPLAN_ACTOR, else cli:$USER */
+  cliActor: string;
+}
+
+export type RawEnv = Readonly<Record<string, string | undefined>>;
+
+/** Thrown by parseEnv; the message names every variable that is wrong, one per line. */
+export class EnvError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+/** Parses and checks every setting; throws EnvError listing all problems at once. */
+export function parseEnv(raw: RawEnv): FleetplanEnv {
+  const problems: string[] = [];
+  // unset and empty mean the same (an empty `FOO=` in a unit file or .env)
+  const get = (name: string): string | undefined => {
+    const v = raw[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const flag = (name: string, fallback: boolean, on = '1', off = '0'): boolean => {
+    const v = get(name);
+    if (v === undefined) return fallback;
+    if (v === on) return true;
+    if (v === off) return false;
+    problems.push(`${name} must be ${on} or ${off}, not '${v}'`);
+    return fallback;
+  };
+  const number = (name: string, fallback: number, min: number, max: number, integer = false): number => {
+    const v = get(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!/^[0-9.eE+-]+$/.test(v) || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      problems.push(`${name} must be a ${integer ? 'whole number' : 'number'} from ${min} to ${max}, not '${v}'`);
+      return fallback;
+    }
+    return n;
+  };
+
+  let databaseFile = ':memory:';
+  try {
+    databaseFile = resolveDatabaseFile(get('DATABASE_URL'));
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+
+  const providerName = get('FLEETPLAN_PROVIDER') ?? 'simulator';
+  let provider: ProviderSettings = { name: 'simulator' };
+  if (!(PROVIDER_NAMES as readonly string[]).includes(providerName)) {
+    problems.push(`FLEETPLAN_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}, not '${providerName}'`);
+  } else if (providerName === 'ocm') {
+    const token = get('FLEETPLAN_OCM_TOKEN');
+    if (token === undefined) problems.push('FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm');
+    const url = get('FLEETPLAN_OCM_URL') ?? DEFAULT_OCM_URL;
+    if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url)) problems.push(`FLEETPLAN_OCM_URL must be an http(s) URL, not '${url}'`);
+    provider = { name: 'ocm', url, token: token ?? '', search: get('FLEETPLAN_OCM_SEARCH') };
+  } else if (providerName === 'kubernetes') {
+    const home = get('HOME');
+    const kubeconfigPath = get('FLEETPLAN_KUBECONFIG') ?? get('KUBECONFIG') ?? (home === undefined ? undefined : `${home}/.kube/config`);
+    if (kubeconfigPath === undefined)
+      problems.push('FLEETPLAN_KUBECONFIG (or KUBECONFIG or HOME) is required with FLEETPLAN_PROVIDER=kubernetes');
+    const contexts = get('FLEETPLAN_KUBE_CONTEXTS')
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    provider = { name: 'kubernetes', kubeconfigPath: kubeconfigPath ?? '', contexts: contexts?.length ? contexts : undefined };
+  }
+
+  const adminPassword = raw.FLEETPLAN_ADMIN_PASSWORD === '' ? undefined : raw.FLEETPLAN_ADMIN_PASSWORD;
+  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH)
+    problems.push(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
+
+  const demoLoginRaw = get('FLEETPLAN_DEMO_LOGIN');
+  const env: FleetplanEnv = {
+    databaseFile,
+    provider,
+    schedulerEnabled: flag('FLEETPLAN_SCHEDULER', true, 'on', 'off'),
+    tickSeconds: number('FLEETPLAN_TICK_SECONDS', DEFAULT_TICK_SECONDS, 1, MAX_TICK_SECONDS),
+    simulatorSpeed: number('FLEETPLAN_SIM_SPEED', DEFAULT_SIMULATOR_SPEED, 0, MAX_SIMULATOR_SPEED),
+    metricsPublic: flag('FLEETPLAN_METRICS_PUBLIC', false),
+    webhookAllowPrivate: flag('FLEETPLAN_WEBHOOK_ALLOW_PRIVATE', false),
+    demoLogin: demoLoginRaw === undefined ? undefined : flag('FLEETPLAN_DEMO_LOGIN', false),
+    adminPassword,
+    seedDemo: flag('FLEETPLAN_SEED_DEMO', true),
+    demoClusters:
+      get('FLEETPLAN_DEMO_CLUSTERS') === undefined ? undefined : number('FLEETPLAN_DEMO_CLUSTERS', 1, 1, MAX_DEMO_CLUSTERS, true),
+    cliActor: get('FLEETPLAN_ACTOR') ?? `cli:${get('USER') ?? get('USERNAME') ?? 'unknown'}`,
+  };
+  if (problems.length > 0) throw new EnvError(problems);
+  return env;
+}
+
+const processEnv = globalThis as unknown as { __fleetplanEnv?: FleetplanEnv };
+
+/** This process's settings, parsed from process.env on first use (throws EnvError when invalid). */
+export function getEnv(): FleetplanEnv {
+  processEnv.__fleetplanEnv ??= parseEnv(process.env);
+  return processEnv.__fleetplanEnv;
+}
