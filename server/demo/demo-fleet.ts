@@ -7,7 +7,7 @@
  * days, each sector picks them up after its own lag and at its own schedule, and soak is the
  * integral of (healthy clusters × days) per version and workload, as the upgrade service counts it.
  */
-import semver from 'semver';
+import { compareVersions, parseVersion } from '@/server/domain/version/version';
 import { createRng } from '@/server/domain/random';
 
 export interface DemoGraphNode {
@@ -152,7 +152,7 @@ const CLUSTER_KINDS: { prefix: string; workloads: string[]; perSector: Record<st
   ];
 
 function sortVersions(versions: string[]): string[] {
-  return [...versions].sort(semver.compare);
+  return [...versions].sort(compareVersions);
 }
 
 function channelsOf(node: DemoGraphNode): string[] {
@@ -198,7 +198,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   // History follows any edge, conditional ones included: their risks did not apply to these clusters.
   const hasEdge = new Set(graph.edges.map(([a, b]) => `${graph.nodes[a]?.version}>${graph.nodes[b]?.version}`));
   for (const group of graph.conditionalEdges ?? []) for (const e of group.edges) hasEdge.add(`${e.from}>${e.to}`);
-  const every413 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 13));
+  const every413 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => parseVersion(v)?.minor === 13));
   const heldBack = new Set(hold ? every413.slice(-hold) : []);
   const all413 = hold ? every413.slice(0, -hold) : every413;
   const scale = Math.max(1, Math.floor(opts.scale ?? 1));
@@ -209,7 +209,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
     if (!list) offers.set(key, (list = availableUpdates(graph, version, channel).filter((v) => !heldBack.has(v))));
     return [...list];
   };
-  const all412 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => semver.minor(v) === 12));
+  const all412 = sortVersions(graph.nodes.map((n) => n.version).filter((v) => parseVersion(v)?.minor === 12));
   // The last 13 z-streams of 4.13 are "released" over the demo's 60 days; the newest 2 days ago.
   const train = all413.slice(-13);
   const releasedAt = new Map<string, number>();
@@ -249,7 +249,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
         while (t < nowMs - DAY_MS) {
           // newest version released at least `lag` days before t, reachable by one edge
           const candidates = pool.filter(
-            (v) => semver.gt(v, version) && (releasedAt.get(v) ?? Infinity) + lag * DAY_MS <= t && hasEdge.has(`${version}>${v}`),
+            (v) => compareVersions(v, version) > 0 && (releasedAt.get(v) ?? Infinity) + lag * DAY_MS <= t && hasEdge.has(`${version}>${v}`),
           );
           const target = candidates[candidates.length - 1];
           if (target) {
@@ -309,7 +309,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
   // Unmanaged clusters: visible in the fleet, no policy.
   for (const [i, v] of [all413[all413.length - 4], all412[all412.length - 1]].entries()) {
     if (!v) continue;
-    const channel = semver.minor(v) === 13 ? 'stable-4.13' : 'stable-4.12';
+    const channel = parseVersion(v)?.minor === 13 ? 'stable-4.13' : 'stable-4.12';
     clusters.push({
       name: `sandbox-${String(i + 1).padStart(2, '0')}`,
       externalId: `sim-sbx-${i + 1}`,

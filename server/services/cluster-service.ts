@@ -1,5 +1,5 @@
 // Use cases around clusters: the fleet list, one cluster, the fleet's version distribution.
-import semver from 'semver';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
 import { listVersionSoak } from '@/server/repositories/version-repository';
@@ -41,8 +41,8 @@ function soakingUpgradesOf(row: clustersRepo.ClusterRow, soak: SoakIndex): Soaki
   const required = policy?.conditions?.soakDays;
   if (!policy?.workloads?.length || required === undefined) return [];
   return row.availableUpgrades
-    .filter((v) => semver.valid(v) && semver.gt(v, row.version))
-    .sort(semver.rcompare)
+    .filter((v) => isSemver(v) && compareVersions(v, row.version) > 0)
+    .sort((a, b) => compareVersions(b, a))
     .map((version) => ({
       version,
       soakDays: Math.min(...policy.workloads!.map((w) => soak.get(`${version}|${w}`) ?? 0)),
@@ -129,7 +129,7 @@ export function createClusterService(db: Db) {
         byVersion.set(version, entry);
       }
       return [...byVersion.entries()]
-        .sort(([a], [b]) => (semver.valid(a) && semver.valid(b) ? semver.compare(a, b) : a.localeCompare(b)))
+        .sort(([a], [b]) => compareVersions(a, b))
         .map(([version, states]) => ({ version, total: Object.values(states).reduce((a, b) => a + b, 0), ...states }));
     },
   };

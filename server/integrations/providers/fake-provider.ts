@@ -4,7 +4,7 @@
  * read. An upgrade starts at its nextRun and completes `durationMs` later.
  */
 import fs from 'node:fs';
-import semver from 'semver';
+import { compareVersions } from '@/server/domain/version/version';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
 
 export interface FakeCluster {
@@ -94,7 +94,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     let byVersion = newer.get(releases);
     if (!byVersion) newer.set(releases, (byVersion = new Map()));
     let list = byVersion.get(version);
-    if (!list) byVersion.set(version, (list = releases.filter((v) => semver.gt(v, version))));
+    if (!list) byVersion.set(version, (list = releases.filter((v) => compareVersions(v, version) > 0)));
     return [...list];
   };
   const clustersByName = new Map(opts.clusters.map((c) => [c.name, c]));

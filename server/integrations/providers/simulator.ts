@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import semver from 'semver';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import { DEFAULT_SIMULATOR_SPEED, getEnv } from '@/server/env';
 import { availableUpdates, type DemoGraphDocument } from '@/server/demo/demo-fleet';
@@ -99,15 +99,15 @@ export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().sim
       if (c.currentUpgrade) known.add(c.currentUpgrade.version);
     }
     const newest = [...known]
-      .filter((v) => semver.valid(v))
-      .sort(semver.compare)
+      .filter((v) => isSemver(v))
+      .sort(compareVersions)
       .pop();
     const simNow = simulatedNow(clock, realNow).getTime();
     const pending = newest
       ? graph.nodes
           .map((n) => n.version)
-          .filter((v) => semver.valid(v) && semver.gt(v, newest))
-          .sort(semver.compare)
+          .filter((v) => isSemver(v) && compareVersions(v, newest) > 0)
+          .sort(compareVersions)
           .map((version, i) => ({ version, publishAt: iso(simNow + (i + 1) * PUBLISH_EVERY_DAYS * DAY_MS) }))
       : [];
     writeSetting(db, SIMULATOR_RELEASES_KEY, { pending } satisfies SimulatorReleases, realNow);
