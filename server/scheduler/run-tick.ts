@@ -15,7 +15,8 @@
 import semver from 'semver';
 import type { Db } from '@/db/open-database';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
-import { decideWithGates, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
+import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
+import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
 import { parseInstant } from '@/server/domain/plan/time';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from '@/server/integrations/providers/types';
 import { getMetrics } from '@/server/metrics/registry';
@@ -443,7 +444,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       endsAt: e.endsAt.getTime(),
       reason: e.reason,
     }));
-    const plan = decideWithGates(input, {
+    const plan = evaluateFleet(input, {
       frozen: org.frozen,
       frozenReason: org.frozenReason,
       exclusions,

@@ -28,7 +28,7 @@ export type ManagedCluster = Cluster & { upgradePolicy: UpgradePolicy };
 
 type Holder = { name: string; sector?: string };
 
-type SectorMin = { version: string; cluster: string; sector: string };
+export type SectorMin = { version: string; cluster: string; sector: string };
 
 export type CheckResult = { pass: true } | { pass: false; reason: DecisionReason; message: string };
 

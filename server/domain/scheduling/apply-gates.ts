@@ -11,7 +11,7 @@
  * because "nothing starts" there; the health gate only stops new upgrades (a health flap should
  * not cancel work that a later check at start time may still allow).
  */
-import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
+import { decideUpgrades, PlanRun } from '@/server/domain/plan/decide-upgrades';
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
 import { parseInstant } from '@/server/domain/plan/time';
 
@@ -62,50 +62,113 @@ export function findExclusion(
   );
 }
 
+export const GATE_NAMES = ['freeze', 'exclusion', 'health'] as const;
+export type GateName = (typeof GATE_NAMES)[number];
+
+/**
+ * One gate for one cluster, as a named check: `reason` is the decision reason it gives when it
+ * fails; `details` holds its numbers. A list, so later gates (e.g. checks at start time) add
+ * entries instead of fields.
+ */
+export interface GateCheck {
+  gate: GateName;
+  pass: boolean;
+  reason: GateReason;
+  message: string;
+  details: Record<string, string | number | boolean | null>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Every gate for `cluster` (in `sector`) for an upgrade starting at `at`; `version` names the
+ * upgrade in the messages when there is one. The scheduler stops an upgrade at the first failing
+ * gate of this list, in this order.
+ */
+export function gateChecks(cluster: string, sector: string | undefined, at: number, state: GateState, version?: string): GateCheck[] {
+  const frozenWhy = state.frozenReason ? `: ${state.frozenReason}` : '';
+  const excl = findExclusion(state.exclusions, cluster, sector, at);
+  const issues = state.healthIssues.get(cluster) ?? [];
+  return [
+    {
+      gate: 'freeze',
+      pass: !state.frozen,
+      reason: 'FROZEN',
+      message: state.frozen
+        ? `organization frozen${frozenWhy}; ${version ? `upgrade to ${version} not scheduled` : 'no upgrade starts'}`
+        : 'organization not frozen',
+      details: { frozen: state.frozen, frozenReason: state.frozenReason ?? null },
+    },
+    excl
+      ? {
+          gate: 'exclusion',
+          pass: false,
+          reason: 'EXCLUDED',
+          message: `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}) until ${iso(excl.endsAt)}: ${excl.reason}`,
+          details: { at: iso(at), scope: excl.scope, subject: excl.subject, startsAt: iso(excl.startsAt), endsAt: iso(excl.endsAt) },
+        }
+      : {
+          gate: 'exclusion',
+          pass: true,
+          reason: 'EXCLUDED',
+          message: `no maintenance exclusion at ${iso(at)}`,
+          details: { at: iso(at) },
+        },
+    {
+      gate: 'health',
+      pass: !(state.healthGate && issues.length > 0),
+      reason: 'UNHEALTHY',
+      message:
+        issues.length === 0
+          ? 'no health issues'
+          : state.healthGate
+            ? `health gate: ${issues.join('; ')}`
+            : `health gate off (issues: ${issues.join('; ')})`,
+      details: { healthGate: state.healthGate, issues: issues.length },
+    },
+  ];
+}
+
 type ClusterIndex = ReadonlyMap<string, PlanInput['clusters'][number]>;
 
 function gateFor(d: Decision, input: PlanInput, byName: ClusterIndex, state: GateState): { reason: GateReason; message: string } | null {
   if (d.action !== 'upgrade') return null;
-  if (state.frozen)
-    return {
-      reason: 'FROZEN',
-      message: `organization frozen${state.frozenReason ? `: ${state.frozenReason}` : ''}; upgrade to ${d.version} not scheduled`,
-    };
-  const cluster = byName.get(d.cluster);
-  const sector = cluster?.upgradePolicy?.conditions.sector;
+  const sector = byName.get(d.cluster)?.upgradePolicy?.conditions.sector;
   const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
-  const excl = findExclusion(state.exclusions, d.cluster, sector, at);
-  if (excl)
-    return {
-      reason: 'EXCLUDED',
-      message: `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}) until ${new Date(excl.endsAt).toISOString()}: ${excl.reason}`,
-    };
-  const issues = state.healthIssues.get(d.cluster) ?? [];
-  if (state.healthGate && issues.length > 0) return { reason: 'UNHEALTHY', message: `health gate: ${issues.join('; ')}` };
-  return null;
+  const failed = gateChecks(d.cluster, sector, at, state, d.version).find((g) => !g.pass);
+  return failed ? { reason: failed.reason, message: failed.message } : null;
 }
 
-function withHeldBack(input: PlanInput, held: ReadonlySet<string>): PlanInput {
-  if (held.size === 0) return input;
-  return {
-    ...input,
-    clusters: input.clusters.map((c) =>
-      held.has(c.name) && c.upgradePolicy
-        ? { ...c, upgradePolicy: { ...c.upgradePolicy, schedule: { ...c.upgradePolicy.schedule, suspend: true } } }
-        : c,
-    ),
-  };
+/**
+ * One engine run in which the `heldBack` clusters (gated upgrades) sit this run out: they neither
+ * upgrade nor take mutexes, exactly as if their schedule were suspended for the run.
+ */
+export function decideHeldBack(input: PlanInput, heldBack: ReadonlySet<string>): PlanResult {
+  if (heldBack.size === 0) return decideUpgrades(input);
+  const run = new PlanRun(input);
+  const decisions = run.order.map((c) => (heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c)));
+  return { now: run.now, decisions, versionData: run.versionData };
+}
+
+/** What a held-back cluster gets from its engine run (the gate's decision replaces it). */
+export function heldBackDecision(cluster: string): Decision {
+  return { cluster, action: 'skip', reason: 'SUSPENDED', message: 'held back by a gate for this run' };
 }
 
 /**
  * Runs the engine and applies the gates. Returns the decisions in the engine's order with gated
  * upgrades turned into skips (FROZEN / EXCLUDED / UNHEALTHY) and gated scheduled upgrades into
- * cancels; the engine's versionData (soak) is that of the plain input.
+ * cancels; the engine's versionData (soak) is that of the plain input. `decide` is one engine
+ * run with some clusters held back (evaluateFleet passes one that also records explanations).
  */
-export function decideWithGates(input: PlanInput, state: GateState, decide: (i: PlanInput) => PlanResult = decideUpgrades): GatedPlan {
+export function decideWithGates(
+  input: PlanInput,
+  state: GateState,
+  decide: (input: PlanInput, heldBack: ReadonlySet<string>) => PlanResult = decideHeldBack,
+): GatedPlan {
   const gated = new Map<string, { reason: GateReason; message: string }>();
   const byName: ClusterIndex = new Map(input.clusters.map((c) => [c.name, c]));
-  let result = decide(input);
+  let result = decide(input, new Set());
   const versionData = result.versionData;
   let runs = 1;
   for (;;) {
@@ -120,7 +183,7 @@ export function decideWithGates(input: PlanInput, state: GateState, decide: (i: 
     }
     // a freeze gates every upgrade at once: no re-run can free anything
     if (!added || state.frozen) break;
-    result = decide(withHeldBack(input, new Set(gated.keys())));
+    result = decide(input, new Set(gated.keys()));
     runs++;
   }
   const nowMs = parseInstant(input.now) ?? 0;

@@ -1,0 +1,162 @@
+/**
+ * The single domain entry point over a fleet: the decision engine (PlanRun) plus the scheduler's
+ * gates (decideWithGates), returning per cluster the decision, every rule the engine applied
+ * with its numbers, and every gate. The scheduler tick, each forecast step, the cluster "why
+ * not", the sector overview, the Fleet table's soak column and the metrics all read it, so what
+ * the dashboard explains is what the scheduler does.
+ *
+ * Explanations are recorded in the same engine run that makes the decisions, at each cluster's
+ * turn (mutexes taken earlier in the order count), and only for the clusters asked for: the tick
+ * and the forecast ask for none and pay nothing extra. Pure and synchronous: time is `input.now`.
+ */
+import { PlanRun, type ManagedCluster, type SectorMin } from '@/server/domain/plan/decide-upgrades';
+import { parseInstant } from '@/server/domain/plan/time';
+import type { Decision, PlanInput, PlanResult, RuleCheck, VersionData } from '@/server/domain/plan/types';
+import {
+  decideWithGates,
+  gateChecks,
+  heldBackDecision,
+  type GateCheck,
+  type GatedDecision,
+  type GateState,
+} from '@/server/domain/scheduling/apply-gates';
+import { candidateRuleChecks, clusterRuleChecks, type CandidateEvaluation } from './rule-checks';
+
+/** No freeze, no exclusions, no health gate: the plain engine (the `plan` command's view). */
+export const NO_GATES: GateState = { frozen: false, exclusions: [], healthGate: false, healthIssues: new Map() };
+
+export interface ClusterEvaluation {
+  cluster: string;
+  managed: boolean;
+  sector: string | null;
+  /** position in the engine's order (0-based), when managed */
+  order?: number;
+  /** what the scheduler does: the engine's decision after the gates (absent when unmanaged) */
+  decision?: GatedDecision;
+  /** the engine's own decision in the run that counted (a gated cluster sat that run out) */
+  engineDecision?: Decision;
+  /** cluster-level rules at the cluster's turn: pending upgrade, suspend, window, mutexes, available */
+  checks: RuleCheck[];
+  /** every available upgrade newer than the cluster's version, highest first, against every rule */
+  candidates: CandidateEvaluation[];
+  /** available upgrades that are not newer than the cluster's version */
+  ignoredVersions: string[];
+  /** every gate at the instant the cluster's upgrade would start (empty when unmanaged) */
+  gates: GateCheck[];
+}
+
+export interface FleetEvaluation {
+  now: string;
+  nowMs: number;
+  /** one per managed cluster, in the engine's order: what the scheduler acts on */
+  decisions: GatedDecision[];
+  /** soak accumulated up to `now` */
+  versionData: VersionData;
+  /** engine runs needed to reach a mutex-consistent result */
+  runs: number;
+  /** the explained clusters (see EvaluateOptions.explain), by name */
+  clusters: ReadonlyMap<string, ClusterEvaluation>;
+  /**
+   * The version `workload` must reach in the dependency sectors of `sector` before the sector may
+   * move past it: the lowest version of the nearest dependency clusters running it (the engine's
+   * sector rule), or null when no dependency runs it.
+   */
+  sectorFloor(sector: string, workload: string): SectorMin | null;
+}
+
+export interface EvaluateOptions {
+  /** clusters to explain: true = all, a list = those names (unknown names are left out) */
+  explain?: boolean | readonly string[];
+}
+
+type Explained = { run: PlanRun; checks: RuleCheck[]; newer: string[]; ignored: string[]; cluster: ManagedCluster; order: number };
+
+/** Evaluates the fleet at `input.now` under `gates`; `input` must be validated and is not modified. */
+export function evaluateFleet(input: PlanInput, gates: GateState, options: EvaluateOptions = {}): FleetEvaluation {
+  const wanted = options.explain === true ? null : new Set(options.explain || []);
+  const explainAll = options.explain === true;
+  let lastRun: PlanRun | undefined;
+  let lastEngine: Decision[] = [];
+  let explained = new Map<string, Explained>();
+
+  const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
+    const run = new PlanRun(plain);
+    const turn = new Map<string, Explained>();
+    const decisions = run.order.map((c, order) => {
+      if (explainAll || wanted!.has(c.name)) {
+        const { newer, ignored } = run.candidates(c);
+        turn.set(c.name, { run, checks: clusterRuleChecks(run, c, newer), newer, ignored, cluster: c, order });
+      }
+      return heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c);
+    });
+    lastRun = run;
+    lastEngine = decisions;
+    explained = turn;
+    return { now: run.now, decisions, versionData: run.versionData };
+  };
+
+  const plan = decideWithGates(input, gates, engineRun);
+  const run = lastRun!;
+  const clusters = new Map<string, ClusterEvaluation>();
+  if (explainAll || wanted!.size > 0) {
+    const engineByName = new Map(lastEngine.map((d) => [d.cluster, d]));
+    const gatedByName = new Map(plan.decisions.map((d) => [d.cluster, d]));
+    for (const c of input.clusters) {
+      if (!explainAll && !wanted!.has(c.name)) continue;
+      const e = explained.get(c.name);
+      if (!e) {
+        const { newer, ignored } = run.candidates(c);
+        clusters.set(c.name, {
+          cluster: c.name,
+          managed: false,
+          sector: null,
+          checks: [{ rule: 'pending', pass: false, message: 'cluster has no upgrade policy' }],
+          candidates: newer.map((version) => ({ version, chosen: false, checks: [], blockedBy: null, soak: null })),
+          ignoredVersions: ignored,
+          gates: [],
+        });
+        continue;
+      }
+      const decision = gatedByName.get(c.name)!;
+      const engineDecision = engineByName.get(c.name)!;
+      const chosen = decision.action === 'upgrade' ? decision.version : undefined;
+      const sector = e.cluster.upgradePolicy.conditions.sector;
+      clusters.set(c.name, {
+        cluster: c.name,
+        managed: true,
+        sector: sector ?? null,
+        order: e.order,
+        decision,
+        engineDecision,
+        checks: e.checks,
+        candidates: candidateRuleChecks(e.run, e.cluster, chosen, e.newer),
+        ignoredVersions: e.ignored,
+        gates: gateChecks(c.name, sector, gateInstant(run, e.cluster, decision), gates, chosen),
+      });
+    }
+  }
+  return {
+    now: plan.now,
+    nowMs: run.nowMs,
+    decisions: plan.decisions,
+    versionData: plan.versionData,
+    runs: plan.runs,
+    clusters,
+    sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
+  };
+}
+
+/**
+ * When the cluster's upgrade would start, for its gates: the decided upgrade's run, a scheduled
+ * upgrade's run, else the next run in the window (a gated upgrade's run), else now.
+ */
+function gateInstant(run: PlanRun, c: ManagedCluster, decision: GatedDecision): number {
+  const decided = parseInstant(decision.nextRun);
+  if (decided !== null) return decided;
+  const cu = c.currentUpgrade;
+  if (cu?.state === 'scheduled') {
+    const at = parseInstant(cu.nextRun);
+    if (at !== null && at > run.nowMs) return at;
+  }
+  return run.nextRunInWindow(c.upgradePolicy.schedule) ?? run.nowMs;
+}

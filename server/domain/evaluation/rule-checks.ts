@@ -1,0 +1,129 @@
+/**
+ * The engine's rules as checks with pass/fail and their numbers, read from a PlanRun at one
+ * cluster's turn (so mutexes taken by clusters earlier in the order count). The decision itself
+ * is always PlanRun.decide's; these only show what it looked at.
+ */
+import type { ManagedCluster, PlanRun, VersionCheck } from '@/server/domain/plan/decide-upgrades';
+import { formatInstant, HOUR_MS, parseInstant } from '@/server/domain/plan/time';
+import type { CandidateExplanation, RuleCheck } from '@/server/domain/plan/types';
+
+/** Cluster-level rules before the cluster's decision: pending upgrade, suspend, window, mutexes, available. */
+export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readonly string[]): RuleCheck[] {
+  const checks: RuleCheck[] = [];
+  const current = c.currentUpgrade;
+  if (current) {
+    const blockedBy = run.isBlocked(c, current.version);
+    const future = (parseInstant(current.nextRun) ?? 0) > run.nowMs;
+    checks.push({
+      rule: 'pending',
+      pass: false,
+      message: `upgrade to ${current.version} ${current.state} (nextRun ${current.nextRun})${
+        blockedBy !== undefined
+          ? `; its version is blocked by ${blockedBy}${current.state === 'scheduled' && future ? ', so it is cancelled' : ''}`
+          : ''
+      }`,
+      details: { version: current.version, nextRun: current.nextRun, state: current.state, blockedBy: blockedBy ?? null },
+    });
+  } else {
+    checks.push({ rule: 'pending', pass: true, message: 'no upgrade scheduled or running' });
+  }
+  const { schedule } = c.upgradePolicy;
+  checks.push({
+    rule: 'suspend',
+    pass: !schedule.suspend,
+    message: schedule.suspend ? 'schedule suspended' : 'schedule active',
+  });
+  const inWindow = run.nextRunInWindow(schedule);
+  const next = run.nextRunAfterLead(schedule);
+  checks.push({
+    rule: 'schedule',
+    pass: inWindow !== null,
+    message: inWindow !== null ? `next run ${formatInstant(inWindow)} is within 2h` : run.describeOutsideWindow(schedule),
+    details: {
+      cron: schedule.cron,
+      location: schedule.location,
+      isoWeek: schedule.isoWeek ?? null,
+      nextRun: next === null ? null : formatInstant(next),
+      hoursAway: next === null ? null : Math.round(((next - run.nowMs) / HOUR_MS) * 100) / 100,
+    },
+  });
+  const mutex = run.checkMutexes(c);
+  checks.push({
+    rule: 'mutex',
+    pass: mutex.pass,
+    message: mutex.pass
+      ? c.upgradePolicy.conditions.mutexes.length
+        ? `mutexes ${c.upgradePolicy.conditions.mutexes.join(', ')} available`
+        : 'no mutexes'
+      : mutex.message,
+    details: { mutexes: c.upgradePolicy.conditions.mutexes.join(', ') },
+  });
+  checks.push({
+    rule: 'available',
+    pass: newer.length > 0,
+    message: newer.length ? `${newer.length} available upgrade(s) newer than ${c.version}` : 'no available upgrades',
+  });
+  return checks;
+}
+
+/** Soak of one candidate as one number pair: the least-soaked workload against the threshold. */
+export type CandidateSoak = {
+  /** lowest accumulated soak over the cluster's workloads */
+  soakedDays: number;
+  /** the policy's soakDays; null = no soak condition */
+  requiredDays: number | null;
+  /** days still missing (0 when soaked or without a soak condition) */
+  remainingDays: number;
+};
+
+export type CandidateEvaluation = CandidateExplanation & {
+  /** the pattern blocking it, if any */
+  blockedBy: string | null;
+  /** null for an unmanaged cluster (no policy, no rules) */
+  soak: CandidateSoak | null;
+};
+
+function candidateSoak(check: VersionCheck): CandidateSoak {
+  const per = check.soak.perWorkload;
+  const soakedDays = per.length ? Math.min(...per.map((p) => p.soaked)) : 0;
+  const requiredDays = per[0]?.required ?? null;
+  return { soakedDays, requiredDays, remainingDays: requiredDays === null ? 0 : Math.max(requiredDays - soakedDays, 0) };
+}
+
+/** Every candidate version (highest first) against the version rules: blocked, sector, soak per workload. */
+export function candidateRuleChecks(
+  run: PlanRun,
+  c: ManagedCluster,
+  chosen: string | undefined,
+  newer: readonly string[],
+): CandidateEvaluation[] {
+  return newer.map((version) => {
+    const check = run.checkVersion(c, version);
+    const checks: RuleCheck[] = [
+      {
+        rule: 'blocked',
+        pass: check.blockedBy === undefined,
+        message: check.blockedBy === undefined ? 'not blocked' : `blocked by ${check.blockedBy}`,
+        details: { pattern: check.blockedBy ?? null },
+      },
+      {
+        rule: 'sector',
+        pass: check.sector.pass,
+        message: check.sector.message,
+        details: check.sector.required
+          ? { sector: check.sector.required.sector, cluster: check.sector.required.cluster, runs: check.sector.required.version }
+          : {},
+      },
+      ...check.soak.perWorkload.map<RuleCheck>((p) => ({
+        rule: 'soak',
+        pass: p.pass,
+        message:
+          p.required === null
+            ? `workload ${p.workload}: no soak condition (soaked ${p.soaked.toFixed(2)} days)`
+            : `workload ${p.workload}: soaked ${p.soaked.toFixed(2)} of ${p.required} days`,
+        details: { workload: p.workload, soaked: p.soaked, required: p.required },
+      })),
+    ];
+    return { version, chosen: version === chosen, checks, blockedBy: check.blockedBy ?? null, soak: candidateSoak(check) };
+  });
+}
