@@ -6,6 +6,7 @@ import { openDatabase, type Db } from '@/db/open-database';
 import { seedDemo } from '@/db/seed';
 import { ROLES, type Actor, type Role } from '@/server/auth/actor';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { parseEnv } from '@/server/env';
 import { findUserByName } from '@/server/repositories/user-repository';
 import { appRouter, createCaller } from './root';
 import { createContextInner } from './trpc';
@@ -108,7 +109,12 @@ const actors = new Map<Role, Actor>();
 beforeAll(async () => {
   db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  await bootstrapAuth(db, { env: { FLEETPLAN_ADMIN_PASSWORD: 'role-test-admin-password' }, demoSeeded: true, log: () => {}, now: NOW });
+  await bootstrapAuth(db, {
+    env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'role-test-admin-password' }),
+    demoSeeded: true,
+    log: () => {},
+    now: NOW,
+  });
   const demoUserId = findUserByName(db, 'demo')!.id;
   for (const role of ROLES) actors.set(role, { name: `role-test-${role}`, role, via: 'session', userId: demoUserId });
 });

@@ -1,11 +1,12 @@
 // Authentication end to end: login, sessions, CSRF, API tokens, users, audit. Through createCaller
 // and through the tRPC fetch handler with real Request/Response objects (cookies and headers).
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, sessions, apiTokens } from '@/db/schema';
 import { appRouter, createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
+import { parseEnv, type FleetplanEnv, type RawEnv } from '@/server/env';
 import type { Actor } from './actor';
 import { bootstrapAuth } from './bootstrap';
 import { hashPassword, verifyPassword } from './password';
@@ -14,14 +15,22 @@ import { resolveRequestActor } from './resolve-request-actor';
 const NOW = new Date('2026-11-22T12:00:00Z');
 const ADMIN_PASSWORD = 'correct horse battery';
 let db: Db;
+/** the server's settings in this test (what FLEETPLAN_* would say) */
+let env: FleetplanEnv;
+
+/** settings as parsed from these variables (a real provider's own required settings filled in) */
+function settings(raw: RawEnv): FleetplanEnv {
+  return parseEnv({ FLEETPLAN_OCM_TOKEN: 'test-token', KUBECONFIG: '/nonexistent/kubeconfig', ...raw });
+}
 
 beforeEach(async () => {
   db = openDatabase(':memory:');
-  await bootstrapAuth(db, { env: { FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD }, log: () => {}, now: NOW });
+  env = settings({});
+  await bootstrapAuth(db, { env: settings({ FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD }), log: () => {}, now: NOW });
 });
 
 function caller(actor: Actor | null, opts: { headers?: Headers; csrfOk?: boolean } = {}) {
-  return createCaller(createContextInner({ db, now: () => NOW, actor, resHeaders: opts.headers, csrfOk: opts.csrfOk }));
+  return createCaller(createContextInner({ db, now: () => NOW, env, actor, resHeaders: opts.headers, csrfOk: opts.csrfOk }));
 }
 
 /** the app's HTTP endpoint, as app/api/trpc/[trpc]/route.ts wires it */
@@ -49,6 +58,7 @@ async function http(
       createContextInner({
         db,
         now: () => NOW,
+        env,
         actor: identity.actor,
         csrfOk: identity.csrfOk,
         secureCookies: identity.secure,
@@ -90,8 +100,8 @@ describe('bootstrap', () => {
   it('creates admin once, printing a random password exactly once when none is configured', async () => {
     const fresh = openDatabase(':memory:');
     const lines: string[] = [];
-    await bootstrapAuth(fresh, { env: {}, log: (l) => lines.push(l), now: NOW });
-    await bootstrapAuth(fresh, { env: {}, log: (l) => lines.push(l), now: NOW });
+    await bootstrapAuth(fresh, { env: settings({}), log: (l) => lines.push(l), now: NOW });
+    await bootstrapAuth(fresh, { env: settings({}), log: (l) => lines.push(l), now: NOW });
     expect(lines).toHaveLength(1);
     const password = /password (\S+)/.exec(lines[0]!)![1]!;
     const headers = new Headers();
@@ -104,7 +114,7 @@ describe('bootstrap', () => {
 
   it('seeds a demo operator whose sign-in creates a real session, only when demo login is on', async () => {
     await expect(caller(null).auth.demoLogin()).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await bootstrapAuth(db, { env: {}, demoSeeded: true, log: () => {}, now: NOW });
+    await bootstrapAuth(db, { env, demoSeeded: true, log: () => {}, now: NOW });
     expect(await caller(null).auth.loginOptions()).toMatchObject({ demoLogin: true });
     const res = await http('auth.demoLogin');
     expect(res.status).toBe(200);
@@ -115,14 +125,11 @@ describe('bootstrap', () => {
 });
 
 describe('demo sign-in only with the simulator provider', () => {
-  afterEach(() => vi.unstubAllEnvs());
-
   it.each(['ocm', 'kubernetes'])(
     'refuses an anonymous demo sign-in on a demo-seeded database when the provider is %s',
     async (provider) => {
-      vi.stubEnv('FLEETPLAN_PROVIDER', provider);
-      vi.stubEnv('FLEETPLAN_DEMO_LOGIN', undefined);
-      await bootstrapAuth(db, { env: { FLEETPLAN_PROVIDER: provider }, demoSeeded: true, log: () => {}, now: NOW });
+      env = settings({ FLEETPLAN_PROVIDER: provider });
+      await bootstrapAuth(db, { env, demoSeeded: true, log: () => {}, now: NOW });
       expect(await caller(null).auth.loginOptions()).toMatchObject({ demoLogin: false });
       const res = await http('auth.demoLogin');
       expect(res.status).toBe(403);
@@ -132,23 +139,21 @@ describe('demo sign-in only with the simulator provider', () => {
   );
 
   it('refuses even with FLEETPLAN_DEMO_LOGIN=1, says so in the server log, and creates no demo user', async () => {
-    const env = { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_DEMO_LOGIN: '1' };
-    vi.stubEnv('FLEETPLAN_PROVIDER', env.FLEETPLAN_PROVIDER);
-    vi.stubEnv('FLEETPLAN_DEMO_LOGIN', env.FLEETPLAN_DEMO_LOGIN);
+    env = settings({ FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_DEMO_LOGIN: '1' });
     const fresh = openDatabase(':memory:');
     const lines: string[] = [];
     const created = await bootstrapAuth(fresh, { env, demoSeeded: true, log: (l) => lines.push(l), now: NOW });
     expect(created.demoUserCreated).toBe(false);
     expect(lines.some((l) => /FLEETPLAN_DEMO_LOGIN=1 refused.*simulator/.test(l))).toBe(true);
-    await expect(createCaller(createContextInner({ db: fresh, actor: null })).auth.demoLogin()).rejects.toMatchObject({
+    await expect(createCaller(createContextInner({ db: fresh, env, actor: null })).auth.demoLogin()).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
   });
 
   it('stops a demo user created under the simulator from signing in once a real provider is configured', async () => {
-    await bootstrapAuth(db, { env: {}, demoSeeded: true, log: () => {}, now: NOW });
+    await bootstrapAuth(db, { env, demoSeeded: true, log: () => {}, now: NOW });
     expect((await http('auth.demoLogin')).status).toBe(200);
-    vi.stubEnv('FLEETPLAN_PROVIDER', 'ocm');
+    env = settings({ FLEETPLAN_PROVIDER: 'ocm' });
     expect((await http('auth.demoLogin')).status).toBe(403);
   });
 });

@@ -3,6 +3,7 @@
 // has no users, and the `demo` operator when demo sign-in is on. Idempotent; called by
 // db/seed.ts prepareDatabase() at `npm start` and lazily on the first request (next dev).
 import type { Db } from '@/db/open-database';
+import { getEnv, type FleetplanEnv } from '@/server/env';
 import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
 import { countUsers, findUserByName, insertUser, writeDemoLoginSetting } from '@/server/repositories/user-repository';
 import { DEMO_USERNAME, demoLoginRefusal, isDemoLoginEnabled } from './demo-login';
@@ -12,7 +13,8 @@ import { generateSecret } from './secrets';
 export const ADMIN_USERNAME = 'admin';
 
 export interface BootstrapOptions {
-  env?: Record<string, string | undefined>;
+  /** the checked settings (server/env.ts); the process's own unless a test passes others */
+  env?: Pick<FleetplanEnv, 'demoLogin' | 'provider' | 'adminPassword'>;
   log?: (line: string) => void;
   now?: Date;
   /** the demo fleet was just seeded: remember that demo sign-in is on for this database */
@@ -20,16 +22,16 @@ export interface BootstrapOptions {
 }
 
 export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promise<{ adminCreated: boolean; demoUserCreated: boolean }> {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? getEnv();
   const log = opts.log ?? ((line: string) => console.log(line));
   const now = opts.now ?? new Date();
-  if (opts.demoSeeded && env.FLEETPLAN_DEMO_LOGIN !== '0') writeDemoLoginSetting(db, true, now);
+  if (opts.demoSeeded && env.demoLogin !== false) writeDemoLoginSetting(db, true, now);
   const refusal = demoLoginRefusal(env);
   if (refusal) log(refusal);
 
   let adminCreated = false;
   if (countUsers(db) === 0) {
-    const fromEnv = env.FLEETPLAN_ADMIN_PASSWORD;
+    const fromEnv = env.adminPassword;
     if (fromEnv !== undefined && fromEnv.length < MIN_PASSWORD_LENGTH) {
       throw new Error(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }

@@ -5,26 +5,21 @@
 // switch) or FLEETPLAN_DEMO_LOGIN=1 must ask for it. FLEETPLAN_DEMO_LOGIN=0 turns it off always;
 // FLEETPLAN_DEMO_LOGIN=1 with a real provider is refused (bootstrap.ts says so in the server log).
 import type { Db } from '@/db/open-database';
+import type { FleetplanEnv } from '@/server/env';
 import { readDemoLoginSetting } from '@/server/repositories/user-repository';
 
 export const DEMO_USERNAME = 'demo';
 
-type Env = Record<string, string | undefined>;
-
-/** the one provider whose fleet is simulated; see server/integrations/providers/create-provider.ts */
-function providerOf(env: Env): string {
-  return env.FLEETPLAN_PROVIDER ?? 'simulator';
-}
+/** FLEETPLAN_DEMO_LOGIN and FLEETPLAN_PROVIDER, as server/env.ts parsed them */
+export type DemoLoginEnv = Pick<FleetplanEnv, 'demoLogin' | 'provider'>;
 
 /** Why FLEETPLAN_DEMO_LOGIN=1 is ignored, or null when it is not set or allowed. */
-export function demoLoginRefusal(env: Env = process.env): string | null {
-  if (env.FLEETPLAN_DEMO_LOGIN !== '1' || providerOf(env) === 'simulator') return null;
-  return `fleetplan: FLEETPLAN_DEMO_LOGIN=1 refused: the demo sign-in exists only with the simulator provider (FLEETPLAN_PROVIDER=${providerOf(env)})`;
+export function demoLoginRefusal(env: DemoLoginEnv): string | null {
+  if (env.demoLogin !== true || env.provider.name === 'simulator') return null;
+  return `fleetplan: FLEETPLAN_DEMO_LOGIN=1 refused: the demo sign-in exists only with the simulator provider (FLEETPLAN_PROVIDER=${env.provider.name})`;
 }
 
-export function isDemoLoginEnabled(db: Db, env: Env = process.env): boolean {
-  if (providerOf(env) !== 'simulator') return false;
-  if (env.FLEETPLAN_DEMO_LOGIN === '0') return false;
-  if (env.FLEETPLAN_DEMO_LOGIN === '1') return true;
-  return readDemoLoginSetting(db);
+export function isDemoLoginEnabled(db: Db, env: DemoLoginEnv): boolean {
+  if (env.provider.name !== 'simulator') return false;
+  return env.demoLogin ?? readDemoLoginSetting(db);
 }

@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import type { Actor, Role } from '@/server/auth/actor';
 import { clearedSessionCookies, sessionCookies, SESSION_TTL_MS } from '@/server/auth/cookies';
-import { DEMO_USERNAME, isDemoLoginEnabled } from '@/server/auth/demo-login';
+import { DEMO_USERNAME, isDemoLoginEnabled, type DemoLoginEnv } from '@/server/auth/demo-login';
 import { listIdentityProviders } from '@/server/auth/identity-provider';
 import { burnPasswordCheck, verifyPassword } from '@/server/auth/password';
 import { generateSecret, sha256Hex } from '@/server/auth/secrets';
@@ -24,7 +24,7 @@ export interface Me {
   via: Actor['via'];
 }
 
-export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: () => Date }) {
+export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: () => Date; env: DemoLoginEnv }) {
   const { db } = deps;
   const wallClock = deps.wallClock ?? (() => new Date());
 
@@ -63,7 +63,7 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
     },
 
     demoLogin(input: { cookies: CookieJar }): Me {
-      const user = isDemoLoginEnabled(db) ? findUserByName(db, DEMO_USERNAME) : undefined;
+      const user = isDemoLoginEnabled(db, deps.env) ? findUserByName(db, DEMO_USERNAME) : undefined;
       if (!user || user.disabled) throw new AppError('FORBIDDEN', 'Demo sign-in is not enabled on this server');
       return startSession(user, input.cookies, 'demo');
     },
@@ -83,7 +83,7 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
 
     loginOptions(): { demoLogin: boolean; providers: { id: string; displayName: string }[] } {
       return {
-        demoLogin: isDemoLoginEnabled(db),
+        demoLogin: isDemoLoginEnabled(db, deps.env),
         providers: listIdentityProviders().map((p) => ({ id: p.id, displayName: p.displayName })),
       };
     },
