@@ -1,15 +1,19 @@
 // Seeds the demo fleet (simulated, from real update-graph data). Run: `npm run db:seed`
-// Options: --reset  wipe fleet data first;  --if-empty  do nothing when an organization exists;
+// Options: --reset  replace what the database holds (refused without it unless the database is
+//          empty);  --if-empty  do nothing when it holds anything;
 //          --clusters N  a fleet of about N clusters (the demo's shape, scaled; default 56).
 // FLEETPLAN_DEMO_CLUSTERS=N does the same for the first start of `npm start`.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from './open-database';
-import { EnvError, getEnv } from '@/server/env';
+import { parseEnv, type RawEnv } from '@/server/env';
 import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { countDatabaseContents, type DatabaseContents } from '@/server/repositories/database-contents-repository';
 
 const DEMO_DATA = path.join(process.cwd(), 'server', 'demo', 'data');
 
@@ -63,48 +67,148 @@ export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
   return { clusters: fleet.clusters.length };
 }
 
-/** start-up: migrate, and seed the demo fleet when the database holds no organization */
-export async function prepareDatabase(): Promise<void> {
-  const env = getEnv();
-  const file = env.databaseFile;
+type Log = (line: string) => void;
+
+/**
+ * start-up: migrate; seed the demo fleet into an empty database when the provider is the
+ * simulator and FLEETPLAN_SEED_DEMO is not 0 (a real provider's database starts empty); make sure
+ * someone can sign in. Returns the open handle: scripts/start.mjs keeps it for the server's whole
+ * life, so `fleetplan restore` sees (through SQLite's lock) that a server is running even before
+ * the app first touches the database.
+ */
+export async function prepareDatabase(raw: RawEnv = process.env, log: Log = (line) => console.log(line)): Promise<Db> {
+  const settings = parseEnv(raw);
+  const file = settings.databaseFile;
   const db = openDatabase(file);
-  const seeding = isDatabaseEmpty(db) && env.seedDemo;
-  if (seeding) {
-    const { clusters } = seedDemo(db, new Date(), demoScale(env.demoClusters?.toString()));
-    console.log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+  try {
+    const empty = isDatabaseEmpty(db);
+    const simulator = settings.provider.name === 'simulator';
+    const seeding = empty && simulator && settings.seedDemo;
+    if (seeding) {
+      const { clusters } = seedDemo(db, new Date(), demoScale(settings.demoClusters?.toString()));
+      log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+    } else if (empty && !simulator) {
+      log(
+        `fleetplan: provider ${settings.provider.name}: ${file} starts empty (the demo fleet is only seeded for the simulator); ` +
+          `import your organization with: npx --no fleetplan import FILE`,
+      );
+    } else if (empty) {
+      log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
+    }
+    await bootstrapAuth(db, { env: raw, log, demoSeeded: seeding });
+    return db;
+  } catch (err) {
+    db.$client.close();
+    throw err;
   }
-  await bootstrapAuth(db, { demoSeeded: seeding });
-  db.$client.close();
+}
+
+function describeContents(c: DatabaseContents): string {
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return [
+    plural(c.organizations, 'organization'),
+    plural(c.clusters, 'cluster'),
+    plural(c.policyRevisions, 'policy revision'),
+    plural(c.users, 'user'),
+    plural(c.apiTokens, 'API token'),
+    plural(c.webhooks, 'webhook'),
+  ].join(', ');
+}
+
+function hasAnyContents(c: DatabaseContents): boolean {
+  return Object.values(c).some((n) => n > 0);
+}
+
+export const SEED_RESET_AUDIT_ACTION = 'database.seed.reset';
+
+type SeedArgs = { reset: boolean; ifEmpty: boolean; scale: number };
+
+export function parseSeedArgs(argv: string[]): SeedArgs {
+  const args: SeedArgs = { reset: false, ifEmpty: false, scale: 1 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--reset') args.reset = true;
+    else if (arg === '--if-empty') args.ifEmpty = true;
+    else if (arg === '--clusters') {
+      const value = argv[++i];
+      if (value === undefined) throw new Error('--clusters needs a number of clusters');
+      args.scale = demoScale(value);
+    } else throw new Error(`unknown argument ${arg} (options: --reset, --if-empty, --clusters N)`);
+  }
+  return args;
+}
+
+/**
+ * `npm run db:seed`: the demo fleet into an empty database. A database holding anything is only
+ * replaced with --reset (audited); without it the command refuses and says what would be lost.
+ * Exit 0 seeded (or --if-empty and not empty), 1 refused or failed, 2 bad arguments.
+ */
+export async function runSeed(
+  argv: string[],
+  env: RawEnv = process.env,
+  log: Log = (l) => console.log(l),
+  warn: Log = (l) => console.error(l),
+): Promise<number> {
+  let args: SeedArgs;
+  try {
+    args = parseSeedArgs(argv);
+  } catch (err) {
+    warn(`fleetplan db:seed: ${(err as Error).message}`);
+    return 2;
+  }
+  const file = parseEnv(env).databaseFile;
+  const db = openDatabase(file);
+  try {
+    const contents = countDatabaseContents(db);
+    if (hasAnyContents(contents)) {
+      if (args.ifEmpty) {
+        log(`fleetplan db:seed: ${file} already holds data (${describeContents(contents)}); not seeding`);
+        return 0;
+      }
+      if (!args.reset) {
+        warn(
+          `fleetplan db:seed: ${file} is not empty (${describeContents(contents)}); nothing changed. ` +
+            `'npm run db:seed -- --reset' would delete the organization, its clusters, policy revisions, history and decisions ` +
+            `(users, API tokens, webhooks and the audit log are kept) and turn the demo sign-in on.`,
+        );
+        return 1;
+      }
+      appendAudit(db, {
+        at: new Date(),
+        actor: `cli:${osUser()}`,
+        action: SEED_RESET_AUDIT_ACTION,
+        target: `database:${path.resolve(file)}`,
+        before: contents,
+        after: { seeded: 'demo fleet', demoSignIn: env.FLEETPLAN_DEMO_LOGIN !== '0' },
+      });
+      wipeFleetData(db);
+      log(`fleetplan db:seed: --reset: deleted the fleet data (${describeContents(contents)} before)`);
+    }
+    const { clusters } = seedDemo(db, new Date(), args.scale);
+    log(`fleetplan db:seed: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+    await bootstrapAuth(db, { env, log, demoSeeded: true });
+    return 0;
+  } finally {
+    db.$client.close();
+  }
+}
+
+function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const args = new Set(argv);
-  const clustersAt = argv.indexOf('--clusters');
-  let scale: number;
   try {
-    if (clustersAt >= 0 && argv[clustersAt + 1] === undefined) throw new Error('--clusters needs a number of clusters');
-    scale = demoScale(clustersAt >= 0 ? argv[clustersAt + 1] : undefined);
+    process.exitCode = await runSeed(process.argv.slice(2));
   } catch (err) {
-    console.error(`fleetplan: ${(err as Error).message}`);
-    process.exitCode = 2;
-    return;
+    const debug = process.env.FLEETPLAN_DEBUG === '1';
+    console.error(`fleetplan db:seed: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}`);
+    process.exitCode = 1;
   }
-  const file = getEnv().databaseFile;
-  const db = openDatabase(file);
-  if (args.has('--if-empty') && !isDatabaseEmpty(db)) {
-    console.log(`fleetplan: ${file} already holds a fleet; not seeding`);
-    return;
-  }
-  if (args.has('--reset') || !isDatabaseEmpty(db)) wipeFleetData(db);
-  const { clusters } = seedDemo(db, new Date(), scale);
-  console.log(`fleetplan: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
-  await bootstrapAuth(db, { demoSeeded: true });
-  db.$client.close();
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename))
-  main().catch((err: unknown) => {
-    console.error(err instanceof EnvError ? `fleetplan: ${err.message}` : err);
-    process.exitCode = 1;
-  });
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) void main();

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npm start`: migrate the database, seed the demo fleet when it is empty, then serve the built
-// app with `next start` on $PORT (default 3000).
+// `npm start`: migrate the database, seed the demo fleet when it is empty (simulator only), then
+// serve the built app with `next start` on $PORT (default 3000).
+// This process keeps its database connection open until it exits: `fleetplan restore` refuses
+// while any process has the database open (SQLite's lock), so a running server is always seen,
+// with or without the scheduler and before the app's first request.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +26,14 @@ if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
 }
 
 const { prepareDatabase } = await tsImport('../db/seed.ts', import.meta.url);
-await prepareDatabase();
+let db;
+try {
+  db = await prepareDatabase();
+} catch (err) {
+  const debug = process.env.FLEETPLAN_DEBUG === '1';
+  console.error(`fleetplan: cannot start: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}`);
+  process.exit(1);
+}
 
 const port = process.env.PORT || '3000';
 const nextBin = path.join(process.cwd(), 'node_modules', 'next', 'dist', 'bin', 'next');
@@ -32,4 +42,7 @@ const child = spawn(process.execPath, [nextBin, 'start', '-p', port], {
   env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  db.$client.close();
+  process.exit(code ?? (signal ? 1 : 0));
+});

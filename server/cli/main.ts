@@ -1,4 +1,7 @@
-// Command dispatcher for `npx fleetplan <command>`. Each command returns its exit code.
+// Command dispatcher for `npx fleetplan <command>`. Each command returns its exit code; a command
+// that throws gets one line on stderr and exit 1 (2 for a usage error), see cli-errors.ts.
+import { describeFailure } from './cli-errors';
+
 type Command = { summary: string; run: (args: string[]) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
@@ -7,7 +10,7 @@ const COMMANDS: Record<string, Command> = {
     run: async (args) => (await import('./backup-command')).runBackupCommand(args),
   },
   restore: {
-    summary: 'restore FILE [--force]            replace the database with a backup (stop the server first)',
+    summary: 'restore FILE                      replace the database with a verified backup (stop the server first)',
     run: async (args) => (await import('./restore-command')).runRestoreCommand(args),
   },
   plan: {
@@ -37,7 +40,7 @@ function usage(): string {
   return ['usage: fleetplan <command> [options]', '', 'commands:', ...lines, ''].join('\n');
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
@@ -51,7 +54,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (err) {
-    process.stderr.write(`fleetplan ${name}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
+    const failure = describeFailure(name, err, env);
+    process.stderr.write(failure.text);
+    return failure.exitCode;
   }
 }

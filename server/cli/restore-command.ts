@@ -1,126 +1,217 @@
-// `fleetplan restore FILE [--force]`: replaces the database with a backup. Checks the backup's
-// integrity first, refuses while a server holds a live scheduler lease (unless --force), and swaps
-// the file atomically (copy to a temp file beside it, then rename) after folding and removing the
-// old -wal/-shm, so a stale write-ahead log can never be replayed onto the restored data.
-// Stop the server first: a running process keeps reading the old (unlinked) file.
+// `fleetplan restore FILE`: replaces the database with a backup, only when the backup is exactly a
+// fleetplan database and nothing has the database open.
+//
+// - The file is copied first (hashed while copying) to a private temporary file beside the
+//   database; every check runs on that copy, so the file cannot change between check and use.
+// - Refused: anything without a SQLite header, a file with a write-ahead log beside it (a live
+//   database or an unfinished copy), a failed integrity or foreign-key check, and any schema that
+//   is not this build's (database-schema.ts: tables, columns, indexes, no extra triggers or views,
+//   drizzle's migration history).
+// - "A server is running" is SQLite's own lock: every fleetplan process keeps its connection open
+//   in WAL mode (scripts/start.mjs for its whole life, the app and scheduler from the first use),
+//   and leaving WAL mode needs every other connection closed. The lock is the kernel's, so it
+//   cannot go stale after a crash the way a pid file or heartbeat row can, and it covers any
+//   process that has the file open (a second server, a running `fleetplan import`), with or
+//   without the scheduler. The lock is held from that check until the file is swapped.
+// - The restored database gets an audit row (who: OS user, when, which file, its sha256) and no
+//   sessions: sign-ins that ended after the backup was taken must not come back to life.
+// - The swap is atomic (rename over the old file); the result is mode 0600 with no -wal/-shm.
 import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { resolveDatabaseFile } from '@/db/open-database';
-import { checkIntegrity, countRows } from './backup-command';
+import * as schema from '@/db/schema';
+import { PRIVATE_FILE_MODE, resolveDatabaseFile } from '@/db/open-database';
+import { recordRestore } from '@/server/repositories/database-restore-repository';
+import {
+  assertSqliteFile,
+  checkIntegrity,
+  countRows,
+  fsyncDirectory,
+  fsyncFile,
+  makeSelfContained,
+  SIDECAR_SUFFIXES,
+} from './backup-command';
+import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
+import { verifyFleetplanSchema } from './database-schema';
 
-const USAGE = 'usage: fleetplan restore FILE [--force]   (replaces DATABASE_URL, default data/fleetplan.db)';
+const USAGE = 'usage: fleetplan restore FILE   (replaces DATABASE_URL, default data/fleetplan.db; stop the server first)';
+export const RESTORE_AUDIT_ACTION = 'database.restore';
 
-/** scheduler leases that have not expired: some server is running against this database */
-export function findLiveLeases(file: string, now: Date): { name: string; holder: string; expiresAt: Date }[] {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+export interface RestoreOptions {
+  /** the audit row's time (real time by default) */
+  now?: () => Date;
+  /** the OS user named in the audit row */
+  osUser?: string;
+}
+
+export interface RestoreResult {
+  counts: Record<string, number>;
+  sha256: string;
+  bytes: number;
+}
+
+function currentOsUser(): string {
   try {
-    const hasTable = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'scheduler_leases'").get();
-    if (!hasTable) return [];
-    const rows = db
-      .prepare('select name, holder, expires_at as expiresAt from scheduler_leases where expires_at > ?')
-      .all(now.getTime()) as { name: string; holder: string; expiresAt: number }[];
-    return rows.map((r) => ({ ...r, expiresAt: new Date(r.expiresAt) }));
-  } finally {
-    db.close();
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? `uid:${process.getuid?.() ?? 'unknown'}`;
   }
 }
 
-function isFleetplanDatabase(file: string): boolean {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+/** copies `from` to a new private file `to`, returning the sha256 and size of what was copied */
+function copyHashing(from: string, to: string): { sha256: string; bytes: number } {
+  const hash = createHash('sha256');
+  const input = fs.openSync(from, 'r');
+  let output: number | undefined;
   try {
-    const tables = new Set(
-      (db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((r) => r.name),
+    output = fs.openSync(to, 'wx', PRIVATE_FILE_MODE);
+    const buffer = Buffer.alloc(1 << 20);
+    let bytes = 0;
+    for (;;) {
+      const read = fs.readSync(input, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      hash.update(buffer.subarray(0, read));
+      fs.writeSync(output, buffer, 0, read);
+      bytes += read;
+    }
+    fs.fsyncSync(output);
+    return { sha256: hash.digest('hex'), bytes };
+  } finally {
+    fs.closeSync(input);
+    if (output !== undefined) fs.closeSync(output);
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+/**
+ * Opens the live database and takes its exclusive lock, failing when any other connection has it
+ * open: a WAL database can only leave WAL mode when its connection is the last one. The caller
+ * closes the handle to release the lock. `null` when there is no database yet.
+ */
+export function lockLiveDatabase(target: string): Database.Database | null {
+  if (!fs.existsSync(target)) return null;
+  if (fs.statSync(target).isDirectory()) throw new CliFailure(`DATABASE_URL ${target} is a directory, not a database file`);
+  let live: Database.Database | undefined;
+  try {
+    live = new Database(target, { fileMustExist: true, timeout: 0 });
+    live.pragma('journal_mode = DELETE');
+    live.pragma('locking_mode = EXCLUSIVE');
+    live.exec('BEGIN EXCLUSIVE');
+    return live;
+  } catch (err) {
+    live?.close();
+    if (isBusy(err)) {
+      throw new CliFailure(
+        `another process has ${target} open (a running fleetplan server, or a command still at work); stop it, then restore again`,
+      );
+    }
+    const why = err instanceof Error ? err.message : String(err);
+    throw new CliFailure(`the current database ${target} cannot be opened (${why}); move it aside (mv it elsewhere), then restore again`);
+  }
+}
+
+/** the checks that make a copy acceptable; throws CliFailure naming every problem found */
+function verifyCopy(copy: Database.Database, backup: string): void {
+  const integrity = checkIntegrity(copy);
+  if (integrity !== 'ok') throw new CliFailure(`${backup} is damaged (integrity check: ${integrity.slice(0, 300)})`);
+  const verdict = verifyFleetplanSchema(copy);
+  if (!verdict.ok) throw new CliFailure(`${backup} is not a fleetplan backup of this version: ${verdict.problems.join('; ')}`);
+  const orphans = copy.pragma('foreign_key_check') as unknown[];
+  if (orphans.length > 0) throw new CliFailure(`${backup} has ${orphans.length} row(s) whose foreign keys point nowhere`);
+}
+
+export async function restoreDatabase(backup: string, target: string, opts: RestoreOptions = {}): Promise<RestoreResult> {
+  assertSqliteFile(backup, 'no SQLite header');
+  const walBeside = `${backup}-wal`;
+  if (fs.existsSync(walBeside) && fs.statSync(walBeside).size > 0) {
+    throw new CliFailure(
+      `${backup} has a write-ahead log beside it (${walBeside}): it is a live database or an unfinished copy; take a backup with 'fleetplan backup'`,
     );
-    return ['organizations', 'clusters', 'users', 'audit_log'].every((t) => tables.has(t));
-  } finally {
-    db.close();
   }
-}
-
-export async function restoreDatabase(backup: string, target: string): Promise<Record<string, number>> {
+  const dir = path.dirname(path.resolve(target));
+  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${target}.restore-${process.pid}`;
-  fs.rmSync(tmp, { force: true });
-  const src = new Database(backup, { readonly: true, fileMustExist: true });
+  const removeTmp = () => {
+    for (const f of [tmp, ...SIDECAR_SUFFIXES.map((s) => tmp + s)]) fs.rmSync(f, { force: true });
+  };
+  removeTmp();
+  let live: Database.Database | null = null;
   try {
-    await src.backup(tmp, { progress: () => 0x7fffffff });
+    const { sha256, bytes } = copyHashing(backup, tmp);
+    let counts: Record<string, number>;
+    let copy: Database.Database;
+    try {
+      copy = new Database(tmp, { fileMustExist: true });
+      copy.pragma('foreign_keys = ON');
+    } catch (err) {
+      throw new CliFailure(`${backup} is not a readable SQLite database (${err instanceof Error ? err.message : String(err)})`);
+    }
+    try {
+      try {
+        verifyCopy(copy, backup);
+      } catch (err) {
+        if (err instanceof CliFailure) throw err;
+        throw new CliFailure(`${backup} could not be checked (${err instanceof Error ? err.message : String(err)})`);
+      }
+      makeSelfContained(copy);
+      const db = drizzle(copy, { schema });
+      const at = (opts.now ?? (() => new Date()))();
+      recordRestore(db, {
+        at,
+        actor: `cli:${opts.osUser ?? currentOsUser()}`,
+        action: RESTORE_AUDIT_ACTION,
+        target: `database:${path.resolve(target)}`,
+        after: { file: backup, sha256, bytes, host: os.hostname() },
+      });
+      counts = countRows(copy);
+    } finally {
+      copy.close();
+    }
+    for (const s of SIDECAR_SUFFIXES) fs.rmSync(tmp + s, { force: true });
+    fsyncFile(tmp);
+
+    // only now is the live database touched: a refused backup leaves it byte for byte as it was
+    live = lockLiveDatabase(target);
+    for (const s of SIDECAR_SUFFIXES) fs.rmSync(target + s, { force: true });
+    fs.renameSync(tmp, target);
+    fsyncDirectory(dir);
+    return { counts, sha256, bytes };
+  } catch (err) {
+    removeTmp();
+    throw err;
   } finally {
-    src.close();
+    live?.close();
   }
-  // counted and switched to rollback journaling before the swap, so nothing opens the restored file
-  // in WAL mode until the server does (a -wal beside it would then be the server's own)
-  const copy = new Database(tmp);
-  copy.pragma('journal_mode = DELETE');
-  const counts = countRows(copy);
-  copy.close();
-  if (fs.existsSync(target)) {
-    // fold the old WAL into the old file, so removing -wal/-shm loses nothing if the rename fails
-    const old = new Database(target);
-    old.pragma('wal_checkpoint(TRUNCATE)');
-    old.close();
-  }
-  for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(target + suffix, { force: true });
-  fs.renameSync(tmp, target);
-  return counts;
 }
 
 export async function runRestoreCommand(
   args: string[],
   env: Record<string, string | undefined> = process.env,
-  now: Date = new Date(),
+  opts: RestoreOptions = {},
 ): Promise<number> {
-  const force = args.includes('--force');
-  const rest = args.filter((a) => a !== '--force');
-  if (rest.includes('-h') || rest.includes('--help')) {
+  const parsed = parseFileArgs(args, []);
+  if (parsed === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (rest.length !== 1 || rest[0]!.startsWith('-')) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const backup = path.resolve(rest[0]!);
+  if (typeof parsed === 'string') throw new UsageError(parsed, USAGE);
+  const backup = path.resolve(parsed.file);
   const target = resolveDatabaseFile(env.DATABASE_URL);
-  if (target === ':memory:') {
-    process.stderr.write('fleetplan restore: DATABASE_URL is :memory:, nothing to restore into\n');
-    return 2;
-  }
-  if (!fs.existsSync(backup)) {
-    process.stderr.write(`fleetplan restore: no backup at ${backup}\n`);
-    return 1;
-  }
-  if (path.resolve(target) === backup) {
-    process.stderr.write('fleetplan restore: FILE is the live database itself\n');
-    return 2;
-  }
-  let integrity: string;
-  try {
-    integrity = checkIntegrity(backup);
-  } catch (err) {
-    integrity = err instanceof Error ? err.message : String(err);
-  }
-  if (integrity !== 'ok') {
-    process.stderr.write(`fleetplan restore: ${backup} is not a sound SQLite database: ${integrity}\n`);
-    return 1;
-  }
-  if (!isFleetplanDatabase(backup)) {
-    process.stderr.write(`fleetplan restore: ${backup} is not a fleetplan database (tables missing)\n`);
-    return 1;
-  }
-  if (fs.existsSync(target)) {
-    const leases = findLiveLeases(target, now);
-    if (leases.length > 0 && !force) {
-      const who = leases.map((l) => `${l.name} held by ${l.holder} until ${l.expiresAt.toISOString()}`).join(', ');
-      process.stderr.write(`fleetplan restore: a server is running against ${target} (${who}); stop it first, or pass --force\n`);
-      return 1;
-    }
-  } else {
-    fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
-  }
-  const counts = await restoreDatabase(backup, target);
-  const summary = Object.entries(counts)
+  if (target === ':memory:') throw new UsageError('DATABASE_URL is :memory:, nothing to restore into', USAGE);
+  if (path.resolve(target) === backup) throw new UsageError('FILE is the live database itself', USAGE);
+  const result = await restoreDatabase(backup, target, opts);
+  const summary = Object.entries(result.counts)
     .map(([t, n]) => `${t}=${n}`)
     .join(' ');
-  process.stdout.write(`fleetplan restore: ${backup} -> ${target} (${summary}); start the server again\n`);
+  process.stdout.write(
+    `fleetplan restore: ${backup} (sha256 ${result.sha256}) -> ${target} (${summary}); everyone signs in again; start the server\n`,
+  );
   return 0;
 }

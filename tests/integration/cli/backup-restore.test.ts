@@ -1,5 +1,5 @@
-// Backup while another process writes, then restore: copies are sound snapshots (never half a
-// transaction), restore refuses a live server and corrupt files, and swaps the file atomically.
+// Backup while another process writes: copies are sound snapshots (never half a transaction).
+// Restore is tested in tests/integration/restore-command.test.ts.
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { runBackupCommand } from '@/server/cli/backup-command';
-import { runRestoreCommand } from '@/server/cli/restore-command';
 
 let dir: string;
 let live: string;
@@ -93,46 +92,7 @@ describe('fleetplan backup', () => {
 
   it('refuses to overwrite an existing file without --force', async () => {
     const file = path.join(dir, 'copy-0.db');
-    expect(await quietly(() => runBackupCommand([file], { DATABASE_URL: live }))).toBe(1);
+    await expect(quietly(() => runBackupCommand([file], { DATABASE_URL: live }))).rejects.toThrow(/exists; pass --force/);
     expect(await quietly(() => runBackupCommand([file, '--force'], { DATABASE_URL: live }))).toBe(0);
-  });
-});
-
-describe('fleetplan restore', () => {
-  const NOW = new Date('2026-11-22T12:00:00Z');
-
-  it('refuses a corrupt or foreign file', async () => {
-    const junk = path.join(dir, 'junk.db');
-    fs.writeFileSync(junk, 'this is not sqlite'.repeat(100));
-    expect(await quietly(() => runRestoreCommand([junk], { DATABASE_URL: live }, NOW))).toBe(1);
-    const foreign = path.join(dir, 'foreign.db');
-    const f = new Database(foreign);
-    f.exec('create table t (x)');
-    f.close();
-    expect(await quietly(() => runRestoreCommand([foreign], { DATABASE_URL: live }, NOW))).toBe(1);
-  });
-
-  it('refuses while a server holds a live lease, unless --force; then replaces the data and leaves no stale WAL', async () => {
-    const backup = path.join(dir, 'copy-1.db');
-    const expected = count(backup);
-    const db = openDatabase(live);
-    db.$client
-      .prepare('insert or replace into scheduler_leases (name, holder, expires_at) values (?, ?, ?)')
-      .run('scheduler', 'pid-1', NOW.getTime() + 60_000);
-    db.$client.close();
-    expect(await quietly(() => runRestoreCommand([backup], { DATABASE_URL: live }, NOW))).toBe(1);
-    expect(count(live)).not.toBe(expected);
-    expect(await quietly(() => runRestoreCommand([backup, '--force'], { DATABASE_URL: live }, NOW))).toBe(0);
-    expect(fs.existsSync(`${live}-wal`)).toBe(false);
-    expect(count(live)).toBe(expected);
-    const reopened = openDatabase(live);
-    expect(reopened.$client.pragma('integrity_check', { simple: true })).toBe('ok');
-    reopened.$client.close();
-  });
-
-  it('restores without --force once the lease has expired', async () => {
-    const later = new Date(NOW.getTime() + 3_600_000);
-    expect(await quietly(() => runRestoreCommand([path.join(dir, 'copy-2.db')], { DATABASE_URL: live }, later))).toBe(0);
-    expect(count(live)).toBe(count(path.join(dir, 'copy-2.db')));
   });
 });
