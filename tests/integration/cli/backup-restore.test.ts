@@ -1,5 +1,5 @@
 // Backup while another process writes: copies are sound snapshots (never half a transaction).
-// Restore is tested in tests/integration/restore-command.test.ts.
+// Restore is tested in tests/integration/cli/restore-command.test.ts.
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

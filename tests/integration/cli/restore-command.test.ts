@@ -11,7 +11,7 @@ import { seedDemo } from '@/db/seed';
 import { backupDatabase } from '@/server/cli/backup-command';
 import { verifyFleetplanSchema } from '@/server/cli/database-schema';
 import { RESTORE_AUDIT_ACTION, restoreDatabase } from '@/server/cli/restore-command';
-import { runCli, startFixture } from './fixtures/spawn-process';
+import { runCli, startFixture } from '../fixtures/spawn-process';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 let dir: string;

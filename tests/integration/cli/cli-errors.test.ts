@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
-import { runCli } from './fixtures/spawn-process';
+import { runCli } from '../fixtures/spawn-process';
 
 let dir: string;
 let junkDb: string;
