@@ -117,8 +117,18 @@ describe('npm start on an empty database', () => {
   const base = { FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password' };
 
   it.each([
-    { provider: 'ocm', env: { FLEETPLAN_PROVIDER: 'ocm' }, organizations: 0, log: /provider ocm: .* starts empty/ },
-    { provider: 'kubernetes', env: { FLEETPLAN_PROVIDER: 'kubernetes' }, organizations: 0, log: /provider kubernetes: .* starts empty/ },
+    {
+      provider: 'ocm',
+      env: { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 'unused' },
+      organizations: 0,
+      log: /provider ocm: .* starts empty/,
+    },
+    {
+      provider: 'kubernetes',
+      env: { FLEETPLAN_PROVIDER: 'kubernetes', FLEETPLAN_KUBECONFIG: '/nonexistent/kubeconfig' },
+      organizations: 0,
+      log: /provider kubernetes: .* starts empty/,
+    },
     {
       provider: 'simulator, FLEETPLAN_SEED_DEMO=0',
       env: { FLEETPLAN_SEED_DEMO: '0' },
