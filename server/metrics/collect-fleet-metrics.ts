@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeRemainingSoak } from '@/server/domain/scheduling/remaining-soak';
-import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { getMetrics } from './registry';
@@ -15,7 +15,7 @@ export function collectFleetMetrics(db: Db, now: Date): void {
   m.versionSoak.reset();
   m.clusterHealth.reset();
   m.frozen.reset();
-  const org = getDefaultOrganization(db);
+  const org = findOrganization(db);
   if (!org) return;
   m.frozen.set({ organization: org.name }, org.frozen ? 1 : 0);
   const parsed = validatePlanInput(loadPlanDocument(db, org.id, now));

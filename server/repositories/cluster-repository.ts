@@ -1,7 +1,7 @@
 // Cluster queries: server-side filtering, sorting and paging for fleets of any size.
 import { and, asc, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, clusterWorkloads, clusterUpgrades, organizations } from '@/db/schema';
+import { clusters, clusterWorkloads, clusterUpgrades } from '@/db/schema';
 
 export type ClusterRow = typeof clusters.$inferSelect;
 
@@ -122,8 +122,4 @@ export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
     .orderBy(desc(clusterUpgrades.startedAt))
     .limit(limit)
     .all();
-}
-
-export function getDefaultOrganization(db: Db) {
-  return db.select().from(organizations).orderBy(asc(organizations.id)).get();
 }

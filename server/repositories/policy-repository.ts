@@ -7,15 +7,9 @@ import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevis
 import type { DbOrTx } from './audit-repository';
 
 export type { DbOrTx };
-export type OrganizationRow = typeof organizations.$inferSelect;
 export type SectorRow = typeof sectors.$inferSelect;
 export type BlockedVersionRow = typeof blockedVersions.$inferSelect;
 export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
-
-/** The organization the app manages (the first one). */
-export function findOrganization(db: DbOrTx): OrganizationRow | undefined {
-  return db.select().from(organizations).orderBy(asc(organizations.id)).get();
-}
 
 export function listSectors(db: DbOrTx, organizationId: number): SectorRow[] {
   return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();

@@ -2,17 +2,9 @@
 // so a 10,000-cluster fleet comes back as a few hundred rows, never as clusters.
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { blockedVersions, clusters, clusterWorkloads, organizations, sectors, versionSoak } from '@/db/schema';
+import { blockedVersions, clusters, clusterWorkloads, sectors, versionSoak } from '@/db/schema';
 
 export type SectorRow = typeof sectors.$inferSelect;
-
-export function findSectorOrganization(db: Db) {
-  return db
-    .select({ id: organizations.id, name: organizations.name, revision: organizations.revision, frozen: organizations.frozen })
-    .from(organizations)
-    .orderBy(asc(organizations.id))
-    .get();
-}
 
 export function listSectorRows(db: Db, organizationId: number): SectorRow[] {
   return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();

@@ -20,7 +20,7 @@ import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
 import { parseInstant } from '@/server/domain/plan/time';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from '@/server/integrations/providers/types';
 import { getMetrics } from '@/server/metrics/registry';
-import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import {
   insertDecisions,
   insertIntent,
@@ -356,7 +356,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   failInterruptedTicks(db, now);
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
   try {
-    const org = getDefaultOrganization(db);
+    const org = findOrganization(db);
     if (!org) {
       const summary = {
         clusters: 0,

@@ -4,7 +4,8 @@ import type { Db } from '@/db/open-database';
 import { explainCluster } from '@/server/domain/plan/explain-cluster';
 import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
-import { findClusterByName, getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findClusterByName } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { listRecentActions, listRecentDecisions } from '@/server/repositories/cluster-event-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { AppError } from './app-error';
@@ -17,7 +18,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       const row = findClusterByName(db, name);
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();
-      const org = getDefaultOrganization(db);
+      const org = findOrganization(db);
       const parsed = validatePlanInput(loadPlanDocument(db, row.organizationId, at), { now: at.toISOString() });
       const events = {
         decisions: listRecentDecisions(db, name).map((d) => ({

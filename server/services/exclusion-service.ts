@@ -2,7 +2,8 @@
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findClusterByName, getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findClusterByName } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { deleteExclusion, findExclusionById, insertExclusion, listExclusions } from '@/server/repositories/exclusion-repository';
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
 import { AppError } from './app-error';
@@ -18,7 +19,7 @@ export interface CreateExclusionInput {
 
 export function createExclusionService(db: Db, now: () => Date) {
   const org = () => {
-    const o = getDefaultOrganization(db);
+    const o = findOrganization(db);
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };

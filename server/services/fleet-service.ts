@@ -3,12 +3,12 @@ import { sql, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, settings } from '@/db/schema';
 import type { ProviderName } from '@/server/env';
-import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 
 export function createFleetService(db: Db, now: () => Date, provider: ProviderName) {
   return {
     status() {
-      const org = getDefaultOrganization(db);
+      const org = findOrganization(db);
       const clusterCount = db
         .select({ n: sql<number>`count(*)` })
         .from(clusters)

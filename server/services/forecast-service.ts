@@ -16,7 +16,8 @@ import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { findSectorOrganization, listSectorRows } from '@/server/repositories/sector-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
+import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
 
 export interface ForecastRunInput {
@@ -67,7 +68,7 @@ const cache = (globalCache.__fleetplanForecastCache ??= new Map());
 
 export function createForecastService(db: Db, now: () => Date) {
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
-    const org = findSectorOrganization(db);
+    const org = findOrganization(db);
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [

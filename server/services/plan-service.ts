@@ -8,7 +8,7 @@ import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems } from '@/server/domain/policy-files/named-problems';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { findOrganization } from '@/server/repositories/policy-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from './app-error';
 
 export function createPlanService(db: Db, now: () => Date) {

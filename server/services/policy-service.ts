@@ -18,7 +18,8 @@ import type { ClusterPolicyEntrySpec, OrganizationFile, SectorSpec, UpgradePolic
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { loadPlanDocument, type PlanDocument } from '@/server/repositories/plan-document-repository';
 import * as repo from '@/server/repositories/policy-repository';
-import type { DbOrTx, OrganizationRow } from '@/server/repositories/policy-repository';
+import { findOrganization, type OrganizationRow } from '@/server/repositories/organization-repository';
+import type { DbOrTx } from '@/server/repositories/policy-repository';
 import { AppError } from './app-error';
 
 // ---------------------------------------------------------------------------------------------
@@ -134,7 +135,7 @@ function invalid(message: string, problems: NamedProblem[]): AppError {
 
 export function createPolicyService(db: Db, now: () => Date) {
   function requireOrganization(tx: DbOrTx): OrganizationRow {
-    const org = repo.findOrganization(tx);
+    const org = findOrganization(tx);
     if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
     return org;
   }

@@ -4,8 +4,8 @@ import type { Db } from '@/db/open-database';
 import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import { compareVersions } from '@/server/domain/version/version';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import * as repo from '@/server/repositories/sector-repository';
-import { AppError } from './app-error';
 
 export interface SectorWorkloadSummary {
   workload: string;
@@ -46,7 +46,7 @@ export interface SectorsOverview {
 export function createSectorService(db: Db) {
   return {
     overview(): SectorsOverview {
-      const org = repo.findSectorOrganization(db);
+      const org = findOrganization(db);
       if (!org) return { organization: null, sectors: [] };
       const rows = repo.listSectorRows(db, org.id);
       const blocked = repo.listBlockedPatterns(db, org.id);
@@ -145,13 +145,6 @@ export function createSectorService(db: Db) {
         };
       });
       return { organization: { name: org.name, revision: org.revision, frozen: org.frozen }, sectors };
-    },
-
-    /** Throws when the organization is missing (for callers that need it). */
-    requireOrganization() {
-      const org = repo.findSectorOrganization(db);
-      if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
-      return org;
     },
   };
 }

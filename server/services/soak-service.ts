@@ -4,7 +4,8 @@ import type { Db } from '@/db/open-database';
 import { estimateSoakEtas, type SoakThresholdEta } from '@/server/domain/forecast/soak-eta';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import { compareVersions } from '@/server/domain/version/version';
-import { findSectorOrganization, listBlockedPatterns } from '@/server/repositories/sector-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
+import { listBlockedPatterns } from '@/server/repositories/sector-repository';
 import * as repo from '@/server/repositories/soak-query-repository';
 import { AppError } from './app-error';
 
@@ -37,13 +38,13 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 export function createSoakService(db: Db, now: () => Date) {
   const org = () => {
-    const o = findSectorOrganization(db);
+    const o = findOrganization(db);
     if (!o) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     return o;
   };
   return {
     versions(): { options: SoakVersionOption[]; default: { version: string; workload: string } | null } {
-      const o = findSectorOrganization(db);
+      const o = findOrganization(db);
       if (!o) return { options: [], default: null };
       const blocked = listBlockedPatterns(db, o.id);
       const soak = new Map(repo.listSoakTotals(db, o.id).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));

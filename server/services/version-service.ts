@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { patternMatches } from '@/server/domain/plan/blocked-versions';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { countClustersByVersion, listBlockedVersions, listVersionSoakOf } from '@/server/repositories/version-repository';
 
 export interface VersionHistoryRow {
@@ -25,7 +25,7 @@ function byVersionDesc(a: string, b: string): number {
 export function createVersionService(db: Db) {
   return {
     history() {
-      const org = getDefaultOrganization(db);
+      const org = findOrganization(db);
       if (!org) return { workloads: [], versions: [] as VersionHistoryRow[], blocked: [] };
       const blocked = listBlockedVersions(db, org.id);
       const rows = new Map<string, VersionHistoryRow>();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/db/seed';
-import { getDefaultOrganization } from '@/server/repositories/cluster-repository';
+import { findOrganization } from '@/server/repositories/organization-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
 import type { PlanInput } from '@/server/domain/plan/types';
@@ -208,7 +208,7 @@ describe('forecastRollout', () => {
     const now = new Date('2024-07-10T08:00:00Z');
     const db = openDatabase(':memory:');
     seedDemo(db, now);
-    const org = getDefaultOrganization(db)!;
+    const org = findOrganization(db)!;
     const parsed = validatePlanInput(loadPlanDocument(db, org.id, now));
     if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.path + ': ' + p.message).join('\n'));
     const input = parsed.input;
