@@ -1,10 +1,11 @@
 // Liveness + readiness: answers 200 only when the database answers.
 import { sql } from 'drizzle-orm';
 import { getDb } from '@/db/client';
+import { withApiHeaders } from '@/server/http/security-headers';
 
 export const dynamic = 'force-dynamic';
 
-export function GET() {
+export const GET = withApiHeaders(() => {
   const started = performance.now();
   try {
     getDb().get(sql`select 1`);
@@ -13,4 +14,4 @@ export function GET() {
     console.error('healthz: database check failed', err);
     return Response.json({ status: 'error', database: 'unreachable' }, { status: 503 });
   }
-}
+});

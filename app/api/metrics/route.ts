@@ -1,17 +1,21 @@
 // Prometheus scrape endpoint (text exposition format). The metrics name every cluster and its
 // versions, so a scrape needs an identity: an API token (`authorization: Bearer fp_…`, any role)
 // or a signed-in session. FLEETPLAN_METRICS_PUBLIC=1 opens it for scrapers inside a trusted network.
+// A scrape carries no body: one is refused before anything else happens.
 import { getDb } from '@/db/client';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
+import { readLimitedBody, payloadTooLarge } from '@/server/http/read-limited-body';
+import { withApiHeaders } from '@/server/http/security-headers';
 import { collectFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { getMetrics } from '@/server/metrics/registry';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function GET(req: Request): Promise<Response> {
+export const GET = withApiHeaders(async (req: Request): Promise<Response> => {
+  if (!(await readLimitedBody(req, 0)).ok) return payloadTooLarge('A metrics scrape takes no request body');
   const db = getDb();
   if (!getEnv().metricsPublic) {
     const { actor } = await resolveRequestActor(db, req);
@@ -25,4 +29,4 @@ export async function GET(req: Request): Promise<Response> {
   collectFleetMetrics(db, getFleetClock(db)());
   const { registry } = getMetrics();
   return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
-}
+});

@@ -1,22 +1,26 @@
 // tRPC over HTTP (fetch adapter). Procedures live in server/api.
+// The body is read here under the limit (bytes counted as they arrive, chunked or not) before
+// tRPC parses anything; tRPC gets the request again with the buffered body.
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getDb } from '@/db/client';
 import { appRouter } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { getFleetClock } from '@/server/fleet-clock';
+import { readLimitedBody, trpcPayloadTooLarge, withBufferedBody } from '@/server/http/read-limited-body';
+import { withApiHeaders } from '@/server/http/security-headers';
 
 export const dynamic = 'force-dynamic';
 
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_TRPC_BODY_BYTES = 2 * 1024 * 1024;
 
-async function handler(req: Request) {
-  const length = Number(req.headers.get('content-length') ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    return Response.json({ error: { message: `Request body over ${MAX_BODY_BYTES} bytes` } }, { status: 413 });
-  }
+async function handler(incoming: Request) {
+  const body = await readLimitedBody(incoming, MAX_TRPC_BODY_BYTES);
+  if (!body.ok) return trpcPayloadTooLarge(MAX_TRPC_BODY_BYTES);
+  const req = withBufferedBody(incoming, body.bytes);
   const db = getDb();
   const identity = await resolveRequestActor(db, req);
+  // internal errors are logged (with a reference) by the errorFormatter in server/api/trpc.ts
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
@@ -31,10 +35,9 @@ async function handler(req: Request) {
         secureCookies: identity.secure,
         resHeaders,
       }),
-    onError({ error, path }) {
-      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path ?? '?'} failed:`, error.cause ?? error);
-    },
   });
 }
 
-export { handler as GET, handler as POST };
+const GET = withApiHeaders(handler);
+const POST = GET;
+export { GET, POST };
