@@ -7,6 +7,15 @@ const nextConfig = {
   poweredByHeader: false,
   // `npm run typecheck` (part of `npm test`) checks the whole repo once; the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
+  experimental: {
+    // Next copies the body of every request proxy.ts matches into memory (twice), up to this size.
+    // Only pages are matched and they take no body (no server actions); the routes that do take
+    // one (/api/*, /paths/upload) are not matched and enforce their own limits (server/http).
+    proxyClientMaxBodySize: '64kb',
+  },
+  // Pages (proxy.ts) and API routes (server/http/security-headers.ts) set these per request with
+  // their CSP; this covers everything else (Next's assets). Keep the list in step with
+  // STATIC_SECURITY_HEADERS there (this file is plain JS and cannot import it).
   async headers() {
     return [
       {
@@ -15,6 +24,10 @@ const nextConfig = {
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'X-Frame-Options', value: 'DENY' },
           { key: 'Referrer-Policy', value: 'same-origin' },
+          {
+            key: 'Permissions-Policy',
+            value: 'accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()',
+          },
         ],
       },
     ];

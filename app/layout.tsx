@@ -5,6 +5,10 @@ import { Providers } from './providers';
 import { NavLinks } from '@/components/shell/nav-links';
 import { TopBar } from '@/components/shell/top-bar';
 
+// Every page is rendered per request: proxy.ts gives each one a fresh CSP nonce, which Next can put
+// on its scripts only while rendering (a prerendered page would have scripts the CSP blocks).
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = {
   title: { default: 'fleetplan', template: '%s · fleetplan' },
   description: 'Plan, observe and drive upgrades across a fleet of OpenShift clusters',

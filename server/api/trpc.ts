@@ -6,6 +6,7 @@ import { ZodError } from 'zod';
 import type { Db } from '@/db/open-database';
 import { hasRole, type Actor, type Role } from '@/server/auth/actor';
 import { getEnv, type FleetplanEnv } from '@/server/env';
+import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
 
@@ -54,13 +55,30 @@ const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {
 };
 
 const t = initTRPC.context<ContextInner>().create({
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, path }) {
+    if (error.code === 'INTERNAL_SERVER_ERROR') {
+      // not a deliberate answer (AppErrors map onto other codes): the client gets a reference only
+      const reference = reportInternalError(error.cause ?? error, `tRPC ${path ?? '?'}`);
+      return {
+        ...shape,
+        message: internalErrorMessage(reference),
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          reference,
+          zodError: null,
+          problems: null,
+        },
+      };
+    }
     const cause = error.cause;
     return {
       ...shape,
       data: {
         ...shape.data,
         stack: undefined,
+        reference: null,
         zodError: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) : null,
         problems: cause instanceof AppError ? cause.problems : null,
       },
