@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
 import { createServices } from '@/server/services/create-services';
-import { COUNTING_CHUNK_BYTES, countingStream } from './testing/counting-stream';
+import { COUNTING_CHUNK_BYTES, countingStream } from '@/server/http/testing/counting-stream';
 
 vi.mock('server-only', () => ({}));
 
