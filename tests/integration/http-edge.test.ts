@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
+import { parseEnv } from '@/server/env';
 import { createServices } from '@/server/services/create-services';
 import { COUNTING_CHUNK_BYTES, countingStream } from '@/server/http/testing/counting-stream';
 
@@ -33,7 +34,7 @@ afterEach(() => {
 });
 
 function tokenFor(scope: 'viewer' | 'operator'): string {
-  const services = createServices({ db, now: () => new Date() });
+  const services = createServices({ db, now: () => new Date(), env: parseEnv({}) });
   return services.tokens.create({ name: `edge-${scope}`, scope, actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 } }).token;
 }
 
