@@ -20,11 +20,10 @@ const globalForDb = globalThis as unknown as { __fleetplanDb?: Db };
 let db: Db;
 
 beforeEach(async () => {
-  vi.stubEnv('FLEETPLAN_DEMO_LOGIN', '0');
   vi.stubEnv('FLEETPLAN_HSTS', '');
   db = openDatabase(':memory:');
-  await bootstrapAuth(db, { env: { FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD, FLEETPLAN_DEMO_LOGIN: '0' }, log: () => {} });
-  await ensureAuthBootstrap(db); // what the routes run first: done now, with FLEETPLAN_DEMO_LOGIN=0
+  await bootstrapAuth(db, { env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD }), log: () => {} });
+  await ensureAuthBootstrap(db); // what the routes run first: done now, while every table is there
   globalForDb.__fleetplanDb = db;
 });
 
@@ -85,8 +84,7 @@ describe('internal errors reach clients only as a reference', () => {
   it('a SQLite error in a procedure answers 500 with a generic message; the log has the real error under the same reference', async () => {
     const logged: unknown[][] = [];
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args));
-    vi.stubEnv('FLEETPLAN_DEMO_LOGIN', ''); // so auth.loginOptions reads the settings table
-    db.$client.exec('drop table settings');
+    db.$client.exec('drop table settings'); // auth.loginOptions reads the demo sign-in switch there
     const res = await trpcGet(new Request('http://fleet.test/api/trpc/auth.loginOptions', { headers: { host: 'fleet.test' } }));
     expect(res.status).toBe(500);
     const text = await res.text();
