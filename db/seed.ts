@@ -95,7 +95,7 @@ export async function prepareDatabase(raw: RawEnv = process.env, log: Log = (lin
     } else if (empty) {
       log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
     }
-    await bootstrapAuth(db, { env: raw, log, demoSeeded: seeding });
+    await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
     return db;
   } catch (err) {
     db.$client.close();
@@ -156,7 +156,8 @@ export async function runSeed(
     warn(`fleetplan db:seed: ${(err as Error).message}`);
     return 2;
   }
-  const file = parseEnv(env).databaseFile;
+  const settings = parseEnv(env);
+  const file = settings.databaseFile;
   const db = openDatabase(file);
   try {
     const contents = countDatabaseContents(db);
@@ -179,14 +180,14 @@ export async function runSeed(
         action: SEED_RESET_AUDIT_ACTION,
         target: `database:${path.resolve(file)}`,
         before: contents,
-        after: { seeded: 'demo fleet', demoSignIn: env.FLEETPLAN_DEMO_LOGIN !== '0' },
+        after: { seeded: 'demo fleet', demoSignIn: settings.demoLogin !== false },
       });
       wipeFleetData(db);
       log(`fleetplan db:seed: --reset: deleted the fleet data (${describeContents(contents)} before)`);
     }
     const { clusters } = seedDemo(db, new Date(), args.scale);
     log(`fleetplan db:seed: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
-    await bootstrapAuth(db, { env, log, demoSeeded: true });
+    await bootstrapAuth(db, { env: settings, log, demoSeeded: true });
     return 0;
   } finally {
     db.$client.close();
