@@ -1,10 +1,18 @@
 // Next.js start-up hook (Node.js runtime only): checks the settings, so a bad FLEETPLAN_* value
-// stops the server with a message naming it (server/env.ts), then starts the background
+// stops the server with a message naming it (server/env.ts); encrypts webhook secrets still stored
+// in plain text (creating the secret key file on first start); then starts the background
 // scheduler unless FLEETPLAN_SCHEDULER=off (interval FLEETPLAN_TICK_SECONDS, provider FLEETPLAN_PROVIDER).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { getEnv } = await import('./server/env');
-  if (!getEnv().schedulerEnabled) return;
-  const [{ startScheduler }, { getDb }] = await Promise.all([import('./server/scheduler/start'), import('./db/client')]);
+  const env = getEnv();
+  if (process.env.NEXT_PHASE === 'phase-production-build') return;
+  const [{ startScheduler }, { getDb }, { prepareWebhookSecrets }] = await Promise.all([
+    import('./server/scheduler/start'),
+    import('./db/client'),
+    import('./server/services/webhook-service'),
+  ]);
+  prepareWebhookSecrets(getDb(), env);
+  if (!env.schedulerEnabled) return;
   startScheduler(getDb);
 }

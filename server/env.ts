@@ -7,6 +7,7 @@
  */
 import { resolveDatabaseFile } from '@/db/open-database';
 import { MIN_PASSWORD_LENGTH } from '@/server/auth/password';
+import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
 
 export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -39,6 +40,8 @@ export interface FleetplanEnv {
   metricsPublic: boolean;
   /** FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses */
   webhookAllowPrivate: boolean;
+  /** FLEETPLAN_SECRET_KEY (32 bytes, hex or base64): encrypts webhook secrets; unset = `<database>.key` */
+  secretKey: SecretKey | undefined;
   /** FLEETPLAN_DEMO_LOGIN: true (1) / false (0) override the database's switch; undefined = as stored */
   demoLogin: boolean | undefined;
   /** FLEETPLAN_ADMIN_PASSWORD: the first admin's password (else a random one is printed once) */
@@ -121,6 +124,16 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
   if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH)
     problems.push(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
 
+  let secretKey: SecretKey | undefined;
+  const secretKeyText = get('FLEETPLAN_SECRET_KEY');
+  if (secretKeyText !== undefined) {
+    try {
+      secretKey = parseSecretKey(secretKeyText, 'FLEETPLAN_SECRET_KEY');
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+
   const demoLoginRaw = get('FLEETPLAN_DEMO_LOGIN');
   const env: FleetplanEnv = {
     databaseFile,
@@ -130,6 +143,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     simulatorSpeed: number('FLEETPLAN_SIM_SPEED', DEFAULT_SIMULATOR_SPEED, 0, MAX_SIMULATOR_SPEED),
     metricsPublic: flag('FLEETPLAN_METRICS_PUBLIC', false),
     webhookAllowPrivate: flag('FLEETPLAN_WEBHOOK_ALLOW_PRIVATE', false),
+    secretKey,
     demoLogin: demoLoginRaw === undefined ? undefined : flag('FLEETPLAN_DEMO_LOGIN', false),
     adminPassword,
     seedDemo: flag('FLEETPLAN_SEED_DEMO', true),

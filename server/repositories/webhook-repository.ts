@@ -18,6 +18,26 @@ export function insertWebhook(db: Db, v: Omit<WebhookRow, 'id'>): WebhookRow {
   return db.insert(webhooks).values(v).returning().get();
 }
 
+/** Webhooks whose secret is not yet in the encrypted form (`prefix` starts every encrypted one). */
+export function listWebhookSecretsWithout(db: Db, prefix: string): { id: number; secret: string }[] {
+  return db
+    .select({ id: webhooks.id, secret: webhooks.secret })
+    .from(webhooks)
+    .where(sql`substr(${webhooks.secret}, 1, ${prefix.length}) <> ${prefix}`)
+    .all();
+}
+
+/** Replaces a secret only if it still has the value read before (a concurrent writer wins). */
+export function replaceWebhookSecret(db: Db, id: number, from: string, to: string): boolean {
+  return (
+    db
+      .update(webhooks)
+      .set({ secret: to })
+      .where(and(eq(webhooks.id, id), eq(webhooks.secret, from)))
+      .run().changes === 1
+  );
+}
+
 export function deleteWebhook(db: Db, id: number): void {
   db.delete(webhooks).where(eq(webhooks.id, id)).run();
 }

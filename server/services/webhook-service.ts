@@ -3,11 +3,18 @@
  * delivery log. Signature header: `X-Fleetplan-Signature: sha256=<hex HMAC-SHA256 of the body>`.
  */
 import crypto from 'node:crypto';
-import dns from 'node:dns/promises';
-import net from 'node:net';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
-import type { FleetplanEnv } from '@/server/env';
+import { isSealed, openSecret, sealSecret, SEALED_PREFIX, SecretKeyMismatchError, type SecretKey } from '@/server/crypto/secret-box';
+import { secretKeyForDb } from '@/server/crypto/server-secret-key';
+import { getEnv, type FleetplanEnv } from '@/server/env';
+import {
+  checkWebhookTarget,
+  sendWebhook,
+  WebhookTargetError,
+  type ResolveHost,
+  type SendOutcome,
+} from '@/server/integrations/webhooks/send-webhook';
 import { getMetrics } from '@/server/metrics/registry';
 import {
   deleteWebhook,
@@ -16,6 +23,8 @@ import {
   listDeliveries,
   listDueDeliveries,
   listWebhooks,
+  listWebhookSecretsWithout,
+  replaceWebhookSecret,
   updateDelivery,
 } from '@/server/repositories/webhook-repository';
 import { appendAudit } from '@/server/repositories/audit-repository';
@@ -24,6 +33,8 @@ import { AppError } from './app-error';
 export const MAX_DELIVERY_ATTEMPTS = 6;
 export const DEFAULT_BACKOFF_BASE_MS = 30_000;
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** authenticated with each encrypted webhook secret: it opens for nothing else */
+const SECRET_PURPOSE = 'fleetplan webhook secret';
 
 export function signBody(secret: string, body: string): string {
   return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -34,31 +45,12 @@ export function backoffMs(attempts: number, baseMs = DEFAULT_BACKOFF_BASE_MS): n
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), 3_600_000);
 }
 
-/** Loopback, private, link-local, unique-local, CGNAT and unspecified addresses. */
-export function isPrivateAddress(address: string): boolean {
-  const a = address.replace(/^\[|\]$/g, '').toLowerCase();
-  if (net.isIPv4(a)) {
-    const [p, q] = a.split('.').map(Number) as [number, number];
-    return (
-      p === 10 ||
-      p === 127 ||
-      p === 0 ||
-      (p === 169 && q === 254) ||
-      (p === 172 && q >= 16 && q <= 31) ||
-      (p === 192 && q === 168) ||
-      (p === 100 && q >= 64 && q <= 127)
-    );
-  }
-  if (net.isIPv6(a)) {
-    if (a === '::1' || a === '::') return true;
-    if (a.startsWith('::ffff:')) return isPrivateAddress(a.slice(7));
-    return /^f[cd]/.test(a) || /^fe[89ab]/.test(a);
-  }
-  return false;
-}
-
-/** http(s) only; private targets refused unless FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 (SSRF guard). */
-export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'webhookAllowPrivate'>): Promise<URL> {
+/**
+ * http(s) only, no credentials; the host must be a public address or a name that resolves, now,
+ * only to public addresses, unless FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 (SSRF guard). Deliveries
+ * check again (send-webhook.ts), so a name that later resolves elsewhere is refused then.
+ */
+export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'webhookAllowPrivate'>, resolve?: ResolveHost): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -69,30 +61,83 @@ export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'w
     throw new AppError('INVALID_INPUT', 'Webhook URLs must use http or https', [{ path: 'url', message: 'only http and https' }]);
   if (url.username || url.password)
     throw new AppError('INVALID_INPUT', 'Webhook URLs must not carry credentials', [{ path: 'url', message: 'no user:password@' }]);
-  if (env.webhookAllowPrivate) return url;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost'))
-    throw new AppError('INVALID_INPUT', 'Webhook URL points at a loopback address', [
-      { path: 'url', message: 'loopback addresses are not allowed' },
+  try {
+    await checkWebhookTarget(url, { allowPrivate: env.webhookAllowPrivate, resolve });
+  } catch (err) {
+    if (!(err instanceof WebhookTargetError)) throw err;
+    const message =
+      err.problem === 'unresolvable'
+        ? `Webhook URL host '${url.hostname}' does not resolve`
+        : `Webhook URL points at a non-public address (${err.detail})`;
+    throw new AppError('INVALID_INPUT', message, [
+      {
+        path: 'url',
+        message:
+          err.problem === 'unresolvable'
+            ? 'the host name does not resolve'
+            : 'loopback, private, link-local and other non-public addresses are not allowed',
+      },
     ]);
-  const addresses = net.isIP(host)
-    ? [host]
-    : await dns
-        .lookup(host, { all: true })
-        .then((r) => r.map((x) => x.address))
-        .catch(() => [] as string[]);
-  if (addresses.some(isPrivateAddress))
-    throw new AppError('INVALID_INPUT', `Webhook URL resolves to a private address (${addresses.join(', ')})`, [
-      { path: 'url', message: 'private, loopback and link-local addresses are not allowed' },
-    ]);
+  }
   return url;
+}
+
+/**
+ * Encrypts webhook secrets still stored in plain text (databases from before encryption at
+ * rest). Idempotent: encrypted secrets are left alone. Returns how many were encrypted.
+ */
+export function encryptPlaintextWebhookSecrets(db: Db, key: SecretKey): number {
+  return db.transaction((tx) => {
+    let n = 0;
+    for (const row of listWebhookSecretsWithout(tx as unknown as Db, SEALED_PREFIX)) {
+      if (replaceWebhookSecret(tx as unknown as Db, row.id, row.secret, sealSecret(key, row.secret, SECRET_PURPOSE))) n++;
+    }
+    return n;
+  });
+}
+
+/** At start-up: loads (or creates) the secret key and encrypts plain-text webhook secrets. */
+export function prepareWebhookSecrets(db: Db, env: Pick<FleetplanEnv, 'secretKey'>, log: (message: string) => void = console.log): void {
+  const n = encryptPlaintextWebhookSecrets(db, secretKeyForDb(db, env));
+  if (n > 0) log(`fleetplan: encrypted ${n} webhook secret(s) that were stored in plain text`);
 }
 
 export interface DeliverOptions {
   realNow?: Date;
-  fetch?: typeof fetch;
   backoffBaseMs?: number;
   limit?: number;
+  /** default: FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 */
+  allowPrivate?: boolean;
+  /** default: FLEETPLAN_SECRET_KEY or the key file beside the database */
+  secretKey?: SecretKey;
+  /** default: the system resolver */
+  resolve?: ResolveHost;
+  timeoutMs?: number;
+}
+
+type DueDelivery = ReturnType<typeof listDueDeliveries>[number];
+
+/** One POST of a delivery, signed with the webhook's decrypted secret. */
+async function attemptDelivery(d: DueDelivery, key: SecretKey, policy: Parameters<typeof sendWebhook>[2], now: Date): Promise<SendOutcome> {
+  let secret: string;
+  try {
+    // a row read before start-up's encryption pass may still hold the plain text
+    secret = isSealed(d.secret) ? openSecret(key, d.secret, SECRET_PURPOSE) : d.secret;
+  } catch (err) {
+    if (!(err instanceof SecretKeyMismatchError)) throw err;
+    const error = `cannot decrypt the webhook secret: ${err.message}; start the server with the key it was created with (FLEETPLAN_SECRET_KEY or the key file beside the database)`;
+    console.error(`fleetplan: webhook ${d.webhookId}: ${error}`);
+    return { ok: false, status: null, error };
+  }
+  const body = JSON.stringify({ id: d.id, event: d.event, deliveredAt: now.toISOString(), attempt: d.attempts + 1, data: d.payload });
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'fleetplan-webhooks/1',
+    'x-fleetplan-event': d.event,
+    'x-fleetplan-delivery': String(d.id),
+    'x-fleetplan-signature': signBody(secret, body),
+  };
+  return sendWebhook(d.url, { headers, body }, policy);
 }
 
 /** Sends every due delivery once; failures are rescheduled with backoff, then given up. */
@@ -101,39 +146,29 @@ export async function deliverDueWebhooks(
   opts: DeliverOptions = {},
 ): Promise<{ delivered: number; failed: number; retrying: number }> {
   const now = opts.realNow ?? new Date();
-  const doFetch = opts.fetch ?? fetch;
   const metrics = getMetrics();
   const out = { delivered: 0, failed: 0, retrying: 0 };
-  for (const d of listDueDeliveries(db, now, opts.limit ?? 100)) {
-    const body = JSON.stringify({ id: d.id, event: d.event, deliveredAt: now.toISOString(), attempt: d.attempts + 1, data: d.payload });
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await doFetch(d.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'fleetplan-webhooks/1',
-          'x-fleetplan-event': d.event,
-          'x-fleetplan-delivery': String(d.id),
-          'x-fleetplan-signature': signBody(d.secret, body),
-        },
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-      });
-      status = res.status;
-      await res.body?.cancel().catch(() => undefined);
-      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
-    } catch (err) {
-      error = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
-    }
+  const due = listDueDeliveries(db, now, opts.limit ?? 100);
+  if (due.length === 0) return out;
+  const key = opts.secretKey ?? secretKeyForDb(db, getEnv());
+  encryptPlaintextWebhookSecrets(db, key);
+  const policy = {
+    allowPrivate: opts.allowPrivate ?? getEnv().webhookAllowPrivate,
+    resolve: opts.resolve,
+    timeoutMs: opts.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+  };
+  for (const d of due) {
+    const attempt = await attemptDelivery(d, key, policy, now);
     const attempts = d.attempts + 1;
-    if (!error) {
+    const status = attempt.status;
+    if (attempt.ok) {
       updateDelivery(db, d.id, { status: 'delivered', attempts, lastStatusCode: status, lastError: null, nextAttemptAt: null });
       out.delivered++;
       metrics.webhookDeliveries.inc({ outcome: 'delivered' });
-    } else if (attempts >= MAX_DELIVERY_ATTEMPTS) {
+      continue;
+    }
+    const error = attempt.error;
+    if (attempts >= MAX_DELIVERY_ATTEMPTS) {
       updateDelivery(db, d.id, { status: 'failed', attempts, lastStatusCode: status, lastError: error, nextAttemptAt: null });
       out.failed++;
       metrics.webhookDeliveries.inc({ outcome: 'failed' });
@@ -153,7 +188,7 @@ export async function deliverDueWebhooks(
 
 export const WEBHOOK_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
 
-export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate'>) {
+export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {
   return {
     list() {
       return listWebhooks(db).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
@@ -164,7 +199,7 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
       const row = insertWebhook(db, {
         name: input.name,
         url: url.toString(),
-        secret,
+        secret: sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE),
         events: input.events,
         enabled: true,
         createdAt: new Date(),
