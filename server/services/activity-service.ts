@@ -2,6 +2,8 @@
 import type { Db } from '@/db/open-database';
 import { listAudit, listPolicyRevisions } from '@/server/repositories/activity-repository';
 import { listDecisions, listIntents } from '@/server/repositories/decision-repository';
+import { hasRole, type Actor } from '@/server/auth/actor';
+import { auditDetails } from './audit-details';
 
 export interface ActivityFilter {
   cluster?: string;
@@ -27,7 +29,20 @@ export function createActivityService(db: Db) {
         input.offset,
         input.limit,
       );
-      return { total, rows: rows.map((r) => ({ ...r, at: r.at.toISOString(), dryRun: r.dryRun ?? false })) };
+      return {
+        total,
+        rows: rows.map((r) => ({
+          id: r.id,
+          tickId: r.tickId,
+          at: r.at.toISOString(),
+          clusterName: r.clusterName,
+          action: r.action,
+          version: r.version,
+          reason: r.reason,
+          message: r.message,
+          dryRun: r.dryRun ?? false,
+        })),
+      };
     },
     actions(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = listIntents(
@@ -54,7 +69,9 @@ export function createActivityService(db: Db) {
         })),
       };
     },
-    changes(input: ActivityFilter & { offset: number; limit: number }) {
+    /** Policy revisions and audit entries; audit values show only the fields the reader may see (audit-details.ts). */
+    changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor }) {
+      const audience = hasRole(input.reader, 'admin') ? 'admin' : 'member';
       const revisions = listPolicyRevisions(db, { cluster: input.cluster, from: input.from, to: input.to }, 0, input.offset + input.limit);
       const audit = listAudit(
         db,
@@ -82,8 +99,8 @@ export function createActivityService(db: Db) {
           action: a.action,
           target: a.target,
           summary: a.action,
-          before: summarize(a.before),
-          after: summarize(a.after),
+          before: summarize(auditDetails(a.action, a.before, audience)),
+          after: summarize(auditDetails(a.action, a.after, audience)),
         })),
       ].sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
       return { total: revisions.total + audit.total, rows: merged.slice(input.offset, input.offset + input.limit) };

@@ -18,8 +18,59 @@ const toFilter = (i: z.infer<typeof ZActivityInput>) => ({
   to: i.to ? new Date(i.to) : undefined,
 });
 
+const page = <Row extends z.ZodType>(row: Row) => z.object({ total: z.number(), rows: z.array(row) });
+
+// Output types are allow-lists: a column added to a table does not reach every viewer by accident.
+const ZDecisionRow = z.object({
+  id: z.number(),
+  tickId: z.number().nullable(),
+  at: z.string(),
+  clusterName: z.string(),
+  action: z.string(),
+  version: z.string().nullable(),
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  dryRun: z.boolean(),
+});
+
+const ZActionRow = z.object({
+  id: z.number(),
+  key: z.string(),
+  tickId: z.number().nullable(),
+  kind: z.string(),
+  clusterName: z.string(),
+  version: z.string().nullable(),
+  nextRun: z.string().nullable(),
+  status: z.string(),
+  attempts: z.number(),
+  note: z.string().nullable(),
+  createdAt: z.string(),
+  doneAt: z.string().nullable(),
+});
+
+const ZChangeRow = z.object({
+  kind: z.enum(['policy', 'audit']),
+  id: z.string(),
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  target: z.string(),
+  summary: z.string().nullable(),
+  before: z.string(),
+  after: z.string(),
+});
+
 export const activityRouter = createTRPCRouter({
-  decisions: viewerProcedure.input(ZActivityInput).query(({ ctx, input }) => ctx.services.activity.decisions(toFilter(input))),
-  actions: viewerProcedure.input(ZActivityInput).query(({ ctx, input }) => ctx.services.activity.actions(toFilter(input))),
-  changes: viewerProcedure.input(ZActivityInput).query(({ ctx, input }) => ctx.services.activity.changes(toFilter(input))),
+  decisions: viewerProcedure
+    .input(ZActivityInput)
+    .output(page(ZDecisionRow))
+    .query(({ ctx, input }) => ctx.services.activity.decisions(toFilter(input))),
+  actions: viewerProcedure
+    .input(ZActivityInput)
+    .output(page(ZActionRow))
+    .query(({ ctx, input }) => ctx.services.activity.actions(toFilter(input))),
+  changes: viewerProcedure
+    .input(ZActivityInput)
+    .output(page(ZChangeRow))
+    .query(({ ctx, input }) => ctx.services.activity.changes({ ...toFilter(input), reader: ctx.actor })),
 });
