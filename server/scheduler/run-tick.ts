@@ -34,7 +34,6 @@ import {
   type SnapshotUpdate,
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
-import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { loadPlanDocument, toIsoSeconds } from '@/server/repositories/plan-document-repository';
 import {
   acquireLease,
@@ -45,15 +44,14 @@ import {
   listPendingIntents,
   markIntentAttemptFailed,
   markIntentDone,
-  readSetting,
   type IntentRow,
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
+import { loadGateState } from './gate-state';
 
 export const SCHEDULER_LEASE = 'scheduler';
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
-export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
 
 export const LIFECYCLE_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
@@ -437,20 +435,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({
-      scope: e.scope as 'organization' | 'sector' | 'cluster',
-      subject: e.subject,
-      startsAt: e.startsAt.getTime(),
-      endsAt: e.endsAt.getTime(),
-      reason: e.reason,
-    }));
-    const plan = evaluateFleet(input, {
-      frozen: org.frozen,
-      frozenReason: org.frozenReason,
-      exclusions,
-      healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
-      healthIssues,
-    });
+    const plan = evaluateFleet(input, loadGateState(db, org, now, healthIssues));
 
     const newIntentIds: number[] = [];
     let recorded = 0;

@@ -14,7 +14,7 @@ import {
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { listExclusions } from '@/server/repositories/exclusion-repository';
+import { loadGateState } from '@/server/scheduler/gate-state';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
@@ -86,13 +86,16 @@ export function createForecastService(db: Db, now: () => Date) {
         'The what-if policy is not valid',
         parsed.problems.map((p) => ({ path: p.path, message: p.message })),
       );
+    // the scheduler's own gates, so the forecast's first step is what the next tick does
+    const gates = loadGateState(db, org, at);
     const exclusions = input.overrides?.ignoreExclusions
       ? []
-      : listExclusions(db, org.id, { endingAfter: at }).map((e) => ({
-          scope: e.scope as 'organization' | 'sector' | 'cluster',
+      : gates.exclusions.map((e) => ({
+          scope: e.scope,
           subject: e.subject,
-          startsAt: e.startsAt.toISOString(),
-          endsAt: e.endsAt.toISOString(),
+          startsAt: new Date(e.startsAt).toISOString(),
+          endsAt: new Date(e.endsAt).toISOString(),
+          reason: e.reason,
         }));
     const frozen = org.frozen && !input.overrides?.ignoreFreeze;
     const options = {
@@ -101,9 +104,11 @@ export function createForecastService(db: Db, now: () => Date) {
       upgradeMinutes: input.upgradeMinutes,
       exclusions,
       frozen,
+      healthGate: gates.healthGate,
+      healthIssues: gates.healthIssues,
     };
     const key = createHash('sha1')
-      .update(JSON.stringify([document, options]))
+      .update(JSON.stringify([document, { ...options, healthIssues: [...options.healthIssues].filter(([, issues]) => issues.length > 0) }]))
       .digest('hex');
     const hit = cache.get(key);
     if (hit) {

@@ -14,7 +14,8 @@ import {
 } from '@/server/integrations/providers/simulator';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { getLease, listRecentTicks, readSetting, writeSetting } from '@/server/repositories/scheduler-repository';
-import { HEALTH_GATE_SETTING, SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
+import { HEALTH_GATE_SETTING } from '@/server/scheduler/gate-state';
+import { SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
 import { getSchedulerRuntimeStatus, runTickExclusive, SCHEDULER_PAUSED_SETTING, tickIntervalMs } from '@/server/scheduler/start';
 import { AppError } from './app-error';
 

@@ -160,7 +160,7 @@ describe('forecastRollout', () => {
     const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 30, frozen: true });
     expect(r.stats.upgrades).toBe(0);
     expect(r.sectors).toEqual([]);
-    expect(r.clusters.every((c) => c.reachesTargetAt === null && c.lastDecision?.reason === 'SUSPENDED')).toBe(true);
+    expect(r.clusters.every((c) => c.reachesTargetAt === null && c.lastDecision?.reason === 'FROZEN')).toBe(true);
   });
 
   it('follows a chain of versions one upgrade at a time and picks the highest eligible', () => {

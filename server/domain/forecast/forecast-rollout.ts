@@ -1,10 +1,11 @@
 /**
  * Rollout forecast: runs the decision engine forward in simulated time.
  *
- * Each step calls the SAME `decideUpgrades` with `now` = the step time and feeds its result
- * back: decided upgrades become `currentUpgrade` (scheduled, started at nextRun, completed after
+ * Each step calls the SAME `evaluateFleet` as the scheduler tick (engine plus gates: freeze,
+ * maintenance exclusions, health gate) with `now` = the step time and feeds its result back: decided upgrades become `currentUpgrade` (scheduled, started at nextRun, completed after
  * the assumed duration: the version changes and availableUpgrades shrinks to the remaining newer
- * candidates), and the returned versionData (soak) is the next step's input.
+ * candidates), cancelled upgrades are dropped, and the returned versionData (soak) is the next
+ * step's input. Health stays as it is now for the whole forecast.
  *
  * Speed: the real scheduler ticks every few minutes, but between two ticks nothing the engine
  * looks at changes except soak (linear in time) and which schedules are within their 2-hour
@@ -17,9 +18,11 @@
  */
 import { findBlockingPattern } from '../plan/blocked-versions';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
-import { decideUpgrades, MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
+import { evaluateFleet } from '../evaluation/evaluate-fleet';
+import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
-import type { Cluster, Decision, DecisionReason, PlanInput, VersionData } from '../plan/types';
+import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
+import { findExclusion, type ExclusionWindow, type GatedDecision, type GateState } from '../scheduling/apply-gates';
 import { compareVersions } from '../version/version';
 
 export const MAX_HORIZON_DAYS = 120;
@@ -33,6 +36,7 @@ export type ForecastExclusion = {
   subject?: string | null;
   startsAt: string;
   endsAt: string;
+  reason?: string;
 };
 
 export type ForecastOptions = {
@@ -45,6 +49,10 @@ export type ForecastOptions = {
   exclusions?: ForecastExclusion[];
   /** Organization-wide freeze: nothing starts during the whole forecast. */
   frozen?: boolean;
+  /** The scheduler's health gate: clusters with health issues get no new upgrade. */
+  healthGate?: boolean;
+  /** Per cluster: why it is unhealthy now (assumed to last the whole forecast). */
+  healthIssues?: ReadonlyMap<string, readonly string[]>;
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
 };
@@ -71,7 +79,7 @@ export type ClusterForecast = {
   /** the target (or something newer) is among the versions its channel offers, or it already runs it */
   targetOffered: boolean;
   /** the engine's last verdict in the forecast, for "why not?" */
-  lastDecision: { action: Decision['action']; reason?: DecisionReason; message: string } | null;
+  lastDecision: { action: Decision['action']; reason?: GatedDecision['reason']; message: string } | null;
 };
 
 export type SectorForecast = {
@@ -126,12 +134,6 @@ export function defaultTargetVersion(input: PlanInput): string | null {
   return best;
 }
 
-function exclusionMatches(e: { scope: string; subject?: string | null }, cluster: string, sector: string | null): boolean {
-  if (e.scope === 'organization') return true;
-  if (e.scope === 'sector') return sector !== null && e.subject === sector;
-  return e.subject === cluster;
-}
-
 /**
  * Simulates the rollout from `input.now` for `options.horizonDays` days. `input` must be a
  * validated PlanInput; it is not modified.
@@ -154,10 +156,21 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const target = options.targetVersion ?? null;
   const ceilGrid = (ms: number) => Math.ceil(ms / stepMs) * stepMs;
 
-  const exclusions = (options.exclusions ?? [])
-    .map((e) => ({ scope: e.scope, subject: e.subject ?? null, start: parseInstant(e.startsAt) ?? 0, end: parseInstant(e.endsAt) ?? 0 }))
-    .filter((e) => e.end > e.start && e.end > fromMs);
-  if (options.frozen) exclusions.push({ scope: 'organization', subject: null, start: -Infinity, end: Infinity });
+  const exclusions: ExclusionWindow[] = (options.exclusions ?? [])
+    .map((e) => ({
+      scope: e.scope,
+      subject: e.subject ?? null,
+      startsAt: parseInstant(e.startsAt) ?? 0,
+      endsAt: parseInstant(e.endsAt) ?? 0,
+      reason: e.reason ?? '',
+    }))
+    .filter((e) => e.endsAt > e.startsAt && e.endsAt > fromMs);
+  const gates: GateState = {
+    frozen: options.frozen ?? false,
+    exclusions,
+    healthGate: options.healthGate ?? false,
+    healthIssues: options.healthIssues ?? new Map(),
+  };
 
   const sims: SimCluster[] = input.clusters.map((c) => {
     const state: Cluster = { ...c, availableUpgrades: [...c.availableUpgrades] };
@@ -243,6 +256,13 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return best;
   };
 
+  /** When the exclusion covering the cluster's next run in the window ends (its next chance). */
+  const exclusionEnd = (s: SimCluster, t: number): number => {
+    const run = s.compiled ? listRuns(s.compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] : undefined;
+    const excl = run === undefined ? undefined : findExclusion(exclusions, s.base.name, s.sector ?? undefined, run);
+    return excl ? excl.endsAt : t;
+  };
+
   let t = fromMs;
   let first = true;
   let done = false;
@@ -264,41 +284,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       const reset = first ? false : advanceUpgrades(t);
       if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
 
-      // Exclusions: a cluster whose next run in the window falls into an exclusion is suspended
-      // for this step (so it neither upgrades nor takes a mutex).
-      const excludedUntil = new Map<string, number>();
-      if (exclusions.length > 0) {
-        const windowRun = new Map<string, number | null>();
-        for (const s of managed) {
-          const policy = s.state.upgradePolicy;
-          const compiled = s.compiled;
-          if (!policy || s.state.currentUpgrade || !compiled) continue;
-          let run = windowRun.get(compiled.key);
-          if (run === undefined) {
-            run = listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] ?? null;
-            windowRun.set(compiled.key, run);
-          }
-          if (run === null) continue;
-          let until = -Infinity;
-          for (const e of exclusions) {
-            if (run >= e.start && run < e.end && exclusionMatches(e, s.base.name, s.sector)) until = Math.max(until, e.end);
-          }
-          if (until > -Infinity) excludedUntil.set(s.base.name, until);
-        }
-      }
-
-      const clusters =
-        excludedUntil.size === 0
-          ? sims.map((s) => s.state)
-          : sims.map((s) =>
-              excludedUntil.has(s.base.name) && s.state.upgradePolicy
-                ? {
-                    ...s.state,
-                    upgradePolicy: { ...s.state.upgradePolicy, schedule: { ...s.state.upgradePolicy.schedule, suspend: true } },
-                  }
-                : s.state,
-            );
-      const result = decideUpgrades({ ...input, now: formatInstant(t), clusters, versionData });
+      const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates);
       engineRuns++;
       versionData = result.versionData;
 
@@ -349,7 +335,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
               s.eligibleAt = Infinity;
               break;
             case 'SUSPENDED':
-              s.eligibleAt = excludedUntil.get(s.base.name) ?? Infinity;
+            case 'FROZEN':
+            case 'UNHEALTHY':
+              s.eligibleAt = Infinity;
+              break;
+            case 'EXCLUDED':
+              s.eligibleAt = exclusionEnd(s, t);
               break;
             case 'NOT_SOAKED':
               s.eligibleAt = soakCrossing(s, t, soakRates());

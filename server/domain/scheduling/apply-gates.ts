@@ -166,9 +166,12 @@ export function decideWithGates(
   state: GateState,
   decide: (input: PlanInput, heldBack: ReadonlySet<string>) => PlanResult = decideHeldBack,
 ): GatedPlan {
+  let result = decide(input, new Set());
+  // no gate can act: the engine's result as it is (the forecast runs this thousands of times)
+  if (!state.frozen && state.exclusions.length === 0 && !(state.healthGate && state.healthIssues.size > 0))
+    return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();
   const byName: ClusterIndex = new Map(input.clusters.map((c) => [c.name, c]));
-  let result = decide(input, new Set());
   const versionData = result.versionData;
   let runs = 1;
   for (;;) {

@@ -1,0 +1,38 @@
+// The scheduler's gates as stored: the organization's freeze, the maintenance exclusions still
+// ahead and the health gate with each cluster's health issues. The tick and every view that
+// explains decisions (why-not, forecast, sectors, metrics) load them here, so they all judge
+// with the same gates.
+import type { Db } from '@/db/open-database';
+import type { GateState } from '@/server/domain/scheduling/apply-gates';
+import { loadClusterStates } from '@/server/repositories/decision-repository';
+import { listExclusions } from '@/server/repositories/exclusion-repository';
+import { readSetting } from '@/server/repositories/scheduler-repository';
+
+export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
+
+export interface GateOrganization {
+  id: number;
+  frozen: boolean;
+  frozenReason?: string | null;
+}
+
+/**
+ * Gates at `now`. `healthIssues` defaults to the stored clusters' (the tick passes those of the
+ * snapshot it just took).
+ */
+export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIssues?: ReadonlyMap<string, readonly string[]>): GateState {
+  const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({
+    scope: e.scope as 'organization' | 'sector' | 'cluster',
+    subject: e.subject,
+    startsAt: e.startsAt.getTime(),
+    endsAt: e.endsAt.getTime(),
+    reason: e.reason,
+  }));
+  return {
+    frozen: org.frozen,
+    frozenReason: org.frozenReason ?? null,
+    exclusions,
+    healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
+    healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
+  };
+}

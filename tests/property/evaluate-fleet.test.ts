@@ -1,0 +1,288 @@
+// Property tests of the single engine entry point (server/domain/evaluation): on random fleets
+// and random gates, the forecast's first step does what the scheduler's tick decides, and every
+// explanation agrees with its decision.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { evaluateFleet, type ClusterEvaluation } from '@/server/domain/evaluation/evaluate-fleet';
+import { forecastRollout } from '@/server/domain/forecast/forecast-rollout';
+import type { PlanInput } from '@/server/domain/plan/types';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import type { GatedDecision, GateState } from '@/server/domain/scheduling/apply-gates';
+
+const RUNS = 120;
+const NOW = '2021-08-30T18:00:00Z';
+const NOW_MS = Date.parse(NOW);
+const HOUR = 3_600_000;
+const VERSIONS = ['4.12.1', '4.12.5', '4.12.10', '4.13.0-rc.1', '4.13.0', '4.13.2', '4.14.0'];
+const WORKLOADS = ['wl-a', 'wl-b', 'wl-c'];
+const MUTEXES = ['m1', 'm2', 'm3'];
+const BLOCKED = ['^4\\.13\\.0$', '-rc\\.', '4\\.12\\.1', '^4\\.14'];
+const CRONS = ['* * * * *', '*/5 * * * *', '0 13 * * 1-5', '7 18 * * *', '30 19 * * *', '0 3 * * *'];
+const SECTORS = ['dev', 'stage', 'prod'];
+
+const arbSectors = fc.subarray(SECTORS).chain((names) =>
+  fc.tuple(
+    ...names.map((name, i) =>
+      fc.record({
+        name: fc.constant(name),
+        dependencies: fc.subarray(names.slice(0, i)).map((ds) => ds.map((d) => ({ name: d }))),
+        maxParallelUpgrades: fc.option(fc.constantFrom('1', '2', '50%'), { nil: undefined }),
+      }),
+    ),
+  ),
+);
+
+function arbCluster(i: number, sectorNames: string[]) {
+  return fc.record({
+    name: fc.constant(`c${i}`),
+    version: fc.constantFrom(...VERSIONS),
+    availableUpgrades: fc.subarray(VERSIONS, { minLength: 1 }),
+    healthy: fc.boolean(),
+    upgradePolicy: fc.option(
+      fc.record({
+        workloads: fc.subarray(WORKLOADS, { minLength: 1 }),
+        schedule: fc.constantFrom(...CRONS),
+        conditions: fc.record({
+          soakDays: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined, freq: 2 }),
+          mutexes: fc.subarray(MUTEXES, { maxLength: 2 }),
+          sector: sectorNames.length ? fc.option(fc.constantFrom(...sectorNames), { nil: undefined }) : fc.constant(undefined),
+          blockedVersions: fc.subarray(BLOCKED, { maxLength: 1 }),
+        }),
+      }),
+      { nil: undefined, freq: 6 },
+    ),
+    currentUpgrade: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 4 },
+      {
+        arbitrary: fc.record({
+          version: fc.constantFrom(...VERSIONS),
+          nextRun: fc.constantFrom('2021-08-30T19:00:00Z', '2021-08-31T01:00:00Z', '2021-08-30T17:00:00Z'),
+          state: fc.constantFrom('scheduled', 'started'),
+        }),
+        weight: 1,
+      },
+    ),
+  });
+}
+
+const arbFleet = arbSectors.chain((sectors) =>
+  fc.integer({ min: 1, max: 10 }).chain((n) =>
+    fc.record({
+      document: fc.record({
+        now: fc.constant(NOW),
+        organization: fc.record({
+          name: fc.constant('org'),
+          blockedVersions: fc.subarray(BLOCKED, { maxLength: 1 }),
+          sectors: fc.constant(sectors),
+        }),
+        clusters: fc.tuple(
+          ...Array.from({ length: n }, (_, i) =>
+            arbCluster(
+              i,
+              sectors.map((s) => s.name),
+            ),
+          ),
+        ),
+        versionData: fc.record({
+          checkIn: fc.constant('2021-08-29T18:00:00Z'),
+          versions: fc.dictionary(
+            fc.constantFrom(...VERSIONS),
+            fc.record({
+              workloads: fc.dictionary(
+                fc.constantFrom(...WORKLOADS),
+                fc.record({ soakDays: fc.integer({ min: 0, max: 5 }), reporting: fc.constant([]) }),
+              ),
+            }),
+          ),
+        }),
+      }),
+      frozen: fc.oneof({ arbitrary: fc.constant(false), weight: 6 }, { arbitrary: fc.constant(true), weight: 1 }),
+      healthGate: fc.boolean(),
+      sick: fc.subarray(Array.from({ length: n }, (_, i) => `c${i}`)),
+      exclusions: fc.array(
+        fc.record({
+          scope: fc.constantFrom('organization' as const, 'sector' as const, 'cluster' as const),
+          sector: fc.constantFrom(...SECTORS),
+          cluster: fc.integer({ min: 0, max: n - 1 }),
+          // hours relative to now: some cover the window (now .. now + 2 h), some lie ahead
+          from: fc.integer({ min: -2, max: 8 }),
+          hours: fc.integer({ min: 1, max: 6 }),
+        }),
+        { maxLength: 2 },
+      ),
+    }),
+  ),
+);
+
+type Scenario = { input: PlanInput; gates: GateState; forecastGates: Parameters<typeof forecastRollout>[1] };
+
+type RawFleet = typeof arbFleet extends fc.Arbitrary<infer T> ? T : never;
+
+function scenario(raw: RawFleet): Scenario | null {
+  const parsed = validatePlanInput(JSON.parse(JSON.stringify(raw.document)) as unknown);
+  if (!parsed.ok) return null;
+  const exclusions = raw.exclusions.map((e) => ({
+    scope: e.scope,
+    subject: e.scope === 'organization' ? null : e.scope === 'sector' ? e.sector : `c${e.cluster}`,
+    startsAt: NOW_MS + e.from * HOUR,
+    endsAt: NOW_MS + (e.from + e.hours) * HOUR,
+    reason: 'test',
+  }));
+  const healthIssues = new Map(raw.sick.map((name) => [name, ['ClusterOperator dns Degraded']] as const));
+  const gates: GateState = { frozen: raw.frozen, frozenReason: null, exclusions, healthGate: raw.healthGate, healthIssues };
+  return {
+    input: parsed.input,
+    gates,
+    forecastGates: {
+      horizonDays: 0,
+      frozen: raw.frozen,
+      healthGate: raw.healthGate,
+      healthIssues,
+      exclusions: exclusions.map((e) => ({ ...e, startsAt: new Date(e.startsAt).toISOString(), endsAt: new Date(e.endsAt).toISOString() })),
+    },
+  };
+}
+
+/** The engine rule (or gate) a skip or cancel reason names, and how it must show in the explanation. */
+function expectExplains(e: ClusterEvaluation, d: GatedDecision): void {
+  const rule = (name: string) => e.checks.find((k) => k.rule === name)!;
+  const gate = (name: string) => e.gates.find((g) => g.gate === name)!;
+  const usable = e.candidates.filter((c) => c.blockedBy === null);
+  const ctx = `${d.cluster}: ${d.action} ${d.reason ?? d.version} — ${d.message}`;
+  if (d.action === 'upgrade') {
+    expect(
+      e.checks.every((k) => k.pass),
+      ctx,
+    ).toBe(true);
+    expect(
+      e.gates.every((g) => g.pass),
+      ctx,
+    ).toBe(true);
+    const chosen = e.candidates.filter((c) => c.chosen);
+    expect(
+      chosen.map((c) => c.version),
+      ctx,
+    ).toEqual([d.version]);
+    expect(
+      chosen[0]!.checks.every((k) => k.pass),
+      ctx,
+    ).toBe(true);
+    // every higher candidate fails some rule
+    for (const c of e.candidates.slice(0, e.candidates.indexOf(chosen[0]!)))
+      expect(
+        c.checks.some((k) => !k.pass),
+        ctx,
+      ).toBe(true);
+    expect(rule('schedule').details?.nextRun, ctx).toBe(d.nextRun);
+    return;
+  }
+  expect(
+    e.candidates.some((c) => c.chosen),
+    ctx,
+  ).toBe(false);
+  switch (d.reason) {
+    case 'UPGRADE_PENDING':
+      expect(rule('pending').pass, ctx).toBe(false);
+      break;
+    case 'SUSPENDED':
+      expect(rule('suspend').pass, ctx).toBe(false);
+      break;
+    case 'OUTSIDE_WINDOW':
+      expect([rule('pending').pass, rule('suspend').pass, rule('schedule').pass], ctx).toEqual([true, true, false]);
+      break;
+    case 'MUTEX_LOCKED':
+    case 'MAX_PARALLEL_UPGRADES':
+      expect([rule('pending').pass, rule('schedule').pass, rule('mutex').pass], ctx).toEqual([true, true, false]);
+      break;
+    case 'NO_AVAILABLE_UPGRADES':
+      expect([rule('mutex').pass, rule('available').pass, e.candidates.length], ctx).toEqual([true, false, 0]);
+      break;
+    case 'VERSION_BLOCKED':
+      if (d.action === 'cancel') expect(rule('pending').details?.blockedBy, ctx).not.toBeNull();
+      else expect([rule('mutex').pass, e.candidates.length > 0, usable.length], ctx).toEqual([true, true, 0]);
+      break;
+    case 'SECTOR_BEHIND':
+      expect(usable[0]?.checks.find((k) => k.rule === 'sector')?.pass, ctx).toBe(false);
+      break;
+    case 'NOT_SOAKED':
+      expect(usable[0]?.checks.find((k) => k.rule === 'sector')?.pass, ctx).toBe(true);
+      expect(
+        usable[0]?.checks.some((k) => k.rule === 'soak' && !k.pass),
+        ctx,
+      ).toBe(true);
+      for (const c of usable)
+        expect(
+          c.checks.some((k) => !k.pass),
+          ctx,
+        ).toBe(true);
+      break;
+    case 'FROZEN':
+      expect(gate('freeze').pass, ctx).toBe(false);
+      break;
+    case 'EXCLUDED':
+      expect(gate('exclusion').pass, ctx).toBe(false);
+      break;
+    case 'UNHEALTHY':
+      expect(gate('health').pass, ctx).toBe(false);
+      break;
+    default:
+      throw new Error(`unexpected decision ${ctx}`);
+  }
+}
+
+describe('evaluateFleet properties', () => {
+  it("the forecast's first step equals the scheduler tick's decisions", () => {
+    let upgrades = 0;
+    let gated = 0;
+    let cancels = 0;
+    fc.assert(
+      fc.property(arbFleet, (raw) => {
+        const s = scenario(raw);
+        if (!s) return;
+        const tick = evaluateFleet(s.input, s.gates).decisions;
+        const forecast = forecastRollout(s.input, s.forecastGates);
+        const byName = new Map(forecast.clusters.map((c) => [c.cluster, c]));
+        for (const d of tick) {
+          const f = byName.get(d.cluster)!;
+          expect(f.lastDecision, d.cluster).toEqual({ action: d.action, ...(d.reason ? { reason: d.reason } : {}), message: d.message });
+          // new upgrades: exactly the tick's, at its start time
+          const started = f.upgrades.filter((u) => !u.inFlight).map((u) => [u.version, u.start]);
+          expect(started, d.cluster).toEqual(d.action === 'upgrade' ? [[d.version, d.nextRun]] : []);
+          // an upgrade already in flight stays unless the tick cancels it
+          const cluster = s.input.clusters.find((c) => c.name === d.cluster)!;
+          const inFlight = f.upgrades.filter((u) => u.inFlight).map((u) => u.version);
+          expect(inFlight, d.cluster).toEqual(cluster.currentUpgrade && d.action !== 'cancel' ? [cluster.currentUpgrade.version] : []);
+          if (d.action === 'upgrade') upgrades++;
+          if (d.action === 'cancel') cancels++;
+          if (d.reason === 'FROZEN' || d.reason === 'EXCLUDED' || d.reason === 'UNHEALTHY') gated++;
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    // the generator must reach every kind of outcome, or the comparison tests little
+    expect(upgrades).toBeGreaterThan(RUNS / 4);
+    expect(gated).toBeGreaterThan(RUNS / 10);
+    expect(cancels).toBeGreaterThan(0);
+  });
+
+  it('every explanation agrees with its decision', () => {
+    let explained = 0;
+    fc.assert(
+      fc.property(arbFleet, (raw) => {
+        const s = scenario(raw);
+        if (!s) return;
+        const evaluation = evaluateFleet(s.input, s.gates, { explain: true });
+        // explaining changes nothing
+        expect(evaluation.decisions).toEqual(evaluateFleet(s.input, s.gates).decisions);
+        for (const d of evaluation.decisions) {
+          const e = evaluation.clusters.get(d.cluster)!;
+          expect(e.decision).toEqual(d);
+          expectExplains(e, d);
+          explained++;
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    expect(explained).toBeGreaterThan(RUNS);
+  });
+});
