@@ -3,7 +3,7 @@
 // file (/openshift/cluster-1.yml) with --cluster.
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
-import { createPolicyService } from '@/server/services/policy-service';
+import { createPolicyService } from '@/server/services/policies/policy-service';
 import { processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan export [--cluster NAME]';

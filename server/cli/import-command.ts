@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
-import { createPolicyService } from '@/server/services/policy-service';
+import { createPolicyService } from '@/server/services/policies/policy-service';
 
 const USAGE = 'usage: fleetplan import FILE [--dry-run]   (FILE may be - for stdin)';
 

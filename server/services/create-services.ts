@@ -8,7 +8,7 @@ import { createUserService } from './user-service';
 import { createClusterExplainService } from './cluster-explain-service';
 import { createFleetService } from './fleet-service';
 import { createPlanService } from './plan-service';
-import { createPolicyService } from './policy-service';
+import { createPolicyService } from './policies/policy-service';
 import { createVersionService } from './version-service';
 import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';

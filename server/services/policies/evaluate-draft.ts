@@ -1,0 +1,45 @@
+import type { NamedProblem, PathMapping } from '@/server/domain/policy-files/named-problems';
+import { normalizeSettings, type OrganizationSettingsInput } from '@/server/domain/policy-files/organization-snapshot';
+import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
+import type { OrganizationRow } from '@/server/repositories/organization-repository';
+import { checkDocument, documentWith, lintInput, requireOrganization, type PolicyContext } from './policy-store';
+
+/** Unsaved edits: new organization settings and/or new policies for some clusters (null = unmanage). */
+export interface PolicyDraft {
+  organization?: OrganizationSettingsInput;
+  clusters?: { name: string; policy: UpgradePolicySpec | null }[];
+}
+
+function draftChange(draft: PolicyDraft, org: OrganizationRow) {
+  return {
+    ...(draft.organization ? { organization: { name: org.name, ...normalizeSettings(draft.organization) } } : {}),
+    clusters: (draft.clusters ?? []).map((c) => ({ name: c.name, policy: c.policy ? policySpecToDocument(c.policy) : null })),
+  };
+}
+
+/** Problem paths of the engine's document → paths of the draft. */
+function draftMapping(draft: PolicyDraft): PathMapping {
+  const index = new Map((draft.clusters ?? []).map((c, i) => [c.name, i]));
+  return {
+    clusterPolicyPath: (name) => (index.has(name) ? `clusters[${index.get(name)}].policy` : undefined),
+    blockedVersionPath: draft.organization ? (i) => `organization.blockedVersions[${i}].pattern` : undefined,
+  };
+}
+
+/** The draft applied to the stored fleet, validated; also the lint warnings when valid. */
+export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
+  const org = requireOrganization(ctx.db);
+  const at = ctx.now();
+  const { doc, unknown } = documentWith(ctx, org, draftChange(draft, org), at);
+  const mapping = draftMapping(draft);
+  const unknownProblems: NamedProblem[] = unknown.map((u) => ({
+    path: `clusters[${u.index}].name`,
+    message: `no cluster named ${u.name} in the fleet`,
+  }));
+  const checked = checkDocument(doc, mapping);
+  if (!checked.ok || unknownProblems.length > 0) {
+    return { ok: false as const, problems: [...unknownProblems, ...(checked.ok ? [] : checked.problems)], org, at };
+  }
+  return { ok: true as const, input: checked.input, warnings: lintInput(checked.input, mapping), org, at };
+}

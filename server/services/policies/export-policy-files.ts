@@ -1,0 +1,57 @@
+import { policySpecFromDocument } from '@/server/domain/policy-files/policy-spec';
+import { renderClusterFile, renderOrganizationFile } from '@/server/domain/policy-files/render-policy-files';
+import type { ClusterPolicyEntrySpec, OrganizationFile, SectorSpec } from '@/server/domain/policy-files/types';
+import type { OrganizationRow } from '@/server/repositories/organization-repository';
+import * as repo from '@/server/repositories/policy-repository';
+import type { DbOrTx } from '@/server/repositories/policy-repository';
+import { AppError } from '../app-error';
+import { requireOrganization, type PolicyContext } from './policy-store';
+
+/** The stored policies as an organization file, with the keys an imported file carried that we do not model. */
+function organizationFileOf(tx: DbOrTx, org: OrganizationRow): OrganizationFile {
+  const extras = repo.getOrganizationFileExtras(tx, org.id);
+  const sectors: SectorSpec[] = repo.listSectors(tx, org.id).map((s) => {
+    const extra = extras.sectors?.[s.name];
+    return {
+      name: s.name,
+      ...(s.maxParallelUpgrades !== null ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+      dependencies: s.dependencies,
+      ...(extra ? { extra } : {}),
+    };
+  });
+  const upgradePolicyClusters: ClusterPolicyEntrySpec[] = repo
+    .listClusterPolicies(tx, org.id)
+    .filter((p) => p.upgradePolicy !== null)
+    .map((p) => {
+      const extra = extras.clusters?.[p.name];
+      return { name: p.name, upgradePolicy: policySpecFromDocument(p.upgradePolicy), ...(extra ? { extra } : {}) };
+    });
+  return {
+    name: org.name,
+    blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => b.pattern),
+    ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
+    ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
+    sectors,
+    upgradePolicyClusters,
+    ...(extras.file ? { extra: extras.file } : {}),
+  };
+}
+
+/** The organization file (YAML) of the stored policies. */
+export function exportOrganizationYaml(ctx: PolicyContext) {
+  const org = requireOrganization(ctx.db);
+  const file = organizationFileOf(ctx.db, org);
+  return { fileName: `${org.name}.yml`, revision: org.revision, yaml: renderOrganizationFile(file) };
+}
+
+/** One cluster's policy file (YAML). */
+export function exportClusterYaml(ctx: PolicyContext, name: string) {
+  const org = requireOrganization(ctx.db);
+  const p = repo.findClusterPolicy(ctx.db, org.id, name);
+  if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
+  return {
+    fileName: `${name}.yml`,
+    revision: p.policyRevision,
+    yaml: renderClusterFile({ name, upgradePolicy: p.upgradePolicy ? policySpecFromDocument(p.upgradePolicy) : null }),
+  };
+}

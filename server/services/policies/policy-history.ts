@@ -1,0 +1,32 @@
+import { diffJson, type JsonChange } from '@/server/domain/diff/json-diff';
+import * as repo from '@/server/repositories/policy-repository';
+import { requireOrganization, type PolicyContext } from './policy-store';
+
+export type PolicyScope = 'organization' | 'cluster';
+
+/** A page of policy revisions, each with what it changed. */
+export function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
+  const org = requireOrganization(ctx.db);
+  const { rows, total } = repo.listPolicyRevisions(ctx.db, {
+    organizationId: org.id,
+    scope: input.scope,
+    subject: input.subject,
+    offset: input.offset ?? 0,
+    limit: input.limit ?? 50,
+  });
+  return {
+    total,
+    revisions: rows.map((r) => ({
+      id: r.id,
+      scope: r.scope as PolicyScope,
+      subject: r.subject,
+      revision: r.revision,
+      actor: r.actor,
+      at: r.at.toISOString(),
+      summary: r.summary,
+      before: r.before,
+      after: r.after,
+      changes: diffJson(r.before, r.after) as JsonChange[],
+    })),
+  };
+}

@@ -1,0 +1,49 @@
+// Editing upgrade policies: the organization (sectors, blocked versions, allow-lists, freeze)
+// and each cluster's policy, with history, revert, live validation, impact preview and the
+// upgrade service's YAML files. One file per use case in this folder; this binds them to a
+// database. Every write runs in one transaction that first validates the WHOLE resulting
+// organization + fleet with the decision engine's validator, checks the caller's expected
+// revision (optimistic concurrency), then writes the change, a policy_revisions row and an
+// audit_log row. A rejected write leaves nothing behind.
+import type { Db } from '@/db/open-database';
+import { addBlockedVersion, removeBlockedVersion } from './blocked-versions';
+import { getClusterPolicy, listClusterPolicies } from './cluster-policies';
+import type { PolicyDraft } from './evaluate-draft';
+import { exportClusterYaml, exportOrganizationYaml } from './export-policy-files';
+import { getOrganization } from './get-organization';
+import { importOrganizationYaml } from './import-organization-file';
+import { policyHistory } from './policy-history';
+import { SYSTEM_ACTOR, type PolicyContext } from './policy-store';
+import { previewImpact } from './preview-impact';
+import { revertPolicy } from './revert-policy';
+import { setFreeze } from './set-freeze';
+import { updateClusterPolicy } from './update-cluster-policy';
+import { updateOrganization } from './update-organization';
+import { validateDraft } from './validate-draft';
+
+type Rest<F> = F extends (ctx: PolicyContext, ...args: infer A) => unknown ? A : never;
+
+export function createPolicyService(db: Db, now: () => Date) {
+  const ctx: PolicyContext = { db, now };
+  return {
+    getOrganization: () => getOrganization(ctx),
+    getClusterPolicy: (name: string) => getClusterPolicy(ctx, name),
+    listClusterPolicies: () => listClusterPolicies(ctx),
+    validateDraft: (draft: PolicyDraft) => validateDraft(ctx, draft),
+    previewImpact: (draft: PolicyDraft) => previewImpact(ctx, draft),
+    updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),
+    updateClusterPolicy: (...args: Rest<typeof updateClusterPolicy>) => updateClusterPolicy(ctx, ...args),
+    setFreeze: (...args: Rest<typeof setFreeze>) => setFreeze(ctx, ...args),
+    addBlockedVersion: (...args: Rest<typeof addBlockedVersion>) => addBlockedVersion(ctx, ...args),
+    removeBlockedVersion: (...args: Rest<typeof removeBlockedVersion>) => removeBlockedVersion(ctx, ...args),
+    history: (...args: Rest<typeof policyHistory>) => policyHistory(ctx, ...args),
+    revert: (...args: Rest<typeof revertPolicy>) => revertPolicy(ctx, ...args),
+    importOrganizationYaml: (...args: Rest<typeof importOrganizationYaml>) => importOrganizationYaml(ctx, ...args),
+    exportOrganizationYaml: () => exportOrganizationYaml(ctx),
+    exportClusterYaml: (name: string) => exportClusterYaml(ctx, name),
+    /** the system actor, for callers without a user (CLI) */
+    systemActor: SYSTEM_ACTOR,
+  };
+}
+
+export type PolicyService = ReturnType<typeof createPolicyService>;

@@ -1,0 +1,213 @@
+// What the policy use cases share: finding the organization, the stored fleet with a change
+// applied, whole-fleet validation, revision checks, and writing a revision with its history and
+// audit rows. Every write goes through writeOrganization / writeClusterPolicy inside the caller's
+// transaction, after validation, so a rejected write leaves nothing behind.
+import type { Db } from '@/db/open-database';
+import { jsonEqual } from '@/server/domain/diff/json-diff';
+import { lintPolicies } from '@/server/domain/plan/lint-policies';
+import type { PlanInput } from '@/server/domain/plan/types';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { nameProblems, type NamedProblem, type NamedWarning, type PathMapping } from '@/server/domain/policy-files/named-problems';
+import { planOrganizationOf, type OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { findOrganization, type OrganizationRow } from '@/server/repositories/organization-repository';
+import { loadPlanDocument, type PlanDocument } from '@/server/repositories/plan-document-repository';
+import * as repo from '@/server/repositories/policy-repository';
+import type { DbOrTx } from '@/server/repositories/policy-repository';
+import { AppError } from '../app-error';
+
+/** What every policy use case runs against. */
+export interface PolicyContext {
+  db: Db;
+  now: () => Date;
+}
+
+/** Who changes policies when no user does (the CLI). */
+export const SYSTEM_ACTOR = 'system';
+
+export function requireOrganization(tx: DbOrTx): OrganizationRow {
+  const org = findOrganization(tx);
+  if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
+  return org;
+}
+
+export function snapshotOf(tx: DbOrTx, org: OrganizationRow): OrganizationSnapshot {
+  return {
+    name: org.name,
+    sectors: repo
+      .listSectors(tx, org.id)
+      .map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+    blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
+    upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
+    upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
+    frozen: org.frozen,
+    frozenReason: org.frozenReason ?? null,
+  };
+}
+
+export function invalid(message: string, problems: NamedProblem[]): AppError {
+  return new AppError(
+    'INVALID_INPUT',
+    `${message}: ${problems.length} problem(s), first: ${problems[0]?.path}: ${problems[0]?.message}`,
+    problems,
+  );
+}
+
+/**
+ * The stored fleet as the engine's input with a change applied. `db` (not the transaction
+ * handle) is fine inside a transaction: better-sqlite3 has one connection, so these reads see
+ * the transaction's state.
+ */
+export function documentWith(
+  ctx: PolicyContext,
+  org: OrganizationRow,
+  change: {
+    organization?: Omit<OrganizationSnapshot, 'frozen' | 'frozenReason'>;
+    clusters?: { name: string; policy: Record<string, unknown> | null }[];
+  },
+  at: Date,
+): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
+  const doc = loadPlanDocument(ctx.db, org.id, at);
+  if (change.organization) doc.organization = planOrganizationOf(change.organization);
+  const unknown: { index: number; name: string }[] = [];
+  (change.clusters ?? []).forEach((c, index) => {
+    const target = doc.clusters.find((x) => x.name === c.name);
+    if (!target) unknown.push({ index, name: c.name });
+    else if (c.policy === null) delete target.upgradePolicy;
+    else target.upgradePolicy = c.policy;
+  });
+  return { doc, unknown };
+}
+
+/** Validates the whole document; problems named for the caller's input. */
+export function checkDocument(
+  doc: PlanDocument,
+  mapping: PathMapping,
+): { ok: true; input: PlanInput } | { ok: false; problems: NamedProblem[] } {
+  const result = validatePlanInput(doc);
+  if (result.ok) return result;
+  return {
+    ok: false,
+    problems: nameProblems(
+      result.problems,
+      doc.clusters.map((c) => c.name),
+      mapping,
+    ),
+  };
+}
+
+export function lintInput(input: PlanInput, mapping: PathMapping): NamedWarning[] {
+  return nameProblems(
+    lintPolicies(input),
+    input.clusters.map((c) => c.name),
+    mapping,
+  );
+}
+
+export function requireRevision(current: number, expected: number | undefined, what: string): void {
+  if (expected !== undefined && current !== expected) {
+    throw new AppError(
+      'CONFLICT',
+      `${what} changed meanwhile (revision ${current}, you edited revision ${expected}); reload and apply your edit again`,
+    );
+  }
+}
+
+export interface RevisionEntry {
+  actor: string;
+  action: string;
+  summary: string;
+  at: Date;
+}
+
+/** Writes new organization settings (and freeze) with their revision and audit rows. */
+export function writeOrganization(
+  tx: DbOrTx,
+  org: OrganizationRow,
+  before: OrganizationSnapshot,
+  after: OrganizationSnapshot,
+  entry: RevisionEntry,
+): { revision: number; revisionId: number } {
+  if (!jsonEqual(before.sectors, after.sectors)) repo.replaceSectors(tx, org.id, after.sectors);
+  repo.replaceBlockedVersions(tx, org.id, after.blockedVersions, entry.actor, entry.at);
+  const ok = repo.updateOrganizationRow(
+    tx,
+    org.id,
+    org.revision,
+    {
+      name: after.name,
+      allowedWorkloads: after.upgradePolicyAllowedWorkloads,
+      allowedMutexes: after.upgradePolicyAllowedMutexes,
+      frozen: after.frozen,
+      frozenReason: after.frozenReason,
+    },
+    entry.at,
+  );
+  if (!ok) throw new AppError('CONFLICT', 'The organization changed meanwhile; reload and apply your edit again');
+  const revision = org.revision + 1;
+  const revisionId = repo.insertPolicyRevision(tx, {
+    organizationId: org.id,
+    scope: 'organization',
+    subject: after.name,
+    revision,
+    actor: entry.actor,
+    at: entry.at,
+    summary: entry.summary,
+    before,
+    after,
+  });
+  appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `organization:${after.name}`, before, after });
+  return { revision, revisionId };
+}
+
+/** Writes a cluster's new policy (null = unmanaged) with its revision and audit rows. */
+export function writeClusterPolicy(
+  tx: DbOrTx,
+  org: OrganizationRow,
+  cluster: repo.ClusterPolicyRow,
+  after: Record<string, unknown> | null,
+  entry: RevisionEntry,
+): { revision: number; revisionId: number } {
+  if (!repo.setClusterPolicy(tx, cluster.id, cluster.policyRevision, after)) {
+    throw new AppError('CONFLICT', `The policy of ${cluster.name} changed meanwhile; reload and apply your edit again`);
+  }
+  const revision = cluster.policyRevision + 1;
+  const before = cluster.upgradePolicy;
+  const revisionId = repo.insertPolicyRevision(tx, {
+    organizationId: org.id,
+    scope: 'cluster',
+    subject: cluster.name,
+    revision,
+    actor: entry.actor,
+    at: entry.at,
+    summary: entry.summary,
+    before,
+    after,
+  });
+  appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `cluster:${cluster.name}`, before, after });
+  return { revision, revisionId };
+}
+
+/** Validates `make(before)` against the whole fleet and writes it as the organization's next revision. */
+export function commitOrganization(
+  ctx: PolicyContext,
+  actor: string,
+  expectedRevision: number | undefined,
+  make: (before: OrganizationSnapshot) => OrganizationSnapshot,
+  entry: { action: string; summary: (before: OrganizationSnapshot, after: OrganizationSnapshot) => string },
+  mapping: PathMapping,
+) {
+  return ctx.db.transaction((tx) => {
+    const at = ctx.now();
+    const org = requireOrganization(tx);
+    requireRevision(org.revision, expectedRevision, 'The organization');
+    const before = snapshotOf(tx, org);
+    const after = make(before);
+    const { doc } = documentWith(ctx, org, { organization: after }, at);
+    const checked = checkDocument(doc, mapping);
+    if (!checked.ok) throw invalid('The organization would not be valid', checked.problems);
+    if (jsonEqual(before, after)) return { changed: false, revision: org.revision, revisionId: null };
+    const written = writeOrganization(tx, org, before, after, { actor, action: entry.action, summary: entry.summary(before, after), at });
+    return { changed: true, ...written };
+  });
+}

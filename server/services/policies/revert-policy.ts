@@ -1,0 +1,52 @@
+import type { OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
+import * as repo from '@/server/repositories/policy-repository';
+import { AppError } from '../app-error';
+import {
+  checkDocument,
+  documentWith,
+  invalid,
+  requireOrganization,
+  requireRevision,
+  snapshotOf,
+  writeClusterPolicy,
+  writeOrganization,
+  type PolicyContext,
+} from './policy-store';
+
+/** Restores what a revision replaced (organization or one cluster), as a new revision, if the fleet stays valid. */
+export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisionId: number; expectedRevision: number }) {
+  return ctx.db.transaction((tx) => {
+    const at = ctx.now();
+    const org = requireOrganization(tx);
+    const row = repo.findPolicyRevision(tx, org.id, input.revisionId);
+    if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
+    const summary = `reverted revision #${row.id} (${row.summary})`;
+    if (row.scope === 'organization') {
+      requireRevision(org.revision, input.expectedRevision, 'The organization');
+      const before = snapshotOf(tx, org);
+      const target = row.before as OrganizationSnapshot;
+      // keep the current name: a revert restores policy, it does not rename
+      const after: OrganizationSnapshot = { ...target, name: before.name };
+      const { doc } = documentWith(ctx, org, { organization: after }, at);
+      const checked = checkDocument(doc, {});
+      if (!checked.ok) throw invalid('Reverting would leave the fleet invalid', checked.problems);
+      return {
+        scope: row.scope,
+        subject: before.name,
+        ...writeOrganization(tx, org, before, after, { actor, action: 'policy.revert', summary, at }),
+      };
+    }
+    const cluster = repo.findClusterPolicy(tx, org.id, row.subject);
+    if (!cluster) throw new AppError('NOT_FOUND', `Cluster ${row.subject} is no longer in the fleet`);
+    requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${row.subject}`);
+    const after = (row.before as Record<string, unknown> | null) ?? null;
+    const { doc } = documentWith(ctx, org, { clusters: [{ name: cluster.name, policy: after }] }, at);
+    const checked = checkDocument(doc, {});
+    if (!checked.ok) throw invalid('Reverting would leave the fleet invalid', checked.problems);
+    return {
+      scope: row.scope,
+      subject: cluster.name,
+      ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.revert', summary, at }),
+    };
+  });
+}

@@ -1,0 +1,40 @@
+import { jsonEqual } from '@/server/domain/diff/json-diff';
+import { describeClusterChange } from '@/server/domain/policy-files/organization-snapshot';
+import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
+import * as repo from '@/server/repositories/policy-repository';
+import { AppError } from '../app-error';
+import { getClusterPolicy } from './cluster-policies';
+import {
+  checkDocument,
+  documentWith,
+  invalid,
+  requireOrganization,
+  requireRevision,
+  writeClusterPolicy,
+  type PolicyContext,
+} from './policy-store';
+
+/** Saves one cluster's policy (null = no longer managed) as its next revision, validated against the whole fleet. */
+export function updateClusterPolicy(
+  ctx: PolicyContext,
+  actor: string,
+  input: { name: string; expectedRevision: number; policy: UpgradePolicySpec | null },
+) {
+  const result = ctx.db.transaction((tx) => {
+    const at = ctx.now();
+    const org = requireOrganization(tx);
+    const cluster = repo.findClusterPolicy(tx, org.id, input.name);
+    if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${input.name}`);
+    requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${input.name}`);
+    const after = input.policy ? policySpecToDocument(input.policy) : null;
+    const { doc } = documentWith(ctx, org, { clusters: [{ name: input.name, policy: after }] }, at);
+    const checked = checkDocument(doc, { clusterPolicyPath: (name) => (name === input.name ? 'policy' : undefined) });
+    if (!checked.ok) throw invalid(`The policy of ${input.name} is not valid`, checked.problems);
+    if (jsonEqual(cluster.upgradePolicy, after)) return { changed: false, revision: cluster.policyRevision, revisionId: null };
+    const summary =
+      after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after);
+    return { changed: true, ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at }) };
+  });
+  return { ...result, cluster: getClusterPolicy(ctx, input.name) };
+}
