@@ -1,5 +1,6 @@
 // The app's one database handle: opened lazily (never at import: `next build` imports routes)
-// and kept on globalThis so dev reloads do not open a second connection.
+// and kept on globalThis so dev reloads do not open a second connection. Never closed: while it is
+// open, SQLite's lock tells `fleetplan restore` that this server uses the file.
 import 'server-only';
 import { getEnv } from '@/server/env';
 import { openDatabase, type Db } from './open-database';

@@ -202,6 +202,15 @@ describe('a successful restore', () => {
     reopened.$client.close();
   });
 
+  it('restores into a location that has no database yet (a new machine): private file in a private directory', async () => {
+    const target = path.join(dir, 'new-machine', 'data', 'fleetplan.db');
+    await restoreDatabase(goodBackup, target);
+    expect(rows(target, "select count(*) as n from users where username = 'vera'")).toEqual([{ n: 1 }]);
+    expect(fs.statSync(target).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(target)).mode & 0o777).toBe(0o700);
+    expect(fs.readdirSync(path.dirname(target))).toEqual(['fleetplan.db']);
+  });
+
   it('accepts a backup from before a later migration (verified against the schema of its own migrations)', () => {
     const folder = fs.mkdtempSync(path.join(dir, 'migrations-'));
     fs.cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
