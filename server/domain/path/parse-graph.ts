@@ -1,3 +1,4 @@
+import { parseJsonText, type ParseLimits } from '../bounded-parse';
 import { normalizeVersion } from '../version/version';
 import { CHANNELS_METADATA_KEY, type ConditionalPair, type GraphNode, type GraphParseResult, type Risk } from './types';
 
@@ -122,6 +123,18 @@ function parseEdges(v: Json, nodeCount: number): [number, number][] {
 }
 
 /**
+ * Graph documents are big and flat: a real channel graph (thousands of releases, tens of
+ * thousands of edges) is a few MB and under a million values; nothing in it nests deeply.
+ */
+export const GRAPH_LIMITS: ParseLimits = {
+  maxBytes: 20 * 1024 * 1024,
+  maxDepth: 32,
+  maxNodes: 5_000_000,
+  maxAliases: 0,
+  maxExpansion: 5,
+};
+
+/**
  * Validates a Cincinnati v1 graph document (`{version, nodes, edges, conditionalEdges}`).
  * Build suffixes are stripped from every version; unknown top-level keys are ignored.
  * Never throws: a broken document yields `{ ok: false, error }` saying what is wrong.
@@ -129,13 +142,13 @@ function parseEdges(v: Json, nodeCount: number): [number, number][] {
  */
 export function parseGraphDocument(text: string, source: string): GraphParseResult {
   if (text.trim() === '') return { ok: false, source, error: 'empty file, not a graph document' };
-  let doc: Json;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, source, error: `not JSON: ${err instanceof Error ? err.message : String(err)}` };
+  const parsed = parseJsonText(text, GRAPH_LIMITS);
+  if (!parsed.ok) {
+    const { path, message } = parsed.problems[0] ?? { path: '(document)', message: 'unreadable' };
+    const syntax = /^invalid JSON: /.exec(message);
+    return { ok: false, source, error: syntax ? `not JSON (${path}): ${message.slice(syntax[0].length)}` : `refused: ${message}` };
   }
-  return parseGraphValue(doc, source);
+  return parseGraphValue(parsed.value, source);
 }
 
 /** Like `parseGraphDocument`, for a document already parsed from JSON (e.g. fetched). */

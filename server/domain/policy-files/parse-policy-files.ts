@@ -4,7 +4,7 @@
  * applies before any write), with problems at the file's own paths
  * (`upgradePolicyClusters[3].upgradePolicy.conditions.soakDays`, `sectors[1].dependencies[0]`).
  */
-import { parseDocument } from 'yaml';
+import { parseYamlText } from '../bounded-parse';
 import { validatePlanInput } from '../plan/validate-plan-input';
 import type { Problem } from '../plan/types';
 import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from './policy-spec';
@@ -38,27 +38,6 @@ const CLUSTER_FILE_KEYS = ['$schema', 'name', 'upgradePolicy'] as const;
 const VALIDATION_NOW = '2000-01-01T00:00:00Z';
 /** Stand-in version for clusters in policy files, which carry no version. */
 const PLACEHOLDER_VERSION = '0.0.0';
-
-function lineOfOffset(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < Math.min(offset, text.length); i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-
-/** YAML (JSON included) → plain data, or syntax problems with line numbers. */
-export function parseYamlText(text: string): { ok: true; value: unknown } | { ok: false; problems: FileProblem[] } {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      problems: doc.errors.map((e) => {
-        const line = e.linePos?.[0]?.line ?? lineOfOffset(text, e.pos[0]);
-        return { path: `line ${line}`, line, message: `invalid YAML: ${e.message.split('\n')[0] ?? e.message}` };
-      }),
-    };
-  }
-  return { ok: true, value: doc.toJS({ maxAliasCount: 1000 }) as unknown };
-}
 
 function checkSchema(raw: Obj, expected: string, problems: FileProblem[]): void {
   if (raw.$schema !== undefined && raw.$schema !== expected) {

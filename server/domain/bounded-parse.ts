@@ -1,0 +1,370 @@
+/**
+ * The one place where text from outside (uploaded policy and plan files, graph documents, the
+ * CLI's files) becomes data. Parsing runs on the server's only thread, so it must cost time in
+ * proportion to the text and stay bounded:
+ * - size: the text's UTF-8 bytes (`maxBytes`);
+ * - depth: lists and mappings nested in each other (`maxDepth`), checked while parsing (the
+ *   parsers recurse) and again after aliases are expanded;
+ * - values: scalars, lists and mappings once aliases are expanded (`maxNodes`);
+ * - aliases: `*name` uses of a list or mapping (`maxAliases`), and what they expand to: values
+ *   and characters at most `maxExpansion` times the text's length, so a few hundred bytes cannot
+ *   stand for a billion values ("billion laughs") for the code that reads the data.
+ * YAML is read by js-yaml (YAML 1.2 core schema: no timestamps, no `<<` merges, no custom tags)
+ * at about 100 ms of CPU per MB (bench/parse-bench.ts); it finds duplicate keys with one
+ * property look-up per key. JSON is read by the engine's JSON.parse after a linear scan of its
+ * nesting depth. Problems name the limit and where it was reached; syntax errors their line.
+ */
+import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
+
+export type ParseLimits = {
+  /** UTF-8 bytes of the text */
+  maxBytes: number;
+  /** lists and mappings nested in each other (the values of a top-level mapping are at depth 1) */
+  maxDepth: number;
+  /** values (scalars, lists, mappings) once aliases are expanded */
+  maxNodes: number;
+  /** aliases of lists and mappings */
+  maxAliases: number;
+  /** values and characters, aliases expanded, per character of the text (plus EXPANSION_FLOOR) */
+  maxExpansion: number;
+};
+
+/** Policy files and plan documents: a 5,000-cluster organization file is about 1.2 MB. */
+export const DOCUMENT_LIMITS: ParseLimits = {
+  maxBytes: 5 * 1024 * 1024,
+  maxDepth: 64,
+  maxNodes: 1_000_000,
+  maxAliases: 10_000,
+  maxExpansion: 5,
+};
+
+/** The expanded size any document may have, however short (room for a few shared schedules). */
+export const EXPANSION_FLOOR = 100_000;
+
+export type ParseProblem = { path: string; message: string; line?: number };
+export type ParsedText = { ok: true; value: unknown } | { ok: false; problems: ParseProblem[] };
+
+const DOCUMENT = '(document)';
+
+function lineOfOffset(text: string, offset: number): number {
+  let line = 1;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function formatSize(bytes: number): string {
+  return bytes < 1048576 ? `${formatCount(bytes)} bytes` : `${(bytes / 1048576).toFixed(1)} MB (${formatCount(bytes)} bytes)`;
+}
+
+/** UTF-8 length of `text`, counted only as far as needed to compare with `limit`. */
+function utf8LengthOver(text: string, limit: number): number | null {
+  if (text.length > limit) return text.length; // at least one byte per UTF-16 unit
+  if (text.length * 3 <= limit) return null; // at most three bytes per UTF-16 unit
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; // a surrogate pair: 3 + 3 >= its 4 bytes
+  }
+  return bytes > limit ? bytes : null;
+}
+
+function sizeProblem(text: string, limits: ParseLimits): ParseProblem | null {
+  const bytes = utf8LengthOver(text, limits.maxBytes);
+  if (bytes === null) return null;
+  return { path: DOCUMENT, message: `the text is ${formatSize(bytes)}, over the limit of ${formatSize(limits.maxBytes)}` };
+}
+
+/** `a.b[2]`: the contract's path notation (dots for keys, `[i]` for list items). */
+function pathOf(segments: readonly (string | number)[]): string {
+  let out = '';
+  for (const s of segments) out += typeof s === 'number' ? `[${s}]` : out === '' ? s : `.${s}`;
+  return out === '' ? DOCUMENT : out;
+}
+
+class LimitExceeded extends Error {
+  constructor(readonly problem: ParseProblem) {
+    super(problem.message);
+  }
+}
+
+/** A problem with a limit: of the whole document, saying where in it the limit was reached. */
+function limitProblem(message: string, where: string): ParseProblem {
+  return { path: DOCUMENT, message: `${message}, at ${where}` };
+}
+
+type Measured = { nodes: number; size: number; height: number };
+
+/**
+ * Measures the parsed value as the code reading it will see it (aliases expanded), in time
+ * proportional to the value as parsed: a list or mapping met again (an alias) reuses its
+ * measure. A value's size is 1, plus its characters for a string, plus its keys' characters for
+ * a mapping; without aliases the total stays below twice the text's length. Throws
+ * LimitExceeded at the first limit reached, saying where.
+ */
+function checkValue(value: unknown, textLength: number, limits: ParseLimits): void {
+  const measured = new Map<object, Measured>();
+  const open = new Set<object>();
+  const path: (string | number)[] = [];
+  const sizeBudget = EXPANSION_FLOOR + limits.maxExpansion * textLength;
+  let nodes = 0;
+  let size = 0;
+  let aliases = 0;
+  const exceed = (message: string): never => {
+    throw new LimitExceeded(limitProblem(message, pathOf(path)));
+  };
+  const count = (n: number, s: number) => {
+    nodes += n;
+    size += s;
+    if (nodes > limits.maxNodes) exceed(`more than ${formatCount(limits.maxNodes)} values, aliases expanded (the limit)`);
+    if (size > sizeBudget) {
+      exceed(
+        `aliases expand the document to more than ${formatCount(sizeBudget)} values and characters ` +
+          `(the limit: ${limits.maxExpansion} per character of its text, plus ${formatCount(EXPANSION_FLOOR)})`,
+      );
+    }
+  };
+  const visit = (v: unknown, depth: number): Measured => {
+    if (typeof v !== 'object' || v === null) {
+      const m = { nodes: 1, size: typeof v === 'string' ? 1 + v.length : 1, height: 0 };
+      count(m.nodes, m.size);
+      return m;
+    }
+    if (open.has(v)) exceed('an alias refers to a list or mapping that contains it (a recursive alias)');
+    const seen = measured.get(v);
+    if (seen) {
+      aliases++;
+      if (aliases > limits.maxAliases) exceed(`more than ${formatCount(limits.maxAliases)} aliases of lists and mappings (the limit)`);
+      if (depth + seen.height > limits.maxDepth)
+        exceed(`an alias nests lists and mappings deeper than ${limits.maxDepth} levels (the limit)`);
+      count(seen.nodes, seen.size);
+      return seen;
+    }
+    if (depth >= limits.maxDepth) exceed(`lists and mappings nested deeper than ${limits.maxDepth} levels (the limit)`);
+    count(1, 1);
+    open.add(v);
+    const total: Measured = { nodes: 1, size: 1, height: 0 };
+    const add = (m: Measured) => {
+      total.nodes += m.nodes;
+      total.size += m.size;
+      if (m.height + 1 > total.height) total.height = m.height + 1;
+    };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        add(visit(v[i], depth + 1));
+        path.pop();
+      }
+    } else {
+      for (const key of Object.keys(v)) {
+        path.push(key);
+        count(0, key.length);
+        total.size += key.length;
+        add(visit((v as Record<string, unknown>)[key], depth + 1));
+        path.pop();
+      }
+    }
+    open.delete(v);
+    measured.set(v, total);
+    return total;
+  };
+  visit(value, 0);
+}
+
+function withLimitsChecked(value: unknown, text: string, limits: ParseLimits): ParsedText {
+  try {
+    checkValue(value, text.length, limits);
+  } catch (err) {
+    if (err instanceof LimitExceeded) return { ok: false, problems: [err.problem] };
+    throw err;
+  }
+  return { ok: true, value };
+}
+
+/**
+ * Parses YAML (JSON is YAML too) into plain data, or problems: syntax errors and duplicate
+ * keys at their line (`line 12`), limits at `(document)` naming the limit and where. An empty
+ * document is null.
+ */
+export function parseYamlText(text: string, limits: ParseLimits = DOCUMENT_LIMITS): ParsedText {
+  const tooBig = sizeProblem(text, limits);
+  if (tooBig) return { ok: false, problems: [tooBig] };
+  let value: unknown;
+  try {
+    // js-yaml counts the document's root as one level: the root plus maxDepth nested levels
+    value = load(text, { schema: CORE_SCHEMA, maxDepth: limits.maxDepth + 1 });
+  } catch (err) {
+    if (!(err instanceof YAMLException)) throw err;
+    return { ok: false, problems: [yamlProblem(err, text, limits)] };
+  }
+  return withLimitsChecked(value ?? null, text, limits);
+}
+
+/** The key written at `offset` (where js-yaml marks a duplicate key), for the message. */
+function keyTextAt(text: string, offset: number): string {
+  const rest = text.slice(offset, offset + 200);
+  const key = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^:,{}[\]\n]*?)(?=\s*:(?:\s|$))/.exec(rest)?.[0] ?? rest.split(/[\n:]/)[0] ?? '';
+  return key.trim();
+}
+
+function yamlProblem(err: YAMLException, text: string, limits: ParseLimits): ParseProblem {
+  const line = err.mark ? err.mark.line + 1 : undefined;
+  let message = err.reason;
+  if (/^nesting exceeded maxDepth/.test(message)) {
+    return limitProblem(`lists and mappings nested deeper than ${limits.maxDepth} levels (the limit)`, `line ${line ?? 1}`);
+  } else if (message === 'duplicated mapping key') {
+    const key = err.mark ? keyTextAt(text, err.mark.position) : '';
+    message = `duplicate key${key ? ` ${key}` : ''} (the keys of a mapping must be unique)`;
+  } else if (/^unidentified alias/.test(message)) {
+    // the alias names an anchor not (yet) defined: a problem of the document, found at a line
+    return { path: DOCUMENT, message: `invalid YAML: ${message}${line === undefined ? '' : ` at line ${line}`}` };
+  }
+  if (line === undefined) return { path: DOCUMENT, message: `invalid YAML: ${message}` };
+  return { path: `line ${line}`, line, message: `invalid YAML: ${message}` };
+}
+
+/**
+ * Offset of the first JSON syntax error (the engine's message does not always carry one): a
+ * minimal recursive-descent scan of RFC 8259 JSON. Only called on text whose nesting depth is
+ * already known to be within the limits, so its recursion is bounded.
+ */
+export function findJsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = () => {
+    if (text[i] !== '"') fail();
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      const ch = text.charCodeAt(i);
+      if (ch < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (text[i] !== '"') fail();
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const ch = text[i];
+    if (ch === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === '}') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (ch === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === ']') {
+          i++;
+          return;
+        } else fail();
+      }
+    } else if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else {
+      const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+      if (!m) fail();
+      else i += m[0].length;
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail();
+  } catch (at) {
+    if (typeof at === 'number') return at;
+    throw at;
+  }
+  return text.length;
+}
+
+/** Offset where `[`/`{` nesting (outside strings) first goes deeper than `maxDepth`, or -1. */
+function jsonTooDeepAt(text: string, maxDepth: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+/** Parses JSON into plain data, or problems: a syntax error at its line, limits at `(document)`. */
+export function parseJsonText(text: string, limits: ParseLimits = DOCUMENT_LIMITS): ParsedText {
+  const tooBig = sizeProblem(text, limits);
+  if (tooBig) return { ok: false, problems: [tooBig] };
+  const deepAt = jsonTooDeepAt(text, limits.maxDepth);
+  if (deepAt >= 0) {
+    const where = `line ${lineOfOffset(text, deepAt)}`;
+    return { ok: false, problems: [limitProblem(`lists and objects nested deeper than ${limits.maxDepth} levels (the limit)`, where)] };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const lc = /line (\d+) column (\d+)/.exec(message);
+    const pos = /position (\d+)/.exec(message);
+    const line = lc ? Number(lc[1]) : lineOfOffset(text, pos ? Number(pos[1]) : findJsonErrorOffset(text));
+    return { ok: false, problems: [{ path: `line ${line}`, line, message: `invalid JSON: ${message}` }] };
+  }
+  return withLimitsChecked(value, text, limits);
+}
+
+/** True when the text is JSON by the plan contract's rule: its first non-blank character is `{` or `[`. */
+export function looksLikeJson(text: string): boolean {
+  const first = /\S/.exec(text)?.[0];
+  return first === '{' || first === '[';
+}
