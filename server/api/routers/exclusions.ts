@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 
 export const ZCreateExclusionInput = z.object({
   scope: z.enum(['organization', 'sector', 'cluster']),
-  subject: z.string().max(200).nullish(),
+  // empty: the service answers 'name the sector' at this path
+  subject: z.union([z.literal(''), identifierSchema(200)]).nullish(),
   startsAt: z.iso.datetime({ offset: true }),
   endsAt: z.iso.datetime({ offset: true }),
   reason: z.string().min(1).max(500),

@@ -1,6 +1,7 @@
 // Update graphs: stored Cincinnati graphs, the channels they hold, and upgrade paths through them.
 import { z } from 'zod';
 import { MAX_GRAPH_BYTES } from '@/server/services/graph-service';
+import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 
 const version = z.string().trim().min(1).max(64);
@@ -42,7 +43,12 @@ export const graphsRouter = createTRPCRouter({
       z.object({
         fileName: z.string().trim().min(1).max(255),
         text: z.string().max(MAX_GRAPH_BYTES),
-        name: z.string().trim().max(120).optional(),
+        // empty: named after the file
+        name: z
+          .string()
+          .trim()
+          .pipe(z.union([z.literal(''), identifierSchema(120)]))
+          .optional(),
         channel: channel.nullish(),
         architecture: z.string().trim().max(32).nullish(),
         capturedAt: z.coerce.date().nullish(),

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 
 const name = z.string().min(1).max(253);
+// Sector, workload and mutex names: the engine's validator checks them (identifier rule
+// included) and reports each problem at its path, which the editors show beside the field.
 const label = z.string().max(200);
 const reason = z.string().max(1000);
 const revision = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);

@@ -1,6 +1,7 @@
 // API tokens: everyone manages their own; admins also see and revoke everyone's.
 import { z } from 'zod';
 import { ROLES } from '@/server/auth/actor';
+import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, viewerProcedure } from '../trpc';
 
 export const tokensRouter = createTRPCRouter({
@@ -8,7 +9,7 @@ export const tokensRouter = createTRPCRouter({
     .input(z.object({ all: z.boolean().default(false) }).default({ all: false }))
     .query(({ ctx, input }) => ctx.services.tokens.list({ ...input, actor: ctx.actor })),
   create: viewerProcedure
-    .input(z.object({ name: z.string().trim().min(1).max(80), scope: z.enum(ROLES) }))
+    .input(z.object({ name: z.string().trim().pipe(identifierSchema(80)), scope: z.enum(ROLES) }))
     .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
   revoke: viewerProcedure
     .input(

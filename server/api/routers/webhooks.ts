@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '@/server/services/webhook-service';
+import { identifierSchema } from '../identifier-schema';
 import { adminProcedure, createTRPCRouter } from '../trpc';
 
 export const webhooksRouter = createTRPCRouter({
@@ -7,7 +8,7 @@ export const webhooksRouter = createTRPCRouter({
   create: adminProcedure
     .input(
       z.object({
-        name: z.string().min(1).max(100),
+        name: identifierSchema(100),
         url: z.string().min(1).max(2000),
         secret: z.string().min(16).max(200).optional(),
         events: z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length).default([]),

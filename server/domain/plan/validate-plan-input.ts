@@ -3,6 +3,7 @@
  * at the path of the offending field (`clusters[1].upgradePolicy.conditions.soakDays`; a problem
  * with one list item names the item). Free of Node APIs so the browser editor and tRPC share it.
  */
+import { identifierProblem } from '../identifiers';
 import { checkBlockedVersionPattern } from './blocked-versions';
 import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
 import { formatInstant, parseInstant } from './time';
@@ -49,8 +50,21 @@ class Collector {
   }
 }
 
-/** A list of strings at `path` (absent = `fallback`); reports non-strings per item. */
-function stringList(c: Collector, value: unknown, path: string, opts: { nonEmptyItems?: boolean } = {}): string[] | undefined {
+/** Checks a name against the identifier rule (no control or bidi characters, ...); false after reporting it. */
+function checkName(c: Collector, path: string, name: string): boolean {
+  const problem = identifierProblem(name);
+  if (problem === null) return true;
+  c.add(path, `not a valid name: ${problem}`);
+  return false;
+}
+
+/** A list of strings at `path` (absent = `fallback`); reports non-strings (and, for names, invalid names) per item. */
+function stringList(
+  c: Collector,
+  value: unknown,
+  path: string,
+  opts: { nonEmptyItems?: boolean; names?: boolean } = {},
+): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) {
     c.add(path, `must be a list, got ${describe(value)}`);
@@ -60,7 +74,7 @@ function stringList(c: Collector, value: unknown, path: string, opts: { nonEmpty
   value.forEach((item, i) => {
     if (typeof item !== 'string') c.add(`${path}[${i}]`, `must be a string, got ${describe(item)}`);
     else if (opts.nonEmptyItems && item.trim() === '') c.add(`${path}[${i}]`, 'must not be empty');
-    else out.push(item);
+    else if (!opts.names || checkName(c, `${path}[${i}]`, item)) out.push(item);
   });
   return out;
 }
@@ -106,11 +120,11 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
     return org;
   }
   if (raw.name !== undefined && typeof raw.name !== 'string') c.add('organization.name', 'must be a string');
-  else if (typeof raw.name === 'string') org.name = raw.name;
+  else if (typeof raw.name === 'string' && checkName(c, 'organization.name', raw.name)) org.name = raw.name;
   org.blockedVersions = regexList(c, raw.blockedVersions, 'organization.blockedVersions');
-  const allowedWorkloads = stringList(c, raw.upgradePolicyAllowedWorkloads, 'organization.upgradePolicyAllowedWorkloads');
+  const allowedWorkloads = stringList(c, raw.upgradePolicyAllowedWorkloads, 'organization.upgradePolicyAllowedWorkloads', { names: true });
   if (allowedWorkloads) org.upgradePolicyAllowedWorkloads = allowedWorkloads;
-  const allowedMutexes = stringList(c, raw.upgradePolicyAllowedMutexes, 'organization.upgradePolicyAllowedMutexes');
+  const allowedMutexes = stringList(c, raw.upgradePolicyAllowedMutexes, 'organization.upgradePolicyAllowedMutexes', { names: true });
   if (allowedMutexes) org.upgradePolicyAllowedMutexes = allowedMutexes;
 
   if (raw.sectors === undefined || raw.sectors === null) return org;
@@ -130,6 +144,7 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
       c.add(`${path}.name`, 'must be a non-empty string');
       return;
     }
+    if (!checkName(c, `${path}.name`, s.name)) return;
     if (seen.has(s.name)) {
       c.add(`${path}.name`, `duplicate sector name '${s.name}'`);
       return;
@@ -147,14 +162,22 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
         s.dependencies.forEach((d, j) => {
           const name = isObject(d) ? d.name : d;
           if (typeof name !== 'string' || name === '') c.add(`${path}.dependencies[${j}]`, 'must be {name: SECTOR}');
-          else pendingDeps.push({ path: `${path}.dependencies[${j}]`, name, sector });
+          else if (checkName(c, `${path}.dependencies[${j}]`, name)) pendingDeps.push({ path: `${path}.dependencies[${j}]`, name, sector });
         });
     }
     org.sectors.push(sector);
   });
+  const dependencySets = new Map<Sector, Set<string>>();
   for (const dep of pendingDeps) {
     if (!seen.has(dep.name)) c.add(dep.path, `unknown sector '${dep.name}' (sector ${dep.sector.name} depends on it)`);
-    else if (!dep.sector.dependencies.includes(dep.name)) dep.sector.dependencies.push(dep.name);
+    else {
+      const added = dependencySets.get(dep.sector) ?? new Set<string>();
+      dependencySets.set(dep.sector, added);
+      if (!added.has(dep.name)) {
+        added.add(dep.name);
+        dep.sector.dependencies.push(dep.name);
+      }
+    }
   }
   for (const cycle of findSectorCycles(org.sectors)) {
     c.add('organization.sectors', `sector dependency cycle: ${cycle.join(' -> ')}`);
@@ -162,24 +185,47 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
   return org;
 }
 
-/** Each dependency cycle once, as a closed list of names (`a -> b -> a`). */
+/** At most this many cycles are named: a file of thousands of sectors could hold millions. */
+export const MAX_REPORTED_CYCLES = 20;
+
+/**
+ * Each dependency cycle once (at most MAX_REPORTED_CYCLES), as a closed list of names
+ * (`a -> b -> a`). A depth-first search with its own stack: a chain of 100,000 sectors in an
+ * uploaded file must not overflow the call stack.
+ */
 export function findSectorCycles(sectors: readonly Sector[]): string[][] {
   const byName = new Map(sectors.map((s) => [s.name, s]));
   const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
+  /** the path being explored; `positions` says where each name on it sits */
+  const stack: { name: string; next: number }[] = [];
+  const positions = new Map<string, number>();
   const cycles: string[][] = [];
-  const visit = (name: string): void => {
+  const enter = (name: string) => {
     state.set(name, 'visiting');
-    stack.push(name);
-    for (const dep of byName.get(name)?.dependencies ?? []) {
-      const st = state.get(dep);
-      if (st === 'visiting') cycles.push([...stack.slice(stack.indexOf(dep)), dep]);
-      else if (st === undefined && byName.has(dep)) visit(dep);
-    }
-    stack.pop();
-    state.set(name, 'done');
+    positions.set(name, stack.length);
+    stack.push({ name, next: 0 });
   };
-  for (const s of sectors) if (!state.has(s.name)) visit(s.name);
+  for (const s of sectors) {
+    if (state.has(s.name)) continue;
+    enter(s.name);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { name: string; next: number };
+      const deps = byName.get(top.name)?.dependencies ?? [];
+      if (top.next >= deps.length) {
+        stack.pop();
+        positions.delete(top.name);
+        state.set(top.name, 'done');
+        continue;
+      }
+      const dep = deps[top.next++] as string;
+      const st = state.get(dep);
+      if (st === 'visiting') {
+        if (cycles.length < MAX_REPORTED_CYCLES) {
+          cycles.push([...stack.slice(positions.get(dep)).map((f) => f.name), dep]);
+        }
+      } else if (st === undefined && byName.has(dep)) enter(dep);
+    }
+  }
   return cycles;
 }
 
@@ -233,7 +279,13 @@ function validateSchedule(c: Collector, raw: unknown, path: string): Schedule | 
   return schedule;
 }
 
-type Context = { org: Organization; sectorNames: Set<string> };
+type Context = {
+  org: Organization;
+  sectorNames: Set<string>;
+  /** the organization's allow-lists as sets (policies may list thousands of names) */
+  allowedWorkloads: Set<string> | undefined;
+  allowedMutexes: Set<string> | undefined;
+};
 
 function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context): UpgradePolicy | undefined {
   if (!isObject(raw)) {
@@ -245,14 +297,19 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
   if (!Array.isArray(raw.workloads) || raw.workloads.length === 0) {
     c.add(`${path}.workloads`, Array.isArray(raw.workloads) ? 'must list at least one workload' : 'missing: a non-empty list of workloads');
   } else {
-    const allowed = ctx.org.upgradePolicyAllowedWorkloads;
+    const allowed = ctx.allowedWorkloads;
+    const seen = new Set<string>();
     raw.workloads.forEach((w, j) => {
       const p = `${path}.workloads[${j}]`;
       if (typeof w !== 'string' || w.trim() === '') c.add(p, `must be a non-empty workload name, got ${describe(w)}`);
-      else if (workloads.includes(w)) c.add(p, `duplicate workload '${w}'`);
-      else if (allowed && !allowed.includes(w)) {
+      else if (!checkName(c, p, w)) return;
+      else if (seen.has(w)) c.add(p, `duplicate workload '${w}'`);
+      else if (allowed && !allowed.has(w)) {
         c.add(p, `workload '${w}' is not in organization.upgradePolicyAllowedWorkloads`);
-      } else workloads.push(w);
+      } else {
+        seen.add(w);
+        workloads.push(w);
+      }
     });
   }
   const schedule = validateSchedule(c, raw.schedule, `${path}.schedule`);
@@ -267,17 +324,20 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
       } else if (rc.soakDays < 0) c.add(`${cp}.soakDays`, `must be >= 0, got ${rc.soakDays}`);
       else conditions.soakDays = rc.soakDays;
     }
-    const mutexes = stringList(c, rc.mutexes, `${cp}.mutexes`, { nonEmptyItems: true }) ?? [];
-    const allowed = ctx.org.upgradePolicyAllowedMutexes;
+    const mutexes = stringList(c, rc.mutexes, `${cp}.mutexes`, { nonEmptyItems: true, names: true }) ?? [];
+    const allowed = ctx.allowedMutexes;
+    const valid = new Set(mutexes);
     (Array.isArray(rc.mutexes) ? rc.mutexes : []).forEach((m, j) => {
-      if (typeof m === 'string' && m.trim() !== '' && allowed && !allowed.includes(m)) {
+      if (typeof m === 'string' && valid.has(m) && allowed && !allowed.has(m)) {
         c.add(`${cp}.mutexes[${j}]`, `mutex '${m}' is not in organization.upgradePolicyAllowedMutexes`);
       }
     });
     conditions.mutexes = [...new Set(mutexes)];
     if (rc.sector !== undefined && rc.sector !== null) {
       if (typeof rc.sector !== 'string') c.add(`${cp}.sector`, `must be a sector name, got ${describe(rc.sector)}`);
-      else if (!ctx.sectorNames.has(rc.sector)) {
+      else if (!checkName(c, `${cp}.sector`, rc.sector)) {
+        // reported: an invalid name cannot be a sector's
+      } else if (!ctx.sectorNames.has(rc.sector)) {
         const known = [...ctx.sectorNames];
         c.add(
           `${cp}.sector`,
@@ -333,19 +393,25 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
     }
     const start = c.problems.length;
     if (typeof rc.name !== 'string' || rc.name.trim() === '') c.add(`${path}.name`, 'must be a non-empty string');
-    else if (names.has(rc.name)) c.add(`${path}.name`, `duplicate cluster name '${rc.name}'`);
+    else if (!checkName(c, `${path}.name`, rc.name)) {
+      // reported
+    } else if (names.has(rc.name)) c.add(`${path}.name`, `duplicate cluster name '${rc.name}'`);
     else names.add(rc.name);
     if (!isSemver(rc.version)) c.add(`${path}.version`, `not a semantic version: ${describe(rc.version)}`);
     if (rc.channel !== undefined && rc.channel !== null && typeof rc.channel !== 'string') {
       c.add(`${path}.channel`, 'must be a string');
     }
     const available: string[] = [];
+    const offered = new Set<string>();
     if (rc.availableUpgrades !== undefined && rc.availableUpgrades !== null) {
       if (!Array.isArray(rc.availableUpgrades)) c.add(`${path}.availableUpgrades`, 'must be a list of versions');
       else
         rc.availableUpgrades.forEach((v, j) => {
           if (!isSemver(v)) c.add(`${path}.availableUpgrades[${j}]`, `not a semantic version: ${describe(v)}`);
-          else if (!available.includes(v)) available.push(v);
+          else if (!offered.has(v)) {
+            offered.add(v);
+            available.push(v);
+          }
         });
     }
     let healthy = true;
@@ -448,7 +514,12 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
     if (nowMs === null) c.add('now', `not an ISO-8601 date-time: ${describe(raw.now)}`);
   }
   const organization = validateOrganization(c, raw.organization);
-  const ctx: Context = { org: organization, sectorNames: new Set(organization.sectors.map((s) => s.name)) };
+  const ctx: Context = {
+    org: organization,
+    sectorNames: new Set(organization.sectors.map((s) => s.name)),
+    allowedWorkloads: organization.upgradePolicyAllowedWorkloads && new Set(organization.upgradePolicyAllowedWorkloads),
+    allowedMutexes: organization.upgradePolicyAllowedMutexes && new Set(organization.upgradePolicyAllowedMutexes),
+  };
   const clusters = validateClusters(c, raw.clusters, ctx);
   const versionData = validateVersionData(c, raw.versionData, nowMs);
   if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };

@@ -5,6 +5,7 @@
  * (`upgradePolicyClusters[3].upgradePolicy.conditions.soakDays`, `sectors[1].dependencies[0]`).
  */
 import { parseYamlText } from '../bounded-parse';
+import { identifierProblem } from '../identifiers';
 import { validatePlanInput } from '../plan/validate-plan-input';
 import type { Problem } from '../plan/types';
 import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from './policy-spec';
@@ -38,6 +39,16 @@ const CLUSTER_FILE_KEYS = ['$schema', 'name', 'upgradePolicy'] as const;
 const VALIDATION_NOW = '2000-01-01T00:00:00Z';
 /** Stand-in version for clusters in policy files, which carry no version. */
 const PLACEHOLDER_VERSION = '0.0.0';
+
+/** The file's own `name`: a non-empty string that passes the identifier rule. */
+function checkFileName(name: unknown, problems: FileProblem[]): void {
+  if (typeof name !== 'string' || name.trim() === '') {
+    problems.push({ path: 'name', message: 'must be a non-empty string' });
+    return;
+  }
+  const problem = identifierProblem(name);
+  if (problem) problems.push({ path: 'name', message: `not a valid name: ${problem}` });
+}
 
 function checkSchema(raw: Obj, expected: string, problems: FileProblem[]): void {
   if (raw.$schema !== undefined && raw.$schema !== expected) {
@@ -91,7 +102,7 @@ export function validateOrganizationFileData(raw: unknown): FileParseResult<Orga
   if (!isPlainObject(raw))
     return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name, sectors, upgradePolicyClusters' }] };
   checkSchema(raw, ORGANIZATION_FILE_SCHEMA, problems);
-  if (typeof raw.name !== 'string' || raw.name.trim() === '') problems.push({ path: 'name', message: 'must be a non-empty string' });
+  checkFileName(raw.name, problems);
 
   const entries: unknown[] = [];
   if (raw.upgradePolicyClusters !== undefined && raw.upgradePolicyClusters !== null) {
@@ -156,7 +167,7 @@ export function validateClusterFileData(
   if (!isPlainObject(raw))
     return { ok: false, problems: [{ path: '(document)', message: 'must be a mapping with name and upgradePolicy' }] };
   checkSchema(raw, CLUSTER_FILE_SCHEMA, problems);
-  if (typeof raw.name !== 'string' || raw.name.trim() === '') problems.push({ path: 'name', message: 'must be a non-empty string' });
+  checkFileName(raw.name, problems);
   const policy = raw.upgradePolicy;
   let organization: Obj;
   if (context.organization) {
