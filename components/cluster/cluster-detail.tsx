@@ -11,7 +11,7 @@ import { formatUtc } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
-import { PassMark, RULE_LABEL } from './rule-check';
+import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone } from './zoned-time';
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -100,6 +100,15 @@ export function ClusterDetail({ name }: { name: string }) {
                       </div>
                     )}
                   </td>
+                </tr>
+              ))}
+              {explain.data.explanation.gates.map((gate) => (
+                <tr key={gate.gate}>
+                  <td className="nowrap">{GATE_LABEL[gate.gate] ?? gate.gate}</td>
+                  <td>
+                    <PassMark pass={gate.pass} />
+                  </td>
+                  <td>{gate.message}</td>
                 </tr>
               ))}
             </tbody>

@@ -16,6 +16,13 @@ export const RULE_LABEL: Record<string, string> = {
   soak: 'Soak',
 };
 
+/** The scheduler's gates, shown after the engine's rules. */
+export const GATE_LABEL: Record<string, string> = {
+  freeze: 'Gate: organization not frozen',
+  exclusion: 'Gate: no maintenance exclusion',
+  health: 'Gate: health',
+};
+
 export function PassMark({ pass }: { pass: boolean }) {
   return pass ? (
     <span className="badge ok" aria-label="passed">

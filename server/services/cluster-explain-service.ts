@@ -1,13 +1,15 @@
-// "Why not?" for one cluster: the engine's own explanation on the stored fleet, plus the
+// "Why not?" for one cluster: evaluateFleet on the stored fleet with the scheduler's gates (so it
+// explains what the next tick does: freeze, exclusions and the health gate included), plus the
 // calendar of its next schedule runs and its recent decisions/actions.
 import type { Db } from '@/db/open-database';
-import { explainCluster } from '@/server/domain/plan/explain-cluster';
+import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listRecentActions, listRecentDecisions } from '@/server/repositories/cluster-event-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { loadGateState } from '@/server/scheduler/gate-state';
 import { AppError } from './app-error';
 
 const NEXT_RUNS = 5;
@@ -52,6 +54,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
         };
       }
       const input = parsed.input;
+      const gates = loadGateState(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
       const cluster = input.clusters.find((c) => c.name === name);
       const policy = cluster?.upgradePolicy ?? null;
       const sectorName = policy?.conditions.sector;
@@ -60,7 +63,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       return {
         now: input.now,
         problems: [],
-        explanation: explainCluster(input, name),
+        explanation: evaluateFleet(input, gates, { explain: [name] }).clusters.get(name) ?? null,
         policy,
         sector: sector
           ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies }

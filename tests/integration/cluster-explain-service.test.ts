@@ -1,0 +1,78 @@
+// The cluster "why not" explains what the scheduler does: it runs evaluateFleet with the stored
+// gates. It used to run the bare engine, so it promised upgrades a gate stops and showed mutexes
+// as held by clusters the gate had stopped.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import * as t from '@/db/schema';
+import { insertTestFleet } from '@/server/scheduler/test-fleet';
+import { createClusterExplainService } from '@/server/services/cluster-explain-service';
+
+const NOW = new Date('2021-08-30T18:00:00Z');
+
+function setup(opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
+  const db = openDatabase(':memory:');
+  const { organizationId } = insertTestFleet(
+    db,
+    {
+      frozen: opts.frozen ?? false,
+      clusters: [
+        {
+          name: 'a',
+          version: '4.13.1',
+          releases: ['4.13.2'],
+          soakDays: 0,
+          mutexes: ['m'],
+          ...(opts.sick ? { healthIssues: ['ClusterOperator dns Degraded'] } : {}),
+        },
+        { name: 'b', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, mutexes: ['m'] },
+      ],
+    },
+    NOW,
+  );
+  if (opts.exclude)
+    db.insert(t.maintenanceExclusions)
+      .values({
+        organizationId,
+        scope: 'cluster',
+        subject: opts.exclude,
+        startsAt: new Date(NOW.getTime() - 3_600_000),
+        endsAt: new Date(NOW.getTime() + 86_400_000),
+        reason: 'customer go-live',
+        createdBy: 'test',
+        createdAt: NOW,
+      })
+      .run();
+  return createClusterExplainService(db, () => NOW);
+}
+
+describe('cluster explain service', () => {
+  it('an exclusion on a: a is EXCLUDED by its exclusion gate, b gets the mutex and the upgrade', () => {
+    const service = setup({ exclude: 'a' });
+    const a = service.explain('a').explanation!;
+    expect(a.decision).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+    expect(a.gates.find((g) => g.gate === 'exclusion')).toMatchObject({ pass: false });
+    expect(a.gates.find((g) => g.gate === 'exclusion')!.message).toContain('customer go-live');
+    const b = service.explain('b').explanation!;
+    expect(b.decision).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    expect(b.checks.find((k) => k.rule === 'mutex')?.pass).toBe(true);
+  });
+
+  it('the health gate: an unhealthy cluster is UNHEALTHY, not promised an upgrade', () => {
+    const a = setup({ sick: true }).explain('a').explanation!;
+    expect(a.decision).toMatchObject({ action: 'skip', reason: 'UNHEALTHY' });
+    expect(a.gates.find((g) => g.gate === 'health')).toMatchObject({ pass: false, message: 'health gate: ClusterOperator dns Degraded' });
+  });
+
+  it('a freeze: FROZEN with the freeze gate failing', () => {
+    const a = setup({ frozen: true }).explain('a').explanation!;
+    expect(a.decision).toMatchObject({ action: 'skip', reason: 'FROZEN' });
+    expect(a.gates.filter((g) => !g.pass).map((g) => g.gate)).toEqual(['freeze']);
+  });
+
+  it('without gates the explanation is the engine’s: a upgrades, b waits for the mutex, every gate passes', () => {
+    const service = setup({});
+    expect(service.explain('a').explanation!.decision).toMatchObject({ action: 'upgrade' });
+    expect(service.explain('a').explanation!.gates.every((g) => g.pass)).toBe(true);
+    expect(service.explain('b').explanation!.decision).toMatchObject({ action: 'skip', reason: 'MUTEX_LOCKED' });
+  });
+});
