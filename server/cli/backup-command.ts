@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, resolveDatabaseFile } from '@/db/open-database';
+import { secretKeyFileFor } from '@/server/crypto/server-secret-key';
 import { hasSqliteHeader } from './database-schema';
 import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
 
@@ -149,5 +150,11 @@ export async function runBackupCommand(args: string[], env: Record<string, strin
     .map(([t, n]) => `${t}=${n}`)
     .join(' ');
   process.stdout.write(`fleetplan backup: ${source} -> ${target} (integrity ok; ${summary})\n`);
+  const keyFile = secretKeyFileFor(source);
+  if (fs.existsSync(keyFile)) {
+    process.stdout.write(
+      `fleetplan backup: the webhook secrets in it are encrypted with ${keyFile} (or FLEETPLAN_SECRET_KEY): keep that key with the backup\n`,
+    );
+  }
   return 0;
 }
