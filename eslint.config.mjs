@@ -1,5 +1,6 @@
-// ESLint flat config: typescript-eslint's recommended rules plus the layer boundaries from
-// docs (domain is pure; components never import server code except types).
+// ESLint flat config: typescript-eslint's recommended and type-aware rules, plus the layer
+// boundaries (domain is pure; components import server code as types only; repositories and db/
+// sit below the services).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -63,9 +64,29 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
+    // Type-aware rules (typescript-eslint recommendedTypeChecked) on the TypeScript sources.
+    files: ['**/*.ts', '**/*.tsx'],
+    extends: [tseslint.configs.recommendedTypeCheckedOnly],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // React event handlers may be async; the promise is handled inside (mutations report errors).
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      // Not clean yet (findings on 2026-11-24 in brackets); each needs a small change in code that
+      // other work is editing right now. Turn on one by one once the tree is clean for it.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off', // [22, auto-fixable]
+      '@typescript-eslint/no-unsafe-assignment': 'off', // [6]
+      '@typescript-eslint/no-unsafe-member-access': 'off', // [4]
+      '@typescript-eslint/no-unsafe-argument': 'off', // [4: untyped `new Map()`]
+      '@typescript-eslint/no-unsafe-return': 'off', // [1]
+      '@typescript-eslint/require-await': 'off', // [9: providers' async interface methods]
+      '@typescript-eslint/no-base-to-string': 'off', // [6]
+      '@typescript-eslint/restrict-template-expressions': 'off', // [2]
+      '@typescript-eslint/only-throw-error': 'off', // [1]
+    },
+  },
+  // Layer boundaries (README "Architecture"): each block says what a layer must not import.
+  {
     files: ['server/domain/**'],
-    // tests may read vectors and fixtures from disk
-    ignores: ['server/domain/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -74,17 +95,40 @@ export default tseslint.config(
             {
               group: [
                 '@/db/*',
-                '@/server/services/*',
-                '@/server/repositories/*',
-                '@/server/api/*',
-                '@/server/scheduler/*',
-                '@/server/integrations/*',
+                '@/server/*',
+                '!@/server/domain',
+                '@/app/*',
+                '@/components/*',
+                '**/db/*',
+                '**/services/*',
+                '**/repositories/*',
+                '**/scheduler/*',
+                '**/integrations/*',
+                '**/api/*',
               ],
-              message: 'server/domain is pure: no I/O layers.',
+              message:
+                'server/domain is pure: it imports only other domain modules (no services, repositories, db, scheduler, integrations, app or components).',
             },
             {
-              group: ['next', 'next/*', 'react', 'drizzle-orm', 'drizzle-orm/*', 'better-sqlite3', 'node:*', 'fs', 'path', 'http', 'https'],
-              message: 'server/domain is pure: no frameworks or Node I/O.',
+              group: [
+                'next',
+                'next/*',
+                'react',
+                'drizzle-orm',
+                'drizzle-orm/*',
+                'better-sqlite3',
+                'node:*',
+                'fs',
+                'fs/*',
+                'path',
+                'os',
+                'child_process',
+                'net',
+                'dns',
+                'http',
+                'https',
+              ],
+              message: 'server/domain is pure: no frameworks or Node I/O (time and data are passed in).',
             },
           ],
         },
@@ -92,7 +136,24 @@ export default tseslint.config(
     },
   },
   {
-    files: ['components/**', 'app/**/*.tsx'],
+    files: ['components/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/db/*', '@/server/*', '!@/server/domain'],
+              allowTypeImports: true,
+              message: 'Client code imports server code as types only (the pure server/domain may be shared).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['app/**/*.tsx'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -101,7 +162,39 @@ export default tseslint.config(
             {
               group: ['@/db/*', '@/server/services/*', '@/server/repositories/*', '@/server/scheduler/*', '@/server/integrations/*'],
               allowTypeImports: true,
-              message: 'Client code imports server code as types only.',
+              message: 'Pages reach the server through tRPC; they import server code as types only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['server/repositories/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/server/services/*', '@/server/api/*', '**/services/*', '**/api/*'],
+              message: 'Repositories only know the database; services call them, not the other way round.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['db/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/server/services/*', '@/server/api/*', '**/server/services/*'],
+              message: 'db/ sits below the services and the API.',
             },
           ],
         },
