@@ -50,8 +50,6 @@ export interface FleetplanEnv {
   seedDemo: boolean;
   /** FLEETPLAN_DEMO_CLUSTERS: size of the demo fleet seeded at start-up; undefined = the default demo */
   demoClusters: number | undefined;
-  /** who the CLI acts as in the audit trail: FLEETPLAN_ACTOR, else cli:$USER */
-  cliActor: string;
 }
 
 export type RawEnv = Readonly<Record<string, string | undefined>>;
@@ -149,7 +147,6 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     seedDemo: flag('FLEETPLAN_SEED_DEMO', true),
     demoClusters:
       get('FLEETPLAN_DEMO_CLUSTERS') === undefined ? undefined : number('FLEETPLAN_DEMO_CLUSTERS', 1, 1, MAX_DEMO_CLUSTERS, true),
-    cliActor: get('FLEETPLAN_ACTOR') ?? `cli:${get('USER') ?? get('USERNAME') ?? 'unknown'}`,
   };
   if (problems.length > 0) throw new EnvError(problems);
   return env;

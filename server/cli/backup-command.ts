@@ -132,7 +132,7 @@ export async function runBackupCommand(args: string[], env: Record<string, strin
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (typeof parsed === 'string') throw new UsageError(parsed, USAGE);
+  if ('usageError' in parsed) throw new UsageError(parsed.usageError, USAGE);
   const force = parsed.flags.has('--force');
   const target = path.resolve(parsed.file);
   const source = resolveDatabaseFile(env.DATABASE_URL);

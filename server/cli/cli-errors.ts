@@ -26,18 +26,18 @@ export class CliFailure extends Error {
 
 export type FileArgs = { file: string; flags: Set<string> };
 
-/** `FILE [--flag ...]`: exactly one file and only the given flags; 'help' for -h/--help, else an error message. */
-export function parseFileArgs(args: string[], allowedFlags: string[]): FileArgs | 'help' | string {
+/** `FILE [--flag ...]`: exactly one file and only the given flags; 'help' for -h/--help, else what is wrong. */
+export function parseFileArgs(args: string[], allowedFlags: string[]): FileArgs | 'help' | { usageError: string } {
   const flags = new Set<string>();
   const files: string[] = [];
   for (const arg of args) {
     if (arg === '-h' || arg === '--help') return 'help';
     if (allowedFlags.includes(arg)) flags.add(arg);
-    else if (arg.startsWith('-') && arg !== '-') return `unknown option ${arg}`;
+    else if (arg.startsWith('-') && arg !== '-') return { usageError: `unknown option ${arg}` };
     else files.push(arg);
   }
-  if (files.length === 0) return 'missing FILE';
-  if (files.length > 1) return `unexpected argument ${files[1]}`;
+  if (files.length === 0) return { usageError: 'missing FILE' };
+  if (files.length > 1) return { usageError: `unexpected argument ${files[1]}` };
   return { file: files[0]!, flags };
 }
 

@@ -201,7 +201,7 @@ export async function runRestoreCommand(
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (typeof parsed === 'string') throw new UsageError(parsed, USAGE);
+  if ('usageError' in parsed) throw new UsageError(parsed.usageError, USAGE);
   const backup = path.resolve(parsed.file);
   const target = resolveDatabaseFile(env.DATABASE_URL);
   if (target === ':memory:') throw new UsageError('DATABASE_URL is :memory:, nothing to restore into', USAGE);
