@@ -8,7 +8,7 @@ const NOW = new Date('2026-11-22T12:00:00Z');
 let db: Db;
 
 function callerAs(role: 'viewer' | 'operator' | 'admin' | null) {
-  return createCaller(createContextInner({ db, now: () => NOW, actor: role ? { name: `test-${role}`, role, via: 'system' } : null }));
+  return createCaller(createContextInner({ db, fleetNow: () => NOW, actor: role ? { name: `test-${role}`, role, via: 'system' } : null }));
 }
 
 beforeAll(() => {

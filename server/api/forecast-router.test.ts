@@ -9,7 +9,7 @@ const NOW = new Date('2024-07-10T08:00:00Z');
 describe('forecast / sectors / soak procedures', () => {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  const caller = createCaller(createContextInner({ db, now: () => NOW, actor: { name: 'viewer', role: 'viewer', via: 'token' } }));
+  const caller = createCaller(createContextInner({ db, fleetNow: () => NOW, actor: { name: 'viewer', role: 'viewer', via: 'token' } }));
 
   it('forecast.run pages rows and answers per sector', async () => {
     const r = await caller.forecast.run({ horizonDays: 30, upgradeMinutes: 90, limit: 10, offset: 0 });

@@ -11,7 +11,7 @@ const NOW = new Date('2026-11-22T12:00:00Z');
 let db: Db;
 
 function callerAs(role: 'viewer' | 'operator' | 'admin', name = `test-${role}`) {
-  return createCaller(createContextInner({ db, now: () => NOW, actor: { name, role, via: 'system' } }));
+  return createCaller(createContextInner({ db, fleetNow: () => NOW, realNow: () => NOW, actor: { name, role, via: 'system' } }));
 }
 
 /** Everything a policy write may touch, to prove a rejected write left nothing behind. */

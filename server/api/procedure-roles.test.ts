@@ -122,7 +122,7 @@ beforeAll(async () => {
 type Outcome = { denied: false } | { denied: true; code: string };
 
 async function call(path: string, actor: Actor | null): Promise<Outcome> {
-  const caller = createCaller(createContextInner({ db, now: () => NOW, actor, resHeaders: new Headers(), csrfOk: true }));
+  const caller = createCaller(createContextInner({ db, fleetNow: () => NOW, actor, resHeaders: new Headers(), csrfOk: true }));
   let target: unknown = caller;
   for (const part of path.split('.')) target = (target as Record<string, unknown>)[part];
   const invoke = target as (input: unknown) => Promise<unknown>;

@@ -12,7 +12,9 @@ import { createServices, type Services } from '@/server/services/create-services
 
 export interface ContextInner {
   db: Db;
-  now: () => Date;
+  /** the fleet's clock (may be simulated) and the wall clock; see server/services/create-services.ts */
+  fleetNow: () => Date;
+  realNow: () => Date;
   actor: Actor | null;
   services: Services;
   /** response headers a procedure may set (session cookies) */
@@ -25,7 +27,8 @@ export interface ContextInner {
 
 export function createContextInner(opts: {
   db: Db;
-  now?: () => Date;
+  fleetNow?: () => Date;
+  realNow?: () => Date;
   /** the checked settings; the process's own (server/env.ts) unless a test passes others */
   env?: FleetplanEnv;
   actor: Actor | null;
@@ -33,12 +36,14 @@ export function createContextInner(opts: {
   csrfOk?: boolean;
   secureCookies?: boolean;
 }): ContextInner {
-  const now = opts.now ?? (() => new Date());
+  const realNow = opts.realNow ?? (() => new Date());
+  const fleetNow = opts.fleetNow ?? realNow;
   return {
     db: opts.db,
-    now,
+    fleetNow,
+    realNow,
     actor: opts.actor,
-    services: createServices({ db: opts.db, now, env: opts.env ?? getEnv() }),
+    services: createServices({ db: opts.db, fleetNow, realNow, env: opts.env ?? getEnv() }),
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,

@@ -21,7 +21,7 @@ beforeEach(() => {
 });
 
 function as(actor: Actor) {
-  return createCaller(createContextInner({ db, now: () => NOW, actor }));
+  return createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
 }
 
 /** Every table's rows, to prove a refused call wrote nothing. */

@@ -30,7 +30,7 @@ beforeEach(async () => {
 });
 
 function caller(actor: Actor | null, opts: { headers?: Headers; csrfOk?: boolean } = {}) {
-  return createCaller(createContextInner({ db, now: () => NOW, env, actor, resHeaders: opts.headers, csrfOk: opts.csrfOk }));
+  return createCaller(createContextInner({ db, fleetNow: () => NOW, env, actor, resHeaders: opts.headers, csrfOk: opts.csrfOk }));
 }
 
 /** the app's HTTP endpoint, as app/api/trpc/[trpc]/route.ts wires it */
@@ -57,7 +57,7 @@ async function http(
     createContext: ({ resHeaders }) =>
       createContextInner({
         db,
-        now: () => NOW,
+        fleetNow: () => NOW,
         env,
         actor: identity.actor,
         csrfOk: identity.csrfOk,
@@ -105,7 +105,7 @@ describe('bootstrap', () => {
     expect(lines).toHaveLength(1);
     const password = /password (\S+)/.exec(lines[0]!)![1]!;
     const headers = new Headers();
-    const me = await createCaller(createContextInner({ db: fresh, now: () => NOW, actor: null, resHeaders: headers })).auth.login({
+    const me = await createCaller(createContextInner({ db: fresh, fleetNow: () => NOW, actor: null, resHeaders: headers })).auth.login({
       username: 'admin',
       password,
     });

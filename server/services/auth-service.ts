@@ -24,14 +24,13 @@ export interface Me {
   via: Actor['via'];
 }
 
-export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: () => Date; env: DemoLoginEnv }) {
-  const { db } = deps;
-  const wallClock = deps.wallClock ?? (() => new Date());
+export function createAuthService(deps: { db: Db; realNow: () => Date; env: DemoLoginEnv }) {
+  const { db, realNow } = deps;
 
   function startSession(user: UserRow, jar: CookieJar, how: string): Me {
     const token = generateSecret(32);
     const csrfToken = generateSecret(32);
-    const createdAt = wallClock();
+    const createdAt = realNow();
     sessionsRepo.deleteExpiredSessions(db, createdAt);
     sessionsRepo.insertSession(db, {
       idHash: sha256Hex(token),
@@ -42,7 +41,7 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
     });
     for (const cookie of sessionCookies(token, csrfToken, { secure: jar.secure })) jar.set(cookie);
     insertAuthAudit(db, {
-      at: deps.now(),
+      at: createdAt,
       actor: user.username,
       action: 'auth.login',
       target: `user:${user.username}`,
@@ -71,7 +70,7 @@ export function createAuthService(deps: { db: Db; now: () => Date; wallClock?: (
     logout(input: { actor: Actor | null; cookies: CookieJar }): { ok: true } {
       if (input.actor?.sessionIdHash) {
         sessionsRepo.deleteSession(db, input.actor.sessionIdHash);
-        insertAuthAudit(db, { at: deps.now(), actor: input.actor.name, action: 'auth.logout', target: `user:${input.actor.name}` });
+        insertAuthAudit(db, { at: realNow(), actor: input.actor.name, action: 'auth.logout', target: `user:${input.actor.name}` });
       }
       for (const cookie of clearedSessionCookies({ secure: input.cookies.secure })) input.cookies.set(cookie);
       return { ok: true };

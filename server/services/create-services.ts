@@ -19,10 +19,17 @@ import { createWebhookService } from './webhook-service';
 import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 
+/**
+ * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
+ * faster and which an operator can move (scheduler.advanceClock); only fleet decisions (schedules,
+ * soak, exclusions, forecasts) read it. `realNow` is the wall clock: audit rows, sessions, API
+ * tokens, sign-in throttling and the scheduler lease use it, so moving the simulated clock can
+ * neither back-date the audit trail nor expire or extend a credential.
+ */
 export interface ServiceDeps {
   db: Db;
-  /** the fleet's "now": real time, or the simulator's clock */
-  now: () => Date;
+  fleetNow: () => Date;
+  realNow: () => Date;
   /** the checked settings (server/env.ts) */
   env: FleetplanEnv;
 }
@@ -33,19 +40,19 @@ export function createServices(deps: ServiceDeps) {
     users: createUserService(deps),
     tokens: createTokenService(deps),
     clusters: createClusterService(deps.db),
-    clusterExplain: createClusterExplainService(deps.db, deps.now),
-    fleet: createFleetService(deps.db, deps.now, deps.env.provider.name),
-    policies: createPolicyService(deps.db, deps.now),
-    plans: createPlanService(deps.db, deps.now),
+    clusterExplain: createClusterExplainService(deps.db, deps.fleetNow),
+    fleet: createFleetService(deps.db, deps.fleetNow, deps.env.provider.name),
+    policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow),
+    plans: createPlanService(deps.db, deps.fleetNow),
     versions: createVersionService(deps.db),
     sectors: createSectorService(deps.db),
-    soak: createSoakService(deps.db, deps.now),
-    forecast: createForecastService(deps.db, deps.now),
-    scheduler: createSchedulerService(deps.db, deps.now, deps.env),
-    exclusions: createExclusionService(deps.db, deps.now),
-    webhooks: createWebhookService(deps.db, deps.now, deps.env),
+    soak: createSoakService(deps.db, deps.fleetNow),
+    forecast: createForecastService(deps.db, deps.fleetNow),
+    scheduler: createSchedulerService(deps.db, deps.realNow, deps.env),
+    exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow),
+    webhooks: createWebhookService(deps.db, deps.realNow, deps.env),
     activity: createActivityService(deps.db),
-    graphs: createGraphService(deps.db, deps.now),
+    graphs: createGraphService(deps.db, deps.realNow),
   };
 }
 

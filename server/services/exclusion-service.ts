@@ -17,7 +17,8 @@ export interface CreateExclusionInput {
   actor: Actor;
 }
 
-export function createExclusionService(db: Db, now: () => Date) {
+/** `now` is the fleet's clock (which exclusions are active); `realNow` stamps records and audit rows */
+export function createExclusionService(db: Db, now: () => Date, realNow: () => Date = () => new Date()) {
   const org = () => {
     const o = findOrganization(db);
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
@@ -51,10 +52,10 @@ export function createExclusionService(db: Db, now: () => Date) {
         endsAt: input.endsAt,
         reason: input.reason.trim(),
         createdBy: input.actor.name,
-        createdAt: now(),
+        createdAt: realNow(),
       });
       appendAudit(db, {
-        at: now(),
+        at: realNow(),
         actor: input.actor.name,
         action: 'exclusion.create',
         target: `exclusion:${row.id}`,
@@ -73,7 +74,7 @@ export function createExclusionService(db: Db, now: () => Date) {
       if (!row) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
       deleteExclusion(db, input.id);
       appendAudit(db, {
-        at: now(),
+        at: realNow(),
         actor: input.actor.name,
         action: 'exclusion.delete',
         target: `exclusion:${row.id}`,

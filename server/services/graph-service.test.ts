@@ -22,7 +22,7 @@ function rows(table: string): number {
 }
 
 function caller(actor: Actor) {
-  return createCaller(createContextInner({ db, now: () => NOW, actor }));
+  return createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
 }
 
 beforeEach(() => {

@@ -84,6 +84,7 @@ function architectureFromText(text: string): string | null {
   return m ? (m[1] as string) : null;
 }
 
+/** `now` is the wall clock: it stamps imports and audit rows (the fleet clock plays no part here) */
 export function createGraphService(db: Db, now: () => Date) {
   function storedKey(graphs: readonly StoredGraphMeta[]): string {
     return graphs

@@ -19,7 +19,8 @@ import { SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
 import { getSchedulerRuntimeStatus, runTickExclusive, SCHEDULER_PAUSED_SETTING, tickIntervalMs } from '@/server/scheduler/start';
 import { AppError } from './app-error';
 
-export function createSchedulerService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'provider' | 'tickSeconds'>) {
+/** `realNow` stamps audit rows: moving the simulated clock must not move the audit trail */
+export function createSchedulerService(db: Db, realNow: () => Date, env: Pick<FleetplanEnv, 'provider' | 'tickSeconds'>) {
   const providerName = env.provider.name;
   const requireSimulator = () => {
     if (providerName !== 'simulator')
@@ -38,7 +39,7 @@ export function createSchedulerService(db: Db, now: () => Date, env: Pick<Fleetp
     };
   };
   const audit = (actor: Actor, action: string, after: unknown) =>
-    appendAudit(db, { at: now(), actor: actor.name, action, target: 'scheduler', after });
+    appendAudit(db, { at: realNow(), actor: actor.name, action, target: 'scheduler', after });
   return {
     status() {
       const lease = getLease(db, SCHEDULER_LEASE);

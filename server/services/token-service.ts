@@ -33,8 +33,9 @@ function toSummary(row: tokensRepo.TokenListing): TokenSummary {
   };
 }
 
-export function createTokenService(deps: { db: Db; now: () => Date }) {
-  const { db } = deps;
+/** `realNow` for creation, expiry, revocation and audit (never the fleet's simulated clock) */
+export function createTokenService(deps: { db: Db; realNow: () => Date }) {
+  const { db, realNow } = deps;
 
   function requireUserActor(actor: Actor): number {
     if (actor.userId === undefined) throw new AppError('FORBIDDEN', 'Only signed-in users own API tokens');
@@ -65,10 +66,10 @@ export function createTokenService(deps: { db: Db; now: () => Date }) {
         tokenHash: hash,
         prefix,
         scope: input.scope,
-        createdAt: deps.now(),
+        createdAt: realNow(),
       });
       insertAuthAudit(db, {
-        at: deps.now(),
+        at: realNow(),
         actor: input.actor.name,
         action: 'token.create',
         target: `token:${id}`,
@@ -83,9 +84,9 @@ export function createTokenService(deps: { db: Db; now: () => Date }) {
       const mayRevoke = row && (row.userId === input.actor.userId || hasRole(input.actor, 'admin'));
       if (!row || !mayRevoke) throw new AppError('NOT_FOUND', `Token ${input.id} does not exist`);
       if (row.revokedAt) return toSummary(row);
-      tokensRepo.revokeToken(db, row.id, deps.now());
+      tokensRepo.revokeToken(db, row.id, realNow());
       insertAuthAudit(db, {
-        at: deps.now(),
+        at: realNow(),
         actor: input.actor.name,
         action: 'token.revoke',
         target: `token:${row.id}`,

@@ -20,8 +20,9 @@ function toSummary(row: usersRepo.UserRow): UserSummary {
   return { username: row.username, role: row.role as Role, disabled: row.disabled, createdAt: row.createdAt.toISOString() };
 }
 
-export function createUserService(deps: { db: Db; now: () => Date }) {
-  const { db } = deps;
+/** `realNow` stamps accounts and audit rows (never the fleet's simulated clock) */
+export function createUserService(deps: { db: Db; realNow: () => Date }) {
+  const { db, realNow } = deps;
 
   function requireUser(username: string): usersRepo.UserRow {
     const row = usersRepo.findUserByName(db, username);
@@ -36,7 +37,7 @@ export function createUserService(deps: { db: Db; now: () => Date }) {
   }
 
   function audit(actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    insertAuthAudit(db, { at: deps.now(), actor: actor.name, action, target: `user:${username}`, before, after });
+    insertAuthAudit(db, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {
@@ -50,7 +51,7 @@ export function createUserService(deps: { db: Db; now: () => Date }) {
         username: input.username,
         passwordHash: await hashPassword(input.password),
         role: input.role,
-        createdAt: deps.now(),
+        createdAt: realNow(),
       });
       audit(input.actor, 'user.create', row.username, null, { role: row.role });
       return toSummary(row);

@@ -188,6 +188,7 @@ export async function deliverDueWebhooks(
 
 export const WEBHOOK_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
 
+/** `now` is the wall clock (audit rows) */
 export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {
   return {
     list() {

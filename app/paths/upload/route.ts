@@ -57,7 +57,14 @@ export const POST = withApiHeaders(async (req: Request) => {
   }
 
   const caller = createCaller(
-    createContextInner({ db, now: getFleetClock(db), actor: identity.actor, csrfOk: identity.csrfOk, secureCookies: identity.secure }),
+    createContextInner({
+      db,
+      fleetNow: getFleetClock(db),
+      realNow: () => new Date(),
+      actor: identity.actor,
+      csrfOk: identity.csrfOk,
+      secureCookies: identity.secure,
+    }),
   );
   try {
     const graph = await caller.graphs.import(body as Parameters<typeof caller.graphs.import>[0]);

@@ -14,7 +14,7 @@ const admin: Actor = { name: 'ada', role: 'admin', via: 'token' };
 function setup() {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  const as = (actor: Actor) => createCaller(createContextInner({ db, now: () => NOW, actor }));
+  const as = (actor: Actor) => createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
   return { db, as };
 }
 

@@ -98,7 +98,7 @@ export function importOrganizationYaml(
     // the same file again: nothing to record
     if (input.dryRun || (!organizationChanged && changed.length === 0 && !extrasChanged)) return summary;
 
-    const entry = { actor, action: 'policy.import', at };
+    const entry = { actor, action: 'policy.import', at: ctx.realNow() };
     if (organizationChanged) {
       summary.revision = writeOrganization(tx, org, before, after, {
         ...entry,
@@ -109,9 +109,9 @@ export function importOrganizationYaml(
       const what = c.after === null ? 'not listed: no longer managed' : describeClusterChange(c.row.upgradePolicy, c.after);
       writeClusterPolicy(tx, org, c.row, c.after, { ...entry, summary: `imported organization file: ${what}` });
     }
-    if (extrasChanged) repo.setOrganizationFileExtras(tx, org.id, extras, at);
+    if (extrasChanged) repo.setOrganizationFileExtras(tx, org.id, extras, entry.at);
     appendAudit(tx, {
-      at,
+      at: entry.at,
       actor,
       action: 'policy.import.file',
       target: `organization:${after.name}`,

@@ -23,8 +23,9 @@ import { validateDraft } from './validate-draft';
 
 type Rest<F> = F extends (ctx: PolicyContext, ...args: infer A) => unknown ? A : never;
 
-export function createPolicyService(db: Db, now: () => Date) {
-  const ctx: PolicyContext = { db, now };
+/** `now` is the fleet's clock, `realNow` the wall clock (revisions and audit rows) */
+export function createPolicyService(db: Db, now: () => Date, realNow: () => Date = () => new Date()) {
+  const ctx: PolicyContext = { db, now, realNow };
   return {
     getOrganization: () => getOrganization(ctx),
     getClusterPolicy: (name: string) => getClusterPolicy(ctx, name),

@@ -19,7 +19,10 @@ import { AppError } from '../app-error';
 /** What every policy use case runs against. */
 export interface PolicyContext {
   db: Db;
+  /** the fleet's clock: what the engine sees while validating a change */
   now: () => Date;
+  /** the wall clock: stamps revisions and audit rows, so moving the simulated clock cannot re-date history */
+  realNow: () => Date;
 }
 
 /** Who changes policies when no user does (the CLI). */
@@ -207,7 +210,12 @@ export function commitOrganization(
     const checked = checkDocument(doc, mapping);
     if (!checked.ok) throw invalid('The organization would not be valid', checked.problems);
     if (jsonEqual(before, after)) return { changed: false, revision: org.revision, revisionId: null };
-    const written = writeOrganization(tx, org, before, after, { actor, action: entry.action, summary: entry.summary(before, after), at });
+    const written = writeOrganization(tx, org, before, after, {
+      actor,
+      action: entry.action,
+      summary: entry.summary(before, after),
+      at: ctx.realNow(),
+    });
     return { changed: true, ...written };
   });
 }

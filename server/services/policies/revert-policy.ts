@@ -33,7 +33,7 @@ export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisio
       return {
         scope: row.scope,
         subject: before.name,
-        ...writeOrganization(tx, org, before, after, { actor, action: 'policy.revert', summary, at }),
+        ...writeOrganization(tx, org, before, after, { actor, action: 'policy.revert', summary, at: ctx.realNow() }),
       };
     }
     const cluster = repo.findClusterPolicy(tx, org.id, row.subject);
@@ -46,7 +46,7 @@ export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisio
     return {
       scope: row.scope,
       subject: cluster.name,
-      ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.revert', summary, at }),
+      ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.revert', summary, at: ctx.realNow() }),
     };
   });
 }

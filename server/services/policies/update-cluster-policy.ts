@@ -34,7 +34,10 @@ export function updateClusterPolicy(
     if (jsonEqual(cluster.upgradePolicy, after)) return { changed: false, revision: cluster.policyRevision, revisionId: null };
     const summary =
       after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after);
-    return { changed: true, ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at }) };
+    return {
+      changed: true,
+      ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at: ctx.realNow() }),
+    };
   });
   return { ...result, cluster: getClusterPolicy(ctx, input.name) };
 }

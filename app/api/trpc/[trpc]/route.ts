@@ -29,7 +29,8 @@ async function handler(incoming: Request) {
     createContext: ({ resHeaders }) =>
       createContextInner({
         db,
-        now: getFleetClock(db),
+        fleetNow: getFleetClock(db),
+        realNow: () => new Date(),
         actor: identity.actor,
         csrfOk: identity.csrfOk,
         secureCookies: identity.secure,
