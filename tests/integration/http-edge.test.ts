@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 function tokenFor(scope: 'viewer' | 'operator'): string {
-  const services = createServices({ db, now: () => new Date(), env: parseEnv({}) });
+  const services = createServices({ db, fleetNow: () => new Date(), realNow: () => new Date(), env: parseEnv({}) });
   return services.tokens.create({ name: `edge-${scope}`, scope, actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 } }).token;
 }
 
