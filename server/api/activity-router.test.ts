@@ -18,7 +18,7 @@ const NOW = new Date('2024-07-01T12:00:00Z');
 function setup() {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  const as = (actor: Actor) => createCaller(createContextInner({ db, now: () => NOW, actor }));
+  const as = (actor: Actor) => createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
   return { db, as };
 }
 

@@ -62,7 +62,7 @@ describe('webhook secrets at rest', () => {
     const target = await receiver();
     const db = openDatabase(':memory:');
     const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
-    const caller = createCaller(createContextInner({ db, now: () => T0, actor: admin, env }));
+    const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
     const secret = 'receiver-shared-secret-0123456789';
     await caller.webhooks.create({ name: 'ops', url: target.url, secret, events: [] });
     const [stored] = storedSecrets(db);
