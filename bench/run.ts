@@ -1,10 +1,11 @@
 // `npm run bench`: every benchmark, in sequence, printing its figures.
-// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast).
+// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse).
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
   path: async () => ({ run: (await import('./path-bench')).runPathBench }),
   tick: async () => ({ run: (await import('./tick-bench')).runTickBench }),
   forecast: async () => ({ run: (await import('./forecast-bench')).runForecastBench }),
+  parse: async () => ({ run: (await import('./parse-bench')).runParseBench }),
 };
 
 async function main(): Promise<void> {
