@@ -159,6 +159,15 @@ describe('/paths/upload', () => {
       'The upload is over the 20 MB limit for a graph document: this one is 21 MB',
     );
   });
+
+  it('refuses a body nested 100,000 deep with 400 before JSON.parse, writing nothing', async () => {
+    const operator = { authorization: `Bearer ${tokenFor('operator')}` };
+    const deep = `${graph(0).slice(0, -1)},"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const res = await uploadPost(request('/paths/upload', { body: deep, headers: operator }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Expected a JSON body {fileName, text, ...}');
+    expect(db.$client.prepare('select count(*) as n from update_graphs').get()).toEqual({ n: 0 });
+  });
 });
 
 describe('API answers carry the security headers', () => {

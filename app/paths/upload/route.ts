@@ -6,6 +6,7 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getDb } from '@/db/client';
+import { parseJsonText, type ParseLimits } from '@/server/domain/bounded-parse';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import { hasRole } from '@/server/auth/actor';
@@ -20,6 +21,8 @@ export const dynamic = 'force-dynamic';
 
 /** The document is sent as a JSON string: escaping can grow it, so allow some slack. */
 const MAX_BODY_BYTES = Math.ceil(MAX_GRAPH_BYTES * 1.2) + 64 * 1024;
+/** The body is a small flat object around one long string. */
+const UPLOAD_BODY_LIMITS: ParseLimits = { maxBytes: MAX_BODY_BYTES, maxDepth: 4, maxNodes: 1000, maxAliases: 0, maxExpansion: 5 };
 const OVER_LIMIT = `The upload is over the ${formatMegabytes(MAX_GRAPH_BYTES)} limit for a graph document`;
 
 function errorResponse(status: number, message: string, extra: Record<string, unknown> = {}) {
@@ -45,12 +48,10 @@ export const POST = withApiHeaders(async (req: Request) => {
 
   const read = await readLimitedBody(req, MAX_BODY_BYTES);
   if (!read.ok) return payloadTooLarge(OVER_LIMIT);
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(read.bytes));
-  } catch {
-    return errorResponse(400, 'Expected a JSON body {fileName, text, ...}');
-  }
+  // bounded: a body of 24 MB of '[' would otherwise keep JSON.parse busy for seconds
+  const parsed = parseJsonText(new TextDecoder().decode(read.bytes), UPLOAD_BODY_LIMITS);
+  if (!parsed.ok) return errorResponse(400, 'Expected a JSON body {fileName, text, ...}');
+  const body = parsed.value;
   const text = documentText(body);
   if (text !== null && Buffer.byteLength(text, 'utf8') > MAX_GRAPH_BYTES) {
     return payloadTooLarge(`${OVER_LIMIT}: this one is ${formatMegabytes(Buffer.byteLength(text, 'utf8'))}`);
