@@ -12,6 +12,8 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = {
   title: { default: 'fleetplan', template: '%s · fleetplan' },
   description: 'Plan, observe and drive upgrades across a fleet of OpenShift clusters',
+  // static assets live in public/ (served as-is at the site root)
+  icons: { icon: { url: '/icon.svg', type: 'image/svg+xml' } },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
