@@ -1,11 +1,11 @@
 // Fills the fleet gauges from the database at scrape time (remaining soak per candidate version,
-// policy info, soak per version and workload, health, freeze).
+// policy info, soak per version and workload, health, freeze). Soak figures are the engine's own
+// (evaluateFleet: accumulated up to now, with the blocked and soak rules it decides with).
 import type { Db } from '@/db/open-database';
-import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
-import { computeRemainingSoak } from '@/server/domain/scheduling/remaining-soak';
+import { remainingSoakOf } from '@/server/domain/evaluation/remaining-soak';
 import { findOrganization } from '@/server/repositories/organization-repository';
-import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
+import { evaluateStoredFleet } from '@/server/services/stored-fleet-evaluation';
 import { getMetrics } from './registry';
 
 export function collectFleetMetrics(db: Db, now: Date): void {
@@ -18,11 +18,11 @@ export function collectFleetMetrics(db: Db, now: Date): void {
   const org = findOrganization(db);
   if (!org) return;
   m.frozen.set({ organization: org.name }, org.frozen ? 1 : 0);
-  const parsed = validatePlanInput(loadPlanDocument(db, org.id, now));
-  if (!parsed.ok) return;
-  const input = parsed.input;
+  const stored = evaluateStoredFleet(db, org, now);
+  if (!stored.ok) return;
+  const { input, evaluation } = stored;
   const states = new Map(loadClusterStates(db, org.id).map((s) => [s.name, s]));
-  for (const [version, entry] of Object.entries(input.versionData.versions)) {
+  for (const [version, entry] of Object.entries(evaluation.versionData.versions)) {
     for (const [workload, soak] of Object.entries(entry.workloads))
       m.versionSoak.set({ organization: org.name, version, workload }, soak.soakDays);
   }
@@ -44,13 +44,7 @@ export function collectFleetMetrics(db: Db, now: Date): void {
       },
       1,
     );
-    for (const r of computeRemainingSoak(
-      c,
-      input.versionData,
-      input.organization.blockedVersions,
-      now.getTime(),
-      s?.currentUpgrade?.startedAt,
-    )) {
+    for (const r of remainingSoakOf(c, evaluation.candidateSoak(c.name) ?? [], evaluation.nowMs, s?.currentUpgrade?.startedAt)) {
       m.remainingSoak.set({ cluster: c.name, cluster_uuid: s?.externalId ?? c.name, soaking_version: r.version }, r.value);
     }
   }

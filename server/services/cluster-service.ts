@@ -1,8 +1,10 @@
 // Use cases around clusters: the fleet list, one cluster, the fleet's version distribution.
-import { compareVersions, isSemver } from '@/server/domain/version/version';
+import { compareVersions } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
-import { listVersionSoak } from '@/server/repositories/version-repository';
+import type { FleetEvaluation } from '@/server/domain/evaluation/evaluate-fleet';
+import { findOrganization } from '@/server/repositories/organization-repository';
+import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import { AppError } from './app-error';
 
 export interface SoakingUpgrade {
@@ -34,24 +36,20 @@ export interface ClusterSummary {
   observedAt: string;
 }
 
-type SoakIndex = Map<string, number>;
+/** A cluster's candidate versions still soaking, as the engine sees them now. */
+type SoakLookup = (cluster: string) => SoakingUpgrade[];
 
-function soakingUpgradesOf(row: clustersRepo.ClusterRow, soak: SoakIndex): SoakingUpgrade[] {
-  const policy = row.upgradePolicy as { workloads?: string[]; conditions?: { soakDays?: number } } | null;
-  const required = policy?.conditions?.soakDays;
-  if (!policy?.workloads?.length || required === undefined) return [];
-  return row.availableUpgrades
-    .filter((v) => isSemver(v) && compareVersions(v, row.version) > 0)
-    .sort((a, b) => compareVersions(b, a))
-    .map((version) => ({
-      version,
-      soakDays: Math.min(...policy.workloads!.map((w) => soak.get(`${version}|${w}`) ?? 0)),
-      requiredDays: required,
-    }))
-    .filter((s) => s.soakDays < s.requiredDays);
+/** Unblocked candidates short of their soak threshold, highest first (the engine's verdicts). */
+function soakingFrom(evaluation: FleetEvaluation): SoakLookup {
+  return (cluster) =>
+    (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
+      blockedBy === null && soak.requiredDays !== null && soak.soakedDays < soak.requiredDays
+        ? [{ version, soakDays: soak.soakedDays, requiredDays: soak.requiredDays }]
+        : [],
+    );
 }
 
-function toSummary(row: clustersRepo.ClusterRow, soak: SoakIndex): ClusterSummary {
+function toSummary(row: clustersRepo.ClusterRow, soaking: SoakLookup): ClusterSummary {
   const policy = row.upgradePolicy as { workloads?: string[] } | null;
   return {
     name: row.name,
@@ -69,7 +67,7 @@ function toSummary(row: clustersRepo.ClusterRow, soak: SoakIndex): ClusterSummar
     upgradeState: row.upgradeState,
     currentUpgrade: row.currentUpgrade,
     availableUpgrades: row.availableUpgrades,
-    soakingUpgrades: soakingUpgradesOf(row, soak),
+    soakingUpgrades: soaking(row.name),
     decision: row.lastDecisionAction
       ? {
           action: row.lastDecisionAction,
@@ -83,11 +81,12 @@ function toSummary(row: clustersRepo.ClusterRow, soak: SoakIndex): ClusterSummar
   };
 }
 
-export function createClusterService(db: Db) {
-  function soakIndex(): SoakIndex {
-    const index: SoakIndex = new Map();
-    for (const s of listVersionSoak(db)) index.set(`${s.version}|${s.workload}`, s.soakDays);
-    return index;
+export function createClusterService(db: Db, now: () => Date) {
+  /** The Fleet table's soak column: evaluateFleet on the stored fleet (none when it does not validate). */
+  function soakLookup(): SoakLookup {
+    const org = findOrganization(db);
+    const stored = org ? evaluateStoredFleet(db, org, now()) : null;
+    return stored?.ok ? soakingFrom(stored.evaluation) : () => [];
   }
 
   return {
@@ -99,8 +98,8 @@ export function createClusterService(db: Db) {
       limit: number;
     }) {
       const { rows, total } = clustersRepo.listClusters(db, input);
-      const soak = soakIndex();
-      return { items: rows.map((r) => toSummary(r, soak)), total, offset: input.offset, limit: input.limit };
+      const soaking = soakLookup();
+      return { items: rows.map((r) => toSummary(r, soaking)), total, offset: input.offset, limit: input.limit };
     },
 
     byName(name: string) {
@@ -114,7 +113,7 @@ export function createClusterService(db: Db) {
         completedAt: u.completedAt?.toISOString() ?? null,
         message: u.message,
       }));
-      return { ...toSummary(row, soakIndex()), upgradePolicy: row.upgradePolicy, policyRevision: row.policyRevision, history };
+      return { ...toSummary(row, soakLookup()), upgradePolicy: row.upgradePolicy, policyRevision: row.policyRevision, history };
     },
 
     facets() {

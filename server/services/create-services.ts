@@ -39,7 +39,7 @@ export function createServices(deps: ServiceDeps) {
     auth: createAuthService(deps),
     users: createUserService(deps),
     tokens: createTokenService(deps),
-    clusters: createClusterService(deps.db),
+    clusters: createClusterService(deps.db, deps.fleetNow),
     clusterExplain: createClusterExplainService(deps.db, deps.fleetNow),
     fleet: createFleetService(deps.db, deps.fleetNow, deps.env.provider.name),
     policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow),

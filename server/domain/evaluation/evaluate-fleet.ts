@@ -20,7 +20,7 @@ import {
   type GatedDecision,
   type GateState,
 } from '@/server/domain/scheduling/apply-gates';
-import { candidateRuleChecks, clusterRuleChecks, type CandidateEvaluation } from './rule-checks';
+import { candidateRuleChecks, candidateSoak, clusterRuleChecks, type CandidateEvaluation, type CandidateSoak } from './rule-checks';
 
 /** No freeze, no exclusions, no health gate: the plain engine (the `plan` command's view). */
 export const NO_GATES: GateState = { frozen: false, exclusions: [], healthGate: false, healthIssues: new Map() };
@@ -62,7 +62,15 @@ export interface FleetEvaluation {
    * sector rule), or null when no dependency runs it.
    */
   sectorFloor(sector: string, workload: string): SectorMin | null;
+  /**
+   * The candidate versions of one cluster (highest first) with the blocked and soak rules'
+   * verdicts, computed on demand without messages (cheap enough for every cluster of a large
+   * fleet); null for an unknown or unmanaged cluster.
+   */
+  candidateSoak(cluster: string): CandidateSoakVerdict[] | null;
 }
+
+export type CandidateSoakVerdict = { version: string; blockedBy: string | null; soak: CandidateSoak };
 
 export interface EvaluateOptions {
   /** clusters to explain: true = all, a list = those names (unknown names are left out) */
@@ -97,6 +105,8 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
 
   const plan = decideWithGates(input, gates, engineRun);
   const run = lastRun!;
+  let managed: Map<string, ManagedCluster> | undefined;
+  const managedByName = () => (managed ??= new Map(run.order.map((c) => [c.name, c])));
   const clusters = new Map<string, ClusterEvaluation>();
   if (explainAll || wanted!.size > 0) {
     const engineByName = new Map(lastEngine.map((d) => [d.cluster, d]));
@@ -143,6 +153,14 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
     runs: plan.runs,
     clusters,
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
+    candidateSoak: (name) => {
+      const c = managedByName().get(name);
+      if (!c) return null;
+      return run.candidates(c).newer.map((version) => {
+        const check = run.checkVersion(c, version);
+        return { version, blockedBy: check.blockedBy ?? null, soak: candidateSoak(check) };
+      });
+    },
   };
 }
 

@@ -83,7 +83,8 @@ export type CandidateEvaluation = CandidateExplanation & {
   soak: CandidateSoak | null;
 };
 
-function candidateSoak(check: VersionCheck): CandidateSoak {
+/** The least-soaked workload of one version check against its threshold. */
+export function candidateSoak(check: VersionCheck): CandidateSoak {
   const per = check.soak.perWorkload;
   const soakedDays = per.length ? Math.min(...per.map((p) => p.soaked)) : 0;
   const requiredDays = per[0]?.required ?? null;

@@ -1,13 +1,13 @@
 /**
  * Remaining soak days per cluster and candidate version: the upgrade service's dashboard metric
- * `aus_cluster_version_remaining_soak_days`, special values included.
+ * `aus_cluster_version_remaining_soak_days`, special values included, read from the engine's
+ * own blocked and soak verdicts (FleetEvaluation.candidateSoak).
  *
  * @see ../shared/docs/research/upgrade-service.md §1.19
  */
-import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
-import type { Cluster, VersionData } from '@/server/domain/plan/types';
-import { compareVersions } from '@/server/domain/version/version';
+import type { Cluster } from '@/server/domain/plan/types';
 import { HOUR_MS, parseInstant } from '@/server/domain/plan/time';
+import type { CandidateSoakVerdict } from './evaluate-fleet';
 
 export const REMAINING_SOAK_SCHEDULED = -1;
 export const REMAINING_SOAK_STARTED = -2;
@@ -25,36 +25,27 @@ export interface RemainingSoak {
 /**
  * Versions are visited from highest to lowest; once one is fully soaked (0) or has an active
  * upgrade marker (-1, -2, -3), lower versions are not reported, as the upgrade service does.
- * `startedAt` (optional, per cluster) tells started from long-running upgrades.
+ * `startedAt` tells started from long-running upgrades (default: the upgrade's nextRun).
  */
-export function computeRemainingSoak(
+export function remainingSoakOf(
   cluster: Cluster,
-  versionData: VersionData,
-  orgBlocked: readonly string[],
+  candidates: readonly CandidateSoakVerdict[],
   nowMs: number,
   startedAt?: string,
 ): RemainingSoak[] {
-  const policy = cluster.upgradePolicy;
-  if (!policy) return [];
   const out: RemainingSoak[] = [];
-  const candidates = cluster.availableUpgrades.filter((v) => compareVersions(v, cluster.version) > 0).sort((a, b) => compareVersions(b, a));
-  for (const version of candidates) {
+  const cu = cluster.currentUpgrade;
+  for (const candidate of candidates) {
     let value: number;
-    const cu = cluster.currentUpgrade;
-    if (cu && cu.version === version) {
+    if (cu && cu.version === candidate.version) {
       if (cu.state === 'scheduled') value = REMAINING_SOAK_SCHEDULED;
       else {
         const started = parseInstant(startedAt ?? cu.nextRun) ?? nowMs;
         value = nowMs - started > LONG_RUNNING_MS ? REMAINING_SOAK_LONG_RUNNING : REMAINING_SOAK_STARTED;
       }
-    } else if (findBlockingPattern(version, [...orgBlocked], policy.conditions.blockedVersions)) {
-      value = REMAINING_SOAK_BLOCKED;
-    } else {
-      const required = policy.conditions.soakDays ?? 0;
-      const soaked = Math.min(...policy.workloads.map((w) => versionData.versions[version]?.workloads[w]?.soakDays ?? 0));
-      value = Math.max(required - soaked, 0);
-    }
-    out.push({ cluster: cluster.name, version, value });
+    } else if (candidate.blockedBy !== null) value = REMAINING_SOAK_BLOCKED;
+    else value = candidate.soak.remainingDays;
+    out.push({ cluster: cluster.name, version: candidate.version, value });
     if (value === 0 || value === REMAINING_SOAK_SCHEDULED || value === REMAINING_SOAK_STARTED || value === REMAINING_SOAK_LONG_RUNNING)
       break;
   }

@@ -1,0 +1,45 @@
+// The Fleet table's soak column reads the engine's verdicts (evaluateFleet). It used to list every
+// newer offered version below its threshold from the stored soak, blocked ones included (a version
+// the engine will never pick), and without the soak gained since the last tick.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { saveVersionData } from '@/server/repositories/soak-repository';
+import { insertTestFleet } from '@/server/scheduler/test-fleet';
+import { createClusterService } from '@/server/services/cluster-service';
+
+const NOW = new Date('2021-08-30T18:00:00Z');
+const DAY = 86_400_000;
+
+describe("the Fleet table's soak column", () => {
+  const db = openDatabase(':memory:');
+  const { organizationId } = insertTestFleet(
+    db,
+    {
+      blocked: ['^4\\.13\\.4$'],
+      clusters: [
+        { name: 'runner', version: '4.13.3', releases: [], soakDays: 0 },
+        { name: 'waiter', version: '4.13.1', releases: ['4.13.2', '4.13.3', '4.13.4'], soakDays: 3 },
+      ],
+    },
+    NOW,
+  );
+  // the last tick, a day ago, stored 1 day of soak for 4.13.3 (runner reporting): 2 days now
+  saveVersionData(
+    db,
+    organizationId,
+    { versions: { '4.13.3': { workloads: { wl: { soakDays: 1, reporting: ['runner'] } } } } },
+    new Date(NOW.getTime() - DAY),
+  );
+  const service = createClusterService(db, () => NOW);
+
+  it('lists unblocked candidates short of the threshold with the soak accumulated up to now', () => {
+    const waiter = service
+      .list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 10 })
+      .items.find((c) => c.name === 'waiter')!;
+    expect(waiter.soakingUpgrades).toEqual([
+      { version: '4.13.3', soakDays: 2, requiredDays: 3 },
+      { version: '4.13.2', soakDays: 0, requiredDays: 3 },
+    ]);
+    expect(service.byName('waiter').soakingUpgrades).toEqual(waiter.soakingUpgrades);
+  });
+});
