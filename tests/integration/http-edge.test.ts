@@ -117,6 +117,16 @@ describe('internal errors reach clients only as a reference', () => {
   });
 });
 
+describe('/api/trpc nesting limit', () => {
+  it('refuses an anonymous body nested 1,000,000 deep with 400 before JSON.parse', async () => {
+    const body = `{"0":{"json":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}}`;
+    const res = await trpcPost(request('/api/trpc/auth.login?batch=1', { body }));
+    expect(res.status).toBe(400);
+    const answer = (await res.json()) as { error: { message: string; data: { code: string } } };
+    expect(answer.error).toMatchObject({ message: 'The request body nests deeper than 100 levels', data: { code: 'BAD_REQUEST' } });
+  });
+});
+
 describe('/paths/upload', () => {
   const graph = (padding: number, fileName = 'padded-graph.json') =>
     JSON.stringify({
