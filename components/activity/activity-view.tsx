@@ -6,10 +6,11 @@ import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
-import { fromUtcInput, toUtcInput } from '@/components/scheduler/utc';
+import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable } from './activity-tables';
-import { Pager } from './pager';
+import { Pager } from '@/components/ui/pager';
 import '@/components/scheduler/scheduler.css';
+import { useDebounced } from '@/components/ui/use-debounced';
 
 type Tab = 'decisions' | 'actions' | 'changes';
 const TABS: { id: Tab; label: string; noun: string }[] = [
@@ -54,15 +55,6 @@ interface Filters {
   action: string;
   reason: string;
   status: string;
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const id = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(id);
-  }, [value, ms]);
-  return v;
 }
 
 function isTab(v: string | null): v is Tab {

@@ -12,7 +12,7 @@ import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
-import { formatInZone } from './zoned-time';
+import { formatInZone } from '@/components/ui/zoned-time';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Detail = Outputs['clusters']['byName'];

@@ -13,20 +13,12 @@ import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { ForecastGantt } from './forecast-gantt';
 import { WhatIfPanel, type WhatIf } from './what-if-panel';
 import './forecast.css';
+import { useDebounced } from '@/components/ui/use-debounced';
 
 type RunInput = inferRouterInputs<AppRouter>['forecast']['run'];
 export type ForecastOutput = inferRouterOutputs<AppRouter>['forecast']['run'];
 
 const PAGE_SIZE = 50;
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const id = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(id);
-  }, [value, ms]);
-  return v;
-}
 
 function daysBetween(a: string, b: string): string {
   const d = (Date.parse(b) - Date.parse(a)) / 86_400_000;

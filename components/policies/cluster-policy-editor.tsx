@@ -13,7 +13,7 @@ import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { ClusterPolicyForm } from './cluster-policy-form';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { groupPolicyProblems, isObject, NEW_POLICY, type PolicyDoc } from './policy-doc';
-import { useDebounced } from './use-debounced';
+import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
 

@@ -5,7 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
-import { useDebounced } from './use-debounced';
+import { useDebounced } from '@/components/ui/use-debounced';
 
 const PAGE = 50;
 

@@ -12,7 +12,7 @@ import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
 import { isObject, strings } from './policy-doc';
-import { useDebounced } from './use-debounced';
+import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
 

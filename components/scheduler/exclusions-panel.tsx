@@ -10,7 +10,7 @@ import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { OPERATOR_ONLY, useRole } from './use-role';
-import { fromUtcInput, isoOf, toUtcInput } from './utc';
+import { fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
 
 type Scope = 'organization' | 'sector' | 'cluster';
 interface Draft {

@@ -9,7 +9,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/format';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { OPERATOR_ONLY, useRole } from './use-role';
-import { formatDuration, formatSecondsFrom, isoOf } from './utc';
+import { formatDuration, formatSecondsFrom, isoOf } from '@/components/ui/zoned-time';
 
 type RunResult = inferRouterOutputs<AppRouter>['scheduler']['runNow'];
 type Summary = Partial<Record<string, number>>;

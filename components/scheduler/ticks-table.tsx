@@ -6,7 +6,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { TICK_TONE, tickDurationMs } from './scheduler-status';
-import { formatDuration, isoOf } from './utc';
+import { formatDuration, isoOf } from '@/components/ui/zoned-time';
 
 export function TicksTable() {
   const trpc = useTRPC();

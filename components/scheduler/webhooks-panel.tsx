@@ -6,11 +6,11 @@ import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
-import { Pager } from '@/components/activity/pager';
+import { Pager } from '@/components/ui/pager';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { useRole } from './use-role';
-import { isoOf } from './utc';
+import { isoOf } from '@/components/ui/zoned-time';
 
 // Mirrors WEBHOOK_EVENTS in server/services/webhook-service.ts (client code imports no server values).
 const EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;

@@ -1,0 +1,232 @@
+'use client';
+// One table for every list: typed columns (header, cell, sort value, CSV value, hidden by default),
+// a column chooser remembered per table in localStorage, CSV download of the rows the filter keeps,
+// and either client-side sort/filter/paging (small lists) or a controlled mode where the server
+// sorts and pages (Fleet, Activity): pass `sort` + `onSort` and/or `paging`.
+import { useEffect, useMemo, useState, type HTMLAttributes, type ReactNode } from 'react';
+import { Pager } from './pager';
+import { clampOffset, filterRows, hiddenColumns, nextSort, sortRows, toCsv, type CellValue, type SortState } from './table-model';
+
+export interface Column<Row> {
+  id: string;
+  /** Column title; also the column chooser's label and the CSV header. */
+  header: string;
+  /** Extra header content after the title (a hint, a unit). */
+  headerExtra?: ReactNode;
+  cell: (row: Row) => ReactNode;
+  /** Makes the column sortable (client mode) and searchable, and is its CSV value unless `csv` says otherwise. */
+  value?: (row: Row) => CellValue;
+  /** Controlled mode: the server's sort key for this column (the column is sortable when set). */
+  sortKey?: string;
+  csv?: (row: Row) => CellValue;
+  /** Hidden until chosen in the column chooser. */
+  hidden?: boolean;
+  /** Cannot be hidden (the row's name). */
+  required?: boolean;
+  className?: string;
+  headerClassName?: string;
+}
+
+export interface ServerPaging {
+  offset: number;
+  limit: number;
+  total: number;
+  onOffset: (offset: number) => void;
+  busy?: boolean;
+}
+
+type RowAttributes = HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | number | undefined>;
+
+export interface DataTableProps<Row> {
+  /** Names the table's remembered columns (localStorage) and its CSV file. */
+  id: string;
+  label: string;
+  rows: readonly Row[];
+  columns: readonly Column<Row>[];
+  rowKey: (row: Row) => string | number;
+  rowProps?: (row: Row) => RowAttributes;
+  /** Client mode: show a text filter over the columns' values. */
+  filterable?: boolean;
+  filterPlaceholder?: string;
+  /** Client mode: rows per page (no paging when absent). */
+  pageSize?: number;
+  initialSort?: SortState;
+  /** Controlled sort: the rows come sorted; clicks call `onSort` with the column's `sortKey`. */
+  sort?: SortState | null;
+  onSort?: (sort: SortState) => void;
+  /** Controlled paging: the rows are one page of `total`. */
+  paging?: ServerPaging;
+  noun?: string;
+  /** Shown instead of the table when there are no rows (after filtering). */
+  empty?: ReactNode;
+  /** More toolbar content (filters), before the table's own controls. */
+  toolbar?: ReactNode;
+  /** A live count or note at the toolbar's end ("120 clusters"). */
+  status?: ReactNode;
+  /** Hide the chooser/CSV toolbar (tiny tables). */
+  bare?: boolean;
+  className?: string;
+}
+
+const storageKey = (id: string) => `fleetplan.table.${id}.columns`;
+
+function useColumnChoice<Row>(id: string, columns: readonly Column<Row>[]) {
+  const [stored, setStored] = useState<string | null>(null);
+  useEffect(() => {
+    try {
+      setStored(window.localStorage.getItem(storageKey(id)));
+    } catch {
+      setStored(null);
+    }
+  }, [id]);
+  const hidden = useMemo(() => hiddenColumns(columns, stored), [columns, stored]);
+  const toggle = (columnId: string) => {
+    const choice: Record<string, boolean> = {};
+    for (const c of columns) choice[c.id] = c.id === columnId ? hidden.has(c.id) : !hidden.has(c.id);
+    const text = JSON.stringify(choice);
+    setStored(text);
+    try {
+      window.localStorage.setItem(storageKey(id), text);
+    } catch {
+      // storage full or blocked: the choice lasts for this page view
+    }
+  };
+  return { hidden, toggle };
+}
+
+function download(fileName: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+export function DataTable<Row>(props: DataTableProps<Row>) {
+  const { id, label, rows, columns, rowKey, rowProps, pageSize, paging, noun = 'rows' } = props;
+  const controlledSort = props.onSort !== undefined;
+  const [localSort, setLocalSort] = useState<SortState | null>(props.initialSort ?? null);
+  const [query, setQuery] = useState('');
+  const [offset, setOffset] = useState(0);
+  const { hidden, toggle } = useColumnChoice(id, columns);
+  const visible = columns.filter((c) => !hidden.has(c.id));
+  const sort = controlledSort ? (props.sort ?? null) : localSort;
+
+  const shown = useMemo(() => {
+    let out = props.filterable ? filterRows(rows, query, (r) => columns.map((c) => (c.value ?? c.csv)?.(r))) : [...rows];
+    const sortColumn = !controlledSort && sort ? columns.find((c) => c.id === sort.id) : undefined;
+    if (sortColumn?.value) out = sortRows(out, sortColumn.value, sort!.direction);
+    return out;
+  }, [rows, columns, query, props.filterable, controlledSort, sort]);
+
+  const pageOffset = pageSize ? clampOffset(offset, pageSize, shown.length) : 0;
+  const pageRows = pageSize && !paging ? shown.slice(pageOffset, pageOffset + pageSize) : shown;
+
+  const sortable = (c: Column<Row>) => (controlledSort ? c.sortKey !== undefined : c.value !== undefined);
+  const sortId = (c: Column<Row>) => (controlledSort ? c.sortKey! : c.id);
+  const onHeader = (c: Column<Row>) => {
+    const next = nextSort(sort, sortId(c));
+    if (controlledSort) props.onSort!(next);
+    else setLocalSort(next);
+  };
+
+  const exportCsv = () => {
+    const cols = visible.filter((c) => c.csv ?? c.value);
+    const text = toCsv(
+      cols.map((c) => c.header),
+      shown.map((r) => cols.map((c) => (c.csv ?? c.value)!(r))),
+    );
+    download(`${id}.csv`, text);
+  };
+
+  return (
+    <div className={props.className}>
+      {(!props.bare || props.toolbar || props.filterable) && (
+        <div className="toolbar">
+          {props.toolbar}
+          {props.filterable && (
+            <input
+              type="search"
+              aria-label={`Filter ${label.toLowerCase()}`}
+              placeholder={props.filterPlaceholder ?? 'Filter…'}
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+            />
+          )}
+          {!props.bare && (
+            <span className="table-tools">
+              {props.status !== undefined && (
+                <span className="muted small" aria-live="polite">
+                  {props.status}
+                </span>
+              )}
+              <details className="column-chooser">
+                <summary className="btn">Columns</summary>
+                <fieldset>
+                  <legend className="small muted">Columns of {label.toLowerCase()}</legend>
+                  {columns.map((c) => (
+                    <label key={c.id} className="small">
+                      <input type="checkbox" checked={!hidden.has(c.id)} disabled={c.required} onChange={() => toggle(c.id)} /> {c.header}
+                    </label>
+                  ))}
+                </fieldset>
+              </details>
+              <button type="button" className="btn" onClick={exportCsv} disabled={shown.length === 0}>
+                CSV
+              </button>
+            </span>
+          )}
+        </div>
+      )}
+      {shown.length === 0 && props.empty ? (
+        props.empty
+      ) : (
+        <div className="table-scroll">
+          <table className="data" aria-label={label}>
+            <thead>
+              <tr>
+                {visible.map((c) => {
+                  const active = sort !== null && sortable(c) && sort.id === sortId(c);
+                  return (
+                    <th
+                      key={c.id}
+                      scope="col"
+                      className={c.headerClassName}
+                      aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : undefined}
+                    >
+                      {sortable(c) ? (
+                        <button type="button" onClick={() => onHeader(c)}>
+                          {c.header} {active ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
+                        </button>
+                      ) : (
+                        c.header
+                      )}
+                      {c.headerExtra}
+                    </th>
+                  );
+                })}
+              </tr>
+            </thead>
+            <tbody>
+              {pageRows.map((r) => (
+                <tr key={rowKey(r)} {...rowProps?.(r)}>
+                  {visible.map((c) => (
+                    <td key={c.id} className={c.className}>
+                      {c.cell(r)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {paging ? (
+        <Pager {...paging} noun={noun} />
+      ) : pageSize && shown.length > pageSize ? (
+        <Pager offset={pageOffset} limit={pageSize} total={shown.length} onOffset={setOffset} noun={noun} />
+      ) : null}
+    </div>
+  );
+}
