@@ -38,6 +38,12 @@ export interface FleetplanEnv {
   simulatorSpeed: number;
   /** FLEETPLAN_METRICS_PUBLIC=1: /api/metrics without a token or session */
   metricsPublic: boolean;
+  /**
+   * FLEETPLAN_HSTS: true (1) always / false (0) never send Strict-Transport-Security; undefined = when
+   * the request came over https. proxy.ts reads the variable itself (it must not load server
+   * modules), so it is checked here to make a bad value stop start-up.
+   */
+  hsts: boolean | undefined;
   /** FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses */
   webhookAllowPrivate: boolean;
   /** FLEETPLAN_SECRET_KEY (32 bytes, hex or base64): encrypts webhook secrets; unset = `<database>.key` */
@@ -140,6 +146,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     tickSeconds: number('FLEETPLAN_TICK_SECONDS', DEFAULT_TICK_SECONDS, 1, MAX_TICK_SECONDS),
     simulatorSpeed: number('FLEETPLAN_SIM_SPEED', DEFAULT_SIMULATOR_SPEED, 0, MAX_SIMULATOR_SPEED),
     metricsPublic: flag('FLEETPLAN_METRICS_PUBLIC', false),
+    hsts: get('FLEETPLAN_HSTS') === undefined ? undefined : flag('FLEETPLAN_HSTS', false),
     webhookAllowPrivate: flag('FLEETPLAN_WEBHOOK_ALLOW_PRIVATE', false),
     secretKey,
     demoLogin: demoLoginRaw === undefined ? undefined : flag('FLEETPLAN_DEMO_LOGIN', false),
