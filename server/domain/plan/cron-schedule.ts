@@ -1,34 +1,27 @@
 /**
  * Five-field cron schedules evaluated in an IANA time zone, optionally limited to ISO weeks.
  *
- * Rules (contracts/plan.md):
- * - fields: minute hour day-of-month month day-of-week; numbers, ranges, lists, steps, month and
- *   day names; no seconds field, no `L`, `W`, `#`, `?` or `@` macros;
+ * cron-parser parses each field (numbers, ranges, lists, steps, month and day names), expands it
+ * to its values and words the messages. On top, the contract's own rules (contracts/plan.md):
+ * - exactly five fields; no seconds field, no `L`, `W`, `#`, `?`, `H` or `@` macros (cron-parser
+ *   takes all of these);
+ * - a day-month pair that never occurs (`0 0 31 2 *`) is a valid schedule that never fires
+ *   (cron-parser refuses it, so fields are parsed one at a time), and a list may repeat values
+ *   (`1-5,3`; cron-parser refuses it, so list items are expanded one at a time);
  * - day-of-month AND day-of-week must both match (croniter `day_or=False`, unlike Vixie cron's
- *   OR), so `0 10 8-14 * 5` is the second Friday;
+ *   and cron-parser's OR), so `0 10 8-14 * 5` is the second Friday;
  * - times are local wall-clock times in `location`: a local time that does not exist (clocks jump
  *   forward) never fires, one that happens twice fires at both instants;
  * - `isoWeek` (`@odd`, `@even`, `1,27,53`) is the ISO-8601 week of the local date.
+ * Run times are found here (listRuns), not with cron-parser's iterator, for the last three rules.
  * @see https://github.com/kiorky/croniter (day_or=False)
  */
+import { CronExpressionParser } from 'cron-parser';
 import type { Schedule } from './types';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './time';
 
-type FieldSpec = { name: string; min: number; max: number; names?: readonly string[] };
-
-const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
-const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
-
-const FIELDS: readonly FieldSpec[] = [
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: MONTH_NAMES },
-  { name: 'day of week', min: 0, max: 7, names: DAY_NAMES },
-];
-
 /** A parsed cron expression: one membership table per field. */
-export type CronExpression = {
+type CronExpression = {
   source: string;
   minutes: number[];
   hours: number[];
@@ -38,7 +31,7 @@ export type CronExpression = {
   daysOfWeek: boolean[];
 };
 
-export type CronParseResult = { ok: true; cron: CronExpression } | { ok: false; message: string };
+type CronParseResult = { ok: true; cron: CronExpression } | { ok: false; message: string };
 
 /** Longest search for a next run: 8 years covers Feb 29 on a given weekday and ISO week 53. */
 const MAX_SEARCH_DAYS = 366 * 8 + 7;
@@ -47,62 +40,72 @@ const MAX_OFFSET_MS = 15 * HOUR_MS;
 /** Zone offsets only change on quarter-hour boundaries in practice; cache per quarter hour. */
 const OFFSET_BUCKET_MS = 15 * MINUTE_MS;
 
-function parseValue(token: string, spec: FieldSpec): number | string {
-  if (/^\d+$/.test(token)) {
-    const n = Number(token);
-    if (n < spec.min || n > spec.max) {
-      return `${spec.name} value ${token} is out of range ${spec.min}-${spec.max}`;
-    }
-    return n;
+/** Field names in cron-parser's collection, in expression order (ours has no seconds field). */
+const FIELDS = [
+  { key: 'minute', name: 'minute' },
+  { key: 'hour', name: 'hour' },
+  { key: 'dayOfMonth', name: 'day of month' },
+  { key: 'month', name: 'month' },
+  { key: 'dayOfWeek', name: 'day of week' },
+] as const;
+
+/**
+ * Extensions cron-parser accepts that the contract does not: `L` (last), `W` (weekday), `#`
+ * (nth weekday), `?`, `H` (hashed values). Month and day names are taken out before the check.
+ */
+const UNSUPPORTED = /[LW#?H@]/i;
+const NAME = /[a-z]{3}/gi;
+const NAMES = new Set([
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'may',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'oct',
+  'nov',
+  'dec',
+  'sun',
+  'mon',
+  'tue',
+  'wed',
+  'thu',
+  'fri',
+  'sat',
+]);
+
+/** One list item of a field as cron-parser expands it, or its message. */
+function expandItem(item: string, at: number): readonly number[] | string {
+  // The other fields are `*`: with the whole expression cron-parser refuses day-month pairs that
+  // never occur (`0 0 31 2 *`), which the contract accepts as a schedule that never fires.
+  const probe = ['0', ...FIELDS.map((_, i) => (i === at ? item : '*'))].join(' ');
+  try {
+    return CronExpressionParser.parse(probe, { tz: 'UTC' }).fields[FIELDS[at]!.key].values as readonly number[];
+  } catch (err) {
+    return (err as Error).message;
   }
-  const lower = token.toLowerCase();
-  if (spec.names) {
-    const i = spec.names.indexOf(lower as never);
-    if (i >= 0) return spec.name === 'month' ? i + 1 : i;
-  }
-  return `${spec.name}: '${token}' is not a number${spec.names ? ' or name' : ''}`;
 }
 
-function parseField(text: string, spec: FieldSpec): number[] | string {
+/**
+ * A field's values (a list's items expanded one by one, since cron-parser refuses a list whose
+ * items overlap, such as `1-5,3`), or what is wrong with it.
+ */
+function expandField(field: string, at: number): number[] | string {
+  const name = FIELDS[at]!.name;
   const values = new Set<number>();
-  for (const part of text.split(',')) {
-    if (part === '') return `${spec.name}: empty list item in '${text}'`;
-    const [base, stepText, extra] = part.split('/');
-    if (extra !== undefined || base === undefined) return `${spec.name}: bad step in '${part}'`;
-    let step = 1;
-    if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText) || Number(stepText) === 0) {
-        return `${spec.name}: step '${stepText}' must be a positive number`;
-      }
-      step = Number(stepText);
-    }
-    let lo: number;
-    let hi: number;
-    if (base === '*') {
-      lo = spec.min;
-      hi = spec.name === 'day of week' ? 6 : spec.max;
-    } else {
-      const bounds = base.split('-');
-      if (bounds.length > 2 || bounds.some((b) => b === '')) return `${spec.name}: bad range '${base}'`;
-      const a = parseValue(bounds[0] as string, spec);
-      if (typeof a === 'string') return a;
-      lo = a;
-      if (bounds.length === 2) {
-        const b = parseValue(bounds[1] as string, spec);
-        if (typeof b === 'string') return b;
-        hi = b;
-        if (hi < lo) return `${spec.name}: range '${base}' runs backwards`;
-      } else {
-        // `a/n` means every n from a to the field's end (croniter, cron-parser).
-        hi = stepText !== undefined ? spec.max : lo;
-      }
-    }
-    for (let v = lo; v <= hi; v += step) values.add(spec.name === 'day of week' && v === 7 ? 0 : v);
+  for (const item of field.split(',')) {
+    if (item === '') return `${name}: empty list item in '${field}'`;
+    const expanded = expandItem(item, at);
+    if (typeof expanded === 'string') return `${name} '${item}': ${expanded}`;
+    for (const v of expanded) values.add(v);
   }
   return [...values].sort((x, y) => x - y);
 }
 
-function table(values: number[], size: number): boolean[] {
+function table(values: readonly number[], size: number): boolean[] {
   const t = new Array<boolean>(size).fill(false);
   for (const v of values) t[v] = true;
   return t;
@@ -131,16 +134,16 @@ function parseCronUncached(source: string): CronParseResult {
     };
   }
   for (const f of fields) {
-    const bad = /[LW#?@]/i.exec(f.replace(/[a-z]{3}/gi, (w) => (isName(w) ? '' : w)));
+    const bad = UNSUPPORTED.exec(f.replace(NAME, (w) => (NAMES.has(w.toLowerCase()) ? '' : w)));
     if (bad) return { ok: false, message: `'${bad[0]}' is not supported in cron field '${f}'` };
   }
-  const parsed: number[][] = [];
-  for (let i = 0; i < 5; i++) {
-    const r = parseField(fields[i] as string, FIELDS[i] as FieldSpec);
-    if (typeof r === 'string') return { ok: false, message: r };
-    parsed.push(r);
+  const expanded: number[][] = [];
+  for (let i = 0; i < FIELDS.length; i++) {
+    const values = expandField(fields[i] as string, i);
+    if (typeof values === 'string') return { ok: false, message: values };
+    expanded.push(values);
   }
-  const [minutes, hours, doms, months, dows] = parsed as [number[], number[], number[], number[], number[]];
+  const [minutes, hours, doms, months, dows] = expanded as [number[], number[], number[], number[], number[]];
   return {
     ok: true,
     cron: {
@@ -149,19 +152,18 @@ function parseCronUncached(source: string): CronParseResult {
       hours,
       daysOfMonth: table(doms, 32),
       months: table(months, 13),
-      daysOfWeek: table(dows, 7),
+      // cron-parser keeps 7 (Sunday) apart from 0
+      daysOfWeek: table(
+        dows.map((d) => (d === 7 ? 0 : d)),
+        7,
+      ),
     },
   };
 }
 
-function isName(w: string): boolean {
-  const l = w.toLowerCase();
-  return (MONTH_NAMES as readonly string[]).includes(l) || (DAY_NAMES as readonly string[]).includes(l);
-}
-
 /** ISO-week filter: `@odd`, `@even`, or a list of week numbers 1..53. */
-export type IsoWeekFilter = (week: number) => boolean;
-export type IsoWeekParseResult = { ok: true; normalized: string; filter: IsoWeekFilter } | { ok: false; message: string };
+type IsoWeekFilter = (week: number) => boolean;
+type IsoWeekParseResult = { ok: true; normalized: string; filter: IsoWeekFilter } | { ok: false; message: string };
 
 export function parseIsoWeek(raw: unknown): IsoWeekParseResult {
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : null;
@@ -208,7 +210,7 @@ function isUtc(zone: string): boolean {
 }
 
 /** Offset (local - UTC, ms) of `zone` at `instant`. */
-export function zoneOffsetMs(zone: string, instant: number): number {
+function zoneOffsetMs(zone: string, instant: number): number {
   if (isUtc(zone)) return 0;
   let perZone = offsetCache.get(zone);
   if (!perZone) {
@@ -249,7 +251,7 @@ export function zoneOffsetMs(zone: string, instant: number): number {
  * The instants at which local wall time `wall` (ms, as if UTC) occurs in `zone`: none in a gap,
  * two in an overlap, sorted.
  */
-export function localToInstants(zone: string, wall: number): number[] {
+function localToInstants(zone: string, wall: number): number[] {
   if (isUtc(zone)) return [wall];
   const candidates = new Set([zoneOffsetMs(zone, wall - DAY_MS), zoneOffsetMs(zone, wall), zoneOffsetMs(zone, wall + DAY_MS)]);
   const out: number[] = [];
@@ -271,7 +273,7 @@ export function isoWeekOfDay(dayNumber: number): number {
 }
 
 /** A schedule ready for evaluation. */
-export type CompiledSchedule = {
+type CompiledSchedule = {
   key: string;
   cron: CronExpression;
   location: string;
@@ -280,7 +282,7 @@ export type CompiledSchedule = {
 
 const compiledCache = new Map<string, CompiledSchedule | null>();
 
-export function scheduleKey(schedule: Pick<Schedule, 'cron' | 'location' | 'isoWeek'>): string {
+function scheduleKey(schedule: Pick<Schedule, 'cron' | 'location' | 'isoWeek'>): string {
   return `${schedule.cron}\u0000${schedule.location}\u0000${schedule.isoWeek ?? ''}`;
 }
 
@@ -342,7 +344,7 @@ export function listRuns(schedule: CompiledSchedule, after: number, count: numbe
 }
 
 /** Accepts a normalized schedule or a bare cron string (UTC). */
-export type ScheduleLike = string | (Pick<Schedule, 'cron'> & Partial<Pick<Schedule, 'location' | 'isoWeek'>>);
+type ScheduleLike = string | (Pick<Schedule, 'cron'> & Partial<Pick<Schedule, 'location' | 'isoWeek'>>);
 
 function toCompiled(schedule: ScheduleLike): CompiledSchedule | null {
   const s = typeof schedule === 'string' ? { cron: schedule } : schedule;

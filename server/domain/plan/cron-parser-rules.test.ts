@@ -1,0 +1,42 @@
+// The contract's cron rules that differ from cron-parser's own, which parses the fields: each
+// case here is one cron-parser alone would get wrong.
+import { CronExpressionParser } from 'cron-parser';
+import { describe, expect, it } from 'vitest';
+import { nextScheduleRuns, parseCron } from './cron-schedule';
+
+const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+
+describe('cron rules on top of cron-parser', () => {
+  it.each(['H 0 * * *', '0 0 L * *', '0 0 * * 5#2', '0 0 ? * *', '@daily', '0 0 0 * * *'])(
+    'refuses %s, which cron-parser accepts',
+    (expr) => {
+      expect(() => CronExpressionParser.parse(expr)).not.toThrow();
+      expect(parseCron(expr).ok).toBe(false);
+    },
+  );
+
+  it('accepts a day that never occurs (0 0 31 2 *) as a schedule that never fires; cron-parser refuses it', () => {
+    expect(() => CronExpressionParser.parse('0 0 31 2 *')).toThrow();
+    expect(parseCron('0 0 31 2 *').ok).toBe(true);
+    expect(nextScheduleRuns('0 0 31 2 *', new Date('2021-01-01T00:00:00Z'), 1)).toEqual([]);
+  });
+
+  it('accepts lists whose items overlap; cron-parser refuses them', () => {
+    expect(() => CronExpressionParser.parse('1-5,3 * * * *')).toThrow(/duplicate/);
+    const parsed = parseCron('1-5,3 * * * *');
+    expect(parsed.ok && parsed.cron.minutes).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('needs day-of-month AND day-of-week (second Friday); cron-parser fires on either', () => {
+    const after = new Date('2021-09-01T00:00:00Z');
+    expect(nextScheduleRuns('0 10 8-14 * 5', after, 1).map(iso)).toEqual(['2021-09-10T10:00:00Z']);
+    const theirs = CronExpressionParser.parse('0 10 8-14 * 5', { currentDate: after, tz: 'UTC' }).next().toISOString();
+    expect(theirs).toBe('2021-09-03T10:00:00.000Z');
+  });
+
+  it("words the problem with cron-parser's message, naming the field", () => {
+    const r = parseCron('0 48 * * 1-5');
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.message).toMatch(/^hour '48': .*48/);
+  });
+});
