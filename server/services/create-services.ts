@@ -45,7 +45,7 @@ export function createServices(deps: ServiceDeps) {
     policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow),
     plans: createPlanService(deps.db, deps.fleetNow),
     versions: createVersionService(deps.db),
-    sectors: createSectorService(deps.db),
+    sectors: createSectorService(deps.db, deps.fleetNow),
     soak: createSoakService(deps.db, deps.fleetNow),
     forecast: createForecastService(deps.db, deps.fleetNow),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env),

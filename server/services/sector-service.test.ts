@@ -9,7 +9,7 @@ const NOW = new Date('2024-07-10T08:00:00Z');
 describe('sector service on the demo fleet', () => {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  const overview = createSectorService(db).overview();
+  const overview = createSectorService(db, () => NOW).overview();
   const byName = new Map(overview.sectors.map((s) => [s.name, s]));
   const raw = db.$client;
 

@@ -1,11 +1,12 @@
-// Sectors overview: per sector and workload the version spread, what soaks and what holds the
-// next sector back, from SQL aggregates (the fleet's size does not reach the browser).
+// Sectors overview: per sector and workload the version spread (SQL aggregates, so the fleet's
+// size does not reach the browser), and what soaks and what holds the next sector back as the
+// engine sees it (evaluateFleet on the stored fleet: its blocked, sector and soak rules).
 import type { Db } from '@/db/open-database';
 import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
-import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import { compareVersions } from '@/server/domain/version/version';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import * as repo from '@/server/repositories/sector-repository';
+import { evaluateStoredFleet } from './stored-fleet-evaluation';
 
 export interface SectorWorkloadSummary {
   workload: string;
@@ -43,18 +44,15 @@ export interface SectorsOverview {
   sectors: SectorSummary[];
 }
 
-export function createSectorService(db: Db) {
+export function createSectorService(db: Db, now: () => Date) {
   return {
     overview(): SectorsOverview {
       const org = findOrganization(db);
       if (!org) return { organization: null, sectors: [] };
       const rows = repo.listSectorRows(db, org.id);
-      const blocked = repo.listBlockedPatterns(db, org.id);
       const counts = repo.countBySectorWorkloadVersion(db, org.id);
-      const offers = repo.countOffersBySectorWorkload(db, org.id);
       const thresholds = repo.countSoakThresholdsBySector(db, org.id);
       const decisions = repo.countDecisionsBySector(db, org.id);
-      const soak = new Map(repo.listSoakDays(db, org.id).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
       const depths = computeSectorDepths(rows);
       const totalsBySector = new Map(repo.countBySector(db, org.id).map((t) => [t.sector, t]));
 
@@ -65,35 +63,25 @@ export function createSectorService(db: Db) {
         const byWorkload = bySector.get(c.workload) ?? bySector.set(c.workload, new Map()).get(c.workload)!;
         byWorkload.set(c.version, c);
       }
-      const minOf = (sector: string, workload: string): string | null => {
-        const versions = [...(spread.get(sector)?.get(workload)?.keys() ?? [])];
-        return versions.length ? versions.reduce((a, b) => (compareVersions(a, b) <= 0 ? a : b)) : null;
-      };
+      // The engine's view: per sector and workload the newest version not blocked for some
+      // cluster running it, the version the dependencies still hold it to, and the soak now
+      // (none of these when the stored fleet does not validate).
+      const stored = evaluateStoredFleet(db, org, now());
+      const evaluation = stored.ok ? stored.evaluation : null;
       const nextOf = new Map<string, string>();
-      for (const o of offers) {
-        if (findBlockingPattern(o.version, blocked) !== undefined) continue;
-        const key = `${o.sector}|${o.workload}`;
-        const cur = nextOf.get(key);
-        if (!cur || compareVersions(o.version, cur) > 0) nextOf.set(key, o.version);
-      }
-      const byName = new Map(rows.map((r) => [r.name, r]));
-      /** nearest dependency sectors hosting the workload (looked through otherwise), as the engine does */
-      const requiredMin = (sector: string, workload: string): { sector: string; version: string } | null => {
-        let best: { sector: string; version: string } | null = null;
-        const seen = new Set<string>();
-        const visit = (name: string) => {
-          for (const dep of byName.get(name)?.dependencies ?? []) {
-            if (seen.has(dep)) continue;
-            seen.add(dep);
-            const min = minOf(dep, workload);
-            if (min) {
-              if (!best || compareVersions(min, best.version) < 0) best = { sector: dep, version: min };
-            } else visit(dep);
+      if (stored.ok) {
+        for (const c of stored.input.clusters) {
+          const sector = c.upgradePolicy?.conditions.sector;
+          const next = sector === undefined ? null : stored.evaluation.newestUnblocked(c.name);
+          if (next === null) continue;
+          for (const w of c.upgradePolicy!.workloads) {
+            const key = `${sector}|${w}`;
+            const cur = nextOf.get(key);
+            if (!cur || compareVersions(next, cur) > 0) nextOf.set(key, next);
           }
-        };
-        visit(sector);
-        return best;
-      };
+        }
+      }
+      const soakOf = (version: string, workload: string) => evaluation?.versionData.versions[version]?.workloads[workload]?.soakDays ?? 0;
 
       const sectors = rows.map((row): SectorSummary => {
         const sectorThresholds = thresholds
@@ -104,8 +92,8 @@ export function createSectorService(db: Db) {
           .map(([workload, versions]): SectorWorkloadSummary => {
             const list = [...versions.values()].sort((a, b) => compareVersions(a.version, b.version));
             const nextVersion = nextOf.get(`${row.name}|${workload}`) ?? null;
-            const soaked = nextVersion ? (soak.get(`${nextVersion}|${workload}`) ?? 0) : 0;
-            const req = requiredMin(row.name, workload);
+            const soaked = nextVersion ? soakOf(nextVersion, workload) : 0;
+            const req = evaluation?.sectorFloor(row.name, workload) ?? null;
             return {
               workload,
               clusters: list.reduce((n, v) => n + v.clusters, 0),

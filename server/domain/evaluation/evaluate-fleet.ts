@@ -68,6 +68,8 @@ export interface FleetEvaluation {
    * fleet); null for an unknown or unmanaged cluster.
    */
   candidateSoak(cluster: string): CandidateSoakVerdict[] | null;
+  /** The newest candidate version not blocked for the cluster (org or its own patterns), if any. */
+  newestUnblocked(cluster: string): string | null;
 }
 
 export type CandidateSoakVerdict = { version: string; blockedBy: string | null; soak: CandidateSoak };
@@ -153,6 +155,10 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
     runs: plan.runs,
     clusters,
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
+    newestUnblocked: (name) => {
+      const c = managedByName().get(name);
+      return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined)) ?? null;
+    },
     candidateSoak: (name) => {
       const c = managedByName().get(name);
       if (!c) return null;

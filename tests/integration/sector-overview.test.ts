@@ -1,0 +1,41 @@
+// The sector overview reads the engine's rules (evaluateFleet). Its own copy of sector gating
+// looked only at the organization's blocked versions, so a version every cluster of a sector
+// blocks for itself showed as the sector's next version and the dependency as holding it back.
+import { describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { openDatabase } from '@/db/open-database';
+import * as t from '@/db/schema';
+import { insertTestFleet } from '@/server/scheduler/test-fleet';
+import { createSectorService } from '@/server/services/sector-service';
+
+const NOW = new Date('2021-08-30T18:00:00Z');
+
+describe('sector overview', () => {
+  it('skips versions the sector’s clusters block for themselves, as the engine does', () => {
+    const db = openDatabase(':memory:');
+    insertTestFleet(
+      db,
+      {
+        sectors: [{ name: 'dev' }, { name: 'prod', dependencies: ['dev'] }],
+        clusters: [
+          { name: 'dev-1', version: '4.13.2', releases: ['4.13.3'], sector: 'dev', soakDays: 0 },
+          { name: 'prod-1', version: '4.13.1', releases: ['4.13.2', '4.13.3'], sector: 'prod', soakDays: 0 },
+        ],
+      },
+      NOW,
+    );
+    // prod-1 blocks 4.13.3 in its own policy
+    const row = db.select().from(t.clusters).where(eq(t.clusters.name, 'prod-1')).get()!;
+    const policy = row.upgradePolicy as { conditions: Record<string, unknown> };
+    db.update(t.clusters)
+      .set({ upgradePolicy: { ...policy, conditions: { ...policy.conditions, blockedVersions: ['^4\\.13\\.3$'] } } })
+      .where(eq(t.clusters.id, row.id))
+      .run();
+
+    const prod = createSectorService(db, () => NOW)
+      .overview()
+      .sectors.find((s) => s.name === 'prod')!;
+    expect(prod.workloads[0]).toMatchObject({ workload: 'wl', nextVersion: '4.13.2', waitsFor: null });
+    expect(prod.waits).toEqual([]);
+  });
+});
