@@ -89,10 +89,6 @@ export function findClusterByName(db: Db, name: string): ClusterRow | undefined 
   return db.select().from(clusters).where(eq(clusters.name, name)).get();
 }
 
-export function listAllClusters(db: Db, organizationId: number): ClusterRow[] {
-  return db.select().from(clusters).where(eq(clusters.organizationId, organizationId)).orderBy(asc(clusters.position)).all();
-}
-
 export function countByVersion(db: Db): { version: string; state: string; count: number }[] {
   return db
     .select({ version: clusters.version, state: clusters.upgradeState, count: sql<number>`count(*)` })

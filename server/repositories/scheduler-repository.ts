@@ -45,12 +45,6 @@ export function acquireLease(
   return run.immediate();
 }
 
-export function releaseLease(db: Db, name: string, holder: string): void {
-  db.delete(schedulerLeases)
-    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder)))
-    .run();
-}
-
 export function getLease(db: Db, name: string) {
   return db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).get();
 }
@@ -95,10 +89,22 @@ export function listRecentTicks(db: Db, limit: number): TickRow[] {
   return db.select().from(schedulerTicks).orderBy(desc(schedulerTicks.id)).limit(limit).all();
 }
 
-export function pruneOldTicks(db: Db, before: Date): void {
-  db.delete(schedulerTicks)
-    .where(and(lt(schedulerTicks.startedAt, before), sql`not exists (select 1 from decisions d where d.tick_id = ${schedulerTicks.id})`))
-    .run();
+/**
+ * Deletes the ticks started before `before` that no decision or action intent refers to (the
+ * Activity feed shows those with their tick); returns how many. Each call reads the tick ids of
+ * the decisions and intents once, so callers run it now and then, not every tick.
+ */
+export function pruneOldTicks(db: Db, before: Date): number {
+  return db
+    .delete(schedulerTicks)
+    .where(
+      and(
+        lt(schedulerTicks.startedAt, before),
+        sql`${schedulerTicks.id} not in (select tick_id from decisions where tick_id is not null)`,
+        sql`${schedulerTicks.id} not in (select tick_id from action_intents where tick_id is not null)`,
+      ),
+    )
+    .run().changes;
 }
 
 // ---- intents -----------------------------------------------------------------------------

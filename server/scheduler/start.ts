@@ -11,7 +11,7 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { configuredProviderName, createProvider } from '@/server/integrations/providers/create-provider';
 import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
 import type { FleetProvider } from '@/server/integrations/providers/types';
-import { readSetting } from '@/server/repositories/scheduler-repository';
+import { pruneOldTicks, readSetting } from '@/server/repositories/scheduler-repository';
 import { deliverDueWebhooks } from '@/server/services/webhook-service';
 import { runTick, type TickResult } from './run-tick';
 
@@ -66,6 +66,27 @@ export function fleetNow(db: Db, realNow = new Date()): Date {
   return realNow;
 }
 
+/** Ticks that nothing refers to are kept this long (fleet time); older ones are deleted. */
+export const TICK_RETENTION_MS = 7 * 24 * 3_600_000;
+/** Pruning reads every decision's tick id, so it runs at most once per this much fleet time per database. */
+const PRUNE_EVERY_MS = 3_600_000;
+const lastPruneAt = new WeakMap<Db, number>();
+
+/**
+ * Deletes old tick rows nothing refers to, at most once an hour: without it a tick a minute adds
+ * 1,440 rows a day forever. Never fails the tick it follows.
+ */
+function pruneTicksNowAndThen(db: Db, now: Date): void {
+  const last = lastPruneAt.get(db);
+  if (last !== undefined && Math.abs(now.getTime() - last) < PRUNE_EVERY_MS) return;
+  lastPruneAt.set(db, now.getTime());
+  try {
+    pruneOldTicks(db, new Date(now.getTime() - TICK_RETENTION_MS));
+  } catch (err) {
+    console.error('fleetplan scheduler: pruning old ticks failed', err);
+  }
+}
+
 /** Runs one tick through the process's queue (never concurrently with the loop's tick). */
 export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: FleetProvider } = {}): Promise<TickResult> {
   const rt = runtime();
@@ -73,16 +94,18 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
     rt.running = true;
     try {
       const provider = opts.provider ?? (await createProvider(db));
+      const now = fleetNow(db);
       const result = await runTick({
         db,
         provider,
-        now: fleetNow(db),
+        now,
         dryRun: opts.dryRun ?? false,
         holder: rt.holder,
         leaseTtlMs: leaseTtlMs(rt.intervalMs),
         log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})),
       });
       rt.lastResult = { ...result, at: new Date().toISOString() };
+      pruneTicksNowAndThen(db, now);
       await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) =>
         console.error('fleetplan scheduler: webhook delivery failed', err),
       );
@@ -140,11 +163,4 @@ export function startScheduler(getDb: () => Db): void {
   rt.timer = setTimeout(() => void loop(), 2000);
   rt.timer.unref?.();
   console.log(`fleetplan scheduler: started (provider ${configuredProviderName()}, every ${rt.intervalMs / 1000}s, holder ${rt.holder})`);
-}
-
-export function stopScheduler(): void {
-  const rt = runtime();
-  rt.stopped = true;
-  rt.started = false;
-  if (rt.timer) clearTimeout(rt.timer);
 }

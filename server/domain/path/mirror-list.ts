@@ -10,10 +10,3 @@ export function renderMirrorList(releases: readonly PathRelease[], format: Mirro
   if (format === 'json') return `${JSON.stringify({ releases }, null, 2)}\n`;
   return releases.map((r) => `${r.version} ${r.payload}\n`).join('');
 }
-
-/** `oc adm release mirror` commands for each release (to a registry given by the caller). */
-export function buildMirrorCommands(releases: readonly PathRelease[], toRepository: string): string[] {
-  return releases.map(
-    (r) => `oc adm release mirror --from=${r.payload} --to=${toRepository} --to-release-image=${toRepository}:${r.version}`,
-  );
-}

@@ -1,0 +1,51 @@
+// The ticks table used to grow forever (one row a minute): the scheduler now deletes old tick
+// rows that no decision or action intent refers to.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { actionIntents } from '@/db/schema';
+import { seedDemo } from '@/db/seed';
+import { pauseSimulator } from '@/server/integrations/providers/simulator';
+import { insertDecisions } from '@/server/repositories/decision-repository';
+import { insertTick, listRecentTicks } from '@/server/repositories/scheduler-repository';
+import { fleetNow, runTickExclusive, TICK_RETENTION_MS } from './start';
+
+const DAY_MS = 86_400_000;
+
+describe('tick pruning', () => {
+  it('a tick deletes tick rows older than the retention that nothing refers to, at most once an hour', async () => {
+    const db = openDatabase(':memory:');
+    seedDemo(db, new Date('2024-07-01T12:00:00Z'));
+    pauseSimulator(db, new Date()); // the simulated fleet clock stands still during the test
+    const now = fleetNow(db).getTime();
+    const tick = (ageMs: number) => insertTick(db, { startedAt: new Date(now - ageMs), dryRun: true, holder: 'test' });
+    const oldBare = tick(TICK_RETENTION_MS + DAY_MS);
+    const oldWithDecision = tick(TICK_RETENTION_MS + DAY_MS);
+    insertDecisions(db, oldWithDecision, new Date(now - TICK_RETENTION_MS - DAY_MS), [
+      { clusterName: 'x', action: 'skip', version: null, reason: null, message: 'kept', nextRun: null },
+    ]);
+    const oldWithIntent = tick(TICK_RETENTION_MS + DAY_MS);
+    db.insert(actionIntents)
+      .values({
+        idempotencyKey: 'k',
+        tickId: oldWithIntent,
+        kind: 'schedule-upgrade',
+        clusterName: 'x',
+        version: '4.12.1',
+        status: 'done',
+        createdAt: new Date(now),
+      })
+      .run();
+    const recentBare = tick(TICK_RETENTION_MS - DAY_MS);
+
+    const result = await runTickExclusive(db, { dryRun: true });
+    expect(result.status).toBe('succeeded');
+    const ids = () => new Set(listRecentTicks(db, 1000).map((t) => t.id));
+    expect(ids().has(oldBare)).toBe(false);
+    expect([oldWithDecision, oldWithIntent, recentBare].every((id) => ids().has(id))).toBe(true);
+
+    // Within the hour the next tick leaves a new old row alone; pruning reads every decision.
+    const anotherOld = tick(TICK_RETENTION_MS + DAY_MS);
+    await runTickExclusive(db, { dryRun: true });
+    expect(ids().has(anotherOld)).toBe(true);
+  });
+});
