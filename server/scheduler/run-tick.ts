@@ -17,7 +17,7 @@ import type { Db } from '@/db/open-database';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
-import { parseInstant } from '@/server/domain/plan/time';
+import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from '@/server/integrations/providers/types';
 import { getMetrics } from '@/server/metrics/registry';
 import { findOrganization } from '@/server/repositories/organization-repository';
@@ -105,10 +105,6 @@ interface Ctx {
 function emit(ctx: Ctx, event: LifecycleEvent, payload: Record<string, unknown>): void {
   if (!ctx.hasWebhooks) return;
   ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
-}
-
-function keyOf(kind: 'schedule' | 'cancel', cluster: string, version: string, nextRun: string | null): string {
-  return `${kind}:${cluster}:${version}:${nextRun ?? '-'}`;
 }
 
 function isAtLeast(version: string, target: string): boolean {
@@ -329,16 +325,6 @@ function withSnapshotUpdates(states: StoredClusterState[], updates: SnapshotUpda
   });
 }
 
-function sameDecision(d: GatedDecision, s: StoredClusterState | undefined, nextRunMs: number | null): boolean {
-  if (!s) return false;
-  return (
-    s.lastDecisionAction === d.action &&
-    (s.lastDecisionReason ?? null) === (d.reason ?? null) &&
-    (s.lastDecisionVersion ?? null) === (d.version ?? null) &&
-    (s.nextRun ?? null) === nextRunMs
-  );
-}
-
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const { db, provider, now, holder } = opts;
   const realNow = opts.realNow ?? (() => new Date());
@@ -440,54 +426,35 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     const newIntentIds: number[] = [];
     let recorded = 0;
     db.$client.transaction(() => {
-      const changed: DecisionWrite[] = [];
-      const all: DecisionWrite[] = [];
-      for (const d of plan.decisions) {
-        const nextRunMs = d.nextRun ? parseInstant(d.nextRun) : null;
-        const w: DecisionWrite = {
-          clusterName: d.cluster,
-          action: d.action,
-          version: d.version ?? null,
-          reason: d.reason ?? null,
-          message: d.message ?? null,
-          nextRun: nextRunMs,
-        };
-        all.push(w);
-        const s = statesByName.get(d.cluster);
-        if (!sameDecision(d, s, nextRunMs)) {
-          changed.push(w);
-          if (!dryRun && d.reason === 'UNHEALTHY') emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
-        }
-        if (dryRun || !s) continue;
-        if (d.action === 'upgrade' && d.version && d.nextRun) {
-          const id = insertIntent(db, {
-            key: keyOf('schedule', d.cluster, d.version, d.nextRun),
-            tickId,
-            kind: 'schedule-upgrade',
-            clusterName: d.cluster,
-            version: d.version,
-            nextRun: nextRunMs,
-            createdAt: now,
-          });
-          if (id !== null) {
-            newIntentIds.push(id);
-            // hold the upgrade (and its mutexes) in our view at once; the provider follows
-            setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
-          }
-        } else if (d.action === 'cancel' && d.version) {
-          const cuNextRun = s.currentUpgrade?.nextRun ?? null;
-          const id = insertIntent(db, {
-            key: keyOf('cancel', d.cluster, d.version, cuNextRun),
-            tickId,
-            kind: 'cancel-upgrade',
-            clusterName: d.cluster,
-            version: d.version,
-            nextRun: cuNextRun ? parseInstant(cuNextRun) : null,
-            createdAt: now,
-          });
-          if (id !== null) newIntentIds.push(id);
-          setClusterUpgrade(db, org.id, d.cluster, null, 'idle');
-          if (d.reason === 'VERSION_BLOCKED') emit(ctx, 'blocked', { cluster: d.cluster, version: d.version, message: d.message });
+      const outcomes = planDecisionOutcomes(plan.decisions, statesByName);
+      const all: DecisionWrite[] = outcomes.map((o) => o.record);
+      const changed: DecisionWrite[] = outcomes.filter((o) => o.changed).map((o) => o.record);
+      for (const { decision: d, changed: isNew, intent } of outcomes) {
+        if (isNew && !dryRun && d.reason === 'UNHEALTHY') emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
+        if (dryRun || !intent) continue;
+        const id = insertIntent(db, {
+          key: intent.key,
+          tickId,
+          kind: intent.kind,
+          clusterName: intent.cluster,
+          version: intent.version,
+          nextRun: intent.nextRunMs,
+          createdAt: now,
+        });
+        if (id !== null) newIntentIds.push(id);
+        if (intent.kind === 'schedule-upgrade') {
+          // hold the upgrade (and its mutexes) in our view at once; the provider follows
+          if (id !== null)
+            setClusterUpgrade(
+              db,
+              org.id,
+              intent.cluster,
+              { version: intent.version, nextRun: intent.nextRun, state: 'scheduled' },
+              'scheduled',
+            );
+        } else {
+          setClusterUpgrade(db, org.id, intent.cluster, null, 'idle');
+          if (d.reason === 'VERSION_BLOCKED') emit(ctx, 'blocked', { cluster: d.cluster, version: intent.version, message: d.message });
         }
       }
       // A dry run records its whole plan; a real tick records what changed (the cluster row
