@@ -346,7 +346,21 @@ export const users = sqliteTable('users', {
   /** viewer | operator | admin */
   role: text('role').notNull(),
   disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
+  /** set for a printed or admin-reset password: nothing but changing it works until it is changed */
+  mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
   createdAt: timestamp('created_at').notNull(),
+});
+
+/**
+ * Failed sign-ins per account (`user:<name>`) and per client address (`addr:<ip>`), for
+ * back-off (server/auth/sign-in-throttle.ts). In the database, not in memory, so every replica
+ * sharing the database sees the same counts.
+ */
+export const signInThrottle = sqliteTable('sign_in_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  lastFailureAt: timestamp('last_failure_at').notNull(),
+  blockedUntil: timestamp('blocked_until'),
 });
 
 export const sessions = sqliteTable('sessions', {
@@ -373,6 +387,8 @@ export const apiTokens = sqliteTable('api_tokens', {
   scope: text('scope').notNull(),
   createdAt: timestamp('created_at').notNull(),
   lastUsedAt: timestamp('last_used_at'),
+  /** chosen at creation; null only for tokens made before expiry existed */
+  expiresAt: timestamp('expires_at'),
   revokedAt: timestamp('revoked_at'),
 });
 

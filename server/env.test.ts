@@ -22,6 +22,7 @@ describe('parseEnv', () => {
       metricsPublic: false,
       hsts: undefined,
       webhookAllowPrivate: false,
+      trustProxy: false,
       demoLogin: undefined,
       adminPassword: undefined,
       seedDemo: true,
@@ -42,6 +43,7 @@ describe('parseEnv', () => {
       FLEETPLAN_METRICS_PUBLIC: '1',
       FLEETPLAN_HSTS: '1',
       FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1',
+      FLEETPLAN_TRUST_PROXY: '1',
       FLEETPLAN_DEMO_LOGIN: '0',
       FLEETPLAN_ADMIN_PASSWORD: 'long enough password',
       FLEETPLAN_SEED_DEMO: '0',
@@ -56,6 +58,7 @@ describe('parseEnv', () => {
       metricsPublic: true,
       hsts: true,
       webhookAllowPrivate: true,
+      trustProxy: true,
       demoLogin: false,
       adminPassword: 'long enough password',
       seedDemo: false,
@@ -103,7 +106,10 @@ describe('parseEnv', () => {
     [{ FLEETPLAN_HSTS: 'yes' }, /^FLEETPLAN_HSTS must be 1 or 0, not 'yes'$/],
     [{ FLEETPLAN_SEED_DEMO: 'no' }, /^FLEETPLAN_SEED_DEMO must be 1 or 0/],
     [{ FLEETPLAN_DEMO_CLUSTERS: '2.5' }, /^FLEETPLAN_DEMO_CLUSTERS must be a whole number from 1 to 100000, not '2.5'$/],
-    [{ FLEETPLAN_ADMIN_PASSWORD: 'short' }, /^FLEETPLAN_ADMIN_PASSWORD must have at least 10 characters$/],
+    [
+      { FLEETPLAN_ADMIN_PASSWORD: 'short' },
+      /^FLEETPLAN_ADMIN_PASSWORD must have at least 12 characters besides leading and trailing spaces$/,
+    ],
     [{ DATABASE_URL: 'postgres://db/x' }, /^DATABASE_URL 'postgres:\/\/db\/x' is not a SQLite location/],
   ])('refuses %o, naming the variable', (raw, message) => {
     const problems = problemsOf(raw);

@@ -6,7 +6,7 @@
  * start-up) pass the parsed settings on, and tests build their own with `parseEnv({...})`.
  */
 import { resolveDatabaseFile } from '@/db/open-database';
-import { MIN_PASSWORD_LENGTH } from '@/server/auth/password';
+import { passwordProblem } from '@/server/auth/password-policy';
 import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
 
 export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
@@ -46,6 +46,8 @@ export interface FleetplanEnv {
   hsts: boolean | undefined;
   /** FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses */
   webhookAllowPrivate: boolean;
+  /** FLEETPLAN_TRUST_PROXY=1: a reverse proxy appends the client's address to X-Forwarded-For (sign-in throttling) */
+  trustProxy: boolean;
   /** FLEETPLAN_SECRET_KEY (32 bytes, hex or base64): encrypts webhook secrets; unset = `<database>.key` */
   secretKey: SecretKey | undefined;
   /** FLEETPLAN_DEMO_LOGIN: true (1) / false (0) override the database's switch; undefined = as stored */
@@ -125,8 +127,8 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
   }
 
   const adminPassword = raw.FLEETPLAN_ADMIN_PASSWORD === '' ? undefined : raw.FLEETPLAN_ADMIN_PASSWORD;
-  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH)
-    problems.push(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  const adminPasswordProblem = adminPassword === undefined ? null : passwordProblem(adminPassword, 'admin');
+  if (adminPasswordProblem) problems.push(`FLEETPLAN_ADMIN_PASSWORD ${adminPasswordProblem}`);
 
   let secretKey: SecretKey | undefined;
   const secretKeyText = get('FLEETPLAN_SECRET_KEY');
@@ -148,6 +150,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     metricsPublic: flag('FLEETPLAN_METRICS_PUBLIC', false),
     hsts: get('FLEETPLAN_HSTS') === undefined ? undefined : flag('FLEETPLAN_HSTS', false),
     webhookAllowPrivate: flag('FLEETPLAN_WEBHOOK_ALLOW_PRIVATE', false),
+    trustProxy: flag('FLEETPLAN_TRUST_PROXY', false),
     secretKey,
     demoLogin: demoLoginRaw === undefined ? undefined : flag('FLEETPLAN_DEMO_LOGIN', false),
     adminPassword,

@@ -24,6 +24,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'auth.loginOptions': 'public',
   'auth.login': 'public',
   'auth.demoLogin': 'public',
+  'auth.changePassword': 'viewer',
   'auth.logout': 'public',
   // reading the fleet
   'activity.actions': 'viewer',

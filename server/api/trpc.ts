@@ -23,6 +23,8 @@ export interface ContextInner {
   csrfOk?: boolean;
   /** the request came over https: session cookies get `Secure` */
   secureCookies?: boolean;
+  /** the client's address as far as we can tell (sign-in throttling); see server/auth/sign-in-throttle.ts */
+  clientAddress?: string;
 }
 
 export function createContextInner(opts: {
@@ -35,6 +37,7 @@ export function createContextInner(opts: {
   resHeaders?: Headers;
   csrfOk?: boolean;
   secureCookies?: boolean;
+  clientAddress?: string;
 }): ContextInner {
   const realNow = opts.realNow ?? (() => new Date());
   const fleetNow = opts.fleetNow ?? realNow;
@@ -47,6 +50,7 @@ export function createContextInner(opts: {
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,
+    clientAddress: opts.clientAddress ?? 'unknown',
   };
 }
 
@@ -57,6 +61,7 @@ const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {
   PRECONDITION_FAILED: 'PRECONDITION_FAILED',
   FORBIDDEN: 'FORBIDDEN',
   UNAUTHORIZED: 'UNAUTHORIZED',
+  TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
 };
 
 const t = initTRPC.context<ContextInner>().create({
@@ -100,9 +105,15 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** the one role-checked procedure a user who must change their password may call */
+const CHANGE_PASSWORD_PATH = 'auth.changePassword';
+
 function requireRole(role: Role) {
-  return t.middleware(({ ctx, type, next }) => {
+  return t.middleware(({ ctx, type, path, next }) => {
     if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
+    if (ctx.actor.mustChangePassword && path !== CHANGE_PASSWORD_PATH) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'Change your password first' });
+    }
     if (!hasRole(ctx.actor, role))
       throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${ctx.actor.role}` });
     if (type === 'mutation' && ctx.actor.via === 'session' && !ctx.csrfOk) {

@@ -13,6 +13,8 @@ export interface Actor {
   sessionIdHash?: string;
   /** the API token used, when via = 'token' */
   tokenId?: number;
+  /** signed in with a printed or admin-set password: only changing it (and signing out) works */
+  mustChangePassword?: boolean;
 }
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };

@@ -7,7 +7,8 @@ import { getEnv, type FleetplanEnv } from '@/server/env';
 import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
 import { countUsers, findUserByName, insertUser, writeDemoLoginSetting } from '@/server/repositories/user-repository';
 import { DEMO_USERNAME, demoLoginRefusal, isDemoLoginEnabled } from './demo-login';
-import { hashPassword, MIN_PASSWORD_LENGTH, unusablePasswordHash } from './password';
+import { hashPassword, unusablePasswordHash } from './password';
+import { passwordProblem } from './password-policy';
 import { generateSecret } from './secrets';
 
 export const ADMIN_USERNAME = 'admin';
@@ -32,11 +33,17 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   let adminCreated = false;
   if (countUsers(db) === 0) {
     const fromEnv = env.adminPassword;
-    if (fromEnv !== undefined && fromEnv.length < MIN_PASSWORD_LENGTH) {
-      throw new Error(`FLEETPLAN_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
-    }
+    const problem = fromEnv === undefined ? null : passwordProblem(fromEnv, ADMIN_USERNAME);
+    if (problem) throw new Error(`FLEETPLAN_ADMIN_PASSWORD ${problem}`);
     const password = fromEnv ?? generateSecret(18);
-    insertUser(db, { username: ADMIN_USERNAME, passwordHash: await hashPassword(password), role: 'admin', createdAt: now });
+    insertUser(db, {
+      username: ADMIN_USERNAME,
+      passwordHash: await hashPassword(password),
+      role: 'admin',
+      createdAt: now,
+      // a password printed to the server log is known to whoever reads the log: replace it first
+      mustChangePassword: fromEnv === undefined,
+    });
     insertAuthAudit(db, {
       at: now,
       actor: 'system:bootstrap',
@@ -48,7 +55,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
     log(
       fromEnv !== undefined
         ? `fleetplan: created user '${ADMIN_USERNAME}' with the password from FLEETPLAN_ADMIN_PASSWORD`
-        : `fleetplan: created user '${ADMIN_USERNAME}' with password ${password}  (shown once; change it on the Admin page)`,
+        : `fleetplan: created user '${ADMIN_USERNAME}' with password ${password}  (shown once; you will be asked to change it at first sign-in)`,
     );
   }
 

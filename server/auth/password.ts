@@ -8,7 +8,8 @@ export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 export const MAX_PASSWORD_LENGTH = 256;
-export const MIN_PASSWORD_LENGTH = 10;
+/** counted after trimming spaces; see password-policy.ts */
+export const MIN_PASSWORD_LENGTH = 12;
 
 function deriveKey(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 };

@@ -42,7 +42,7 @@ function isSameOrigin(req: Request): boolean {
 
 function resolveBearer(db: Db, token: string, now: Date): Actor | null {
   if (!token.startsWith(API_TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return null;
-  const found = findActiveTokenByHash(db, sha256Hex(token));
+  const found = findActiveTokenByHash(db, sha256Hex(token), now);
   if (!found || found.user.disabled || !isRole(found.token.scope) || !isRole(found.user.role)) return null;
   if (!found.token.lastUsedAt || now.getTime() - found.token.lastUsedAt.getTime() > TOKEN_LAST_USED_RESOLUTION_MS) {
     markTokenUsed(db, found.token.id, now);
@@ -72,7 +72,14 @@ export async function resolveRequestActor(db: Db, req: Request, now: Date = new 
   if (!found || found.user.disabled || !isRole(found.user.role)) return { actor: null, csrfOk: sameOrigin, secure };
   const csrfHeader = req.headers.get('x-csrf-token') ?? '';
   return {
-    actor: { name: found.user.username, role: found.user.role, via: 'session', userId: found.user.id, sessionIdHash: idHash },
+    actor: {
+      name: found.user.username,
+      role: found.user.role,
+      via: 'session',
+      userId: found.user.id,
+      sessionIdHash: idHash,
+      mustChangePassword: found.user.mustChangePassword,
+    },
     csrfOk: sameOrigin && safeEqual(csrfHeader, found.session.csrfToken),
     secure,
   };

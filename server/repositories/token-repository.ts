@@ -1,5 +1,5 @@
 // API tokens, stored as SHA-256 hashes. Listing never selects the hash.
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { apiTokens, users } from '@/db/schema';
 
@@ -12,6 +12,7 @@ const PUBLIC_COLUMNS = {
   scope: apiTokens.scope,
   createdAt: apiTokens.createdAt,
   lastUsedAt: apiTokens.lastUsedAt,
+  expiresAt: apiTokens.expiresAt,
   revokedAt: apiTokens.revokedAt,
   userId: apiTokens.userId,
   owner: users.username,
@@ -24,6 +25,7 @@ export type TokenListing = {
   scope: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  expiresAt: Date | null;
   revokedAt: Date | null;
   userId: number;
   owner: string;
@@ -45,19 +47,28 @@ export function findTokenById(db: Db, id: number): TokenListing | undefined {
 
 export function insertToken(
   db: Db,
-  row: { name: string; userId: number; tokenHash: string; prefix: string; scope: string; createdAt: Date },
+  row: { name: string; userId: number; tokenHash: string; prefix: string; scope: string; createdAt: Date; expiresAt: Date },
 ): number {
   return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
 }
 
-/** the unrevoked token with this hash and its owner */
-export function findActiveTokenByHash(db: Db, tokenHash: string) {
+/** the unrevoked, unexpired token with this hash and its owner */
+export function findActiveTokenByHash(db: Db, tokenHash: string, now: Date) {
   return db
     .select({ token: apiTokens, user: users })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt), gt(apiTokens.expiresAt, now)))
     .get();
+}
+
+/** revokes every live token of a user (password reset or change); returns how many */
+export function revokeTokensOfUser(db: Db, userId: number, at: Date): number {
+  return db
+    .update(apiTokens)
+    .set({ revokedAt: at })
+    .where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
+    .run().changes;
 }
 
 export function markTokenUsed(db: Db, id: number, at: Date): void {

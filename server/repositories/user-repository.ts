@@ -35,11 +35,18 @@ export function countOtherActiveAdmins(db: Db, exceptId: number): number {
     .get()!.n;
 }
 
-export function insertUser(db: Db, user: { username: string; passwordHash: string; role: Role; createdAt: Date }): UserRow {
+export function insertUser(
+  db: Db,
+  user: { username: string; passwordHash: string; role: Role; createdAt: Date; mustChangePassword?: boolean },
+): UserRow {
   return db.insert(users).values(user).returning().get();
 }
 
-export function updateUser(db: Db, id: number, patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash'>>): void {
+export function updateUser(
+  db: Db,
+  id: number,
+  patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash' | 'mustChangePassword'>>,
+): void {
   db.update(users).set(patch).where(eq(users.id, id)).run();
 }
 

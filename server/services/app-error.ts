@@ -1,5 +1,6 @@
 // Errors services throw for expected failures; server/api maps them onto tRPC codes.
-export type AppErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'INVALID_INPUT' | 'PRECONDITION_FAILED' | 'FORBIDDEN' | 'UNAUTHORIZED';
+export type AppErrorCode =
+  'NOT_FOUND' | 'CONFLICT' | 'INVALID_INPUT' | 'PRECONDITION_FAILED' | 'FORBIDDEN' | 'UNAUTHORIZED' | 'TOO_MANY_REQUESTS';
 
 export interface FieldProblem {
   path: string;

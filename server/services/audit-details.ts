@@ -15,7 +15,7 @@ interface ShownFields {
 
 const EXCLUSION: ShownFields = { fields: ['scope', 'subject', 'startsAt', 'endsAt', 'reason'] };
 const WEBHOOK: ShownFields = { fields: ['name', 'events'], adminFields: ['url'] };
-const TOKEN: ShownFields = { fields: ['name', 'scope', 'owner', 'revoked'], adminFields: ['prefix'] };
+const TOKEN: ShownFields = { fields: ['name', 'scope', 'owner', 'revoked', 'expiresAt'], adminFields: ['prefix'] };
 const GRAPH: ShownFields = {
   fields: ['name', 'channel', 'architecture', 'capturedAt', 'source', 'nodeCount', 'edgeCount', 'importedAt', 'conditionalPairs'],
 };
@@ -24,11 +24,14 @@ const POLICY: ShownFields = { fields: '*' };
 export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'auth.login': { fields: ['method'] },
   'auth.logout': { fields: [] },
+  // whether the attempted username exists is for admins only
+  'auth.login-failed': { fields: [], adminFields: ['known'] },
+  'user.change-password': { fields: ['passwordChanged', 'tokensRevoked'] },
   'user.create': { fields: ['role', 'demo'] },
   'user.set-role': { fields: ['role'] },
   'user.disable': { fields: ['disabled'] },
   'user.enable': { fields: ['disabled'] },
-  'user.reset-password': { fields: ['passwordChanged'] },
+  'user.reset-password': { fields: ['passwordChanged', 'tokensRevoked'] },
   'token.create': TOKEN,
   'token.revoke': TOKEN,
   'exclusion.create': EXCLUSION,

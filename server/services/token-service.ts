@@ -17,8 +17,13 @@ export interface TokenSummary {
   owner: string;
   createdAt: string;
   lastUsedAt: string | null;
+  expiresAt: string | null;
   revokedAt: string | null;
 }
+
+export const DEFAULT_TOKEN_DAYS = 90;
+export const MAX_TOKEN_DAYS = 366;
+const DAY_MS = 86_400_000;
 
 function toSummary(row: tokensRepo.TokenListing): TokenSummary {
   return {
@@ -29,6 +34,7 @@ function toSummary(row: tokensRepo.TokenListing): TokenSummary {
     owner: row.owner,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
   };
 }
@@ -50,7 +56,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       return rows.map(toSummary);
     },
 
-    create(input: { name: string; scope: Role; actor: Actor }): { token: string; summary: TokenSummary } {
+    create(input: { name: string; scope: Role; expiresInDays?: number; actor: Actor }): { token: string; summary: TokenSummary } {
       // a token must not mint more tokens: a leaked one could otherwise outlive its revocation
       if (input.actor.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens are created from a signed-in browser session');
       const userId = requireUserActor(input.actor);
@@ -59,6 +65,14 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       if (!hasRole({ ...input.actor, role: owner.role as Role }, input.scope)) {
         throw new AppError('FORBIDDEN', `A token's scope cannot exceed your role (${owner.role})`);
       }
+      const days = input.expiresInDays ?? DEFAULT_TOKEN_DAYS;
+      if (!Number.isInteger(days) || days < 1 || days > MAX_TOKEN_DAYS) {
+        throw new AppError('INVALID_INPUT', `A token lives 1 to ${MAX_TOKEN_DAYS} days`, [
+          { path: 'expiresInDays', message: `1 to ${MAX_TOKEN_DAYS}` },
+        ]);
+      }
+      const createdAt = realNow();
+      const expiresAt = new Date(createdAt.getTime() + days * DAY_MS);
       const { token, hash, prefix } = generateApiToken();
       const id = tokensRepo.insertToken(db, {
         name: input.name,
@@ -66,14 +80,15 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         tokenHash: hash,
         prefix,
         scope: input.scope,
-        createdAt: realNow(),
+        createdAt,
+        expiresAt,
       });
       insertAuthAudit(db, {
         at: realNow(),
         actor: input.actor.name,
         action: 'token.create',
         target: `token:${id}`,
-        after: { name: input.name, prefix, scope: input.scope, owner: owner.username },
+        after: { name: input.name, prefix, scope: input.scope, owner: owner.username, expiresAt: expiresAt.toISOString() },
       });
       return { token, summary: toSummary(tokensRepo.findTokenById(db, id)!) };
     },

@@ -3,6 +3,8 @@
 import type { Db } from '@/db/open-database';
 import type { Actor, Role } from '@/server/auth/actor';
 import { hashPassword } from '@/server/auth/password';
+import { passwordProblem } from '@/server/auth/password-policy';
+import { revokeTokensOfUser } from '@/server/repositories/token-repository';
 import { generateSecret } from '@/server/auth/secrets';
 import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
 import { deleteSessionsOfUser } from '@/server/repositories/session-repository';
@@ -36,6 +38,11 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
     }
   }
 
+  function requireGoodPassword(password: string, username: string): void {
+    const problem = passwordProblem(password, username);
+    if (problem) throw new AppError('INVALID_INPUT', `The password ${problem}`, [{ path: 'password', message: problem }]);
+  }
+
   function audit(actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
     insertAuthAudit(db, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
@@ -47,6 +54,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
 
     async create(input: { username: string; password: string; role: Role; actor: Actor }): Promise<UserSummary> {
       if (usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
+      requireGoodPassword(input.password, input.username);
       const row = usersRepo.insertUser(db, {
         username: input.username,
         passwordHash: await hashPassword(input.password),
@@ -92,10 +100,17 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       actor: Actor;
     }): Promise<{ username: string; generatedPassword: string | null }> {
       const row = requireUser(input.username);
+      if (input.password !== undefined) requireGoodPassword(input.password, row.username);
       const generated = input.password ? null : generateSecret(15);
-      usersRepo.updateUser(db, row.id, { passwordHash: await hashPassword(input.password ?? generated!) });
-      deleteSessionsOfUser(db, row.id);
-      audit(input.actor, 'user.reset-password', row.username, null, { passwordChanged: true });
+      const passwordHash = await hashPassword(input.password ?? generated!);
+      const now = realNow();
+      db.transaction(() => {
+        // the admin knows this password: the user replaces it at the next sign-in
+        usersRepo.updateUser(db, row.id, { passwordHash, mustChangePassword: row.id !== input.actor.userId });
+        deleteSessionsOfUser(db, row.id);
+        const tokensRevoked = revokeTokensOfUser(db, row.id, now);
+        audit(input.actor, 'user.reset-password', row.username, null, { passwordChanged: true, sessionsEnded: true, tokensRevoked });
+      });
       return { username: row.username, generatedPassword: generated };
     },
   };

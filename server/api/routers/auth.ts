@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { CookieJar } from '@/server/services/auth-service';
 import { MAX_PASSWORD_LENGTH } from '@/server/auth/password';
-import { createTRPCRouter, publicProcedure, type ContextInner } from '../trpc';
+import { createTRPCRouter, publicProcedure, viewerProcedure, type ContextInner } from '../trpc';
 
 export const ZLoginInput = z.object({
   username: z.string().min(1).max(64),
@@ -23,9 +23,20 @@ const sameSiteProcedure = publicProcedure.use(({ ctx, next }) => {
 export const authRouter = createTRPCRouter({
   me: publicProcedure.query(({ ctx }) => ctx.services.auth.me(ctx.actor)),
   loginOptions: publicProcedure.query(({ ctx }) => ctx.services.auth.loginOptions()),
-  login: sameSiteProcedure
-    .input(ZLoginInput)
-    .mutation(({ ctx, input }) => ctx.services.auth.login({ ...input, cookies: cookieJarOf(ctx) })),
+  login: sameSiteProcedure.input(ZLoginInput).mutation(({ ctx, input }) =>
+    ctx.services.auth.login({
+      ...input,
+      cookies: cookieJarOf(ctx),
+      clientAddress: ctx.clientAddress ?? 'unknown',
+      retryAfter: (seconds) => ctx.resHeaders?.set('retry-after', String(seconds)),
+    }),
+  ),
+  /** the one procedure a user who must change their password may call (server/api/trpc.ts) */
+  changePassword: viewerProcedure
+    .input(
+      z.object({ currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH), newPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH) }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.auth.changePassword({ ...input, actor: ctx.actor, cookies: cookieJarOf(ctx) })),
   demoLogin: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.demoLogin({ cookies: cookieJarOf(ctx) })),
   logout: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.logout({ actor: ctx.actor, cookies: cookieJarOf(ctx) })),
 });

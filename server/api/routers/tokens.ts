@@ -1,6 +1,7 @@
 // API tokens: everyone manages their own; admins also see and revoke everyone's.
 import { z } from 'zod';
 import { ROLES } from '@/server/auth/actor';
+import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '@/server/services/token-service';
 import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, viewerProcedure } from '../trpc';
 
@@ -9,7 +10,13 @@ export const tokensRouter = createTRPCRouter({
     .input(z.object({ all: z.boolean().default(false) }).default({ all: false }))
     .query(({ ctx, input }) => ctx.services.tokens.list({ ...input, actor: ctx.actor })),
   create: viewerProcedure
-    .input(z.object({ name: z.string().trim().pipe(identifierSchema(80)), scope: z.enum(ROLES) }))
+    .input(
+      z.object({
+        name: z.string().trim().pipe(identifierSchema(80)),
+        scope: z.enum(ROLES),
+        expiresInDays: z.number().int().min(1).max(MAX_TOKEN_DAYS).default(DEFAULT_TOKEN_DAYS),
+      }),
+    )
     .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
   revoke: viewerProcedure
     .input(

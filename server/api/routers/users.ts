@@ -1,7 +1,7 @@
 // Local user administration (admin only).
 import { z } from 'zod';
 import { ROLES } from '@/server/auth/actor';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@/server/auth/password';
+import { MAX_PASSWORD_LENGTH } from '@/server/auth/password';
 import { adminProcedure, createTRPCRouter } from '../trpc';
 
 const username = z.string().min(1).max(64);
@@ -10,7 +10,8 @@ const newUsername = z
   .min(2)
   .max(64)
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash and underscore; starts with a letter or digit');
-const password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH);
+// length after trimming, common passwords and the like: server/auth/password-policy.ts (in the service)
+const password = z.string().min(1).max(MAX_PASSWORD_LENGTH);
 
 export const ZCreateUserInput = z.object({ username: newUsername, password, role: z.enum(ROLES) });
 

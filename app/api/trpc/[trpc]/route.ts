@@ -8,6 +8,8 @@ import { appRouter } from '@/server/api/root';
 import { jsonNestingTooDeepAt } from '@/server/domain/bounded-parse';
 import { createContextInner } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
+import { clientAddressOf } from '@/server/auth/sign-in-throttle';
+import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { readLimitedBody, trpcPayloadTooLarge, withBufferedBody } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
@@ -51,6 +53,7 @@ async function handler(incoming: Request) {
         actor: identity.actor,
         csrfOk: identity.csrfOk,
         secureCookies: identity.secure,
+        clientAddress: clientAddressOf(req.headers, getEnv().trustProxy),
         resHeaders,
       }),
   });
