@@ -4,16 +4,20 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import styles from './auth.module.css';
+import { ChangePasswordForm } from './change-password-form';
 import { safeNextPath } from './safe-next-path';
 
-export function LoginForm({ next }: { next?: string }) {
+export function LoginForm({ next, changePassword }: { next?: string; changePassword?: boolean }) {
   const trpc = useTRPC();
   const options = useQuery(trpc.auth.loginOptions.queryOptions());
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   // a full navigation, so every query refetches with the new session cookie
   const enter = () => window.location.assign(safeNextPath(next));
-  const login = useMutation(trpc.auth.login.mutationOptions({ onSuccess: enter }));
+  const [mustChange, setMustChange] = useState(changePassword ?? false);
+  const login = useMutation(
+    trpc.auth.login.mutationOptions({ onSuccess: (me) => (me.mustChangePassword ? setMustChange(true) : enter()) }),
+  );
   const demo = useMutation(trpc.auth.demoLogin.mutationOptions({ onSuccess: enter }));
   const busy = login.isPending || demo.isPending;
   const error = login.error ?? demo.error;
@@ -34,56 +38,62 @@ export function LoginForm({ next }: { next?: string }) {
           fleetplan
         </div>
         <h1 id="login-title">Sign in</h1>
-        {options.data?.demoLogin && (
+        {mustChange ? (
+          <ChangePasswordForm onChanged={enter} />
+        ) : (
           <>
-            <button type="button" className={`btn primary ${styles.wide}`} disabled={busy} onClick={() => demo.mutate()}>
-              Continue as demo operator
-            </button>
-            <p className="small muted" style={{ margin: 0 }}>
-              A signed-in session for the seeded <span className="mono">demo</span> user (operator role) on this demo fleet.
-            </p>
-            <div className={styles.divider}>or with a local account</div>
+            {options.data?.demoLogin && (
+              <>
+                <button type="button" className={`btn primary ${styles.wide}`} disabled={busy} onClick={() => demo.mutate()}>
+                  Continue as demo operator
+                </button>
+                <p className="small muted" style={{ margin: 0 }}>
+                  A signed-in session for the seeded <span className="mono">demo</span> user (operator role) on this demo fleet.
+                </p>
+                <div className={styles.divider}>or with a local account</div>
+              </>
+            )}
+            <form className={styles.form} onSubmit={submit}>
+              <label className={styles.field}>
+                Username
+                <input
+                  type="text"
+                  name="username"
+                  autoComplete="username"
+                  required
+                  maxLength={64}
+                  value={username}
+                  onChange={(e) => setUsername(e.target.value)}
+                />
+              </label>
+              <label className={styles.field}>
+                Password
+                <input
+                  type="password"
+                  name="password"
+                  autoComplete="current-password"
+                  required
+                  maxLength={256}
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                />
+              </label>
+              {error && (
+                <div className="banner bad small" role="alert">
+                  {error.message}
+                </div>
+              )}
+              <button type="submit" className={`btn ${options.data?.demoLogin ? '' : 'primary'} ${styles.wide}`} disabled={busy}>
+                {login.isPending ? 'Signing in…' : 'Sign in'}
+              </button>
+            </form>
+            {options.data?.providers.map((p) => (
+              <span key={p.id} className="small muted">
+                {p.displayName}
+              </span>
+            ))}
           </>
         )}
-        <form className={styles.form} onSubmit={submit}>
-          <label className={styles.field}>
-            Username
-            <input
-              type="text"
-              name="username"
-              autoComplete="username"
-              required
-              maxLength={64}
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-            />
-          </label>
-          <label className={styles.field}>
-            Password
-            <input
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              maxLength={256}
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          </label>
-          {error && (
-            <div className="banner bad small" role="alert">
-              {error.message}
-            </div>
-          )}
-          <button type="submit" className={`btn ${options.data?.demoLogin ? '' : 'primary'} ${styles.wide}`} disabled={busy}>
-            {login.isPending ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
-        {options.data?.providers.map((p) => (
-          <span key={p.id} className="small muted">
-            {p.displayName}
-          </span>
-        ))}
         <p className="small muted" style={{ margin: 0 }}>
           First start? The <span className="mono">admin</span> password is in the server log (or{' '}
           <span className="mono">FLEETPLAN_ADMIN_PASSWORD</span>).

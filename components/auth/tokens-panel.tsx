@@ -10,19 +10,23 @@ import styles from './auth.module.css';
 type Role = 'viewer' | 'operator' | 'admin';
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
+/** lifetimes offered at creation; the server accepts 1 to 366 days (server/services/token-service.ts) */
+const LIFETIME_DAYS = [7, 30, 90, 180, 366] as const;
+const DEFAULT_LIFETIME_DAYS = 90;
+
 export function TokensPanel({ role }: { role: Role }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [all, setAll] = useState(false);
   const tokens = useQuery(trpc.tokens.list.queryOptions({ all }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.pathKey() });
-  const [form, setForm] = useState({ name: '', scope: 'viewer' as Role });
+  const [form, setForm] = useState({ name: '', scope: 'viewer' as Role, expiresInDays: DEFAULT_LIFETIME_DAYS });
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
       onSuccess: (r) => {
         setSecret({ name: r.summary.name, token: r.token });
-        setForm({ name: '', scope: 'viewer' });
+        setForm({ name: '', scope: 'viewer', expiresInDays: DEFAULT_LIFETIME_DAYS });
         void refresh();
       },
     }),
@@ -73,6 +77,16 @@ export function TokensPanel({ role }: { role: Role }) {
               ))}
           </select>
         </label>
+        <label>
+          Expires in
+          <select value={form.expiresInDays} onChange={(e) => setForm({ ...form, expiresInDays: Number(e.target.value) })}>
+            {LIFETIME_DAYS.map((d) => (
+              <option key={d} value={d}>
+                {d} days
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit" className="btn primary" disabled={create.isPending}>
           Create token
         </button>
@@ -109,6 +123,7 @@ export function TokensPanel({ role }: { role: Role }) {
               {all && <th>Owner</th>}
               <th>Created</th>
               <th>Last used</th>
+              <th>Expires</th>
               <th>Status</th>
               <th />
             </tr>
@@ -128,7 +143,16 @@ export function TokensPanel({ role }: { role: Role }) {
                 {all && <td>{t.owner}</td>}
                 <td className="nowrap small">{formatUtc(t.createdAt)}</td>
                 <td className="nowrap small">{t.lastUsedAt ? formatUtc(t.lastUsedAt) : 'never'}</td>
-                <td>{t.revokedAt ? <span className="badge bad">revoked</span> : <span className="badge ok">active</span>}</td>
+                <td className="nowrap small">{t.expiresAt ? formatUtc(t.expiresAt) : '—'}</td>
+                <td>
+                  {t.revokedAt ? (
+                    <span className="badge bad">revoked</span>
+                  ) : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? (
+                    <span className="badge warn">expired</span>
+                  ) : (
+                    <span className="badge ok">active</span>
+                  )}
+                </td>
                 <td>
                   {!t.revokedAt && (
                     <button className="btn danger" onClick={() => revoke.mutate({ id: t.id })}>

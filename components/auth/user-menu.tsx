@@ -22,6 +22,10 @@ export function UserMenu() {
     if (me.isSuccess && me.data === null && pathname !== '/login') {
       window.location.assign(`/login?next=${encodeURIComponent(pathname)}`);
     }
+    // a printed or admin-set password: nothing else works until it is replaced
+    if (me.data?.mustChangePassword && pathname !== '/login') {
+      window.location.assign(`/login?change=1&next=${encodeURIComponent(pathname)}`);
+    }
   }, [me.isSuccess, me.data, pathname]);
 
   useEffect(() => {
