@@ -4,7 +4,9 @@ import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
-import { formatUtc } from '@/components/ui/format';
+import { DataTable, type Column, type ServerPaging } from '@/components/ui/data-table';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { formatUtc } from '@/components/ui/zoned-time';
 import { ChangeDiff } from './change-diff';
 
 type Out = inferRouterOutputs<AppRouter>['activity'];
@@ -23,93 +25,121 @@ export function ClusterLink({ name }: { name: string }) {
   );
 }
 
-function Time({ iso }: { iso: string | null }) {
-  return <span className="nowrap small">{formatUtc(iso)}</span>;
+const dash = <span className="muted">—</span>;
+
+/** The page's tables share the server paging of the Activity view. */
+interface TableProps<Row> {
+  rows: readonly Row[];
+  paging: ServerPaging;
+  noun: string;
 }
 
-export function DecisionsTable({ rows }: { rows: DecisionRow[] }) {
+const DECISION_COLUMNS: Column<DecisionRow>[] = [
+  { id: 'at', header: 'Time', className: 'small', csv: (d) => d.at, cell: (d) => <ZonedTime iso={d.at} /> },
+  { id: 'cluster', header: 'Cluster', required: true, csv: (d) => d.clusterName, cell: (d) => <ClusterLink name={d.clusterName} /> },
+  {
+    id: 'decision',
+    header: 'Decision',
+    className: 'nowrap',
+    csv: (d) => [d.action, d.reason].filter(Boolean).join(' '),
+    cell: (d) => (
+      <>
+        <DecisionBadge action={d.action} reason={d.reason} />
+        {d.action === 'skip' && !d.reason && <span className="muted small"> skip</span>}
+      </>
+    ),
+  },
+  { id: 'version', header: 'Version', className: 'mono nowrap', csv: (d) => d.version, cell: (d) => d.version ?? dash },
+  { id: 'message', header: 'Message', className: 'act-msg small', csv: (d) => d.message, cell: (d) => d.message ?? dash },
+  {
+    id: 'tick',
+    header: 'Tick',
+    className: 'nowrap small',
+    csv: (d) => d.tickId,
+    cell: (d) => (
+      <>
+        {d.tickId !== null ? <span className="mono">#{d.tickId}</span> : dash} {d.dryRun && <span className="badge info">dry run</span>}
+      </>
+    ),
+  },
+];
+
+export function DecisionsTable({ rows, paging, noun }: TableProps<DecisionRow>) {
   return (
-    <table className="data" aria-label="Decisions">
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Cluster</th>
-          <th scope="col">Decision</th>
-          <th scope="col">Version</th>
-          <th scope="col">Message</th>
-          <th scope="col">Tick</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((d) => (
-          <tr key={d.id} data-decision={d.id}>
-            <td>
-              <Time iso={d.at} />
-            </td>
-            <td>
-              <ClusterLink name={d.clusterName} />
-            </td>
-            <td className="nowrap">
-              <DecisionBadge action={d.action} reason={d.reason} />
-              {d.action === 'skip' && !d.reason && <span className="muted small"> skip</span>}
-            </td>
-            <td className="mono nowrap">{d.version ?? <span className="muted">—</span>}</td>
-            <td className="act-msg small">{d.message ?? <span className="muted">—</span>}</td>
-            <td className="nowrap small">
-              {d.tickId !== null ? <span className="mono">#{d.tickId}</span> : <span className="muted">—</span>}{' '}
-              {d.dryRun && <span className="badge info">dry run</span>}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      id="activity-decisions"
+      label="Decisions"
+      rows={rows}
+      columns={DECISION_COLUMNS}
+      rowKey={(d) => d.id}
+      rowProps={(d) => ({ 'data-decision': d.id })}
+      paging={paging}
+      noun={noun}
+    />
   );
 }
 
-export function ActionsTable({ rows }: { rows: ActionRow[] }) {
+const ACTION_COLUMNS: Column<ActionRow>[] = [
+  {
+    id: 'created',
+    header: 'Created',
+    csv: (a) => a.createdAt,
+    cell: (a) => (
+      <>
+        <ZonedTime iso={a.createdAt} className="nowrap small" />
+        {a.tickId !== null && <div className="muted small mono">tick #{a.tickId}</div>}
+      </>
+    ),
+  },
+  {
+    id: 'action',
+    header: 'Action',
+    className: 'nowrap',
+    csv: (a) => a.kind,
+    cell: (a) => (
+      <>
+        <span className={`badge ${a.kind === 'cancel-upgrade' ? 'warn' : 'accent'}`}>{KIND_LABEL[a.kind] ?? a.kind}</span>
+        {a.nextRun && <div className="muted small">for {formatUtc(a.nextRun)}</div>}
+      </>
+    ),
+  },
+  { id: 'cluster', header: 'Cluster', required: true, csv: (a) => a.clusterName, cell: (a) => <ClusterLink name={a.clusterName} /> },
+  { id: 'version', header: 'Version', className: 'mono nowrap', csv: (a) => a.version, cell: (a) => a.version },
+  {
+    id: 'status',
+    header: 'Status',
+    csv: (a) => a.status,
+    cell: (a) => <span className={`badge ${INTENT_TONE[a.status] ?? ''}`}>{a.status}</span>,
+  },
+  { id: 'attempts', header: 'Attempts', className: 'sch-num', headerClassName: 'sch-num', csv: (a) => a.attempts, cell: (a) => a.attempts },
+  {
+    id: 'note',
+    header: 'Error / note',
+    className: 'act-msg small',
+    csv: (a) => a.note,
+    cell: (a) => (a.note ? <span style={a.status === 'failed' ? { color: 'var(--bad)' } : undefined}>{a.note}</span> : dash),
+  },
+  {
+    id: 'done',
+    header: 'Done',
+    csv: (a) => a.doneAt,
+    cell: (a) => (a.doneAt ? <ZonedTime iso={a.doneAt} className="nowrap small" /> : dash),
+  },
+  { id: 'key', header: 'Idempotency key', hidden: true, className: 'mono small', csv: (a) => a.key, cell: (a) => a.key },
+];
+
+export function ActionsTable({ rows, paging, noun }: TableProps<ActionRow>) {
   return (
-    <table className="data" aria-label="Actions">
-      <thead>
-        <tr>
-          <th scope="col">Created</th>
-          <th scope="col">Action</th>
-          <th scope="col">Cluster</th>
-          <th scope="col">Version</th>
-          <th scope="col">Status</th>
-          <th scope="col" className="sch-num">
-            Attempts
-          </th>
-          <th scope="col">Error / note</th>
-          <th scope="col">Done</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((a) => (
-          <tr key={a.id} data-intent={a.id}>
-            <td>
-              <Time iso={a.createdAt} />
-              {a.tickId !== null && <div className="muted small mono">tick #{a.tickId}</div>}
-            </td>
-            <td className="nowrap">
-              <span className={`badge ${a.kind === 'cancel-upgrade' ? 'warn' : 'accent'}`}>{KIND_LABEL[a.kind] ?? a.kind}</span>
-              {a.nextRun && <div className="muted small">for {formatUtc(a.nextRun)}</div>}
-            </td>
-            <td>
-              <ClusterLink name={a.clusterName} />
-            </td>
-            <td className="mono nowrap">{a.version}</td>
-            <td>
-              <span className={`badge ${INTENT_TONE[a.status] ?? ''}`}>{a.status}</span>
-            </td>
-            <td className="sch-num">{a.attempts}</td>
-            <td className="act-msg small" style={a.status === 'failed' ? { color: 'var(--bad)' } : undefined}>
-              {a.note ?? <span className="muted">—</span>}
-            </td>
-            <td>{a.doneAt ? <Time iso={a.doneAt} /> : <span className="muted">—</span>}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      id="activity-actions"
+      label="Actions"
+      rows={rows}
+      columns={ACTION_COLUMNS}
+      rowKey={(a) => a.id}
+      rowProps={(a) => ({ 'data-intent': a.id })}
+      paging={paging}
+      noun={noun}
+    />
   );
 }
 
@@ -136,39 +166,57 @@ function Target({ target }: { target: string }) {
   return href ? <Link href={href}>{text}</Link> : <span>{text}</span>;
 }
 
-export function ChangesTable({ rows }: { rows: ChangeRow[] }) {
+const CHANGE_COLUMNS: Column<ChangeRow>[] = [
+  { id: 'at', header: 'Time', className: 'small', csv: (c) => c.at, cell: (c) => <ZonedTime iso={c.at} /> },
+  { id: 'actor', header: 'Who', className: 'nowrap', csv: (c) => c.actor, cell: (c) => c.actor },
+  {
+    id: 'what',
+    header: 'What',
+    required: true,
+    csv: (c) => c.action,
+    cell: (c) => (
+      <div style={{ maxWidth: 320 }}>
+        <span className={`badge ${c.kind === 'policy' ? 'accent' : ''}`}>{c.kind === 'policy' ? 'policy revision' : 'audit'}</span>{' '}
+        <code className="sch-wrap">{c.action}</code>
+        {c.kind === 'policy' && c.summary && <div className="small muted sch-wrap">{c.summary}</div>}
+      </div>
+    ),
+  },
+  {
+    id: 'target',
+    header: 'Target',
+    className: 'small sch-wrap',
+    csv: (c) => c.target,
+    cell: (c) => (
+      <div style={{ maxWidth: 220 }}>
+        <Target target={c.target} />
+      </div>
+    ),
+  },
+  {
+    id: 'change',
+    header: 'Change',
+    csv: (c) =>
+      c.changes
+        .map(
+          (x) => `${x.path}: ${x.kind === 'added' ? '' : `${String(x.before)} → `}${x.kind === 'removed' ? '(removed)' : String(x.after)}`,
+        )
+        .join('; '),
+    cell: (c) => <ChangeDiff changes={c.changes} omitted={c.omitted} />,
+  },
+];
+
+export function ChangesTable({ rows, paging, noun }: TableProps<ChangeRow>) {
   return (
-    <table className="data" aria-label="Policy and admin changes">
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Who</th>
-          <th scope="col">What</th>
-          <th scope="col">Target</th>
-          <th scope="col">Change</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((c) => (
-          <tr key={c.id} data-change={c.id}>
-            <td>
-              <Time iso={c.at} />
-            </td>
-            <td className="nowrap">{c.actor}</td>
-            <td style={{ maxWidth: 320 }}>
-              <span className={`badge ${c.kind === 'policy' ? 'accent' : ''}`}>{c.kind === 'policy' ? 'policy revision' : 'audit'}</span>{' '}
-              <code className="sch-wrap">{c.action}</code>
-              {c.kind === 'policy' && c.summary && <div className="small muted sch-wrap">{c.summary}</div>}
-            </td>
-            <td className="small sch-wrap" style={{ maxWidth: 220 }}>
-              <Target target={c.target} />
-            </td>
-            <td>
-              <ChangeDiff before={c.before} after={c.after} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      id="activity-changes"
+      label="Policy and admin changes"
+      rows={rows}
+      columns={CHANGE_COLUMNS}
+      rowKey={(c) => c.id}
+      rowProps={(c) => ({ 'data-change': c.id })}
+      paging={paging}
+      noun={noun}
+    />
   );
 }

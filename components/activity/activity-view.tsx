@@ -8,7 +8,6 @@ import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable } from './activity-tables';
-import { Pager } from '@/components/ui/pager';
 import '@/components/scheduler/scheduler.css';
 import { useDebounced } from '@/components/ui/use-debounced';
 
@@ -134,6 +133,7 @@ export function ActivityView() {
   const filtered = !!(cluster || f.from || f.to || f.action || f.reason || f.status);
   const clear = () => setF({ cluster: '', range: 'all', from: '', to: '', action: '', reason: '', status: '' });
   const noun = TABS.find((t) => t.id === tab)!.noun;
+  const paging = (total: number) => ({ offset, limit: PAGE, total, onOffset: setOffset, busy: current.isFetching });
 
   return (
     <section className="panel flush" aria-label="Activity">
@@ -282,14 +282,13 @@ export function ActivityView() {
                 : 'They are recorded by scheduler ticks: run one from the Scheduler page.'}
           </EmptyState>
         ) : (
-          <>
-            <div className="table-scroll" style={{ maxHeight: 'calc(100vh - 300px)', opacity: current.isPlaceholderData ? 0.6 : 1 }}>
-              {tab === 'decisions' && decisions.data && <DecisionsTable rows={decisions.data.rows} />}
-              {tab === 'actions' && actions.data && <ActionsTable rows={actions.data.rows} />}
-              {tab === 'changes' && changes.data && <ChangesTable rows={changes.data.rows} />}
-            </div>
-            <Pager offset={offset} limit={PAGE} total={current.data.total} onOffset={setOffset} busy={current.isFetching} noun={noun} />
-          </>
+          <div style={{ opacity: current.isPlaceholderData ? 0.6 : 1 }}>
+            {tab === 'decisions' && decisions.data && (
+              <DecisionsTable rows={decisions.data.rows} paging={paging(decisions.data.total)} noun={noun} />
+            )}
+            {tab === 'actions' && actions.data && <ActionsTable rows={actions.data.rows} paging={paging(actions.data.total)} noun={noun} />}
+            {tab === 'changes' && changes.data && <ChangesTable rows={changes.data.rows} paging={paging(changes.data.total)} noun={noun} />}
+          </div>
         )}
       </div>
     </section>

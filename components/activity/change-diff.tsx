@@ -1,58 +1,63 @@
 'use client';
-// A compact before → after view of one change: only changed keys, created/removed values,
-// the unchanged ones counted; the server's cut summaries are marked as such.
+// A compact before → after view of one change, from the field changes the server computed
+// (activity.changes: path, before, after): the first few shown, the rest behind a button.
 import { useState } from 'react';
-import { diffSides, parseSide } from './change-summary';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { formatUtc } from '@/components/ui/zoned-time';
+
+type FieldChange = inferRouterOutputs<AppRouter>['activity']['changes']['rows'][number]['changes'][number];
 
 const SHOWN = 5;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z$/;
+const SIGN = { added: '+', removed: '−', changed: '~' } as const;
+const OP = { added: 'add', removed: 'del', changed: 'mod' } as const;
 
-export function ChangeDiff({ before, after }: { before: string | null; after: string | null }) {
+/** A field value as text: instants in UTC, empty text visible as "". */
+export function fieldText(value: FieldChange['before']): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return value === '' ? '""' : ISO_INSTANT.test(value) ? formatUtc(value) : value;
+  return String(value);
+}
+
+export function ChangeDiff({ changes, omitted }: { changes: readonly FieldChange[]; omitted: number }) {
   const [open, setOpen] = useState(false);
-  const { rows, truncated } = diffSides(parseSide(before), parseSide(after));
-  const changed = rows.filter((r) => r.op !== 'same');
-  const same = rows.length - changed.length;
-  if (rows.length === 0) return <span className="muted">—</span>;
-  // nothing changed at key level (e.g. both sides cut before the change): list what we know
-  const list = changed.length ? changed : rows;
-  const visible = open ? list : list.slice(0, SHOWN);
+  if (changes.length === 0) return <span className="muted">—</span>;
+  const visible = open ? changes : changes.slice(0, SHOWN);
   return (
     <div className="act-diff">
-      {visible.map((r) => (
-        <div className="row" key={`${r.op}:${r.key}`}>
-          <span className={`sign ${r.op}`} aria-hidden="true">
-            {r.op === 'add' ? '+' : r.op === 'del' ? '−' : r.op === 'mod' ? '~' : ' '}
+      {visible.map((c) => (
+        <div className="row" key={`${c.kind}:${c.path}`}>
+          <span className={`sign ${OP[c.kind]}`} aria-hidden="true">
+            {SIGN[c.kind]}
           </span>
-          {r.key && (
-            <span className="key" title={r.key}>
-              {r.key}
+          {c.path !== '(root)' && (
+            <span className="key" title={c.path}>
+              {c.path}
             </span>
           )}
           <span>
-            {r.op === 'mod' ? (
+            {c.kind === 'changed' ? (
               <>
-                <span className="old">{r.before}</span> → <span className="new">{r.after}</span>
+                <span className="old">{fieldText(c.before)}</span> → <span className="new">{fieldText(c.after)}</span>
               </>
-            ) : r.op === 'add' ? (
-              <span className="new">{r.after}</span>
-            ) : r.op === 'del' ? (
-              <span className="old">{r.before}</span>
+            ) : c.kind === 'added' ? (
+              <span className="new">{fieldText(c.after)}</span>
             ) : (
-              <span>{r.after ?? r.before}</span>
+              <span className="old">{fieldText(c.before)}</span>
             )}
           </span>
         </div>
       ))}
-      {(list.length > SHOWN || (changed.length > 0 && same > 0) || truncated) && (
+      {(changes.length > SHOWN || omitted > 0) && (
         <div className="muted">
-          {list.length > SHOWN && (
+          {changes.length > SHOWN && (
             <button type="button" onClick={() => setOpen((v) => !v)} aria-expanded={open}>
-              {open ? 'show less' : `+${list.length - SHOWN} more`}
+              {open ? 'show less' : `+${changes.length - SHOWN} more`}
             </button>
           )}
-          {list.length > SHOWN && ((changed.length > 0 && same > 0) || truncated) ? ' · ' : ''}
-          {changed.length > 0 && same > 0 ? `${same} unchanged` : ''}
-          {changed.length > 0 && same > 0 && truncated ? ' · ' : ''}
-          {truncated && <span title="The server sends a shortened summary of large values">summary shortened</span>}
+          {changes.length > SHOWN && omitted > 0 ? ' · ' : ''}
+          {omitted > 0 && `${omitted} more changes not listed`}
         </div>
       )}
     </div>

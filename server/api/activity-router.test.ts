@@ -61,11 +61,18 @@ describe('activity.changes', () => {
     for (const row of db.select().from(t.users).all()) expect(seen).not.toContain(row.passwordHash);
     // still useful: which webhook, which events
     const created = page.rows.find((r) => r.action === 'webhook.create')!;
-    expect(JSON.parse(created.after)).toEqual({ name: 'chat', events: ['failed'] });
+    expect(created.changes).toEqual([
+      { kind: 'added', path: 'name', after: 'chat' },
+      { kind: 'added', path: 'events', after: '[failed]' },
+    ]);
 
     // the admin who manages webhooks sees the URL
     const adminPage = await ada.activity.changes({ limit: 200, offset: 0, action: 'webhook.' });
-    expect(JSON.parse(adminPage.rows.find((r) => r.action === 'webhook.create')!.after)).toMatchObject({ url: hookUrl });
+    expect(adminPage.rows.find((r) => r.action === 'webhook.create')!.changes).toContainEqual({
+      kind: 'added',
+      path: 'url',
+      after: hookUrl,
+    });
     expect(JSON.stringify(adminPage)).not.toContain(hookSecret);
   });
 
@@ -73,8 +80,24 @@ describe('activity.changes', () => {
     const { db, as } = setup();
     appendAudit(db, { at: NOW, actor: 'x', action: 'thing.new', target: 'thing:1', after: { password: 'hunter2hunter2' } });
     const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 10, offset: 0, action: 'thing.' });
-    expect(page.rows).toMatchObject([{ action: 'thing.new', after: '—', before: '—' }]);
+    expect(page.rows).toMatchObject([{ action: 'thing.new', changes: [], omitted: 0 }]);
     expect(JSON.stringify(page)).not.toContain('hunter2');
+  });
+});
+
+describe('activity.changes field changes', () => {
+  it('sends a policy revision as the fields that changed, with both values', async () => {
+    const { as } = setup();
+    const olga = as({ name: 'olga', role: 'operator', via: 'session' });
+    const cp = await olga.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const oldSoak = cp.policy!.conditions!.soakDays!;
+    const policy = { ...cp.policy!, conditions: { ...cp.policy!.conditions, soakDays: oldSoak + 7 } };
+    await olga.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy });
+
+    const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 50, offset: 0, cluster: cp.name });
+    const revision = page.rows.find((r) => r.kind === 'policy' && r.target === `cluster:${cp.name}`)!;
+    expect(revision.changes).toEqual([{ kind: 'changed', path: 'conditions.soakDays', before: oldSoak, after: oldSoak + 7 }]);
+    expect(revision.omitted).toBe(0);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Db } from '@/db/open-database';
 import { listAudit, listPolicyRevisions } from '@/server/repositories/activity-repository';
 import { listDecisions, listIntents } from '@/server/repositories/decision-repository';
 import { hasRole, type Actor } from '@/server/auth/actor';
+import { fieldChanges } from '@/server/domain/diff/field-changes';
 import { auditDetails } from './audit-details';
 
 export interface ActivityFilter {
@@ -12,12 +13,6 @@ export interface ActivityFilter {
   status?: string;
   from?: Date;
   to?: Date;
-}
-
-function summarize(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
 }
 
 export function createActivityService(db: Db) {
@@ -69,7 +64,10 @@ export function createActivityService(db: Db) {
         })),
       };
     },
-    /** Policy revisions and audit entries; audit values show only the fields the reader may see (audit-details.ts). */
+    /**
+     * Policy revisions and audit entries, each with its field changes (path, before, after); audit
+     * values show only the fields the reader may see (audit-details.ts).
+     */
     changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor }) {
       const audience = hasRole(input.reader, 'admin') ? 'admin' : 'member';
       const revisions = listPolicyRevisions(db, { cluster: input.cluster, from: input.from, to: input.to }, 0, input.offset + input.limit);
@@ -88,8 +86,7 @@ export function createActivityService(db: Db) {
           action: `policy.${r.scope}.revision ${r.revision}`,
           target: `${r.scope}:${r.subject}`,
           summary: r.summary,
-          before: summarize(r.before),
-          after: summarize(r.after),
+          ...fieldChanges(r.before, r.after),
         })),
         ...audit.rows.map((a) => ({
           kind: 'audit' as const,
@@ -99,8 +96,7 @@ export function createActivityService(db: Db) {
           action: a.action,
           target: a.target,
           summary: a.action,
-          before: summarize(auditDetails(a.action, a.before, audience)),
-          after: summarize(auditDetails(a.action, a.after, audience)),
+          ...fieldChanges(auditDetails(a.action, a.before, audience), auditDetails(a.action, a.after, audience)),
         })),
       ].sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
       return { total: revisions.total + audit.total, rows: merged.slice(input.offset, input.offset + input.limit) };

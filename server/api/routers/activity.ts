@@ -48,6 +48,14 @@ const ZActionRow = z.object({
   doneAt: z.string().nullable(),
 });
 
+const ZFieldValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const ZFieldChange = z.object({
+  kind: z.enum(['added', 'removed', 'changed']),
+  path: z.string(),
+  before: ZFieldValue.optional(),
+  after: ZFieldValue.optional(),
+});
+
 const ZChangeRow = z.object({
   kind: z.enum(['policy', 'audit']),
   id: z.string(),
@@ -56,8 +64,9 @@ const ZChangeRow = z.object({
   action: z.string(),
   target: z.string(),
   summary: z.string().nullable(),
-  before: z.string(),
-  after: z.string(),
+  changes: z.array(ZFieldChange),
+  /** changes past the shown ones */
+  omitted: z.number(),
 });
 
 export const activityRouter = createTRPCRouter({
