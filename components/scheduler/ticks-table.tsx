@@ -3,10 +3,87 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
 import { TICK_TONE, tickDurationMs } from './scheduler-status';
-import { formatDuration, isoOf } from '@/components/ui/zoned-time';
+import { formatDuration, formatUtc, isoOf } from '@/components/ui/zoned-time';
+
+type Tick = inferRouterOutputs<AppRouter>['scheduler']['recentTicks'][number];
+
+const count = (t: Tick, key: string) => (t.summary ? (t.summary[key] ?? 0) : null);
+const numeric = (key: string, header: string, extra: Partial<Column<Tick>> = {}): Column<Tick> => ({
+  id: key,
+  header,
+  className: 'sch-num',
+  headerClassName: 'sch-num',
+  value: (t) => count(t, key),
+  cell: (t) => count(t, key) ?? '—',
+  ...extra,
+});
+
+const COLUMNS: Column<Tick>[] = [
+  { id: 'id', header: '#', className: 'mono', required: true, value: (t) => t.id, cell: (t) => t.id },
+  {
+    id: 'started',
+    header: 'Started',
+    className: 'nowrap small',
+    value: (t) => isoOf(t.startedAt),
+    cell: (t) => formatUtc(isoOf(t.startedAt)),
+  },
+  {
+    id: 'status',
+    header: 'Status',
+    className: 'nowrap',
+    value: (t) => t.status,
+    csv: (t) => (t.dryRun ? `${t.status} (dry run)` : t.status),
+    cell: (t) => (
+      <>
+        <span className={`badge ${TICK_TONE[t.status] ?? ''}`}>{t.status}</span> {t.dryRun && <span className="badge info">dry run</span>}
+      </>
+    ),
+  },
+  {
+    id: 'duration',
+    header: 'Duration',
+    className: 'sch-num nowrap',
+    headerClassName: 'sch-num',
+    value: (t) => tickDurationMs(t),
+    cell: (t) => formatDuration(tickDurationMs(t)),
+  },
+  numeric('clusters', 'Clusters'),
+  numeric('upgrades', 'Upgrades'),
+  numeric('skips', 'Skips'),
+  numeric('cancels', 'Cancels'),
+  {
+    id: 'actions',
+    header: 'Actions c/d/f',
+    headerTitle: 'actions created / done / failed',
+    className: 'sch-num nowrap',
+    headerClassName: 'sch-num',
+    value: (t) => count(t, 'intentsCreated'),
+    csv: (t) => (t.summary ? `${count(t, 'intentsCreated')}/${count(t, 'intentsDone')}/${count(t, 'intentsFailed')}` : null),
+    cell: (t) => (t.summary ? `${count(t, 'intentsCreated')} / ${count(t, 'intentsDone')} / ${count(t, 'intentsFailed')}` : '—'),
+  },
+  numeric('events', 'Events'),
+  {
+    id: 'holder',
+    header: 'Holder · error',
+    className: 'small',
+    csv: (t) => [t.holder, t.error].filter(Boolean).join(' · '),
+    cell: (t) => (
+      <div style={{ maxWidth: 380 }}>
+        <span className="muted mono">{t.holder}</span>
+        {t.error && (
+          <div className="sch-wrap" style={{ color: 'var(--bad)' }}>
+            {t.error}
+          </div>
+        )}
+      </div>
+    ),
+  },
+];
 
 export function TicksTable() {
   const trpc = useTRPC();
@@ -30,80 +107,25 @@ export function TicksTable() {
           times in fleet time (UTC)
         </span>
       </div>
-      {ticks.isPending ? (
-        <LoadingRows rows={5} />
-      ) : ticks.isError ? (
-        <ErrorState error={ticks.error} onRetry={() => ticks.refetch()} />
-      ) : ticks.data.length === 0 ? (
-        <EmptyState title="No tick yet">Use “Run now” or “Dry run” above, or start the server with the scheduler loop on.</EmptyState>
-      ) : (
-        <div className="table-scroll" style={{ maxHeight: 420 }}>
-          <table className="data" aria-label="Recent ticks">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Started</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="sch-num">
-                  Duration
-                </th>
-                <th scope="col" className="sch-num">
-                  Clusters
-                </th>
-                <th scope="col" className="sch-num">
-                  Upgrades
-                </th>
-                <th scope="col" className="sch-num">
-                  Skips
-                </th>
-                <th scope="col" className="sch-num">
-                  Cancels
-                </th>
-                <th scope="col" className="sch-num" title="actions created / done / failed">
-                  Actions c/d/f
-                </th>
-                <th scope="col" className="sch-num">
-                  Events
-                </th>
-                <th scope="col">Holder · error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ticks.data.map((t) => {
-                const s = t.summary ?? {};
-                const n = (k: string) => (t.summary ? (s[k] ?? 0) : '—');
-                return (
-                  <tr key={t.id} data-tick={t.id}>
-                    <td className="mono">{t.id}</td>
-                    <td className="nowrap small">{formatUtc(isoOf(t.startedAt))}</td>
-                    <td className="nowrap">
-                      <span className={`badge ${TICK_TONE[t.status] ?? ''}`}>{t.status}</span>{' '}
-                      {t.dryRun && <span className="badge info">dry run</span>}
-                    </td>
-                    <td className="sch-num nowrap">{formatDuration(tickDurationMs(t))}</td>
-                    <td className="sch-num">{n('clusters')}</td>
-                    <td className="sch-num">{n('upgrades')}</td>
-                    <td className="sch-num">{n('skips')}</td>
-                    <td className="sch-num">{n('cancels')}</td>
-                    <td className="sch-num nowrap">
-                      {t.summary ? `${n('intentsCreated')} / ${n('intentsDone')} / ${n('intentsFailed')}` : '—'}
-                    </td>
-                    <td className="sch-num">{n('events')}</td>
-                    <td className="small" style={{ maxWidth: 380 }}>
-                      <span className="muted mono">{t.holder}</span>
-                      {t.error && (
-                        <div className="sch-wrap" style={{ color: 'var(--bad)' }}>
-                          {t.error}
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={ticks}
+        loadingRows={5}
+        isEmpty={(data) => data.length === 0}
+        empty={{ title: 'No tick yet', hint: 'Use “Run now” or “Dry run” above, or start the server with the scheduler loop on.' }}
+      >
+        {(data) => (
+          <DataTable
+            id="scheduler-ticks"
+            label="Recent ticks"
+            rows={data}
+            columns={COLUMNS}
+            rowKey={(t) => t.id}
+            rowProps={(t) => ({ 'data-tick': t.id })}
+            initialSort={{ id: 'id', direction: 'desc' }}
+            noun="ticks"
+          />
+        )}
+      </QueryState>
     </section>
   );
 }

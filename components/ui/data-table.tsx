@@ -11,8 +11,8 @@ export interface Column<Row> {
   id: string;
   /** Column title; also the column chooser's label and the CSV header. */
   header: string;
-  /** Extra header content after the title (a hint, a unit). */
-  headerExtra?: ReactNode;
+  /** A longer explanation of the header, shown on hover. */
+  headerTitle?: string;
   cell: (row: Row) => ReactNode;
   /** Makes the column sortable (client mode) and searchable, and is its CSV value unless `csv` says otherwise. */
   value?: (row: Row) => CellValue;
@@ -193,6 +193,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                       key={c.id}
                       scope="col"
                       className={c.headerClassName}
+                      title={c.headerTitle}
                       aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : undefined}
                     >
                       {sortable(c) ? (
@@ -202,7 +203,6 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                       ) : (
                         c.header
                       )}
-                      {c.headerExtra}
                     </th>
                   );
                 })}
