@@ -109,6 +109,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   const [localSort, setLocalSort] = useState<SortState | null>(props.initialSort ?? null);
   const [query, setQuery] = useState('');
   const [offset, setOffset] = useState(0);
+  const [chooserOpen, setChooserOpen] = useState(false);
   const { hidden, toggle } = useColumnChoice(id, columns);
   const visible = columns.filter((c) => !hidden.has(c.id));
   const sort = controlledSort ? (props.sort ?? null) : localSort;
@@ -143,7 +144,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   return (
     <div className={props.className}>
       {(!props.bare || props.toolbar || props.filterable) && (
-        <div className="toolbar">
+        <div className={props.toolbar || props.filterable || props.status !== undefined ? 'toolbar' : 'toolbar slim'}>
           {props.toolbar}
           {props.filterable && (
             <input
@@ -161,16 +162,19 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   {props.status}
                 </span>
               )}
-              <details className="column-chooser">
+              <details className="column-chooser" onToggle={(e) => setChooserOpen(e.currentTarget.open)}>
                 <summary className="btn">Columns</summary>
-                <fieldset>
-                  <legend className="small muted">Columns of {label.toLowerCase()}</legend>
-                  {columns.map((c) => (
-                    <label key={c.id} className="small">
-                      <input type="checkbox" checked={!hidden.has(c.id)} disabled={c.required} onChange={() => toggle(c.id)} /> {c.header}
-                    </label>
-                  ))}
-                </fieldset>
+                {/* rendered only while open, so its checkboxes never share a label with the page's own filters */}
+                {chooserOpen && (
+                  <fieldset>
+                    <legend className="small muted">Columns of {label.toLowerCase()}</legend>
+                    {columns.map((c) => (
+                      <label key={c.id} className="small">
+                        <input type="checkbox" checked={!hidden.has(c.id)} disabled={c.required} onChange={() => toggle(c.id)} /> {c.header}
+                      </label>
+                    ))}
+                  </fieldset>
+                )}
               </details>
               <button type="button" className="btn" onClick={exportCsv} disabled={shown.length === 0}>
                 CSV

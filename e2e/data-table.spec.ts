@@ -1,0 +1,43 @@
+// The shared DataTable on the Fleet page: sorting by a header (aria-sort), the column chooser
+// remembered across reloads, and the CSV download of the rows shown.
+import fs from 'node:fs';
+import { expect, test } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { signIn } from './helpers';
+
+test.describe('Data table', () => {
+  test('sorts, remembers the chosen columns and downloads the rows as CSV', async ({ page }) => {
+    await signIn(page);
+    const db = new Database(process.env.E2E_DATABASE_FILE!, { readonly: true });
+    const names = (db.prepare('select name, region from clusters order by name').all() as { name: string; region: string }[]).map((r) => r);
+    db.close();
+    const table = page.getByRole('table', { name: 'Clusters' });
+
+    await page.goto('/fleet');
+    const clusterHeader = table.getByRole('columnheader', { name: /Cluster/ });
+    await expect(clusterHeader).toHaveAttribute('aria-sort', 'ascending');
+    await expect(table.locator('tbody tr').first()).toHaveAttribute('data-cluster', names[0]!.name);
+    await clusterHeader.getByRole('button').click();
+    await expect(clusterHeader).toHaveAttribute('aria-sort', 'descending');
+    await expect(table.locator('tbody tr').first()).toHaveAttribute('data-cluster', names[names.length - 1]!.name);
+    await clusterHeader.getByRole('button').click();
+
+    // Region is hidden by default; choosing it shows it, and the choice survives a reload
+    await expect(table.getByRole('columnheader', { name: 'Region' })).toHaveCount(0);
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Region' }).check();
+    await expect(table.getByRole('columnheader', { name: 'Region' })).toBeVisible();
+    await page.getByRole('checkbox', { name: 'Workloads' }).uncheck();
+    await page.reload();
+    await expect(table.getByRole('columnheader', { name: 'Region' })).toBeVisible();
+    await expect(table.getByRole('columnheader', { name: 'Workloads' })).toHaveCount(0);
+
+    // CSV of the shown page: header of the visible columns, then one line per row
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('fleet.csv');
+    const csv = fs.readFileSync((await download.path())!, 'utf8').split('\r\n');
+    expect(csv[0]).toBe('Cluster,Region,Version / channel,Sector,State,Soaking upgrades,Decision,Next run');
+    expect(csv[1]!.startsWith(`${names[0]!.name},${names[0]!.region},`)).toBe(true);
+    expect(csv.filter(Boolean)).toHaveLength(1 + Math.min(50, names.length));
+  });
+});
