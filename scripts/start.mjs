@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: migrate the database, seed the demo fleet when it is empty (simulator only), then
-// serve the built app with `next start` on $PORT (default 3000).
+// serve the built app (scripts/serve.mjs: Next's handler behind node:http) on $PORT (default 3000).
 // This process keeps its database connection open until it exits: `fleetplan restore` refuses
 // while any process has the database open (SQLite's lock), so a running server is always seen,
 // with or without the scheduler and before the app's first request.
@@ -36,10 +36,10 @@ try {
 }
 
 const port = process.env.PORT || '3000';
-const nextBin = path.join(process.cwd(), 'node_modules', 'next', 'dist', 'bin', 'next');
-const child = spawn(process.execPath, [nextBin, 'start', '-p', port], {
+const serve = path.join(path.dirname(new URL(import.meta.url).pathname), 'serve.mjs');
+const child = spawn(process.execPath, [serve], {
   stdio: 'inherit',
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  env: { ...process.env, PORT: port, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {

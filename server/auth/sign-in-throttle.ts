@@ -41,10 +41,10 @@ export function afterFailure(key: string, previous: ThrottleRow | undefined, now
 }
 
 /**
- * The client's address. `next start` fills X-Forwarded-For with the socket's address when the
- * request carries none; the right-most entry is what the nearest hop saw. Without
- * FLEETPLAN_TRUST_PROXY=1 a direct client could send its own header, so then only a header with
- * a single entry counts and the per-account limit is what really holds.
+ * The client's address. `npm start` (scripts/serve.mjs) sets X-Forwarded-For to the connected
+ * socket's address, replacing what a client sent, unless FLEETPLAN_TRUST_PROXY=1 says a reverse
+ * proxy writes it; the right-most entry is what the nearest hop saw. Without trust only a single
+ * entry counts (a server run some other way, e.g. `next dev`, may pass a client's header on).
  */
 export function clientAddressOf(headers: Headers, trustProxy: boolean): string {
   const hops = (headers.get('x-forwarded-for') ?? '')
