@@ -170,6 +170,32 @@ export default tseslint.config(
     },
   },
   {
+    // Repositories are the only code that knows the database: no query builder or tables above them.
+    files: [
+      'server/services/**',
+      'server/api/**',
+      'server/auth/**',
+      'server/scheduler/**',
+      'server/integrations/**',
+      'server/*.ts',
+      'app/**/*.ts',
+    ],
+    ignores: ['**/*.test.ts', 'server/scheduler/test-fleet.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['drizzle-orm', 'drizzle-orm/*', '@/db/schema', '**/db/schema'],
+              message: 'Queries live in server/repositories (withTransaction groups them); this layer calls repository functions.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['server/repositories/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

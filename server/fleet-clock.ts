@@ -1,8 +1,9 @@
 // The fleet's clock: real time, unless the simulator provider runs its own (faster) clock.
 // The simulator stores its clock in the settings table under 'simulator.clock'.
-import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { settings } from '@/db/schema';
+import { readSetting } from '@/server/repositories/scheduler-repository';
+
+export const SIMULATOR_CLOCK_KEY = 'simulator.clock';
 
 export interface SimulatorClockState {
   /** simulated time at `realAnchor` */
@@ -19,7 +20,7 @@ export function simulatedNow(state: SimulatorClockState, realNow: Date): Date {
 
 export function getFleetClock(db: Db): () => Date {
   return () => {
-    const row = db.select().from(settings).where(eq(settings.key, 'simulator.clock')).get();
-    return row ? simulatedNow(row.value as SimulatorClockState, new Date()) : new Date();
+    const state = readSetting<SimulatorClockState>(db, SIMULATOR_CLOCK_KEY);
+    return state ? simulatedNow(state, new Date()) : new Date();
   };
 }

@@ -85,6 +85,13 @@ export function listClusters(
   return { rows, total };
 }
 
+export function countClusters(db: Db): number {
+  return db
+    .select({ n: sql<number>`count(*)` })
+    .from(clusters)
+    .get()!.n;
+}
+
 export function findClusterByName(db: Db, name: string): ClusterRow | undefined {
   return db.select().from(clusters).where(eq(clusters.name, name)).get();
 }

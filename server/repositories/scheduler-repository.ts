@@ -10,6 +10,10 @@ export function readSetting<T>(db: Db, key: string): T | undefined {
   return row ? (row.value as T) : undefined;
 }
 
+export function hasSetting(db: Db, key: string): boolean {
+  return db.select({ key: settings.key }).from(settings).where(eq(settings.key, key)).get() !== undefined;
+}
+
 export function writeSetting(db: Db, key: string, value: unknown, at: Date): void {
   db.insert(settings)
     .values({ key, value, updatedAt: at })
@@ -83,6 +87,13 @@ export function failInterruptedTicks(db: Db, at: Date): number {
     })
     .where(eq(schedulerTicks.status, 'running'))
     .run().changes;
+}
+
+export function countTicks(db: Db): number {
+  return db
+    .select({ n: sql<number>`count(*)` })
+    .from(schedulerTicks)
+    .get()!.n;
 }
 
 export function listRecentTicks(db: Db, limit: number): TickRow[] {

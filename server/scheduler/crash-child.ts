@@ -1,11 +1,10 @@
 // Child process of the crash test (crash.test.ts): runs scheduler ticks back to back on a SQLite
 // file with a fake provider whose calls go to an append-only log, until it is killed.
 // Usage: tsx server/scheduler/crash-child.ts DB_FILE LOG_FILE [--ticks N]
-import { sql } from 'drizzle-orm';
 import { openDatabase } from '@/db/open-database';
-import { schedulerTicks } from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
+import { countTicks } from '@/server/repositories/scheduler-repository';
 import { runTick } from './run-tick';
 import { insertTestFleet } from './test-fleet';
 import { CRASH_FLEET, CRASH_BASE_TIME, CRASH_STEP_MS, CRASH_DURATION_MS } from './crash-fleet';
@@ -40,10 +39,7 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => process.exit(0)).resume();
   process.stdout.write('ready\n');
   while (ran < maxTicks) {
-    const count = db
-      .select({ n: sql<number>`count(*)` })
-      .from(schedulerTicks)
-      .get()!.n;
+    const count = countTicks(db);
     const now = new Date(base.getTime() + count * CRASH_STEP_MS);
     const result = await runTick({ db, provider: slow, now, holder: 'crash-child', realNow: () => now });
     if (result.status === 'failed') process.stderr.write(`tick failed: ${result.error}\n`);

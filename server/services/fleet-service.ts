@@ -1,19 +1,17 @@
 // Fleet-wide status for the top bar and the dashboard header.
-import { sql, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, settings } from '@/db/schema';
 import type { ProviderName } from '@/server/env';
+import { countClusters } from '@/server/repositories/cluster-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
+import { hasSetting } from '@/server/repositories/scheduler-repository';
+import { SIMULATOR_CLOCK_KEY } from '@/server/fleet-clock';
 
 export function createFleetService(db: Db, now: () => Date, provider: ProviderName) {
   return {
     status() {
       const org = findOrganization(db);
-      const clusterCount = db
-        .select({ n: sql<number>`count(*)` })
-        .from(clusters)
-        .get()!.n;
-      const simulated = db.select({ key: settings.key }).from(settings).where(eq(settings.key, 'simulator.clock')).get() !== undefined;
+      const clusterCount = countClusters(db);
+      const simulated = hasSetting(db, SIMULATOR_CLOCK_KEY);
       return {
         organization: org?.name ?? 'no organization',
         clusterCount,

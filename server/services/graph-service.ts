@@ -19,6 +19,7 @@ import { checkVersionSkew, type VersionSkewReport } from '@/server/domain/path/v
 import { normalizeVersion } from '@/server/domain/version/version';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName, listClusters } from '@/server/repositories/cluster-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import {
   deleteGraph,
   findGraphById,
@@ -154,8 +155,8 @@ export function createGraphService(db: Db, now: () => Date) {
         edgeCount: graph.edges.length,
         importedAt: at,
       };
-      const id = db.transaction((tx) => {
-        const newId = upsertGraph(tx as unknown as Db, { ...meta, document: input.text });
+      const id = withTransaction(db, (tx) => {
+        const newId = upsertGraph(tx, { ...meta, document: input.text });
         appendAudit(tx, {
           at,
           actor,
@@ -172,8 +173,8 @@ export function createGraphService(db: Db, now: () => Date) {
     delete(id: number, actor: string): { deleted: string } {
       const existing = findGraphById(db, id);
       if (!existing) throw new AppError('NOT_FOUND', `No stored graph with id ${id}`);
-      db.transaction((tx) => {
-        deleteGraph(tx as unknown as Db, id);
+      withTransaction(db, (tx) => {
+        deleteGraph(tx, id);
         appendAudit(tx, { at: now(), actor, action: 'graph.delete', target: `graph:${existing.name}`, before: existing });
       });
       indexCache.delete(db);

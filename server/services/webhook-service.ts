@@ -28,6 +28,7 @@ import {
   updateDelivery,
 } from '@/server/repositories/webhook-repository';
 import { appendAudit } from '@/server/repositories/audit-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 
 export const MAX_DELIVERY_ATTEMPTS = 6;
@@ -87,10 +88,10 @@ export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'w
  * rest). Idempotent: encrypted secrets are left alone. Returns how many were encrypted.
  */
 export function encryptPlaintextWebhookSecrets(db: Db, key: SecretKey): number {
-  return db.transaction((tx) => {
+  return withTransaction(db, (tx) => {
     let n = 0;
-    for (const row of listWebhookSecretsWithout(tx as unknown as Db, SEALED_PREFIX)) {
-      if (replaceWebhookSecret(tx as unknown as Db, row.id, row.secret, sealSecret(key, row.secret, SECRET_PURPOSE))) n++;
+    for (const row of listWebhookSecretsWithout(tx, SEALED_PREFIX)) {
+      if (replaceWebhookSecret(tx, row.id, row.secret, sealSecret(key, row.secret, SECRET_PURPOSE))) n++;
     }
     return n;
   });

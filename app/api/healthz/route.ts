@@ -1,6 +1,6 @@
 // Liveness + readiness: answers 200 only when the database answers.
-import { sql } from 'drizzle-orm';
 import { getDb } from '@/db/client';
+import { pingDatabase } from '@/server/repositories/health-repository';
 import { withApiHeaders } from '@/server/http/security-headers';
 
 export const dynamic = 'force-dynamic';
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const GET = withApiHeaders(() => {
   const started = performance.now();
   try {
-    getDb().get(sql`select 1`);
+    pingDatabase(getDb());
     return Response.json({ status: 'ok', database: 'ok', latencyMs: Math.round((performance.now() - started) * 100) / 100 });
   } catch (err) {
     console.error('healthz: database check failed', err);

@@ -15,7 +15,7 @@ import { compareVersions, isSemver } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import { DEFAULT_SIMULATOR_SPEED, getEnv } from '@/server/env';
 import { availableUpdates, type DemoGraphDocument } from '@/server/demo/demo-fleet';
-import { simulatedNow, type SimulatorClockState } from '@/server/fleet-clock';
+import { SIMULATOR_CLOCK_KEY, simulatedNow, type SimulatorClockState } from '@/server/fleet-clock';
 import {
   listSimulatedClusters,
   readSetting,
@@ -27,7 +27,6 @@ import type { ClusterRef, ClusterSnapshot, FleetProvider, ProviderUpgrade, Sched
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-export const SIMULATOR_CLOCK_KEY = 'simulator.clock';
 export const SIMULATOR_RELEASES_KEY = 'simulator.releases';
 /** simulated days between two published releases */
 const PUBLISH_EVERY_DAYS = 3.5;

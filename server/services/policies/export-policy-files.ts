@@ -3,12 +3,12 @@ import { renderClusterFile, renderOrganizationFile } from '@/server/domain/polic
 import type { ClusterPolicyEntrySpec, OrganizationFile, SectorSpec } from '@/server/domain/policy-files/types';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import * as repo from '@/server/repositories/policy-repository';
-import type { DbOrTx } from '@/server/repositories/policy-repository';
+import type { Db } from '@/db/open-database';
 import { AppError } from '../app-error';
 import { requireOrganization, type PolicyContext } from './policy-store';
 
 /** The stored policies as an organization file, with the keys an imported file carried that we do not model. */
-function organizationFileOf(tx: DbOrTx, org: OrganizationRow): OrganizationFile {
+function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFile {
   const extras = repo.getOrganizationFileExtras(tx, org.id);
   const sectors: SectorSpec[] = repo.listSectors(tx, org.id).map((s) => {
     const extra = extras.sectors?.[s.name];

@@ -12,6 +12,7 @@ import { parseOrganizationFile } from '@/server/domain/policy-files/parse-policy
 import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import * as repo from '@/server/repositories/policy-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import {
   documentWith,
   invalid,
@@ -36,7 +37,7 @@ export function importOrganizationYaml(
   const parsed = parseOrganizationFile(input.yaml);
   if (!parsed.ok) throw invalid('The organization file is not valid', parsed.problems);
   const file = parsed.value;
-  return ctx.db.transaction((tx) => {
+  return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
     const org = requireOrganization(tx);
     requireRevision(org.revision, input.expectedRevision, 'The organization');

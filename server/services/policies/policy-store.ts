@@ -13,7 +13,7 @@ import { appendAudit } from '@/server/repositories/audit-repository';
 import { findOrganization, type OrganizationRow } from '@/server/repositories/organization-repository';
 import { loadPlanDocument, type PlanDocument } from '@/server/repositories/plan-document-repository';
 import * as repo from '@/server/repositories/policy-repository';
-import type { DbOrTx } from '@/server/repositories/policy-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from '../app-error';
 
 /** What every policy use case runs against. */
@@ -28,13 +28,13 @@ export interface PolicyContext {
 /** Who changes policies when no user does (the CLI). */
 export const SYSTEM_ACTOR = 'system';
 
-export function requireOrganization(tx: DbOrTx): OrganizationRow {
+export function requireOrganization(tx: Db): OrganizationRow {
   const org = findOrganization(tx);
   if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
   return org;
 }
 
-export function snapshotOf(tx: DbOrTx, org: OrganizationRow): OrganizationSnapshot {
+export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
   return {
     name: org.name,
     sectors: repo
@@ -125,7 +125,7 @@ export interface RevisionEntry {
 
 /** Writes new organization settings (and freeze) with their revision and audit rows. */
 export function writeOrganization(
-  tx: DbOrTx,
+  tx: Db,
   org: OrganizationRow,
   before: OrganizationSnapshot,
   after: OrganizationSnapshot,
@@ -165,7 +165,7 @@ export function writeOrganization(
 
 /** Writes a cluster's new policy (null = unmanaged) with its revision and audit rows. */
 export function writeClusterPolicy(
-  tx: DbOrTx,
+  tx: Db,
   org: OrganizationRow,
   cluster: repo.ClusterPolicyRow,
   after: Record<string, unknown> | null,
@@ -200,7 +200,7 @@ export function commitOrganization(
   entry: { action: string; summary: (before: OrganizationSnapshot, after: OrganizationSnapshot) => string },
   mapping: PathMapping,
 ) {
-  return ctx.db.transaction((tx) => {
+  return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
     const org = requireOrganization(tx);
     requireRevision(org.revision, expectedRevision, 'The organization');

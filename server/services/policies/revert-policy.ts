@@ -1,5 +1,6 @@
 import type { OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
 import * as repo from '@/server/repositories/policy-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from '../app-error';
 import {
   checkDocument,
@@ -15,7 +16,7 @@ import {
 
 /** Restores what a revision replaced (organization or one cluster), as a new revision, if the fleet stays valid. */
 export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisionId: number; expectedRevision: number }) {
-  return ctx.db.transaction((tx) => {
+  return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
     const org = requireOrganization(tx);
     const row = repo.findPolicyRevision(tx, org.id, input.revisionId);

@@ -3,6 +3,7 @@ import { describeClusterChange } from '@/server/domain/policy-files/organization
 import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import * as repo from '@/server/repositories/policy-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from '../app-error';
 import { getClusterPolicy } from './cluster-policies';
 import {
@@ -21,7 +22,7 @@ export function updateClusterPolicy(
   actor: string,
   input: { name: string; expectedRevision: number; policy: UpgradePolicySpec | null },
 ) {
-  const result = ctx.db.transaction((tx) => {
+  const result = withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
     const org = requireOrganization(tx);
     const cluster = repo.findClusterPolicy(tx, org.id, input.name);

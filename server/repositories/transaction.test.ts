@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { hasSetting, readSetting, writeSetting } from './scheduler-repository';
+import { withTransaction } from './transaction';
+
+const at = new Date('2026-01-01T00:00:00Z');
+
+describe('withTransaction', () => {
+  it('commits what the work wrote and returns its result', () => {
+    const db = openDatabase(':memory:');
+    const result = withTransaction(db, (tx) => {
+      writeSetting(tx, 'a', 1, at);
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(readSetting(db, 'a')).toBe(1);
+  });
+
+  it('rolls back every write when the work throws', () => {
+    const db = openDatabase(':memory:');
+    expect(() =>
+      withTransaction(db, (tx) => {
+        writeSetting(tx, 'a', 1, at);
+        writeSetting(tx, 'b', 2, at);
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(hasSetting(db, 'a')).toBe(false);
+    expect(hasSetting(db, 'b')).toBe(false);
+  });
+
+  it('nests as a savepoint: an inner failure undoes only the inner writes', () => {
+    const db = openDatabase(':memory:');
+    withTransaction(db, (tx) => {
+      writeSetting(tx, 'outer', 1, at);
+      expect(() =>
+        withTransaction(tx, (inner) => {
+          writeSetting(inner, 'inner', 2, at);
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
+    });
+    expect(hasSetting(db, 'outer')).toBe(true);
+    expect(hasSetting(db, 'inner')).toBe(false);
+  });
+
+  it('gives the work the raw connection too, inside the same transaction', () => {
+    const db = openDatabase(':memory:');
+    expect(() =>
+      withTransaction(db, (tx) => {
+        expect(tx.$client.inTransaction).toBe(true);
+        tx.$client.prepare(`insert into settings (key, value, updated_at) values ('raw', '1', 0)`).run();
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(hasSetting(db, 'raw')).toBe(false);
+  });
+});
