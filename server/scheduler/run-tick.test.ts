@@ -30,6 +30,25 @@ function tick(db: Db, provider: ReturnType<typeof createFakeProvider>, now: Date
 }
 
 describe('runTick', () => {
+  it('leaves out a cluster whose provider-reported name the identifier rule refuses, and decides for the rest', async () => {
+    const db = openDatabase(':memory:');
+    const { fakeClusters } = insertTestFleet(db, twoStage, NOW);
+    const evil = { ...fakeClusters[0]!, externalId: 'evil-id', name: 'prod\u202E-1' };
+    const provider = createFakeProvider({ clusters: [...fakeClusters, evil] });
+    const logged: string[] = [];
+    const r = await runTick({ db, provider, now: NOW, holder: 'test', realNow: () => NOW, log: (m) => logged.push(m) });
+    expect(r.status).toBe('succeeded');
+    expect(
+      db
+        .select()
+        .from(t.clusters)
+        .all()
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(['prod-1', 'prod-2', 'stage-1']);
+    expect(logged).toContain('cluster left out: the provider reports a name fleetplan refuses');
+  });
+
   it('records decisions, persists soak and executes each intent once', async () => {
     const { db, provider } = setup(twoStage);
     const r = await tick(db, provider, NOW);

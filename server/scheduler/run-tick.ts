@@ -14,6 +14,7 @@
  */
 import semver from 'semver';
 import type { Db } from '@/db/open-database';
+import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
@@ -379,6 +380,19 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       metrics.providerErrors.inc({ provider: provider.name, operation: 'list-clusters' });
       throw err;
     }
+    // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
+    // an invalid plan input and stop the tick for every cluster: leave that cluster out, loudly.
+    snaps = snaps.filter((snap) => {
+      const problem = identifierProblem(snap.name);
+      if (problem === null) return true;
+      log('cluster left out: the provider reports a name fleetplan refuses', {
+        externalId: snap.externalId,
+        name: JSON.stringify(snap.name),
+        problem,
+      });
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'invalid-cluster-name' });
+      return false;
+    });
     let states = loadClusterStates(db, org.id);
     const stateByName = new Map(states.map((s) => [s.name, s]));
     const snapByName = new Map(snaps.map((s) => [s.name, s]));
