@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_LIMITS, parseJsonText, parseYamlText, type ParseLimits } from './bounded-parse';
+import { DOCUMENT_LIMITS, parseJsonText, parseYamlText, scanJson, type ParseLimits } from './bounded-parse';
 
 /** The classic "billion laughs": nine levels of nine aliases, 9^9 strings from 350 bytes. */
 const BILLION_LAUGHS = [
@@ -150,7 +150,7 @@ describe('limits: size, depth, values', () => {
     const text = `[${Array(50).fill('1').join(',')}]`;
     expect(parseJsonText(text, limits({ maxNodes: 51 })).ok).toBe(true);
     expect(problemsOf(parseJsonText(text, limits({ maxNodes: 50 })))).toEqual([
-      { path: '(document)', message: 'more than 50 values, aliases expanded (the limit), at [49]' },
+      { path: '(document)', message: 'more than 50 values (the limit), at [49]' },
     ]);
   });
 });
@@ -175,5 +175,75 @@ describe('syntax', () => {
     const value = parsed.ok ? (parsed.value as Record<string, unknown>) : {};
     expect(Object.keys(value)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+/** Values as JSON.parse made them: the value itself, each list item, each member's value. */
+function countValues(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 1;
+  const children = Array.isArray(v) ? (v as unknown[]) : Object.values(v);
+  return children.reduce((sum: number, child) => sum + countValues(child), 1);
+}
+
+/** Nesting of lists and objects in a parsed value (a scalar is 0). */
+function depthOf(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  const children = Array.isArray(v) ? (v as unknown[]) : Object.values(v);
+  return 1 + children.reduce((max: number, child) => Math.max(max, depthOf(child)), 0);
+}
+
+describe('parseJsonText: the scan before JSON.parse', () => {
+  // strings full of what would be structure outside them: brackets, quotes, escapes, colons, commas
+  const tricky = [
+    String.raw`["\\\"[[[", [[1]]]`, // the string is \"[[[ : an escaped backslash, then an escaped quote
+    String.raw`{"a\\": "[[[\\", "b": [[{}]]}`, // strings ending in an escaped backslash: \\" closes them
+    String.raw`{"\u005c": "\"", "k": [[true, false, null]]}`, // \u005c is a backslash written as an escape
+    String.raw`{"é😀": "😀[{\"", "ключ": ["日本\ud83d\ude00", {"x": [-1.5e+3, 0, 2E-2]}]}`,
+    '[ "," , ":" , "]" , "}" , {"]": "["} , [ ] , { } , "" ]',
+    ' \n\t{ "a" : [ 1 , [ 2 , [ 3 ] ] ] , "b" : { "c" : { } } }\r\n',
+    '[[[[[[[[[[]]]]]]]]]]',
+    '"just a string with [[[ and {{{"',
+    '42',
+    '{"dup": 1, "dup": [2, 3]}',
+  ];
+
+  it.each(tricky)('counts values and depth as JSON.parse sees them, strings skipped: %s', (text) => {
+    const value = JSON.parse(text) as unknown;
+    const depth = depthOf(value);
+    const values = countValues(value);
+    const dupExtra = text.startsWith('{"dup"') ? 1 : 0; // a duplicate key's first value counts too
+    expect(parseJsonText(text, limits({ maxDepth: depth, maxNodes: values + dupExtra }))).toEqual({ ok: true, value });
+    if (depth > 0) {
+      expect(problemsOf(parseJsonText(text, limits({ maxDepth: depth - 1 })))[0]?.message).toMatch(
+        new RegExp(`^lists and objects nested deeper than ${depth - 1} levels \\(the limit\\), at line \\d+$`),
+      );
+    }
+    expect(problemsOf(parseJsonText(text, limits({ maxNodes: values + dupExtra - 1 })))[0]?.message).toMatch(
+      new RegExp(`^more than ${values + dupExtra - 1} values \\(the limit\\), at `),
+    );
+  });
+
+  it('says where the value over the limit is, by keys and positions', () => {
+    const text = '{"a": {"b\\"c": [1, "x,]", {"d": [true]}]}, "z": 0}';
+    // values: the root, a, b"c, 1, "x,]", the object, d, true, z
+    expect(problemsOf(parseJsonText(text, limits({ maxNodes: 6 })))[0]?.message).toBe('more than 6 values (the limit), at a.b"c[2].d');
+    expect(problemsOf(parseJsonText(text, limits({ maxNodes: 7 })))[0]?.message).toBe('more than 7 values (the limit), at a.b"c[2].d[0]');
+    expect(problemsOf(parseJsonText(text, limits({ maxNodes: 8 })))[0]?.message).toBe('more than 8 values (the limit), at z');
+    expect(problemsOf(parseJsonText(text, limits({ maxNodes: 0 })))[0]?.message).toBe('more than 0 values (the limit), at (document)');
+    expect(parseJsonText(text, limits({ maxNodes: 9 })).ok).toBe(true);
+  });
+
+  it('leaves unterminated strings and other syntax errors to JSON.parse', () => {
+    expect(scanJson('["abc\\"]', 8, 100)).toEqual({ ok: true }); // the string never ends
+    expect(problemsOf(parseJsonText('["abc\\"]'))[0]?.message).toMatch(/^invalid JSON/);
+    expect(problemsOf(parseJsonText('{"a" 1}'))[0]?.message).toMatch(/^invalid JSON/);
+  });
+
+  it('refuses a million values and 1 MB of nesting by the scan, before JSON.parse', () => {
+    const many = `[${Array(1_000_001).fill('0').join(',')}]`;
+    expect(problemsOf(parseJsonText(many))).toEqual([
+      { path: '(document)', message: 'more than 1,000,000 values (the limit), at [999999]' },
+    ]);
+    expect(scanJson('{"a":'.repeat(1_000_000), 64, 1_000_000)).toEqual({ ok: false, limit: 'depth', offset: 64 * 5 });
   });
 });

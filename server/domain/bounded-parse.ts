@@ -11,8 +11,9 @@
  *   stand for a billion values ("billion laughs") for the code that reads the data.
  * YAML is read by js-yaml (YAML 1.2 core schema: no timestamps, no `<<` merges, no custom tags)
  * at about 100 ms of CPU per MB (bench/parse-bench.ts); it finds duplicate keys with one
- * property look-up per key. JSON is read by the engine's JSON.parse after a linear scan of its
- * nesting depth. Problems name the limit and where it was reached; syntax errors their line.
+ * property look-up per key. JSON is read by the engine's JSON.parse after one linear scan of the
+ * text (nesting depth and values, no allocation). Problems name the limit and where it was
+ * reached; syntax errors their line.
  */
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 
@@ -346,18 +347,143 @@ export function jsonNestingTooDeepAt(text: string | Uint8Array, maxDepth: number
   return -1;
 }
 
-/** Parses JSON into plain data, or problems: a syntax error at its line, limits at `(document)`. */
+export type JsonScan = { ok: true } | { ok: false; limit: 'depth' | 'values'; offset: number };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Offset of the `"` that ends the string whose opening `"` is at `open`, or -1 (unterminated). */
+function stringEnd(text: string, open: number): number {
+  let close = text.indexOf('"', open + 1);
+  while (close !== -1) {
+    // the quote is escaped when an odd number of backslashes precede it: `\"` but not `\\"`
+    let slashes = 0;
+    while (text.charCodeAt(close - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return close;
+    close = text.indexOf('"', close + 1);
+  }
+  return -1;
+}
+
+/** Digits, `.`, `-`, `+`, and letters (`e`, `E`, `true`, `false`, `null`); NaN past the end is not. */
+function isScalarPart(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2d || c === 0x2b || c === 0x45;
+}
+
+/**
+ * What one linear pass over JSON text finds before JSON.parse is trusted with it: the offset
+ * where `[`/`{` nesting first goes deeper than `maxDepth`, or where the value that is one more
+ * than `maxValues` starts. Values are counted as JSON.parse will make them (the top-level value,
+ * each list item, each member's value; keys are not values), for text that is valid JSON;
+ * invalid text may be counted differently, and JSON.parse refuses it anyway. Reads character
+ * codes only and jumps over string contents with indexOf, so it allocates nothing and costs a
+ * fraction of JSON.parse (bench/parse-bench.ts).
+ */
+export function scanJson(text: string, maxDepth: number, maxValues: number): JsonScan {
+  // inArray[d]: whether the list or object open at depth d (1-based) is a list
+  const inArray = new Uint8Array(maxDepth + 1);
+  let depth = 0;
+  let values = 0;
+  let expectValue = true; // at the start, after `[`, `:`, and `,` in a list
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (expectValue && c !== 0x5d) {
+      if (++values > maxValues) return { ok: false, limit: 'values', offset: i };
+      expectValue = false;
+    }
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1) return { ok: true }; // unterminated: JSON.parse says so
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return { ok: false, limit: 'depth', offset: i };
+      const isArray = c === 0x5b;
+      inArray[depth] = isArray ? 1 : 0;
+      expectValue = isArray;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+      expectValue = false;
+    } else if (c === 0x3a) expectValue = true;
+    else if (c === 0x2c) expectValue = depth > 0 && inArray[depth] === 1;
+    else {
+      // a number, true, false or null: its other characters at once (edge lists are mostly digits)
+      while (isScalarPart(text.charCodeAt(i + 1))) i++;
+    }
+  }
+  return { ok: true };
+}
+
+/**
+ * The path (`a.b[2]`) of the value that starts at `offset` of JSON text, found by scanning
+ * again, keeping the keys and list positions that lead there. For messages only (a refusal):
+ * it allocates the keys on the way. The nesting up to `offset` is known to be within the limit.
+ */
+export function jsonPathAt(text: string, offset: number): string {
+  type Frame = { isArray: boolean; index: number; key: string };
+  const frames: Frame[] = [];
+  let expectValue = true;
+  let expectKey = false;
+  for (let i = 0; i < offset; i++) {
+    const c = text.charCodeAt(i);
+    const top = frames[frames.length - 1];
+    if (expectValue && c !== 0x5d && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+      if (top?.isArray) top.index++;
+      expectValue = false;
+    }
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1) break;
+      if (expectKey && top) {
+        const raw = text.slice(i, end + 1);
+        try {
+          top.key = JSON.parse(raw) as string;
+        } catch {
+          top.key = raw.slice(1, -1);
+        }
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      frames.push({ isArray: c === 0x5b, index: -1, key: '' });
+      expectValue = c === 0x5b;
+      expectKey = c === 0x7b;
+    } else if (c === 0x5d || c === 0x7d) {
+      frames.pop();
+      expectValue = expectKey = false;
+    } else if (c === 0x3a) expectValue = true;
+    else if (c === 0x2c) {
+      expectValue = top?.isArray === true;
+      expectKey = top?.isArray === false;
+    }
+  }
+  const top = frames[frames.length - 1];
+  if (expectValue && top?.isArray) top.index++;
+  return pathOf(frames.map((f) => (f.isArray ? f.index : f.key)));
+}
+
+/**
+ * Parses JSON into plain data, or problems: a syntax error at its line, limits at `(document)`.
+ * The limits are checked on the text, before JSON.parse builds anything (JSON has no aliases,
+ * so the text's nesting and values are the data's); duplicate keys count once per occurrence.
+ */
 export function parseJsonText(text: string, limits: ParseLimits = DOCUMENT_LIMITS): ParsedText {
   const tooBig = sizeProblem(text, limits);
   if (tooBig) return { ok: false, problems: [tooBig] };
-  const deepAt = jsonNestingTooDeepAt(text, limits.maxDepth);
-  if (deepAt >= 0) {
-    const where = `line ${lineOfOffset(text, deepAt)}`;
-    return { ok: false, problems: [limitProblem(`lists and objects nested deeper than ${limits.maxDepth} levels (the limit)`, where)] };
+  const scan = scanJson(text, limits.maxDepth, limits.maxNodes);
+  if (!scan.ok) {
+    const problem =
+      scan.limit === 'depth'
+        ? limitProblem(
+            `lists and objects nested deeper than ${limits.maxDepth} levels (the limit)`,
+            `line ${lineOfOffset(text, scan.offset)}`,
+          )
+        : limitProblem(`more than ${formatCount(limits.maxNodes)} values (the limit)`, jsonPathAt(text, scan.offset));
+    return { ok: false, problems: [problem] };
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text) as unknown;
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const lc = /line (\d+) column (\d+)/.exec(message);
@@ -365,7 +491,6 @@ export function parseJsonText(text: string, limits: ParseLimits = DOCUMENT_LIMIT
     const line = lc ? Number(lc[1]) : lineOfOffset(text, pos ? Number(pos[1]) : findJsonErrorOffset(text));
     return { ok: false, problems: [{ path: `line ${line}`, line, message: `invalid JSON: ${message}` }] };
   }
-  return withLimitsChecked(value, text, limits);
 }
 
 /** True when the text is JSON by the plan contract's rule: its first non-blank character is `{` or `[`. */

@@ -83,3 +83,29 @@ describe('parseGraphDocument', () => {
     expect(r.ok && r.graph.conditionalPairs).toEqual([{ from: '4.7.0', to: '4.7.4', risks: [{ name: 'R', message: 'm', url: 'u' }] }]);
   });
 });
+
+describe('parseGraphDocument: limits (GRAPH_LIMITS)', () => {
+  it('refuses nesting deeper than 32 and more than 5,000,000 values with a problem, not a crash', () => {
+    const deep = `{"nodes": [], "x": ${'['.repeat(1_000_000)}`;
+    expect(parseGraphDocument(deep, 'deep.json')).toEqual({
+      ok: false,
+      source: 'deep.json',
+      error: 'refused: lists and objects nested deeper than 32 levels (the limit), at line 1',
+    });
+    // the object, "nodes", "edges" and 5,000,000 items: the 5,000,001st value is edges[4999997]
+    const many = `{"nodes": [], "edges": [${'0,'.repeat(4_999_999)}0]}`;
+    expect(parseGraphDocument(many, 'many.json')).toEqual({
+      ok: false,
+      source: 'many.json',
+      error: 'refused: more than 5,000,000 values (the limit), at edges[4999997]',
+    });
+  });
+
+  it('reads a graph whose strings hold brackets, quotes and escapes', () => {
+    const text = JSON.stringify({
+      nodes: [{ version: '4.7.3', payload: `${'[{'.repeat(40)}\\"\\`, metadata: { note: '"]}'.repeat(40) } }],
+    });
+    const r = parseGraphDocument(text, 'g.json');
+    expect(r.ok && r.graph.nodes.map((n) => n.payload)).toEqual([`${'[{'.repeat(40)}\\"\\`]);
+  });
+});
