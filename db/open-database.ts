@@ -93,7 +93,7 @@ export function openDatabase(file: string, opts: { migrationsFolder?: string } =
     const why = err instanceof Error ? err.message : String(err);
     throw new DatabaseOpenError(`cannot open the database ${file}: ${why} (is DATABASE_URL right?)`, { cause: err });
   }
-  const db = drizzle(sqlite, { schema }) as Db;
+  const db: Db = drizzle(sqlite, { schema });
   try {
     migrate(db, { migrationsFolder: opts.migrationsFolder ?? MIGRATIONS_FOLDER });
   } catch (err) {

@@ -3,12 +3,12 @@
 // restore only looked for scheduler leases, so it swapped the file under this server and every
 // later write went to the old, unlinked file.
 import { expect, test } from '@playwright/test';
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signIn } from './helpers';
+import { openE2eDatabase } from './pages/seeded-fleet';
 
 function fleetplan(args: string[]) {
   return spawnSync(process.execPath, ['bin/fleetplan.mjs', ...args], {
@@ -31,7 +31,7 @@ test('restore refuses while the server has the database open, and the server kee
     expect(restore.stderr).toMatch(/^fleetplan restore: another process has .* open \(a running fleetplan server/);
     expect(restore.status).toBe(1);
 
-    const db = new Database(process.env.E2E_DATABASE_FILE!, { readonly: true });
+    const db = openE2eDatabase();
     const total = (db.prepare('select count(*) as n from clusters').get() as { n: number }).n;
     db.close();
     expect(total).toBeGreaterThan(40);

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import Database from 'better-sqlite3';
 import { signIn } from './helpers';
+import { openE2eDatabase } from './pages/seeded-fleet';
 
 test.describe('Fleet page', () => {
   test('lists the seeded clusters from the database', async ({ page }) => {
@@ -8,7 +8,7 @@ test.describe('Fleet page', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
 
-    const db = new Database(process.env.E2E_DATABASE_FILE!, { readonly: true });
+    const db = openE2eDatabase();
     const total = (db.prepare('select count(*) as n from clusters').get() as { n: number }).n;
     const first = db.prepare('select name, version from clusters order by name limit 1').get() as { name: string; version: string };
     db.close();

@@ -48,7 +48,7 @@ test.describe('Paths page', () => {
       page.getByRole('button', { name: 'Download imageset-config.yaml' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('imageset-config.yaml');
-    const yaml = fs.readFileSync((await download.path())!, 'utf8');
+    const yaml = fs.readFileSync(await download.path(), 'utf8');
     expect(yaml).toContain('apiVersion: mirror.openshift.io/v2alpha1');
     expect(yaml).toContain("minVersion: '4.7.60'");
 

@@ -2,8 +2,8 @@
 // at the field → impact preview → save → history → revert, checking the DATABASE after each
 // write; and a concurrent edit is reported as a conflict, never silently overwritten.
 import { expect, test, type Page } from '@playwright/test';
-import Database from 'better-sqlite3';
 import { signIn } from './helpers';
+import { openE2eDatabase } from './pages/seeded-fleet';
 
 interface Row {
   name: string;
@@ -11,8 +11,13 @@ interface Row {
   upgrade_policy: string;
 }
 
+/** The part of a stored cluster policy (clusters.upgrade_policy, policy_revisions.before/after) this flow edits. */
+interface StoredPolicy {
+  conditions: { soakDays: number };
+}
+
 function openDb(readonly = true) {
-  return new Database(process.env.E2E_DATABASE_FILE!, { readonly });
+  return openE2eDatabase({ readonly });
 }
 
 /** A managed cluster with a numeric soakDays (the field this flow edits). */
@@ -81,8 +86,8 @@ test.describe('Policy editor', () => {
       .get(target.name) as { actor: string; summary: string; before: string; after: string };
     db.close();
     expect(rev.summary).toContain('conditions.soakDays');
-    expect(JSON.parse(rev.after).conditions.soakDays).toBe(newSoak);
-    expect(JSON.parse(rev.before).conditions.soakDays).toBe(target.soakDays);
+    expect((JSON.parse(rev.after) as StoredPolicy).conditions.soakDays).toBe(newSoak);
+    expect((JSON.parse(rev.before) as StoredPolicy).conditions.soakDays).toBe(target.soakDays);
 
     // history shows the change with its diff; revert restores the previous value
     const entry = page.locator(`li[data-revision]`).filter({ hasText: `rev ${target.revision + 1}` });
@@ -121,7 +126,7 @@ test.describe('Policy editor', () => {
     const theirs = target.soakDays + 100;
     const db = openDb(false);
     const row = db.prepare('select upgrade_policy, policy_revision from clusters where name = ?').get(target.name) as Row;
-    const policy = JSON.parse(row.upgrade_policy);
+    const policy = JSON.parse(row.upgrade_policy) as StoredPolicy;
     policy.conditions.soakDays = theirs;
     db.prepare('update clusters set upgrade_policy = ?, policy_revision = ? where name = ?').run(
       JSON.stringify(policy),

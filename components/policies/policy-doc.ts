@@ -37,7 +37,7 @@ export function tidyConditions(c: ConditionsDoc): ConditionsDoc | undefined {
 export function withConditions(doc: PolicyDoc, patch: Partial<ConditionsDoc>): PolicyDoc {
   const conditions = tidyConditions({ ...(isObject(doc.conditions) ? doc.conditions : {}), ...patch });
   const { conditions: _drop, ...rest } = doc;
-  return conditions ? { ...rest, conditions } : (rest as PolicyDoc);
+  return conditions ? { ...rest, conditions } : rest;
 }
 
 export const NEW_POLICY: PolicyDoc = { workloads: [], schedule: '0 13 * * 1-5', conditions: { soakDays: 0 } };

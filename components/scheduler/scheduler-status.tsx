@@ -263,7 +263,7 @@ export function SchedulerStatus() {
                 {lastRun.dryRun ? ' — decisions recorded, nothing was triggered.' : '.'}{' '}
                 <a href={`/activity?tab=decisions`}>See the decisions</a>
               </div>
-              <SummaryCounts summary={lastRun.result.summary as unknown as Summary} />
+              <SummaryCounts summary={lastRun.result.summary} />
             </div>
           ) : (
             <div className="banner bad">

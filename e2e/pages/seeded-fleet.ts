@@ -3,14 +3,15 @@
 // needs, so no assertion is skipped because the data happened to be missing.
 import Database from 'better-sqlite3';
 
-function openSeed() {
+/** Opens the e2e server's database file (read-only unless asked); without the file name, better-sqlite3 would open an empty in-memory database. */
+export function openE2eDatabase({ readonly = true } = {}): Database.Database {
   const file = process.env.E2E_DATABASE_FILE;
   if (!file) throw new Error('E2E_DATABASE_FILE is not set (playwright.config.ts sets it)');
-  return new Database(file, { readonly: true });
+  return new Database(file, { readonly });
 }
 
 function one<T>(sql: string, what: string): T {
-  const db = openSeed();
+  const db = openE2eDatabase();
   try {
     const row = db.prepare(sql).get() as T | undefined;
     if (row === undefined) throw new Error(`the seeded demo fleet has no ${what}`);

@@ -60,11 +60,11 @@ export function applyForecastOverrides<T>(document: T, overrides: ForecastOverri
       if (!isObject(c) || !isObject(c.upgradePolicy)) continue;
       const policy = c.upgradePolicy;
       const conditions = isObject(policy.conditions) ? policy.conditions : (policy.conditions = {} as Obj);
-      const sector = (conditions as Obj).sector;
+      const sector = conditions.sector;
       if (typeof sector !== 'string' || !soak.has(sector)) continue;
       const days = soak.get(sector);
-      if (days === null || days === undefined) delete (conditions as Obj).soakDays;
-      else (conditions as Obj).soakDays = days;
+      if (days === null || days === undefined) delete conditions.soakDays;
+      else conditions.soakDays = days;
     }
   }
   return doc as T;

@@ -3,14 +3,13 @@ import { parse as parseYaml } from 'yaml';
 import { renderImageSet } from './imageset';
 import { solveUpgradePath } from './solve-upgrade-path';
 import { makeIndex, type GraphSpec } from './test-builders';
-import type { PathFound } from './types';
 import { defaultTargetChannel } from '../version/channel-names';
 
 function found(spec: GraphSpec, from: string, to: string, channel: string | null = null) {
   const index = makeIndex(spec);
   const answer = solveUpgradePath(index, { from, to, channel, allowConditional: false });
   if (answer.path === null) throw new Error(answer.message);
-  return { index, answer: answer as PathFound };
+  return { index, answer };
 }
 
 describe('renderImageSet', () => {

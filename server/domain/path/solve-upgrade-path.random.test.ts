@@ -63,7 +63,7 @@ function randomGraph(rnd: () => number, size: number): RandomGraph {
  */
 function referencePath(g: RandomGraph, from: string, to: string, channel: string | null, allowConditional: boolean): string[] | null {
   const filtered = channel !== null && [...g.channels.values()].some((c) => c !== null);
-  const inGraph = (v: string) => !filtered || (g.channels.get(v) ?? []).includes(channel as string);
+  const inGraph = (v: string) => !filtered || (g.channels.get(v) ?? []).includes(channel);
   if (!inGraph(from) || !inGraph(to)) return null;
   if (from === to) return [from];
   const allowed = (a: string) =>

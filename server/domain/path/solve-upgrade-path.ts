@@ -124,7 +124,7 @@ function searchBackwards(
       touched[1] = -1;
       viaUnconditional = gatherPredecessors(unconditional, viaUnconditional, levelEnd, count, 0, buffers);
       viaConditional = gatherPredecessors(conditional, viaConditional, levelEnd, count, 1, buffers);
-      for (let w = touched[0] as number; w <= (touched[1] as number); w++) {
+      for (let w = touched[0]; w <= touched[1]; w++) {
         let fresh = (gathered[w] as number) & (allowedNodes[w] as number) & ~(found[w] as number);
         gathered[w] = 0;
         if (fresh === 0) continue;

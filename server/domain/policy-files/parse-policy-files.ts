@@ -7,7 +7,6 @@
 import { parseYamlText } from '../bounded-parse';
 import { identifierProblem } from '../identifiers';
 import { validatePlanInput } from '../plan/validate-plan-input';
-import type { Problem } from '../plan/types';
 import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from './policy-spec';
 import {
   CLUSTER_FILE_SCHEMA,
@@ -186,7 +185,7 @@ export function validateClusterFileData(
     ],
   });
   if (!checked.ok) {
-    for (const p of checked.problems as Problem[]) {
+    for (const p of checked.problems) {
       if (p.path.startsWith('clusters[0].upgradePolicy')) problems.push({ path: p.path.slice('clusters[0].'.length), message: p.message });
       else if (!p.path.startsWith('clusters[0].name')) problems.push({ path: p.path, message: p.message });
     }

@@ -84,7 +84,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
     }
     settle(nowMs);
-    const cur = current as ProviderUpgrade | null;
+    const cur = current;
     const live = cur && Date.parse(cur.nextRun) <= nowMs ? { ...cur, state: 'started' as const, startedAt: cur.nextRun } : cur;
     return { version, current: live, last: last as ClusterSnapshot['lastUpgrade'] };
   };

@@ -51,9 +51,9 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
           if (status >= 400) {
             const reason =
               typeof body === 'object' && body && 'reason' in body
-                ? String((body as { reason: unknown }).reason)
+                ? String(body.reason)
                 : typeof body === 'object' && body && 'message' in body
-                  ? String((body as { message: unknown }).message)
+                  ? String(body.message)
                   : text.slice(0, 200);
             reject(new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname} → HTTP ${status}: ${reason}`, status));
             return;

@@ -1,4 +1,4 @@
-import { diffJson, type JsonChange } from '@/server/domain/diff/json-diff';
+import { diffJson } from '@/server/domain/diff/json-diff';
 import * as repo from '@/server/repositories/policy-repository';
 import { requireOrganization, type PolicyContext } from './policy-store';
 
@@ -26,7 +26,7 @@ export function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; 
       summary: r.summary,
       before: r.before,
       after: r.after,
-      changes: diffJson(r.before, r.after) as JsonChange[],
+      changes: diffJson(r.before, r.after),
     })),
   };
 }

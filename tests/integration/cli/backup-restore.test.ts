@@ -53,8 +53,8 @@ function startWriter(file: string, ms: number) {
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
+  process.stdout.write = () => true;
+  process.stderr.write = () => true;
   try {
     return await fn();
   } finally {
