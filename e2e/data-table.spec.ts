@@ -2,13 +2,13 @@
 // remembered across reloads, and the CSV download of the rows shown.
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import Database from 'better-sqlite3';
 import { signIn } from './helpers';
+import { openE2eDatabase } from './pages/seeded-fleet';
 
 test.describe('Data table', () => {
   test('sorts, remembers the chosen columns and downloads the rows as CSV', async ({ page }) => {
     await signIn(page);
-    const db = new Database(process.env.E2E_DATABASE_FILE!, { readonly: true });
+    const db = openE2eDatabase();
     const names = (db.prepare('select name, region from clusters order by name').all() as { name: string; region: string }[]).map((r) => r);
     db.close();
     const table = page.getByRole('table', { name: 'Clusters' });
@@ -35,7 +35,7 @@ test.describe('Data table', () => {
     // CSV of the shown page: header of the visible columns, then one line per row
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('fleet.csv');
-    const csv = fs.readFileSync((await download.path())!, 'utf8').split('\r\n');
+    const csv = fs.readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(csv[0]).toBe('Cluster,Region,Version / channel,Sector,State,Soaking upgrades,Decision,Next run');
     expect(csv[1]!.startsWith(`${names[0]!.name},${names[0]!.region},`)).toBe(true);
     expect(csv.filter(Boolean)).toHaveLength(1 + Math.min(50, names.length));
