@@ -3,17 +3,28 @@
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
-import { formatUtc } from '@/components/ui/format';
+import { DataTable, type Column } from '@/components/ui/data-table';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { formatUtc } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type Explain = inferRouterOutputs<AppRouter>['clusters']['explain'];
 
 interface EventRow {
+  id: string;
   at: string;
   kind: 'decision' | 'action';
+  /** the badge's text, for sorting and CSV */
+  label: string;
   badge: React.ReactNode;
   text: string;
 }
+
+const COLUMNS: Column<EventRow>[] = [
+  { id: 'at', header: 'When', className: 'small', value: (r) => r.at, cell: (r) => <ZonedTime iso={r.at} /> },
+  { id: 'what', header: 'What', value: (r) => r.label, cell: (r) => r.badge },
+  { id: 'details', header: 'Details', className: 'small', value: (r) => r.text, cell: (r) => r.text },
+];
 
 export function ClusterEvents({
   explain,
@@ -24,14 +35,18 @@ export function ClusterEvents({
   if (explain.data) {
     const { decisions, actions } = explain.data.events;
     rows = [
-      ...decisions.map<EventRow>((d) => ({
+      ...decisions.map<EventRow>((d, i) => ({
+        id: `decision-${i}`,
         at: d.at,
+        label: d.reason ?? d.action,
         kind: 'decision',
         badge: <DecisionBadge action={d.action} reason={d.reason} />,
         text: [d.version && d.action !== 'skip' ? `→ ${d.version}` : '', d.message ?? ''].filter(Boolean).join(' '),
       })),
-      ...actions.map<EventRow>((a) => ({
+      ...actions.map<EventRow>((a, i) => ({
+        id: `action-${i}`,
         at: a.at,
+        label: a.kind,
         kind: 'action',
         badge: <span className={`badge ${a.status === 'done' ? 'ok' : a.status === 'failed' ? 'bad' : 'info'}`}>{a.kind}</span>,
         text: `${a.version} ${a.status}${a.nextRun ? ` for ${formatUtc(a.nextRun)}` : ''}${a.error ? `: ${a.error}` : ''}`,
@@ -53,26 +68,16 @@ export function ClusterEvents({
       ) : rows.length === 0 ? (
         <EmptyState title="No events yet">The scheduler records its decisions and actions here once it runs.</EmptyState>
       ) : (
-        <div className="table-scroll" style={{ maxHeight: 360 }}>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r, i) => (
-                <tr key={`${r.at}-${i}`}>
-                  <td className="small nowrap">{formatUtc(r.at)}</td>
-                  <td>{r.badge}</td>
-                  <td className="small">{r.text}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          id="cluster-events"
+          label="Events"
+          rows={rows}
+          columns={COLUMNS}
+          rowKey={(r) => r.id}
+          initialSort={{ id: 'at', direction: 'desc' }}
+          noun="events"
+          pageSize={50}
+        />
       )}
     </section>
   );

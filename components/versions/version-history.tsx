@@ -4,17 +4,106 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { DataTable, type Column } from '@/components/ui/data-table';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { formatUtc } from '@/components/ui/zoned-time';
 
 const PAGE = 100;
+
+type History = inferRouterOutputs<AppRouter>['versions']['history'];
+type Blocked = History['blocked'][number];
+type Version = History['versions'][number];
+const dash = <span className="muted">—</span>;
+
+const BLOCKED_COLUMNS: Column<Blocked>[] = [
+  { id: 'pattern', header: 'Pattern', required: true, className: 'nowrap', value: (b) => b.pattern, cell: (b) => <code>{b.pattern}</code> },
+  { id: 'reason', header: 'Reason', value: (b) => b.reason, cell: (b) => b.reason || <span className="muted">no reason given</span> },
+  {
+    id: 'matches',
+    header: 'Matches (known versions)',
+    className: 'small',
+    value: (b) => b.matches.length,
+    csv: (b) => b.matches.join(' '),
+    cell: (b) =>
+      b.matches.length ? (
+        <span className="mono">
+          {b.matches.slice(0, 8).join(', ')}
+          {b.matches.length > 8 ? ` +${b.matches.length - 8}` : ''}
+        </span>
+      ) : (
+        <span className="muted">none yet</span>
+      ),
+  },
+  {
+    id: 'added',
+    header: 'Added',
+    className: 'small nowrap',
+    value: (b) => b.createdAt,
+    cell: (b) => (
+      <>
+        {formatUtc(b.createdAt)}
+        <div className="muted">by {b.createdBy}</div>
+      </>
+    ),
+  },
+];
+
+function versionColumns(workloads: readonly string[]): Column<Version>[] {
+  return [
+    { id: 'version', header: 'Version', required: true, className: 'mono nowrap', value: (v) => v.version, cell: (v) => v.version },
+    {
+      id: 'running',
+      header: 'Clusters now',
+      value: (v) => v.runningCount,
+      cell: (v) => v.runningCount || <span className="muted">0</span>,
+    },
+    ...workloads.map((w): Column<Version> => ({
+      id: `workload:${w}`,
+      header: w,
+      className: 'nowrap small',
+      value: (v) => v.workloads[w]?.soakDays ?? null,
+      cell: (v) => {
+        const s = v.workloads[w];
+        return s ? (
+          <span title={`${s.soakDays.toFixed(2)} soak days from ${s.reportingCount} cluster(s): ${s.reporting.join(', ')}`}>
+            {s.soakDays.toFixed(2)} <span className="muted">({s.reportingCount})</span>
+          </span>
+        ) : (
+          dash
+        );
+      },
+    })),
+    {
+      id: 'blocked',
+      header: 'Blocked by',
+      className: 'small',
+      value: (v) => v.blockedBy.map((b) => b.pattern).join(' '),
+      cell: (v) =>
+        v.blockedBy.length === 0
+          ? dash
+          : v.blockedBy.map((b) => (
+              <div key={b.pattern} title={b.reason || undefined}>
+                <span className="badge bad">blocked</span> <code className="nowrap">{b.pattern}</code>
+              </div>
+            )),
+    },
+    {
+      id: 'firstSeen',
+      header: 'First seen',
+      className: 'small nowrap',
+      value: (v) => v.firstSeenAt,
+      cell: (v) => formatUtc(v.firstSeenAt),
+    },
+  ];
+}
 
 export function VersionHistory() {
   const trpc = useTRPC();
   const history = useQuery(trpc.versions.history.queryOptions());
   const [search, setSearch] = useState('');
   const [only, setOnly] = useState<'all' | 'running' | 'blocked'>('all');
-  const [shown, setShown] = useState(PAGE);
 
   const rows = useMemo(() => {
     const all = history.data?.versions ?? [];
@@ -22,6 +111,8 @@ export function VersionHistory() {
       (v) => v.version.includes(search.trim()) && (only === 'all' || (only === 'running' ? v.runningCount > 0 : v.blockedBy.length > 0)),
     );
   }, [history.data, search, only]);
+
+  const historyColumns = useMemo(() => versionColumns(history.data?.workloads ?? []), [history.data?.workloads]);
 
   if (history.isPending)
     return (
@@ -35,7 +126,7 @@ export function VersionHistory() {
         <ErrorState error={history.error} onRetry={() => history.refetch()} />
       </div>
     );
-  const { workloads, blocked } = history.data;
+  const { blocked } = history.data;
 
   return (
     <>
@@ -49,40 +140,15 @@ export function VersionHistory() {
         {blocked.length === 0 ? (
           <EmptyState title="No version is blocked" />
         ) : (
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Pattern</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Matches (known versions)</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {blocked.map((b) => (
-                <tr key={b.pattern} data-pattern={b.pattern}>
-                  <td className="nowrap">
-                    <code>{b.pattern}</code>
-                  </td>
-                  <td>{b.reason || <span className="muted">no reason given</span>}</td>
-                  <td className="small">
-                    {b.matches.length ? (
-                      <span className="mono">
-                        {b.matches.slice(0, 8).join(', ')}
-                        {b.matches.length > 8 ? ` +${b.matches.length - 8}` : ''}
-                      </span>
-                    ) : (
-                      <span className="muted">none yet</span>
-                    )}
-                  </td>
-                  <td className="small nowrap">
-                    {formatUtc(b.createdAt)}
-                    <div className="muted">by {b.createdBy}</div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            id="versions-blocked"
+            label="Blocked versions"
+            rows={blocked}
+            columns={BLOCKED_COLUMNS}
+            rowKey={(b) => b.pattern}
+            rowProps={(b) => ({ 'data-pattern': b.pattern })}
+            noun="patterns"
+          />
         )}
       </section>
 
@@ -98,7 +164,6 @@ export function VersionHistory() {
             value={search}
             onChange={(e) => {
               setSearch(e.target.value);
-              setShown(PAGE);
             }}
           />
           <select
@@ -106,7 +171,6 @@ export function VersionHistory() {
             value={only}
             onChange={(e) => {
               setOnly(e.target.value as typeof only);
-              setShown(PAGE);
             }}
           >
             <option value="all">all versions</option>
@@ -124,75 +188,16 @@ export function VersionHistory() {
               : 'Soak accumulates once the scheduler has seen clusters run a version.'}
           </EmptyState>
         ) : (
-          <div className="table-scroll">
-            <table className="data" aria-label="Version history">
-              <thead>
-                <tr>
-                  <th scope="col">Version</th>
-                  <th scope="col">Clusters now</th>
-                  {workloads.map((w) => (
-                    <th scope="col" key={w}>
-                      {w}
-                    </th>
-                  ))}
-                  <th scope="col">Blocked by</th>
-                  <th scope="col">First seen</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.slice(0, shown).map((v) => (
-                  <tr key={v.version} data-version={v.version}>
-                    <td className="mono nowrap">{v.version}</td>
-                    <td>{v.runningCount || <span className="muted">0</span>}</td>
-                    {workloads.map((w) => {
-                      const s = v.workloads[w];
-                      return (
-                        <td
-                          key={w}
-                          className="nowrap small"
-                          title={
-                            s
-                              ? `${s.soakDays.toFixed(2)} soak days from ${s.reportingCount} cluster(s): ${s.reporting.join(', ')}`
-                              : undefined
-                          }
-                        >
-                          {s ? (
-                            <>
-                              {s.soakDays.toFixed(2)} <span className="muted">({s.reportingCount})</span>
-                            </>
-                          ) : (
-                            <span className="muted">—</span>
-                          )}
-                        </td>
-                      );
-                    })}
-                    <td className="small">
-                      {v.blockedBy.length === 0 ? (
-                        <span className="muted">—</span>
-                      ) : (
-                        v.blockedBy.map((b) => (
-                          <div key={b.pattern} title={b.reason || undefined}>
-                            <span className="badge bad">blocked</span> <code className="nowrap">{b.pattern}</code>
-                          </div>
-                        ))
-                      )}
-                    </td>
-                    <td className="small nowrap">{formatUtc(v.firstSeenAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {rows.length > shown && (
-              <div className="pager">
-                <span className="small muted">
-                  Showing {shown} of {rows.length}
-                </span>
-                <button className="btn" onClick={() => setShown((n) => n + PAGE)}>
-                  Show {Math.min(PAGE, rows.length - shown)} more
-                </button>
-              </div>
-            )}
-          </div>
+          <DataTable
+            id="versions-history"
+            label="Version history"
+            rows={rows}
+            columns={historyColumns}
+            rowKey={(v) => v.version}
+            rowProps={(v) => ({ 'data-version': v.version })}
+            pageSize={PAGE}
+            noun="versions"
+          />
         )}
       </section>
     </>
