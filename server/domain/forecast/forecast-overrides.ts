@@ -24,11 +24,6 @@ function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Escapes a version for use as an exact blockedVersions regex. */
-export function exactVersionPattern(version: string): string {
-  return `^${version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-}
-
 /**
  * Returns a copy of the raw document with the overrides applied (the input is not modified).
  * Unknown sectors are ignored here; validation of the result reports anything malformed.

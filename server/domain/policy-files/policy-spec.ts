@@ -102,8 +102,3 @@ export function organizationSettingsToPlanOrganization(settings: OrganizationSet
   org.sectors = settings.sectors.map(sectorSpecToDocument);
   return org;
 }
-
-/** The sector a policy places its cluster in, if any. */
-export function sectorOfPolicy(spec: UpgradePolicySpec | null | undefined): string | null {
-  return spec?.conditions?.sector ?? null;
-}
