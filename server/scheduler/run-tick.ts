@@ -12,14 +12,20 @@
  *
  * A tick never throws: failures are recorded on its scheduler_ticks row and returned.
  */
-import semver from 'semver';
 import type { Db } from '@/db/open-database';
 import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
+import { planIntent, type IntentPlan } from '@/server/domain/scheduling/intent-plan';
+import {
+  observeSnapshots,
+  withClusterRowUpdates,
+  type ClusterRowUpdate,
+  type UpgradeTransition,
+} from '@/server/domain/scheduling/snapshot-transitions';
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
-import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from '@/server/integrations/providers/types';
+import type { ClusterSnapshot, FleetProvider } from '@/server/integrations/providers/types';
 import { getMetrics } from '@/server/metrics/registry';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import {
@@ -32,7 +38,6 @@ import {
   writeSnapshots,
   type DecisionWrite,
   type SnapshotInsert,
-  type SnapshotUpdate,
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
 import { loadPlanDocument, toIsoSeconds } from '@/server/repositories/plan-document-repository';
@@ -108,13 +113,33 @@ function emit(ctx: Ctx, event: LifecycleEvent, payload: Record<string, unknown>)
   ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
 }
 
-function isAtLeast(version: string, target: string): boolean {
-  const a = semver.valid(version);
-  const b = semver.valid(target);
-  return a !== null && b !== null && semver.gte(a, b);
+/** Records one lifecycle step in the upgrade history and sends its webhook event(s). */
+function recordTransition(ctx: Ctx, t: UpgradeTransition): void {
+  const at = ctx.now.getTime();
+  const step = { clusterId: t.clusterId, fromVersion: t.fromVersion, toVersion: t.toVersion, at };
+  const subject = { cluster: t.cluster, version: t.toVersion, fromVersion: t.fromVersion };
+  switch (t.kind) {
+    case 'failed':
+      recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
+      emit(ctx, 'failed', { ...subject, message: t.message });
+      return;
+    case 'completed':
+      if (t.startWasUnseen) emit(ctx, 'started', subject);
+      recordUpgradeTransition(ctx.db, { ...step, state: 'completed' });
+      emit(ctx, 'completed', subject);
+      return;
+    case 'cancelled-at-provider':
+      recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
+      emit(ctx, 'cancelled', { cluster: t.cluster, version: t.toVersion, message: t.message });
+      return;
+    case 'started':
+      recordUpgradeTransition(ctx.db, { ...step, state: 'started' });
+      emit(ctx, 'started', subject);
+      return;
+  }
 }
 
-/** Carries out one intent against the provider; `snap` is patched with the result. */
+/** Carries out one intent against the provider (see planIntent); `snap` is patched with the result. */
 async function executeIntent(
   ctx: Ctx,
   intent: IntentRow,
@@ -125,79 +150,56 @@ async function executeIntent(
   const { db, provider, now } = ctx;
   const metrics = getMetrics();
   const kind = intent.kind === 'schedule-upgrade' ? 'schedule' : 'cancel';
-  if (!state || !snap) {
-    markIntentAttemptFailed(db, intent.id, now, `cluster ${intent.clusterName} is no longer known to the provider`, true);
-    metrics.intents.inc({ kind, outcome: 'failed' });
+  const cluster = state && snap ? { ...snap, storedUpgrade: state.currentUpgrade } : null;
+  const plan = planIntent(intent, cluster, now.getTime(), reconciling);
+  const failFinally = (p: Extract<IntentPlan, { kind: 'fail' }>): 'failed' => {
+    markIntentAttemptFailed(db, intent.id, now, p.reason, true);
+    if (p.releaseHeldUpgrade) setClusterUpgrade(db, ctx.organizationId, intent.clusterName, null, 'idle');
+    metrics.intents.inc({ kind, outcome: p.outcome });
     return 'failed';
-  }
+  };
+  // An unknown cluster fails before the provider-error handling below.
+  if (plan.kind === 'fail' && !cluster) return failFinally(plan);
+  if (!state || !snap) throw new Error('planIntent fails every intent whose cluster is unknown');
   const ref = { externalId: state.externalId, name: state.name };
   const nextRun = intent.nextRun ? toIsoSeconds(intent.nextRun) : null;
+  const recordStep = (step: 'scheduled' | 'cancelled') =>
+    db.$client.transaction(() => {
+      recordUpgradeTransition(db, {
+        clusterId: state.id,
+        fromVersion: snap.version,
+        toVersion: intent.version,
+        state: step,
+        at: now.getTime(),
+        ...(step === 'scheduled' ? { scheduledFor: intent.nextRun?.getTime() ?? null } : {}),
+      });
+      if (step === 'scheduled')
+        emit(ctx, 'scheduled', { cluster: state.name, version: intent.version, fromVersion: snap.version, nextRun });
+      else emit(ctx, 'cancelled', { cluster: state.name, version: intent.version });
+    })();
   try {
-    if (intent.kind === 'schedule-upgrade') {
-      const cu = snap.currentUpgrade;
-      if (cu && cu.version === intent.version) {
-        markIntentDone(db, intent.id, now, reconciling ? 'reconciled: the provider already has this upgrade' : undefined);
-      } else if (isAtLeast(snap.version, intent.version) || (snap.lastUpgrade && snap.lastUpgrade.version === intent.version)) {
-        markIntentDone(db, intent.id, now, 'reconciled: the cluster already went through this upgrade');
-      } else if (cu) {
-        markIntentAttemptFailed(db, intent.id, now, `the cluster has another upgrade (${cu.version}) at the provider`, true);
-        metrics.intents.inc({ kind, outcome: 'failed' });
-        return 'failed';
-      } else if (!intent.nextRun || intent.nextRun.getTime() <= now.getTime()) {
-        markIntentAttemptFailed(
-          db,
-          intent.id,
-          now,
-          'expired: its start time passed before it could be sent; the engine decides again',
-          true,
-        );
-        if (state.currentUpgrade?.version === intent.version && state.currentUpgrade.state === 'scheduled')
-          setClusterUpgrade(db, ctx.organizationId, state.name, null, 'idle');
-        metrics.intents.inc({ kind, outcome: 'expired' });
-        return 'failed';
-      } else {
+    switch (plan.kind) {
+      case 'fail':
+        return failFinally(plan);
+      case 'mark-done':
+        markIntentDone(db, intent.id, now, plan.note ?? undefined);
+        if (plan.recordScheduled) recordStep('scheduled');
+        break;
+      case 'send-schedule':
         await provider.scheduleUpgrade(
-          { ...ref, version: intent.version, nextRun: intent.nextRun, idempotencyKey: intent.idempotencyKey },
+          { ...ref, version: intent.version, nextRun: intent.nextRun!, idempotencyKey: intent.idempotencyKey },
           now,
         );
         snap.currentUpgrade = { version: intent.version, nextRun: nextRun!, state: 'scheduled' };
-        markIntentDone(db, intent.id, now, reconciling ? 'reconciled: sent after a restart' : undefined);
-      }
-      db.$client.transaction(() => {
-        recordUpgradeTransition(db, {
-          clusterId: state.id,
-          fromVersion: snap.version,
-          toVersion: intent.version,
-          state: 'scheduled',
-          at: now.getTime(),
-          scheduledFor: intent.nextRun?.getTime() ?? null,
-        });
-        emit(ctx, 'scheduled', { cluster: state.name, version: intent.version, fromVersion: snap.version, nextRun });
-      })();
-    } else {
-      const cu = snap.currentUpgrade;
-      if (cu && cu.version === intent.version && cu.state === 'scheduled') {
+        markIntentDone(db, intent.id, now, plan.doneNote ?? undefined);
+        recordStep('scheduled');
+        break;
+      case 'send-cancel':
         await provider.cancelUpgrade({ ...ref, version: intent.version, idempotencyKey: intent.idempotencyKey }, now);
         snap.currentUpgrade = null;
-        markIntentDone(db, intent.id, now, reconciling ? 'reconciled: sent after a restart' : undefined);
-        db.$client.transaction(() => {
-          recordUpgradeTransition(db, {
-            clusterId: state.id,
-            fromVersion: snap.version,
-            toVersion: intent.version,
-            state: 'cancelled',
-            at: now.getTime(),
-          });
-          emit(ctx, 'cancelled', { cluster: state.name, version: intent.version });
-        })();
-      } else {
-        markIntentDone(
-          db,
-          intent.id,
-          now,
-          cu?.version === intent.version ? 'not cancelled: the upgrade already started' : 'reconciled: nothing left to cancel',
-        );
-      }
+        markIntentDone(db, intent.id, now, plan.doneNote ?? undefined);
+        recordStep('cancelled');
+        break;
     }
     metrics.intents.inc({ kind, outcome: 'done' });
     return 'done';
@@ -210,120 +212,19 @@ async function executeIntent(
   }
 }
 
-function upgradeStateOf(cu: ProviderUpgrade | null, previous: string, failedNow: boolean): string {
-  if (cu) return cu.state === 'started' ? 'upgrading' : 'scheduled';
-  if (failedNow) return 'failed';
-  return previous === 'failed' ? 'failed' : 'idle';
-}
-
 /** Stores the snapshot and records the lifecycle transitions it implies; returns what it wrote. */
-function storeSnapshots(ctx: Ctx, states: StoredClusterState[], snaps: ClusterSnapshot[]): { updates: SnapshotUpdate[]; inserted: number } {
-  const byExternal = new Map(states.map((s) => [s.externalId, s]));
-  const byName = new Map(states.map((s) => [s.name, s]));
-  const updates: SnapshotUpdate[] = [];
-  const inserts: SnapshotInsert[] = [];
-  const at = ctx.now.getTime();
+function storeSnapshots(
+  ctx: Ctx,
+  states: StoredClusterState[],
+  snaps: ClusterSnapshot[],
+): { updates: ClusterRowUpdate[]; inserted: number } {
+  const observed = observeSnapshots(states, snaps);
+  const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: ctx.provider.name }));
   ctx.db.$client.transaction(() => {
-    for (const snap of snaps) {
-      const prev = byExternal.get(snap.externalId) ?? byName.get(snap.name);
-      const cu = snap.currentUpgrade
-        ? {
-            version: snap.currentUpgrade.version,
-            nextRun: snap.currentUpgrade.nextRun,
-            state: snap.currentUpgrade.state,
-            ...(snap.currentUpgrade.startedAt ? { startedAt: snap.currentUpgrade.startedAt } : {}),
-            ...(snap.currentUpgrade.progress !== undefined ? { progress: snap.currentUpgrade.progress } : {}),
-          }
-        : null;
-      if (!prev) {
-        inserts.push({
-          name: snap.name,
-          externalId: snap.externalId,
-          provider: ctx.provider.name,
-          version: snap.version,
-          channel: snap.channel,
-          availableUpgrades: snap.availableUpgrades,
-          healthy: snap.healthy,
-          healthIssues: snap.healthIssues,
-          currentUpgrade: cu,
-          upgradeState: upgradeStateOf(snap.currentUpgrade, 'idle', false),
-        });
-        continue;
-      }
-      const before = prev.currentUpgrade;
-      let failedNow = false;
-      if (before && (!cu || cu.version !== before.version)) {
-        const last = snap.lastUpgrade && snap.lastUpgrade.version === before.version ? snap.lastUpgrade : null;
-        if (last?.state === 'failed') {
-          failedNow = true;
-          recordUpgradeTransition(ctx.db, {
-            clusterId: prev.id,
-            fromVersion: prev.version,
-            toVersion: before.version,
-            state: 'failed',
-            at,
-            message: last.message ?? null,
-          });
-          emit(ctx, 'failed', { cluster: prev.name, version: before.version, fromVersion: prev.version, message: last.message ?? null });
-        } else if (last?.state === 'completed' || isAtLeast(snap.version, before.version)) {
-          if (before.state === 'scheduled')
-            emit(ctx, 'started', { cluster: prev.name, version: before.version, fromVersion: prev.version });
-          recordUpgradeTransition(ctx.db, {
-            clusterId: prev.id,
-            fromVersion: prev.version,
-            toVersion: before.version,
-            state: 'completed',
-            at,
-          });
-          emit(ctx, 'completed', { cluster: prev.name, version: before.version, fromVersion: prev.version });
-        } else {
-          recordUpgradeTransition(ctx.db, {
-            clusterId: prev.id,
-            fromVersion: prev.version,
-            toVersion: before.version,
-            state: 'cancelled',
-            at,
-            message: 'removed at the provider',
-          });
-          emit(ctx, 'cancelled', { cluster: prev.name, version: before.version, message: 'removed at the provider' });
-        }
-      }
-      if (cu?.state === 'started' && !(before?.state === 'started' && before.version === cu.version)) {
-        recordUpgradeTransition(ctx.db, { clusterId: prev.id, fromVersion: snap.version, toVersion: cu.version, state: 'started', at });
-        emit(ctx, 'started', { cluster: prev.name, version: cu.version, fromVersion: snap.version });
-      }
-      updates.push({
-        id: prev.id,
-        version: snap.version,
-        channel: snap.channel,
-        availableUpgrades: snap.availableUpgrades,
-        healthy: snap.healthy,
-        healthIssues: snap.healthIssues,
-        currentUpgrade: cu,
-        upgradeState: upgradeStateOf(snap.currentUpgrade, prev.upgradeState, failedNow),
-      });
-    }
-    writeSnapshots(ctx.db, ctx.organizationId, updates, inserts, ctx.now);
+    for (const t of observed.transitions) recordTransition(ctx, t);
+    writeSnapshots(ctx.db, ctx.organizationId, observed.updates, inserts, ctx.now);
   })();
-  return { updates, inserted: inserts.length };
-}
-
-/** The cluster states after `updates` were written, without reading 10k rows back. */
-function withSnapshotUpdates(states: StoredClusterState[], updates: SnapshotUpdate[]): StoredClusterState[] {
-  const byId = new Map(updates.map((u) => [u.id, u]));
-  return states.map((s) => {
-    const u = byId.get(s.id);
-    return u
-      ? {
-          ...s,
-          version: u.version,
-          currentUpgrade: u.currentUpgrade,
-          upgradeState: u.upgradeState,
-          healthy: u.healthy,
-          healthIssues: u.healthIssues,
-        }
-      : s;
-  });
+  return { updates: observed.updates, inserted: inserts.length };
 }
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
@@ -421,7 +322,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     // 4. store the snapshot
     const stored = storeSnapshots(ctx, states, snaps);
     // New clusters need their ids and positions from the database; otherwise apply the writes.
-    states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withSnapshotUpdates(states, stored.updates);
+    states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
     const statesByName = new Map(states.map((s) => [s.name, s]));
 
     // 5. decide

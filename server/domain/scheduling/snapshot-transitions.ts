@@ -1,0 +1,208 @@
+/**
+ * What a new provider snapshot means for each stored cluster, decided purely: the row to write
+ * (new clusters are inserted, known ones updated), the cluster's upgrade state, and the upgrade
+ * lifecycle transitions the change implies. The tick (server/scheduler/run-tick.ts) records the
+ * transitions in the upgrade history, sends their webhook events and writes the rows.
+ *
+ * The upgrade lifecycle as the tick sees it (issue 11 makes this an explicit state machine):
+ *
+ *   idle ──schedule──▶ scheduled ──started──▶ upgrading ──completed──▶ idle
+ *                         │                      ├──failed──▶ failed (kept until the next upgrade)
+ *                         │                      └──cancelled-at-provider──▶ idle
+ *                         ├──completed (never seen started)──▶ idle
+ *                         ├──failed──▶ failed
+ *                         └──cancelled-at-provider──▶ idle
+ *
+ * Scheduling and cancelling by fleetplan itself are decided per intent (intent-plan.ts).
+ */
+import { compareVersions, isSemver } from '@/server/domain/version/version';
+
+/** The `upgrade_state` a cluster row holds. */
+export type ClusterUpgradeState = 'idle' | 'scheduled' | 'upgrading' | 'failed';
+
+/** An upgrade the provider reports as under way (or stored as such). */
+export interface ObservedUpgrade {
+  version: string;
+  /** UTC `YYYY-MM-DDTHH:MM:SSZ` */
+  nextRun: string;
+  state: 'scheduled' | 'started';
+  startedAt?: string;
+  progress?: number;
+}
+
+/** The provider's most recent finished upgrade. */
+export interface FinishedUpgradeReport {
+  version: string;
+  state: 'completed' | 'failed';
+  message?: string;
+}
+
+/** What the provider says about one cluster (the fields this step reads). */
+export interface ObservedCluster {
+  externalId: string;
+  name: string;
+  version: string;
+  channel: string;
+  availableUpgrades: string[];
+  healthy: boolean;
+  healthIssues: string[];
+  currentUpgrade: (ObservedUpgrade & { phase?: string }) | null;
+  lastUpgrade?: FinishedUpgradeReport | null;
+}
+
+/** The stored cluster (the fields this step reads). */
+export interface KnownCluster {
+  id: number;
+  name: string;
+  externalId: string;
+  version: string;
+  currentUpgrade: ObservedUpgrade | null;
+  upgradeState: string;
+}
+
+/** The snapshot columns written for one cluster. */
+export interface ObservedClusterRow {
+  version: string;
+  channel: string;
+  availableUpgrades: string[];
+  healthy: boolean;
+  healthIssues: string[];
+  currentUpgrade: ObservedUpgrade | null;
+  upgradeState: ClusterUpgradeState;
+}
+
+export type NewClusterRow = ObservedClusterRow & { name: string; externalId: string };
+export type ClusterRowUpdate = ObservedClusterRow & { id: number };
+
+interface TransitionBase {
+  clusterId: number;
+  cluster: string;
+  /** the version the cluster ran when the upgrade began (the stored one) */
+  fromVersion: string;
+  /** the upgrade's target */
+  toVersion: string;
+}
+
+/**
+ * One step of an upgrade's lifecycle observed at the provider.
+ * - `failed`: the stored upgrade is gone and the provider reports it failed.
+ * - `completed`: it is gone and reported completed, or the cluster reached its version;
+ *   `startWasUnseen` when it went from scheduled to done between two snapshots (the `started`
+ *   event is still sent, but no `started` history step recorded).
+ * - `cancelled-at-provider`: it is gone with neither (someone removed it at the provider).
+ * - `started`: the provider reports an upgrade running that was not stored as running; its
+ *   `fromVersion` is the snapshot's version.
+ */
+export type UpgradeTransition =
+  | (TransitionBase & { kind: 'failed'; message: string | null })
+  | (TransitionBase & { kind: 'completed'; startWasUnseen: boolean })
+  | (TransitionBase & { kind: 'cancelled-at-provider'; message: string })
+  | (TransitionBase & { kind: 'started' });
+
+export const REMOVED_AT_PROVIDER = 'removed at the provider';
+
+export interface SnapshotObservation {
+  inserts: NewClusterRow[];
+  updates: ClusterRowUpdate[];
+  /** in snapshot order; per cluster the end of its stored upgrade before the start of a new one */
+  transitions: UpgradeTransition[];
+}
+
+/** `version` is valid SemVer and at or past `target` (an invalid one never is). */
+export function reachedVersion(version: string, target: string): boolean {
+  return isSemver(version) && isSemver(target) && compareVersions(version, target) >= 0;
+}
+
+/** The cluster's upgrade state given the provider's current upgrade. */
+export function upgradeStateOf(current: ObservedUpgrade | null, previous: string, failedNow: boolean): ClusterUpgradeState {
+  if (current) return current.state === 'started' ? 'upgrading' : 'scheduled';
+  if (failedNow) return 'failed';
+  return previous === 'failed' ? 'failed' : 'idle';
+}
+
+/** The stored form of the provider's current upgrade (the phase is not kept). */
+function storedUpgradeOf(u: ObservedCluster['currentUpgrade']): ObservedUpgrade | null {
+  if (!u) return null;
+  return {
+    version: u.version,
+    nextRun: u.nextRun,
+    state: u.state,
+    ...(u.startedAt ? { startedAt: u.startedAt } : {}),
+    ...(u.progress !== undefined ? { progress: u.progress } : {}),
+  };
+}
+
+/** How the stored upgrade `before` ended, now that the provider no longer reports it as current. */
+function endOfStoredUpgrade(prev: KnownCluster, before: ObservedUpgrade, snap: ObservedCluster): UpgradeTransition {
+  const base = { clusterId: prev.id, cluster: prev.name, fromVersion: prev.version, toVersion: before.version };
+  const last = snap.lastUpgrade && snap.lastUpgrade.version === before.version ? snap.lastUpgrade : null;
+  if (last?.state === 'failed') return { ...base, kind: 'failed', message: last.message ?? null };
+  if (last?.state === 'completed' || reachedVersion(snap.version, before.version))
+    return { ...base, kind: 'completed', startWasUnseen: before.state === 'scheduled' };
+  return { ...base, kind: 'cancelled-at-provider', message: REMOVED_AT_PROVIDER };
+}
+
+/**
+ * Matches each snapshot to its stored cluster (by provider id, else by name) and returns the rows
+ * to write and the lifecycle transitions since the stored state.
+ */
+export function observeSnapshots(stored: readonly KnownCluster[], snaps: readonly ObservedCluster[]): SnapshotObservation {
+  const byExternal = new Map(stored.map((s) => [s.externalId, s]));
+  const byName = new Map(stored.map((s) => [s.name, s]));
+  const result: SnapshotObservation = { inserts: [], updates: [], transitions: [] };
+  for (const snap of snaps) {
+    const prev = byExternal.get(snap.externalId) ?? byName.get(snap.name);
+    const current = storedUpgradeOf(snap.currentUpgrade);
+    const row = {
+      version: snap.version,
+      channel: snap.channel,
+      availableUpgrades: snap.availableUpgrades,
+      healthy: snap.healthy,
+      healthIssues: snap.healthIssues,
+      currentUpgrade: current,
+    };
+    if (!prev) {
+      result.inserts.push({ name: snap.name, externalId: snap.externalId, ...row, upgradeState: upgradeStateOf(current, 'idle', false) });
+      continue;
+    }
+    const before = prev.currentUpgrade;
+    let failedNow = false;
+    if (before && (!current || current.version !== before.version)) {
+      const end = endOfStoredUpgrade(prev, before, snap);
+      failedNow = end.kind === 'failed';
+      result.transitions.push(end);
+    }
+    if (current?.state === 'started' && !(before?.state === 'started' && before.version === current.version)) {
+      result.transitions.push({
+        kind: 'started',
+        clusterId: prev.id,
+        cluster: prev.name,
+        fromVersion: snap.version,
+        toVersion: current.version,
+      });
+    }
+    result.updates.push({ id: prev.id, ...row, upgradeState: upgradeStateOf(current, prev.upgradeState, failedNow) });
+  }
+  return result;
+}
+
+/** The stored clusters after `updates` were written, without reading them back. */
+export function withClusterRowUpdates<S extends KnownCluster & { healthy: boolean; healthIssues: string[] }>(
+  stored: readonly S[],
+  updates: readonly ClusterRowUpdate[],
+): S[] {
+  const byId = new Map(updates.map((u) => [u.id, u]));
+  return stored.map((s) => {
+    const u = byId.get(s.id);
+    return u
+      ? {
+          ...s,
+          version: u.version,
+          currentUpgrade: u.currentUpgrade,
+          upgradeState: u.upgradeState,
+          healthy: u.healthy,
+          healthIssues: u.healthIssues,
+        }
+      : s;
+  });
+}
