@@ -17,7 +17,7 @@ import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
-import { planIntent, type IntentPlan } from '@/server/domain/scheduling/intent-plan';
+import { holdsPendingUpgrade, planIntent, type IntentPlan } from '@/server/domain/scheduling/intent-plan';
 import {
   observeSnapshots,
   withClusterRowUpdates,
@@ -314,7 +314,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     // engine neither picks another version for it nor frees its mutexes.
     for (const intent of dryRun ? [] : listPendingIntents(db)) {
       const snap = snapByName.get(intent.clusterName);
-      if (snap && !snap.currentUpgrade && intent.kind === 'schedule-upgrade' && intent.nextRun) {
+      if (snap && holdsPendingUpgrade(intent, snap.currentUpgrade)) {
         snap.currentUpgrade = { version: intent.version, nextRun: toIsoSeconds(intent.nextRun), state: 'scheduled' };
       }
     }

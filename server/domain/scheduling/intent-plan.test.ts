@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTENT_NOTES, planIntent, type IntentCluster, type IntentPlan, type PlannedIntent } from './intent-plan';
+import { holdsPendingUpgrade, INTENT_NOTES, planIntent, type IntentCluster, type IntentPlan, type PlannedIntent } from './intent-plan';
 
 const now = Date.parse('2021-08-30T18:00:00Z');
 const schedule: PlannedIntent = {
@@ -135,5 +135,21 @@ describe('planIntent', () => {
     },
   ])('$name', ({ intent, cluster, reconciling, plan }) => {
     expect(planIntent(intent, cluster, now, reconciling ?? false)).toEqual(plan);
+  });
+});
+
+describe('holdsPendingUpgrade', () => {
+  it.each([
+    { name: 'a pending schedule on a cluster with nothing at the provider holds', intent: schedule, current: null, holds: true },
+    {
+      name: 'not when the provider has an upgrade',
+      intent: schedule,
+      current: { version: '4.13.3', state: 'scheduled' as const },
+      holds: false,
+    },
+    { name: 'not without a start time', intent: { ...schedule, nextRun: null }, current: null, holds: false },
+    { name: 'a cancel holds nothing', intent: cancel, current: null, holds: false },
+  ])('$name', ({ intent, current, holds }) => {
+    expect(holdsPendingUpgrade(intent, current)).toBe(holds);
   });
 });

@@ -92,3 +92,15 @@ export function planIntent(intent: PlannedIntent, cluster: IntentCluster | null,
   }
   return { kind: 'send-schedule', doneNote: sentNote };
 }
+
+/**
+ * A schedule intent still pending (the provider call failed) holds its upgrade in our view of a
+ * cluster the provider reports without one, so the engine neither picks another version for it
+ * nor frees its mutexes.
+ */
+export function holdsPendingUpgrade(
+  intent: PlannedIntent,
+  providerUpgrade: IntentCluster['currentUpgrade'],
+): intent is PlannedIntent & { nextRun: Date } {
+  return !providerUpgrade && intent.kind === 'schedule-upgrade' && intent.nextRun !== null;
+}

@@ -99,7 +99,7 @@ export type UpgradeTransition =
   | (TransitionBase & { kind: 'cancelled-at-provider'; message: string })
   | (TransitionBase & { kind: 'started' });
 
-export const REMOVED_AT_PROVIDER = 'removed at the provider';
+const REMOVED_AT_PROVIDER = 'removed at the provider';
 
 export interface SnapshotObservation {
   inserts: NewClusterRow[];
@@ -114,7 +114,7 @@ export function reachedVersion(version: string, target: string): boolean {
 }
 
 /** The cluster's upgrade state given the provider's current upgrade. */
-export function upgradeStateOf(current: ObservedUpgrade | null, previous: string, failedNow: boolean): ClusterUpgradeState {
+function upgradeStateOf(current: ObservedUpgrade | null, previous: string, failedNow: boolean): ClusterUpgradeState {
   if (current) return current.state === 'started' ? 'upgrading' : 'scheduled';
   if (failedNow) return 'failed';
   return previous === 'failed' ? 'failed' : 'idle';
