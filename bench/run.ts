@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark, in sequence, printing its figures.
-// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse).
+// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse, page-data).
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
   path: async () => ({ run: (await import('./path-bench')).runPathBench }),
   tick: async () => ({ run: (await import('./tick-bench')).runTickBench }),
   forecast: async () => ({ run: (await import('./forecast-bench')).runForecastBench }),
   parse: async () => ({ run: (await import('./parse-bench')).runParseBench }),
+  'page-data': async () => ({ run: (await import('./page-data-bench')).runPageDataBench }),
 };
 
 async function main(): Promise<void> {

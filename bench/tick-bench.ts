@@ -1,42 +1,16 @@
 // One full scheduler tick (snapshot ingest + soak + plan + writes) for 10,000 clusters on a
 // SQLite file. Target: under 2 s.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openDatabase } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { runTick } from '@/server/scheduler/run-tick';
-import { insertTestFleet, type TestCluster } from '@/server/scheduler/test-fleet';
+import { BENCH_FLEET_SIZE as CLUSTERS, BENCH_FLEET_START, createBenchFleet } from './bench-fleet';
 
-const CLUSTERS = 10_000;
 const TARGET_MS = 2000;
 
 export async function runTickBench(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-tick-bench-'));
-  const db = openDatabase(path.join(dir, 'bench.db'));
-  const now = new Date('2021-08-30T18:00:00Z');
-  const releases = Array.from({ length: 30 }, (_, i) => `4.13.${i + 1}`);
-  const sectors = [
-    { name: 'dev' },
-    { name: 'stage', dependencies: ['dev'] },
-    { name: 'prod', dependencies: ['stage'], maxParallelUpgrades: '10%' },
-  ];
-  const clusters: TestCluster[] = Array.from({ length: CLUSTERS }, (_, i) => {
-    const sector = i % 10 === 0 ? 'dev' : i % 10 < 4 ? 'stage' : 'prod';
-    return {
-      name: `cluster-${String(i).padStart(5, '0')}`,
-      version: `4.13.${1 + (i % 20)}`,
-      releases,
-      workloads: [`wl-${i % 25}`, ...(i % 3 === 0 ? ['shared'] : [])],
-      schedule: i % 4 === 0 ? '* * * * *' : '0 13 * * 1-5',
-      soakDays: sector === 'dev' ? 0 : sector === 'stage' ? 2 : 7,
-      sector,
-      ...(sector === 'prod' ? { mutexes: [`m-${i % 200}`] } : {}),
-      ...(i % 97 === 0 ? { healthIssues: ['ClusterOperator dns Degraded'] } : {}),
-    };
-  });
+  const now = BENCH_FLEET_START;
   const t0 = performance.now();
-  const { fakeClusters } = insertTestFleet(db, { sectors, clusters }, now);
+  const fleet = createBenchFleet('tick');
+  const { db, fakeClusters } = fleet;
   const provider = createFakeProvider({ clusters: fakeClusters });
   console.log(`generated ${CLUSTERS} clusters in ${Math.round(performance.now() - t0)} ms`);
 
@@ -56,6 +30,5 @@ export async function runTickBench(): Promise<void> {
   console.log(
     `tick for ${CLUSTERS} clusters: first ${first.toFixed(0)} ms, steady ${Math.min(...results.slice(1)).toFixed(0)} ms (target < ${TARGET_MS} ms) ${Math.max(...results) < TARGET_MS ? 'OK' : 'OVER TARGET'}`,
   );
-  db.$client.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  fleet.dispose();
 }
