@@ -55,7 +55,13 @@ export async function runPageDataBench(): Promise<void> {
   const fleet = createBenchFleet('page-data');
   const { db } = fleet;
   let at = BENCH_FLEET_START;
-  const tick = await runTick({ db, provider: createFakeProvider({ clusters: fleet.fakeClusters }), now: at, holder: 'bench', realNow: () => at });
+  const tick = await runTick({
+    db,
+    provider: createFakeProvider({ clusters: fleet.fakeClusters }),
+    now: at,
+    holder: 'bench',
+    realNow: () => at,
+  });
   if (tick.status !== 'succeeded') throw new Error(`seeding tick ${tick.status}`);
   const services = createServices({ db, fleetNow: () => at, realNow: () => at, env: parseEnv({}) });
   const byPage = pages(services, () => collectFleetMetrics(db, at), fleet.clusterNames[5]!);
@@ -76,7 +82,9 @@ export async function runPageDataBench(): Promise<void> {
   }
   console.log(`page data for ${BENCH_FLEET_SIZE} clusters, median of ${ROUNDS} rounds (ms):`);
   for (const page of Object.keys(byPage)) {
-    console.log(`  ${page.padEnd(15)} cold ${median(cold.get(page)!).toFixed(0).padStart(5)}   warm ${median(warm.get(page)!).toFixed(0).padStart(5)}`);
+    console.log(
+      `  ${page.padEnd(15)} cold ${median(cold.get(page)!).toFixed(0).padStart(5)}   warm ${median(warm.get(page)!).toFixed(0).padStart(5)}`,
+    );
   }
   console.log('  cold, per procedure:');
   for (const [name, values] of coldCalls) console.log(`    ${name.padEnd(30)} ${median(values).toFixed(1).padStart(7)}`);

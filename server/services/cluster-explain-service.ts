@@ -1,16 +1,13 @@
-// "Why not?" for one cluster: evaluateFleet on the stored fleet with the scheduler's gates (so it
+// "Why not?" for one cluster: the stored fleet's evaluation with the scheduler's gates (so it
 // explains what the next tick does: freeze, exclusions and the health gate included), plus the
 // calendar of its next schedule runs and its recent decisions/actions.
 import type { Db } from '@/db/open-database';
-import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
-import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listRecentActions, listRecentDecisions } from '@/server/repositories/cluster-event-repository';
-import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { loadGateState } from '@/server/scheduler/gate-state';
 import { AppError } from './app-error';
+import { evaluateStoredFleet } from './stored-fleet-evaluation';
 
 const NEXT_RUNS = 5;
 
@@ -21,7 +18,6 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();
       const org = findOrganization(db);
-      const parsed = validatePlanInput(loadPlanDocument(db, row.organizationId, at), { now: at.toISOString() });
       const events = {
         decisions: listRecentDecisions(db, name).map((d) => ({
           at: d.at.toISOString(),
@@ -40,11 +36,12 @@ export function createClusterExplainService(db: Db, now: () => Date) {
         })),
       };
       const frozen = org ? { frozen: org.frozen, reason: org.frozenReason } : { frozen: false, reason: null };
-      if (!parsed.ok) {
+      const stored = evaluateStoredFleet(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
+      if (!stored.ok) {
         // The stored fleet does not validate: show why instead of a half explanation.
         return {
           now: at.toISOString(),
-          problems: parsed.problems.slice(0, 50),
+          problems: stored.problems.slice(0, 50),
           explanation: null,
           policy: null,
           sector: null,
@@ -53,8 +50,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
           frozen,
         };
       }
-      const input = parsed.input;
-      const gates = loadGateState(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
+      const input = stored.input;
       const cluster = input.clusters.find((c) => c.name === name);
       const policy = cluster?.upgradePolicy ?? null;
       const sectorName = policy?.conditions.sector;
@@ -63,7 +59,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       return {
         now: input.now,
         problems: [],
-        explanation: evaluateFleet(input, gates, { explain: [name] }).clusters.get(name) ?? null,
+        explanation: stored.explain(name),
         policy,
         sector: sector
           ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies }

@@ -1,0 +1,29 @@
+// A cheap token for "the database may have changed": views that derive something costly from the
+// stored data (the fleet evaluation) key a cache by it instead of re-reading 10,000 clusters.
+import type Database from 'better-sqlite3';
+import type { Db } from '@/db/open-database';
+
+const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { changes: number }>>();
+
+/**
+ * Changes whenever a row of any table may have changed: `total_changes()` counts every row this
+ * connection inserted, updated or deleted since it opened (trigger and cascade rows included), and
+ * `PRAGMA data_version` moves when another connection (the CLI, a second process) commits. A
+ * rolled-back change still moves the count, so the token can change without the data changing,
+ * never the other way round. (`data_version` alone would miss this connection's own writes.)
+ *
+ * Null inside an open transaction: rows written there may still roll back, and a rollback moves
+ * neither counter back, so nothing read inside it may be kept.
+ */
+export function readDataVersion(db: Db): string | null {
+  const client = db.$client;
+  if (client.inTransaction) return null;
+  let totalChanges = totalChangesOf.get(client);
+  if (!totalChanges) {
+    totalChanges = client.prepare<[], { changes: number }>('SELECT total_changes() AS changes');
+    totalChangesOf.set(client, totalChanges);
+  }
+  const changes = totalChanges.get()!.changes;
+  const committedElsewhere = client.pragma('data_version', { simple: true }) as number;
+  return `${committedElsewhere}:${changes}`;
+}
