@@ -40,4 +40,26 @@ test.describe('Data table', () => {
     expect(csv[1]!.startsWith(`${names[0]!.name},${names[0]!.region},`)).toBe(true);
     expect(csv.filter(Boolean)).toHaveLength(1 + Math.min(50, names.length));
   });
+
+  test('the column chooser closes on Escape and on a click outside it', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/fleet');
+    const chooser = page.locator('details.column-chooser');
+    const regionBox = page.getByRole('checkbox', { name: 'Region' });
+
+    await page.getByText('Columns', { exact: true }).click();
+    await expect(regionBox).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(regionBox).toHaveCount(0);
+    await expect(chooser).not.toHaveAttribute('open');
+    await expect(page.getByText('Columns', { exact: true })).toBeFocused();
+
+    await page.getByText('Columns', { exact: true }).click();
+    await expect(regionBox).toBeVisible();
+    await regionBox.check(); // a click inside keeps it open
+    await expect(regionBox).toBeVisible();
+    await page.getByRole('heading', { level: 1 }).click();
+    await expect(regionBox).toHaveCount(0);
+    await expect(chooser).not.toHaveAttribute('open');
+  });
 });

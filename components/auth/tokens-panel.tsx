@@ -3,8 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { formatUtc } from '@/components/ui/zoned-time';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
 import styles from './auth.module.css';
 
 type Role = 'viewer' | 'operator' | 'admin';
@@ -13,6 +16,53 @@ const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 /** lifetimes offered at creation; the server accepts 1 to 366 days (server/services/token-service.ts) */
 const LIFETIME_DAYS = [7, 30, 90, 180, 366] as const;
 const DEFAULT_LIFETIME_DAYS = 90;
+
+type Token = inferRouterOutputs<AppRouter>['tokens']['list'][number];
+
+/** Expiry is judged by the browser's clock: a display hint only, the server refuses expired tokens itself. */
+function statusOf(t: Token): 'revoked' | 'expired' | 'active' {
+  if (t.revokedAt) return 'revoked';
+  return t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? 'expired' : 'active';
+}
+const STATUS_TONE = { revoked: 'bad', expired: 'warn', active: 'ok' } as const;
+
+const TOKEN_COLUMNS: Column<Token>[] = [
+  {
+    id: 'name',
+    header: 'Name',
+    required: true,
+    value: (t) => t.name,
+    cell: (t) => (
+      <span className="truncate" style={{ display: 'inline-block', maxWidth: 200 }}>
+        {t.name}
+      </span>
+    ),
+  },
+  { id: 'token', header: 'Token', className: 'mono small nowrap', value: (t) => t.prefix, cell: (t) => `${t.prefix}…` },
+  { id: 'scope', header: 'Scope', value: (t) => t.scope, cell: (t) => <span className="badge">{t.scope}</span> },
+  { id: 'owner', header: 'Owner', value: (t) => t.owner, cell: (t) => t.owner },
+  { id: 'created', header: 'Created', className: 'nowrap small', value: (t) => t.createdAt, cell: (t) => formatUtc(t.createdAt) },
+  {
+    id: 'lastUsed',
+    header: 'Last used',
+    className: 'nowrap small',
+    value: (t) => t.lastUsedAt,
+    cell: (t) => (t.lastUsedAt ? formatUtc(t.lastUsedAt) : 'never'),
+  },
+  {
+    id: 'expires',
+    header: 'Expires',
+    className: 'nowrap small',
+    value: (t) => t.expiresAt,
+    cell: (t) => (t.expiresAt ? formatUtc(t.expiresAt) : '—'),
+  },
+  {
+    id: 'status',
+    header: 'Status',
+    value: statusOf,
+    cell: (t) => <span className={`badge ${STATUS_TONE[statusOf(t)]}`}>{statusOf(t)}</span>,
+  },
+];
 
 export function TokensPanel({ role }: { role: Role }) {
   const trpc = useTRPC();
@@ -107,64 +157,38 @@ export function TokensPanel({ role }: { role: Role }) {
           </button>
         </div>
       )}
-      {tokens.isPending ? (
-        <LoadingRows rows={3} />
-      ) : tokens.isError ? (
-        <ErrorState error={tokens.error} onRetry={() => void tokens.refetch()} />
-      ) : tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens">Create one above for the CLI or a pipeline.</EmptyState>
-      ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Token</th>
-              <th>Scope</th>
-              {all && <th>Owner</th>}
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Expires</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  <span className="truncate" style={{ display: 'inline-block', maxWidth: 200 }}>
-                    {t.name}
-                  </span>
-                </td>
-                <td className="mono small nowrap">{t.prefix}…</td>
-                <td>
-                  <span className="badge">{t.scope}</span>
-                </td>
-                {all && <td>{t.owner}</td>}
-                <td className="nowrap small">{formatUtc(t.createdAt)}</td>
-                <td className="nowrap small">{t.lastUsedAt ? formatUtc(t.lastUsedAt) : 'never'}</td>
-                <td className="nowrap small">{t.expiresAt ? formatUtc(t.expiresAt) : '—'}</td>
-                <td>
-                  {t.revokedAt ? (
-                    <span className="badge bad">revoked</span>
-                  ) : t.expiresAt && Date.parse(t.expiresAt) <= Date.now() ? (
-                    <span className="badge warn">expired</span>
-                  ) : (
-                    <span className="badge ok">active</span>
-                  )}
-                </td>
-                <td>
-                  {!t.revokedAt && (
+      <QueryState
+        query={tokens}
+        isEmpty={(rows) => rows.length === 0}
+        empty={{ title: 'No API tokens', hint: 'Create one above for the CLI or a pipeline.' }}
+        loadingRows={3}
+      >
+        {(rows) => (
+          <DataTable
+            id="api-tokens"
+            label="API tokens"
+            noun="tokens"
+            rows={rows}
+            rowKey={(t) => t.id}
+            rowProps={(t) => ({ 'data-token': t.prefix })}
+            columns={[
+              ...TOKEN_COLUMNS.filter((c) => all || c.id !== 'owner'),
+              {
+                id: 'actions',
+                header: 'Actions',
+                headerHidden: true,
+                required: true,
+                cell: (t) =>
+                  !t.revokedAt && (
                     <button className="btn danger" onClick={() => revoke.mutate({ id: t.id })}>
                       Revoke
                     </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                  ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
     </section>
   );
 }

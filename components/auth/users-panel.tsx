@@ -5,8 +5,9 @@ import { useState, type FormEvent } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { formatUtc } from '@/components/ui/zoned-time';
+import { DataTable } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
 import styles from './auth.module.css';
 
 type Role = inferRouterOutputs<AppRouter>['users']['list'][number]['role'];
@@ -103,32 +104,34 @@ export function UsersPanel() {
           </button>
         </div>
       )}
-      {users.isPending ? (
-        <LoadingRows rows={3} />
-      ) : users.isError ? (
-        <ErrorState error={users.error} onRetry={() => void users.refetch()} />
-      ) : users.data.length === 0 ? (
-        <EmptyState title="No users yet" />
-      ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>Created</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((u) => (
-              <tr key={u.username} data-user={u.username}>
-                <td>
+      <QueryState query={users} isEmpty={(rows) => rows.length === 0} empty="No users yet" loadingRows={3}>
+        {(rows) => (
+          <DataTable
+            id="users"
+            label="Users"
+            noun="users"
+            rows={rows}
+            rowKey={(u) => u.username}
+            rowProps={(u) => ({ 'data-user': u.username })}
+            filterable={rows.length > 10}
+            pageSize={50}
+            columns={[
+              {
+                id: 'user',
+                header: 'User',
+                required: true,
+                value: (u) => u.username,
+                cell: (u) => (
                   <span className="truncate" style={{ display: 'inline-block' }}>
                     {u.username}
                   </span>
-                </td>
-                <td>
+                ),
+              },
+              {
+                id: 'role',
+                header: 'Role',
+                value: (u) => u.role,
+                cell: (u) => (
                   <select
                     aria-label={`Role of ${u.username}`}
                     value={u.role}
@@ -139,22 +142,41 @@ export function UsersPanel() {
                       <option key={r}>{r}</option>
                     ))}
                   </select>
-                </td>
-                <td>{u.disabled ? <span className="badge bad">disabled</span> : <span className="badge ok">active</span>}</td>
-                <td className="nowrap small">{formatUtc(u.createdAt)}</td>
-                <td className="nowrap">
-                  <button className="btn" onClick={() => setDisabled.mutate({ username: u.username, disabled: !u.disabled })}>
-                    {u.disabled ? 'Enable' : 'Disable'}
-                  </button>{' '}
-                  <button className="btn" onClick={() => reset.mutate({ username: u.username })}>
-                    Reset password
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                ),
+              },
+              {
+                id: 'status',
+                header: 'Status',
+                value: (u) => (u.disabled ? 'disabled' : 'active'),
+                cell: (u) => (u.disabled ? <span className="badge bad">disabled</span> : <span className="badge ok">active</span>),
+              },
+              {
+                id: 'created',
+                header: 'Created',
+                className: 'nowrap small',
+                value: (u) => u.createdAt,
+                cell: (u) => formatUtc(u.createdAt),
+              },
+              {
+                id: 'actions',
+                header: 'Actions',
+                required: true,
+                className: 'nowrap',
+                cell: (u) => (
+                  <>
+                    <button className="btn" onClick={() => setDisabled.mutate({ username: u.username, disabled: !u.disabled })}>
+                      {u.disabled ? 'Enable' : 'Disable'}
+                    </button>{' '}
+                    <button className="btn" onClick={() => reset.mutate({ username: u.username })}>
+                      Reset password
+                    </button>
+                  </>
+                ),
+              },
+            ]}
+          />
+        )}
+      </QueryState>
     </section>
   );
 }

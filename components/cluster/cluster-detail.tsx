@@ -7,12 +7,11 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
-import { formatUtc } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
-import { formatInZone } from '@/components/ui/zoned-time';
+import { formatInZone, formatUtc } from '@/components/ui/zoned-time';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Detail = Outputs['clusters']['byName'];

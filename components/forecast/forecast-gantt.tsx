@@ -3,7 +3,7 @@
 // coloured by target version, a marker where the cluster reaches the forecast's target.
 // Horizontally scrollable; only the current page of rows is rendered.
 import { Fragment, useMemo, useState } from 'react';
-import { formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
 import type { ForecastOutput } from './forecast-view';
 
 const DAY_MS = 86_400_000;

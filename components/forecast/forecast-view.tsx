@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { ForecastGantt } from './forecast-gantt';
 import { WhatIfPanel, type WhatIf } from './what-if-panel';

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 
 const MAX_BYTES = 20 * 1024 * 1024;

@@ -9,7 +9,7 @@ import type { AppRouter } from '@/server/api/root';
 import type { JsonChange } from '@/server/domain/diff/json-diff';
 import { useTRPC } from '@/components/trpc/client';
 import { DecisionBadge } from '@/components/ui/badges';
-import { formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { DiffView } from './diff-view';
 

@@ -5,13 +5,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { OPERATOR_ONLY, useRole } from './use-role';
-import { fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
+import { formatUtc, fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
 
+type Exclusion = inferRouterOutputs<AppRouter>['exclusions']['list'][number];
 type Scope = 'organization' | 'sector' | 'cluster';
 interface Draft {
   scope: Scope;
@@ -99,6 +102,85 @@ export function ExclusionsPanel() {
       reason: draft.reason.trim(),
     });
   };
+
+  const fleetNow = fleet.data?.now;
+  const stateOf = (x: Exclusion) => {
+    const ends = isoOf(x.endsAt);
+    if (x.active) return 'active';
+    return ends !== null && fleetNow !== undefined && Date.parse(ends) <= Date.parse(fleetNow) ? 'ended' : 'upcoming';
+  };
+  const columns: Column<Exclusion>[] = [
+    { id: 'scope', header: 'Scope', value: (x) => x.scope, cell: (x) => x.scope },
+    {
+      id: 'subject',
+      header: 'Subject',
+      className: 'nowrap',
+      value: (x) => x.subject,
+      cell: (x) =>
+        x.scope === 'cluster' && x.subject ? (
+          <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link>
+        ) : (
+          (x.subject ?? <span className="muted">all clusters</span>)
+        ),
+    },
+    {
+      id: 'starts',
+      header: 'Starts',
+      className: 'nowrap small',
+      value: (x) => isoOf(x.startsAt),
+      cell: (x) => formatUtc(isoOf(x.startsAt)),
+    },
+    { id: 'ends', header: 'Ends', className: 'nowrap small', value: (x) => isoOf(x.endsAt), cell: (x) => formatUtc(isoOf(x.endsAt)) },
+    {
+      id: 'state',
+      header: 'State',
+      value: stateOf,
+      cell: (x) => {
+        const state = stateOf(x);
+        return <span className={`badge ${state === 'active' ? 'bad' : state === 'upcoming' ? 'info' : ''}`}>{state}</span>;
+      },
+    },
+    {
+      id: 'reason',
+      header: 'Reason',
+      className: 'sch-wrap exclusion-reason',
+      value: (x) => x.reason,
+      cell: (x) => x.reason,
+    },
+    {
+      id: 'created',
+      header: 'Created',
+      className: 'small nowrap',
+      value: (x) => isoOf(x.createdAt),
+      csv: (x) => `${isoOf(x.createdAt) ?? ''} by ${x.createdBy}`,
+      cell: (x) => (
+        <>
+          {formatUtc(isoOf(x.createdAt))}
+          <div className="muted">by {x.createdBy}</div>
+        </>
+      ),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      headerHidden: true,
+      required: true,
+      cell: (x) => (
+        <button
+          type="button"
+          className="btn danger"
+          disabled={!canOperate || (remove.isPending && remove.variables?.id === x.id)}
+          title={canOperate ? undefined : OPERATOR_ONLY}
+          aria-label={`Delete exclusion ${x.id} (${x.scope}${x.subject ? ` ${x.subject}` : ''})`}
+          onClick={() => {
+            if (window.confirm(`Delete this ${x.scope} exclusion${x.subject ? ` for ${x.subject}` : ''}?`)) remove.mutate({ id: x.id });
+          }}
+        >
+          Delete
+        </button>
+      ),
+    },
+  ];
 
   return (
     <section className="panel flush" aria-labelledby="excl-h">
@@ -212,85 +294,29 @@ export function ExclusionsPanel() {
           {remove.error.message}
         </div>
       )}
-      {list.isPending ? (
-        <LoadingRows rows={3} />
-      ) : list.isError ? (
-        <ErrorState error={list.error} onRetry={() => list.refetch()} />
-      ) : list.data.length === 0 ? (
-        <EmptyState title={includePast ? 'No exclusion has ever been set' : 'No current or upcoming exclusion'}>
-          Upgrades may start whenever policies allow.
-        </EmptyState>
-      ) : (
-        <div className="table-scroll" style={{ maxHeight: 360 }}>
-          <table className="data" aria-label="Maintenance exclusions">
-            <thead>
-              <tr>
-                <th scope="col">Scope</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Starts</th>
-                <th scope="col">Ends</th>
-                <th scope="col">State</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sch-sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((x) => {
-                const ends = isoOf(x.endsAt);
-                const ended = !x.active && ends !== null && fleet.data !== undefined && Date.parse(ends) <= Date.parse(fleet.data.now);
-                return (
-                  <tr key={x.id} data-exclusion={x.id}>
-                    <td>{x.scope}</td>
-                    <td className="nowrap">
-                      {x.scope === 'cluster' && x.subject ? (
-                        <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link>
-                      ) : (
-                        (x.subject ?? <span className="muted">all clusters</span>)
-                      )}
-                    </td>
-                    <td className="nowrap small">{formatUtc(isoOf(x.startsAt))}</td>
-                    <td className="nowrap small">{formatUtc(ends)}</td>
-                    <td>
-                      {x.active ? (
-                        <span className="badge bad">active</span>
-                      ) : ended ? (
-                        <span className="badge">ended</span>
-                      ) : (
-                        <span className="badge info">upcoming</span>
-                      )}
-                    </td>
-                    <td className="sch-wrap" style={{ maxWidth: 360 }}>
-                      {x.reason}
-                    </td>
-                    <td className="small nowrap">
-                      {formatUtc(isoOf(x.createdAt))}
-                      <div className="muted">by {x.createdBy}</div>
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="btn danger"
-                        disabled={!canOperate || (remove.isPending && remove.variables?.id === x.id)}
-                        title={canOperate ? undefined : OPERATOR_ONLY}
-                        aria-label={`Delete exclusion ${x.id} (${x.scope}${x.subject ? ` ${x.subject}` : ''})`}
-                        onClick={() => {
-                          if (window.confirm(`Delete this ${x.scope} exclusion${x.subject ? ` for ${x.subject}` : ''}?`))
-                            remove.mutate({ id: x.id });
-                        }}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryState
+        query={list}
+        isEmpty={(rows) => rows.length === 0}
+        empty={{
+          title: includePast ? 'No exclusion has ever been set' : 'No current or upcoming exclusion',
+          hint: 'Upgrades may start whenever policies allow.',
+        }}
+        loadingRows={3}
+      >
+        {(rows) => (
+          <DataTable
+            id="scheduler-exclusions"
+            label="Maintenance exclusions"
+            noun="exclusions"
+            rows={rows}
+            rowKey={(x) => x.id}
+            rowProps={(x) => ({ 'data-exclusion': x.id })}
+            pageSize={25}
+            columns={columns}
+            className="exclusions-table"
+          />
+        )}
+      </QueryState>
     </section>
   );
 }

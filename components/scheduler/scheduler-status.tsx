@@ -6,10 +6,9 @@ import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { OPERATOR_ONLY, useRole } from './use-role';
-import { formatDuration, formatSecondsFrom, isoOf } from '@/components/ui/zoned-time';
+import { formatDuration, formatSecondsFrom, formatUtc, isoOf } from '@/components/ui/zoned-time';
 
 type RunResult = inferRouterOutputs<AppRouter>['scheduler']['runNow'];
 type Summary = Partial<Record<string, number>>;

@@ -4,19 +4,105 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
-import { Pager } from '@/components/ui/pager';
+import { EmptyState, LoadingRows } from '@/components/ui/states';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { useRole } from './use-role';
-import { isoOf } from '@/components/ui/zoned-time';
+import { formatUtc, isoOf } from '@/components/ui/zoned-time';
 
 // Mirrors WEBHOOK_EVENTS in server/services/webhook-service.ts (client code imports no server values).
 const EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
 type WebhookEvent = (typeof EVENTS)[number];
 const DELIVERY_TONE: Record<string, string> = { delivered: 'ok', pending: 'info', failed: 'bad' };
 const DELIVERY_PAGE = 20;
+
+type Webhook = inferRouterOutputs<AppRouter>['webhooks']['list'][number];
+type Delivery = inferRouterOutputs<AppRouter>['webhooks']['deliveries']['rows'][number];
+
+// The server pages deliveries (newest first), so these columns do not sort a single page.
+const DELIVERY_COLUMNS: Column<Delivery>[] = [
+  { id: 'id', header: '#', className: 'mono', required: true, csv: (d) => d.id, cell: (d) => d.id },
+  {
+    id: 'created',
+    header: 'Created',
+    className: 'small nowrap',
+    csv: (d) => isoOf(d.createdAt),
+    cell: (d) => formatUtc(isoOf(d.createdAt)),
+  },
+  { id: 'webhook', header: 'Webhook', csv: (d) => d.webhookName, cell: (d) => d.webhookName },
+  { id: 'event', header: 'Event', csv: (d) => d.event, cell: (d) => <code>{d.event}</code> },
+  {
+    id: 'status',
+    header: 'Status',
+    csv: (d) => d.status,
+    cell: (d) => <span className={`badge ${DELIVERY_TONE[d.status] ?? ''}`}>{d.status}</span>,
+  },
+  { id: 'attempts', header: 'Attempts', className: 'sch-num', headerClassName: 'sch-num', csv: (d) => d.attempts, cell: (d) => d.attempts },
+  {
+    id: 'response',
+    header: 'Last response',
+    className: 'small sch-wrap webhook-response',
+    csv: (d) => [d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : null, d.lastError].filter(Boolean).join(' '),
+    cell: (d) => (
+      <>
+        {d.lastStatusCode !== null && <span className="mono">HTTP {d.lastStatusCode} </span>}
+        {d.lastError ? (
+          <span style={{ color: 'var(--bad)' }}>{d.lastError}</span>
+        ) : d.lastStatusCode === null ? (
+          <span className="muted">—</span>
+        ) : null}
+      </>
+    ),
+  },
+  {
+    id: 'next',
+    header: 'Next attempt',
+    className: 'small nowrap',
+    csv: (d) => (d.status === 'pending' ? isoOf(d.nextAttemptAt) : null),
+    cell: (d) => (d.status === 'pending' ? formatUtc(isoOf(d.nextAttemptAt)) : <span className="muted">—</span>),
+  },
+];
+
+const WEBHOOK_COLUMNS: Column<Webhook>[] = [
+  { id: 'name', header: 'Name', required: true, value: (w) => w.name, cell: (w) => w.name },
+  { id: 'url', header: 'URL', className: 'mono sch-wrap webhook-url', value: (w) => w.url, cell: (w) => w.url },
+  {
+    id: 'events',
+    header: 'Events',
+    csv: (w) => (w.events.length === 0 ? 'all events' : w.events.join(' ')),
+    cell: (w) => (
+      <div className="chips">
+        {w.events.length === 0 ? (
+          <span className="badge accent">all events</span>
+        ) : (
+          w.events.map((ev) => (
+            <span key={ev} className="badge">
+              {ev}
+            </span>
+          ))
+        )}
+      </div>
+    ),
+  },
+  {
+    id: 'enabled',
+    header: 'Enabled',
+    value: (w) => w.enabled,
+    csv: (w) => (w.enabled ? 'enabled' : 'disabled'),
+    cell: (w) => (w.enabled ? <span className="badge ok">enabled</span> : <span className="badge">disabled</span>),
+  },
+  {
+    id: 'created',
+    header: 'Created',
+    className: 'small nowrap',
+    value: (w) => isoOf(w.createdAt),
+    cell: (w) => formatUtc(isoOf(w.createdAt)),
+  },
+];
 
 function CopyButton({ text }: { text: string }) {
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
@@ -162,69 +248,24 @@ function Deliveries({ hooks }: { hooks: { id: number; name: string }[] }) {
         </select>
         <span className="small muted">failed deliveries are retried with exponential backoff, up to 6 attempts</span>
       </div>
-      {list.isPending ? (
-        <LoadingRows rows={3} />
-      ) : list.isError ? (
-        <ErrorState error={list.error} onRetry={() => list.refetch()} />
-      ) : list.data.total === 0 ? (
-        <EmptyState title="No delivery yet">Deliveries appear when a tick emits an event a webhook subscribes to.</EmptyState>
-      ) : (
-        <>
-          <div className="table-scroll" style={{ maxHeight: 420 }}>
-            <table className="data" aria-label="Webhook deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Webhook</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="sch-num">
-                    Attempts
-                  </th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">Next attempt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.rows.map((d) => (
-                  <tr key={d.id}>
-                    <td className="mono">{d.id}</td>
-                    <td className="small nowrap">{formatUtc(isoOf(d.createdAt))}</td>
-                    <td>{d.webhookName}</td>
-                    <td>
-                      <code>{d.event}</code>
-                    </td>
-                    <td>
-                      <span className={`badge ${DELIVERY_TONE[d.status] ?? ''}`}>{d.status}</span>
-                    </td>
-                    <td className="sch-num">{d.attempts}</td>
-                    <td className="small sch-wrap" style={{ maxWidth: 380 }}>
-                      {d.lastStatusCode !== null && <span className="mono">HTTP {d.lastStatusCode} </span>}
-                      {d.lastError ? (
-                        <span style={{ color: 'var(--bad)' }}>{d.lastError}</span>
-                      ) : d.lastStatusCode === null ? (
-                        <span className="muted">—</span>
-                      ) : null}
-                    </td>
-                    <td className="small nowrap">
-                      {d.status === 'pending' ? formatUtc(isoOf(d.nextAttemptAt)) : <span className="muted">—</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            offset={offset}
-            limit={DELIVERY_PAGE}
-            total={list.data.total}
-            onOffset={setOffset}
-            busy={list.isFetching}
+      <QueryState
+        query={list}
+        isEmpty={(page) => page.total === 0}
+        empty={{ title: 'No delivery yet', hint: 'Deliveries appear when a tick emits an event a webhook subscribes to.' }}
+        loadingRows={3}
+      >
+        {(page) => (
+          <DataTable
+            id="webhook-deliveries"
+            label="Webhook deliveries"
             noun="deliveries"
+            rows={page.rows}
+            rowKey={(d) => d.id}
+            columns={DELIVERY_COLUMNS}
+            paging={{ offset, limit: DELIVERY_PAGE, total: page.total, onOffset: setOffset, busy: list.isFetching }}
           />
-        </>
-      )}
+        )}
+      </QueryState>
     </>
   );
 }
@@ -298,49 +339,27 @@ export function WebhooksPanel() {
               {remove.error.message}
             </div>
           )}
-          {hooks.isPending ? (
-            <LoadingRows rows={3} />
-          ) : hooks.isError ? (
-            <ErrorState error={hooks.error} onRetry={() => hooks.refetch()} />
-          ) : hooks.data.length === 0 ? (
-            <EmptyState title="No webhook yet">Add one to notify chat or ticketing when upgrades start, finish or fail.</EmptyState>
-          ) : (
-            <table className="data" aria-label="Webhooks">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Enabled</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="sch-sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {hooks.data.map((w) => (
-                  <tr key={w.id}>
-                    <td>{w.name}</td>
-                    <td className="mono sch-wrap" style={{ maxWidth: 420 }}>
-                      {w.url}
-                    </td>
-                    <td>
-                      <div className="chips">
-                        {w.events.length === 0 ? (
-                          <span className="badge accent">all events</span>
-                        ) : (
-                          w.events.map((ev) => (
-                            <span key={ev} className="badge">
-                              {ev}
-                            </span>
-                          ))
-                        )}
-                      </div>
-                    </td>
-                    <td>{w.enabled ? <span className="badge ok">enabled</span> : <span className="badge">disabled</span>}</td>
-                    <td className="small nowrap">{formatUtc(isoOf(w.createdAt))}</td>
-                    <td>
+          <QueryState
+            query={hooks}
+            isEmpty={(rows) => rows.length === 0}
+            empty={{ title: 'No webhook yet', hint: 'Add one to notify chat or ticketing when upgrades start, finish or fail.' }}
+            loadingRows={3}
+          >
+            {(rows) => (
+              <DataTable
+                id="webhooks"
+                label="Webhooks"
+                noun="webhooks"
+                rows={rows}
+                rowKey={(w) => w.id}
+                columns={[
+                  ...WEBHOOK_COLUMNS,
+                  {
+                    id: 'actions',
+                    header: 'Actions',
+                    headerHidden: true,
+                    required: true,
+                    cell: (w) => (
                       <button
                         type="button"
                         className="btn danger"
@@ -352,12 +371,12 @@ export function WebhooksPanel() {
                       >
                         Delete
                       </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+                    ),
+                  },
+                ]}
+              />
+            )}
+          </QueryState>
           {hooks.data && hooks.data.length > 0 && <Deliveries hooks={hooks.data} />}
         </>
       )}

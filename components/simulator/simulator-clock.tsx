@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import './simulator.css';
 

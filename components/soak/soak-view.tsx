@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useEffect, useMemo, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatDays, formatUtc } from '@/components/ui/format';
+import { formatUtc } from '@/components/ui/zoned-time';
+import { formatDays } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 
 const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#4c9aff'];

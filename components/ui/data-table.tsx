@@ -3,7 +3,7 @@
 // a column chooser remembered per table in localStorage, CSV download of the rows the filter keeps,
 // and either client-side sort/filter/paging (small lists) or a controlled mode where the server
 // sorts and pages (Fleet, Activity): pass `sort` + `onSort` and/or `paging`.
-import { useEffect, useMemo, useState, type HTMLAttributes, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode, type RefObject } from 'react';
 import { Pager } from './pager';
 import { clampOffset, filterRows, hiddenColumns, nextSort, sortRows, toCsv, type CellValue, type SortState } from './table-model';
 
@@ -21,6 +21,8 @@ export interface Column<Row> {
   csv?: (row: Row) => CellValue;
   /** Hidden until chosen in the column chooser. */
   hidden?: boolean;
+  /** The header is read by screen readers but not shown (a column of buttons). */
+  headerHidden?: boolean;
   /** Cannot be hidden (the row's name). */
   required?: boolean;
   className?: string;
@@ -94,6 +96,31 @@ function useColumnChoice<Row>(id: string, columns: readonly Column<Row>[]) {
   return { hidden, toggle };
 }
 
+/** Closes an open `<details>` menu on a click outside it or on Escape (which also returns focus to its summary). */
+function useDismiss(ref: RefObject<HTMLDetailsElement | null>, open: boolean) {
+  useEffect(() => {
+    if (!open) return;
+    const close = (focusSummary: boolean) => {
+      const details = ref.current;
+      if (!details) return;
+      details.open = false;
+      if (focusSummary) details.querySelector('summary')?.focus();
+    };
+    const onPointer = (e: PointerEvent) => {
+      if (e.target instanceof Node && !ref.current?.contains(e.target)) close(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close(true);
+    };
+    document.addEventListener('pointerdown', onPointer);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('pointerdown', onPointer);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [ref, open]);
+}
+
 function download(fileName: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
   const a = document.createElement('a');
@@ -110,6 +137,8 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   const [query, setQuery] = useState('');
   const [offset, setOffset] = useState(0);
   const [chooserOpen, setChooserOpen] = useState(false);
+  const chooserRef = useRef<HTMLDetailsElement>(null);
+  useDismiss(chooserRef, chooserOpen);
   const { hidden, toggle } = useColumnChoice(id, columns);
   const visible = columns.filter((c) => !hidden.has(c.id));
   const sort = controlledSort ? (props.sort ?? null) : localSort;
@@ -162,7 +191,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   {props.status}
                 </span>
               )}
-              <details className="column-chooser" onToggle={(e) => setChooserOpen(e.currentTarget.open)}>
+              <details ref={chooserRef} className="column-chooser" onToggle={(e) => setChooserOpen(e.currentTarget.open)}>
                 <summary className="btn">Columns</summary>
                 {/* rendered only while open, so its checkboxes never share a label with the page's own filters */}
                 {chooserOpen && (
@@ -204,6 +233,8 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                         <button type="button" onClick={() => onHeader(c)}>
                           {c.header} {active ? (sort.direction === 'asc' ? '▲' : '▼') : ''}
                         </button>
+                      ) : c.headerHidden ? (
+                        <span className="sr-only">{c.header}</span>
                       ) : (
                         c.header
                       )}
