@@ -5,6 +5,19 @@ import { sqliteTable, text, integer, real, index, uniqueIndex, primaryKey } from
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' });
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 
+// The values the enum-like text columns hold. Typed with $type only (no CHECK constraint, no
+// migration): the database stays plain text, the code that reads and writes rows is checked.
+/** server/auth/actor.ts's Role (schema-types.test.ts keeps them equal) */
+export type RoleValue = 'viewer' | 'operator' | 'admin';
+export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'failed';
+export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
+export type PolicyRevisionScopeValue = 'organization' | 'cluster';
+export type TickStatusValue = 'running' | 'succeeded' | 'failed';
+export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade';
+export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
+export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster';
+export type WebhookDeliveryStatusValue = 'pending' | 'delivered' | 'failed';
+
 export const organizations = sqliteTable('organizations', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull().unique(),
@@ -80,8 +93,7 @@ export const clusters = sqliteTable(
     /** the upgrade policy in the upgrade service's shape; null = not managed */
     upgradePolicy: json<Record<string, unknown> | null>('upgrade_policy'),
     sector: text('sector'),
-    /** idle | scheduled | upgrading | failed */
-    upgradeState: text('upgrade_state').notNull().default('idle'),
+    upgradeState: text('upgrade_state').$type<ClusterUpgradeStateValue>().notNull().default('idle'),
     currentUpgrade: json<{
       version: string;
       nextRun: string;
@@ -161,8 +173,7 @@ export const clusterUpgrades = sqliteTable(
       .references(() => clusters.id, { onDelete: 'cascade' }),
     fromVersion: text('from_version').notNull(),
     toVersion: text('to_version').notNull(),
-    /** scheduled | started | completed | failed | cancelled */
-    state: text('state').notNull(),
+    state: text('state').$type<UpgradeHistoryStateValue>().notNull(),
     scheduledFor: timestamp('scheduled_for'),
     startedAt: timestamp('started_at'),
     completedAt: timestamp('completed_at'),
@@ -179,8 +190,7 @@ export const policyRevisions = sqliteTable(
     organizationId: integer('organization_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    /** 'organization' or 'cluster' */
-    scope: text('scope').notNull(),
+    scope: text('scope').$type<PolicyRevisionScopeValue>().notNull(),
     /** cluster name for cluster scope, organization name otherwise */
     subject: text('subject').notNull(),
     revision: integer('revision').notNull(),
@@ -245,8 +255,7 @@ export const schedulerTicks = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     startedAt: timestamp('started_at').notNull(),
     finishedAt: timestamp('finished_at'),
-    /** running | succeeded | failed */
-    status: text('status').notNull(),
+    status: text('status').$type<TickStatusValue>().notNull(),
     dryRun: integer('dry_run', { mode: 'boolean' }).notNull().default(false),
     holder: text('holder').notNull(),
     summary: json<Record<string, number>>('summary'),
@@ -266,13 +275,11 @@ export const actionIntents = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     idempotencyKey: text('idempotency_key').notNull().unique(),
     tickId: integer('tick_id'),
-    /** schedule-upgrade | cancel-upgrade */
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<ActionIntentKindValue>().notNull(),
     clusterName: text('cluster_name').notNull(),
     version: text('version').notNull(),
     nextRun: timestamp('next_run'),
-    /** pending | done | failed */
-    status: text('status').notNull(),
+    status: text('status').$type<ActionIntentStatusValue>().notNull(),
     attempts: integer('attempts').notNull().default(0),
     error: text('error'),
     createdAt: timestamp('created_at').notNull(),
@@ -294,8 +301,7 @@ export const maintenanceExclusions = sqliteTable('maintenance_exclusions', {
   organizationId: integer('organization_id')
     .notNull()
     .references(() => organizations.id, { onDelete: 'cascade' }),
-  /** organization | sector | cluster */
-  scope: text('scope').notNull(),
+  scope: text('scope').$type<ExclusionScopeValue>().notNull(),
   /** sector or cluster name; null for the organization */
   subject: text('subject'),
   startsAt: timestamp('starts_at').notNull(),
@@ -327,8 +333,7 @@ export const webhookDeliveries = sqliteTable(
       .references(() => webhooks.id, { onDelete: 'cascade' }),
     event: text('event').notNull(),
     payload: json<unknown>('payload').notNull(),
-    /** pending | delivered | failed */
-    status: text('status').notNull(),
+    status: text('status').$type<WebhookDeliveryStatusValue>().notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at'),
     lastStatusCode: integer('last_status_code'),
@@ -344,7 +349,7 @@ export const users = sqliteTable('users', {
   /** scrypt hash with its parameters and salt */
   passwordHash: text('password_hash').notNull(),
   /** viewer | operator | admin */
-  role: text('role').notNull(),
+  role: text('role').$type<RoleValue>().notNull(),
   disabled: integer('disabled', { mode: 'boolean' }).notNull().default(false),
   /** set for a printed or admin-reset password: nothing but changing it works until it is changed */
   mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
@@ -384,7 +389,7 @@ export const apiTokens = sqliteTable('api_tokens', {
   tokenHash: text('token_hash').notNull().unique(),
   prefix: text('prefix').notNull(),
   /** viewer | operator | admin, at most the owner's role */
-  scope: text('scope').notNull(),
+  scope: text('scope').$type<RoleValue>().notNull(),
   createdAt: timestamp('created_at').notNull(),
   lastUsedAt: timestamp('last_used_at'),
   /** chosen at creation; null only for tokens made before expiry existed */

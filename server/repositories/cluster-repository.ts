@@ -31,7 +31,8 @@ function whereOf(filter: ClusterFilter): SQL | undefined {
     );
   }
   if (filter.sector) parts.push(eq(clusters.sector, filter.sector));
-  if (filter.state) parts.push(eq(clusters.upgradeState, filter.state));
+  // Filters are free text: a value outside the column's vocabulary simply matches nothing.
+  if (filter.state) parts.push(sql`${clusters.upgradeState} = ${filter.state}`);
   if (filter.version) parts.push(like(clusters.version, filter.version.endsWith('.') ? `${filter.version}%` : filter.version));
   if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
   if (filter.managed !== undefined)

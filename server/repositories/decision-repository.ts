@@ -295,8 +295,9 @@ export interface IntentFilter {
 export function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
   const parts: SQL[] = [];
   if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
-  if (f.kind) parts.push(eq(actionIntents.kind, f.kind));
-  if (f.status) parts.push(eq(actionIntents.status, f.status));
+  // Filters are free text: a value outside the column's vocabulary simply matches nothing.
+  if (f.kind) parts.push(sql`${actionIntents.kind} = ${f.kind}`);
+  if (f.status) parts.push(sql`${actionIntents.status} = ${f.status}`);
   if (f.from) parts.push(gte(actionIntents.createdAt, f.from));
   if (f.to) parts.push(lte(actionIntents.createdAt, f.to));
   const where = parts.length ? and(...parts) : undefined;
