@@ -22,7 +22,7 @@ export interface GateOrganization {
  */
 export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIssues?: ReadonlyMap<string, readonly string[]>): GateState {
   const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({
-    scope: e.scope as 'organization' | 'sector' | 'cluster',
+    scope: e.scope,
     subject: e.subject,
     startsAt: e.startsAt.getTime(),
     endsAt: e.endsAt.getTime(),

@@ -64,7 +64,7 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
       target: `user:${user.username}`,
       after: { method: how },
     });
-    return { username: user.username, role: user.role as Role, via: 'session', mustChangePassword: user.mustChangePassword };
+    return { username: user.username, role: user.role, via: 'session', mustChangePassword: user.mustChangePassword };
   }
 
   function recordFailure(keys: { key: string; free: number }[], now: Date): void {

@@ -62,7 +62,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       const userId = requireUserActor(input.actor);
       const owner = findUserById(db, userId);
       if (!owner || owner.disabled) throw new AppError('FORBIDDEN', 'Your account is disabled');
-      if (!hasRole({ ...input.actor, role: owner.role as Role }, input.scope)) {
+      if (!hasRole({ ...input.actor, role: owner.role }, input.scope)) {
         throw new AppError('FORBIDDEN', `A token's scope cannot exceed your role (${owner.role})`);
       }
       const days = input.expiresInDays ?? DEFAULT_TOKEN_DAYS;

@@ -19,7 +19,7 @@ export interface UserSummary {
 }
 
 function toSummary(row: usersRepo.UserRow): UserSummary {
-  return { username: row.username, role: row.role as Role, disabled: row.disabled, createdAt: row.createdAt.toISOString() };
+  return { username: row.username, role: row.role, disabled: row.disabled, createdAt: row.createdAt.toISOString() };
 }
 
 /** `realNow` stamps accounts and audit rows (never the fleet's simulated clock) */

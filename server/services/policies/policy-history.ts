@@ -18,7 +18,7 @@ export function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; 
     total,
     revisions: rows.map((r) => ({
       id: r.id,
-      scope: r.scope as PolicyScope,
+      scope: r.scope,
       subject: r.subject,
       revision: r.revision,
       actor: r.actor,
