@@ -10,6 +10,8 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { DataTable } from '@/components/ui/data-table';
+import { Pager } from '@/components/ui/pager';
 import { ForecastGantt } from './forecast-gantt';
 import { WhatIfPanel, type WhatIf } from './what-if-panel';
 import './forecast.css';
@@ -62,7 +64,6 @@ export function ForecastView() {
   };
 
   const sectorNames = useMemo(() => data?.sectors.map((s) => s.sector) ?? [], [data]);
-  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
 
   return (
     <>
@@ -180,42 +181,55 @@ export function ForecastView() {
             <div className="toolbar">
               <h2 style={{ margin: 0 }}>When does each sector have {data.targetVersion ?? 'the target'}?</h2>
             </div>
-            {data.sectors.length === 0 ? (
-              <EmptyState title="No sectors">The organization defines no sectors.</EmptyState>
-            ) : (
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Sector</th>
-                    <th scope="col">Clusters</th>
-                    <th scope="col">On target by horizon</th>
-                    <th scope="col">All on target (UTC)</th>
-                    <th scope="col">In</th>
-                    <th scope="col">Note</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.sectors.map((s) => (
-                    <tr key={s.sector} data-sector={s.sector}>
-                      <td>{s.sector}</td>
-                      <td>{s.clusters}</td>
-                      <td>
-                        {s.reached} / {s.clusters}
-                      </td>
-                      <td className="nowrap">
-                        {s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>}
-                      </td>
-                      <td className="nowrap">{s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'}</td>
-                      <td className="small muted">
-                        {s.notOffered > 0
-                          ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
-                          : ''}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              id="forecast-sectors"
+              label="Sectors on target"
+              noun="sectors"
+              rows={data.sectors}
+              rowKey={(s) => s.sector}
+              rowProps={(s) => ({ 'data-sector': s.sector })}
+              empty={<EmptyState title="No sectors">The organization defines no sectors.</EmptyState>}
+              columns={[
+                { id: 'sector', header: 'Sector', required: true, value: (s) => s.sector, cell: (s) => s.sector },
+                { id: 'clusters', header: 'Clusters', value: (s) => s.clusters, cell: (s) => s.clusters },
+                {
+                  id: 'reached',
+                  header: 'On target by horizon',
+                  value: (s) => s.reached,
+                  csv: (s) => `${s.reached} / ${s.clusters}`,
+                  cell: (s) => `${s.reached} / ${s.clusters}`,
+                },
+                {
+                  id: 'allReachAt',
+                  header: 'All on target (UTC)',
+                  className: 'nowrap',
+                  value: (s) => s.allReachAt,
+                  cell: (s) =>
+                    s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>,
+                },
+                {
+                  id: 'in',
+                  header: 'In',
+                  className: 'nowrap',
+                  value: (s) => (s.allReachAt ? Date.parse(s.allReachAt) - Date.parse(data.from) : null),
+                  csv: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : null),
+                  cell: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'),
+                },
+                {
+                  id: 'note',
+                  header: 'Note',
+                  className: 'small muted',
+                  value: (s) =>
+                    s.notOffered > 0
+                      ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
+                      : '',
+                  cell: (s) =>
+                    s.notOffered > 0
+                      ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
+                      : '',
+                },
+              ]}
+            />
           </section>
 
           <section className="panel flush" aria-label="Predicted upgrades per cluster">
@@ -237,17 +251,14 @@ export function ForecastView() {
               <span className="small muted">{data.total} clusters</span>
             </div>
             {data.rows.length === 0 ? <EmptyState title="No clusters match" /> : <ForecastGantt data={data} />}
-            <div className="pager">
-              <button className="btn" disabled={page === 0} onClick={() => setPage((p) => Math.max(0, p - 1))}>
-                Previous
-              </button>
-              <span className="small muted">
-                page {page + 1} of {pages}
-              </span>
-              <button className="btn" disabled={page + 1 >= pages} onClick={() => setPage((p) => p + 1)}>
-                Next
-              </button>
-            </div>
+            <Pager
+              offset={page * PAGE_SIZE}
+              limit={PAGE_SIZE}
+              total={data.total}
+              onOffset={(offset) => setPage(Math.floor(offset / PAGE_SIZE))}
+              busy={run.isFetching}
+              noun="clusters"
+            />
           </section>
         </>
       ) : null}

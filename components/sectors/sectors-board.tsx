@@ -22,12 +22,29 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { formatDays } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { DataTable, type Column } from '@/components/ui/data-table';
 import { findCycleIfAdded, layoutLayers, type SectorDeps } from './sector-graph';
 import './sectors.css';
 
 type Overview = inferRouterOutputs<AppRouter>['sectors']['overview'];
 type Sector = Overview['sectors'][number];
 type SectorNode = Node<{ sector: Sector }, 'sector'>;
+type SectorWorkload = Sector['workloads'][number] & { sector: string };
+
+const soakingText = (w: SectorWorkload) =>
+  w.soaking ? `${w.soaking.version}: ${formatDays(w.soaking.soakDays)} of ${w.soaking.requiredDays} d` : null;
+const waitsText = (w: SectorWorkload) => (w.waitsFor ? `${w.waitsFor.sector} still runs ${w.waitsFor.version}` : null);
+
+const WORKLOAD_COLUMNS: Column<SectorWorkload>[] = [
+  { id: 'sector', header: 'Sector', required: true, value: (w) => w.sector, cell: (w) => w.sector },
+  { id: 'workload', header: 'Workload', className: 'mono', value: (w) => w.workload, cell: (w) => w.workload },
+  { id: 'clusters', header: 'Clusters', value: (w) => w.clusters, cell: (w) => w.clusters },
+  { id: 'min', header: 'Min version', className: 'mono', value: (w) => w.minVersion, cell: (w) => w.minVersion },
+  { id: 'max', header: 'Max version', className: 'mono', value: (w) => w.maxVersion, cell: (w) => w.maxVersion },
+  { id: 'next', header: 'Next', className: 'mono', value: (w) => w.nextVersion, cell: (w) => w.nextVersion ?? '—' },
+  { id: 'soaking', header: 'Soaking', value: (w) => w.soaking?.soakDays, csv: soakingText, cell: (w) => soakingText(w) ?? '—' },
+  { id: 'waits', header: 'Waits for', value: waitsText, cell: (w) => waitsText(w) ?? '—' },
+];
 
 const NODE_WIDTH = 310;
 const COLUMN_WIDTH = 390;
@@ -320,34 +337,35 @@ export function SectorsBoard() {
           {allEdges.length === 0 ? (
             <EmptyState title="No dependencies">Every sector upgrades independently.</EmptyState>
           ) : (
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Sector</th>
-                  <th scope="col">waits for</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {allEdges.map((e) => (
-                  <tr key={`${e.dependency}->${e.dependent}`}>
-                    <td>{e.dependent}</td>
-                    <td>{e.dependency}</td>
-                    <td style={{ textAlign: 'right' }}>
-                      <button
-                        className="btn danger"
-                        onClick={() => removeDependency(e.dependency, e.dependent)}
-                        aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              id="sector-dependencies"
+              label="Sector dependencies"
+              noun="dependencies"
+              bare
+              rows={allEdges}
+              rowKey={(e) => `${e.dependency}->${e.dependent}`}
+              initialSort={{ id: 'dependent', direction: 'asc' }}
+              columns={[
+                { id: 'dependent', header: 'Sector', value: (e) => e.dependent, cell: (e) => e.dependent },
+                { id: 'dependency', header: 'waits for', value: (e) => e.dependency, cell: (e) => e.dependency },
+                {
+                  id: 'actions',
+                  header: 'Actions',
+                  headerHidden: true,
+                  required: true,
+                  className: 'align-end',
+                  cell: (e) => (
+                    <button
+                      className="btn danger"
+                      onClick={() => removeDependency(e.dependency, e.dependent)}
+                      aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}
+                    >
+                      Remove
+                    </button>
+                  ),
+                },
+              ]}
+            />
           )}
         </section>
         <section className="panel" aria-label="What blocks the next sector">
@@ -363,38 +381,16 @@ export function SectorsBoard() {
         <div className="toolbar">
           <h2 style={{ margin: 0 }}>Versions per sector and workload</h2>
         </div>
-        <div className="table-scroll" style={{ maxHeight: 'none' }}>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Sector</th>
-                <th scope="col">Workload</th>
-                <th scope="col">Clusters</th>
-                <th scope="col">Min version</th>
-                <th scope="col">Max version</th>
-                <th scope="col">Next</th>
-                <th scope="col">Soaking</th>
-                <th scope="col">Waits for</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sectors.flatMap((s) =>
-                s.workloads.map((w) => (
-                  <tr key={`${s.name}|${w.workload}`}>
-                    <td>{s.name}</td>
-                    <td className="mono">{w.workload}</td>
-                    <td>{w.clusters}</td>
-                    <td className="mono">{w.minVersion}</td>
-                    <td className="mono">{w.maxVersion}</td>
-                    <td className="mono">{w.nextVersion ?? '—'}</td>
-                    <td>{w.soaking ? `${w.soaking.version}: ${formatDays(w.soaking.soakDays)} of ${w.soaking.requiredDays} d` : '—'}</td>
-                    <td>{w.waitsFor ? `${w.waitsFor.sector} still runs ${w.waitsFor.version}` : '—'}</td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          id="sector-versions"
+          label="Versions per sector and workload"
+          noun="rows"
+          rows={sectors.flatMap((sector) => sector.workloads.map((w) => ({ sector: sector.name, ...w })))}
+          rowKey={(r) => `${r.sector}|${r.workload}`}
+          filterable
+          filterPlaceholder="Filter sectors, workloads, versions…"
+          columns={WORKLOAD_COLUMNS}
+        />
       </section>
     </>
   );

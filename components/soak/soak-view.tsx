@@ -8,6 +8,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
 import { formatDays } from '@/components/ui/format';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { DataTable } from '@/components/ui/data-table';
 
 const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#4c9aff'];
 
@@ -221,40 +222,46 @@ export function SoakView() {
             <div className="toolbar">
               <h2 style={{ margin: 0 }}>Thresholds → estimated date (UTC)</h2>
             </div>
-            {d.thresholds.length === 0 ? (
-              <EmptyState title="No cluster waits for a soak threshold" />
-            ) : (
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th scope="col">soakDays threshold</th>
-                    <th scope="col">Clusters at it</th>
-                    <th scope="col">Still needed</th>
-                    <th scope="col">Estimated (UTC)</th>
-                    <th scope="col">In</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.thresholds.map((t) => (
-                    <tr key={t.soakDays} data-threshold={t.soakDays}>
-                      <td>{t.soakDays} d</td>
-                      <td>{t.clusters}</td>
-                      <td>{t.reached ? '—' : `${formatDays(t.soakDays - d.soakDays)} cluster-days`}</td>
-                      <td className="nowrap">
-                        {t.reached ? (
-                          <span className="badge ok">reached</span>
-                        ) : t.eta ? (
-                          formatUtc(t.eta)
-                        ) : (
-                          <span className="badge warn">never at the current rate</span>
-                        )}
-                      </td>
-                      <td className="nowrap">{t.daysFromNow === null ? '—' : t.reached ? '—' : `${formatDays(t.daysFromNow)} days`}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              id="soak-thresholds"
+              label="Soak thresholds"
+              noun="thresholds"
+              rows={d.thresholds}
+              rowKey={(t) => t.soakDays}
+              rowProps={(t) => ({ 'data-threshold': t.soakDays })}
+              empty={<EmptyState title="No cluster waits for a soak threshold" />}
+              columns={[
+                { id: 'threshold', header: 'soakDays threshold', required: true, value: (t) => t.soakDays, cell: (t) => `${t.soakDays} d` },
+                { id: 'clusters', header: 'Clusters at it', value: (t) => t.clusters, cell: (t) => t.clusters },
+                {
+                  id: 'needed',
+                  header: 'Still needed',
+                  value: (t) => (t.reached ? null : t.soakDays - d.soakDays),
+                  cell: (t) => (t.reached ? '—' : `${formatDays(t.soakDays - d.soakDays)} cluster-days`),
+                },
+                {
+                  id: 'eta',
+                  header: 'Estimated (UTC)',
+                  className: 'nowrap',
+                  value: (t) => (t.reached ? 'reached' : t.eta),
+                  cell: (t) =>
+                    t.reached ? (
+                      <span className="badge ok">reached</span>
+                    ) : t.eta ? (
+                      formatUtc(t.eta)
+                    ) : (
+                      <span className="badge warn">never at the current rate</span>
+                    ),
+                },
+                {
+                  id: 'in',
+                  header: 'In',
+                  className: 'nowrap',
+                  value: (t) => (t.reached ? null : t.daysFromNow),
+                  cell: (t) => (t.daysFromNow === null || t.reached ? '—' : `${formatDays(t.daysFromNow)} days`),
+                },
+              ]}
+            />
           </section>
         </>
       ) : null}
