@@ -11,7 +11,8 @@ import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
-import { formatInZone, formatUtc } from '@/components/ui/zoned-time';
+import { formatInZone, formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { DataTable } from '@/components/ui/data-table';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Detail = Outputs['clusters']['byName'];
@@ -438,43 +439,57 @@ function HistoryPanel({ history }: { history: Detail['history'] }) {
           Upgrade history
         </h2>
       </div>
-      {history.length === 0 ? (
-        <EmptyState title="No upgrades recorded yet" />
-      ) : (
-        <div className="table-scroll" style={{ maxHeight: 360 }}>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">From → to</th>
-                <th scope="col">State</th>
-                <th scope="col">Started</th>
-                <th scope="col">Completed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.map((h, i) => (
-                <tr key={`${h.toVersion}-${h.startedAt ?? i}`}>
-                  <td>
-                    <span className="mono nowrap">
-                      {h.fromVersion} → {h.toVersion}
-                    </span>
-                    {h.message && <div className="small muted">{h.message}</div>}
-                  </td>
-                  <td>
-                    <span
-                      className={`badge ${h.state === 'completed' ? 'ok' : h.state === 'failed' ? 'bad' : h.state === 'cancelled' ? 'warn' : 'info'}`}
-                    >
-                      {h.state}
-                    </span>
-                  </td>
-                  <td className="small nowrap">{formatUtc(h.startedAt)}</td>
-                  <td className="small nowrap">{formatUtc(h.completedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        id="cluster-history"
+        label="Upgrade history"
+        noun="upgrades"
+        rows={history}
+        rowKey={(h) => `${h.toVersion}-${h.startedAt ?? ''}-${h.completedAt ?? ''}`}
+        pageSize={25}
+        empty={<EmptyState title="No upgrades recorded yet" />}
+        columns={[
+          {
+            id: 'versions',
+            header: 'From → to',
+            required: true,
+            value: (h) => `${h.fromVersion} → ${h.toVersion}`,
+            cell: (h) => (
+              <>
+                <span className="mono nowrap">
+                  {h.fromVersion} → {h.toVersion}
+                </span>
+                {h.message && <div className="small muted">{h.message}</div>}
+              </>
+            ),
+          },
+          {
+            id: 'state',
+            header: 'State',
+            value: (h) => h.state,
+            cell: (h) => (
+              <span
+                className={`badge ${h.state === 'completed' ? 'ok' : h.state === 'failed' ? 'bad' : h.state === 'cancelled' ? 'warn' : 'info'}`}
+              >
+                {h.state}
+              </span>
+            ),
+          },
+          {
+            id: 'started',
+            header: 'Started',
+            className: 'small nowrap',
+            value: (h) => isoOf(h.startedAt),
+            cell: (h) => formatUtc(h.startedAt),
+          },
+          {
+            id: 'completed',
+            header: 'Completed',
+            className: 'small nowrap',
+            value: (h) => isoOf(h.completedAt),
+            cell: (h) => formatUtc(h.completedAt),
+          },
+        ]}
+      />
     </section>
   );
 }

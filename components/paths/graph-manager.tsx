@@ -4,7 +4,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/zoned-time';
+import { formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { DataTable } from '@/components/ui/data-table';
+import { QueryState } from '@/components/ui/query-state';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 
 const MAX_BYTES = 20 * 1024 * 1024;
@@ -159,58 +161,68 @@ export function GraphManager() {
           <h2 style={{ margin: 0 }}>Stored graphs</h2>
           <span className="small muted">merged in import order (the first graph&apos;s payload wins for a release in several)</span>
         </div>
-        {graphs.isPending ? (
-          <LoadingRows rows={3} />
-        ) : graphs.isError ? (
-          <ErrorState error={graphs.error} onRetry={() => graphs.refetch()} />
-        ) : graphs.data.length === 0 ? (
-          <EmptyState title="No update graphs stored">Upload one above, or run `fleetplan graph import FILE`.</EmptyState>
-        ) : (
-          <div className="table-scroll">
-            <table className="data">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Channel</th>
-                  <th>Arch</th>
-                  <th>Captured (UTC)</th>
-                  <th>Releases</th>
-                  <th>Edges</th>
-                  <th>Imported (UTC)</th>
-                  <th>Source</th>
-                  <th aria-label="Actions" />
-                </tr>
-              </thead>
-              <tbody>
-                {graphs.data.map((g) => (
-                  <tr key={g.id}>
-                    <td className="mono">{g.name}</td>
-                    <td>{g.channel ?? <span className="muted">from node metadata</span>}</td>
-                    <td>{g.architecture}</td>
-                    <td className="nowrap">{g.capturedAt ? String(g.capturedAt).slice(0, 10) : '–'}</td>
-                    <td>{g.nodeCount}</td>
-                    <td>{g.edgeCount}</td>
-                    <td className="nowrap">{formatUtc(new Date(g.importedAt).toISOString())}</td>
-                    <td className="small graph-source">{g.source}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="btn danger"
-                        disabled={remove.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Delete the stored graph ${g.name}? Paths through it are no longer found.`))
-                            remove.mutate({ id: g.id });
-                        }}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <QueryState
+          query={graphs}
+          isEmpty={(rows) => rows.length === 0}
+          empty={{ title: 'No update graphs stored', hint: 'Upload one above, or run `fleetplan graph import FILE`.' }}
+          loadingRows={3}
+        >
+          {(rows) => (
+            <DataTable
+              id="stored-graphs"
+              label="Stored graphs"
+              noun="graphs"
+              rows={rows}
+              rowKey={(g) => g.id}
+              columns={[
+                { id: 'name', header: 'Name', required: true, className: 'mono', value: (g) => g.name, cell: (g) => g.name },
+                {
+                  id: 'channel',
+                  header: 'Channel',
+                  value: (g) => g.channel,
+                  cell: (g) => g.channel ?? <span className="muted">from node metadata</span>,
+                },
+                { id: 'arch', header: 'Arch', value: (g) => g.architecture, cell: (g) => g.architecture },
+                {
+                  id: 'captured',
+                  header: 'Captured (UTC)',
+                  className: 'nowrap',
+                  value: (g) => (g.capturedAt ? String(g.capturedAt).slice(0, 10) : null),
+                  cell: (g) => (g.capturedAt ? String(g.capturedAt).slice(0, 10) : '–'),
+                },
+                { id: 'releases', header: 'Releases', value: (g) => g.nodeCount, cell: (g) => g.nodeCount },
+                { id: 'edges', header: 'Edges', value: (g) => g.edgeCount, cell: (g) => g.edgeCount },
+                {
+                  id: 'imported',
+                  header: 'Imported (UTC)',
+                  className: 'nowrap',
+                  value: (g) => isoOf(g.importedAt),
+                  cell: (g) => formatUtc(isoOf(g.importedAt)),
+                },
+                { id: 'source', header: 'Source', className: 'small graph-source', value: (g) => g.source, cell: (g) => g.source },
+                {
+                  id: 'actions',
+                  header: 'Actions',
+                  headerHidden: true,
+                  required: true,
+                  cell: (g) => (
+                    <button
+                      type="button"
+                      className="btn danger"
+                      disabled={remove.isPending}
+                      onClick={() => {
+                        if (window.confirm(`Delete the stored graph ${g.name}? Paths through it are no longer found.`))
+                          remove.mutate({ id: g.id });
+                      }}
+                    >
+                      Delete
+                    </button>
+                  ),
+                },
+              ]}
+            />
+          )}
+        </QueryState>
       </section>
     </div>
   );
