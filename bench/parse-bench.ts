@@ -95,6 +95,13 @@ export async function runParseBench(): Promise<void> {
   row('graph document (union-4.6-4.9.json)', graph, () => parseJsonText(graph, GRAPH_LIMITS));
   const asJson = JSON.stringify(parseYamlText(org20k).ok ? (parseYamlText(org20k) as { value: unknown }).value : null);
   row('organization file as JSON, 20,000 clusters', asJson, () => parseJsonText(asJson));
+  const bareJson = (text: string) => () => {
+    JSON.parse(text);
+    return { ok: true };
+  };
+  console.log('\nJSON.parse alone (no limits), for comparison:');
+  row('graph document (union-4.6-4.9.json)', graph, bareJson(graph));
+  row('organization file as JSON, 20,000 clusters', asJson, bareJson(asJson));
 
   console.log('\nthe previous parser (yaml package), for comparison:');
   row('yaml uniqueKeys: true, 5,000 keys', keysDocument(5000), () => {

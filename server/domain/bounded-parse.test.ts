@@ -146,6 +146,21 @@ describe('limits: size, depth, values', () => {
     expect(problems[0]?.message).toMatch(/^an alias nests lists and mappings deeper than 64 levels \(the limit\), at b(\[0\]){30}$/);
   });
 
+  it('refuses more than maxNodes values in YAML, with or without anchors, saying where', () => {
+    // the mapping, a's list and its 3 items, b's mapping and its c: d (keys are not values): 7
+    const plain = 'a: [1, 2, "&3"]\nb: {c: d}\n';
+    expect(parseYamlText(plain, limits({ maxNodes: 7 })).ok).toBe(true);
+    expect(problemsOf(parseYamlText(plain, limits({ maxNodes: 6 })))).toEqual([
+      { path: '(document)', message: 'more than 6 values, aliases expanded (the limit), at b.c' },
+    ]);
+    const noAmpersand = plain.replace('&', '');
+    expect(parseYamlText(noAmpersand, limits({ maxNodes: 7 })).ok).toBe(true);
+    expect(problemsOf(parseYamlText(noAmpersand, limits({ maxNodes: 6 })))).toEqual([
+      { path: '(document)', message: 'more than 6 values, aliases expanded (the limit), at b.c' },
+    ]);
+    expect(problemsOf(parseYamlText(noAmpersand, limits({ maxDepth: 1 })))[0]?.message).toMatch(/nested deeper than 1 levels/);
+  });
+
   it('refuses more than maxNodes values', () => {
     const text = `[${Array(50).fill('1').join(',')}]`;
     expect(parseJsonText(text, limits({ maxNodes: 51 })).ok).toBe(true);
