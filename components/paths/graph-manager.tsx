@@ -7,7 +7,6 @@ import { useTRPC } from '@/components/trpc/client';
 import { formatUtc, isoOf } from '@/components/ui/zoned-time';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 
