@@ -196,14 +196,24 @@ export default tseslint.config(
   },
   {
     files: ['server/repositories/**'],
+    ignores: ['**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['@/server/services/*', '@/server/api/*', '**/services/*', '**/api/*'],
-              message: 'Repositories only know the database; services call them, not the other way round.',
+              group: [
+                '@/server/services/*',
+                '@/server/api/*',
+                '@/server/auth/*',
+                '@/server/scheduler/*',
+                '@/server/integrations/*',
+                '**/services/*',
+                '**/api/*',
+              ],
+              message:
+                'Repositories only know the database (and the pure domain); services, auth, the scheduler and integrations call them, not the other way round.',
             },
           ],
         },

@@ -2,8 +2,7 @@
 // server/services/auth-service.ts for verification.
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { settings, users } from '@/db/schema';
-import type { Role } from '@/server/auth/actor';
+import { settings, users, type RoleValue } from '@/db/schema';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -37,7 +36,7 @@ export function countOtherActiveAdmins(db: Db, exceptId: number): number {
 
 export function insertUser(
   db: Db,
-  user: { username: string; passwordHash: string; role: Role; createdAt: Date; mustChangePassword?: boolean },
+  user: { username: string; passwordHash: string; role: RoleValue; createdAt: Date; mustChangePassword?: boolean },
 ): UserRow {
   return db.insert(users).values(user).returning().get();
 }
