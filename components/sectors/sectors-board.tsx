@@ -390,6 +390,7 @@ export function SectorsBoard() {
           filterable
           filterPlaceholder="Filter sectors, workloads, versions…"
           columns={WORKLOAD_COLUMNS}
+          className="sector-versions"
         />
       </section>
     </>
