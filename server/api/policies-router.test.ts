@@ -337,7 +337,7 @@ describe('policies router: organization file import/export', () => {
     expect(history.revisions.every((r) => r.actor === 'erin' && r.summary.startsWith('imported organization file'))).toBe(true);
     expect(listAudit(db, { filter: { action: 'policy.import.file' } }).total).toBe(1);
 
-    const back = parseYaml((await op.policies.exportOrganization()).yaml);
+    const back: unknown = parseYaml((await op.policies.exportOrganization()).yaml);
     expect(back).toEqual(parseYaml(edited));
     const cluster = await op.policies.exportCluster({ name: first.name });
     expect(parseYaml(cluster.yaml)).toEqual({ $schema: '/openshift/cluster-1.yml', name: first.name, upgradePolicy: first.upgradePolicy });

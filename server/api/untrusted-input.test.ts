@@ -52,7 +52,9 @@ describe('policies.importOrganization: untrusted YAML', () => {
     const before = dump();
     const err = await rejection(as(operator).policies.importOrganization({ yaml: BILLION_LAUGHS, dryRun }));
     expect(err.code).toBe('BAD_REQUEST');
-    expect(err.problems).toEqual([{ path: '(document)', message: expect.stringMatching(/^aliases expand the document to more than/) }]);
+    expect(err.problems).toEqual([
+      { path: '(document)', message: expect.stringMatching(/^aliases expand the document to more than/) as unknown },
+    ]);
     expect(dump()).toEqual(before);
   });
 
@@ -70,7 +72,7 @@ describe('policies.importOrganization: untrusted YAML', () => {
     const err = await rejection(as(operator).policies.importOrganization({ yaml, dryRun: true }));
     expect(err.code).toBe('BAD_REQUEST');
     expect(err.problems).toEqual([
-      { path: '(document)', message: expect.stringMatching(/^the text is 5\.1 MB .* over the limit of 5\.0 MB/) },
+      { path: '(document)', message: expect.stringMatching(/^the text is 5\.1 MB .* over the limit of 5\.0 MB/) as unknown },
     ]);
   });
 

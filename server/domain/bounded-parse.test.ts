@@ -44,11 +44,11 @@ describe('parseYamlText: duplicate keys', () => {
   it('finds duplicates in nested and flow mappings; equal keys in different mappings are fine', () => {
     expect(problemsOf(parseYamlText('a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n'))[0]).toMatchObject({
       path: 'line 5',
-      message: expect.stringMatching(/duplicate key c /),
+      message: expect.stringMatching(/duplicate key c /) as unknown,
     });
     expect(problemsOf(parseYamlText('x: {"a": 1, "a": 2}\n'))[0]).toMatchObject({
       path: 'line 1',
-      message: expect.stringMatching(/duplicate key "a"/),
+      message: expect.stringMatching(/duplicate key "a"/) as unknown,
     });
     // 1 and "1" become the same property: a duplicate too (the old parser kept the last silently)
     expect(problemsOf(parseYamlText('1: a\n"1": b\n'))[0]).toMatchObject({ path: 'line 2' });
@@ -176,7 +176,7 @@ describe('syntax', () => {
     expect(problemsOf(parseJsonText('{\n"a": 1,\n}'))[0]).toMatchObject({ path: 'line 3', line: 3 });
     expect(problemsOf(parseJsonText('{\n"a": [1,\n'))[0]).toMatchObject({
       path: 'line 3',
-      message: expect.stringMatching(/^invalid JSON/),
+      message: expect.stringMatching(/^invalid JSON/) as unknown,
     });
   });
 

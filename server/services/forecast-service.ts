@@ -64,7 +64,7 @@ const CACHE_SIZE = 6;
 /** Engine runs per slice: one run of a 10k-cluster fleet takes ~0.2 s, then other requests get a turn. */
 const SLICE_RUNS = 1;
 const globalCache = globalThis as unknown as { __fleetplanForecastCache?: Map<string, Promise<CacheEntry>> };
-const cache = (globalCache.__fleetplanForecastCache ??= new Map());
+const cache = (globalCache.__fleetplanForecastCache ??= new Map<string, Promise<CacheEntry>>());
 
 export function createForecastService(db: Db, now: () => Date) {
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {

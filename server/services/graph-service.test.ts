@@ -98,7 +98,7 @@ describe('graph service', () => {
     expect(r.releases.every((x) => x.payload.startsWith('quay.io/openshift-release-dev/ocp-release@sha256:'))).toBe(true);
     expect(r.imageset!.yaml).toContain('apiVersion: mirror.openshift.io/v2alpha1');
     expect(r.mirrorList!.text.trim().split('\n')).toHaveLength(3);
-    expect(JSON.parse(r.mirrorList!.json).releases).toHaveLength(3);
+    expect((JSON.parse(r.mirrorList!.json) as { releases: unknown[] }).releases).toHaveLength(3);
     expect(r.runbook!.pausesWorkers).toBe(true);
     expect(r.runbook!.text).toContain('oc adm upgrade channel eus-4.8');
     expect(r.runbook!.text).toContain('oc adm upgrade --to=4.8.54');

@@ -52,4 +52,10 @@ describe('fieldValue', () => {
     expect(fieldValue({})).toBe('{0 fields}');
     expect(fieldValue(null)).toBeNull();
   });
+
+  it('names a non-JSON value by its kind, never by its source text', () => {
+    expect(fieldValue(undefined)).toBe('undefined');
+    expect(fieldValue(() => 'source text')).toBe('function');
+    expect(fieldValue(12n)).toBe('12');
+  });
 });

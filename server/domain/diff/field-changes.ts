@@ -42,7 +42,9 @@ export function fieldValue(v: unknown): FieldValue {
     const n = Object.keys(v).length;
     return `{${n} field${n === 1 ? '' : 's'}}`;
   }
-  return String(v);
+  if (typeof v === 'bigint') return String(v);
+  // undefined, or what JSON never holds (symbol, function: its kind, never its source text)
+  return typeof v;
 }
 
 /** An added or removed object spelled out as its fields, one level deep at a time. */

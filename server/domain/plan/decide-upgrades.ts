@@ -93,10 +93,10 @@ export class PlanRun {
       const { sector, mutexes } = c.upgradePolicy.conditions;
       if (sector === undefined) continue;
       let counts = this.sectorMutexClusters.get(sector);
-      if (!counts) this.sectorMutexClusters.set(sector, (counts = new Map()));
+      if (!counts) this.sectorMutexClusters.set(sector, (counts = new Map<string, number>()));
       for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
       let mins = this.sectorWorkloadMin.get(sector);
-      if (!mins) this.sectorWorkloadMin.set(sector, (mins = new Map()));
+      if (!mins) this.sectorWorkloadMin.set(sector, (mins = new Map<string, SectorMin>()));
       for (const w of c.upgradePolicy.workloads) {
         const cur = mins.get(w);
         if (!cur || compareVersions(c.version, cur.version) < 0) mins.set(w, { version: c.version, cluster: c.name, sector });
@@ -114,7 +114,7 @@ export class PlanRun {
       list.push(sector === undefined ? { name: c.name } : { name: c.name, sector });
       if (sector !== undefined) {
         let counts = this.sectorHolders.get(sector);
-        if (!counts) this.sectorHolders.set(sector, (counts = new Map()));
+        if (!counts) this.sectorHolders.set(sector, (counts = new Map<string, number>()));
         counts.set(m, (counts.get(m) ?? 0) + 1);
       }
     }

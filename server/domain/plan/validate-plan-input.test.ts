@@ -44,6 +44,19 @@ describe('validatePlanInput', () => {
     }
   });
 
+  it.each<[string, unknown, string]>([
+    ['a number', 4.12, 'number 4.12'],
+    ['a missing value', undefined, 'undefined'],
+    ['a function (not its source text)', () => 'source text', 'function'],
+  ])('names what it got instead of a version: %s', (_, version, got) => {
+    const doc = base();
+    doc.clusters[1]!.version = version;
+    const r = validatePlanInput(doc);
+    expect(r.ok ? [] : r.problems.filter((p) => p.path === 'clusters[1].version').map((p) => p.message)).toEqual([
+      `not a semantic version: ${got}`,
+    ]);
+  });
+
   it.each<[string, (d: Doc) => void, string]>([
     ['a missing now', (d) => delete d.now, 'now'],
     ['a bad now', (d) => (d.now = 'yesterday'), 'now'],

@@ -40,7 +40,9 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'an object';
   if (typeof v === 'string') return `'${v}'`;
-  return `${typeof v} ${String(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`;
+  // undefined, or what YAML and JSON never produce (symbol, function: never print its source)
+  return typeof v;
 }
 
 class Collector {
@@ -159,7 +161,7 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
     if (s.dependencies !== undefined && s.dependencies !== null) {
       if (!Array.isArray(s.dependencies)) c.add(`${path}.dependencies`, 'must be a list of {name}');
       else
-        s.dependencies.forEach((d, j) => {
+        s.dependencies.forEach((d: unknown, j) => {
           const name = isObject(d) ? d.name : d;
           if (typeof name !== 'string' || name === '') c.add(`${path}.dependencies[${j}]`, 'must be {name: SECTOR}');
           else if (checkName(c, `${path}.dependencies[${j}]`, name)) pendingDeps.push({ path: `${path}.dependencies[${j}]`, name, sector });

@@ -58,7 +58,13 @@ export function parseVersion(text: string): ParsedVersion | null {
   return parsed;
 }
 
-export function isSemver(value: unknown): value is string {
+/**
+ * Whether the value is a strict SemVer string. Only unknown input is narrowed: a plain type guard
+ * would tell TypeScript that a string failing the check is not a string at all (`never`).
+ */
+export function isSemver(value: string): boolean;
+export function isSemver(value: unknown): value is string;
+export function isSemver(value: unknown): boolean {
   return typeof value === 'string' && parseVersion(value) !== null;
 }
 

@@ -92,7 +92,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
   const newer = new WeakMap<string[], Map<string, string[]>>();
   const newerReleases = (releases: string[], version: string): string[] => {
     let byVersion = newer.get(releases);
-    if (!byVersion) newer.set(releases, (byVersion = new Map()));
+    if (!byVersion) newer.set(releases, (byVersion = new Map<string, string[]>()));
     let list = byVersion.get(version);
     if (!list) byVersion.set(version, (list = releases.filter((v) => compareVersions(v, version) > 0)));
     return [...list];

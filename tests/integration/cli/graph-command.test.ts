@@ -53,7 +53,7 @@ describe('fleetplan graph', () => {
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/imported graph union \(id \d+\): 197 releases, 6768 edges/);
     expect(storedGraphs()).toEqual([
-      { name: 'union', channel: 'stable-4.9', architecture: 'amd64', node_count: 197, captured_at: expect.any(Number) },
+      { name: 'union', channel: 'stable-4.9', architecture: 'amd64', node_count: 197, captured_at: expect.any(Number) as unknown },
     ]);
 
     const bad = fleetplan('graph', 'import', path.join(dir, 'bad.json'));
