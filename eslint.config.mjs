@@ -1,6 +1,6 @@
 // ESLint flat config: typescript-eslint's recommended and type-aware rules, plus the layer
-// boundaries (domain is pure; components import server code as types only; repositories and db/
-// sit below the services).
+// boundaries (domain is pure; components import server code as types only, and share code with
+// the server through lib/; repositories and db/ sit below the services).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -130,6 +130,7 @@ export default tseslint.config(
     },
   },
   {
+    // No exceptions: code that both the browser and the server run lives in lib/, not server/.
     files: ['components/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -137,9 +138,57 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@/db/*', '@/server/*', '!@/server/domain'],
+              group: ['@/db/**', '@/server/**', '**/../db/**', '**/../server/**'],
               allowTypeImports: true,
-              message: 'Client code imports server code as types only (the pure server/domain may be shared).',
+              message: 'Client code imports server code as types only; code shared with the server belongs in lib/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // lib/ is bundled into the browser and run on the server: pure, and below everything else.
+    files: ['lib/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@/db/**',
+                '@/server/**',
+                '@/app/**',
+                '@/components/**',
+                '**/../db/**',
+                '**/../server/**',
+                '**/../app/**',
+                '**/../components/**',
+              ],
+              allowTypeImports: true,
+              message: 'lib/ runs in the browser and on the server: it imports other lib/ modules, and app types only.',
+            },
+            {
+              group: [
+                'next',
+                'next/*',
+                'react',
+                'drizzle-orm',
+                'drizzle-orm/*',
+                'better-sqlite3',
+                'node:*',
+                'fs',
+                'fs/*',
+                'path',
+                'os',
+                'child_process',
+                'net',
+                'dns',
+                'http',
+                'https',
+              ],
+              message: 'lib/ is pure and browser-safe: no frameworks, database or Node I/O.',
             },
           ],
         },

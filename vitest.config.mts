@@ -8,7 +8,7 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 export default defineConfig({
   resolve: { alias: { '@': root } },
   test: {
-    include: ['server/**/*.test.ts', 'db/**/*.test.ts', 'components/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['server/**/*.test.ts', 'lib/**/*.test.ts', 'db/**/*.test.ts', 'components/**/*.test.ts', 'tests/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     pool: 'threads',

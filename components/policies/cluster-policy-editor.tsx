@@ -5,8 +5,8 @@
 import Link from 'next/link';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { diffJson } from '@/server/domain/diff/json-diff';
-import { policySpecFromDocument, policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import { diffJson } from '@/lib/json-diff';
+import { policySpecFromDocument, policySpecToDocument } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';

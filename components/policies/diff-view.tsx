@@ -1,6 +1,6 @@
 'use client';
 // A change as a list of field-level differences (added / removed / changed, with values).
-import type { JsonChange } from '@/server/domain/diff/json-diff';
+import type { JsonChange } from '@/lib/json-diff';
 
 function show(v: unknown): string {
   if (v === undefined) return '';

@@ -6,7 +6,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
-import type { JsonChange } from '@/server/domain/diff/json-diff';
+import type { JsonChange } from '@/lib/json-diff';
 import { useTRPC } from '@/components/trpc/client';
 import { DecisionBadge } from '@/components/ui/badges';
 import { formatUtc } from '@/components/ui/zoned-time';

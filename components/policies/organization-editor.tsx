@@ -6,7 +6,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useMemo, useState } from 'react';
 import type { inferRouterInputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
-import { diffJson } from '@/server/domain/diff/json-diff';
+import { diffJson } from '@/lib/json-diff';
 import { useTRPC } from '@/components/trpc/client';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';

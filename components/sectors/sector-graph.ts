@@ -1,6 +1,6 @@
 // Pure helpers of the Sectors editor: layered layout by dependency depth and cycle checks.
 
-import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
+import { computeSectorDepths } from '@/lib/sector-depths';
 
 export type SectorDeps = { name: string; dependencies: string[] };
 

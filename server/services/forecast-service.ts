@@ -12,7 +12,7 @@ import {
   type SectorForecast,
 } from '@/server/domain/forecast/forecast-rollout';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
-import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
+import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { loadGateState } from '@/server/scheduler/gate-state';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';

@@ -2,7 +2,7 @@
 // size does not reach the browser), and what soaks and what holds the next sector back as the
 // engine sees it (evaluateFleet on the stored fleet: its blocked, sector and soak rules).
 import type { Db } from '@/db/open-database';
-import { computeSectorDepths } from '@/server/domain/sectors/sector-depths';
+import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions } from '@/server/domain/version/version';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import * as repo from '@/server/repositories/sector-repository';

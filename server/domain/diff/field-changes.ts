@@ -5,7 +5,7 @@
  * values are scalars (long text clipped, lists of scalars joined, deeper values summarized), and
  * the list stops at `limit` with the rest counted.
  */
-import { diffJson, type JsonChangeKind } from './json-diff';
+import { diffJson, type JsonChangeKind } from '@/lib/json-diff';
 
 export type FieldValue = string | number | boolean | null;
 

@@ -1,6 +1,6 @@
 // The organization's editable policy settings as the policy editor exchanges them, and the
 // snapshot an organization revision stores (and a revert restores). Pure: no storage.
-import { diffJson, jsonEqual } from '../diff/json-diff';
+import { diffJson, jsonEqual } from '@/lib/json-diff';
 import type { NamedProblem } from './named-problems';
 import { organizationFilePath } from './parse-policy-files';
 import type { OrganizationFile } from './types';

@@ -7,7 +7,7 @@
 import { parseYamlText } from '../bounded-parse';
 import { identifierProblem } from '../identifiers';
 import { validatePlanInput } from '../plan/validate-plan-input';
-import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from './policy-spec';
+import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from '@/lib/policy-spec';
 import {
   CLUSTER_FILE_SCHEMA,
   ORGANIZATION_FILE_SCHEMA,

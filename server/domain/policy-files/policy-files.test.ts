@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { parseClusterFile, parseOrganizationFile, validateOrganizationFileData } from './parse-policy-files';
 import { renderClusterFile, renderOrganizationFile } from './render-policy-files';
-import { policySpecFromDocument, policySpecToDocument } from './policy-spec';
+import { policySpecFromDocument, policySpecToDocument } from '@/lib/policy-spec';
 import type { OrganizationFile, UpgradePolicySpec } from './types';
 
 // The examples of the upgrade service's policy guide (seeds/000), completed where the guide

@@ -3,7 +3,7 @@
  * keys we do not model (as they came), then the policy keys.
  */
 import { stringify } from 'yaml';
-import { organizationSettingsToPlanOrganization, policySpecToDocument } from './policy-spec';
+import { organizationSettingsToPlanOrganization, policySpecToDocument } from '@/lib/policy-spec';
 import { CLUSTER_FILE_SCHEMA, ORGANIZATION_FILE_SCHEMA, type ClusterFile, type OrganizationFile } from './types';
 
 type Obj = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { policySpecFromDocument } from '@/server/domain/policy-files/policy-spec';
+import { policySpecFromDocument } from '@/lib/policy-spec';
 import * as repo from '@/server/repositories/policy-repository';
 import { AppError } from '../app-error';
 import { requireOrganization, type PolicyContext } from './policy-store';

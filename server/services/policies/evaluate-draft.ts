@@ -1,6 +1,6 @@
 import type { NamedProblem, PathMapping } from '@/server/domain/policy-files/named-problems';
 import { normalizeSettings, type OrganizationSettingsInput } from '@/server/domain/policy-files/organization-snapshot';
-import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import { policySpecToDocument } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import { checkDocument, documentWith, lintInput, requireOrganization, type PolicyContext } from './policy-store';

@@ -1,4 +1,4 @@
-import { policySpecFromDocument } from '@/server/domain/policy-files/policy-spec';
+import { policySpecFromDocument } from '@/lib/policy-spec';
 import { renderClusterFile, renderOrganizationFile } from '@/server/domain/policy-files/render-policy-files';
 import type { ClusterPolicyEntrySpec, OrganizationFile, SectorSpec } from '@/server/domain/policy-files/types';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';

@@ -1,4 +1,4 @@
-import { jsonEqual } from '@/server/domain/diff/json-diff';
+import { jsonEqual } from '@/lib/json-diff';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import type { NamedProblem } from '@/server/domain/policy-files/named-problems';
 import {
@@ -9,7 +9,7 @@ import {
   type OrganizationSnapshot,
 } from '@/server/domain/policy-files/organization-snapshot';
 import { parseOrganizationFile } from '@/server/domain/policy-files/parse-policy-files';
-import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import { policySpecToDocument } from '@/lib/policy-spec';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import * as repo from '@/server/repositories/policy-repository';
 import { withTransaction } from '@/server/repositories/transaction';

@@ -1,4 +1,4 @@
-import { diffJson } from '@/server/domain/diff/json-diff';
+import { diffJson } from '@/lib/json-diff';
 import * as repo from '@/server/repositories/policy-repository';
 import { requireOrganization, type PolicyContext } from './policy-store';
 

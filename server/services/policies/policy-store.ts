@@ -3,7 +3,7 @@
 // audit rows. Every write goes through writeOrganization / writeClusterPolicy inside the caller's
 // transaction, after validation, so a rejected write leaves nothing behind.
 import type { Db } from '@/db/open-database';
-import { jsonEqual } from '@/server/domain/diff/json-diff';
+import { jsonEqual } from '@/lib/json-diff';
 import { lintPolicies } from '@/server/domain/plan/lint-policies';
 import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';

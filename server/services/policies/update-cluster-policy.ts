@@ -1,6 +1,6 @@
-import { jsonEqual } from '@/server/domain/diff/json-diff';
+import { jsonEqual } from '@/lib/json-diff';
 import { describeClusterChange } from '@/server/domain/policy-files/organization-snapshot';
-import { policySpecToDocument } from '@/server/domain/policy-files/policy-spec';
+import { policySpecToDocument } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import * as repo from '@/server/repositories/policy-repository';
 import { withTransaction } from '@/server/repositories/transaction';

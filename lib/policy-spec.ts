@@ -1,9 +1,16 @@
 /**
- * Converts between the as-written model (types.ts, unknown keys in `extra`) and the plain
+ * Converts between the as-written model (server/domain/policy-files/types.ts, unknown keys in `extra`) and the plain
  * document form the upgrade service writes and the decision engine reads (unknown keys inline).
  * The document form is what the database stores in clusters.upgrade_policy.
  */
-import type { ConditionsSpec, Extra, OrganizationSettingsSpec, ScheduleSpec, SectorSpec, UpgradePolicySpec } from './types';
+import type {
+  ConditionsSpec,
+  Extra,
+  OrganizationSettingsSpec,
+  ScheduleSpec,
+  SectorSpec,
+  UpgradePolicySpec,
+} from '@/server/domain/policy-files/types';
 
 type Obj = Record<string, unknown>;
 
