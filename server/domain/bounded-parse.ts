@@ -262,6 +262,13 @@ function yamlProblem(err: YAMLException, text: string, limits: ParseLimits): Par
   return { path: `line ${line}`, line, message: `invalid YAML: ${message}` };
 }
 
+/** Thrown from deep in findJsonErrorOffset's recursive scan back to its top; carries the offset. */
+class JsonErrorAt extends Error {
+  constructor(readonly offset: number) {
+    super(`invalid JSON at offset ${offset}`);
+  }
+}
+
 /**
  * Offset of the first JSON syntax error (the engine's message does not always carry one): a
  * minimal recursive-descent scan of RFC 8259 JSON. Only called on text whose nesting depth is
@@ -273,7 +280,7 @@ export function findJsonErrorOffset(text: string): number {
     while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
   };
   const fail = (): never => {
-    throw i;
+    throw new JsonErrorAt(i);
   };
   const literal = (word: string) => {
     if (text.startsWith(word, i)) i += word.length;
@@ -351,9 +358,9 @@ export function findJsonErrorOffset(text: string): number {
     value();
     ws();
     if (i < text.length) fail();
-  } catch (at) {
-    if (typeof at === 'number') return at;
-    throw at;
+  } catch (err) {
+    if (err instanceof JsonErrorAt) return err.offset;
+    throw err;
   }
   return text.length;
 }
