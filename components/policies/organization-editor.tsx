@@ -11,7 +11,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
-import { isObject, strings } from './policy-doc';
+import { isObject, scalarText, strings } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
@@ -28,13 +28,13 @@ function settingsFromYaml(v: unknown): Settings {
       const x = isObject(s) ? s : {};
       const mpu = x.maxParallelUpgrades;
       return {
-        name: String(x.name ?? ''),
-        maxParallelUpgrades: mpu === undefined || mpu === null ? null : String(mpu),
+        name: scalarText(x.name),
+        maxParallelUpgrades: mpu === undefined || mpu === null ? null : scalarText(mpu),
         dependencies: strings(x.dependencies),
       };
     }),
     blockedVersions: (Array.isArray(o.blockedVersions) ? o.blockedVersions : []).map((b) =>
-      isObject(b) ? { pattern: String(b.pattern ?? ''), reason: String(b.reason ?? '') } : { pattern: String(b), reason: '' },
+      isObject(b) ? { pattern: scalarText(b.pattern), reason: scalarText(b.reason) } : { pattern: scalarText(b), reason: '' },
     ),
     upgradePolicyAllowedWorkloads: Array.isArray(o.upgradePolicyAllowedWorkloads) ? strings(o.upgradePolicyAllowedWorkloads) : null,
     upgradePolicyAllowedMutexes: Array.isArray(o.upgradePolicyAllowedMutexes) ? strings(o.upgradePolicyAllowedMutexes) : null,

@@ -20,8 +20,17 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A YAML scalar as the form's text: numbers and booleans spelled out, anything else (a mapping, a
+ * list, null) empty, so the validator reports a missing value rather than "[object Object]".
+ */
+export function scalarText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+}
+
+/** A YAML list as texts (items as scalarText, so positions and problem paths stay put); not a list: []. */
 export function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.map((x) => String(x)) : [];
+  return Array.isArray(v) ? v.map((x: unknown) => scalarText(x)) : [];
 }
 
 /** Drops empty optional keys so the YAML stays as short as the user meant it. */
