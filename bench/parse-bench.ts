@@ -72,7 +72,7 @@ function row(label: string, text: string, fn: () => { ok: boolean }): void {
   );
 }
 
-export async function runParseBench(): Promise<void> {
+export function runParseBench(): void {
   console.log(`limits: ${JSON.stringify(DOCUMENT_LIMITS)}; graphs: ${JSON.stringify(GRAPH_LIMITS)}`);
   const org1k = organizationFile(1000);
   const org5k = organizationFile(5000);

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, in sequence, printing its figures.
 // A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse, page-data).
-const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>> = {
   plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
   path: async () => ({ run: (await import('./path-bench')).runPathBench }),
   tick: async () => ({ run: (await import('./tick-bench')).runTickBench }),

@@ -8,7 +8,7 @@ import { processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan export [--cluster NAME]';
 
-export async function runExportCommand(args: string[], io: CliIo = processIo): Promise<number> {
+export function runExportCommand(args: string[], io: CliIo = processIo): number {
   let cluster: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;

@@ -127,7 +127,7 @@ function verifyCopy(copy: Database.Database, backup: string): void {
   if (orphans.length > 0) throw new CliFailure(`${backup} has ${orphans.length} row(s) whose foreign keys point nowhere`);
 }
 
-export async function restoreDatabase(backup: string, target: string, opts: RestoreOptions = {}): Promise<RestoreResult> {
+export function restoreDatabase(backup: string, target: string, opts: RestoreOptions = {}): RestoreResult {
   assertSqliteFile(backup, 'no SQLite header');
   const walBeside = `${backup}-wal`;
   if (fs.existsSync(walBeside) && fs.statSync(walBeside).size > 0) {
@@ -191,11 +191,11 @@ export async function restoreDatabase(backup: string, target: string, opts: Rest
   }
 }
 
-export async function runRestoreCommand(
+export function runRestoreCommand(
   args: string[],
   env: Record<string, string | undefined> = process.env,
   opts: RestoreOptions = {},
-): Promise<number> {
+): number {
   const parsed = parseFileArgs(args, []);
   if (parsed === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -206,7 +206,7 @@ export async function runRestoreCommand(
   const target = resolveDatabaseFile(env.DATABASE_URL);
   if (target === ':memory:') throw new UsageError('DATABASE_URL is :memory:, nothing to restore into', USAGE);
   if (path.resolve(target) === backup) throw new UsageError('FILE is the live database itself', USAGE);
-  const result = await restoreDatabase(backup, target, opts);
+  const result = restoreDatabase(backup, target, opts);
   const summary = Object.entries(result.counts)
     .map(([t, n]) => `${t}=${n}`)
     .join(' ');

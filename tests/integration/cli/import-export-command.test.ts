@@ -48,7 +48,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('fleetplan import / export', () => {
   it('exports the organization, re-imports it (dry run and real), and exports one cluster', async () => {
     const exp = io();
-    expect(await runExportCommand([], exp)).toBe(0);
+    expect(runExportCommand([], exp)).toBe(0);
     const doc = parseYaml(exp.out) as {
       name: string;
       upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[];
@@ -73,10 +73,10 @@ describe('fleetplan import / export', () => {
     expect(after.audit).toBe(before.audit + 2);
 
     const one = io();
-    expect(await runExportCommand(['--cluster', target.name], one)).toBe(0);
+    expect(runExportCommand(['--cluster', target.name], one)).toBe(0);
     expect(parseYaml(one.out)).toEqual({ $schema: '/openshift/cluster-1.yml', name: target.name, upgradePolicy: target.upgradePolicy });
     const again = io();
-    await runExportCommand([], again);
+    runExportCommand([], again);
     expect(parseYaml(again.out)).toEqual(doc);
   });
 
@@ -114,6 +114,6 @@ describe('fleetplan import / export', () => {
     expect(await runImportCommand([path.join(dir, 'nope.yml')], missing)).toBe(2);
     expect(missing.err).toContain('ENOENT');
     const unknownCluster = io();
-    expect(await runExportCommand(['--cluster', 'nope'], unknownCluster)).toBe(2);
+    expect(runExportCommand(['--cluster', 'nope'], unknownCluster)).toBe(2);
   });
 });

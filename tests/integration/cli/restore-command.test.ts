@@ -63,14 +63,14 @@ beforeEach(() => {
   liveHashBefore = sha256(live);
 });
 
-async function expectRefused(file: string, message: RegExp): Promise<void> {
-  await expect(restoreDatabase(file, live)).rejects.toThrow(message);
+function expectRefused(file: string, message: RegExp): void {
+  expect(() => restoreDatabase(file, live)).toThrow(message);
   expect(sha256(live)).toBe(liveHashBefore);
   expect(fs.readdirSync(dir).filter((f) => f.includes('.restore-'))).toEqual([]);
 }
 
 describe('fleetplan restore refuses what is not exactly a fleetplan database', () => {
-  it('refuses a stub that has the expected table names but none of their columns', async () => {
+  it('refuses a stub that has the expected table names but none of their columns', () => {
     const names = rows(goodBackup, "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'") as {
       name: string;
     }[];
@@ -79,10 +79,10 @@ describe('fleetplan restore refuses what is not exactly a fleetplan database', (
     const db = new Database(stub);
     for (const { name } of names) db.exec(`create table "${name}" (x)`);
     db.close();
-    await expectRefused(stub, /not a fleetplan backup/);
+    expectRefused(stub, /not a fleetplan backup/);
   });
 
-  it('refuses the stub even when it carries our migration history', async () => {
+  it('refuses the stub even when it carries our migration history', () => {
     const names = rows(goodBackup, "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'") as {
       name: string;
     }[];
@@ -95,48 +95,48 @@ describe('fleetplan restore refuses what is not exactly a fleetplan database', (
       db.prepare('insert into __drizzle_migrations (hash, created_at) values (?, ?)').run(m.hash, m.created_at);
     }
     db.close();
-    await expectRefused(stub, /not a fleetplan backup of this version: table action_intents differs .* and \d+ more differences$/);
+    expectRefused(stub, /not a fleetplan backup of this version: table action_intents differs .* and \d+ more differences$/);
   });
 
-  it('refuses a real backup with an added trigger (the viewer-becomes-admin attack)', async () => {
+  it('refuses a real backup with an added trigger (the viewer-becomes-admin attack)', () => {
     const file = tamperedCopy(
       'trigger.db',
       "create trigger promote after insert on sessions begin update users set role = 'admin' where id = new.user_id; end",
     );
-    await expectRefused(file, /unexpected trigger promote/);
+    expectRefused(file, /unexpected trigger promote/);
   });
 
-  it('refuses a real backup with an added view, an added column or a dropped index', async () => {
-    await expectRefused(tamperedCopy('view.db', 'create view v as select * from users'), /unexpected view v/);
-    await expectRefused(tamperedCopy('column.db', 'alter table users add column backdoor text'), /table users differs/);
+  it('refuses a real backup with an added view, an added column or a dropped index', () => {
+    expectRefused(tamperedCopy('view.db', 'create view v as select * from users'), /unexpected view v/);
+    expectRefused(tamperedCopy('column.db', 'alter table users add column backdoor text'), /table users differs/);
     const indexName = (
       rows(goodBackup, "select name from sqlite_master where type = 'index' and sql is not null limit 1") as { name: string }[]
     )[0]!.name;
-    await expectRefused(tamperedCopy('index.db', `drop index "${indexName}"`), new RegExp(`missing index ${indexName}`));
+    expectRefused(tamperedCopy('index.db', `drop index "${indexName}"`), new RegExp(`missing index ${indexName}`));
   });
 
-  it('refuses a backup whose migration history is not this build’s', async () => {
-    await expectRefused(tamperedCopy('history.db', "update __drizzle_migrations set hash = 'forged'"), /migration 1 is not this build's/);
-    await expectRefused(
+  it('refuses a backup whose migration history is not this build’s', () => {
+    expectRefused(tamperedCopy('history.db', "update __drizzle_migrations set hash = 'forged'"), /migration 1 is not this build's/);
+    expectRefused(
       tamperedCopy('newer.db', "insert into __drizzle_migrations (hash, created_at) values ('future', 99999999999999)"),
       /made by a newer fleetplan/,
     );
   });
 
-  it('refuses a file that is not SQLite, a directory, an empty file and a damaged copy, each with a clear message', async () => {
+  it('refuses a file that is not SQLite, a directory, an empty file and a damaged copy, each with a clear message', () => {
     const text = path.join(dir, 'notes.txt');
     fs.writeFileSync(text, 'definitely not a database\n'.repeat(50));
-    await expectRefused(text, /is not a SQLite database/);
+    expectRefused(text, /is not a SQLite database/);
     const empty = path.join(dir, 'empty.db');
     fs.writeFileSync(empty, '');
-    await expectRefused(empty, /is not a SQLite database/);
-    await expectRefused(dir, /is a directory/);
-    await expectRefused(path.join(dir, 'missing.db'), /does not exist/);
+    expectRefused(empty, /is not a SQLite database/);
+    expectRefused(dir, /is a directory/);
+    expectRefused(path.join(dir, 'missing.db'), /does not exist/);
     const damaged = path.join(dir, 'damaged.db');
     const bytes = fs.readFileSync(goodBackup);
     bytes.fill(0x5a, 4096 * 3, 4096 * 6);
     fs.writeFileSync(damaged, bytes);
-    await expectRefused(damaged, /damaged|not a readable|could not be checked|malformed/);
+    expectRefused(damaged, /damaged|not a readable|could not be checked|malformed/);
   });
 });
 
@@ -166,7 +166,7 @@ describe('fleetplan restore and a running server', () => {
 });
 
 describe('a successful restore', () => {
-  it('is audited in the restored database (OS user, real time, file, sha256), signs everyone out, and leaves one private file', async () => {
+  it('is audited in the restored database (OS user, real time, file, sha256), signs everyone out, and leaves one private file', () => {
     const withSession = path.join(dir, 'with-session.db');
     fs.copyFileSync(goodBackup, withSession);
     const s = new Database(withSession);
@@ -177,7 +177,7 @@ describe('a successful restore', () => {
     s.close();
     const fileHash = sha256(withSession);
     const before = Date.now();
-    await restoreDatabase(withSession, live);
+    restoreDatabase(withSession, live);
     const after = Date.now();
 
     const audit = rows(live, `select at, actor, action, target, after from audit_log where action = '${RESTORE_AUDIT_ACTION}'`) as {
@@ -202,9 +202,9 @@ describe('a successful restore', () => {
     reopened.$client.close();
   });
 
-  it('restores into a location that has no database yet (a new machine): private file in a private directory', async () => {
+  it('restores into a location that has no database yet (a new machine): private file in a private directory', () => {
     const target = path.join(dir, 'new-machine', 'data', 'fleetplan.db');
-    await restoreDatabase(goodBackup, target);
+    restoreDatabase(goodBackup, target);
     expect(rows(target, "select count(*) as n from users where username = 'vera'")).toEqual([{ n: 1 }]);
     expect(fs.statSync(target).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(target)).mode & 0o777).toBe(0o700);
