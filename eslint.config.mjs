@@ -71,9 +71,6 @@ export default tseslint.config(
     rules: {
       // React event handlers may be async; the promise is handled inside (mutations report errors).
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
-      // Not clean yet (findings on 2026-11-24 in brackets); each needs a small change in code that
-      // other work is editing right now. Turn on one by one once the tree is clean for it.
-      '@typescript-eslint/require-await': 'off', // [13: the in-process providers' async interface methods, CLI commands]
     },
   },
   // Layer boundaries (README "Architecture"): each block says what a layer must not import.

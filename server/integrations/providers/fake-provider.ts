@@ -3,6 +3,7 @@
  * trigger/cancel records (in memory, or lines of a file that survives SIGKILL), replayed on every
  * read. An upgrade starts at its nextRun and completes `durationMs` later.
  */
+import { inProcess } from './in-process';
 import fs from 'node:fs';
 import { compareVersions } from '@/server/domain/version/version';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
@@ -107,55 +108,63 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     name: 'fake',
     calls,
     records,
-    async listClusters(now) {
-      calls.push({ op: 'list' });
-      const err = opts.failWith?.('list');
-      if (err) throw err;
-      const byCluster = new Map<string, FakeRecord[]>();
-      for (const r of records()) {
-        const list = byCluster.get(r.cluster);
-        if (list) list.push(r);
-        else byCluster.set(r.cluster, [r]);
-      }
-      return opts.clusters.map((c) => {
-        const s = stateOf(c, now.getTime(), byCluster.get(c.name) ?? []);
-        const issues = c.healthIssues ?? [];
-        return {
-          externalId: c.externalId,
-          name: c.name,
-          version: s.version,
-          channel: c.channel,
-          availableUpgrades: newerReleases(c.releases, s.version),
-          healthy: issues.length === 0,
-          healthIssues: issues,
-          currentUpgrade: s.current,
-          lastUpgrade: s.last,
-        };
+    listClusters(now) {
+      return inProcess(() => {
+        calls.push({ op: 'list' });
+        const err = opts.failWith?.('list');
+        if (err) throw err;
+        const byCluster = new Map<string, FakeRecord[]>();
+        for (const r of records()) {
+          const list = byCluster.get(r.cluster);
+          if (list) list.push(r);
+          else byCluster.set(r.cluster, [r]);
+        }
+        return opts.clusters.map((c) => {
+          const s = stateOf(c, now.getTime(), byCluster.get(c.name) ?? []);
+          const issues = c.healthIssues ?? [];
+          return {
+            externalId: c.externalId,
+            name: c.name,
+            version: s.version,
+            channel: c.channel,
+            availableUpgrades: newerReleases(c.releases, s.version),
+            healthy: issues.length === 0,
+            healthIssues: issues,
+            currentUpgrade: s.current,
+            lastUpgrade: s.last,
+          };
+        });
       });
     },
-    async findUpgrade(ref, now) {
-      return stateOf(find(ref.name), now.getTime()).current;
-    },
-    async scheduleUpgrade(req, now) {
-      calls.push({ op: 'schedule', cluster: req.name, version: req.version });
-      const err = opts.failWith?.('schedule', req.name);
-      if (err) throw err;
-      const s = stateOf(find(req.name), now.getTime());
-      if (s.current) throw new Error(`${req.name} already has an upgrade to ${s.current.version}`);
-      append({
-        op: 'trigger',
-        cluster: req.name,
-        version: req.version,
-        nextRun: req.nextRun.toISOString(),
-        at: now.toISOString(),
-        key: req.idempotencyKey,
+    findUpgrade(ref, now) {
+      return inProcess(() => {
+        return stateOf(find(ref.name), now.getTime()).current;
       });
     },
-    async cancelUpgrade(req, now) {
-      calls.push({ op: 'cancel', cluster: req.name, version: req.version });
-      const err = opts.failWith?.('cancel', req.name);
-      if (err) throw err;
-      append({ op: 'cancel', cluster: req.name, version: req.version, at: now.toISOString(), key: req.idempotencyKey });
+    scheduleUpgrade(req, now) {
+      return inProcess(() => {
+        calls.push({ op: 'schedule', cluster: req.name, version: req.version });
+        const err = opts.failWith?.('schedule', req.name);
+        if (err) throw err;
+        const s = stateOf(find(req.name), now.getTime());
+        if (s.current) throw new Error(`${req.name} already has an upgrade to ${s.current.version}`);
+        append({
+          op: 'trigger',
+          cluster: req.name,
+          version: req.version,
+          nextRun: req.nextRun.toISOString(),
+          at: now.toISOString(),
+          key: req.idempotencyKey,
+        });
+      });
+    },
+    cancelUpgrade(req, now) {
+      return inProcess(() => {
+        calls.push({ op: 'cancel', cluster: req.name, version: req.version });
+        const err = opts.failWith?.('cancel', req.name);
+        if (err) throw err;
+        append({ op: 'cancel', cluster: req.name, version: req.version, at: now.toISOString(), key: req.idempotencyKey });
+      });
     },
   };
 }

@@ -9,6 +9,7 @@
  * scheduled → started → control plane → workers → completed in 40 min to 2 h, about 1 in 20
  * fails, health flaps now and then, and held-back releases appear on their channels over time.
  */
+import { inProcess } from './in-process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
@@ -217,22 +218,30 @@ export function createSimulatorProvider(db: Db): FleetProvider {
   const find = (ref: ClusterRef) => listSimulatedClusters(db).find((c) => c.externalId === ref.externalId);
   return {
     name: 'simulator',
-    async listClusters(now) {
-      const graph = loadDemoGraph();
-      const releases = readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
-      return listSimulatedClusters(db).map((row) => simulateCluster(row, now.getTime(), graph, releases));
+    listClusters(now) {
+      return inProcess(() => {
+        const graph = loadDemoGraph();
+        const releases = readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
+        return listSimulatedClusters(db).map((row) => simulateCluster(row, now.getTime(), graph, releases));
+      });
     },
-    async findUpgrade(ref, now) {
-      const row = find(ref);
-      if (!row) return null;
-      return simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY))
-        .currentUpgrade;
+    findUpgrade(ref, now) {
+      return inProcess(() => {
+        const row = find(ref);
+        if (!row) return null;
+        return simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY))
+          .currentUpgrade;
+      });
     },
-    async scheduleUpgrade(req: ScheduleUpgradeRequest) {
-      setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.nextRun.getTime()), state: 'scheduled' }, null);
+    scheduleUpgrade(req: ScheduleUpgradeRequest) {
+      return inProcess(() => {
+        setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.nextRun.getTime()), state: 'scheduled' }, null);
+      });
     },
-    async cancelUpgrade(req: CancelUpgradeRequest) {
-      setSimulatedUpgrade(db, req.externalId, null, req.version);
+    cancelUpgrade(req: CancelUpgradeRequest) {
+      return inProcess(() => {
+        setSimulatedUpgrade(db, req.externalId, null, req.version);
+      });
     },
   };
 }
