@@ -5,6 +5,26 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+// Modules pure code (server/domain, lib/) may not import: frameworks, the database and Node I/O.
+const FRAMEWORK_AND_IO_MODULES = [
+  'next',
+  'next/*',
+  'react',
+  'drizzle-orm',
+  'drizzle-orm/*',
+  'better-sqlite3',
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'child_process',
+  'net',
+  'dns',
+  'http',
+  'https',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -99,24 +119,7 @@ export default tseslint.config(
                 'server/domain is pure: it imports only other domain modules (no services, repositories, db, scheduler, integrations, app or components).',
             },
             {
-              group: [
-                'next',
-                'next/*',
-                'react',
-                'drizzle-orm',
-                'drizzle-orm/*',
-                'better-sqlite3',
-                'node:*',
-                'fs',
-                'fs/*',
-                'path',
-                'os',
-                'child_process',
-                'net',
-                'dns',
-                'http',
-                'https',
-              ],
+              group: FRAMEWORK_AND_IO_MODULES,
               message: 'server/domain is pure: no frameworks or Node I/O (time and data are passed in).',
             },
           ],
@@ -165,24 +168,7 @@ export default tseslint.config(
               message: 'lib/ runs in the browser and on the server: it imports other lib/ modules, and app types only.',
             },
             {
-              group: [
-                'next',
-                'next/*',
-                'react',
-                'drizzle-orm',
-                'drizzle-orm/*',
-                'better-sqlite3',
-                'node:*',
-                'fs',
-                'fs/*',
-                'path',
-                'os',
-                'child_process',
-                'net',
-                'dns',
-                'http',
-                'https',
-              ],
+              group: FRAMEWORK_AND_IO_MODULES,
               message: 'lib/ is pure and browser-safe: no frameworks, database or Node I/O.',
             },
           ],
