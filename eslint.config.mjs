@@ -29,6 +29,7 @@ export default tseslint.config(
   {
     ignores: [
       '.next/**',
+      'dist/**',
       '.next-*/**',
       'node_modules/**',
       'data/**',
