@@ -17,9 +17,9 @@ function builtAt() {
   }
 }
 
-/** True when a .ts file under the folders the CLI is built from changed after the bundle. */
+/** True when a .ts file under the folders the CLI is built from (server/, db/, lib/) changed after the bundle. */
 function sourcesNewerThan(time) {
-  const stack = ['server', 'db'].map((dir) => path.join(root, dir));
+  const stack = ['server', 'db', 'lib'].map((dir) => path.join(root, dir));
   while (stack.length > 0) {
     const dir = stack.pop();
     let entries;
