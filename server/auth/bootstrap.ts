@@ -4,7 +4,7 @@
 // db/seed.ts prepareDatabase() at `npm start` and lazily on the first request (next dev).
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
-import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { appendAudit } from '@/server/repositories/audit-repository';
 import { countUsers, findUserByName, insertUser, writeDemoLoginSetting } from '@/server/repositories/user-repository';
 import { DEMO_USERNAME, demoLoginRefusal, isDemoLoginEnabled } from './demo-login';
 import { hashPassword, unusablePasswordHash } from './password';
@@ -44,7 +44,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
       // a password printed to the server log is known to whoever reads the log: replace it first
       mustChangePassword: fromEnv === undefined,
     });
-    insertAuthAudit(db, {
+    appendAudit(db, {
       at: now,
       actor: 'system:bootstrap',
       action: 'user.create',
@@ -62,7 +62,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   let demoUserCreated = false;
   if (isDemoLoginEnabled(db, env) && !findUserByName(db, DEMO_USERNAME)) {
     insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
-    insertAuthAudit(db, {
+    appendAudit(db, {
       at: now,
       actor: 'system:bootstrap',
       action: 'user.create',

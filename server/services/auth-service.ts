@@ -17,7 +17,7 @@ import {
   THROTTLE_WINDOW_MS,
 } from '@/server/auth/sign-in-throttle';
 import { generateSecret, sha256Hex } from '@/server/auth/secrets';
-import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { appendAudit } from '@/server/repositories/audit-repository';
 import * as sessionsRepo from '@/server/repositories/session-repository';
 import * as throttleRepo from '@/server/repositories/sign-in-throttle-repository';
 import { revokeTokensOfUser } from '@/server/repositories/token-repository';
@@ -57,7 +57,7 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
       expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
     });
     for (const cookie of sessionCookies(token, csrfToken, { secure: jar.secure })) jar.set(cookie);
-    insertAuthAudit(db, {
+    appendAudit(db, {
       at: createdAt,
       actor: user.username,
       action: 'auth.login',
@@ -115,7 +115,7 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
       if (!user || !ok) {
         recordFailure(keys, now);
         throttleRepo.deleteStaleThrottleRows(db, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
-        insertAuthAudit(db, {
+        appendAudit(db, {
           at: now,
           actor: `anonymous@${input.clientAddress}`,
           action: 'auth.login-failed',
@@ -154,7 +154,7 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
         updateUser(db, user.id, { passwordHash, mustChangePassword: false });
         sessionsRepo.deleteSessionsOfUser(db, user.id);
         const revoked = revokeTokensOfUser(db, user.id, now);
-        insertAuthAudit(db, {
+        appendAudit(db, {
           at: now,
           actor: user.username,
           action: 'user.change-password',
@@ -174,7 +174,7 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
     logout(input: { actor: Actor | null; cookies: CookieJar }): { ok: true } {
       if (input.actor?.sessionIdHash) {
         sessionsRepo.deleteSession(db, input.actor.sessionIdHash);
-        insertAuthAudit(db, { at: realNow(), actor: input.actor.name, action: 'auth.logout', target: `user:${input.actor.name}` });
+        appendAudit(db, { at: realNow(), actor: input.actor.name, action: 'auth.logout', target: `user:${input.actor.name}` });
       }
       for (const cookie of clearedSessionCookies({ secure: input.cookies.secure })) input.cookies.set(cookie);
       return { ok: true };

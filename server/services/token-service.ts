@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { hasRole, type Actor, type Role } from '@/server/auth/actor';
 import { generateApiToken } from '@/server/auth/secrets';
-import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { appendAudit } from '@/server/repositories/audit-repository';
 import * as tokensRepo from '@/server/repositories/token-repository';
 import { findUserById } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
@@ -83,7 +83,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         createdAt,
         expiresAt,
       });
-      insertAuthAudit(db, {
+      appendAudit(db, {
         at: realNow(),
         actor: input.actor.name,
         action: 'token.create',
@@ -100,7 +100,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       if (!row || !mayRevoke) throw new AppError('NOT_FOUND', `Token ${input.id} does not exist`);
       if (row.revokedAt) return toSummary(row);
       tokensRepo.revokeToken(db, row.id, realNow());
-      insertAuthAudit(db, {
+      appendAudit(db, {
         at: realNow(),
         actor: input.actor.name,
         action: 'token.revoke',

@@ -6,7 +6,7 @@ import { hashPassword } from '@/server/auth/password';
 import { passwordProblem } from '@/server/auth/password-policy';
 import { revokeTokensOfUser } from '@/server/repositories/token-repository';
 import { generateSecret } from '@/server/auth/secrets';
-import { insertAuthAudit } from '@/server/repositories/auth-audit-repository';
+import { appendAudit } from '@/server/repositories/audit-repository';
 import { deleteSessionsOfUser } from '@/server/repositories/session-repository';
 import * as usersRepo from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
@@ -44,7 +44,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
   }
 
   function audit(actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    insertAuthAudit(db, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
+    appendAudit(db, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {
