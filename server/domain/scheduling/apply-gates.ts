@@ -11,7 +11,6 @@
  * because "nothing starts" there; the health gate only stops new upgrades (a health flap should
  * not cancel work that a later check at start time may still allow).
  */
-import { decideUpgrades, PlanRun } from '@/server/domain/plan/decide-upgrades';
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
 import { parseInstant } from '@/server/domain/plan/time';
 
@@ -139,17 +138,6 @@ function gateFor(d: Decision, input: PlanInput, byName: ClusterIndex, state: Gat
   return failed ? { reason: failed.reason, message: failed.message } : null;
 }
 
-/**
- * One engine run in which the `heldBack` clusters (gated upgrades) sit this run out: they neither
- * upgrade nor take mutexes, exactly as if their schedule were suspended for the run.
- */
-export function decideHeldBack(input: PlanInput, heldBack: ReadonlySet<string>): PlanResult {
-  if (heldBack.size === 0) return decideUpgrades(input);
-  const run = new PlanRun(input);
-  const decisions = run.order.map((c) => (heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c)));
-  return { now: run.now, decisions, versionData: run.versionData };
-}
-
 /** What a held-back cluster gets from its engine run (the gate's decision replaces it). */
 export function heldBackDecision(cluster: string): Decision {
   return { cluster, action: 'skip', reason: 'SUSPENDED', message: 'held back by a gate for this run' };
@@ -159,12 +147,14 @@ export function heldBackDecision(cluster: string): Decision {
  * Runs the engine and applies the gates. Returns the decisions in the engine's order with gated
  * upgrades turned into skips (FROZEN / EXCLUDED / UNHEALTHY) and gated scheduled upgrades into
  * cancels; the engine's versionData (soak) is that of the plain input. `decide` is one engine
- * run with some clusters held back (evaluateFleet passes one that also records explanations).
+ * run in which the `heldBack` clusters (gated upgrades) sit the run out: they neither upgrade
+ * nor take mutexes, as if their schedule were suspended (evaluateFleet's run, which also records
+ * explanations, gives them heldBackDecision).
  */
 export function decideWithGates(
   input: PlanInput,
   state: GateState,
-  decide: (input: PlanInput, heldBack: ReadonlySet<string>) => PlanResult = decideHeldBack,
+  decide: (input: PlanInput, heldBack: ReadonlySet<string>) => PlanResult,
 ): GatedPlan {
   let result = decide(input, new Set());
   // no gate can act: the engine's result as it is (the forecast runs this thousands of times)
