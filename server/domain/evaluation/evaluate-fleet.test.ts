@@ -1,31 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanInput } from '@/server/domain/plan/types';
-import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { TEST_NOW, testCluster, testPlanInput } from '@/server/domain/plan/test-plan-input';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { evaluateFleet, NO_GATES } from './evaluate-fleet';
 
-const NOW = '2021-08-30T18:00:00Z';
-const NOW_MS = Date.parse(NOW);
+const NOW_MS = Date.parse(TEST_NOW);
 const HOUR = 3_600_000;
-
-type RawCluster = Record<string, unknown>;
-
-function cluster(name: string, overrides: RawCluster = {}, conditions: Record<string, unknown> = {}): RawCluster {
-  return {
-    name,
-    version: '4.12.17',
-    availableUpgrades: ['4.12.19'],
-    upgradePolicy: { workloads: ['wl'], schedule: '* * * * *', conditions: { soakDays: 0, ...conditions } },
-    ...overrides,
-  };
-}
-
-function fleet(clusters: RawCluster[], extra: Record<string, unknown> = {}): PlanInput {
-  const { organization, ...rest } = extra;
-  const r = validatePlanInput({ now: NOW, organization: { name: 'org', ...(organization as object) }, clusters, ...rest });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.input;
-}
 
 const gates = (g: Partial<GateState>): GateState => ({ ...NO_GATES, ...g });
 const exclusion = (scope: 'organization' | 'sector' | 'cluster', subject: string | null) => ({
@@ -69,7 +48,7 @@ describe('evaluateFleet', () => {
       failing: { a: [], b: [] },
     },
   ])('$name', ({ state, expected, failing }) => {
-    const input = fleet([cluster('a', {}, { mutexes: ['m'] }), cluster('b', {}, { mutexes: ['m'] })]);
+    const input = testPlanInput([testCluster('a', {}, { mutexes: ['m'] }), testCluster('b', {}, { mutexes: ['m'] })]);
     const e = evaluateFleet(input, state, { explain: true });
     const got = Object.fromEntries(e.decisions.map((d) => [d.cluster, [d.action, d.reason]]));
     expect(got).toEqual(expected);
@@ -80,7 +59,9 @@ describe('evaluateFleet', () => {
   });
 
   it('cancels a scheduled upgrade whose start falls in an exclusion, and its exclusion gate says why', () => {
-    const input = fleet([cluster('a', { currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' } })]);
+    const input = testPlanInput([
+      testCluster('a', { currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' } }),
+    ]);
     const e = evaluateFleet(input, gates({ exclusions: [exclusion('organization', null)] }), { explain: ['a'] });
     expect(e.decisions).toEqual([expect.objectContaining({ action: 'cancel', reason: 'EXCLUDED', version: '4.12.19' })]);
     expect(e.clusters.get('a')!.gates.find((g) => g.gate === 'exclusion')).toMatchObject({
@@ -90,7 +71,7 @@ describe('evaluateFleet', () => {
   });
 
   it('explains only the clusters asked for, and the decisions do not depend on it', () => {
-    const input = fleet([cluster('a', {}, { mutexes: ['m'] }), cluster('b', {}, { mutexes: ['m'] }), cluster('c')]);
+    const input = testPlanInput([testCluster('a', {}, { mutexes: ['m'] }), testCluster('b', {}, { mutexes: ['m'] }), testCluster('c')]);
     const none = evaluateFleet(input, NO_GATES);
     const some = evaluateFleet(input, NO_GATES, { explain: ['b', 'nope'] });
     expect(none.clusters.size).toBe(0);
@@ -107,9 +88,9 @@ describe('evaluateFleet', () => {
         '4.12.17': { workloads: { wl: { soakDays: 0, reporting: ['a'] }, other: { soakDays: 0, reporting: ['a'] } } },
       },
     };
-    const input = fleet(
+    const input = testPlanInput(
       [
-        cluster('a', {
+        testCluster('a', {
           availableUpgrades: ['4.12.19', '4.12.20', '4.12.16'],
           upgradePolicy: {
             workloads: ['wl', 'other'],
@@ -130,7 +111,7 @@ describe('evaluateFleet', () => {
   });
 
   it('reports unmanaged clusters without decision or gates', () => {
-    const input = fleet([{ name: 'u', version: '4.12.1', availableUpgrades: ['4.12.2', '4.12.0'] }]);
+    const input = testPlanInput([{ name: 'u', version: '4.12.1', availableUpgrades: ['4.12.2', '4.12.0'] }]);
     const u = evaluateFleet(input, NO_GATES, { explain: true }).clusters.get('u');
     expect(u?.decision).toBeUndefined();
     expect(u).toMatchObject({
@@ -142,11 +123,11 @@ describe('evaluateFleet', () => {
   });
 
   it('gives the sector floor the engine applies', () => {
-    const input = fleet(
+    const input = testPlanInput(
       [
-        cluster('dev-1', { version: '4.12.15' }, { sector: 'dev' }),
-        cluster('dev-2', { version: '4.12.17' }, { sector: 'dev' }),
-        cluster('prod-1', {}, { sector: 'prod' }),
+        testCluster('dev-1', { version: '4.12.15' }, { sector: 'dev' }),
+        testCluster('dev-2', { version: '4.12.17' }, { sector: 'dev' }),
+        testCluster('prod-1', {}, { sector: 'prod' }),
       ],
       { organization: { sectors: [{ name: 'dev' }, { name: 'prod', dependencies: [{ name: 'dev' }] }] } },
     );

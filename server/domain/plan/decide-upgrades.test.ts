@@ -3,31 +3,10 @@ import { decideUpgrades, percentOfRoundedHalfEven } from './decide-upgrades';
 import { explainCluster } from './explain-cluster';
 import { lintPolicies } from './lint-policies';
 import type { PlanInput } from './types';
-import { validatePlanInput } from './validate-plan-input';
-
-const NOW = '2021-08-30T18:00:00Z';
-
-type RawCluster = Record<string, unknown>;
-
-function makeCluster(name: string, overrides: RawCluster = {}, conditions: Record<string, unknown> = {}): RawCluster {
-  return {
-    name,
-    version: '4.12.17',
-    availableUpgrades: ['4.12.19'],
-    upgradePolicy: { workloads: ['wl'], schedule: '* * * * *', conditions: { soakDays: 0, ...conditions } },
-    ...overrides,
-  };
-}
-
-function makeInput(clusters: RawCluster[], extra: Record<string, unknown> = {}): PlanInput {
-  const { organization, ...rest } = extra;
-  const r = validatePlanInput({ now: NOW, organization: { name: 'org', ...(organization as object) }, clusters, ...rest });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.input;
-}
+import { TEST_NOW, testCluster, testPlanInput, type RawCluster } from './test-plan-input';
 
 const decide = (clusters: RawCluster[], extra: Record<string, unknown> = {}) =>
-  decideUpgrades(makeInput(clusters, extra)).decisions.map((d) => [d.cluster, d.action, d.reason ?? d.version ?? '']);
+  decideUpgrades(testPlanInput(clusters, extra)).decisions.map((d) => [d.cluster, d.action, d.reason ?? d.version ?? '']);
 
 describe('percentOfRoundedHalfEven', () => {
   it.each([
@@ -48,27 +27,27 @@ describe('percentOfRoundedHalfEven', () => {
 describe('decideUpgrades', () => {
   it('orders clusters by version, then soakDays, then input order', () => {
     const out = decide([
-      makeCluster('b', { version: '4.12.17' }, { soakDays: 3 }),
-      makeCluster('a', { version: '4.12.17' }, { soakDays: 1 }),
-      makeCluster('old', { version: '4.12.9' }, { soakDays: 9 }),
-      makeCluster('c', { version: '4.12.17' }, { soakDays: 1 }),
+      testCluster('b', { version: '4.12.17' }, { soakDays: 3 }),
+      testCluster('a', { version: '4.12.17' }, { soakDays: 1 }),
+      testCluster('old', { version: '4.12.9' }, { soakDays: 9 }),
+      testCluster('c', { version: '4.12.17' }, { soakDays: 1 }),
     ]);
     expect(out.map((d) => d[0])).toEqual(['old', 'a', 'c', 'b']);
   });
 
   it('accepts a next run at exactly now + 2h and refuses one at now + 6 min', () => {
-    expect(decide([makeCluster('edge', { upgradePolicy: { workloads: ['wl'], schedule: '0 20 * * *' } })])).toEqual([
+    expect(decide([testCluster('edge', { upgradePolicy: { workloads: ['wl'], schedule: '0 20 * * *' } })])).toEqual([
       ['edge', 'upgrade', '4.12.19'],
     ]);
-    expect(decide([makeCluster('lead', { upgradePolicy: { workloads: ['wl'], schedule: '6 18 * * *' } })])).toEqual([
+    expect(decide([testCluster('lead', { upgradePolicy: { workloads: ['wl'], schedule: '6 18 * * *' } })])).toEqual([
       ['lead', 'skip', 'OUTSIDE_WINDOW'],
     ]);
   });
 
   it('walks available upgrades highest first, skipping blocked ones (unanchored search)', () => {
     const out = decideUpgrades(
-      makeInput([
-        makeCluster(
+      testPlanInput([
+        testCluster(
           'c',
           { version: '4.12.0', availableUpgrades: ['4.12.9', '4.12.19', '4.12.10', '4.11.0'] },
           { blockedVersions: ['4.12.1'] },
@@ -79,21 +58,21 @@ describe('decideUpgrades', () => {
   });
 
   it('ignores available upgrades that are not newer than the current version', () => {
-    expect(decide([makeCluster('c', { version: '4.12.19', availableUpgrades: ['4.12.19', '4.12.1'] })])).toEqual([
+    expect(decide([testCluster('c', { version: '4.12.19', availableUpgrades: ['4.12.19', '4.12.1'] })])).toEqual([
       ['c', 'skip', 'NO_AVAILABLE_UPGRADES'],
     ]);
   });
 
   it('reports VERSION_BLOCKED when every newer version is blocked', () => {
-    expect(decide([makeCluster('c', {}, { blockedVersions: ['^4\\.12'] })])).toEqual([['c', 'skip', 'VERSION_BLOCKED']]);
+    expect(decide([testCluster('c', {}, { blockedVersions: ['^4\\.12'] })])).toEqual([['c', 'skip', 'VERSION_BLOCKED']]);
   });
 
   it('gives the mutex to the first cluster in order and locks out the rest', () => {
     expect(
       decide([
-        makeCluster('a', {}, { mutexes: ['m'] }),
-        makeCluster('b', {}, { mutexes: ['m'] }),
-        makeCluster('c', {}, { mutexes: ['n'] }),
+        testCluster('a', {}, { mutexes: ['m'] }),
+        testCluster('b', {}, { mutexes: ['m'] }),
+        testCluster('c', {}, { mutexes: ['n'] }),
       ]),
     ).toEqual([
       ['a', 'upgrade', '4.12.19'],
@@ -108,8 +87,8 @@ describe('decideUpgrades', () => {
     expect(
       decide(
         [
-          makeCluster('s', pending('scheduled', '2021-08-30T19:00:00Z'), { mutexes: ['m'] }),
-          makeCluster('t', { version: '4.12.18', availableUpgrades: ['4.12.20'] }, { mutexes: ['m'] }),
+          testCluster('s', pending('scheduled', '2021-08-30T19:00:00Z'), { mutexes: ['m'] }),
+          testCluster('t', { version: '4.12.18', availableUpgrades: ['4.12.20'] }, { mutexes: ['m'] }),
         ],
         org,
       ),
@@ -117,14 +96,14 @@ describe('decideUpgrades', () => {
       ['s', 'cancel', 'VERSION_BLOCKED'],
       ['t', 'skip', 'MUTEX_LOCKED'],
     ]);
-    expect(decide([makeCluster('started', pending('started', '2021-08-30T19:00:00Z'))], org)).toEqual([
+    expect(decide([testCluster('started', pending('started', '2021-08-30T19:00:00Z'))], org)).toEqual([
       ['started', 'skip', 'UPGRADE_PENDING'],
     ]);
-    expect(decide([makeCluster('past', pending('scheduled', '2021-08-30T17:00:00Z'))], org)).toEqual([['past', 'skip', 'UPGRADE_PENDING']]);
+    expect(decide([testCluster('past', pending('scheduled', '2021-08-30T17:00:00Z'))], org)).toEqual([['past', 'skip', 'UPGRADE_PENDING']]);
   });
 
   it('limits parallel upgrades per sector and mutex with maxParallelUpgrades (50% of 5 = 2)', () => {
-    const cs = ['c0', 'c1', 'c2', 'c3', 'c4'].map((n) => makeCluster(n, {}, { mutexes: ['m'], sector: 's' }));
+    const cs = ['c0', 'c1', 'c2', 'c3', 'c4'].map((n) => testCluster(n, {}, { mutexes: ['m'], sector: 's' }));
     expect(decide(cs, { organization: { sectors: [{ name: 's', maxParallelUpgrades: '50%' }] } }).map((d) => d[2])).toEqual([
       '4.12.19',
       '4.12.19',
@@ -138,7 +117,7 @@ describe('decideUpgrades', () => {
     const org = { organization: { sectors: [{ name: 's1' }, { name: 's2', maxParallelUpgrades: 3 }] } };
     expect(
       decide(
-        [makeCluster('a', { version: '4.12.1' }, { mutexes: ['m'], sector: 's1' }), makeCluster('b', {}, { mutexes: ['m'], sector: 's2' })],
+        [testCluster('a', { version: '4.12.1' }, { mutexes: ['m'], sector: 's1' }), testCluster('b', {}, { mutexes: ['m'], sector: 's2' })],
         org,
       ),
     ).toEqual([
@@ -153,28 +132,28 @@ describe('decideUpgrades', () => {
         sectors: [{ name: 'dev' }, { name: 'stage', dependencies: [{ name: 'dev' }] }, { name: 'prod', dependencies: [{ name: 'stage' }] }],
       },
     };
-    const dev = makeCluster('dev1', { version: '4.12.1', availableUpgrades: [] }, { sector: 'dev' });
-    const prod = makeCluster('prod1', { version: '4.12.1', availableUpgrades: ['4.12.5'] }, { sector: 'prod' });
-    const stageOther = makeCluster('stage1', {
+    const dev = testCluster('dev1', { version: '4.12.1', availableUpgrades: [] }, { sector: 'dev' });
+    const prod = testCluster('prod1', { version: '4.12.1', availableUpgrades: ['4.12.5'] }, { sector: 'prod' });
+    const stageOther = testCluster('stage1', {
       version: '4.12.9',
       availableUpgrades: [],
       upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'stage' } },
     });
-    const stageSame = makeCluster('stage1', { version: '4.12.5', availableUpgrades: [] }, { sector: 'stage' });
+    const stageSame = testCluster('stage1', { version: '4.12.5', availableUpgrades: [] }, { sector: 'stage' });
     expect(decide([dev, stageOther, prod], org).find((d) => d[0] === 'prod1')).toEqual(['prod1', 'skip', 'SECTOR_BEHIND']);
     expect(decide([dev, stageSame, prod], org).find((d) => d[0] === 'prod1')).toEqual(['prod1', 'upgrade', '4.12.5']);
   });
 
   it('prefers a lower version that meets soak over a higher one that does not', () => {
     const versionData = {
-      checkIn: NOW,
+      checkIn: TEST_NOW,
       versions: {
         '4.12.19': { workloads: { wl: { soakDays: 1, reporting: [] } } },
         '4.12.18': { workloads: { wl: { soakDays: 5, reporting: [] } } },
       },
     };
     const out = decideUpgrades(
-      makeInput([makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19'] }, { soakDays: 3 })], { versionData }),
+      testPlanInput([testCluster('c', { availableUpgrades: ['4.12.18', '4.12.19'] }, { soakDays: 3 })], { versionData }),
     );
     expect(out.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.12.18' });
     expect(out.decisions[0]?.message).toContain('soaked 1.00 of 3 days for workload wl');
@@ -185,14 +164,14 @@ describe('decideUpgrades', () => {
       checkIn: '2021-08-29T06:00:00Z',
       versions: { '4.12.19': { workloads: { wl: { soakDays: 1, reporting: ['a', 'b', 'sick'] } } } },
     };
-    const c = (name: string, healthy = true) => makeCluster(name, { version: '4.12.19', availableUpgrades: [], healthy });
-    const out = decideUpgrades(makeInput([c('a'), c('b'), c('new'), c('sick', false), c('gone-sick', false)], { versionData }));
+    const c = (name: string, healthy = true) => testCluster(name, { version: '4.12.19', availableUpgrades: [], healthy });
+    const out = decideUpgrades(testPlanInput([c('a'), c('b'), c('new'), c('sick', false), c('gone-sick', false)], { versionData }));
     expect(out.versionData.versions['4.12.19']?.workloads.wl).toEqual({ soakDays: 4, reporting: ['a', 'b', 'sick', 'new'] });
-    expect(out.versionData.checkIn).toBe(NOW);
+    expect(out.versionData.checkIn).toBe(TEST_NOW);
   });
 
   it('does not modify its input', () => {
-    const input = makeInput([makeCluster('a', { version: '4.12.19', availableUpgrades: [] })], {
+    const input = testPlanInput([testCluster('a', { version: '4.12.19', availableUpgrades: [] })], {
       versionData: { checkIn: '2021-08-29T18:00:00Z', versions: {} },
     });
     const before = JSON.stringify(input);
@@ -203,9 +182,9 @@ describe('decideUpgrades', () => {
 
 describe('explainCluster', () => {
   it('lists every candidate version with blocked, sector and per-workload soak checks', () => {
-    const versionData = { checkIn: NOW, versions: { '4.12.19': { workloads: { wl: { soakDays: 2, reporting: [] } } } } };
-    const input = makeInput(
-      [makeCluster('c', { availableUpgrades: ['4.12.18', '4.12.19', '4.12.20'] }, { soakDays: 1, blockedVersions: ['^4\\.12\\.20$'] })],
+    const versionData = { checkIn: TEST_NOW, versions: { '4.12.19': { workloads: { wl: { soakDays: 2, reporting: [] } } } } };
+    const input = testPlanInput(
+      [testCluster('c', { availableUpgrades: ['4.12.18', '4.12.19', '4.12.20'] }, { soakDays: 1, blockedVersions: ['^4\\.12\\.20$'] })],
       { versionData },
     );
     const e = explainCluster(input, 'c');
@@ -221,14 +200,14 @@ describe('explainCluster', () => {
   });
 
   it('sees mutexes taken earlier in the same run', () => {
-    const input = makeInput([makeCluster('a', {}, { mutexes: ['m'] }), makeCluster('b', {}, { mutexes: ['m'] })]);
+    const input = testPlanInput([testCluster('a', {}, { mutexes: ['m'] }), testCluster('b', {}, { mutexes: ['m'] })]);
     const e = explainCluster(input, 'b');
     expect(e.checks.find((k) => k.rule === 'mutex')).toMatchObject({ pass: false, message: 'mutex m held by a' });
     expect(e.decision?.reason).toBe('MUTEX_LOCKED');
   });
 
   it('reports unmanaged clusters as such', () => {
-    const input = makeInput([{ name: 'u', version: '4.12.1', availableUpgrades: ['4.12.2'] }]);
+    const input = testPlanInput([{ name: 'u', version: '4.12.1', availableUpgrades: ['4.12.2'] }]);
     expect(explainCluster(input, 'u')).toMatchObject({ managed: false, candidates: [{ version: '4.12.2' }] });
   });
 });
@@ -237,19 +216,21 @@ describe('lintPolicies', () => {
   const codes = (input: PlanInput) => lintPolicies(input).map((w) => `${w.code} ${w.path}`);
 
   it('warns when no cluster of a workload has soakDays 0', () => {
-    expect(codes(makeInput([makeCluster('a', {}, { soakDays: 2 }), makeCluster('b', {}, { soakDays: 3 })]))).toContain(
+    expect(codes(testPlanInput([testCluster('a', {}, { soakDays: 2 }), testCluster('b', {}, { soakDays: 3 })]))).toContain(
       'WORKLOAD_WITHOUT_SOAK_STARTER clusters[0].upgradePolicy.conditions.soakDays',
     );
   });
 
   it('warns about a mutex used by one cluster only', () => {
-    expect(codes(makeInput([makeCluster('a', {}, { mutexes: ['solo'] })]))).toContain(
+    expect(codes(testPlanInput([testCluster('a', {}, { mutexes: ['solo'] })]))).toContain(
       'MUTEX_SINGLE_CLUSTER clusters[0].upgradePolicy.conditions.mutexes[0]',
     );
   });
 
   it('warns about blocked-version regexes matching nothing or everything', () => {
-    const input = makeInput([makeCluster('a', { availableUpgrades: ['4.12.19', '4.12.20'] }, { blockedVersions: ['^5\\.', '^4\\.12'] })]);
+    const input = testPlanInput([
+      testCluster('a', { availableUpgrades: ['4.12.19', '4.12.20'] }, { blockedVersions: ['^5\\.', '^4\\.12'] }),
+    ]);
     expect(codes(input)).toEqual(
       expect.arrayContaining([
         'BLOCKED_VERSION_MATCHES_NOTHING clusters[0].upgradePolicy.conditions.blockedVersions[0]',
@@ -260,16 +241,18 @@ describe('lintPolicies', () => {
 
   it('warns about a schedule that never fires (0 0 31 2 *)', () => {
     expect(
-      codes(makeInput([makeCluster('a', { upgradePolicy: { workloads: ['wl'], schedule: '0 0 31 2 *', conditions: { soakDays: 0 } } })])),
+      codes(
+        testPlanInput([testCluster('a', { upgradePolicy: { workloads: ['wl'], schedule: '0 0 31 2 *', conditions: { soakDays: 0 } } })]),
+      ),
     ).toContain('SCHEDULE_NEVER_FIRES clusters[0].upgradePolicy.schedule');
   });
 
   it('warns about a sector whose dependencies host none of its workloads', () => {
     const org = { organization: { sectors: [{ name: 'dev' }, { name: 'prod', dependencies: [{ name: 'dev' }] }] } };
-    const input = makeInput(
+    const input = testPlanInput(
       [
-        makeCluster('d', { upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'dev' } } }),
-        makeCluster('p', {}, { sector: 'prod' }),
+        testCluster('d', { upgradePolicy: { workloads: ['other'], schedule: '* * * * *', conditions: { sector: 'dev' } } }),
+        testCluster('p', {}, { sector: 'prod' }),
       ],
       org,
     );
