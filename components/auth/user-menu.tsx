@@ -6,6 +6,7 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
+import { useDismiss } from '@/components/ui/use-dismiss';
 import styles from './auth.module.css';
 
 const ROLE_TONE: Record<string, string> = { viewer: '', operator: 'info', admin: 'accent' };
@@ -28,14 +29,7 @@ export function UserMenu() {
     }
   }, [me.isSuccess, me.data, pathname]);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent) => {
-      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
 
   if (!me.data) return null;
   const user = me.data;

@@ -8,6 +8,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
+import { useDismiss } from '@/components/ui/use-dismiss';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import './simulator.css';
 
@@ -42,19 +43,7 @@ export function SimulatorClock({ fallbackNow }: { fallbackNow: string }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent) => {
-      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
-    };
-    const esc = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
-    document.addEventListener('mousedown', close);
-    document.addEventListener('keydown', esc);
-    return () => {
-      document.removeEventListener('mousedown', close);
-      document.removeEventListener('keydown', esc);
-    };
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
 
   const onClock = {
     onSuccess: (next: Clock) => qc.setQueryData(trpc.scheduler.clock.queryKey(), next),

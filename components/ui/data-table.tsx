@@ -3,8 +3,9 @@
 // a column chooser remembered per table in localStorage, CSV download of the rows the filter keeps,
 // and either client-side sort/filter/paging (small lists) or a controlled mode where the server
 // sorts and pages (Fleet, Activity): pass `sort` + `onSort` and/or `paging`.
-import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode } from 'react';
 import { Pager } from './pager';
+import { useDismiss } from './use-dismiss';
 import { clampOffset, filterRows, hiddenColumns, nextSort, sortRows, toCsv, type CellValue, type SortState } from './table-model';
 
 export interface Column<Row> {
@@ -96,31 +97,6 @@ function useColumnChoice<Row>(id: string, columns: readonly Column<Row>[]) {
   return { hidden, toggle };
 }
 
-/** Closes an open `<details>` menu on a click outside it or on Escape (which also returns focus to its summary). */
-function useDismiss(ref: RefObject<HTMLDetailsElement | null>, open: boolean) {
-  useEffect(() => {
-    if (!open) return;
-    const close = (focusSummary: boolean) => {
-      const details = ref.current;
-      if (!details) return;
-      details.open = false;
-      if (focusSummary) details.querySelector('summary')?.focus();
-    };
-    const onPointer = (e: PointerEvent) => {
-      if (e.target instanceof Node && !ref.current?.contains(e.target)) close(false);
-    };
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') close(true);
-    };
-    document.addEventListener('pointerdown', onPointer);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('pointerdown', onPointer);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [ref, open]);
-}
-
 function download(fileName: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
   const a = document.createElement('a');
@@ -138,7 +114,13 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   const [offset, setOffset] = useState(0);
   const [chooserOpen, setChooserOpen] = useState(false);
   const chooserRef = useRef<HTMLDetailsElement>(null);
-  useDismiss(chooserRef, chooserOpen);
+  // closing the <details> fires its toggle event, which clears chooserOpen; Escape returns focus to its summary
+  useDismiss(chooserRef, chooserOpen, (reason) => {
+    const details = chooserRef.current;
+    if (!details) return;
+    details.open = false;
+    if (reason === 'escape') details.querySelector('summary')?.focus();
+  });
   const { hidden, toggle } = useColumnChoice(id, columns);
   const visible = columns.filter((c) => !hidden.has(c.id));
   const sort = controlledSort ? (props.sort ?? null) : localSort;
