@@ -1,5 +1,6 @@
 'use client';
 // Recent engine decisions and provider actions for one cluster.
+import { useMemo } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
@@ -26,33 +27,35 @@ const COLUMNS: Column<EventRow>[] = [
   { id: 'details', header: 'Details', className: 'small', value: (r) => r.text, cell: (r) => r.text },
 ];
 
+function eventRows({ decisions, actions }: Explain['events']): EventRow[] {
+  return [
+    ...decisions.map<EventRow>((d, i) => ({
+      id: `decision-${i}`,
+      at: d.at,
+      label: d.reason ?? d.action,
+      kind: 'decision',
+      badge: <DecisionBadge action={d.action} reason={d.reason} />,
+      text: [d.version && d.action !== 'skip' ? `→ ${d.version}` : '', d.message ?? ''].filter(Boolean).join(' '),
+    })),
+    ...actions.map<EventRow>((a, i) => ({
+      id: `action-${i}`,
+      at: a.at,
+      label: a.kind,
+      kind: 'action',
+      badge: <span className={`badge ${a.status === 'done' ? 'ok' : a.status === 'failed' ? 'bad' : 'info'}`}>{a.kind}</span>,
+      text: `${a.version} ${a.status}${a.nextRun ? ` for ${formatUtc(a.nextRun)}` : ''}${a.error ? `: ${a.error}` : ''}`,
+    })),
+  ];
+}
+
 export function ClusterEvents({
   explain,
 }: {
   explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null };
 }) {
-  let rows: EventRow[] = [];
-  if (explain.data) {
-    const { decisions, actions } = explain.data.events;
-    rows = [
-      ...decisions.map<EventRow>((d, i) => ({
-        id: `decision-${i}`,
-        at: d.at,
-        label: d.reason ?? d.action,
-        kind: 'decision',
-        badge: <DecisionBadge action={d.action} reason={d.reason} />,
-        text: [d.version && d.action !== 'skip' ? `→ ${d.version}` : '', d.message ?? ''].filter(Boolean).join(' '),
-      })),
-      ...actions.map<EventRow>((a, i) => ({
-        id: `action-${i}`,
-        at: a.at,
-        label: a.kind,
-        kind: 'action',
-        badge: <span className={`badge ${a.status === 'done' ? 'ok' : a.status === 'failed' ? 'bad' : 'info'}`}>{a.kind}</span>,
-        text: `${a.version} ${a.status}${a.nextRun ? ` for ${formatUtc(a.nextRun)}` : ''}${a.error ? `: ${a.error}` : ''}`,
-      })),
-    ].sort((x, y) => y.at.localeCompare(x.at));
-  }
+  // one list of both kinds; the table orders it (newest first) and re-sorts on a header click
+  const events = explain.data?.events;
+  const rows = useMemo(() => (events ? eventRows(events) : []), [events]);
   return (
     <section className="panel flush" aria-labelledby="events-h">
       <div className="toolbar">
