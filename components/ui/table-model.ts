@@ -7,10 +7,12 @@ export type CellValue = string | number | boolean | null | undefined;
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
+const isEmptyCell = (value: CellValue) => value === null || value === undefined || value === '';
+
 /** Ascending order of two cell values: numbers by value, text naturally ("node-2" before "node-10"); empty values last either way. */
 export function compareCells(a: CellValue, b: CellValue): number {
-  const aEmpty = a === null || a === undefined || a === '';
-  const bEmpty = b === null || b === undefined || b === '';
+  const aEmpty = isEmptyCell(a);
+  const bEmpty = isEmptyCell(b);
   if (aEmpty || bEmpty) return aEmpty === bEmpty ? 0 : aEmpty ? 1 : -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
@@ -23,10 +25,9 @@ export function sortRows<Row>(rows: readonly Row[], value: (row: Row) => CellVal
   return rows
     .map((row, index) => ({ row, index, key: value(row) }))
     .sort((x, y) => {
-      const xEmpty = x.key === null || x.key === undefined || x.key === '';
-      const yEmpty = y.key === null || y.key === undefined || y.key === '';
-      if (xEmpty !== yEmpty) return xEmpty ? 1 : -1;
-      return sign * compareCells(x.key, y.key) || x.index - y.index;
+      // compareCells already puts empty values last; only an order between two values flips
+      const flip = isEmptyCell(x.key) || isEmptyCell(y.key) ? 1 : sign;
+      return flip * compareCells(x.key, y.key) || x.index - y.index;
     })
     .map((x) => x.row);
 }
