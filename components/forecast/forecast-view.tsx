@@ -27,6 +27,13 @@ function daysBetween(a: string, b: string): string {
   return d < 1 ? `${Math.round(d * 24)} h` : `${d.toFixed(1)} days`;
 }
 
+function notOfferedNote({ notOffered }: ForecastOutput['sectors'][number], target: string | null): string {
+  return notOffered > 0 ? `${notOffered} cluster${notOffered === 1 ? ' is' : 's are'} never offered ${target} by their channel` : '';
+}
+
+/** Whether any what-if override is set (an empty list or an unticked box is no override). */
+const hasOverrides = (w: WhatIf) => Object.values(w).some((v) => (Array.isArray(v) ? v.length > 0 : v === true));
+
 export function ForecastView() {
   const trpc = useTRPC();
   const [form, setForm] = useState({ targetVersion: '', horizonDays: 60, upgradeMinutes: 90 });
@@ -50,11 +57,11 @@ export function ForecastView() {
   };
   const run = useQuery({ ...trpc.forecast.run.queryOptions(input), placeholderData: keepPreviousData, staleTime: 60_000 });
   const data = run.data;
-  const whatIfActive = Object.values(params.overrides ?? {}).some((v) => (Array.isArray(v) ? v.length > 0 : v === true));
+  const whatIfActive = hasOverrides(params.overrides ?? {});
 
   const apply = (e?: React.FormEvent) => {
     e?.preventDefault();
-    const overrides = Object.values(whatIf).some((v) => (Array.isArray(v) ? v.length > 0 : v === true)) ? whatIf : undefined;
+    const overrides = hasOverrides(whatIf) ? whatIf : undefined;
     setParams({
       targetVersion: form.targetVersion.trim() || undefined,
       horizonDays: Math.min(120, Math.max(1, Math.round(form.horizonDays) || 60)),
@@ -219,14 +226,8 @@ export function ForecastView() {
                   id: 'note',
                   header: 'Note',
                   className: 'small muted',
-                  value: (s) =>
-                    s.notOffered > 0
-                      ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
-                      : '',
-                  cell: (s) =>
-                    s.notOffered > 0
-                      ? `${s.notOffered} cluster${s.notOffered === 1 ? ' is' : 's are'} never offered ${data.targetVersion} by their channel`
-                      : '',
+                  value: (s) => notOfferedNote(s, data.targetVersion),
+                  cell: (s) => notOfferedNote(s, data.targetVersion),
                 },
               ]}
             />
