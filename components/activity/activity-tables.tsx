@@ -4,6 +4,7 @@ import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
+import { ClusterLink } from '@/components/ui/cluster-link';
 import { DataTable, type Column, type ServerPaging } from '@/components/ui/data-table';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { formatUtc } from '@/components/ui/zoned-time';
@@ -16,14 +17,6 @@ export type ChangeRow = Out['changes']['rows'][number];
 
 const INTENT_TONE: Record<string, string> = { pending: 'info', done: 'ok', failed: 'bad' };
 const KIND_LABEL: Record<string, string> = { 'schedule-upgrade': 'schedule upgrade', 'cancel-upgrade': 'cancel upgrade' };
-
-export function ClusterLink({ name }: { name: string }) {
-  return (
-    <Link href={`/clusters/${encodeURIComponent(name)}`} className="nowrap">
-      {name}
-    </Link>
-  );
-}
 
 const dash = <span className="muted">—</span>;
 

@@ -1,12 +1,12 @@
 'use client';
 // The fleet list: server-side filters, search, sort and paging, so it stays fast at 10k clusters.
-import Link from 'next/link';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
+import { ClusterLink } from '@/components/ui/cluster-link';
 import { formatDays } from '@/components/ui/format';
 import { formatUtc, isoOf } from '@/components/ui/zoned-time';
 import { DataTable, type Column } from '@/components/ui/data-table';
@@ -112,7 +112,7 @@ const COLUMNS: Column<Cluster>[] = [
     csv: (c) => c.name,
     cell: (c) => (
       <>
-        <Link href={`/clusters/${encodeURIComponent(c.name)}`}>{c.name}</Link>
+        <ClusterLink name={c.name} />
         {!c.healthy && (
           <>
             {' '}

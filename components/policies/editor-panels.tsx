@@ -2,7 +2,7 @@
 // Panels shared by the organization and cluster editors: problems and lint warnings, the change
 // as a diff, the engine's decisions now vs after the change, the conflict banner and history.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import { ClusterLink } from '@/components/ui/cluster-link';
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -137,7 +137,7 @@ export function ImpactPanel({
               {impact.data.changes.map((c) => (
                 <tr key={c.cluster}>
                   <td className="nowrap">
-                    <Link href={`/clusters/${encodeURIComponent(c.cluster)}`}>{c.cluster}</Link>
+                    <ClusterLink name={c.cluster} />
                   </td>
                   <td>
                     <DecisionCell d={c.before} />

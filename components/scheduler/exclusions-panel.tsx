@@ -2,7 +2,7 @@
 // Maintenance exclusions: windows in which the scheduler starts no upgrade for the whole
 // organization, a sector or one cluster. List, create (problems shown at their fields), delete.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import { ClusterLink } from '@/components/ui/cluster-link';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable, type Column } from '@/components/ui/data-table';
@@ -117,11 +117,7 @@ export function ExclusionsPanel() {
       className: 'nowrap',
       value: (x) => x.subject,
       cell: (x) =>
-        x.scope === 'cluster' && x.subject ? (
-          <Link href={`/clusters/${encodeURIComponent(x.subject)}`}>{x.subject}</Link>
-        ) : (
-          (x.subject ?? <span className="muted">all clusters</span>)
-        ),
+        x.scope === 'cluster' && x.subject ? <ClusterLink name={x.subject} /> : (x.subject ?? <span className="muted">all clusters</span>),
     },
     {
       id: 'starts',
