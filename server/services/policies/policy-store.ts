@@ -147,20 +147,7 @@ export function writeOrganization(
     entry.at,
   );
   if (!ok) throw new AppError('CONFLICT', 'The organization changed meanwhile; reload and apply your edit again');
-  const revision = org.revision + 1;
-  const revisionId = repo.insertPolicyRevision(tx, {
-    organizationId: org.id,
-    scope: 'organization',
-    subject: after.name,
-    revision,
-    actor: entry.actor,
-    at: entry.at,
-    summary: entry.summary,
-    before,
-    after,
-  });
-  appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `organization:${after.name}`, before, after });
-  return { revision, revisionId };
+  return recordRevision(tx, org, { scope: 'organization', subject: after.name, revision: org.revision + 1, before, after }, entry);
 }
 
 /** Writes a cluster's new policy (null = unmanaged) with its revision and audit rows. */
@@ -174,21 +161,25 @@ export function writeClusterPolicy(
   if (!repo.setClusterPolicy(tx, cluster.id, cluster.policyRevision, after)) {
     throw new AppError('CONFLICT', `The policy of ${cluster.name} changed meanwhile; reload and apply your edit again`);
   }
-  const revision = cluster.policyRevision + 1;
-  const before = cluster.upgradePolicy;
-  const revisionId = repo.insertPolicyRevision(tx, {
-    organizationId: org.id,
-    scope: 'cluster',
-    subject: cluster.name,
-    revision,
-    actor: entry.actor,
-    at: entry.at,
-    summary: entry.summary,
-    before,
-    after,
-  });
-  appendAudit(tx, { at: entry.at, actor: entry.actor, action: entry.action, target: `cluster:${cluster.name}`, before, after });
-  return { revision, revisionId };
+  return recordRevision(
+    tx,
+    org,
+    { scope: 'cluster', subject: cluster.name, revision: cluster.policyRevision + 1, before: cluster.upgradePolicy, after },
+    entry,
+  );
+}
+
+/** The revision row of a written change and its audit row (target `<scope>:<subject>`). */
+function recordRevision(
+  tx: Db,
+  org: OrganizationRow,
+  change: Pick<repo.PolicyRevisionInput, 'scope' | 'subject' | 'revision' | 'before' | 'after'>,
+  entry: RevisionEntry,
+): { revision: number; revisionId: number } {
+  const { actor, action, summary, at } = entry;
+  const revisionId = repo.insertPolicyRevision(tx, { organizationId: org.id, ...change, actor, at, summary });
+  appendAudit(tx, { at, actor, action, target: `${change.scope}:${change.subject}`, before: change.before, after: change.after });
+  return { revision: change.revision, revisionId };
 }
 
 /** Validates `make(before)` against the whole fleet and writes it as the organization's next revision. */
