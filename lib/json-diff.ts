@@ -25,7 +25,8 @@ function isObject(v: unknown): v is Obj {
 
 const SIMPLE_KEY = /^[A-Za-z_$][\w$-]*$/;
 
-function keyPath(parent: string, key: string): string {
+/** `parent.key`, the key quoted when it would read ambiguously; `parent` '' is the root. */
+export function keyPath(parent: string, key: string): string {
   // Keys that would read ambiguously (versions like 4.13.1, spaces) are quoted.
   const part = SIMPLE_KEY.test(key) ? key : JSON.stringify(key);
   return parent === '' ? part : `${parent}.${part}`;

@@ -28,6 +28,17 @@ describe('fieldChanges', () => {
     expect(fieldChanges({ name: 'chat' }, undefined).changes).toEqual([{ kind: 'removed', path: 'name', before: 'chat' }]);
   });
 
+  it('spells the fields of an added object at the paths diffJson gives them (ambiguous keys quoted)', () => {
+    const changed = fieldChanges({ versions: { '4.13.1': { note: 'a' } } }, { versions: { '4.13.1': { note: 'b' } } }).changes;
+    expect(changed).toEqual([{ kind: 'changed', path: 'versions."4.13.1".note', before: 'a', after: 'b' }]);
+    expect(fieldChanges({ versions: {} }, { versions: { '4.13.1': { note: 'b' } } }).changes).toEqual([
+      { kind: 'added', path: 'versions."4.13.1".note', after: 'b' },
+    ]);
+    expect(fieldChanges(null, { versions: { '4.13.1': { 'my note': 'b' } } }).changes).toEqual([
+      { kind: 'added', path: 'versions."4.13.1"."my note"', after: 'b' },
+    ]);
+  });
+
   it('shows a scalar that appears or changes type at the root', () => {
     expect(fieldChanges(null, 'paused').changes).toEqual([{ kind: 'added', path: '(root)', after: 'paused' }]);
     expect(fieldChanges({ a: 1, b: 2 }, 'gone').changes).toEqual([

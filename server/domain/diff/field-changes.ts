@@ -5,7 +5,7 @@
  * values are scalars (long text clipped, lists of scalars joined, deeper values summarized), and
  * the list stops at `limit` with the rest counted.
  */
-import { diffJson, type JsonChangeKind } from '@/lib/json-diff';
+import { diffJson, keyPath, type JsonChangeKind } from '@/lib/json-diff';
 
 export type FieldValue = string | number | boolean | null;
 
@@ -47,10 +47,10 @@ export function fieldValue(v: unknown): FieldValue {
   return typeof v;
 }
 
-/** An added or removed object spelled out as its fields, one level deep at a time. */
+/** An added or removed object spelled out as its fields, one level deep at a time, at diffJson's paths. */
 function spread(kind: 'added' | 'removed', path: string, value: unknown, out: FieldChange[]): void {
   if (isObject(value) && Object.keys(value).length > 0) {
-    for (const [k, v] of Object.entries(value)) spread(kind, path === '(root)' ? k : `${path}.${k}`, v, out);
+    for (const [k, v] of Object.entries(value)) spread(kind, keyPath(path === '(root)' ? '' : path, k), v, out);
     return;
   }
   out.push(kind === 'added' ? { kind, path, after: fieldValue(value) } : { kind, path, before: fieldValue(value) });
