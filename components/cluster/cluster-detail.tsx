@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
+import { BadgeList, DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
@@ -247,17 +247,7 @@ function ClusterFacts({ cluster: c, zone }: { cluster: Detail; zone: string }) {
         <dd>{c.sector ?? <span className="muted">none</span>}</dd>
         <dt>Workloads</dt>
         <dd>
-          <div className="chips">
-            {c.workloads.length ? (
-              c.workloads.map((w) => (
-                <span key={w} className="badge">
-                  {w}
-                </span>
-              ))
-            ) : (
-              <span className="muted">none</span>
-            )}
-          </div>
+          <BadgeList items={c.workloads} empty={<span className="muted">none</span>} />
         </dd>
         <dt>Health</dt>
         <dd>
@@ -330,13 +320,7 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
         <dl className="props">
           <dt>Workloads</dt>
           <dd>
-            <div className="chips">
-              {p.workloads.map((w) => (
-                <span key={w} className="badge">
-                  {w}
-                </span>
-              ))}
-            </div>
+            <BadgeList items={p.workloads} />
           </dd>
           <dt>Schedule</dt>
           <dd>
@@ -356,17 +340,7 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
           <dd>{p.conditions.soakDays ?? <span className="muted">no soak check</span>}</dd>
           <dt>Mutexes</dt>
           <dd>
-            {p.conditions.mutexes.length ? (
-              <div className="chips">
-                {p.conditions.mutexes.map((m) => (
-                  <span key={m} className="badge info">
-                    {m}
-                  </span>
-                ))}
-              </div>
-            ) : (
-              <span className="muted">none</span>
-            )}
+            <BadgeList items={p.conditions.mutexes} tone="info" empty={<span className="muted">none</span>} />
           </dd>
           <dt>Sector</dt>
           <dd>

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
+import { BadgeList, DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
 import { ClusterLink } from '@/components/ui/cluster-link';
 import { formatDays } from '@/components/ui/format';
 import { formatUtc, isoOf } from '@/components/ui/zoned-time';
@@ -150,15 +150,7 @@ const COLUMNS: Column<Cluster>[] = [
     id: 'workloads',
     header: 'Workloads',
     csv: (c) => c.workloads.join(' '),
-    cell: (c) => (
-      <div className="chips">
-        {c.workloads.map((w) => (
-          <span key={w} className="badge">
-            {w}
-          </span>
-        ))}
-      </div>
-    ),
+    cell: (c) => <BadgeList items={c.workloads} />,
   },
   {
     id: 'state',

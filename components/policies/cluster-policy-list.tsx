@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
 import { useDebounced } from '@/components/ui/use-debounced';
+import { BadgeList } from '@/components/ui/badges';
 
 const PAGE = 50;
 
@@ -69,13 +70,7 @@ export function ClusterPolicyList() {
                   </td>
                   <td>{c.sector ?? <span className="muted">—</span>}</td>
                   <td>
-                    <div className="chips">
-                      {c.workloads.map((w) => (
-                        <span key={w} className="badge">
-                          {w}
-                        </span>
-                      ))}
-                    </div>
+                    <BadgeList items={c.workloads} />
                   </td>
                   <td>{c.managed ? <span className="badge ok">managed</span> : <span className="badge">no policy</span>}</td>
                 </tr>

@@ -5,6 +5,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, LoadingRows } from '@/components/ui/states';
+import { BadgeList } from '@/components/ui/badges';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -74,19 +75,7 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
     id: 'events',
     header: 'Events',
     csv: (w) => (w.events.length === 0 ? 'all events' : w.events.join(' ')),
-    cell: (w) => (
-      <div className="chips">
-        {w.events.length === 0 ? (
-          <span className="badge accent">all events</span>
-        ) : (
-          w.events.map((ev) => (
-            <span key={ev} className="badge">
-              {ev}
-            </span>
-          ))
-        )}
-      </div>
-    ),
+    cell: (w) => <BadgeList items={w.events} empty={<span className="badge accent">all events</span>} />,
   },
   {
     id: 'enabled',

@@ -1,4 +1,6 @@
 // Small status badges used across pages.
+import type { ReactNode } from 'react';
+
 const STATE_TONE: Record<string, string> = { idle: '', scheduled: 'info', upgrading: 'accent', failed: 'bad' };
 const REASON_TONE: Record<string, string> = {
   UPGRADE_PENDING: 'info',
@@ -37,5 +39,20 @@ export function HealthBadge({ healthy, issues }: { healthy: boolean; issues: str
     <span className="badge bad" title={issues.join('\n')}>
       unhealthy
     </span>
+  );
+}
+
+/** A wrapping row of name badges (workloads, mutexes, events); `empty` shows in its place when there are none. */
+export function BadgeList({ items, tone = '', empty }: { items: readonly string[]; tone?: string; empty?: ReactNode }) {
+  return (
+    <div className="chips">
+      {items.length === 0
+        ? empty
+        : items.map((item) => (
+            <span key={item} className={`badge ${tone}`.trim()}>
+              {item}
+            </span>
+          ))}
+    </div>
   );
 }
