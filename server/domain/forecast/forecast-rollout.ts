@@ -135,15 +135,15 @@ export function defaultTargetVersion(input: PlanInput): string | null {
 }
 
 /**
- * Simulates the rollout from `input.now` for `options.horizonDays` days. `input` must be a
- * validated PlanInput; it is not modified.
- */
-/**
  * A forecast that runs in slices (`advance`), so a server can yield between slices instead of
  * blocking for a whole large simulation; `finish` builds the result.
  */
 export type ForecastSimulation = { advance: (maxEngineRuns: number) => boolean; finish: () => ForecastResult };
 
+/**
+ * Simulates the rollout from `input.now` for `options.horizonDays` days, in slices. `input` must
+ * be a validated PlanInput; it is not modified.
+ */
 export function startForecast(input: PlanInput, options: ForecastOptions): ForecastSimulation {
   const fromMs = parseInstant(input.now);
   if (fromMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
@@ -326,14 +326,13 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           released = true;
         } else {
           switch (d.reason) {
+            // asleep until an upgrade completes or is released (freeze and health last the whole forecast)
             case 'UPGRADE_PENDING':
             case 'MUTEX_LOCKED':
             case 'MAX_PARALLEL_UPGRADES':
             case 'SECTOR_BEHIND':
             case 'NO_AVAILABLE_UPGRADES':
             case 'VERSION_BLOCKED':
-              s.eligibleAt = Infinity;
-              break;
             case 'SUSPENDED':
             case 'FROZEN':
             case 'UNHEALTHY':
