@@ -8,7 +8,7 @@ import os from 'node:os';
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
-import { configuredProviderName, createProvider } from '@/server/integrations/providers/create-provider';
+import { createProvider } from '@/server/integrations/providers/create-provider';
 import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 import { pruneOldTicks, readSetting } from '@/server/repositories/scheduler-repository';
@@ -59,7 +59,7 @@ export function leaseTtlMs(intervalMs: number): number {
 
 /** The fleet's clock for the configured provider: the simulator's, or real time. */
 export function fleetNow(db: Db, realNow = new Date()): Date {
-  if (configuredProviderName() === 'simulator') {
+  if (getEnv().provider.name === 'simulator') {
     ensureSimulatorState(db, realNow);
     return getFleetClock(db)();
   }
@@ -162,5 +162,5 @@ export function startScheduler(getDb: () => Db): void {
   rt.nextTickAt = new Date(Date.now() + 2000);
   rt.timer = setTimeout(() => void loop(), 2000);
   rt.timer.unref?.();
-  console.log(`fleetplan scheduler: started (provider ${configuredProviderName()}, every ${rt.intervalMs / 1000}s, holder ${rt.holder})`);
+  console.log(`fleetplan scheduler: started (provider ${getEnv().provider.name}, every ${rt.intervalMs / 1000}s, holder ${rt.holder})`);
 }

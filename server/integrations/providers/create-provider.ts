@@ -1,13 +1,9 @@
 // Builds the fleet provider named by the settings (FLEETPLAN_PROVIDER = simulator | ocm | kubernetes,
 // parsed and checked in server/env.ts).
 import type { Db } from '@/db/open-database';
-import { getEnv, type ProviderName, type ProviderSettings } from '@/server/env';
+import { getEnv, type ProviderSettings } from '@/server/env';
 import { createSimulatorProvider } from './simulator';
 import type { FleetProvider } from './types';
-
-export function configuredProviderName(settings: ProviderSettings = getEnv().provider): ProviderName {
-  return settings.name;
-}
 
 export async function createProvider(db: Db, settings: ProviderSettings = getEnv().provider): Promise<FleetProvider> {
   if (settings.name === 'simulator') return createSimulatorProvider(db);
