@@ -37,16 +37,14 @@ export function identifierProblem(name: string): string | null {
   for (let i = 0; i < name.length; i++) {
     position++;
     const code = name.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff) {
+    if (code >= 0xd800 && code <= 0xdfff) {
       const next = name.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a well-formed pair: one character
+      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a well-formed pair (high, then low): one character
         continue;
       }
       return `contains a lone surrogate ${codePointLabel(code)} at position ${position} (not valid text)`;
     }
-    if (code >= 0xdc00 && code <= 0xdfff)
-      return `contains a lone surrogate ${codePointLabel(code)} at position ${position} (not valid text)`;
     const kind = classify(code);
     if (kind) return `contains ${kind} ${codePointLabel(code)} at position ${position}`;
   }
