@@ -4,7 +4,13 @@ import type { Actor } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
-import { deleteExclusion, findExclusionById, insertExclusion, listExclusions } from '@/server/repositories/exclusion-repository';
+import {
+  deleteExclusion,
+  findExclusionById,
+  insertExclusion,
+  listExclusions,
+  type ExclusionRow,
+} from '@/server/repositories/exclusion-repository';
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
 import { AppError } from './app-error';
 
@@ -15,6 +21,17 @@ export interface CreateExclusionInput {
   endsAt: Date;
   reason: string;
   actor: Actor;
+}
+
+/** What the audit log keeps of an exclusion it created or deleted. */
+function auditedFields(row: ExclusionRow) {
+  return {
+    scope: row.scope,
+    subject: row.subject,
+    startsAt: row.startsAt.toISOString(),
+    endsAt: row.endsAt.toISOString(),
+    reason: row.reason,
+  };
 }
 
 /** `now` is the fleet's clock (which exclusions are active); `realNow` stamps records and audit rows */
@@ -59,13 +76,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
         actor: input.actor.name,
         action: 'exclusion.create',
         target: `exclusion:${row.id}`,
-        after: {
-          scope: row.scope,
-          subject: row.subject,
-          startsAt: row.startsAt.toISOString(),
-          endsAt: row.endsAt.toISOString(),
-          reason: row.reason,
-        },
+        after: auditedFields(row),
       });
       return row;
     },
@@ -78,13 +89,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
         actor: input.actor.name,
         action: 'exclusion.delete',
         target: `exclusion:${row.id}`,
-        before: {
-          scope: row.scope,
-          subject: row.subject,
-          startsAt: row.startsAt.toISOString(),
-          endsAt: row.endsAt.toISOString(),
-          reason: row.reason,
-        },
+        before: auditedFields(row),
       });
       return { id: input.id };
     },
