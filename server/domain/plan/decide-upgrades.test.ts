@@ -144,6 +144,14 @@ describe('decideUpgrades', () => {
     expect(decide([dev, stageSame, prod], org).find((d) => d[0] === 'prod1')).toEqual(['prod1', 'upgrade', '4.12.5']);
   });
 
+  it('looks through a chain of 100,000 empty sectors (validation accepts it) without overflowing the stack', () => {
+    const n = 100_000;
+    const sectors = Array.from({ length: n }, (_, i) => ({ name: `s${i}`, dependencies: i ? [{ name: `s${i - 1}` }] : [] }));
+    const first = testCluster('first', { version: '4.12.1', availableUpgrades: [] }, { sector: 's0' });
+    const last = testCluster('last', { version: '4.12.1', availableUpgrades: ['4.12.5'] }, { sector: `s${n - 1}` });
+    expect(decide([first, last], { organization: { sectors } }).find((d) => d[0] === 'last')).toEqual(['last', 'skip', 'SECTOR_BEHIND']);
+  });
+
   it('prefers a lower version that meets soak over a higher one that does not', () => {
     const versionData = {
       checkIn: TEST_NOW,

@@ -201,17 +201,23 @@ export class PlanRun {
     if (hit !== undefined) return hit;
     let best: SectorMin | null = null;
     const visited = new Set<string>();
-    const visit = (name: string): void => {
-      for (const dep of this.sectors.get(name)?.dependencies ?? []) {
-        if (visited.has(dep)) continue;
-        visited.add(dep);
-        const min = this.sectorWorkloadMin.get(dep)?.get(workload);
-        if (min) {
-          if (!best || compareVersions(min.version, best.version) < 0) best = min;
-        } else visit(dep);
+    // depth first, dependencies in their order (the first of equal minimums wins), with a stack of
+    // its own: validation accepts a chain of 100,000 sectors, too deep for the call stack
+    const stack = [{ dependencies: this.sectors.get(sectorName)?.dependencies ?? [], next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next >= top.dependencies.length) {
+        stack.pop();
+        continue;
       }
-    };
-    visit(sectorName);
+      const dep = top.dependencies[top.next++]!;
+      if (visited.has(dep)) continue;
+      visited.add(dep);
+      const min = this.sectorWorkloadMin.get(dep)?.get(workload);
+      if (min) {
+        if (!best || compareVersions(min.version, best.version) < 0) best = min;
+      } else stack.push({ dependencies: this.sectors.get(dep)?.dependencies ?? [], next: 0 });
+    }
     this.requiredMinCache.set(key, best);
     return best;
   }
