@@ -17,7 +17,8 @@ const SESSION_COOKIE = 'fleetplan_session';
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  const csp = pageContentSecurityPolicy(newCspNonce(), { dev: process.env.NODE_ENV === 'development', secure: wantsHsts(request) });
+  const hsts = wantsHsts(request);
+  const csp = pageContentSecurityPolicy(newCspNonce(), { dev: process.env.NODE_ENV === 'development', secure: hsts });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('Content-Security-Policy', csp);
   const response =
@@ -25,7 +26,7 @@ export function proxy(request: NextRequest) {
       ? NextResponse.next({ request: { headers: requestHeaders } })
       : NextResponse.redirect(new URL(`/login?next=${encodeURIComponent(pathname + search)}`, request.url));
   response.headers.set('Content-Security-Policy', csp);
-  setCommonSecurityHeaders(response.headers, request);
+  setCommonSecurityHeaders(response.headers, hsts);
   return response;
 }
 

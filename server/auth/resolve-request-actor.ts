@@ -4,6 +4,7 @@
 // `x-csrf-token` (server/api/trpc.ts refuses it otherwise). Bearer tokens are not sent by
 // browsers on their own, so they need no CSRF token.
 import type { Db } from '@/db/open-database';
+import { isSecureRequest } from '@/server/http/security-headers';
 import { findLiveSession } from '@/server/repositories/session-repository';
 import { findActiveTokenByHash, markTokenUsed } from '@/server/repositories/token-repository';
 import { isRole, lowerRole, type Actor } from './actor';
@@ -22,11 +23,6 @@ export interface RequestIdentity {
 /** write last_used_at at most this often per token (one write per request would be wasteful) */
 const TOKEN_LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_TOKEN_LENGTH = 200;
-
-export function isSecureRequest(req: Request): boolean {
-  const forwarded = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
-  return (forwarded ?? new URL(req.url).protocol.replace(':', '')) === 'https';
-}
 
 /** A browser's Origin header, when present, must name this host (defence in depth besides SameSite). */
 function isSameOrigin(req: Request): boolean {

@@ -16,17 +16,22 @@ export const STATIC_SECURITY_HEADERS: ReadonlyArray<{ key: string; value: string
 
 const HSTS = 'max-age=31536000';
 
+/** The request came over TLS: directly, or through a proxy that says so in x-forwarded-proto. */
+export function isSecureRequest(req: Request): boolean {
+  const forwarded = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
+  return (forwarded ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+}
+
 /**
- * Whether this answer may tell browsers to use https only: the request came over TLS (directly or
- * through a proxy that says so in x-forwarded-proto), or FLEETPLAN_HSTS=1 says the deployment is
- * always behind TLS. FLEETPLAN_HSTS=0 never sends it. Over plain http HSTS would be ignored anyway,
- * and sending it from a plain-http deployment could lock users out of it.
+ * Whether this answer may tell browsers to use https only: the request came over TLS, or
+ * FLEETPLAN_HSTS=1 says the deployment is always behind TLS. FLEETPLAN_HSTS=0 never sends it. Over
+ * plain http HSTS would be ignored anyway, and sending it from a plain-http deployment could lock
+ * users out of it.
  */
 export function wantsHsts(req: Request, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.FLEETPLAN_HSTS === '1') return true;
   if (env.FLEETPLAN_HSTS === '0') return false;
-  const forwarded = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
-  return (forwarded ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+  return isSecureRequest(req);
 }
 
 /**
@@ -62,10 +67,10 @@ export function newCspNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-/** Sets the headers every answer of the app carries (and HSTS when the request came over TLS). */
-export function setCommonSecurityHeaders(headers: Headers, req: Request): void {
+/** Sets the headers every answer of the app carries, and HSTS when `hsts` (wantsHsts of the request). */
+export function setCommonSecurityHeaders(headers: Headers, hsts: boolean): void {
   for (const { key, value } of STATIC_SECURITY_HEADERS) headers.set(key, value);
-  if (wantsHsts(req)) headers.set('Strict-Transport-Security', HSTS);
+  if (hsts) headers.set('Strict-Transport-Security', HSTS);
 }
 
 /**
@@ -78,7 +83,7 @@ export function withApiHeaders<Args extends unknown[]>(
   return async (req, ...rest) => {
     const res = await handler(req, ...rest);
     const headers = new Headers(res.headers);
-    setCommonSecurityHeaders(headers, req);
+    setCommonSecurityHeaders(headers, wantsHsts(req));
     headers.set('Content-Security-Policy', API_CONTENT_SECURITY_POLICY);
     headers.set('Cache-Control', 'no-store');
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
