@@ -83,6 +83,8 @@ export default tseslint.config(
   {
     files: ['next.config.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    // CommonJS: require() is how it reads server/http/static-security-headers.json
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // Type-aware rules (typescript-eslint recommendedTypeChecked) on the TypeScript sources.

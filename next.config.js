@@ -14,23 +14,9 @@ const nextConfig = {
     proxyClientMaxBodySize: '64kb',
   },
   // Pages (proxy.ts) and API routes (server/http/security-headers.ts) set these per request with
-  // their CSP; this covers everything else (Next's assets). Keep the list in step with
-  // STATIC_SECURITY_HEADERS there (this file is plain JS and cannot import it).
+  // their CSP; this covers everything else (Next's assets). The same list as theirs.
   async headers() {
-    return [
-      {
-        source: '/:path*',
-        headers: [
-          { key: 'X-Content-Type-Options', value: 'nosniff' },
-          { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Referrer-Policy', value: 'same-origin' },
-          {
-            key: 'Permissions-Policy',
-            value: 'accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()',
-          },
-        ],
-      },
-    ];
+    return [{ source: '/:path*', headers: require('./server/http/static-security-headers.json') }];
   },
 };
 

@@ -1,18 +1,14 @@
 // The security headers fleetplan sends. Pages get theirs from proxy.ts (a fresh CSP nonce per
 // request); API answers from withApiHeaders. next.config.js adds the static ones to everything
 // else (Next's own assets), so every response carries nosniff, framing and referrer rules.
+import staticSecurityHeaders from './static-security-headers.json';
 
-/** no page needs these browser features; deny them to anything the page might load */
-export const PERMISSIONS_POLICY =
-  'accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()';
-
-/** headers every response carries, pages and API alike */
-export const STATIC_SECURITY_HEADERS: ReadonlyArray<{ key: string; value: string }> = [
-  { key: 'X-Content-Type-Options', value: 'nosniff' },
-  { key: 'X-Frame-Options', value: 'DENY' },
-  { key: 'Referrer-Policy', value: 'same-origin' },
-  { key: 'Permissions-Policy', value: PERMISSIONS_POLICY },
-];
+/**
+ * Headers every response carries, pages and API alike: no sniffing, no framing, same-origin
+ * referrers, and no browser features (no page needs them). The list is a JSON file so that
+ * next.config.js (plain JS) sends the very same one for Next's assets.
+ */
+export const STATIC_SECURITY_HEADERS: ReadonlyArray<{ key: string; value: string }> = staticSecurityHeaders;
 
 const HSTS = 'max-age=31536000';
 
