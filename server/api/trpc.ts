@@ -108,18 +108,34 @@ const mapAppErrors = t.middleware(async ({ next }) => {
 /** the one role-checked procedure a user who must change their password may call */
 const CHANGE_PASSWORD_PATH = 'auth.changePassword';
 
+export interface ProcedureRefusal {
+  code: 'UNAUTHORIZED' | 'FORBIDDEN';
+  message: string;
+}
+
+/**
+ * Why `actor` may not call the procedure at `path` that needs `role`, or null when it may. The one
+ * rule: the role-checked procedures below apply it, and app/paths/upload/route.ts applies it to
+ * graphs.import before reading the upload's body.
+ */
+export function procedureRefusal(
+  actor: Actor | null,
+  role: Role,
+  call: { path: string; mutation: boolean; csrfOk: boolean },
+): ProcedureRefusal | null {
+  if (!actor) return { code: 'UNAUTHORIZED', message: 'Sign in first' };
+  if (actor.mustChangePassword && call.path !== CHANGE_PASSWORD_PATH) return { code: 'FORBIDDEN', message: 'Change your password first' };
+  if (!hasRole(actor, role)) return { code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${actor.role}` };
+  if (call.mutation && actor.via === 'session' && !call.csrfOk) return { code: 'FORBIDDEN', message: 'Missing or wrong CSRF token' };
+  return null;
+}
+
 function requireRole(role: Role) {
   return t.middleware(({ ctx, type, path, next }) => {
-    if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
-    if (ctx.actor.mustChangePassword && path !== CHANGE_PASSWORD_PATH) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: 'Change your password first' });
-    }
-    if (!hasRole(ctx.actor, role))
-      throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${ctx.actor.role}` });
-    if (type === 'mutation' && ctx.actor.via === 'session' && !ctx.csrfOk) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: 'Missing or wrong CSRF token' });
-    }
-    return next({ ctx: { ...ctx, actor: ctx.actor } });
+    const refusal = procedureRefusal(ctx.actor, role, { path, mutation: type === 'mutation', csrfOk: ctx.csrfOk === true });
+    if (refusal) throw new TRPCError(refusal);
+    // no refusal: there is an actor
+    return next({ ctx: { ...ctx, actor: ctx.actor! } });
   });
 }
 

@@ -148,6 +148,29 @@ describe('/paths/upload', () => {
     expect(stats.pulled).toBe(0);
   });
 
+  it('refuses a user who must change their password before reading the body, as graphs.import would', async () => {
+    const login = await trpcPost(
+      request('/api/trpc/auth.login', {
+        body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+        headers: { origin: 'http://fleet.test' },
+      }),
+    );
+    expect(login.status).toBe(200);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const csrf = decodeURIComponent(/fleetplan_csrf=([^;]+)/.exec(cookie)?.[1] ?? '');
+    db.$client.prepare("update users set must_change_password = 1 where username = 'admin'").run();
+    const { stream, stats } = countingStream(30 * MB);
+    const res = await uploadPost(
+      request('/paths/upload', { body: stream, headers: { cookie, 'x-csrf-token': csrf, origin: 'http://fleet.test' } }),
+    );
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Change your password first');
+    expect(stats.pulled).toBe(0);
+  });
+
   it('refuses an operator whose chunked body passes the limit with a clear 413, reading no further', async () => {
     const { stream, stats } = countingStream(200 * MB);
     const res = await uploadPost(request('/paths/upload', { body: stream, headers: { authorization: `Bearer ${tokenFor('operator')}` } }));

@@ -8,8 +8,7 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getDb } from '@/db/client';
 import { parseJsonText, type ParseLimits } from '@/server/domain/bounded-parse';
 import { createCaller } from '@/server/api/root';
-import { createContextInner } from '@/server/api/trpc';
-import { hasRole } from '@/server/auth/actor';
+import { createContextInner, procedureRefusal } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
@@ -41,10 +40,9 @@ function documentText(body: unknown): string | null {
 export const POST = withApiHeaders(async (req: Request) => {
   const db = getDb();
   const identity = await resolveRequestActor(db, req);
-  // the same refusals graphs.import gives (server/api/trpc.ts), before the body is read
-  if (!identity.actor) return refuseUnread(401, 'Sign in first');
-  if (!hasRole(identity.actor, 'operator')) return refuseUnread(403, `This needs the operator role; you are ${identity.actor.role}`);
-  if (identity.actor.via === 'session' && !identity.csrfOk) return refuseUnread(403, 'Missing or wrong CSRF token');
+  // the refusals graphs.import gives, before the body is read
+  const refusal = procedureRefusal(identity.actor, 'operator', { path: 'graphs.import', mutation: true, csrfOk: identity.csrfOk });
+  if (refusal) return refuseUnread(refusal.code === 'UNAUTHORIZED' ? 401 : 403, refusal.message);
 
   const read = await readLimitedBody(req, MAX_BODY_BYTES);
   if (!read.ok) return payloadTooLarge(OVER_LIMIT);
