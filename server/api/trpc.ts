@@ -5,7 +5,10 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { Db } from '@/db/open-database';
 import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import type { RequestIdentity } from '@/server/auth/resolve-request-actor';
+import { clientAddressOf } from '@/server/auth/sign-in-throttle';
 import { getEnv, type FleetplanEnv } from '@/server/env';
+import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
@@ -52,6 +55,25 @@ export function createContextInner(opts: {
     secureCookies: opts.secureCookies ?? false,
     clientAddress: opts.clientAddress ?? 'unknown',
   };
+}
+
+/**
+ * The context of an HTTP request whose sender `identity` names (resolveRequestActor): the tRPC
+ * route's and the graph upload's, so both compose it the same way.
+ */
+export function createRequestContext(opts: { db: Db; req: Request; identity: RequestIdentity; resHeaders?: Headers }): ContextInner {
+  const env = getEnv();
+  return createContextInner({
+    db: opts.db,
+    fleetNow: getFleetClock(opts.db),
+    realNow: () => new Date(),
+    env,
+    actor: opts.identity.actor,
+    csrfOk: opts.identity.csrfOk,
+    secureCookies: opts.identity.secure,
+    clientAddress: clientAddressOf(opts.req.headers, env.trustProxy),
+    resHeaders: opts.resHeaders,
+  });
 }
 
 const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {

@@ -8,9 +8,8 @@ import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { getDb } from '@/db/client';
 import { parseJsonText, type ParseLimits } from '@/server/domain/bounded-parse';
 import { createCaller } from '@/server/api/root';
-import { createContextInner, procedureRefusal } from '@/server/api/trpc';
+import { createRequestContext, procedureRefusal } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
-import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { formatMegabytes, payloadTooLarge, readLimitedBody } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
@@ -55,16 +54,7 @@ export const POST = withApiHeaders(async (req: Request) => {
     return payloadTooLarge(`${OVER_LIMIT}: this one is ${formatMegabytes(Buffer.byteLength(text, 'utf8'))}`);
   }
 
-  const caller = createCaller(
-    createContextInner({
-      db,
-      fleetNow: getFleetClock(db),
-      realNow: () => new Date(),
-      actor: identity.actor,
-      csrfOk: identity.csrfOk,
-      secureCookies: identity.secure,
-    }),
-  );
+  const caller = createCaller(createRequestContext({ db, req, identity }));
   try {
     const graph = await caller.graphs.import(body as Parameters<typeof caller.graphs.import>[0]);
     return Response.json({ graph });

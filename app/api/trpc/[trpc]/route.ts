@@ -6,11 +6,8 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { getDb } from '@/db/client';
 import { appRouter } from '@/server/api/root';
 import { jsonNestingTooDeepAt } from '@/server/domain/bounded-parse';
-import { createContextInner } from '@/server/api/trpc';
+import { createRequestContext } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
-import { clientAddressOf } from '@/server/auth/sign-in-throttle';
-import { getEnv } from '@/server/env';
-import { getFleetClock } from '@/server/fleet-clock';
 import { readLimitedBody, trpcPayloadTooLarge, withBufferedBody } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
 
@@ -45,17 +42,7 @@ async function handler(incoming: Request) {
     req,
     router: appRouter,
     allowMethodOverride: true,
-    createContext: ({ resHeaders }) =>
-      createContextInner({
-        db,
-        fleetNow: getFleetClock(db),
-        realNow: () => new Date(),
-        actor: identity.actor,
-        csrfOk: identity.csrfOk,
-        secureCookies: identity.secure,
-        clientAddress: clientAddressOf(req.headers, getEnv().trustProxy),
-        resHeaders,
-      }),
+    createContext: ({ resHeaders }) => createRequestContext({ db, req, identity, resHeaders }),
   });
 }
 
