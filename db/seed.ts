@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from './open-database';
-import { parseEnv, type RawEnv } from '@/server/env';
+import { getEnv, parseEnv, type FleetplanEnv, type RawEnv } from '@/server/env';
 import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
@@ -70,14 +70,13 @@ export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
 type Log = (line: string) => void;
 
 /**
- * start-up: migrate; seed the demo fleet into an empty database when the provider is the
- * simulator and FLEETPLAN_SEED_DEMO is not 0 (a real provider's database starts empty); make sure
- * someone can sign in. Returns the open handle: scripts/start.mjs keeps it for the server's whole
+ * start-up, with the settings scripts/start.mjs has already checked: migrate; seed the demo fleet
+ * into an empty database when the provider is the simulator and FLEETPLAN_SEED_DEMO is not 0 (a
+ * real provider's database starts empty); make sure someone can sign in. Returns the open handle: scripts/start.mjs keeps it for the server's whole
  * life, so `fleetplan restore` sees (through SQLite's lock) that a server is running even before
  * the app first touches the database.
  */
-export async function prepareDatabase(raw: RawEnv = process.env, log: Log = (line) => console.log(line)): Promise<Db> {
-  const settings = parseEnv(raw);
+export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Log = (line) => console.log(line)): Promise<Db> {
   const file = settings.databaseFile;
   const db = openDatabase(file);
   try {

@@ -12,8 +12,9 @@ import { tsImport } from 'tsx/esm/api';
 // Settings first: a bad FLEETPLAN_* value stops here with a message naming it, before anything is
 // built, migrated or seeded (server/env.ts).
 const { getEnv, EnvError } = await tsImport('../server/env.ts', import.meta.url);
+let env;
 try {
-  getEnv();
+  env = getEnv();
 } catch (err) {
   if (!(err instanceof EnvError)) throw err;
   console.error(`fleetplan: ${err.message}`);
@@ -28,7 +29,7 @@ if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
 const { prepareDatabase } = await tsImport('../db/seed.ts', import.meta.url);
 let db;
 try {
-  db = await prepareDatabase();
+  db = await prepareDatabase(env);
 } catch (err) {
   const debug = process.env.FLEETPLAN_DEBUG === '1';
   console.error(`fleetplan: cannot start: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}`);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { prepareDatabase, runSeed, SEED_RESET_AUDIT_ACTION, seedDemo } from '@/db/seed';
+import { parseEnv } from '@/server/env';
 import { readDemoLoginSetting, writeDemoLoginSetting } from '@/server/repositories/user-repository';
 import { runSeedScript } from './fixtures/spawn-process';
 
@@ -140,7 +141,7 @@ describe('npm start on an empty database', () => {
   ])('$provider', async ({ env, organizations, log }) => {
     const file = path.join(dir, `start-${++counter}.db`);
     const lines: string[] = [];
-    const db = await prepareDatabase({ ...base, ...env, DATABASE_URL: file }, (l) => lines.push(l));
+    const db = await prepareDatabase(parseEnv({ ...base, ...env, DATABASE_URL: file }), (l) => lines.push(l));
     db.$client.close();
     expect(count(file, 'select count(*) as n from organizations')).toBe(organizations);
     expect(lines.join('\n')).toMatch(log);
