@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from './open-database';
-import { getEnv, parseEnv, type FleetplanEnv, type RawEnv } from '@/server/env';
+import { getEnv, MAX_DEMO_CLUSTERS, parseEnv, type FleetplanEnv, type RawEnv } from '@/server/env';
 import { generateDemoFleet, type DemoGraphDocument } from '@/server/demo/demo-fleet';
 import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
@@ -35,13 +35,18 @@ export const DEMO_GRAPHS = [
 // The demo has 54 managed clusters (scaled) and 2 unmanaged sandboxes (not scaled).
 const DEMO_MANAGED = 54;
 
-/** The demo's scale for about `clusters` clusters; a clear error for anything but a count. */
+/** The demo's scale for a fleet of about `clusters` clusters (a count already checked). */
+function scaleForClusters(clusters: number): number {
+  return Math.max(1, Math.round((clusters - 2) / DEMO_MANAGED));
+}
+
+/** The demo's scale for `--clusters N`; a clear error for anything but a count. */
 export function demoScale(clusters: string | undefined): number {
   if (clusters === undefined || clusters === '') return 1;
   const n = Number(clusters);
-  if (!Number.isInteger(n) || n < 1 || n > 100_000)
-    throw new Error(`--clusters must be a whole number from 1 to 100000, not '${clusters}'`);
-  return Math.max(1, Math.round((n - 2) / DEMO_MANAGED));
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DEMO_CLUSTERS)
+    throw new Error(`--clusters must be a whole number from 1 to ${MAX_DEMO_CLUSTERS}, not '${clusters}'`);
+  return scaleForClusters(n);
 }
 
 export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
@@ -72,9 +77,9 @@ type Log = (line: string) => void;
 /**
  * start-up, with the settings scripts/start.mjs has already checked: migrate; seed the demo fleet
  * into an empty database when the provider is the simulator and FLEETPLAN_SEED_DEMO is not 0 (a
- * real provider's database starts empty); make sure someone can sign in. Returns the open handle: scripts/start.mjs keeps it for the server's whole
- * life, so `fleetplan restore` sees (through SQLite's lock) that a server is running even before
- * the app first touches the database.
+ * real provider's database starts empty); make sure someone can sign in. Returns the open handle:
+ * scripts/start.mjs keeps it for the server's whole life, so `fleetplan restore` sees (through
+ * SQLite's lock) that a server is running even before the app first touches the database.
  */
 export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Log = (line) => console.log(line)): Promise<Db> {
   const file = settings.databaseFile;
@@ -84,7 +89,7 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
     const simulator = settings.provider.name === 'simulator';
     const seeding = empty && simulator && settings.seedDemo;
     if (seeding) {
-      const { clusters } = seedDemo(db, new Date(), demoScale(settings.demoClusters?.toString()));
+      const { clusters } = seedDemo(db, new Date(), settings.demoClusters === undefined ? 1 : scaleForClusters(settings.demoClusters));
       log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
     } else if (empty && !simulator) {
       log(

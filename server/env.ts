@@ -18,7 +18,8 @@ export const DEFAULT_SIMULATOR_SPEED = 60;
 export const DEFAULT_OCM_URL = 'https://api.openshift.com';
 const MAX_TICK_SECONDS = 86_400;
 const MAX_SIMULATOR_SPEED = 1_000_000;
-const MAX_DEMO_CLUSTERS = 100_000;
+/** FLEETPLAN_DEMO_CLUSTERS and `npm run db:seed -- --clusters N` */
+export const MAX_DEMO_CLUSTERS = 100_000;
 
 export type ProviderSettings =
   | { name: 'simulator' }
