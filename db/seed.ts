@@ -4,7 +4,6 @@
 //          --clusters N  a fleet of about N clusters (the demo's shape, scaled; default 56).
 // FLEETPLAN_DEMO_CLUSTERS=N does the same for the first start of `npm start`.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from './open-database';
 import { getEnv, MAX_DEMO_CLUSTERS, parseEnv, type FleetplanEnv, type RawEnv } from '@/server/env';
@@ -13,6 +12,7 @@ import { insertDemoFleet, isDatabaseEmpty, wipeFleetData } from '@/server/reposi
 import { upsertGraph } from '@/server/repositories/update-graph-repository';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { appendAudit } from '@/server/repositories/audit-repository';
+import { osUserName } from '@/server/cli/os-user';
 import { countDatabaseContents, type DatabaseContents } from '@/server/repositories/database-contents-repository';
 
 const DEMO_DATA = path.join(process.cwd(), 'server', 'demo', 'data');
@@ -180,7 +180,7 @@ export async function runSeed(
       }
       appendAudit(db, {
         at: new Date(),
-        actor: `cli:${osUser()}`,
+        actor: `cli:${osUserName()}`,
         action: SEED_RESET_AUDIT_ACTION,
         target: `database:${path.resolve(file)}`,
         before: contents,
@@ -195,14 +195,6 @@ export async function runSeed(
     return 0;
   } finally {
     db.$client.close();
-  }
-}
-
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
   }
 }
 

@@ -36,6 +36,7 @@ import {
 } from './backup-command';
 import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
 import { verifyFleetplanSchema } from './database-schema';
+import { osUserName } from './os-user';
 
 const USAGE = 'usage: fleetplan restore FILE   (replaces DATABASE_URL, default data/fleetplan.db; stop the server first)';
 export const RESTORE_AUDIT_ACTION = 'database.restore';
@@ -51,14 +52,6 @@ export interface RestoreResult {
   counts: Record<string, number>;
   sha256: string;
   bytes: number;
-}
-
-function currentOsUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? process.env.USERNAME ?? `uid:${process.getuid?.() ?? 'unknown'}`;
-  }
 }
 
 /** copies `from` to a new private file `to`, returning the sha256 and size of what was copied */
@@ -165,7 +158,7 @@ export function restoreDatabase(backup: string, target: string, opts: RestoreOpt
       const at = (opts.now ?? (() => new Date()))();
       recordRestore(db, {
         at,
-        actor: `cli:${opts.osUser ?? currentOsUser()}`,
+        actor: `cli:${opts.osUser ?? osUserName()}`,
         action: RESTORE_AUDIT_ACTION,
         target: `database:${path.resolve(target)}`,
         after: { file: backup, sha256, bytes, host: os.hostname() },
