@@ -237,8 +237,10 @@ export default tseslint.config(
                 '@/server/auth/*',
                 '@/server/scheduler/*',
                 '@/server/integrations/*',
+                '@/server/cli/*',
                 '**/services/*',
                 '**/api/*',
+                '**/cli/*',
               ],
               message:
                 'Repositories only know the database (and the pure domain); services, auth, the scheduler and integrations call them, not the other way round.',
@@ -256,8 +258,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@/server/services/*', '@/server/api/*', '**/server/services/*'],
-              message: 'db/ sits below the services and the API.',
+              group: ['@/server/*', '!@/server/env', '../server/*'],
+              message:
+                'db/ sits below every server layer: it knows the schema and how to open the database (settings from server/env). Scripts that seed or compose repositories live in server/cli.',
             },
           ],
         },

@@ -26,7 +26,7 @@ if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
   process.exit(1);
 }
 
-const { prepareDatabase } = await tsImport('../db/seed.ts', import.meta.url);
+const { prepareDatabase } = await tsImport('../server/cli/prepare-database.ts', import.meta.url);
 let db;
 try {
   db = await prepareDatabase(env);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import type { Actor } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { AUDIT_DETAILS, auditDetails } from '@/server/services/audit-details';

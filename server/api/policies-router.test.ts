@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { openDatabase, type Db } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { listAudit } from '@/server/repositories/audit-repository';
 import { AppError } from '@/server/services/app-error';
 import { createCaller } from './root';

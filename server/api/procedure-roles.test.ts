@@ -3,7 +3,7 @@
 // PROCEDURE_MIN_ROLE fails this test, so nobody adds an endpoint without deciding who may call it.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { ROLES, type Actor, type Role } from '@/server/auth/actor';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { parseEnv } from '@/server/env';

@@ -2,7 +2,7 @@
 // a bad input is a BAD_REQUEST with a clear problem, never a 500, and writes nothing.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import type { Actor } from '@/server/auth/actor';
 import { AppError } from '@/server/services/app-error';
 import { createCaller } from './root';

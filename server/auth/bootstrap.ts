@@ -1,7 +1,8 @@
 // First start: make sure someone can sign in. Creates `admin` (password from
 // FLEETPLAN_ADMIN_PASSWORD, else a random one printed once to the server log) when the database
 // has no users, and the `demo` operator when demo sign-in is on. Idempotent; called by
-// db/seed.ts prepareDatabase() at `npm start` and lazily on the first request (next dev).
+// prepareDatabase() (server/cli/prepare-database.ts) at `npm start`, by `npm run db:seed`, and
+// lazily on the first request (next dev).
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { appendAudit } from '@/server/repositories/audit-repository';

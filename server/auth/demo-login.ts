@@ -1,8 +1,8 @@
 // The demo's frictionless sign-in: a real session for the seeded `demo` operator, offered on the
 // login page. It exists only for the simulated demo fleet: the simulator provider must be
 // configured (a real provider means real clusters, where an anonymous operator session would be
-// a hole), and the database must have been seeded with the demo fleet (db/seed.ts stores the
-// switch) or FLEETPLAN_DEMO_LOGIN=1 must ask for it. FLEETPLAN_DEMO_LOGIN=0 turns it off always;
+// a hole), and the database must have been seeded with the demo fleet (bootstrap.ts stores
+// the switch then) or FLEETPLAN_DEMO_LOGIN=1 must ask for it. FLEETPLAN_DEMO_LOGIN=0 turns it off always;
 // FLEETPLAN_DEMO_LOGIN=1 with a real provider is refused (bootstrap.ts says so in the server log).
 import type { Db } from '@/db/open-database';
 import type { FleetplanEnv } from '@/server/env';

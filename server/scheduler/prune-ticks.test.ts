@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { actionIntents } from '@/db/schema';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { pauseSimulator } from '@/server/integrations/providers/simulator';
 import { insertDecisions } from '@/server/repositories/decision-repository';
 import { insertTick, listRecentTicks } from '@/server/repositories/scheduler-repository';

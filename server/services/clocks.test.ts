@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { auditLog, policyRevisions, sessions } from '@/db/schema';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import type { Actor } from '@/server/auth/actor';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import type { Actor } from '@/server/auth/actor';

@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
-import { prepareDatabase, runSeed, SEED_RESET_AUDIT_ACTION, seedDemo } from '@/db/seed';
+import { prepareDatabase } from '@/server/cli/prepare-database';
+import { runSeed, SEED_RESET_AUDIT_ACTION } from '@/server/cli/seed-command';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { parseEnv } from '@/server/env';
 import { readDemoLoginSetting, writeDemoLoginSetting } from '@/server/repositories/user-repository';
 import { runSeedScript } from './fixtures/spawn-process';
@@ -103,6 +105,23 @@ describe('npm run db:seed', () => {
       apiTokens: 0,
       webhooks: 0,
     });
+  });
+
+  it('with --reset writes the audit entry, the wipe and the new fleet in one transaction: a failed seed changes nothing', async () => {
+    const file = usedDatabase();
+    const auditBefore = count(file, 'select count(*) as n from audit_log');
+    const clustersBefore = count(file, 'select count(*) as n from clusters');
+    const broken = new Database(file);
+    // the new demo fleet cannot be written: its organization insert fails after the wipe
+    broken.exec("create trigger refuse_organizations before insert on organizations begin select raise(abort, 'disk full'); end");
+    broken.close();
+    await expect(
+      runSeed(['--reset'], { DATABASE_URL: file, FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password' }, quiet, quiet),
+    ).rejects.toThrow(/disk full/);
+    expect(count(file, 'select count(*) as n from audit_log')).toBe(auditBefore);
+    expect(count(file, 'select count(*) as n from policy_revisions')).toBe(REVISIONS);
+    expect(count(file, 'select count(*) as n from clusters')).toBe(clustersBefore);
+    expect(count(file, 'select count(*) as n from organizations')).toBe(1);
   });
 
   it('rejects an unknown argument with exit 2 before touching the database', async () => {

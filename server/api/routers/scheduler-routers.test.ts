@@ -1,7 +1,7 @@
 // Scheduler, exclusions, webhooks and activity procedures through the real router and services.
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import type { Actor } from '@/server/auth/actor';

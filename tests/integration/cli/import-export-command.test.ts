@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { openDatabase } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { runExportCommand } from '@/server/cli/export-command';
 import { runImportCommand, type CliIo } from '@/server/cli/import-command';
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER, openDatabase } from '@/db/open-database';
-import { seedDemo } from '@/db/seed';
+import { seedDemo } from '@/server/services/demo-seed-service';
 import { backupDatabase } from '@/server/cli/backup-command';
 import { verifyFleetplanSchema } from '@/server/cli/database-schema';
 import { RESTORE_AUDIT_ACTION, restoreDatabase } from '@/server/cli/restore-command';

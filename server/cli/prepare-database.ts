@@ -1,0 +1,45 @@
+// What `npm start` (scripts/start.mjs) does before it serves: open (and so migrate) the database,
+// seed the demo fleet into an empty one when the provider is the simulator, make sure someone can
+// sign in.
+import type { Db } from '@/db/open-database';
+import { openDatabase } from '@/db/open-database';
+import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { getEnv, type FleetplanEnv } from '@/server/env';
+import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
+import { demoScaleForClusters, seedDemo } from '@/server/services/demo-seed-service';
+
+type Log = (line: string) => void;
+
+/**
+ * start-up, with the settings scripts/start.mjs has already checked: migrate; seed the demo fleet
+ * into an empty database when the provider is the simulator and FLEETPLAN_SEED_DEMO is not 0 (a
+ * real provider's database starts empty); make sure someone can sign in. Returns the open handle:
+ * scripts/start.mjs keeps it for the server's whole life, so `fleetplan restore` sees (through
+ * SQLite's lock) that a server is running even before the app first touches the database.
+ */
+export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Log = (line) => console.log(line)): Promise<Db> {
+  const file = settings.databaseFile;
+  const db = openDatabase(file);
+  try {
+    const empty = isDatabaseEmpty(db);
+    const simulator = settings.provider.name === 'simulator';
+    const seeding = empty && simulator && settings.seedDemo;
+    if (seeding) {
+      const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
+      const { clusters } = seedDemo(db, new Date(), scale);
+      log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+    } else if (empty && !simulator) {
+      log(
+        `fleetplan: provider ${settings.provider.name}: ${file} starts empty (the demo fleet is only seeded for the simulator); ` +
+          `import your organization with: npx --no fleetplan import FILE`,
+      );
+    } else if (empty) {
+      log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
+    }
+    await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
+    return db;
+  } catch (err) {
+    db.$client.close();
+    throw err;
+  }
+}
