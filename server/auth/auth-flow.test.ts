@@ -326,6 +326,30 @@ describe('users and audit', () => {
     expect(JSON.stringify(rows)).not.toContain(reset.generatedPassword);
   });
 
+  it('makes no change whose audit entry cannot be written (each change and its entry are one transaction)', async () => {
+    const admin = caller({ name: 'admin', role: 'admin', via: 'session', userId: 1 });
+    await admin.users.create({ username: 'erin', password: 'erin-password-1', role: 'viewer' });
+    const erin = await loginOverHttp('erin', 'erin-password-1');
+    const sessionsBefore = db.select().from(sessions).all();
+    db.$client.exec("create trigger audit_down before insert on audit_log begin select raise(abort, 'audit log unavailable'); end");
+
+    await expect(admin.users.setRole({ username: 'erin', role: 'operator' })).rejects.toThrow(/audit log unavailable/);
+    await expect(admin.users.setDisabled({ username: 'erin', disabled: true })).rejects.toThrow(/audit log unavailable/);
+    await expect(admin.users.create({ username: 'frank', password: 'frank-password-1', role: 'viewer' })).rejects.toThrow(
+      /audit log unavailable/,
+    );
+    expect((await http('auth.login', { body: { username: 'erin', password: 'erin-password-1' } })).status).toBe(500);
+    expect((await http('auth.login', { body: { username: 'erin', password: 'wrong-password' } })).status).toBe(500);
+    expect((await http('auth.logout', { cookie: erin.cookie, csrf: erin.csrf })).status).toBe(500);
+
+    expect(await admin.users.list()).toEqual([
+      expect.objectContaining({ username: 'admin', role: 'admin', disabled: false }),
+      expect.objectContaining({ username: 'erin', role: 'viewer', disabled: false }),
+    ]);
+    expect(db.select().from(sessions).all()).toEqual(sessionsBefore);
+    expect(db.$client.prepare('select count(*) as n from sign_in_throttle').get()).toEqual({ n: 0 });
+  });
+
   it('validates sizes and shapes of inputs', async () => {
     const admin = caller({ name: 'admin', role: 'admin', via: 'session', userId: 1 });
     await expect(admin.users.create({ username: '<script>', password: 'long-enough-pw', role: 'viewer' })).rejects.toMatchObject({

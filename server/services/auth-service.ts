@@ -21,6 +21,7 @@ import { appendAudit } from '@/server/repositories/audit-repository';
 import * as sessionsRepo from '@/server/repositories/session-repository';
 import * as throttleRepo from '@/server/repositories/sign-in-throttle-repository';
 import { revokeTokensOfUser } from '@/server/repositories/token-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { findUserById, findUserByName, updateUser, type UserRow } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 
@@ -48,35 +49,37 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
     const token = generateSecret(32);
     const csrfToken = generateSecret(32);
     const createdAt = realNow();
-    sessionsRepo.deleteExpiredSessions(db, createdAt);
-    sessionsRepo.insertSession(db, {
-      idHash: sha256Hex(token),
-      userId: user.id,
-      csrfToken,
-      createdAt,
-      expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
+    withTransaction(db, (tx) => {
+      sessionsRepo.deleteExpiredSessions(tx, createdAt);
+      sessionsRepo.insertSession(tx, {
+        idHash: sha256Hex(token),
+        userId: user.id,
+        csrfToken,
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
+      });
+      appendAudit(tx, {
+        at: createdAt,
+        actor: user.username,
+        action: 'auth.login',
+        target: `user:${user.username}`,
+        after: { method: how },
+      });
     });
     for (const cookie of sessionCookies(token, csrfToken, { secure: jar.secure })) jar.set(cookie);
-    appendAudit(db, {
-      at: createdAt,
-      actor: user.username,
-      action: 'auth.login',
-      target: `user:${user.username}`,
-      after: { method: how },
-    });
     return { username: user.username, role: user.role, via: 'session', mustChangePassword: user.mustChangePassword };
   }
 
-  function recordFailure(keys: { key: string; free: number }[], now: Date): void {
+  function recordFailure(tx: Db, keys: { key: string; free: number }[], now: Date): void {
     const previous = new Map(
       throttleRepo
         .findThrottleRows(
-          db,
+          tx,
           keys.map((k) => k.key),
         )
         .map((r) => [r.key, r]),
     );
-    for (const { key, free } of keys) throttleRepo.saveThrottleRow(db, afterFailure(key, previous.get(key), now, free));
+    for (const { key, free } of keys) throttleRepo.saveThrottleRow(tx, afterFailure(key, previous.get(key), now, free));
   }
 
   return {
@@ -113,14 +116,16 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
         user && !user.disabled ? await verifyPassword(input.password, user.passwordHash) : (await burnPasswordCheck(input.password), false);
       const now = realNow();
       if (!user || !ok) {
-        recordFailure(keys, now);
-        throttleRepo.deleteStaleThrottleRows(db, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
-        appendAudit(db, {
-          at: now,
-          actor: `anonymous@${input.clientAddress}`,
-          action: 'auth.login-failed',
-          target: `user:${input.username}`,
-          after: { known: Boolean(user) },
+        withTransaction(db, (tx) => {
+          recordFailure(tx, keys, now);
+          throttleRepo.deleteStaleThrottleRows(tx, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
+          appendAudit(tx, {
+            at: now,
+            actor: `anonymous@${input.clientAddress}`,
+            action: 'auth.login-failed',
+            target: `user:${input.username}`,
+            after: { known: Boolean(user) },
+          });
         });
         throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
       }
@@ -150,11 +155,11 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
       }
       const passwordHash = await hashPassword(input.newPassword);
       const now = realNow();
-      db.transaction(() => {
-        updateUser(db, user.id, { passwordHash, mustChangePassword: false });
-        sessionsRepo.deleteSessionsOfUser(db, user.id);
-        const revoked = revokeTokensOfUser(db, user.id, now);
-        appendAudit(db, {
+      withTransaction(db, (tx) => {
+        updateUser(tx, user.id, { passwordHash, mustChangePassword: false });
+        sessionsRepo.deleteSessionsOfUser(tx, user.id);
+        const revoked = revokeTokensOfUser(tx, user.id, now);
+        appendAudit(tx, {
           at: now,
           actor: user.username,
           action: 'user.change-password',
@@ -173,8 +178,11 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
 
     logout(input: { actor: Actor | null; cookies: CookieJar }): { ok: true } {
       if (input.actor?.sessionIdHash) {
-        sessionsRepo.deleteSession(db, input.actor.sessionIdHash);
-        appendAudit(db, { at: realNow(), actor: input.actor.name, action: 'auth.logout', target: `user:${input.actor.name}` });
+        const { name, sessionIdHash } = input.actor;
+        withTransaction(db, (tx) => {
+          sessionsRepo.deleteSession(tx, sessionIdHash);
+          appendAudit(tx, { at: realNow(), actor: name, action: 'auth.logout', target: `user:${name}` });
+        });
       }
       for (const cookie of clearedSessionCookies({ secure: input.cookies.secure })) input.cookies.set(cookie);
       return { ok: true };

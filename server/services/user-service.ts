@@ -8,6 +8,7 @@ import { revokeTokensOfUser } from '@/server/repositories/token-repository';
 import { generateSecret } from '@/server/auth/secrets';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { deleteSessionsOfUser } from '@/server/repositories/session-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import * as usersRepo from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 
@@ -43,8 +44,9 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
     if (problem) throw new AppError('INVALID_INPUT', `The password ${problem}`, [{ path: 'password', message: problem }]);
   }
 
-  function audit(actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    appendAudit(db, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
+  /** written in the caller's transaction (`tx`), so a change and its audit entry land together */
+  function audit(tx: Db, actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
+    appendAudit(tx, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {
@@ -55,13 +57,12 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
     async create(input: { username: string; password: string; role: Role; actor: Actor }): Promise<UserSummary> {
       if (usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
       requireGoodPassword(input.password, input.username);
-      const row = usersRepo.insertUser(db, {
-        username: input.username,
-        passwordHash: await hashPassword(input.password),
-        role: input.role,
-        createdAt: realNow(),
+      const passwordHash = await hashPassword(input.password);
+      const row = withTransaction(db, (tx) => {
+        const inserted = usersRepo.insertUser(tx, { username: input.username, passwordHash, role: input.role, createdAt: realNow() });
+        audit(tx, input.actor, 'user.create', inserted.username, null, { role: inserted.role });
+        return inserted;
       });
-      audit(input.actor, 'user.create', row.username, null, { role: row.role });
       return toSummary(row);
     },
 
@@ -69,8 +70,10 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       const row = requireUser(input.username);
       if (row.role === input.role) return toSummary(row);
       if (input.role !== 'admin') guardLastAdmin(row, 'demote');
-      usersRepo.updateUser(db, row.id, { role: input.role });
-      audit(input.actor, 'user.set-role', row.username, { role: row.role }, { role: input.role });
+      withTransaction(db, (tx) => {
+        usersRepo.updateUser(tx, row.id, { role: input.role });
+        audit(tx, input.actor, 'user.set-role', row.username, { role: row.role }, { role: input.role });
+      });
       return toSummary({ ...row, role: input.role });
     },
 
@@ -80,16 +83,19 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       if (input.disabled) {
         if (row.id === input.actor.userId) throw new AppError('PRECONDITION_FAILED', 'You cannot disable your own account');
         guardLastAdmin(row, 'disable');
-        deleteSessionsOfUser(db, row.id);
       }
-      usersRepo.updateUser(db, row.id, { disabled: input.disabled });
-      audit(
-        input.actor,
-        input.disabled ? 'user.disable' : 'user.enable',
-        row.username,
-        { disabled: row.disabled },
-        { disabled: input.disabled },
-      );
+      withTransaction(db, (tx) => {
+        if (input.disabled) deleteSessionsOfUser(tx, row.id);
+        usersRepo.updateUser(tx, row.id, { disabled: input.disabled });
+        audit(
+          tx,
+          input.actor,
+          input.disabled ? 'user.disable' : 'user.enable',
+          row.username,
+          { disabled: row.disabled },
+          { disabled: input.disabled },
+        );
+      });
       return toSummary({ ...row, disabled: input.disabled });
     },
 
@@ -104,12 +110,12 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       const generated = input.password ? null : generateSecret(15);
       const passwordHash = await hashPassword(input.password ?? generated!);
       const now = realNow();
-      db.transaction(() => {
+      withTransaction(db, (tx) => {
         // the admin knows this password: the user replaces it at the next sign-in
-        usersRepo.updateUser(db, row.id, { passwordHash, mustChangePassword: row.id !== input.actor.userId });
-        deleteSessionsOfUser(db, row.id);
-        const tokensRevoked = revokeTokensOfUser(db, row.id, now);
-        audit(input.actor, 'user.reset-password', row.username, null, { passwordChanged: true, sessionsEnded: true, tokensRevoked });
+        usersRepo.updateUser(tx, row.id, { passwordHash, mustChangePassword: row.id !== input.actor.userId });
+        deleteSessionsOfUser(tx, row.id);
+        const tokensRevoked = revokeTokensOfUser(tx, row.id, now);
+        audit(tx, input.actor, 'user.reset-password', row.username, null, { passwordChanged: true, sessionsEnded: true, tokensRevoked });
       });
       return { username: row.username, generatedPassword: generated };
     },
