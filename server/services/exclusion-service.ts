@@ -1,4 +1,5 @@
-// Maintenance exclusion windows: list, create (validated), delete; every change audited.
+// Maintenance exclusion windows: list, create (validated), delete; every change audited in the
+// same transaction as the change.
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
@@ -12,6 +13,7 @@ import {
   type ExclusionRow,
 } from '@/server/repositories/exclusion-repository';
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 
 export interface CreateExclusionInput {
@@ -61,35 +63,40 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
         problems.push({ path: 'subject', message: `cluster '${subject}' does not exist` });
       if (!input.reason.trim()) problems.push({ path: 'reason', message: 'say why' });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
-      const row = insertExclusion(db, {
-        organizationId: o.id,
-        scope: input.scope,
-        subject,
-        startsAt: input.startsAt,
-        endsAt: input.endsAt,
-        reason: input.reason.trim(),
-        createdBy: input.actor.name,
-        createdAt: realNow(),
+      const at = realNow();
+      return withTransaction(db, (tx) => {
+        const row = insertExclusion(tx, {
+          organizationId: o.id,
+          scope: input.scope,
+          subject,
+          startsAt: input.startsAt,
+          endsAt: input.endsAt,
+          reason: input.reason.trim(),
+          createdBy: input.actor.name,
+          createdAt: at,
+        });
+        appendAudit(tx, {
+          at,
+          actor: input.actor.name,
+          action: 'exclusion.create',
+          target: `exclusion:${row.id}`,
+          after: auditedFields(row),
+        });
+        return row;
       });
-      appendAudit(db, {
-        at: realNow(),
-        actor: input.actor.name,
-        action: 'exclusion.create',
-        target: `exclusion:${row.id}`,
-        after: auditedFields(row),
-      });
-      return row;
     },
     delete(input: { id: number; actor: Actor }) {
       const row = findExclusionById(db, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
-      deleteExclusion(db, input.id);
-      appendAudit(db, {
-        at: realNow(),
-        actor: input.actor.name,
-        action: 'exclusion.delete',
-        target: `exclusion:${row.id}`,
-        before: auditedFields(row),
+      withTransaction(db, (tx) => {
+        deleteExclusion(tx, input.id);
+        appendAudit(tx, {
+          at: realNow(),
+          actor: input.actor.name,
+          action: 'exclusion.delete',
+          target: `exclusion:${row.id}`,
+          before: auditedFields(row),
+        });
       });
       return { id: input.id };
     },

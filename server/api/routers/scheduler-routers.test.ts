@@ -74,6 +74,23 @@ describe('exclusion procedures', () => {
     await as(operator).exclusions.delete({ id: e.id });
     expect(await as(viewer).exclusions.list()).toEqual([]);
   });
+
+  it('writes an exclusion and its audit entry together: when the audit insert fails, nothing is created or deleted', async () => {
+    const { db, as } = setup();
+    const window = { scope: 'organization' as const, startsAt: '2024-07-01T00:00:00Z', endsAt: '2024-07-03T00:00:00Z' };
+    const kept = await as(operator).exclusions.create({ ...window, reason: 'quarter-end freeze' });
+    const auditCount = () => (db.$client.prepare('select count(*) as n from audit_log').get() as { n: number }).n;
+    const auditBefore = auditCount();
+    db.$client.exec("create trigger audit_down before insert on audit_log begin select raise(abort, 'audit log unavailable'); end");
+
+    await expect(as(operator).exclusions.create({ ...window, reason: 'second window' })).rejects.toThrow(/audit log unavailable/);
+    await expect(as(operator).exclusions.delete({ id: kept.id })).rejects.toThrow(/audit log unavailable/);
+
+    expect((await as(viewer).exclusions.list()).map((x) => ({ id: x.id, reason: x.reason }))).toEqual([
+      { id: kept.id, reason: 'quarter-end freeze' },
+    ]);
+    expect(auditCount()).toBe(auditBefore);
+  });
 });
 
 describe('webhook procedures', () => {
