@@ -30,7 +30,7 @@ export function collectFleetMetrics(db: Db, now: Date): void {
   if (!org || !stored) return;
   m.frozen.set({ organization: org.name }, org.frozen ? 1 : 0);
   if (!stored.ok) return;
-  const { input, evaluation } = stored;
+  const { input, view: evaluation } = stored;
   const states = new Map(loadClusterStates(db, org.id).map((s) => [s.name, s]));
   for (const [version, entry] of Object.entries(evaluation.versionData.versions)) {
     for (const [workload, soak] of Object.entries(entry.workloads))

@@ -1,6 +1,6 @@
 // The organization the app manages. An installation holds one; should more rows ever exist, the
 // first one (lowest id) is the one every page, the scheduler and the CLI work on.
-import { asc } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { organizations } from '@/db/schema';
 import type { DbOrTx } from './audit-repository';
 
@@ -9,4 +9,12 @@ export type OrganizationRow = typeof organizations.$inferSelect;
 /** The managed organization, or undefined before one is seeded or imported. */
 export function findOrganization(db: DbOrTx): OrganizationRow | undefined {
   return db.select().from(organizations).orderBy(asc(organizations.id)).get();
+}
+
+/** When the stored soak was last accumulated (null: never). */
+export function readSoakCheckIn(db: DbOrTx, organizationId: number): Date | null {
+  return (
+    db.select({ soakCheckIn: organizations.soakCheckIn }).from(organizations).where(eq(organizations.id, organizationId)).get()
+      ?.soakCheckIn ?? null
+  );
 }

@@ -2,7 +2,7 @@
 import { compareVersions } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
-import type { FleetEvaluation } from '@/server/domain/evaluation/evaluate-fleet';
+import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import { AppError } from './app-error';
@@ -40,7 +40,7 @@ export interface ClusterSummary {
 type SoakLookup = (cluster: string) => SoakingUpgrade[];
 
 /** Unblocked candidates short of their soak threshold, highest first (the engine's verdicts). */
-function soakingFrom(evaluation: FleetEvaluation): SoakLookup {
+function soakingFrom(evaluation: FleetVersionView): SoakLookup {
   return (cluster) =>
     (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
       blockedBy === null && soak.requiredDays !== null && soak.soakedDays < soak.requiredDays
@@ -86,7 +86,7 @@ export function createClusterService(db: Db, now: () => Date) {
   function soakLookup(): SoakLookup {
     const org = findOrganization(db);
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
-    return stored?.ok ? soakingFrom(stored.evaluation) : () => [];
+    return stored?.ok ? soakingFrom(stored.view) : () => [];
   }
 
   return {

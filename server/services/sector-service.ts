@@ -67,12 +67,12 @@ export function createSectorService(db: Db, now: () => Date) {
       // cluster running it, the version the dependencies still hold it to, and the soak now
       // (none of these when the stored fleet does not validate).
       const stored = evaluateStoredFleet(db, org, now());
-      const evaluation = stored.ok ? stored.evaluation : null;
+      const evaluation = stored.ok ? stored.view : null;
       const nextOf = new Map<string, string>();
       if (stored.ok) {
         for (const c of stored.input.clusters) {
           const sector = c.upgradePolicy?.conditions.sector;
-          const next = sector === undefined ? null : stored.evaluation.newestUnblocked(c.name);
+          const next = sector === undefined ? null : stored.view.newestUnblocked(c.name);
           if (next === null) continue;
           for (const w of c.upgradePolicy!.workloads) {
             const key = `${sector}|${w}`;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
+import { organizations } from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { runTick } from '@/server/scheduler/run-tick';
@@ -63,6 +64,48 @@ describe('the stored-fleet evaluation cache', () => {
     const later = s.stored(new Date(NOW.getTime() + 60_000));
     expect(later).not.toBe(first);
     expect(later.ok && later.evaluation.now).toBe('2021-08-30T18:01:00Z');
+  });
+
+  it('a new fleet minute with the data unchanged does not load the fleet again: same validated input, new now', () => {
+    const s = setup();
+    const first = s.stored();
+    const later = s.stored(new Date(NOW.getTime() + 5 * 60_000));
+    expect(first.ok && later.ok).toBe(true);
+    if (!first.ok || !later.ok) return;
+    expect(later.input.clusters).toBe(first.input.clusters);
+    expect(later.input.now).toBe('2021-08-30T18:05:00Z');
+    expect(later.view.now).toBe('2021-08-30T18:05:00Z');
+    expect(later.evaluation.now).toBe('2021-08-30T18:05:00Z');
+  });
+
+  it('an exclusion that has ended by a later minute no longer gates it, without any write in between', () => {
+    const s = setup();
+    s.exclusions.create({
+      scope: 'cluster',
+      subject: 'a',
+      startsAt: new Date(NOW.getTime() - 3_600_000),
+      endsAt: new Date(NOW.getTime() + 10 * 60_000),
+      reason: 'short window',
+      actor: ADMIN,
+    });
+    const decision = (at: Date) => {
+      const stored = s.stored(at);
+      return stored.ok ? stored.evaluation.decisions.find((d) => d.cluster === 'a') : undefined;
+    };
+    expect(decision(NOW)).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+    expect(decision(new Date(NOW.getTime() + 10 * 60_000))).toMatchObject({ action: 'upgrade' });
+  });
+
+  it('a stored soak check-in ahead of the clock counts from the minute the clock passes it', () => {
+    const s = setup();
+    s.db
+      .update(organizations)
+      .set({ soakCheckIn: new Date(NOW.getTime() + 60_000) })
+      .run();
+    const before = s.stored(NOW);
+    const after = s.stored(new Date(NOW.getTime() + 2 * 60_000));
+    expect(before.ok && before.input.versionData.checkIn).toBeUndefined();
+    expect(after.ok && after.input.versionData.checkIn).toBe('2021-08-30T18:01:00Z');
   });
 
   it('a cluster policy edit shows in the next view', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_NOW, testCluster, testPlanInput } from '@/server/domain/plan/test-plan-input';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
-import { evaluateFleet, NO_GATES } from './evaluate-fleet';
+import { evaluateFleet, fleetVersionView, NO_GATES } from './evaluate-fleet';
 
 const NOW_MS = Date.parse(TEST_NOW);
 const HOUR = 3_600_000;
@@ -68,6 +68,31 @@ describe('evaluateFleet', () => {
       pass: false,
       details: { at: '2021-08-30T19:00:00.000Z', scope: 'organization' },
     });
+  });
+
+  it('the version view without decisions gives the same soak, candidates and sector floors as the full evaluation', () => {
+    const input = testPlanInput(
+      [
+        testCluster('a', {}, { mutexes: ['m'], soakDays: 3, sector: 'dev' }),
+        testCluster('b', {}, { mutexes: ['m'], soakDays: 0, sector: 'prod', blockedVersions: ['^4\\.12\\.19$'] }),
+        testCluster('c', { healthy: false }),
+        testCluster('d', {}, { mutexes: ['m'] }),
+      ],
+      { organization: { sectors: [{ name: 'dev' }, { name: 'prod', dependencies: [{ name: 'dev' }] }] } },
+    );
+    const state = gates({ healthGate: true, healthIssues: new Map([['d', ['ClusterOperator dns Degraded']]]) });
+    const full = evaluateFleet(input, state);
+    const view = fleetVersionView(input);
+    expect(full.runs).toBe(2);
+    expect(view.now).toBe(full.now);
+    expect(view.versionData).toEqual(full.versionData);
+    for (const name of ['a', 'b', 'c', 'd', 'unknown']) {
+      expect(view.candidateSoak(name)).toEqual(full.candidateSoak(name));
+      expect(view.newestUnblocked(name)).toEqual(full.newestUnblocked(name));
+    }
+    expect(view.candidateSoak('a')!.length).toBeGreaterThan(0);
+    expect(view.sectorFloor('prod', 'wl')).toEqual(full.sectorFloor('prod', 'wl'));
+    expect(view.sectorFloor('prod', 'wl')).toMatchObject({ cluster: 'a', sector: 'dev' });
   });
 
   it('explains only the clusters asked for, and the decisions do not depend on it', () => {

@@ -45,17 +45,15 @@ export interface ClusterEvaluation {
   gates: GateCheck[];
 }
 
-export interface FleetEvaluation {
+/**
+ * What the engine sees of each cluster's candidate versions at `now` (soak accumulated, blocked
+ * and sector rules) without deciding anything: one engine run's indexes, no decisions.
+ */
+export interface FleetVersionView {
   now: string;
   nowMs: number;
-  /** one per managed cluster, in the engine's order: what the scheduler acts on */
-  decisions: GatedDecision[];
   /** soak accumulated up to `now` */
   versionData: VersionData;
-  /** engine runs needed to reach a mutex-consistent result */
-  runs: number;
-  /** the explained clusters (see EvaluateOptions.explain), by name */
-  clusters: ReadonlyMap<string, ClusterEvaluation>;
   /**
    * The version `workload` must reach in the dependency sectors of `sector` before the sector may
    * move past it: the lowest version of the nearest dependency clusters running it (the engine's
@@ -70,6 +68,15 @@ export interface FleetEvaluation {
   candidateSoak(cluster: string): CandidateSoakVerdict[] | null;
   /** The newest candidate version not blocked for the cluster (org or its own patterns), if any. */
   newestUnblocked(cluster: string): string | null;
+}
+
+export interface FleetEvaluation extends FleetVersionView {
+  /** one per managed cluster, in the engine's order: what the scheduler acts on */
+  decisions: GatedDecision[];
+  /** engine runs needed to reach a mutex-consistent result */
+  runs: number;
+  /** the explained clusters (see EvaluateOptions.explain), by name */
+  clusters: ReadonlyMap<string, ClusterEvaluation>;
 }
 
 export type CandidateSoakVerdict = { version: string; blockedBy: string | null; soak: CandidateSoak };
@@ -107,8 +114,6 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
 
   const plan = decideWithGates(input, gates, engineRun);
   const run = lastRun!;
-  let managed: Map<string, ManagedCluster> | undefined;
-  const managedByName = () => (managed ??= new Map(run.order.map((c) => [c.name, c])));
   const clusters = new Map<string, ClusterEvaluation>();
   if (explainAll || wanted!.size > 0) {
     const engineByName = new Map(lastEngine.map((d) => [d.cluster, d]));
@@ -148,12 +153,31 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
     }
   }
   return {
+    ...versionViewOf(run),
     now: plan.now,
-    nowMs: run.nowMs,
     decisions: plan.decisions,
     versionData: plan.versionData,
     runs: plan.runs,
     clusters,
+  };
+}
+
+/**
+ * The candidate verdicts of the fleet at `input.now` without the decisions: the same engine run
+ * evaluateFleet makes (soak, blocked and sector rules do not depend on who takes which mutex),
+ * so views that show only soak and versions need not pay for deciding 10,000 clusters.
+ */
+export function fleetVersionView(input: PlanInput): FleetVersionView {
+  return versionViewOf(new PlanRun(input));
+}
+
+function versionViewOf(run: PlanRun): FleetVersionView {
+  let managed: Map<string, ManagedCluster> | undefined;
+  const managedByName = () => (managed ??= new Map(run.order.map((c) => [c.name, c])));
+  return {
+    now: run.now,
+    nowMs: run.nowMs,
+    versionData: run.versionData,
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
     newestUnblocked: (name) => {
       const c = managedByName().get(name);
