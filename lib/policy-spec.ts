@@ -25,7 +25,7 @@ export function extraKeys(obj: Obj, known: readonly string[]): Extra | undefined
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 
-export const POLICY_KEYS = ['workloads', 'schedule', 'conditions'] as const;
+export const POLICY_KEYS = ['workloads', 'schedule', 'conditions', 'lifecycle'] as const;
 export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions'] as const;
 export const SCHEDULE_KEYS = ['cron', 'location', 'isoWeek', 'suspend'] as const;
 export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'dependencies'] as const;
@@ -62,6 +62,7 @@ export function policySpecFromDocument(raw: unknown): UpgradePolicySpec {
   const obj = isPlainObject(raw) ? raw : {};
   const spec: UpgradePolicySpec = { workloads: strings(obj.workloads), schedule: scheduleFromDocument(obj.schedule) };
   if (isPlainObject(obj.conditions)) spec.conditions = conditionsFromDocument(obj.conditions);
+  if (isPlainObject(obj.lifecycle)) spec.lifecycle = { ...obj.lifecycle };
   const extra = extraKeys(obj, POLICY_KEYS);
   if (extra) spec.extra = extra;
   return spec;
@@ -89,6 +90,7 @@ export function policySpecToDocument(spec: UpgradePolicySpec): Obj {
     Object.assign(cond, c.extra ?? {});
     doc.conditions = cond;
   }
+  if (spec.lifecycle !== undefined) doc.lifecycle = { ...spec.lifecycle };
   Object.assign(doc, spec.extra ?? {});
   return doc;
 }

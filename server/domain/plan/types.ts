@@ -5,6 +5,7 @@
  *
  * @see tests/contracts/plan.md (vendored from ../shared/contracts/plan.md)
  */
+import type { LifecycleOptions } from '@/server/domain/lifecycle/options';
 
 /** One problem found while parsing or validating a plan document. */
 export type Problem = { path: string; message: string; line?: number };
@@ -52,6 +53,8 @@ export type UpgradePolicy = {
   workloads: string[];
   schedule: Schedule;
   conditions: UpgradeConditions;
+  /** the lifecycle options when the policy sets any (absent: every default); the engine ignores them */
+  lifecycle?: LifecycleOptions;
 };
 
 export const CURRENT_UPGRADE_STATES = ['scheduled', 'started'] as const;

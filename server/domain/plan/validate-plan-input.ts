@@ -23,6 +23,7 @@ import type {
 } from './types';
 import { CURRENT_UPGRADE_STATES } from './types';
 import { isSemver } from '../version/version';
+import { parseLifecycleOptions, type LifecycleOptions } from '../lifecycle/options';
 
 export type ValidateOptions = {
   /** Overrides the document's `now` (the CLI's `--now`). */
@@ -349,8 +350,14 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
     }
     conditions.blockedVersions = regexList(c, rc.blockedVersions, `${cp}.blockedVersions`);
   }
+  let lifecycle: LifecycleOptions | undefined;
+  if (raw.lifecycle !== undefined && raw.lifecycle !== null) {
+    const parsed = parseLifecycleOptions(raw.lifecycle, `${path}.lifecycle`);
+    for (const p of parsed.problems) c.add(p.path, p.message);
+    lifecycle = parsed.options;
+  }
   if (c.problems.length > start || !schedule) return undefined;
-  return { workloads, schedule, conditions };
+  return { workloads, schedule, conditions, ...(lifecycle ? { lifecycle } : {}) };
 }
 
 function validateCurrentUpgrade(c: Collector, raw: unknown, path: string): CurrentUpgrade | undefined {

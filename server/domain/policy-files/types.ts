@@ -34,6 +34,8 @@ export type UpgradePolicySpec = {
   workloads: string[];
   schedule: ScheduleSpec;
   conditions?: ConditionsSpec;
+  /** fleetplan's upgrade-lifecycle options as written (server/domain/lifecycle/options.ts) */
+  lifecycle?: Record<string, unknown>;
   /** e.g. versionGateApprovals */
   extra?: Extra;
 };

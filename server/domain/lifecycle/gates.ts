@@ -1,0 +1,147 @@
+/**
+ * The start-time gates: checked on fresh provider data immediately before fleetplan tells a
+ * provider to start an upgrade (and once, as a notice, `preCheckLead` before the slot). The
+ * first failing gate, in list order, gives the skip reason. Pure: time and data come in.
+ */
+import { minorLabel } from '@/server/domain/version/version';
+import { healthProblems, type ClusterReading } from './observation';
+import { formatDuration, type LifecycleOptions } from './options';
+import type { LifecycleReason } from './reasons';
+
+/** What the rest of fleetplan says about the cluster at the check (not the provider's data). */
+export interface FleetConditions {
+  /** the cluster still has an upgrade policy */
+  managed: boolean;
+  /** the scheduler is paused */
+  paused: boolean;
+  /** the organization is frozen (with its reason, if any) */
+  frozen: { reason: string | null } | null;
+  /** the maintenance exclusion covering the start, as a sentence */
+  exclusion: string | null;
+  /** the blockedVersions pattern the target matches */
+  blockedBy: string | null;
+  /** why an unacknowledged failure halts this version here */
+  haltedBy: string | null;
+}
+
+export const NO_FLEET_OBSTACLES: FleetConditions = {
+  managed: true,
+  paused: false,
+  frozen: null,
+  exclusion: null,
+  blockedBy: null,
+  haltedBy: null,
+};
+
+export interface UpgradeTarget {
+  fromVersion: string;
+  toVersion: string;
+  /** the slot's start (ms) */
+  slot: number;
+}
+
+export interface StartGate {
+  reason: LifecycleReason;
+  pass: boolean;
+  message: string;
+}
+
+/** `4.14.2` from `4.13.9` is a minor upgrade; z-stream updates are not. */
+export function isMinorUpgrade(from: string, to: string): boolean {
+  const a = minorLabel(from);
+  const b = minorLabel(to);
+  return a !== null && b !== null && a !== b;
+}
+
+/**
+ * Every start gate for `target` at `now`, in order. A provider read that failed yields only the
+ * fleet gates and PROVIDER_ERROR (nothing is judged on data fleetplan could not see).
+ */
+export function startGates(
+  target: UpgradeTarget,
+  now: number,
+  options: LifecycleOptions,
+  reading: ClusterReading,
+  fleet: FleetConditions,
+): StartGate[] {
+  const to = target.toVersion;
+  const latest = target.slot + options.maxUpgradeStartDelayMs;
+  const gates: StartGate[] = [
+    { reason: 'UNMANAGED', pass: fleet.managed, message: fleet.managed ? 'managed' : 'the cluster is no longer managed' },
+    { reason: 'PAUSED', pass: !fleet.paused, message: fleet.paused ? 'the scheduler is paused' : 'scheduler running' },
+    {
+      reason: 'FROZEN',
+      pass: !fleet.frozen,
+      message: fleet.frozen ? `organization frozen${fleet.frozen.reason ? `: ${fleet.frozen.reason}` : ''}` : 'not frozen',
+    },
+    { reason: 'EXCLUDED', pass: fleet.exclusion === null, message: fleet.exclusion ?? 'no maintenance exclusion' },
+    {
+      reason: 'START_LATE',
+      pass: now <= latest,
+      message:
+        now <= latest
+          ? `within maxUpgradeStartDelay (${formatDuration(options.maxUpgradeStartDelayMs)})`
+          : `start ${formatDuration(now - target.slot)} after the slot ${new Date(target.slot).toISOString()} is later than maxUpgradeStartDelay (${formatDuration(options.maxUpgradeStartDelayMs)})`,
+    },
+    {
+      reason: 'VERSION_BLOCKED',
+      pass: fleet.blockedBy === null,
+      message: fleet.blockedBy ? `${to} is blocked (${fleet.blockedBy})` : 'not blocked',
+    },
+    { reason: 'HALTED_BY_FAILURE', pass: fleet.haltedBy === null, message: fleet.haltedBy ?? 'no failure halts it' },
+  ];
+  if (!reading.ok) {
+    gates.push({ reason: 'PROVIDER_ERROR', pass: false, message: `provider could not read the cluster: ${reading.message}` });
+    return gates;
+  }
+  const c = reading.cluster;
+  const other = c.currentUpgrade && c.currentUpgrade.version !== to ? c.currentUpgrade : null;
+  const offered = c.availableUpgrades.includes(to);
+  const conditional = !offered && c.conditionalUpgrades.includes(to);
+  const minor = isMinorUpgrade(target.fromVersion, to);
+  const health = healthProblems(c.health, options.healthChecks);
+  gates.push(
+    { reason: 'PROVIDER_ERROR', pass: true, message: 'provider read the cluster' },
+    {
+      reason: 'VERSION_CHANGED',
+      pass: c.version === target.fromVersion,
+      message: c.version === target.fromVersion ? `runs ${c.version}` : `runs ${c.version}, planned from ${target.fromVersion}`,
+    },
+    {
+      reason: 'UPGRADE_IN_PROGRESS',
+      pass: other === null,
+      message: other ? `the provider reports an upgrade to ${other.version} (${other.state})` : 'no other upgrade',
+    },
+    {
+      reason: 'CONDITIONAL_NOT_ALLOWED',
+      pass: !conditional || options.allowConditionalUpdates,
+      message: conditional
+        ? options.allowConditionalUpdates
+          ? `${to} is a conditional update (allowed by the policy)`
+          : `${to} is only a conditional update and the policy does not allow conditional updates`
+        : 'not conditional',
+    },
+    {
+      reason: 'NOT_OFFERED',
+      pass: offered || conditional,
+      message: offered || conditional ? `${to} is offered` : `${to} is no longer offered to the cluster`,
+    },
+    {
+      reason: 'NOT_UPGRADEABLE',
+      pass: !(minor && c.upgradeable?.status === 'False'),
+      message:
+        minor && c.upgradeable?.status === 'False'
+          ? `minor upgrade while Upgradeable=False${c.upgradeable.message ? `: ${c.upgradeable.message}` : ''}`
+          : minor
+            ? `Upgradeable=${c.upgradeable?.status ?? 'not reported'}`
+            : 'z-stream update (Upgradeable not required)',
+    },
+    { reason: 'UNHEALTHY', pass: health.length === 0, message: health.length === 0 ? 'healthy' : health.join('; ') },
+  );
+  return gates;
+}
+
+/** The first failing gate, or null when the upgrade may start. */
+export function firstFailingGate(gates: readonly StartGate[]): StartGate | null {
+  return gates.find((g) => !g.pass) ?? null;
+}

@@ -1,0 +1,150 @@
+// Property: whatever the provider reports, tick after tick, an attempt never makes the provider
+// start an upgrade it already holds, never starts late or early, never starts through a failed
+// gate or on an unreadable cluster, and never leaves a final state.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { firstFailingGate, startGates, type FleetConditions } from './gates';
+import { ALLOWED_TRANSITIONS, isFinal, newAttempt, stepAttempt, type HookVerdict, type UpgradeAttempt } from './machine';
+import type { ClusterReading, ObservedCluster } from './observation';
+import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from './options';
+
+const M = 60_000;
+const SLOT = Date.parse('2024-05-07T22:00:00Z');
+const FROM = '4.13.10';
+const TO = '4.13.12';
+
+const tickArb = fc.record({
+  advanceMs: fc.integer({ min: 0, max: 20 * M }),
+  readable: fc.oneof({ arbitrary: fc.constant(true), weight: 6 }, { arbitrary: fc.constant(false), weight: 1 }),
+  healthy: fc.boolean(),
+  alertCritical: fc.boolean(),
+  offered: fc.constantFrom('available', 'available', 'available', 'conditional', 'gone'),
+  upgradeable: fc.constantFrom('True', 'False', 'Unknown', null),
+  otherUpgrade: fc.boolean(),
+  /** rare in real fleets (weighted), so runs reach the later states too */
+  obstacle: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 30 },
+    { arbitrary: fc.constantFrom('unmanaged', 'paused', 'frozen', 'excluded', 'blocked', 'halted', 'withdrawn'), weight: 1 },
+  ),
+  preHook: fc.constantFrom<HookVerdict>({ state: 'none' }, { state: 'pending' }, { state: 'allowed' }, { state: 'refused', reason: 'no' }),
+  postHook: fc.constantFrom<HookVerdict>({ state: 'none' }, { state: 'pending' }, { state: 'allowed' }, { state: 'refused', reason: 'no' }),
+  /** what the provider does with a start call: takes it, refuses it, or takes it and the process dies before recording so */
+  startOutcome: fc.constantFrom('accept', 'throw', 'accept-then-crash'),
+  /** the provider moves a held upgrade on: begins it, completes it, fails it, or loses it */
+  providerMove: fc.constantFrom('none', 'begin', 'complete', 'fail', 'remove'),
+});
+
+interface ProviderState {
+  held: 'none' | 'scheduled' | 'started';
+  version: string;
+  last: ObservedCluster['lastUpgrade'];
+  writes: number;
+}
+
+describe('lifecycle properties', () => {
+  it('no sequence of provider observations starts twice, late, early or through a failed gate', () => {
+    fc.assert(
+      fc.property(
+        fc.array(tickArb, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 15 * M }),
+        fc.integer({ min: 0, max: 2 * 60 * M }),
+        fc.boolean(),
+        (ticks, startLeadMs, maxDelay, allowConditional) => {
+          const options: LifecycleOptions = {
+            ...DEFAULT_LIFECYCLE_OPTIONS,
+            maxUpgradeStartDelayMs: maxDelay,
+            allowConditionalUpdates: allowConditional,
+          };
+          const provider: ProviderState = { held: 'none', version: FROM, last: null, writes: 0 };
+          let attempt: UpgradeAttempt = newAttempt(1, 'c', FROM, TO, SLOT);
+          let now = SLOT - 60 * M;
+          ticks.forEach((t, i) => {
+            now += t.advanceMs;
+            // the provider moves on between ticks (only an upgrade it holds)
+            if (provider.held !== 'none') {
+              if (t.providerMove === 'begin') provider.held = 'started';
+              if (t.providerMove === 'complete' && provider.held === 'started') {
+                provider.held = 'none';
+                provider.version = TO;
+                provider.last = { version: TO, state: 'completed' };
+              }
+              if (t.providerMove === 'fail' && provider.held === 'started') {
+                provider.held = 'none';
+                provider.last = { version: TO, state: 'failed', message: 'boom' };
+              }
+              // someone removes it at the provider. Only once fleetplan has seen it held: removed between
+              // an unrecorded write and the next read, it is indistinguishable from a write that never
+              // happened, and the start is sent again (the one case exactly-once cannot cover).
+              if (t.providerMove === 'remove' && provider.held === 'scheduled' && attempt.startConfirmedAt !== null) provider.held = 'none';
+            }
+            const cluster: ObservedCluster = {
+              version: provider.version,
+              availableUpgrades: t.offered === 'available' ? [TO] : [],
+              conditionalUpgrades: t.offered === 'conditional' ? [TO] : [],
+              upgradeable: t.upgradeable === null ? null : { status: t.upgradeable },
+              health: {
+                operators: [{ name: 'etcd', degraded: !t.healthy && i % 3 === 0, available: true }],
+                alerts: [{ name: 'X', severity: t.alertCritical && i % 5 === 0 ? 'critical' : 'warning' }],
+                other: [],
+              },
+              currentUpgrade:
+                provider.held !== 'none'
+                  ? { version: TO, state: provider.held }
+                  : t.otherUpgrade && i % 7 === 0
+                    ? { version: '4.13.11', state: 'started' }
+                    : null,
+              lastUpgrade: provider.last,
+            };
+            const reading: ClusterReading = t.readable ? { ok: true, cluster } : { ok: false, message: 'unreachable' };
+            const fleet: FleetConditions = {
+              managed: t.obstacle !== 'unmanaged',
+              paused: t.obstacle === 'paused',
+              frozen: t.obstacle === 'frozen' ? { reason: null } : null,
+              exclusion: t.obstacle === 'excluded' ? 'excluded' : null,
+              blockedBy: t.obstacle === 'blocked' ? 'x' : null,
+              haltedBy: t.obstacle === 'halted' ? 'halted' : null,
+            };
+            const stepInput = {
+              now,
+              options,
+              startLeadMs,
+              reading,
+              fleet,
+              decisionWithdrawn: t.obstacle === 'withdrawn' ? { message: 'withdrawn' } : null,
+              hooks: { pre: t.preHook, post: t.postHook },
+            };
+            const before = attempt;
+            const r = stepAttempt(attempt, stepInput);
+            if (isFinal(before.state)) expect(r.attempt).toBe(before);
+            let from = before.state;
+            for (const tr of r.transitions) {
+              expect(tr.from).toBe(from);
+              expect(ALLOWED_TRANSITIONS[tr.from]).toContain(tr.to);
+              from = tr.to;
+            }
+            attempt = r.attempt;
+            for (const e of r.effects) {
+              if (e.kind !== 'start') continue;
+              // never on data it could not read, never outside the start window
+              expect(reading.ok).toBe(true);
+              expect(now).toBeGreaterThanOrEqual(SLOT - startLeadMs);
+              expect(now).toBeLessThanOrEqual(SLOT + maxDelay);
+              // every gate passes on exactly what the machine saw
+              expect(firstFailingGate(startGates(before, now, options, reading, fleet))).toBeNull();
+              // the provider is never asked for an upgrade it holds or went through
+              expect(provider.held).toBe('none');
+              expect(provider.version).toBe(FROM);
+              expect(provider.last).toBeNull();
+              if (t.startOutcome === 'throw') continue;
+              provider.held = 'scheduled';
+              provider.writes++;
+              if (t.startOutcome === 'accept') attempt = { ...attempt, startConfirmedAt: now };
+            }
+            expect(provider.writes).toBeLessThanOrEqual(1);
+          });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,348 @@
+/**
+ * The upgrade lifecycle: one explicit state machine per upgrade attempt (one cluster, one target
+ * version, one slot). Pure: the tick (server/scheduler/run-tick.ts) passes the time, the provider's
+ * reading of the cluster, what the rest of fleetplan says (freeze, exclusions, ...) and the hook
+ * verdicts; `stepAttempt` returns the new attempt, the transitions to record and the effects to
+ * carry out. The only effect that writes to a provider's upgrade API is `start` (and `cancel-at-
+ * provider` for an upgrade the provider holds but has not begun).
+ *
+ *   scheduled ─▶ pre-checks ─▶ (pre-hook) ─▶ started ─▶ upgrading ─▶ (post-hook) ─▶ post-checks ─▶ completed
+ *   exits: skipped(reason) before the start, cancelled(reason), failed(reason), timed-out
+ *
+ * - `scheduled`: fleetplan-side only (nothing at the provider). At `slot - preCheckLead` the gates
+ *   are evaluated once as a notice (`precheck-failed` effect when one fails). At `slot -
+ *   startLeadMs` (the provider's minimum lead) → `pre-checks`. Before that, an un-managed, frozen,
+ *   excluded, blocked or halted cluster, or a withdrawn engine decision, cancels the attempt.
+ * - `pre-checks`: the start gates (gates.ts) on a fresh reading; a failing gate → `skipped`.
+ * - `pre-hook`: waits across ticks for the hook's verdict, re-checking the gates each tick.
+ * - `started`: the start effect was issued (its intent written first). Until the provider is seen
+ *   to hold the upgrade (`startConfirmedAt`), a tick re-issues the same start (same idempotency
+ *   key) only while the gates still pass; a provider that already holds it is never asked again.
+ * - `upgrading` → provider completion → `post-hook` → `post-checks` (health again) → `completed`.
+ *   Provider failure → `failed(PROVIDER_FAILED)`; not completed by `start + upgradeTimeout` →
+ *   `timed-out` (nothing rolled back).
+ */
+import { compareVersions, isSemver } from '@/server/domain/version/version';
+import { firstFailingGate, startGates, type FleetConditions } from './gates';
+import { healthProblems, type ClusterReading, type ObservedCluster } from './observation';
+import { formatDuration, type LifecycleOptions } from './options';
+import type { LifecycleReason } from './reasons';
+
+export const LIFECYCLE_STATES = [
+  'scheduled',
+  'pre-checks',
+  'pre-hook',
+  'started',
+  'upgrading',
+  'post-hook',
+  'post-checks',
+  'completed',
+  'skipped',
+  'cancelled',
+  'failed',
+  'timed-out',
+] as const;
+export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+
+export const FINAL_STATES: ReadonlySet<LifecycleState> = new Set(['completed', 'skipped', 'cancelled', 'failed', 'timed-out']);
+/** Final states that count as a failure (they halt, and need an acknowledgement). */
+export const FAILURE_STATES: ReadonlySet<LifecycleState> = new Set(['failed', 'timed-out']);
+
+/** Every allowed transition; anything else is a bug (stepAttempt throws). */
+export const ALLOWED_TRANSITIONS: Readonly<Record<LifecycleState, readonly LifecycleState[]>> = {
+  scheduled: ['pre-checks', 'cancelled'],
+  'pre-checks': ['pre-hook', 'started', 'skipped'],
+  'pre-hook': ['started', 'skipped', 'cancelled'],
+  started: ['upgrading', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled', 'skipped'],
+  upgrading: ['post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled'],
+  'post-hook': ['post-checks', 'failed', 'timed-out'],
+  'post-checks': ['completed', 'failed', 'timed-out'],
+  completed: [],
+  skipped: [],
+  cancelled: [],
+  failed: [],
+  'timed-out': [],
+};
+
+export interface UpgradeAttempt {
+  id: number;
+  cluster: string;
+  fromVersion: string;
+  toVersion: string;
+  /** the slot's start (ms) */
+  slot: number;
+  state: LifecycleState;
+  reason: LifecycleReason | null;
+  message: string | null;
+  /** when the pre-health notice was evaluated (once) */
+  noticeAt: number | null;
+  /** when the start effect was first issued (its intent written) */
+  startRequestedAt: number | null;
+  /** when the provider was seen to hold the upgrade (call returned, or observed after a crash) */
+  startConfirmedAt: number | null;
+  /** when the provider first reported it running */
+  runningAt: number | null;
+  /** when the provider reported it completed */
+  providerDoneAt: number | null;
+  /** when it reached a final state */
+  finishedAt: number | null;
+}
+
+export type HookVerdict = { state: 'none' } | { state: 'pending' } | { state: 'allowed' } | { state: 'refused'; reason: string };
+export type HookStage = 'pre-upgrade' | 'post-upgrade';
+
+export interface StepInput {
+  now: number;
+  options: LifecycleOptions;
+  /** how long before the slot the provider must be told (OCM's minimum lead; 0 elsewhere) */
+  startLeadMs: number;
+  /** the freshest read of the cluster the tick has (fresh when needsFreshReading said so) */
+  reading: ClusterReading;
+  fleet: FleetConditions;
+  /** set when the engine no longer upgrades the cluster to this version in this slot */
+  decisionWithdrawn: { message: string } | null;
+  hooks: { pre: HookVerdict; post: HookVerdict };
+}
+
+export type LifecycleEffect =
+  | { kind: 'start'; idempotencyKey: string; version: string; at: number }
+  | { kind: 'cancel-at-provider'; idempotencyKey: string; version: string }
+  | { kind: 'precheck-failed'; reason: LifecycleReason; message: string }
+  | { kind: 'request-hook'; stage: HookStage };
+
+export interface LifecycleTransition {
+  from: LifecycleState;
+  to: LifecycleState;
+  reason: LifecycleReason | null;
+  message: string;
+  at: number;
+}
+
+export interface StepResult {
+  attempt: UpgradeAttempt;
+  transitions: LifecycleTransition[];
+  effects: LifecycleEffect[];
+}
+
+export const startKey = (attemptId: number) => `${attemptId}:start`;
+export const cancelKey = (attemptId: number) => `${attemptId}:cancel`;
+
+/** A new attempt in `scheduled` (fleetplan-side only: nothing is sent to the provider). */
+export function newAttempt(id: number, cluster: string, fromVersion: string, toVersion: string, slot: number): UpgradeAttempt {
+  return {
+    id,
+    cluster,
+    fromVersion,
+    toVersion,
+    slot,
+    state: 'scheduled',
+    reason: null,
+    message: null,
+    noticeAt: null,
+    startRequestedAt: null,
+    startConfirmedAt: null,
+    runningAt: null,
+    providerDoneAt: null,
+    finishedAt: null,
+  };
+}
+
+export const isFinal = (state: LifecycleState) => FINAL_STATES.has(state);
+
+/** When the start gates are checked (and the provider told): the slot minus the provider's lead. */
+export const startWindowOpensAt = (a: Pick<UpgradeAttempt, 'slot'>, startLeadMs: number) => a.slot - startLeadMs;
+
+/** The tick should read this cluster afresh (observeCluster) before stepping it. */
+export function needsFreshReading(a: UpgradeAttempt, now: number, startLeadMs: number): boolean {
+  switch (a.state) {
+    case 'scheduled':
+      return now >= startWindowOpensAt(a, startLeadMs);
+    case 'pre-checks':
+    case 'pre-hook':
+    case 'post-checks':
+      return true;
+    case 'started':
+      return a.startConfirmedAt === null;
+    default:
+      return false;
+  }
+}
+
+/** The provider holds (or already went through) the attempt's upgrade. */
+function providerHasUpgrade(c: ObservedCluster, a: UpgradeAttempt): boolean {
+  return (
+    c.currentUpgrade?.version === a.toVersion ||
+    c.lastUpgrade?.version === a.toVersion ||
+    (c.version !== a.fromVersion && isSemver(c.version) && isSemver(a.toVersion) && compareVersions(c.version, a.toVersion) >= 0)
+  );
+}
+
+/** What stops an upgrade that has not begun (scheduled, or held by the provider but not running). */
+function cancelCause(input: StepInput): { reason: LifecycleReason; message: string } | null {
+  const f = input.fleet;
+  if (!f.managed) return { reason: 'UNMANAGED', message: 'the cluster is no longer managed' };
+  if (f.frozen) return { reason: 'FROZEN', message: `organization frozen${f.frozen.reason ? `: ${f.frozen.reason}` : ''}` };
+  if (f.exclusion) return { reason: 'EXCLUDED', message: f.exclusion };
+  if (f.blockedBy) return { reason: 'VERSION_BLOCKED', message: `the target is blocked (${f.blockedBy})` };
+  if (f.haltedBy) return { reason: 'HALTED_BY_FAILURE', message: f.haltedBy };
+  if (input.decisionWithdrawn) return { reason: 'DECISION_CHANGED', message: input.decisionWithdrawn.message };
+  return null;
+}
+
+/**
+ * One step of one attempt at `input.now`. Several transitions may happen in one step (e.g.
+ * scheduled → pre-checks → started); final attempts are returned unchanged.
+ */
+export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResult {
+  let a = attempt;
+  const transitions: LifecycleTransition[] = [];
+  const effects: LifecycleEffect[] = [];
+  const { now, options } = input;
+  const move = (to: LifecycleState, reason: LifecycleReason | null, message: string, patch: Partial<UpgradeAttempt> = {}) => {
+    if (!ALLOWED_TRANSITIONS[a.state].includes(to)) throw new Error(`lifecycle bug: ${a.state} → ${to} is not a transition`);
+    transitions.push({ from: a.state, to, reason, message, at: now });
+    a = { ...a, ...patch, state: to, reason, message, ...(isFinal(to) ? { finishedAt: now } : {}) };
+  };
+  const gates = () => startGates(a, now, options, input.reading, input.fleet);
+  // the tick carries the start out after this step: nothing more to judge until it has
+  let startIssued = false;
+  const start = () => {
+    startIssued = true;
+    move('started', null, `start of the upgrade to ${a.toVersion} requested`, { startRequestedAt: now });
+    effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: Math.max(a.slot, now) });
+  };
+  const clockStart = () => Math.max(a.slot, a.startRequestedAt ?? a.slot);
+  const timedOut = () => now > clockStart() + options.upgradeTimeoutMs;
+  const timeOut = () =>
+    move(
+      'timed-out',
+      'UPGRADE_TIMEOUT',
+      `not completed ${formatDuration(options.upgradeTimeoutMs)} after its start at ${new Date(clockStart()).toISOString()}; the provider state is kept`,
+    );
+  const toPostStages = () => {
+    if (input.hooks.post.state === 'none')
+      move('post-checks', null, `the provider reports the upgrade to ${a.toVersion} completed`, { providerDoneAt: now });
+    else {
+      move('post-hook', null, `the provider reports the upgrade to ${a.toVersion} completed; waiting for the post-upgrade hook`, {
+        providerDoneAt: now,
+      });
+      effects.push({ kind: 'request-hook', stage: 'post-upgrade' });
+    }
+  };
+
+  for (let guard = 0; guard < LIFECYCLE_STATES.length && !isFinal(a.state); guard++) {
+    const before = a.state;
+    switch (a.state) {
+      case 'scheduled': {
+        const opens = startWindowOpensAt(a, input.startLeadMs);
+        const cause = cancelCause(input);
+        if (cause) {
+          move('cancelled', cause.reason, cause.message);
+          break;
+        }
+        if (now >= opens) {
+          move('pre-checks', null, 'start-time gates');
+          break;
+        }
+        if (a.noticeAt === null && now >= a.slot - options.preCheckLeadMs) {
+          a = { ...a, noticeAt: now };
+          // the notice judges what will hold at the slot; lateness cannot apply yet
+          const failing = firstFailingGate(startGates(a, a.slot, options, input.reading, { ...input.fleet, paused: false }));
+          if (failing) effects.push({ kind: 'precheck-failed', reason: failing.reason, message: failing.message });
+        }
+        break;
+      }
+      case 'pre-checks': {
+        const failing = firstFailingGate(gates());
+        if (failing) move('skipped', failing.reason, failing.message);
+        else if (input.hooks.pre.state === 'none') start();
+        else {
+          move('pre-hook', null, 'gates passed; waiting for the pre-upgrade hook');
+          effects.push({ kind: 'request-hook', stage: 'pre-upgrade' });
+        }
+        break;
+      }
+      case 'pre-hook': {
+        const verdict = input.hooks.pre;
+        const failing = firstFailingGate(gates());
+        if (input.decisionWithdrawn || !input.fleet.managed) {
+          const cause = cancelCause(input)!;
+          move('cancelled', cause.reason, cause.message);
+        } else if (verdict.state === 'refused') move('skipped', 'HOOK_REFUSED', `pre-upgrade hook refused: ${verdict.reason}`);
+        else if (failing?.reason === 'START_LATE' && verdict.state === 'pending')
+          move('skipped', 'HOOK_TIMEOUT', `no verdict from the pre-upgrade hook by the latest start (${failing.message})`);
+        else if (failing) move('skipped', failing.reason, failing.message);
+        else if (verdict.state !== 'pending') start();
+        break;
+      }
+      case 'started':
+      case 'upgrading': {
+        if (!input.reading.ok) {
+          if (a.startConfirmedAt !== null && timedOut()) timeOut();
+          break;
+        }
+        const c = input.reading.cluster;
+        if (a.startConfirmedAt === null) {
+          if (providerHasUpgrade(c, a)) {
+            a = { ...a, startConfirmedAt: now };
+            continue; // judge the confirmed upgrade in this same step
+          }
+          const failing = firstFailingGate(gates());
+          if (failing)
+            move(
+              'skipped',
+              failing.reason === 'START_LATE' ? 'START_FAILED' : failing.reason,
+              `the provider never took the start: ${failing.message}`,
+            );
+          else effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: Math.max(a.slot, now) });
+          break;
+        }
+        const last = c.lastUpgrade?.version === a.toVersion ? c.lastUpgrade : null;
+        const current = c.currentUpgrade?.version === a.toVersion ? c.currentUpgrade : null;
+        if (last?.state === 'failed') move('failed', 'PROVIDER_FAILED', last.message ?? 'the provider reports the upgrade failed');
+        else if (last?.state === 'completed' || (!current && c.version === a.toVersion)) toPostStages();
+        else if (timedOut()) timeOut();
+        else if (current?.state === 'started') {
+          if (a.state === 'started')
+            move('upgrading', null, `the provider reports the upgrade to ${a.toVersion} running`, { runningAt: now });
+        } else if (current) {
+          // held by the provider, not begun (OCM before next_run): still withdrawn when a cause says so
+          const cause = cancelCause(input);
+          if (cause) {
+            move('cancelled', cause.reason, cause.message);
+            effects.push({ kind: 'cancel-at-provider', idempotencyKey: cancelKey(a.id), version: a.toVersion });
+          }
+        } else
+          move(
+            'cancelled',
+            'REMOVED_AT_PROVIDER',
+            c.currentUpgrade
+              ? `the provider now reports an upgrade to ${c.currentUpgrade.version} instead`
+              : `the provider no longer reports the upgrade to ${a.toVersion}`,
+          );
+        break;
+      }
+      case 'post-hook': {
+        const verdict = input.hooks.post;
+        if (verdict.state === 'refused') move('failed', 'POST_HOOK_FAILED', `post-upgrade hook: ${verdict.reason}`);
+        else if (verdict.state === 'allowed' || verdict.state === 'none') move('post-checks', null, 'post-upgrade hook passed');
+        else if (timedOut()) timeOut();
+        break;
+      }
+      case 'post-checks': {
+        if (!input.reading.ok) {
+          if (timedOut()) timeOut();
+          break;
+        }
+        const problems = healthProblems(input.reading.cluster.health, options.healthChecks);
+        if (problems.length > 0) move('failed', 'POST_CHECK_FAILED', `unhealthy after the upgrade: ${problems.join('; ')}`);
+        else move('completed', null, `upgraded to ${a.toVersion}`);
+        break;
+      }
+      default:
+        break;
+    }
+    if (a.state === before || startIssued) break;
+  }
+  return { attempt: a, transitions, effects };
+}

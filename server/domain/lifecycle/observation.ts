@@ -1,0 +1,64 @@
+/**
+ * What the lifecycle reads of a cluster at the provider: a structural subset of the providers'
+ * ClusterSnapshot (server/integrations/providers/types.ts), so the domain does not depend on them.
+ */
+import type { HealthCheckConfig } from './options';
+
+export interface OperatorReading {
+  name: string;
+  degraded: boolean;
+  available: boolean;
+  message?: string;
+}
+
+export interface AlertReading {
+  name: string;
+  namespace?: string;
+  severity: string;
+}
+
+export interface HealthReading {
+  operators: OperatorReading[];
+  /** null: the provider cannot read alerts (they are then not a gate) */
+  alerts: AlertReading[] | null;
+  /** anything else that makes the cluster unhealthy (e.g. OCM `cluster state is installing`) */
+  other: string[];
+}
+
+export interface ObservedCluster {
+  version: string;
+  availableUpgrades: string[];
+  conditionalUpgrades: string[];
+  /** ClusterVersion's Upgradeable condition; null = the provider has none */
+  upgradeable: { status: 'True' | 'False' | 'Unknown'; message?: string } | null;
+  health: HealthReading;
+  currentUpgrade: { version: string; state: 'scheduled' | 'started'; delayed?: boolean; message?: string } | null;
+  lastUpgrade?: { version: string; state: 'completed' | 'failed'; message?: string } | null;
+}
+
+/** A read of one cluster: its data, or why it could not be read. */
+export type ClusterReading = { ok: true; cluster: ObservedCluster } | { ok: false; message: string };
+
+/** The health problems that count under `config`, one sentence each; empty = healthy. */
+export function healthProblems(health: HealthReading, config: HealthCheckConfig): string[] {
+  const problems: string[] = [];
+  if (config.checkDegradedOperators) {
+    const skip = new Set(config.excludeOperators);
+    for (const op of health.operators) {
+      if (skip.has(op.name)) continue;
+      if (op.degraded) problems.push(`ClusterOperator ${op.name} is Degraded${op.message ? `: ${op.message}` : ''}`);
+      else if (!op.available) problems.push(`ClusterOperator ${op.name} is not Available${op.message ? `: ${op.message}` : ''}`);
+    }
+  }
+  if (config.checkCriticalAlerts && health.alerts) {
+    const skipNames = new Set(config.excludeAlerts);
+    const skipNamespaces = new Set(config.excludeNamespaces);
+    for (const alert of health.alerts) {
+      if (alert.severity !== 'critical' || skipNames.has(alert.name)) continue;
+      if (alert.namespace !== undefined && skipNamespaces.has(alert.namespace)) continue;
+      problems.push(`critical alert ${alert.name} firing${alert.namespace ? ` in ${alert.namespace}` : ''}`);
+    }
+  }
+  problems.push(...health.other);
+  return problems;
+}
