@@ -14,7 +14,7 @@ describe('upgradePolicy.lifecycle', () => {
       organization: { name: 'org' },
       clusters: [testCluster('a', { upgradePolicy: policy({ upgradeTimeout: '2h', onFailure: 'continue' }) })],
     });
-    expect(r.ok && r.input.clusters[0].upgradePolicy?.lifecycle).toMatchObject({ upgradeTimeoutMs: 7_200_000, onFailure: 'continue' });
+    expect(r.ok && r.input.clusters[0]?.upgradePolicy?.lifecycle).toMatchObject({ upgradeTimeoutMs: 7_200_000, onFailure: 'continue' });
   });
 
   it('refuses a bad value with its path', () => {
