@@ -3,7 +3,9 @@
 // cluster of which sector runs what) and soak per workload ("2.35 of 4 days").
 import { useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/client';
+import { DataTable, type Column } from '@/components/ui/data-table';
 import { PassMark, SoakBar, type RuleCheck } from './rule-check';
+import './cluster.css';
 
 interface Candidate {
   version: string;
@@ -23,100 +25,126 @@ function verdict(c: Candidate): { label: string; tone: string } {
   };
 }
 
+const checkOf = (c: Candidate, rule: RuleCheck['rule']) => c.checks.find((k) => k.rule === rule);
+const blockingPattern = (c: Candidate) => {
+  const pattern = checkOf(c, 'blocked')?.details?.pattern;
+  return typeof pattern === 'string' ? pattern : null;
+};
+const passText = (check: RuleCheck | undefined) => (check ? (check.pass ? 'pass' : 'fail') : null);
+
+function soakNumbers(k: RuleCheck) {
+  return {
+    workload: String(k.details?.workload),
+    soaked: typeof k.details?.soaked === 'number' ? k.details.soaked : 0,
+    required: typeof k.details?.required === 'number' ? k.details.required : null,
+  };
+}
+
+function columns(reasonOf: (pattern: string) => string | undefined): Column<Candidate>[] {
+  return [
+    { id: 'version', header: 'Version', required: true, className: 'mono nowrap', value: (c) => c.version, cell: (c) => c.version },
+    {
+      id: 'verdict',
+      header: 'Verdict',
+      value: (c) => verdict(c).label,
+      cell: (c) => {
+        const v = verdict(c);
+        return <span className={`badge ${v.tone}`}>{v.label}</span>;
+      },
+    },
+    {
+      id: 'blocked',
+      header: 'Blocked',
+      value: (c) => passText(checkOf(c, 'blocked')),
+      csv: (c) => [passText(checkOf(c, 'blocked')), blockingPattern(c)].filter(Boolean).join(' by '),
+      cell: (c) => {
+        const blocked = checkOf(c, 'blocked');
+        if (!blocked) return <span className="muted">—</span>;
+        const pattern = blockingPattern(c);
+        return (
+          <>
+            <PassMark pass={blocked.pass} />
+            {pattern && (
+              <div className="small">
+                by <code>{pattern}</code>
+                {reasonOf(pattern) && <div className="muted">{reasonOf(pattern)}</div>}
+              </div>
+            )}
+          </>
+        );
+      },
+    },
+    {
+      id: 'sector',
+      header: 'Sector',
+      className: 'candidate-sector',
+      value: (c) => passText(checkOf(c, 'sector')),
+      csv: (c) => checkOf(c, 'sector')?.message,
+      cell: (c) => {
+        const sector = checkOf(c, 'sector');
+        if (!sector) return <span className="muted">—</span>;
+        return (
+          <>
+            <PassMark pass={sector.pass} />
+            <div className="small">{sector.message}</div>
+          </>
+        );
+      },
+    },
+    {
+      id: 'soak',
+      header: 'Soak per workload',
+      csv: (c) =>
+        c.checks
+          .filter((k) => k.rule === 'soak')
+          .map(soakNumbers)
+          .map((s) => `${s.workload}: ${s.soaked.toFixed(2)} of ${s.required ?? '—'} days`)
+          .join('; '),
+      cell: (c) => {
+        const soak = c.checks.filter((k) => k.rule === 'soak');
+        if (soak.length === 0) return <span className="muted small">no workloads</span>;
+        return soak.map((k) => {
+          const { workload, soaked, required } = soakNumbers(k);
+          return (
+            <div key={workload} className="small nowrap" style={{ display: 'flex', gap: 6, alignItems: 'center' }}>
+              <span style={{ color: k.pass ? 'var(--ok)' : 'var(--bad)', fontWeight: 600 }} aria-label={k.pass ? 'passed' : 'failed'}>
+                {k.pass ? '✓' : '✗'}
+              </span>
+              <span>{workload}:</span>
+              <SoakBar soaked={soaked} required={required} />
+              <span>
+                {soaked.toFixed(2)} of {required ?? '—'} days
+              </span>
+            </div>
+          );
+        });
+      },
+    },
+  ];
+}
+
 export function CandidateTable({ candidates, ignored }: { candidates: Candidate[]; ignored: string[] }) {
   const trpc = useTRPC();
   // Reasons live with the organization's block list; the engine only names the regex.
   const versions = useQuery(trpc.versions.history.queryOptions());
   const reasonOf = (pattern: string) => versions.data?.blocked.find((b) => b.pattern === pattern)?.reason;
   return (
-    <div className="table-scroll" style={{ maxHeight: 520 }}>
-      <table className="data" aria-label="Candidate versions">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Verdict</th>
-            <th scope="col">Blocked</th>
-            <th scope="col">Sector</th>
-            <th scope="col">Soak per workload</th>
-          </tr>
-        </thead>
-        <tbody>
-          {candidates.map((c) => {
-            const v = verdict(c);
-            const blocked = c.checks.find((k) => k.rule === 'blocked');
-            const sector = c.checks.find((k) => k.rule === 'sector');
-            const soak = c.checks.filter((k) => k.rule === 'soak');
-            const pattern = typeof blocked?.details?.pattern === 'string' ? blocked.details.pattern : null;
-            return (
-              <tr key={c.version} data-version={c.version}>
-                <td className="mono nowrap">{c.version}</td>
-                <td>
-                  <span className={`badge ${v.tone}`}>{v.label}</span>
-                </td>
-                <td>
-                  {blocked ? (
-                    <>
-                      <PassMark pass={blocked.pass} />
-                      {pattern && (
-                        <div className="small">
-                          by <code>{pattern}</code>
-                          {reasonOf(pattern) && <div className="muted">{reasonOf(pattern)}</div>}
-                        </div>
-                      )}
-                    </>
-                  ) : (
-                    <span className="muted">—</span>
-                  )}
-                </td>
-                <td style={{ maxWidth: 340 }}>
-                  {sector ? (
-                    <>
-                      <PassMark pass={sector.pass} />
-                      <div className="small">{sector.message}</div>
-                    </>
-                  ) : (
-                    <span className="muted">—</span>
-                  )}
-                </td>
-                <td>
-                  {soak.length === 0 ? (
-                    <span className="muted small">no workloads</span>
-                  ) : (
-                    soak.map((k) => {
-                      const soaked = typeof k.details?.soaked === 'number' ? k.details.soaked : 0;
-                      const required = typeof k.details?.required === 'number' ? k.details.required : null;
-                      return (
-                        <div
-                          key={String(k.details?.workload)}
-                          className="small nowrap"
-                          style={{ display: 'flex', gap: 6, alignItems: 'center' }}
-                        >
-                          <span
-                            style={{ color: k.pass ? 'var(--ok)' : 'var(--bad)', fontWeight: 600 }}
-                            aria-label={k.pass ? 'passed' : 'failed'}
-                          >
-                            {k.pass ? '✓' : '✗'}
-                          </span>
-                          <span>{String(k.details?.workload)}:</span>
-                          <SoakBar soaked={soaked} required={required} />
-                          <span>
-                            {soaked.toFixed(2)} of {required ?? '—'} days
-                          </span>
-                        </div>
-                      );
-                    })
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+    <>
+      <DataTable
+        id="cluster-candidates"
+        label="Candidate versions"
+        noun="versions"
+        className="candidate-table"
+        rows={candidates}
+        columns={columns(reasonOf)}
+        rowKey={(c) => c.version}
+        rowProps={(c) => ({ 'data-version': c.version })}
+      />
       {ignored.length > 0 && (
         <p className="small muted" style={{ padding: '0 12px' }}>
           Ignored (not newer than the current version): {ignored.join(', ')}
         </p>
       )}
-    </div>
+    </>
   );
 }

@@ -7,50 +7,45 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { BadgeList, DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState, LoadingRows } from '@/components/ui/states';
+import { QueryState, type QueryLike } from '@/components/ui/query-state';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone, formatUtc, isoOf } from '@/components/ui/zoned-time';
-import { DataTable } from '@/components/ui/data-table';
+import { DataTable, type Column } from '@/components/ui/data-table';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Detail = Outputs['clusters']['byName'];
 type Explain = Outputs['clusters']['explain'];
+type ExplainQuery = QueryLike<Explain>;
 
 export function ClusterDetail({ name }: { name: string }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.clusters.byName.queryOptions({ name }));
   const explain = useQuery(trpc.clusters.explain.queryOptions({ name }));
+  return (
+    <QueryState
+      query={detail}
+      loadingRows={8}
+      frame={(state) => (
+        <>
+          <ClusterHead name={name} />
+          <div className="panel">{state}</div>
+        </>
+      )}
+      notFound={
+        <EmptyState title={`No cluster named ${name}`}>
+          <Link href="/fleet">Back to the fleet</Link>
+        </EmptyState>
+      }
+    >
+      {(c) => <ClusterView name={name} cluster={c} explain={explain} />}
+    </QueryState>
+  );
+}
 
-  if (detail.isPending) {
-    return (
-      <>
-        <ClusterHead name={name} />
-        <div className="panel">
-          <LoadingRows rows={8} />
-        </div>
-      </>
-    );
-  }
-  if (detail.isError) {
-    const notFound = detail.error.data?.code === 'NOT_FOUND';
-    return (
-      <>
-        <ClusterHead name={name} />
-        <div className="panel">
-          {notFound ? (
-            <EmptyState title={`No cluster named ${name}`}>
-              <Link href="/fleet">Back to the fleet</Link>
-            </EmptyState>
-          ) : (
-            <ErrorState error={detail.error} onRetry={() => detail.refetch()} />
-          )}
-        </div>
-      </>
-    );
-  }
-  const c = detail.data;
+function ClusterView({ name, cluster: c, explain }: { name: string; cluster: Detail; explain: ExplainQuery }) {
   const zone = explain.data?.policy?.schedule.location ?? 'UTC';
   return (
     <>
@@ -60,7 +55,9 @@ export function ClusterDetail({ name }: { name: string }) {
           The fleet is frozen: no new upgrades start{explain.data.frozen.reason ? ` (${explain.data.frozen.reason})` : ''}.
         </div>
       )}
-      <DecisionPanel explain={explain} zone={zone} />
+      <QueryState query={explain} loadingRows={2} frame={(state) => <div className="panel">{state}</div>}>
+        {(data) => <DecisionPanel explain={data} zone={zone} />}
+      </QueryState>
       <div className="grid-3">
         <ClusterFacts cluster={c} zone={zone} />
         <PolicyPanel cluster={c} explain={explain.data} />
@@ -68,52 +65,14 @@ export function ClusterDetail({ name }: { name: string }) {
       </div>
       <section className="panel" aria-labelledby="rules-h">
         <h2 id="rules-h">Cluster rules</h2>
-        {explain.isPending ? (
-          <LoadingRows rows={4} />
-        ) : explain.isError ? (
-          <ErrorState error={explain.error} onRetry={() => explain.refetch()} />
-        ) : !explain.data.explanation ? (
-          <EmptyState title="The stored fleet does not validate, so the engine cannot explain this cluster" />
-        ) : (
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Result</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {explain.data.explanation.checks.map((check) => (
-                <tr key={check.rule}>
-                  <td className="nowrap">{RULE_LABEL[check.rule] ?? check.rule}</td>
-                  <td>
-                    <PassMark pass={check.pass} />
-                  </td>
-                  <td>
-                    {check.message}
-                    {check.rule === 'schedule' && typeof check.details?.nextRun === 'string' && (
-                      <div className="small muted">
-                        next run {formatInZone(check.details.nextRun, zone)}
-                        {zone !== 'UTC' && <> · {formatInZone(check.details.nextRun, 'UTC')}</>}
-                        {typeof check.details.hoursAway === 'number' && <> · in {check.details.hoursAway} h</>}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-              {explain.data.explanation.gates.map((gate) => (
-                <tr key={gate.gate}>
-                  <td className="nowrap">{GATE_LABEL[gate.gate] ?? gate.gate}</td>
-                  <td>
-                    <PassMark pass={gate.pass} />
-                  </td>
-                  <td>{gate.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <QueryState
+          query={explain}
+          loadingRows={4}
+          isEmpty={(data) => !data.explanation}
+          empty="The stored fleet does not validate, so the engine cannot explain this cluster"
+        >
+          {(data) => data.explanation && <RulesTable explanation={data.explanation} zone={zone} />}
+        </QueryState>
       </section>
       <section className="panel flush" aria-labelledby="cand-h">
         <div className="toolbar">
@@ -122,20 +81,80 @@ export function ClusterDetail({ name }: { name: string }) {
           </h2>
           <span className="small muted">every available upgrade, highest first, against every rule</span>
         </div>
-        {explain.isPending ? (
-          <LoadingRows rows={4} />
-        ) : explain.isError ? (
-          <ErrorState error={explain.error} onRetry={() => explain.refetch()} />
-        ) : !explain.data.explanation || explain.data.explanation.candidates.length === 0 ? (
-          <EmptyState title="No available upgrades">The cluster's channel offers nothing newer than {c.version}.</EmptyState>
-        ) : (
-          <CandidateTable candidates={explain.data.explanation.candidates} ignored={explain.data.explanation.ignoredVersions} />
-        )}
+        <QueryState
+          query={explain}
+          loadingRows={4}
+          isEmpty={(data) => !data.explanation || data.explanation.candidates.length === 0}
+          empty={{ title: 'No available upgrades', hint: `The cluster's channel offers nothing newer than ${c.version}.` }}
+        >
+          {(data) =>
+            data.explanation && <CandidateTable candidates={data.explanation.candidates} ignored={data.explanation.ignoredVersions} />
+          }
+        </QueryState>
       </section>
       <HistoryPanel history={c.history} />
       <ClusterEvents explain={explain} />
     </>
   );
+}
+
+type Explanation = NonNullable<Explain['explanation']>;
+
+/** One row of the rules table: an engine check or a scheduler gate, in the order they are applied. */
+interface RuleRow {
+  id: string;
+  label: string;
+  pass: boolean;
+  message: string;
+  nextRun: string | null;
+  hoursAway: number | null;
+}
+
+function ruleRows(e: Explanation): RuleRow[] {
+  return [
+    ...e.checks.map<RuleRow>((check) => ({
+      id: `rule-${check.rule}`,
+      label: RULE_LABEL[check.rule] ?? check.rule,
+      pass: check.pass,
+      message: check.message,
+      nextRun: check.rule === 'schedule' && typeof check.details?.nextRun === 'string' ? check.details.nextRun : null,
+      hoursAway: check.rule === 'schedule' && typeof check.details?.hoursAway === 'number' ? check.details.hoursAway : null,
+    })),
+    ...e.gates.map<RuleRow>((gate) => ({
+      id: `gate-${gate.gate}`,
+      label: GATE_LABEL[gate.gate] ?? gate.gate,
+      pass: gate.pass,
+      message: gate.message,
+      nextRun: null,
+      hoursAway: null,
+    })),
+  ];
+}
+
+function RulesTable({ explanation, zone }: { explanation: Explanation; zone: string }) {
+  // the rules read in the engine's order (first failing rule decides), so the table does not sort
+  const columns: Column<RuleRow>[] = [
+    { id: 'rule', header: 'Rule', className: 'nowrap', csv: (r) => r.label, cell: (r) => r.label },
+    { id: 'result', header: 'Result', csv: (r) => (r.pass ? 'pass' : 'fail'), cell: (r) => <PassMark pass={r.pass} /> },
+    {
+      id: 'details',
+      header: 'Details',
+      csv: (r) => r.message,
+      cell: (r) => (
+        <>
+          {r.message}
+          {r.nextRun && (
+            <div className="small muted">
+              next run {formatInZone(r.nextRun, zone)}
+              {zone !== 'UTC' && <> · {formatInZone(r.nextRun, 'UTC')}</>}
+              {r.hoursAway !== null && <> · in {r.hoursAway} h</>}
+            </div>
+          )}
+        </>
+      ),
+    },
+  ];
+  return <DataTable id="cluster-rules" label="Cluster rules" bare rows={ruleRows(explanation)} columns={columns} rowKey={(r) => r.id} />;
 }
 
 function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
@@ -166,26 +185,7 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
   );
 }
 
-function DecisionPanel({
-  explain,
-  zone,
-}: {
-  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null; refetch: () => unknown };
-  zone: string;
-}) {
-  if (explain.isPending)
-    return (
-      <div className="panel">
-        <LoadingRows rows={2} />
-      </div>
-    );
-  if (explain.isError || !explain.data)
-    return (
-      <div className="panel">
-        <ErrorState error={explain.error} onRetry={() => explain.refetch()} />
-      </div>
-    );
-  const data = explain.data;
+function DecisionPanel({ explain: data, zone }: { explain: Explain; zone: string }) {
   if (!data.explanation) {
     return (
       <div className="banner bad" role="alert">
@@ -370,36 +370,33 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
   );
 }
 
-function NextRunsPanel({
-  explain,
-}: {
-  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null };
-}) {
+function NextRunsPanel({ explain }: { explain: ExplainQuery }) {
   const zone = explain.data?.policy?.schedule.location ?? 'UTC';
   return (
     <section className="panel" aria-labelledby="runs-h">
       <h2 id="runs-h">
         Next schedule runs <span className="small muted">{zone === 'UTC' ? 'UTC' : `${zone} · UTC`}</span>
       </h2>
-      {explain.isPending ? (
-        <LoadingRows rows={5} />
-      ) : explain.isError || !explain.data ? (
-        <ErrorState error={explain.error} />
-      ) : explain.data.nextRuns.length === 0 ? (
-        <EmptyState title={explain.data.policy ? 'The schedule never fires' : 'No schedule'} />
-      ) : (
-        <ol
-          aria-label={`Next runs in ${zone} and UTC`}
-          style={{ margin: 0, paddingLeft: 20, display: 'flex', flexDirection: 'column', gap: 6 }}
-        >
-          {explain.data.nextRuns.map((run) => (
-            <li key={run}>
-              <div className="nowrap">{formatInZone(run, zone)}</div>
-              {zone !== 'UTC' && <div className="small muted nowrap">{formatInZone(run, 'UTC')}</div>}
-            </li>
-          ))}
-        </ol>
-      )}
+      <QueryState
+        query={explain}
+        loadingRows={5}
+        isEmpty={(data) => data.nextRuns.length === 0}
+        empty={(data) => (data.policy ? 'The schedule never fires' : 'No schedule')}
+      >
+        {(data) => (
+          <ol
+            aria-label={`Next runs in ${zone} and UTC`}
+            style={{ margin: 0, paddingLeft: 20, display: 'flex', flexDirection: 'column', gap: 6 }}
+          >
+            {data.nextRuns.map((run) => (
+              <li key={run}>
+                <div className="nowrap">{formatInZone(run, zone)}</div>
+                {zone !== 'UTC' && <div className="small muted nowrap">{formatInZone(run, 'UTC')}</div>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </QueryState>
       {explain.data?.policy?.schedule.suspend && <p className="small muted">The schedule is suspended: these runs are a calendar only.</p>}
     </section>
   );

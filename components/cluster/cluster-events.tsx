@@ -5,7 +5,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
 import { DataTable, type Column } from '@/components/ui/data-table';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { QueryState, type QueryLike } from '@/components/ui/query-state';
 import { formatUtc } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 
@@ -48,11 +48,7 @@ function eventRows({ decisions, actions }: Explain['events']): EventRow[] {
   ];
 }
 
-export function ClusterEvents({
-  explain,
-}: {
-  explain: { isPending: boolean; isError: boolean; data?: Explain; error: { message: string } | null };
-}) {
+export function ClusterEvents({ explain }: { explain: QueryLike<Explain> }) {
   // one list of both kinds; the table orders it (newest first) and re-sorts on a header click
   const events = explain.data?.events;
   const rows = useMemo(() => (events ? eventRows(events) : []), [events]);
@@ -64,24 +60,25 @@ export function ClusterEvents({
         </h2>
         <span className="small muted">recent scheduler decisions and actions</span>
       </div>
-      {explain.isPending ? (
-        <LoadingRows rows={4} />
-      ) : explain.isError ? (
-        <ErrorState error={explain.error} />
-      ) : rows.length === 0 ? (
-        <EmptyState title="No events yet">The scheduler records its decisions and actions here once it runs.</EmptyState>
-      ) : (
-        <DataTable
-          id="cluster-events"
-          label="Events"
-          rows={rows}
-          columns={COLUMNS}
-          rowKey={(r) => r.id}
-          initialSort={{ id: 'at', direction: 'desc' }}
-          noun="events"
-          pageSize={50}
-        />
-      )}
+      <QueryState
+        query={explain}
+        loadingRows={4}
+        isEmpty={() => rows.length === 0}
+        empty={{ title: 'No events yet', hint: 'The scheduler records its decisions and actions here once it runs.' }}
+      >
+        {() => (
+          <DataTable
+            id="cluster-events"
+            label="Events"
+            rows={rows}
+            columns={COLUMNS}
+            rowKey={(r) => r.id}
+            initialSort={{ id: 'at', direction: 'desc' }}
+            noun="events"
+            pageSize={50}
+          />
+        )}
+      </QueryState>
     </section>
   );
 }

@@ -9,7 +9,8 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { DataTable } from '@/components/ui/data-table';
 import { Pager } from '@/components/ui/pager';
 import { ForecastGantt } from './forecast-gantt';
@@ -56,7 +57,6 @@ export function ForecastView() {
     limit: PAGE_SIZE,
   };
   const run = useQuery({ ...trpc.forecast.run.queryOptions(input), placeholderData: keepPreviousData, staleTime: 60_000 });
-  const data = run.data;
   const whatIfActive = hasOverrides(params.overrides ?? {});
 
   const apply = (e?: React.FormEvent) => {
@@ -70,7 +70,7 @@ export function ForecastView() {
     });
   };
 
-  const sectorNames = useMemo(() => data?.sectors.map((s) => s.sector) ?? [], [data]);
+  const sectorNames = useMemo(() => run.data?.sectors.map((s) => s.sector) ?? [], [run.data]);
 
   return (
     <>
@@ -120,149 +120,164 @@ export function ForecastView() {
         <WhatIfPanel value={whatIf} onChange={setWhatIf} sectors={sectorNames} onApply={() => apply()} />
       </section>
 
-      {run.isPending ? (
-        <section className="panel" aria-busy="true">
-          <p className="small muted" style={{ margin: 0 }}>
-            Simulating the rollout with the decision engine… (large fleets take a few seconds)
-          </p>
-          <LoadingRows rows={6} />
-        </section>
-      ) : run.isError ? (
-        <section className="panel">
-          <ErrorState error={run.error} onRetry={() => void run.refetch()} />
-          {run.error.data && 'problems' in run.error.data && Array.isArray(run.error.data.problems) && (
-            <ul className="small" style={{ color: 'var(--bad)' }}>
-              {(run.error.data.problems as { path: string; message: string }[]).map((p) => (
-                <li key={p.path + p.message}>
-                  <code>{p.path}</code>: {p.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-      ) : data ? (
-        <>
-          {data.frozen && (
-            <div className="banner bad" role="status">
-              The organization is frozen: nothing starts in this forecast. Tick “ignore freeze” in the what-if to see the rollout after the
-              freeze.
-            </div>
-          )}
-          {data.stats.truncated && (
-            <div className="banner warn" role="status">
-              The simulation stopped early (too many engine runs); later upgrades are missing.
-            </div>
-          )}
-          <div className="grid-4">
-            <div className="panel stat">
-              <span className="label">Target</span>
-              <span className="value mono" data-testid="forecast-target">
-                {data.targetVersion ?? '—'}
-              </span>
-              <span className="small muted">{params.targetVersion ? 'chosen' : 'newest version offered'}</span>
-            </div>
-            <div className="panel stat">
-              <span className="label">Clusters on target by horizon</span>
-              <span className="value">
-                {data.reachedClusters} / {data.managedClusters}
-              </span>
-              <span className="small muted">until {formatUtc(data.until)}</span>
-            </div>
-            <div className="panel stat">
-              <span className="label">Predicted upgrades</span>
-              <span className="value">{data.stats.upgrades}</span>
-              <span className="small muted">
-                {data.upgradeMinutes} min each, {data.exclusions} exclusion window{data.exclusions === 1 ? '' : 's'}
-              </span>
-            </div>
-            <div className="panel stat">
-              <span className="label">Simulation</span>
-              <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
-              <span className="small muted">
-                {data.stats.engineRuns} engine runs from {formatUtc(data.from)}
-              </span>
-            </div>
-          </div>
-
-          <section className="panel flush" aria-label="When each sector has the target">
-            <div className="toolbar">
-              <h2 style={{ margin: 0 }}>When does each sector have {data.targetVersion ?? 'the target'}?</h2>
-            </div>
-            <DataTable
-              id="forecast-sectors"
-              label="Sectors on target"
-              noun="sectors"
-              rows={data.sectors}
-              rowKey={(s) => s.sector}
-              rowProps={(s) => ({ 'data-sector': s.sector })}
-              empty={<EmptyState title="No sectors">The organization defines no sectors.</EmptyState>}
-              columns={[
-                { id: 'sector', header: 'Sector', required: true, value: (s) => s.sector, cell: (s) => s.sector },
-                { id: 'clusters', header: 'Clusters', value: (s) => s.clusters, cell: (s) => s.clusters },
-                {
-                  id: 'reached',
-                  header: 'On target by horizon',
-                  value: (s) => s.reached,
-                  csv: (s) => `${s.reached} / ${s.clusters}`,
-                  cell: (s) => `${s.reached} / ${s.clusters}`,
-                },
-                {
-                  id: 'allReachAt',
-                  header: 'All on target (UTC)',
-                  className: 'nowrap',
-                  value: (s) => s.allReachAt,
-                  cell: (s) =>
-                    s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>,
-                },
-                {
-                  id: 'in',
-                  header: 'In',
-                  className: 'nowrap',
-                  value: (s) => (s.allReachAt ? Date.parse(s.allReachAt) - Date.parse(data.from) : null),
-                  csv: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : null),
-                  cell: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'),
-                },
-                {
-                  id: 'note',
-                  header: 'Note',
-                  className: 'small muted',
-                  value: (s) => notOfferedNote(s, data.targetVersion),
-                  cell: (s) => notOfferedNote(s, data.targetVersion),
-                },
-              ]}
-            />
+      <QueryState
+        query={run}
+        loadingRows={6}
+        frame={(state) => (
+          <section className="panel" aria-busy={run.isPending}>
+            {run.isPending && (
+              <p className="small muted" style={{ margin: 0 }}>
+                Simulating the rollout with the decision engine… (large fleets take a few seconds)
+              </p>
+            )}
+            {state}
+            {run.isError && <ProblemList error={run.error} />}
           </section>
+        )}
+      >
+        {(data) => (
+          <>
+            {data.frozen && (
+              <div className="banner bad" role="status">
+                The organization is frozen: nothing starts in this forecast. Tick “ignore freeze” in the what-if to see the rollout after
+                the freeze.
+              </div>
+            )}
+            {data.stats.truncated && (
+              <div className="banner warn" role="status">
+                The simulation stopped early (too many engine runs); later upgrades are missing.
+              </div>
+            )}
+            <div className="grid-4">
+              <div className="panel stat">
+                <span className="label">Target</span>
+                <span className="value mono" data-testid="forecast-target">
+                  {data.targetVersion ?? '—'}
+                </span>
+                <span className="small muted">{params.targetVersion ? 'chosen' : 'newest version offered'}</span>
+              </div>
+              <div className="panel stat">
+                <span className="label">Clusters on target by horizon</span>
+                <span className="value">
+                  {data.reachedClusters} / {data.managedClusters}
+                </span>
+                <span className="small muted">until {formatUtc(data.until)}</span>
+              </div>
+              <div className="panel stat">
+                <span className="label">Predicted upgrades</span>
+                <span className="value">{data.stats.upgrades}</span>
+                <span className="small muted">
+                  {data.upgradeMinutes} min each, {data.exclusions} exclusion window{data.exclusions === 1 ? '' : 's'}
+                </span>
+              </div>
+              <div className="panel stat">
+                <span className="label">Simulation</span>
+                <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
+                <span className="small muted">
+                  {data.stats.engineRuns} engine runs from {formatUtc(data.from)}
+                </span>
+              </div>
+            </div>
 
-          <section className="panel flush" aria-label="Predicted upgrades per cluster">
-            <div className="toolbar">
-              <h2 style={{ margin: 0 }}>Predicted upgrades</h2>
-              <select aria-label="Sector" value={sector} onChange={(e) => setSector(e.target.value)}>
-                <option value="">Sector: all</option>
-                {sectorNames.map((s) => (
-                  <option key={s}>{s}</option>
-                ))}
-              </select>
-              <input
-                type="search"
-                aria-label="Search clusters"
-                placeholder="Search cluster…"
-                value={search}
-                onChange={(e) => setSearch(e.target.value)}
+            <section className="panel flush" aria-label="When each sector has the target">
+              <div className="toolbar">
+                <h2 style={{ margin: 0 }}>When does each sector have {data.targetVersion ?? 'the target'}?</h2>
+              </div>
+              <DataTable
+                id="forecast-sectors"
+                label="Sectors on target"
+                noun="sectors"
+                rows={data.sectors}
+                rowKey={(s) => s.sector}
+                rowProps={(s) => ({ 'data-sector': s.sector })}
+                empty={<EmptyState title="No sectors">The organization defines no sectors.</EmptyState>}
+                columns={[
+                  { id: 'sector', header: 'Sector', required: true, value: (s) => s.sector, cell: (s) => s.sector },
+                  { id: 'clusters', header: 'Clusters', value: (s) => s.clusters, cell: (s) => s.clusters },
+                  {
+                    id: 'reached',
+                    header: 'On target by horizon',
+                    value: (s) => s.reached,
+                    csv: (s) => `${s.reached} / ${s.clusters}`,
+                    cell: (s) => `${s.reached} / ${s.clusters}`,
+                  },
+                  {
+                    id: 'allReachAt',
+                    header: 'All on target (UTC)',
+                    className: 'nowrap',
+                    value: (s) => s.allReachAt,
+                    cell: (s) =>
+                      s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>,
+                  },
+                  {
+                    id: 'in',
+                    header: 'In',
+                    className: 'nowrap',
+                    value: (s) => (s.allReachAt ? Date.parse(s.allReachAt) - Date.parse(data.from) : null),
+                    csv: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : null),
+                    cell: (s) => (s.allReachAt ? daysBetween(data.from, s.allReachAt) : '—'),
+                  },
+                  {
+                    id: 'note',
+                    header: 'Note',
+                    className: 'small muted',
+                    value: (s) => notOfferedNote(s, data.targetVersion),
+                    cell: (s) => notOfferedNote(s, data.targetVersion),
+                  },
+                ]}
               />
-              <span className="small muted">{data.total} clusters</span>
-            </div>
-            {data.rows.length === 0 ? <EmptyState title="No clusters match" /> : <ForecastGantt data={data} />}
-            <Pager
-              offset={page * PAGE_SIZE}
-              limit={PAGE_SIZE}
-              total={data.total}
-              onOffset={(offset) => setPage(Math.floor(offset / PAGE_SIZE))}
-              busy={run.isFetching}
-              noun="clusters"
-            />
-          </section>
-        </>
-      ) : null}
+            </section>
+
+            <section className="panel flush" aria-label="Predicted upgrades per cluster">
+              <div className="toolbar">
+                <h2 style={{ margin: 0 }}>Predicted upgrades</h2>
+                <select aria-label="Sector" value={sector} onChange={(e) => setSector(e.target.value)}>
+                  <option value="">Sector: all</option>
+                  {sectorNames.map((s) => (
+                    <option key={s}>{s}</option>
+                  ))}
+                </select>
+                <input
+                  type="search"
+                  aria-label="Search clusters"
+                  placeholder="Search cluster…"
+                  value={search}
+                  onChange={(e) => setSearch(e.target.value)}
+                />
+                <span className="small muted">{data.total} clusters</span>
+              </div>
+              {data.rows.length === 0 ? <EmptyState title="No clusters match" /> : <ForecastGantt data={data} />}
+              <Pager
+                offset={page * PAGE_SIZE}
+                limit={PAGE_SIZE}
+                total={data.total}
+                onOffset={(offset) => setPage(Math.floor(offset / PAGE_SIZE))}
+                busy={run.isFetching}
+                noun="clusters"
+              />
+            </section>
+          </>
+        )}
+      </QueryState>
     </>
+  );
+}
+
+/** The policy problems the server sends with a refused what-if (BAD_REQUEST), one per line. */
+function ProblemList({ error }: { error: { data?: unknown } }) {
+  const data = error.data;
+  const problems =
+    data && typeof data === 'object' && 'problems' in data && Array.isArray(data.problems)
+      ? (data.problems as { path: string; message: string }[])
+      : [];
+  if (problems.length === 0) return null;
+  return (
+    <ul className="small" style={{ color: 'var(--bad)' }}>
+      {problems.map((p) => (
+        <li key={p.path + p.message}>
+          <code>{p.path}</code>: {p.message}
+        </li>
+      ))}
+    </ul>
   );
 }

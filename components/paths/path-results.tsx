@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
+import { DataTable, type Column } from '@/components/ui/data-table';
 import { CopyButton, DownloadButton, safeHref } from './copy-download';
 
 export type Solved = inferRouterOutputs<AppRouter>['graphs']['solve'];
@@ -136,6 +137,38 @@ export function PathSummary({ solved }: { solved: Solved }) {
   );
 }
 
+type Release = Solved['releases'][number];
+type SkewPoint = NonNullable<Solved['skew']>['points'][number];
+
+// Both tables read in path order (source first), so neither sorts; the mirror list exports the releases.
+const RELEASE_COLUMNS: Column<Release>[] = [
+  { id: 'version', header: 'Version', className: 'mono nowrap', cell: (r) => r.version },
+  {
+    id: 'payload',
+    header: 'Payload',
+    className: 'mono payload',
+    cell: (r) => <span title={r.payload}>{r.payload || <span className="muted">no payload in the graph</span>}</span>,
+  },
+  {
+    id: 'copy',
+    header: 'Copy',
+    headerHidden: true,
+    cell: (r) => r.payload && <CopyButton text={r.payload} title={`Copy the payload of ${r.version}`} />,
+  },
+];
+
+const SKEW_COLUMNS: Column<SkewPoint>[] = [
+  { id: 'control-plane', header: 'Control plane', className: 'mono', cell: (p) => p.controlPlane },
+  { id: 'skew', header: 'Ahead of workers', cell: (p) => p.skew ?? '–' },
+  { id: 'allowed', header: 'Allowed', cell: (p) => p.allowed ?? '–' },
+  {
+    id: 'result',
+    header: 'Result',
+    headerHidden: true,
+    cell: (p) => (p.ok ? <span className="badge ok">ok</span> : <span className="badge bad">too far</span>),
+  },
+];
+
 export function ReleasesPanel({ solved }: { solved: Solved }) {
   if (solved.releases.length === 0) return null;
   const isPath = solved.answer.path !== null;
@@ -145,26 +178,15 @@ export function ReleasesPanel({ solved }: { solved: Solved }) {
         <h2 style={{ margin: 0 }}>{isPath ? 'Releases to mirror' : 'Releases of the conditional path'}</h2>
         <span className="small muted">source included, in path order</span>
       </div>
-      <table className="data releases-table">
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Payload</th>
-            <th aria-label="Copy" />
-          </tr>
-        </thead>
-        <tbody>
-          {solved.releases.map((r) => (
-            <tr key={r.version}>
-              <td className="mono nowrap">{r.version}</td>
-              <td className="mono payload" title={r.payload}>
-                {r.payload || <span className="muted">no payload in the graph</span>}
-              </td>
-              <td>{r.payload && <CopyButton text={r.payload} title={`Copy the payload of ${r.version}`} />}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        id="path-releases"
+        label={isPath ? 'Releases to mirror' : 'Releases of the conditional path'}
+        bare
+        className="releases-table"
+        rows={solved.releases}
+        columns={RELEASE_COLUMNS}
+        rowKey={(r) => r.version}
+      />
     </section>
   );
 }
@@ -195,26 +217,15 @@ export function SafetyPanel({ solved }: { solved: Solved }) {
           </ul>
         </div>
       )}
-      <table className="data" style={{ marginTop: 8 }}>
-        <thead>
-          <tr>
-            <th>Control plane</th>
-            <th>Ahead of workers</th>
-            <th>Allowed</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {skew.points.map((p) => (
-            <tr key={p.index}>
-              <td className="mono">{p.controlPlane}</td>
-              <td>{p.skew ?? '–'}</td>
-              <td>{p.allowed ?? '–'}</td>
-              <td>{p.ok ? <span className="badge ok">ok</span> : <span className="badge bad">too far</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        id="path-skew"
+        label="Version skew at each step"
+        bare
+        className="skew-table"
+        rows={skew.points}
+        columns={SKEW_COLUMNS}
+        rowKey={(p) => p.index}
+      />
       <h2 style={{ marginTop: 16 }}>Duration estimate</h2>
       <div className="grid-3 duration-stats">
         <div className="stat">

@@ -5,7 +5,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { GraphManager } from './graph-manager';
 import { PathGraph } from './path-graph';
 import { ExportsPanel, PathSummary, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
@@ -35,15 +36,14 @@ function GraphSection({ solved }: { solved: Solved }) {
         <h2>{a.channel ? `Channel ${a.channel}` : 'All stored graphs'}</h2>
         <span className="small muted">columns by minor, oldest release on top</span>
       </div>
-      {view.isPending ? (
-        <LoadingRows rows={4} />
-      ) : view.isError ? (
-        <ErrorState error={view.error} onRetry={() => view.refetch()} />
-      ) : view.data.nodes.length === 0 ? (
-        <EmptyState title="Nothing to draw">The channel holds no releases of the minors in question.</EmptyState>
-      ) : (
-        <PathGraph view={view.data} from={a.from} to={a.to} channel={a.channel} />
-      )}
+      <QueryState
+        query={view}
+        loadingRows={4}
+        isEmpty={(data) => data.nodes.length === 0}
+        empty={{ title: 'Nothing to draw', hint: 'The channel holds no releases of the minors in question.' }}
+      >
+        {(data) => <PathGraph view={data} from={a.from} to={a.to} channel={a.channel} />}
+      </QueryState>
     </section>
   );
 }
@@ -64,100 +64,101 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
   // '' = no channel filter (the merged graph as it is)
   const chosenCluster = clusters.data?.clusters.find((c) => c.name === cluster);
 
-  if (channels.isPending) return <LoadingRows rows={2} />;
-  if (channels.isError) return <ErrorState error={channels.error} onRetry={() => channels.refetch()} />;
-
   return (
-    <form
-      className="panel path-form"
-      aria-label="Path question"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const n = Number(workers);
-        onAsk({
-          from: mode === 'version' ? from.trim() : undefined,
-          clusterName: mode === 'cluster' ? cluster.trim() : undefined,
-          channel: selectedChannel || null,
-          to: to.trim() || null,
-          allowConditional,
-          workerNodes: workers.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : undefined,
-        });
-      }}
-    >
-      <fieldset className="source-mode">
-        <legend className="small muted">Source</legend>
-        <label>
-          <input type="radio" name="source" checked={mode === 'version'} onChange={() => setMode('version')} /> Version
-        </label>
-        <label>
-          <input type="radio" name="source" checked={mode === 'cluster'} onChange={() => setMode('cluster')} /> Cluster of the fleet
-        </label>
-      </fieldset>
-      {mode === 'version' ? (
-        <label className="field">
-          From version
-          <input type="text" value={from} maxLength={64} placeholder="e.g. 4.6.30" required onChange={(e) => setFrom(e.target.value)} />
-        </label>
-      ) : (
-        <label className="field">
-          Cluster
-          <input
-            type="search"
-            list="path-clusters"
-            value={cluster}
-            maxLength={200}
-            placeholder="type a cluster name"
-            required
-            onChange={(e) => setCluster(e.target.value)}
-          />
-          <datalist id="path-clusters">
-            {clusters.data?.clusters.map((c) => (
-              <option key={c.name} value={c.name}>
-                {c.version} · {c.nodeCount} nodes
-              </option>
-            ))}
-          </datalist>
-          <span className="small muted field-hint">
-            {chosenCluster ? `runs ${chosenCluster.version}, ${chosenCluster.nodeCount} nodes, channel ${chosenCluster.channel}` : ' '}
-          </span>
-        </label>
+    <QueryState query={channels} loadingRows={2}>
+      {() => (
+        <form
+          className="panel path-form"
+          aria-label="Path question"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const n = Number(workers);
+            onAsk({
+              from: mode === 'version' ? from.trim() : undefined,
+              clusterName: mode === 'cluster' ? cluster.trim() : undefined,
+              channel: selectedChannel || null,
+              to: to.trim() || null,
+              allowConditional,
+              workerNodes: workers.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : undefined,
+            });
+          }}
+        >
+          <fieldset className="source-mode">
+            <legend className="small muted">Source</legend>
+            <label>
+              <input type="radio" name="source" checked={mode === 'version'} onChange={() => setMode('version')} /> Version
+            </label>
+            <label>
+              <input type="radio" name="source" checked={mode === 'cluster'} onChange={() => setMode('cluster')} /> Cluster of the fleet
+            </label>
+          </fieldset>
+          {mode === 'version' ? (
+            <label className="field">
+              From version
+              <input type="text" value={from} maxLength={64} placeholder="e.g. 4.6.30" required onChange={(e) => setFrom(e.target.value)} />
+            </label>
+          ) : (
+            <label className="field">
+              Cluster
+              <input
+                type="search"
+                list="path-clusters"
+                value={cluster}
+                maxLength={200}
+                placeholder="type a cluster name"
+                required
+                onChange={(e) => setCluster(e.target.value)}
+              />
+              <datalist id="path-clusters">
+                {clusters.data?.clusters.map((c) => (
+                  <option key={c.name} value={c.name}>
+                    {c.version} · {c.nodeCount} nodes
+                  </option>
+                ))}
+              </datalist>
+              <span className="small muted field-hint">
+                {chosenCluster ? `runs ${chosenCluster.version}, ${chosenCluster.nodeCount} nodes, channel ${chosenCluster.channel}` : ' '}
+              </span>
+            </label>
+          )}
+          <label className="field">
+            Target channel
+            <select value={selectedChannel} onChange={(e) => setChannel(e.target.value)} aria-label="Target channel">
+              {channelList.map((c) => (
+                <option key={c.name} value={c.name}>
+                  {c.name} ({c.minVersion} – {c.maxVersion})
+                </option>
+              ))}
+              <option value="">(no channel: every stored release)</option>
+            </select>
+          </label>
+          <label className="field">
+            <span>
+              Target version <span className="muted">(optional)</span>
+            </span>
+            <input type="text" value={to} maxLength={64} placeholder="newest in channel" onChange={(e) => setTo(e.target.value)} />
+          </label>
+          <label className="field narrow">
+            Workers
+            <input
+              type="number"
+              min={0}
+              max={100000}
+              value={workers}
+              placeholder={mode === 'cluster' ? 'nodes − 3' : '3'}
+              onChange={(e) => setWorkers(e.target.value)}
+            />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={allowConditional} onChange={(e) => setAllowConditional(e.target.checked)} /> Allow conditional
+            updates
+          </label>
+          <button type="submit" className="btn primary" disabled={busy}>
+            {busy ? 'Solving…' : 'Find path'}
+          </button>
+        </form>
       )}
-      <label className="field">
-        Target channel
-        <select value={selectedChannel} onChange={(e) => setChannel(e.target.value)} aria-label="Target channel">
-          {channelList.map((c) => (
-            <option key={c.name} value={c.name}>
-              {c.name} ({c.minVersion} – {c.maxVersion})
-            </option>
-          ))}
-          <option value="">(no channel: every stored release)</option>
-        </select>
-      </label>
-      <label className="field">
-        <span>
-          Target version <span className="muted">(optional)</span>
-        </span>
-        <input type="text" value={to} maxLength={64} placeholder="newest in channel" onChange={(e) => setTo(e.target.value)} />
-      </label>
-      <label className="field narrow">
-        Workers
-        <input
-          type="number"
-          min={0}
-          max={100000}
-          value={workers}
-          placeholder={mode === 'cluster' ? 'nodes − 3' : '3'}
-          onChange={(e) => setWorkers(e.target.value)}
-        />
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={allowConditional} onChange={(e) => setAllowConditional(e.target.checked)} /> Allow conditional
-        updates
-      </label>
-      <button type="submit" className="btn primary" disabled={busy}>
-        {busy ? 'Solving…' : 'Find path'}
-      </button>
-    </form>
+    </QueryState>
   );
 }
 
@@ -209,20 +210,20 @@ export function PathsView() {
             <EmptyState title="Ask for a path">
               Pick a source version or a cluster, a target channel (EUS channels first) and optionally a target version.
             </EmptyState>
-          ) : solved.isPending ? (
-            <LoadingRows rows={5} />
-          ) : solved.isError ? (
-            <ErrorState error={solved.error} onRetry={() => solved.refetch()} />
           ) : (
-            <>
-              <PathSummary solved={solved.data} />
-              <GraphSection solved={solved.data} />
-              <div className="grid-2 top">
-                <ReleasesPanel solved={solved.data} />
-                <SafetyPanel solved={solved.data} />
-              </div>
-              <ExportsPanel solved={solved.data} />
-            </>
+            <QueryState query={solved} loadingRows={5}>
+              {(data) => (
+                <>
+                  <PathSummary solved={data} />
+                  <GraphSection solved={data} />
+                  <div className="grid-2 top">
+                    <ReleasesPanel solved={data} />
+                    <SafetyPanel solved={data} />
+                  </div>
+                  <ExportsPanel solved={data} />
+                </>
+              )}
+            </QueryState>
           )}
         </div>
       )}

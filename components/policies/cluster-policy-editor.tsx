@@ -9,7 +9,8 @@ import { diffJson } from '@/lib/json-diff';
 import { policySpecFromDocument, policySpecToDocument } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import { useTRPC } from '@/components/trpc/client';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { ClusterPolicyForm } from './cluster-policy-form';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { groupPolicyProblems, isObject, NEW_POLICY, type PolicyDoc } from './policy-doc';
@@ -85,26 +86,6 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
     }),
   );
 
-  if (stored.isPending)
-    return (
-      <div className="panel">
-        <LoadingRows rows={8} />
-      </div>
-    );
-  if (stored.isError) {
-    return (
-      <div className="panel">
-        {stored.error.data?.code === 'NOT_FOUND' ? (
-          <EmptyState title={`No cluster named ${name}`}>
-            <Link href="/policies">Back to policies</Link>
-          </EmptyState>
-        ) : (
-          <ErrorState error={stored.error} onRetry={() => stored.refetch()} />
-        )}
-      </div>
-    );
-  }
-
   const reloadTheirs = async () => {
     const fresh = await stored.refetch();
     if (fresh.data) {
@@ -129,109 +110,122 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
       : [];
 
   return (
-    <>
-      {conflict && <ConflictBanner message={conflict} onReload={reloadTheirs} onRebase={rebaseMine} />}
-      {saved && !draft.dirty && (
-        <div className="banner info" role="status">
-          {saved}
-        </div>
-      )}
-      {save.isError && save.error.data?.code !== 'CONFLICT' && (
-        <div className="banner bad" role="alert">
-          Not saved: {save.error.message}
-          {saveProblems.length > 0 && (
-            <ul className="small" style={{ margin: '4px 0 0' }}>
-              {saveProblems.map((p) => (
-                <li key={p.path + p.message}>
-                  <code>{p.path}</code>: {p.message}
-                </li>
-              ))}
-            </ul>
+    <QueryState
+      query={stored}
+      loadingRows={8}
+      frame={(state) => <div className="panel">{state}</div>}
+      notFound={
+        <EmptyState title={`No cluster named ${name}`}>
+          <Link href="/policies">Back to policies</Link>
+        </EmptyState>
+      }
+    >
+      {(current) => (
+        <>
+          {conflict && <ConflictBanner message={conflict} onReload={reloadTheirs} onRebase={rebaseMine} />}
+          {saved && !draft.dirty && (
+            <div className="banner info" role="status">
+              {saved}
+            </div>
           )}
-        </div>
-      )}
-      <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
-        <span>
-          <strong>{name}</strong>{' '}
-          <span className="muted small">
-            runs {stored.data.version} · policy revision {baseRevision ?? stored.data.revision}
-          </span>
-        </span>
-        {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
-        <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
-          {draft.draft === null ? (
-            <button className="btn" onClick={() => draft.setDraft(NEW_POLICY)}>
-              Add a policy
-            </button>
-          ) : (
-            <button className="btn danger" onClick={() => draft.setDraft(null)} title="The engine stops managing this cluster">
-              Remove policy
-            </button>
+          {save.isError && save.error.data?.code !== 'CONFLICT' && (
+            <div className="banner bad" role="alert">
+              Not saved: {save.error.message}
+              {saveProblems.length > 0 && (
+                <ul className="small" style={{ margin: '4px 0 0' }}>
+                  {saveProblems.map((p) => (
+                    <li key={p.path + p.message}>
+                      <code>{p.path}</code>: {p.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
           )}
-          <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
-            Discard
-          </button>
-          <button
-            className="btn primary"
-            disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
-            onClick={() => {
-              setSaved(null);
-              save.mutate({ name, expectedRevision: baseRevision!, policy: spec });
-            }}
-          >
-            {save.isPending ? 'Saving…' : 'Save'}
-          </button>
-        </span>
-      </div>
-      <div className="grid-2">
-        <section className="panel" aria-label="Policy form">
-          <h2>Form</h2>
-          {draft.draft === null ? (
-            <EmptyState title="This cluster has no upgrade policy">The engine does not manage it. Add a policy to start.</EmptyState>
-          ) : !isObject(draft.draft) ? (
-            <EmptyState title="The YAML is not a mapping">Fix it on the right to use the form.</EmptyState>
-          ) : (
-            <ClusterPolicyForm
-              doc={draft.draft}
-              onChange={(d) => draft.setDraft(d)}
-              problems={byField}
-              sectors={org.data?.sectors.map((s) => s.name) ?? []}
-              workloads={org.data?.upgradePolicyAllowedWorkloads ?? org.data?.workloadsInUse ?? []}
-              mutexes={org.data?.upgradePolicyAllowedMutexes ?? org.data?.mutexesInUse ?? []}
+          <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
+            <span>
+              <strong>{name}</strong>{' '}
+              <span className="muted small">
+                runs {current.version} · policy revision {baseRevision ?? current.revision}
+              </span>
+            </span>
+            {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
+            <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
+              {draft.draft === null ? (
+                <button className="btn" onClick={() => draft.setDraft(NEW_POLICY)}>
+                  Add a policy
+                </button>
+              ) : (
+                <button className="btn danger" onClick={() => draft.setDraft(null)} title="The engine stops managing this cluster">
+                  Remove policy
+                </button>
+              )}
+              <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
+                Discard
+              </button>
+              <button
+                className="btn primary"
+                disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
+                onClick={() => {
+                  setSaved(null);
+                  save.mutate({ name, expectedRevision: baseRevision!, policy: spec });
+                }}
+              >
+                {save.isPending ? 'Saving…' : 'Save'}
+              </button>
+            </span>
+          </div>
+          <div className="grid-2">
+            <section className="panel" aria-label="Policy form">
+              <h2>Form</h2>
+              {draft.draft === null ? (
+                <EmptyState title="This cluster has no upgrade policy">The engine does not manage it. Add a policy to start.</EmptyState>
+              ) : !isObject(draft.draft) ? (
+                <EmptyState title="The YAML is not a mapping">Fix it on the right to use the form.</EmptyState>
+              ) : (
+                <ClusterPolicyForm
+                  doc={draft.draft}
+                  onChange={(d) => draft.setDraft(d)}
+                  problems={byField}
+                  sectors={org.data?.sectors.map((s) => s.name) ?? []}
+                  workloads={org.data?.upgradePolicyAllowedWorkloads ?? org.data?.workloadsInUse ?? []}
+                  mutexes={org.data?.upgradePolicyAllowedMutexes ?? org.data?.mutexesInUse ?? []}
+                />
+              )}
+              {byField.other && byField.other.length > 0 && (
+                <ul className="small" style={{ color: 'var(--bad)', paddingLeft: 18 }}>
+                  {byField.other.map((p) => (
+                    <li key={p.path + p.message}>
+                      <code>{p.field ?? p.path}</code>: {p.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+            <section className="panel" aria-label="Policy YAML">
+              <YamlPane label="upgradePolicy (YAML)" yaml={draft.yaml} error={draft.yamlError} onChange={draft.setYaml} />
+            </section>
+          </div>
+          <div className="grid-2">
+            <ValidationPanel
+              pending={draft.dirty && (validation.isFetching || validation.isPending)}
+              problems={problems}
+              warnings={warnings}
+              yamlError={draft.yamlError}
             />
-          )}
-          {byField.other && byField.other.length > 0 && (
-            <ul className="small" style={{ color: 'var(--bad)', paddingLeft: 18 }}>
-              {byField.other.map((p) => (
-                <li key={p.path + p.message}>
-                  <code>{p.field ?? p.path}</code>: {p.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </section>
-        <section className="panel" aria-label="Policy YAML">
-          <YamlPane label="upgradePolicy (YAML)" yaml={draft.yaml} error={draft.yamlError} onChange={draft.setYaml} />
-        </section>
-      </div>
-      <div className="grid-2">
-        <ValidationPanel
-          pending={draft.dirty && (validation.isFetching || validation.isPending)}
-          problems={problems}
-          warnings={warnings}
-          yamlError={draft.yamlError}
-        />
-        <ChangesPanel changes={changes} />
-      </div>
-      <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
-      <HistoryPanel
-        scope="cluster"
-        subject={name}
-        currentRevision={stored.data.revision}
-        onReverted={() => {
-          setSaved('Reverted.');
-        }}
-      />
-    </>
+            <ChangesPanel changes={changes} />
+          </div>
+          <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
+          <HistoryPanel
+            scope="cluster"
+            subject={name}
+            currentRevision={current.revision}
+            onReverted={() => {
+              setSaved('Reverted.');
+            }}
+          />
+        </>
+      )}
+    </QueryState>
   );
 }

@@ -10,7 +10,10 @@ import type { JsonChange } from '@/lib/json-diff';
 import { useTRPC } from '@/components/trpc/client';
 import { DecisionBadge } from '@/components/ui/badges';
 import { formatUtc } from '@/components/ui/zoned-time';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { DataTable, type Column } from '@/components/ui/data-table';
+import { QueryState, type QueryLike } from '@/components/ui/query-state';
+import './policies.css';
 import { DiffView } from './diff-view';
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -92,12 +95,36 @@ export function ChangesPanel({ changes }: { changes: JsonChange[] }) {
 }
 
 type Impact = Outputs['policies']['previewImpact'];
+type DecisionChange = Impact['changes'][number];
+type Decision = DecisionChange['before'];
 
-export function ImpactPanel({
-  impact,
-}: {
-  impact: { isPending: boolean; isError: boolean; data?: Impact; error: { message: string } | null; fetchStatus?: string } | null;
-}) {
+/** A decision as one line of text, for sorting, filtering and CSV. */
+function decisionText(d: Decision): string {
+  if (!d) return 'not managed';
+  return [
+    d.reason ?? d.action,
+    d.version && d.action !== 'skip' ? `→ ${d.version}` : '',
+    d.nextRun ? `at ${formatUtc(d.nextRun)}` : '',
+    d.message,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+const IMPACT_COLUMNS: Column<DecisionChange>[] = [
+  {
+    id: 'cluster',
+    header: 'Cluster',
+    required: true,
+    className: 'nowrap',
+    value: (c) => c.cluster,
+    cell: (c) => <ClusterLink name={c.cluster} />,
+  },
+  { id: 'before', header: 'Now', value: (c) => decisionText(c.before), cell: (c) => <DecisionCell d={c.before} /> },
+  { id: 'after', header: 'After the change', value: (c) => decisionText(c.after), cell: (c) => <DecisionCell d={c.after} /> },
+];
+
+export function ImpactPanel({ impact }: { impact: QueryLike<Impact> | null }) {
   return (
     <section className="panel flush" aria-labelledby="impact-h">
       <div className="toolbar">
@@ -113,53 +140,38 @@ export function ImpactPanel({
       </div>
       {!impact ? (
         <EmptyState title="Make a valid change to see its impact" />
-      ) : impact.isPending ? (
-        <LoadingRows rows={3} />
-      ) : impact.isError || !impact.data ? (
-        <ErrorState error={impact.error} />
-      ) : !impact.data.ok ? (
-        <EmptyState title="Fix the problems first" />
-      ) : impact.data.changes.length === 0 ? (
-        <EmptyState title="No decision changes">
-          The engine would decide the same for all {impact.data.evaluated} managed clusters right now.
-        </EmptyState>
       ) : (
-        <div className="table-scroll" style={{ maxHeight: 320 }}>
-          <table className="data" aria-label="Decision changes">
-            <thead>
-              <tr>
-                <th scope="col">Cluster</th>
-                <th scope="col">Now</th>
-                <th scope="col">After the change</th>
-              </tr>
-            </thead>
-            <tbody>
-              {impact.data.changes.map((c) => (
-                <tr key={c.cluster}>
-                  <td className="nowrap">
-                    <ClusterLink name={c.cluster} />
-                  </td>
-                  <td>
-                    <DecisionCell d={c.before} />
-                  </td>
-                  <td>
-                    <DecisionCell d={c.after} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <QueryState
+          query={impact}
+          loadingRows={3}
+          isEmpty={(data) => !data.ok || data.changes.length === 0}
+          empty={(data) =>
+            data.ok
+              ? {
+                  title: 'No decision changes',
+                  hint: `The engine would decide the same for all ${data.evaluated} managed clusters right now.`,
+                }
+              : 'Fix the problems first'
+          }
+        >
+          {(data) => (
+            <DataTable
+              id="policy-impact"
+              label="Decision changes"
+              noun="clusters"
+              className="impact-table"
+              rows={data.changes}
+              columns={IMPACT_COLUMNS}
+              rowKey={(c) => c.cluster}
+            />
+          )}
+        </QueryState>
       )}
     </section>
   );
 }
 
-function DecisionCell({
-  d,
-}: {
-  d: { action: string; version: string | null; reason: string | null; nextRun: string | null; message: string } | null;
-}) {
+function DecisionCell({ d }: { d: Decision }) {
   if (!d) return <span className="muted small">not managed</span>;
   return (
     <div>
@@ -229,42 +241,43 @@ export function HistoryPanel({
           Revert failed: {revert.error.message}
         </div>
       )}
-      {history.isPending ? (
-        <LoadingRows rows={3} />
-      ) : history.isError ? (
-        <ErrorState error={history.error} onRetry={() => history.refetch()} />
-      ) : history.data.revisions.length === 0 ? (
-        <EmptyState title="No changes recorded yet">Every saved change shows up here with its diff and a one-click revert.</EmptyState>
-      ) : (
-        <ol style={{ listStyle: 'none', margin: 0, padding: 0 }}>
-          {history.data.revisions.map((r: Revision) => (
-            <li key={r.id} style={{ borderBottom: '1px solid var(--border)', padding: '8px 12px' }} data-revision={r.id}>
-              <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
-                <span className="badge accent">rev {r.revision}</span>
-                <span className="small">{formatUtc(r.at)}</span>
-                <span className="small muted">by {r.actor}</span>
-                <span style={{ flex: 1, minWidth: 160 }}>{r.summary}</span>
-                <button className="btn" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
-                  {open === r.id ? 'Hide diff' : `Diff (${r.changes.length})`}
-                </button>
-                <button
-                  className="btn danger"
-                  disabled={revert.isPending || currentRevision === undefined}
-                  onClick={() => currentRevision !== undefined && revert.mutate({ revisionId: r.id, expectedRevision: currentRevision })}
-                  title="Restore the state before this change (recorded as a new revision)"
-                >
-                  Revert
-                </button>
-              </div>
-              {open === r.id && (
-                <div style={{ marginTop: 8 }}>
-                  <DiffView changes={r.changes} />
+      <QueryState
+        query={history}
+        loadingRows={3}
+        isEmpty={(data) => data.revisions.length === 0}
+        empty={{ title: 'No changes recorded yet', hint: 'Every saved change shows up here with its diff and a one-click revert.' }}
+      >
+        {(data) => (
+          <ol style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+            {data.revisions.map((r: Revision) => (
+              <li key={r.id} style={{ borderBottom: '1px solid var(--border)', padding: '8px 12px' }} data-revision={r.id}>
+                <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+                  <span className="badge accent">rev {r.revision}</span>
+                  <span className="small">{formatUtc(r.at)}</span>
+                  <span className="small muted">by {r.actor}</span>
+                  <span style={{ flex: 1, minWidth: 160 }}>{r.summary}</span>
+                  <button className="btn" aria-expanded={open === r.id} onClick={() => setOpen(open === r.id ? null : r.id)}>
+                    {open === r.id ? 'Hide diff' : `Diff (${r.changes.length})`}
+                  </button>
+                  <button
+                    className="btn danger"
+                    disabled={revert.isPending || currentRevision === undefined}
+                    onClick={() => currentRevision !== undefined && revert.mutate({ revisionId: r.id, expectedRevision: currentRevision })}
+                    title="Restore the state before this change (recorded as a new revision)"
+                  >
+                    Revert
+                  </button>
                 </div>
-              )}
-            </li>
-          ))}
-        </ol>
-      )}
+                {open === r.id && (
+                  <div style={{ marginTop: 8 }}>
+                    <DiffView changes={r.changes} />
+                  </div>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </QueryState>
     </section>
   );
 }

@@ -8,7 +8,7 @@ import type { inferRouterInputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { diffJson } from '@/lib/json-diff';
 import { useTRPC } from '@/components/trpc/client';
-import { ErrorState, LoadingRows } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
 import { isObject, scalarText, strings } from './policy-doc';
@@ -121,19 +121,6 @@ export function OrganizationEditor() {
     }),
   );
 
-  if (stored.isPending)
-    return (
-      <div className="panel">
-        <LoadingRows rows={8} />
-      </div>
-    );
-  if (stored.isError)
-    return (
-      <div className="panel">
-        <ErrorState error={stored.error} onRetry={() => stored.refetch()} />
-      </div>
-    );
-
   const d = draft.draft;
   const set = (patch: Partial<Settings>) => draft.setDraft({ ...d, ...patch });
   const sectorNames = d.sectors.map((s) => s.name).filter(Boolean);
@@ -149,214 +136,217 @@ export function OrganizationEditor() {
   };
 
   return (
-    <>
-      <FreezePanel frozen={stored.data.frozen} reason={stored.data.frozenReason} revision={stored.data.revision} />
-      {conflict && <ConflictBanner message={conflict} onReload={() => refetchBase(false)} onRebase={() => refetchBase(true)} />}
-      {saved && !draft.dirty && (
-        <div className="banner info" role="status">
-          {saved}
-        </div>
-      )}
-      {save.isError && save.error.data?.code !== 'CONFLICT' && (
-        <div className="banner bad" role="alert">
-          Not saved: {save.error.message}
-        </div>
-      )}
-      <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
-        <span>
-          <strong>{stored.data.name}</strong>{' '}
-          <span className="muted small">
-            revision {baseRevision ?? stored.data.revision} · {stored.data.managedClusterCount} of {stored.data.clusterCount} clusters
-            managed
-          </span>
-        </span>
-        {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
-        <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
-          <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
-            Discard
-          </button>
-          <button
-            className="btn primary"
-            disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
-            onClick={() => {
-              setSaved(null);
-              save.mutate({ expectedRevision: baseRevision!, organization: d });
-            }}
-          >
-            {save.isPending ? 'Saving…' : 'Save'}
-          </button>
-        </span>
-      </div>
-      <div className="grid-2">
-        <section className="panel" aria-label="Organization form" style={{ display: 'flex', flexDirection: 'column', gap: 14 }}>
-          <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-            <legend>
-              <h2 style={{ margin: 0 }}>Sectors</h2>
-            </legend>
-            <p className="small muted" style={{ margin: '2px 0 8px' }}>
-              A version reaches a sector only after every cluster of the sectors it depends on runs it.
-            </p>
-            {d.sectors.map((s, i) => (
-              <div
-                key={i}
-                style={{
-                  display: 'grid',
-                  gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto',
-                  gap: 8,
-                  alignItems: 'start',
-                  marginBottom: 8,
+    <QueryState query={stored} loadingRows={8} frame={(state) => <div className="panel">{state}</div>}>
+      {(current) => (
+        <>
+          <FreezePanel frozen={current.frozen} reason={current.frozenReason} revision={current.revision} />
+          {conflict && <ConflictBanner message={conflict} onReload={() => refetchBase(false)} onRebase={() => refetchBase(true)} />}
+          {saved && !draft.dirty && (
+            <div className="banner info" role="status">
+              {saved}
+            </div>
+          )}
+          {save.isError && save.error.data?.code !== 'CONFLICT' && (
+            <div className="banner bad" role="alert">
+              Not saved: {save.error.message}
+            </div>
+          )}
+          <div className="toolbar panel" style={{ position: 'sticky', top: 0, zIndex: 2 }}>
+            <span>
+              <strong>{current.name}</strong>{' '}
+              <span className="muted small">
+                revision {baseRevision ?? current.revision} · {current.managedClusterCount} of {current.clusterCount} clusters managed
+              </span>
+            </span>
+            {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
+            <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
+              <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
+                Discard
+              </button>
+              <button
+                className="btn primary"
+                disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
+                onClick={() => {
+                  setSaved(null);
+                  save.mutate({ expectedRevision: baseRevision!, organization: d });
                 }}
               >
-                <Field label={`Sector ${i + 1} name`} problems={problemsAt(problems, `sectors[${i}].name`)}>
-                  {(a) => (
-                    <input
-                      type="text"
-                      {...a}
-                      value={s.name}
-                      onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })}
-                      style={invalidStyle(a['aria-invalid'])}
-                    />
-                  )}
-                </Field>
-                <Field label="Max parallel" problems={problemsAt(problems, `sectors[${i}].maxParallelUpgrades`)}>
-                  {(a) => (
-                    <input
-                      type="text"
-                      {...a}
-                      placeholder="N or P%"
-                      value={s.maxParallelUpgrades ?? ''}
-                      onChange={(e) =>
-                        set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, maxParallelUpgrades: e.target.value || null } : x)) })
-                      }
-                      style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
-                    />
-                  )}
-                </Field>
-                <Field label="Depends on" problems={[...problemsAt(problems, `sectors[${i}].dependencies`)]}>
-                  {(a) => (
-                    <ListInput
-                      {...a}
-                      value={s.dependencies}
-                      suggestions={sectorNames.filter((n) => n !== s.name)}
-                      onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })}
-                    />
-                  )}
-                </Field>
+                {save.isPending ? 'Saving…' : 'Save'}
+              </button>
+            </span>
+          </div>
+          <div className="grid-2">
+            <section className="panel" aria-label="Organization form" style={{ display: 'flex', flexDirection: 'column', gap: 14 }}>
+              <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+                <legend>
+                  <h2 style={{ margin: 0 }}>Sectors</h2>
+                </legend>
+                <p className="small muted" style={{ margin: '2px 0 8px' }}>
+                  A version reaches a sector only after every cluster of the sectors it depends on runs it.
+                </p>
+                {d.sectors.map((s, i) => (
+                  <div
+                    key={i}
+                    style={{
+                      display: 'grid',
+                      gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto',
+                      gap: 8,
+                      alignItems: 'start',
+                      marginBottom: 8,
+                    }}
+                  >
+                    <Field label={`Sector ${i + 1} name`} problems={problemsAt(problems, `sectors[${i}].name`)}>
+                      {(a) => (
+                        <input
+                          type="text"
+                          {...a}
+                          value={s.name}
+                          onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })}
+                          style={invalidStyle(a['aria-invalid'])}
+                        />
+                      )}
+                    </Field>
+                    <Field label="Max parallel" problems={problemsAt(problems, `sectors[${i}].maxParallelUpgrades`)}>
+                      {(a) => (
+                        <input
+                          type="text"
+                          {...a}
+                          placeholder="N or P%"
+                          value={s.maxParallelUpgrades ?? ''}
+                          onChange={(e) =>
+                            set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, maxParallelUpgrades: e.target.value || null } : x)) })
+                          }
+                          style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                        />
+                      )}
+                    </Field>
+                    <Field label="Depends on" problems={[...problemsAt(problems, `sectors[${i}].dependencies`)]}>
+                      {(a) => (
+                        <ListInput
+                          {...a}
+                          value={s.dependencies}
+                          suggestions={sectorNames.filter((n) => n !== s.name)}
+                          onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })}
+                        />
+                      )}
+                    </Field>
+                    <button
+                      className="btn"
+                      style={{ marginTop: 20 }}
+                      aria-label={`Remove sector ${s.name || i + 1}`}
+                      title="Remove this sector"
+                      onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}
+                    >
+                      ✕
+                    </button>
+                  </div>
+                ))}
+                <FieldErrors id="sectors-err" problems={problems.filter((p) => /^(organization\.)?sectors$/.test(p.path))} />
                 <button
                   className="btn"
-                  style={{ marginTop: 20 }}
-                  aria-label={`Remove sector ${s.name || i + 1}`}
-                  title="Remove this sector"
-                  onClick={() => set({ sectors: d.sectors.filter((_, j) => j !== i) })}
+                  onClick={() => set({ sectors: [...d.sectors, { name: '', maxParallelUpgrades: null, dependencies: [] }] })}
                 >
-                  ✕
+                  Add sector
                 </button>
-              </div>
-            ))}
-            <FieldErrors id="sectors-err" problems={problems.filter((p) => /^(organization\.)?sectors$/.test(p.path))} />
-            <button
-              className="btn"
-              onClick={() => set({ sectors: [...d.sectors, { name: '', maxParallelUpgrades: null, dependencies: [] }] })}
-            >
-              Add sector
-            </button>
-          </fieldset>
+              </fieldset>
 
-          <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
-            <legend>
-              <h2 style={{ margin: 0 }}>Blocked versions</h2>
-            </legend>
-            <p className="small muted" style={{ margin: '2px 0 8px' }}>
-              Regexes, unanchored: <code>4.12.1</code> also blocks 4.12.10; write <code>^4\.12\.1$</code> for one version.
-            </p>
-            {d.blockedVersions.map((b, i) => (
-              <div
-                key={i}
-                style={{
-                  display: 'grid',
-                  gridTemplateColumns: 'minmax(0,1fr) minmax(0,1.5fr) auto',
-                  gap: 8,
-                  alignItems: 'start',
-                  marginBottom: 8,
-                }}
-              >
-                <Field label={`Pattern ${i + 1}`} problems={problemsAt(problems, `blockedVersions[${i}]`)}>
-                  {(a) => (
-                    <input
-                      type="text"
-                      {...a}
-                      className="mono"
-                      value={b.pattern}
-                      onChange={(e) =>
-                        set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, pattern: e.target.value } : x)) })
-                      }
-                      style={invalidStyle(a['aria-invalid'])}
-                    />
-                  )}
-                </Field>
-                <Field label="Reason">
-                  {(a) => (
-                    <input
-                      type="text"
-                      {...a}
-                      value={b.reason}
-                      onChange={(e) =>
-                        set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, reason: e.target.value } : x)) })
-                      }
-                    />
-                  )}
-                </Field>
-                <button
-                  className="btn"
-                  style={{ marginTop: 20 }}
-                  aria-label={`Unblock ${b.pattern || i + 1}`}
-                  onClick={() => set({ blockedVersions: d.blockedVersions.filter((_, j) => j !== i) })}
-                >
-                  Remove
+              <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+                <legend>
+                  <h2 style={{ margin: 0 }}>Blocked versions</h2>
+                </legend>
+                <p className="small muted" style={{ margin: '2px 0 8px' }}>
+                  Regexes, unanchored: <code>4.12.1</code> also blocks 4.12.10; write <code>^4\.12\.1$</code> for one version.
+                </p>
+                {d.blockedVersions.map((b, i) => (
+                  <div
+                    key={i}
+                    style={{
+                      display: 'grid',
+                      gridTemplateColumns: 'minmax(0,1fr) minmax(0,1.5fr) auto',
+                      gap: 8,
+                      alignItems: 'start',
+                      marginBottom: 8,
+                    }}
+                  >
+                    <Field label={`Pattern ${i + 1}`} problems={problemsAt(problems, `blockedVersions[${i}]`)}>
+                      {(a) => (
+                        <input
+                          type="text"
+                          {...a}
+                          className="mono"
+                          value={b.pattern}
+                          onChange={(e) =>
+                            set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, pattern: e.target.value } : x)) })
+                          }
+                          style={invalidStyle(a['aria-invalid'])}
+                        />
+                      )}
+                    </Field>
+                    <Field label="Reason">
+                      {(a) => (
+                        <input
+                          type="text"
+                          {...a}
+                          value={b.reason}
+                          onChange={(e) =>
+                            set({ blockedVersions: d.blockedVersions.map((x, j) => (j === i ? { ...x, reason: e.target.value } : x)) })
+                          }
+                        />
+                      )}
+                    </Field>
+                    <button
+                      className="btn"
+                      style={{ marginTop: 20 }}
+                      aria-label={`Unblock ${b.pattern || i + 1}`}
+                      onClick={() => set({ blockedVersions: d.blockedVersions.filter((_, j) => j !== i) })}
+                    >
+                      Remove
+                    </button>
+                  </div>
+                ))}
+                <button className="btn" onClick={() => set({ blockedVersions: [...d.blockedVersions, { pattern: '', reason: '' }] })}>
+                  Block a version
                 </button>
-              </div>
-            ))}
-            <button className="btn" onClick={() => set({ blockedVersions: [...d.blockedVersions, { pattern: '', reason: '' }] })}>
-              Block a version
-            </button>
-          </fieldset>
+              </fieldset>
 
-          <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0, display: 'flex', flexDirection: 'column', gap: 10 }}>
-            <legend>
-              <h2 style={{ margin: 0 }}>Allow-lists</h2>
-            </legend>
-            <AllowList
-              label="Allowed workloads"
-              value={d.upgradePolicyAllowedWorkloads}
-              suggestions={stored.data.workloadsInUse}
-              problems={problemsAt(problems, 'upgradePolicyAllowedWorkloads')}
-              onChange={(v) => set({ upgradePolicyAllowedWorkloads: v })}
+              <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0, display: 'flex', flexDirection: 'column', gap: 10 }}>
+                <legend>
+                  <h2 style={{ margin: 0 }}>Allow-lists</h2>
+                </legend>
+                <AllowList
+                  label="Allowed workloads"
+                  value={d.upgradePolicyAllowedWorkloads}
+                  suggestions={current.workloadsInUse}
+                  problems={problemsAt(problems, 'upgradePolicyAllowedWorkloads')}
+                  onChange={(v) => set({ upgradePolicyAllowedWorkloads: v })}
+                />
+                <AllowList
+                  label="Allowed mutexes"
+                  value={d.upgradePolicyAllowedMutexes}
+                  suggestions={current.mutexesInUse}
+                  problems={problemsAt(problems, 'upgradePolicyAllowedMutexes')}
+                  onChange={(v) => set({ upgradePolicyAllowedMutexes: v })}
+                />
+              </fieldset>
+            </section>
+            <section className="panel" aria-label="Organization YAML">
+              <YamlPane label="Organization settings (YAML)" yaml={draft.yaml} error={draft.yamlError} onChange={draft.setYaml} />
+            </section>
+          </div>
+          <div className="grid-2">
+            <ValidationPanel
+              pending={draft.dirty && (validation.isFetching || validation.isPending)}
+              problems={problems}
+              warnings={validation.data?.warnings ?? []}
+              yamlError={draft.yamlError}
             />
-            <AllowList
-              label="Allowed mutexes"
-              value={d.upgradePolicyAllowedMutexes}
-              suggestions={stored.data.mutexesInUse}
-              problems={problemsAt(problems, 'upgradePolicyAllowedMutexes')}
-              onChange={(v) => set({ upgradePolicyAllowedMutexes: v })}
-            />
-          </fieldset>
-        </section>
-        <section className="panel" aria-label="Organization YAML">
-          <YamlPane label="Organization settings (YAML)" yaml={draft.yaml} error={draft.yamlError} onChange={draft.setYaml} />
-        </section>
-      </div>
-      <div className="grid-2">
-        <ValidationPanel
-          pending={draft.dirty && (validation.isFetching || validation.isPending)}
-          problems={problems}
-          warnings={validation.data?.warnings ?? []}
-          yamlError={draft.yamlError}
-        />
-        <ChangesPanel changes={changes} />
-      </div>
-      <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
-      <HistoryPanel scope="organization" currentRevision={stored.data.revision} onReverted={() => setSaved('Reverted.')} />
-    </>
+            <ChangesPanel changes={changes} />
+          </div>
+          <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
+          <HistoryPanel scope="organization" currentRevision={current.revision} onReverted={() => setSaved('Reverted.')} />
+        </>
+      )}
+    </QueryState>
   );
 }
 

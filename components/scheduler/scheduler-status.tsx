@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { ErrorState, LoadingRows } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { OPERATOR_ONLY, useRole } from './use-role';
 import { formatDuration, formatSecondsFrom, formatUtc, isoOf } from '@/components/ui/zoned-time';
 
@@ -90,17 +90,12 @@ export function SchedulerStatus() {
   const resume = useMutation(trpc.scheduler.resume.mutationOptions({ onSettled: refresh }));
   const gate = useMutation(trpc.scheduler.setHealthGate.mutationOptions({ onSettled: refresh }));
 
-  if (status.isPending)
+  // loading and error through the shared wrapper; the status view below needs the hooks above it
+  if (status.isPending || status.isError)
     return (
-      <section className="panel">
-        <LoadingRows rows={4} />
-      </section>
-    );
-  if (status.isError)
-    return (
-      <section className="panel">
-        <ErrorState error={status.error} onRetry={() => status.refetch()} />
-      </section>
+      <QueryState query={status} loadingRows={4} frame={(state) => <section className="panel">{state}</section>}>
+        {() => null}
+      </QueryState>
     );
   const s = status.data;
   const last = s.lastTick;

@@ -3,34 +3,48 @@
 import type { ReactNode } from 'react';
 import { EmptyState, ErrorState, LoadingRows } from './states';
 
-interface QueryLike<T> {
+export interface QueryLike<T> {
   data: T | undefined;
   isPending: boolean;
   isError: boolean;
-  error: { message: string } | null;
+  /** tRPC errors carry the server's code in `data` (NOT_FOUND, …). */
+  error: { message: string; data?: { code?: string } | null } | null;
   refetch: () => unknown;
 }
+
+type EmptyView = string | { title: string; hint?: ReactNode };
 
 export function QueryState<T>({
   query,
   isEmpty,
   empty,
+  notFound,
+  frame = (state) => state,
   loadingRows,
   children,
 }: {
   query: QueryLike<T>;
   /** When the loaded data counts as empty (default: never). */
   isEmpty?: (data: T) => boolean;
-  /** What an empty result shows: a title, or a title with a hint. */
-  empty?: string | { title: string; hint?: ReactNode };
+  /** What an empty result shows: a title, or a title with a hint (which may name the data's numbers). */
+  empty?: EmptyView | ((data: T) => EmptyView);
+  /** Shown instead of the error when the server answered NOT_FOUND ("No cluster named …"). */
+  notFound?: ReactNode;
+  /** Wraps the loading, error and empty views (not the data), e.g. in the panel the data would fill. */
+  frame?: (state: ReactNode) => ReactNode;
   loadingRows?: number;
   children: (data: T) => ReactNode;
 }) {
-  if (query.isError) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
-  if (query.isPending || query.data === undefined) return <LoadingRows rows={loadingRows} />;
-  if (empty !== undefined && isEmpty?.(query.data)) {
-    const { title, hint } = typeof empty === 'string' ? { title: empty, hint: undefined } : empty;
-    return <EmptyState title={title}>{hint}</EmptyState>;
+  if (query.isError) {
+    if (notFound !== undefined && query.error?.data?.code === 'NOT_FOUND') return <>{frame(notFound)}</>;
+    return <>{frame(<ErrorState error={query.error} onRetry={() => void query.refetch()} />)}</>;
   }
-  return <>{children(query.data)}</>;
+  if (query.isPending || query.data === undefined) return <>{frame(<LoadingRows rows={loadingRows} />)}</>;
+  const data = query.data;
+  if (empty !== undefined && isEmpty?.(data)) {
+    const view = typeof empty === 'function' ? empty(data) : empty;
+    const { title, hint } = typeof view === 'string' ? { title: view, hint: undefined } : view;
+    return <>{frame(<EmptyState title={title}>{hint}</EmptyState>)}</>;
+  }
+  return <>{children(data)}</>;
 }
