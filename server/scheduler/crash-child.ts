@@ -28,9 +28,9 @@ async function main(): Promise<void> {
   const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS });
   const slow = {
     ...provider,
-    scheduleUpgrade: async (...a: Parameters<typeof provider.scheduleUpgrade>) => {
+    startUpgrade: async (...a: Parameters<typeof provider.startUpgrade>) => {
       await new Promise((r) => setTimeout(r, 3));
-      await provider.scheduleUpgrade(...a);
+      await provider.startUpgrade(...a);
       await new Promise((r) => setTimeout(r, 3));
     },
   };

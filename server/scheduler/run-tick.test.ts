@@ -218,4 +218,33 @@ describe('runTick', () => {
     const r3 = await tick(db, broken, new Date(NOW.getTime() + 2 * MIN));
     expect(r3).toMatchObject({ status: 'failed', error: 'connection refused' });
   });
+
+  it('a cluster the provider cannot read is left as stored; the tick goes on for the others', async () => {
+    const db = openDatabase(':memory:');
+    const fleet: TestFleet = {
+      clusters: [
+        { name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 },
+        { name: 'c2', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 },
+      ],
+    };
+    const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+    let unreachable: string | null = 'c1';
+    const provider = createFakeProvider({
+      clusters: fakeClusters,
+      failWith: (op, cluster) => (op === 'read' && cluster === unreachable ? new Error('dial tcp: connection refused') : undefined),
+    });
+    const logged: string[] = [];
+    const r = await runTick({ db, provider, now: NOW, holder: 'test', realNow: () => NOW, log: (m) => logged.push(m) });
+    expect(r.status).toBe('succeeded');
+    expect(logged).toContain('cluster not read: provider error');
+    expect(provider.records().map((x) => x.op === 'trigger' && x.cluster)).toEqual(['c2']);
+    unreachable = null;
+    await tick(db, provider, new Date(NOW.getTime() + MIN));
+    expect(
+      provider
+        .records()
+        .map((x) => x.op === 'trigger' && x.cluster)
+        .sort(),
+    ).toEqual(['c1', 'c2']);
+  });
 });

@@ -57,6 +57,13 @@ import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/web
 import { loadGateState } from './gate-state';
 
 export const SCHEDULER_LEASE = 'scheduler';
+/**
+ * Transitional until the lifecycle drives starts (issue 11): a provider that cannot hold a future
+ * start (Kubernetes begins at once) gets a schedule intent only once its slot has come, and the
+ * intent does not expire before the slot plus this grace.
+ */
+const START_AT_SLOT_GRACE_MS = 60 * 60_000;
+const startsAtOnce = (provider: FleetProvider) => provider.name === 'kubernetes';
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
 
 export const LIFECYCLE_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
@@ -151,7 +158,10 @@ async function executeIntent(
   const metrics = getMetrics();
   const kind = intent.kind === 'schedule-upgrade' ? 'schedule' : 'cancel';
   const cluster = state && snap ? { ...snap, storedUpgrade: state.currentUpgrade } : null;
-  const plan = planIntent(intent, cluster, now.getTime(), reconciling);
+  const atSlot = startsAtOnce(provider);
+  const plan = planIntent(intent, cluster, now.getTime() - (atSlot ? START_AT_SLOT_GRACE_MS : 0), reconciling);
+  // not yet: the intent stays pending (and holds its upgrade in our view) until its slot
+  if (atSlot && plan.kind === 'send-schedule' && intent.nextRun && intent.nextRun.getTime() > now.getTime()) return 'pending';
   const failFinally = (p: Extract<IntentPlan, { kind: 'fail' }>): 'failed' => {
     markIntentAttemptFailed(db, intent.id, now, p.reason, true);
     if (p.releaseHeldUpgrade) setClusterUpgrade(db, ctx.organizationId, intent.clusterName, null, 'idle');
@@ -186,10 +196,7 @@ async function executeIntent(
         if (plan.recordScheduled) recordStep('scheduled');
         break;
       case 'send-schedule':
-        await provider.scheduleUpgrade(
-          { ...ref, version: intent.version, nextRun: intent.nextRun!, idempotencyKey: intent.idempotencyKey },
-          now,
-        );
+        await provider.startUpgrade({ ...ref, version: intent.version, at: intent.nextRun!, idempotencyKey: intent.idempotencyKey }, now);
         snap.currentUpgrade = { version: intent.version, nextRun: nextRun!, state: 'scheduled' };
         markIntentDone(db, intent.id, now, plan.doneNote ?? undefined);
         recordStep('scheduled');
@@ -275,8 +282,16 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
 
     // 2. snapshot
     let snaps: ClusterSnapshot[];
+    // clusters the provider could not read this time: left as stored, their intents wait
+    const unreadable = new Set<string>();
     try {
-      snaps = await provider.listClusters(now);
+      const fleet = await provider.observe(now);
+      snaps = fleet.clusters;
+      for (const e of fleet.errors) {
+        unreadable.add(e.name);
+        metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
+        log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
+      }
     } catch (err) {
       metrics.providerErrors.inc({ provider: provider.name, operation: 'list-clusters' });
       throw err;
@@ -304,6 +319,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     let intentsFailed = 0;
     if (!dryRun) {
       for (const intent of listPendingIntents(db)) {
+        if (unreadable.has(intent.clusterName)) continue;
         const outcome = await executeIntent(ctx, intent, stateByName.get(intent.clusterName), snapByName.get(intent.clusterName), true);
         reconciled++;
         if (outcome === 'done') intentsDone++;
@@ -386,6 +402,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
 
     // 6. act
     for (const intent of getIntents(db, newIntentIds)) {
+      if (unreadable.has(intent.clusterName)) continue; // waits, pending, until the cluster can be read
       const lease2 = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
       if (!lease2.acquired) throw new Error(`lost the scheduler lease to ${lease2.holder}; remaining intents are reconciled by the holder`);
       const outcome = await executeIntent(ctx, intent, statesByName.get(intent.clusterName), snapByName.get(intent.clusterName), false);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOcmProvider } from './ocm';
-import { createKubernetesProvider, readKubeconfig, SCHEDULE_ANNOTATION } from './kubernetes';
+import { createKubernetesProvider, readKubeconfig } from './kubernetes';
 
 type Req = { method: string; path: string; auth?: string; contentType?: string; body?: unknown };
 const servers: http.Server[] = [];
@@ -113,7 +113,8 @@ describe('OCM provider', () => {
   it('lists clusters with available upgrades and their current upgrade policy', async () => {
     const { url, requests } = await fakeOcm();
     const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
-    const clusters = await ocm.listClusters(NOW);
+    const { clusters, errors } = await ocm.observe(NOW);
+    expect(errors).toEqual([]);
     expect(clusters).toMatchObject([
       {
         externalId: 'c1id',
@@ -134,8 +135,8 @@ describe('OCM provider', () => {
   it('creates a manual upgrade policy with next_run, and deletes it to cancel', async () => {
     const { url, requests } = await fakeOcm();
     const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
-    await ocm.scheduleUpgrade(
-      { externalId: 'c2id', name: 'stage-1', version: '4.13.1', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
+    await ocm.startUpgrade(
+      { externalId: 'c2id', name: 'stage-1', version: '4.13.1', at: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
       NOW,
     );
     const post = requests.find((r) => r.method === 'POST');
@@ -145,19 +146,19 @@ describe('OCM provider', () => {
       body: { version: '4.13.1', schedule_type: 'manual', next_run: '2021-08-30T18:07:00Z', upgrade_type: 'OSD' },
     });
     // scheduling what already exists is a no-op (no second POST)
-    await ocm.scheduleUpgrade(
-      { externalId: 'c1id', name: 'prod-1', version: '4.12.19', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k2' },
+    await ocm.startUpgrade(
+      { externalId: 'c1id', name: 'prod-1', version: '4.12.19', at: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k2' },
       NOW,
     );
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     await ocm.cancelUpgrade({ externalId: 'c1id', name: 'prod-1', version: '4.12.19', idempotencyKey: 'k3' }, NOW);
     expect(requests.find((r) => r.method === 'DELETE')?.path).toBe('/api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1');
-    expect(await ocm.findUpgrade({ externalId: 'c1id', name: 'prod-1' }, NOW)).toBeNull();
+    expect((await ocm.observe(NOW)).clusters.find((c) => c.externalId === 'c1id')?.currentUpgrade).toBeNull();
   });
 
   it('reports API errors with the status', async () => {
     const { url } = await fakeOcm();
-    await expect(createOcmProvider({ baseUrl: url, token: 'wrong' }).listClusters(NOW)).rejects.toMatchObject({
+    await expect(createOcmProvider({ baseUrl: url, token: 'wrong' }).observe(NOW)).rejects.toMatchObject({
       name: 'ProviderError',
       status: 401,
     });
@@ -224,7 +225,7 @@ describe('Kubernetes provider', () => {
         };
       }
       if (p.pathname === '/api/v1/query') {
-        expect(p.searchParams.get('query')).toBe('ALERTS{alertstate="firing",severity="critical"}');
+        expect(p.searchParams.get('query')).toBe('ALERTS{alertstate="firing"}');
         return {
           status: 200,
           body: {
@@ -248,7 +249,7 @@ describe('Kubernetes provider', () => {
   it('reads ClusterVersion, degraded operators and critical alerts', async () => {
     const { url } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
-    const [c] = await kube.listClusters(NOW);
+    const [c] = (await kube.observe(NOW)).clusters;
     expect(c).toMatchObject({
       externalId: 'prod-east',
       version: '4.13.10',
@@ -263,41 +264,34 @@ describe('Kubernetes provider', () => {
     ]);
   });
 
-  it('keeps a future upgrade as an annotation, then sets spec.desiredUpdate at its start time', async () => {
+  it('reading writes nothing; startUpgrade merge-patches spec.desiredUpdate with the release image', async () => {
     const { url, requests, cv } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
-    await kube.scheduleUpgrade(
-      { externalId: 'prod-east', name: 'prod-east', version: '4.13.12', nextRun: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
-      NOW,
-    );
+    await kube.observe(NOW);
+    await kube.observeCluster({ externalId: 'prod-east', name: 'prod-east' }, NOW);
+    expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    await kube.startUpgrade({ externalId: 'prod-east', name: 'prod-east', version: '4.13.12', at: NOW, idempotencyKey: 'k' }, NOW);
     const patch = requests.find((r) => r.method === 'PATCH');
     expect(patch?.contentType).toBe('application/merge-patch+json');
-    expect(JSON.parse(cv.metadata.annotations[SCHEDULE_ANNOTATION]!)).toMatchObject({
-      version: '4.13.12',
-      nextRun: '2021-08-30T18:07:00Z',
+    expect(patch?.body).toEqual({
+      spec: { desiredUpdate: { version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' } },
     });
-    expect(await kube.findUpgrade({ externalId: 'prod-east', name: 'prod-east' }, NOW)).toMatchObject({
-      version: '4.13.12',
-      state: 'scheduled',
-    });
-    const [before] = await kube.listClusters(NOW);
-    expect(before!.currentUpgrade).toMatchObject({ state: 'scheduled' });
-    const [after] = await kube.listClusters(new Date('2021-08-30T18:08:00Z'));
-    expect(cv.spec.desiredUpdate).toEqual({ version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' });
+    const [after] = (await kube.observe(NOW)).clusters;
     expect(after!.currentUpgrade).toMatchObject({ version: '4.13.12', state: 'started' });
-    expect(cv.metadata.annotations[SCHEDULE_ANNOTATION]).toBeUndefined();
+    // the same start again writes nothing
+    await kube.startUpgrade({ externalId: 'prod-east', name: 'prod-east', version: '4.13.12', at: NOW, idempotencyKey: 'k' }, NOW);
+    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(cv.spec.desiredUpdate).toEqual({ version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' });
   });
 
-  it('cancels a scheduled upgrade by removing the annotation', async () => {
-    const { url, cv } = await fakeCluster();
+  it('refuses to hold a future start (the operator starts at once) and writes nothing', async () => {
+    const { url, requests } = await fakeCluster();
     const kube = createKubernetesProvider([{ name: 'c', server: url, token: 'kube-token', prometheusUrl: url }]);
-    await kube.scheduleUpgrade(
-      { externalId: 'c', name: 'c', version: '4.13.11', nextRun: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k' },
-      NOW,
-    );
+    await expect(
+      kube.startUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', at: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k' }, NOW),
+    ).rejects.toThrow(/cannot be held/);
     await kube.cancelUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', idempotencyKey: 'k2' }, NOW);
-    expect(cv.metadata.annotations[SCHEDULE_ANNOTATION]).toBeUndefined();
-    expect(cv.spec.desiredUpdate).toBeUndefined();
+    expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
   it('reads token contexts from a kubeconfig', () => {

@@ -1,12 +1,15 @@
 /**
  * A fake provider for tests and the crash test: its whole state is an append-only list of
  * trigger/cancel records (in memory, or lines of a file that survives SIGKILL), replayed on every
- * read. An upgrade starts at its nextRun and completes `durationMs` later.
+ * read. A `startUpgrade` is a trigger record whose upgrade starts at its `at` (kept as nextRun)
+ * and completes `durationMs` later. Reads never write.
  */
 import { inProcess } from './in-process';
 import fs from 'node:fs';
 import { compareVersions } from '@/server/domain/version/version';
+import { healthFromIssues, summarizeHealth } from './health-reading';
 import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
+import { ProviderError } from './types';
 
 export interface FakeCluster {
   externalId: string;
@@ -28,7 +31,7 @@ export interface FakeProviderOptions {
   logFile?: string;
   durationMs?: number;
   /** make calls fail, e.g. to test retries */
-  failWith?: (op: 'list' | 'schedule' | 'cancel', cluster?: string) => Error | undefined;
+  failWith?: (op: 'list' | 'read' | 'schedule' | 'cancel', cluster?: string) => Error | undefined;
 }
 
 export interface FakeProvider extends FleetProvider {
@@ -101,14 +104,32 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
   const clustersByName = new Map(opts.clusters.map((c) => [c.name, c]));
   const find = (name: string) => {
     const c = clustersByName.get(name);
-    if (!c) throw new Error(`unknown cluster ${name}`);
+    if (!c) throw new ProviderError('fake', `unknown cluster ${name}`, 404);
     return c;
+  };
+  const snapshotOf = (c: FakeCluster, nowMs: number, all?: FakeRecord[]): ClusterSnapshot => {
+    const s = stateOf(c, nowMs, all);
+    const health = healthFromIssues(c.healthIssues ?? []);
+    return {
+      externalId: c.externalId,
+      name: c.name,
+      version: s.version,
+      channel: c.channel,
+      availableUpgrades: newerReleases(c.releases, s.version),
+      conditionalUpgrades: [],
+      upgradeable: { status: 'True' },
+      health,
+      ...summarizeHealth(health),
+      currentUpgrade: s.current,
+      lastUpgrade: s.last,
+    };
   };
   return {
     name: 'fake',
     calls,
     records,
-    listClusters(now) {
+    startLeadMs: 0,
+    observe(now) {
       return inProcess(() => {
         calls.push({ op: 'list' });
         const err = opts.failWith?.('list');
@@ -119,29 +140,23 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
           if (list) list.push(r);
           else byCluster.set(r.cluster, [r]);
         }
-        return opts.clusters.map((c) => {
-          const s = stateOf(c, now.getTime(), byCluster.get(c.name) ?? []);
-          const issues = c.healthIssues ?? [];
-          return {
-            externalId: c.externalId,
-            name: c.name,
-            version: s.version,
-            channel: c.channel,
-            availableUpgrades: newerReleases(c.releases, s.version),
-            healthy: issues.length === 0,
-            healthIssues: issues,
-            currentUpgrade: s.current,
-            lastUpgrade: s.last,
-          };
-        });
+        const snapshot: Awaited<ReturnType<FleetProvider['observe']>> = { clusters: [], errors: [] };
+        for (const c of opts.clusters) {
+          const readErr = opts.failWith?.('read', c.name);
+          if (readErr) snapshot.errors.push({ externalId: c.externalId, name: c.name, message: readErr.message });
+          else snapshot.clusters.push(snapshotOf(c, now.getTime(), byCluster.get(c.name) ?? []));
+        }
+        return snapshot;
       });
     },
-    findUpgrade(ref, now) {
+    observeCluster(ref, now) {
       return inProcess(() => {
-        return stateOf(find(ref.name), now.getTime()).current;
+        const err = opts.failWith?.('read', ref.name);
+        if (err) throw err;
+        return snapshotOf(find(ref.name), now.getTime());
       });
     },
-    scheduleUpgrade(req, now) {
+    startUpgrade(req, now) {
       return inProcess(() => {
         calls.push({ op: 'schedule', cluster: req.name, version: req.version });
         const err = opts.failWith?.('schedule', req.name);
@@ -152,7 +167,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
           op: 'trigger',
           cluster: req.name,
           version: req.version,
-          nextRun: req.nextRun.toISOString(),
+          nextRun: req.at.toISOString(),
           at: now.toISOString(),
           key: req.idempotencyKey,
         });

@@ -20,7 +20,7 @@ describe('inProcess', () => {
   it('keeps a failing fake provider call a rejected promise, as a remote provider fails', async () => {
     const provider = createFakeProvider({ clusters: [], failWith: (op) => new Error(`${op} refused`) });
     const results = await Promise.allSettled([
-      provider.listClusters(new Date(0)),
+      provider.observe(new Date(0)),
       provider.cancelUpgrade({ externalId: 'x', name: 'x', version: '4.12.1', idempotencyKey: 'k' }, new Date(0)),
     ]);
     expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual([

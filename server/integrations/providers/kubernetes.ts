@@ -1,31 +1,55 @@
 /**
  * Kubernetes/OpenShift provider: one cluster per kubeconfig context (bearer-token users).
  *
- * Request shapes relied on (OpenShift config.openshift.io/v1 API, Prometheus HTTP API):
- * - `GET /apis/config.openshift.io/v1/clusterversions/version` → `{metadata: {annotations}, spec: {channel, clusterID, desiredUpdate?},
- *   status: {desired: {version}, history: [{state: "Completed"|"Partial", version, startedTime, completionTime}] (newest first),
- *   availableUpdates: [{version, image}], conditions: [{type: "Progressing"|"Failing"|..., status, message}]}}`
- * - `PATCH` the same path with `application/merge-patch+json` `{spec: {desiredUpdate: {version, image}}}` starts an upgrade
- * - `GET /apis/config.openshift.io/v1/clusteroperators` → `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded", status, message}]}}]}`
- * - Prometheus `GET /api/v1/query?query=ALERTS{alertstate="firing",severity="critical"}` →
- *   `{status: "success", data: {resultType: "vector", result: [{metric: {alertname, namespace}, value: [ts, "1"]}]}}`
+ * Request shapes relied on (openshift/api config/v1 ClusterVersion and ClusterOperator, the
+ * Prometheus HTTP API; see tests/fakes/PROVENANCE.md):
+ * - `GET /apis/config.openshift.io/v1/clusterversions/version` → `{spec: {channel, clusterID, desiredUpdate?: {version, image}},
+ *   status: {desired: {version, image}, history: [{state: "Completed"|"Partial", version, image, startedTime, completionTime}] (newest first),
+ *   availableUpdates: [{version, image}] | null, conditionalUpdates?: [{release: {version, image}, risks, conditions}],
+ *   conditions: [{type: "Available"|"Progressing"|"Failing"|"Upgradeable"|..., status, reason, message}]}}`
+ * - `PATCH` the same path with `application/merge-patch+json` `{spec: {desiredUpdate: {version, image}}}` starts an upgrade;
+ *   it is this provider's only write.
+ * - `GET /apis/config.openshift.io/v1/clusteroperators` → `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded"|"Available", status, message}]}}]}`
+ * - Prometheus `GET /api/v1/query?query=ALERTS{alertstate="firing"}` →
+ *   `{status: "success", data: {resultType: "vector", result: [{metric: {alertname, namespace, severity}, value: [ts, "1"]}]}}`
  *
- * The cluster-version operator has no notion of a future start, so a scheduled upgrade is kept
- * as an annotation on ClusterVersion (`fleetplan.io/scheduled-upgrade`) and started by setting
- * `spec.desiredUpdate` at the first snapshot after its start time (as an upgrade controller
- * starts its job at the maintenance window).
+ * Reading never writes. The cluster-version operator has no notion of a future start, so
+ * `startUpgrade` begins the upgrade at once (startLeadMs 0: it is called at the slot).
+ *
+ * How the ClusterVersion reads as an upgrade:
+ * - the newest history entry `Partial` without a completion time is the running upgrade; so is a
+ *   `spec.desiredUpdate` the operator has not put in the history yet;
+ * - `Failing=True` while `Progressing=True` is a running upgrade with a problem (the operator keeps
+ *   retrying; the lifecycle's timeout decides); `Failing=True` with `Progressing` not True is a
+ *   failed upgrade whose reason is the Failing message;
+ * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
-import type { ClusterRef, ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
+import { errorMessage, mapSettled } from './map-settled';
+import type {
+  AlertReading,
+  ClusterRef,
+  ClusterSnapshot,
+  FinishedUpgrade,
+  FleetProvider,
+  HealthReading,
+  OperatorReading,
+  ProviderUpgrade,
+  UpgradeableCondition,
+} from './types';
 import { ProviderError } from './types';
+import { summarizeHealth } from './health-reading';
 
-export const SCHEDULE_ANNOTATION = 'fleetplan.io/scheduled-upgrade';
-const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
-const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
-const CRITICAL_ALERTS = 'ALERTS{alertstate="firing",severity="critical"}';
+export const CLUSTER_VERSION_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
+export const CLUSTER_OPERATORS_PATH = '/apis/config.openshift.io/v1/clusteroperators';
+export const FIRING_ALERTS_QUERY = 'ALERTS{alertstate="firing"}';
+/** how far in the future a start may lie and still begin now (clock skew between tick and call) */
+const START_TOLERANCE_MS = 60_000;
+const READ_CONCURRENCY = 8;
 
 export interface KubeContext {
   name: string;
@@ -37,22 +61,35 @@ export interface KubeContext {
   prometheusUrl?: string;
 }
 
+const ZCondition = z.object({ type: z.string(), status: z.string(), reason: z.string().optional(), message: z.string().optional() });
+const ZRelease = z.object({ version: z.string(), image: z.string().optional() });
 const ZClusterVersion = z.object({
-  metadata: z.object({ annotations: z.record(z.string(), z.string()).optional() }).optional(),
   spec: z
     .object({
       channel: z.string().optional(),
       clusterID: z.string().optional(),
-      desiredUpdate: z.object({ version: z.string().optional() }).nullish(),
+      desiredUpdate: z.object({ version: z.string().optional(), image: z.string().optional() }).nullish(),
     })
     .optional(),
   status: z.object({
-    desired: z.object({ version: z.string().optional() }).optional(),
+    desired: z.object({ version: z.string().optional(), image: z.string().optional() }).optional(),
     history: z
-      .array(z.object({ state: z.string(), version: z.string(), startedTime: z.string().optional(), completionTime: z.string().nullish() }))
-      .default([]),
-    availableUpdates: z.array(z.object({ version: z.string(), image: z.string().optional() })).nullish(),
-    conditions: z.array(z.object({ type: z.string(), status: z.string(), message: z.string().optional() })).default([]),
+      .array(
+        z.object({
+          state: z.string(),
+          version: z.string(),
+          startedTime: z.string().optional(),
+          completionTime: z.string().nullish(),
+        }),
+      )
+      .nullish()
+      .transform((h) => h ?? []),
+    availableUpdates: z.array(ZRelease).nullish(),
+    conditionalUpdates: z.array(z.object({ release: ZRelease })).nullish(),
+    conditions: z
+      .array(ZCondition)
+      .nullish()
+      .transform((c) => c ?? []),
   }),
 });
 type ClusterVersion = z.infer<typeof ZClusterVersion>;
@@ -61,23 +98,23 @@ const ZOperators = z.object({
     .array(
       z.object({
         metadata: z.object({ name: z.string() }),
-        status: z
-          .object({ conditions: z.array(z.object({ type: z.string(), status: z.string(), message: z.string().optional() })).default([]) })
-          .optional(),
+        status: z.object({ conditions: z.array(ZCondition).nullish() }).optional(),
       }),
     )
-    .default([]),
+    .nullish(),
 });
 const ZAlerts = z.object({
-  status: z.string(),
+  status: z.literal('success'),
   data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }),
 });
-const ZScheduled = z.object({ version: z.string(), nextRun: z.string() });
 
 function iso(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
-
+function isoOf(text: string | undefined, fallback: Date): string {
+  const ms = text ? Date.parse(text) : NaN;
+  return iso(Number.isFinite(ms) ? new Date(ms) : fallback);
+}
 /** Reads the contexts of a kubeconfig (token users only; client certificates are not supported). */
 export function readKubeconfig(text: string, only?: string[]): KubeContext[] {
   const doc = parseYaml(text) as {
@@ -121,8 +158,87 @@ export function createKubernetesProviderFromKubeconfig(opts: {
   return createKubernetesProvider(contexts);
 }
 
+function condition(cv: ClusterVersion, type: string) {
+  return cv.status.conditions.find((c) => c.type === type);
+}
+
+/** The version the cluster runs: the newest completed update, else what it was installed with. */
 function currentVersion(cv: ClusterVersion): string {
   return cv.status.history.find((h) => h.state === 'Completed')?.version ?? cv.status.desired?.version ?? '0.0.0';
+}
+
+/** The pure reading of one cluster's API objects (exported for tests). */
+export function readClusterVersion(
+  cv: ClusterVersion,
+  now: Date,
+): Pick<
+  ClusterSnapshot,
+  'version' | 'channel' | 'availableUpgrades' | 'conditionalUpgrades' | 'upgradeable' | 'currentUpgrade' | 'lastUpgrade'
+> {
+  const version = currentVersion(cv);
+  const available = (cv.status.availableUpdates ?? []).map((u) => u.version);
+  const conditional = (cv.status.conditionalUpdates ?? []).map((u) => u.release.version).filter((v) => !available.includes(v));
+  const up = condition(cv, 'Upgradeable');
+  const upgradeable: UpgradeableCondition =
+    up && (up.status === 'False' || up.status === 'Unknown')
+      ? { status: up.status, ...(up.message ? { message: up.message } : {}) }
+      : { status: 'True' };
+  const failing = condition(cv, 'Failing');
+  const progressing = condition(cv, 'Progressing')?.status === 'True';
+  const head = cv.status.history[0];
+  const desired = cv.spec?.desiredUpdate?.version;
+  let target: { version: string; startedAt: string } | null = null;
+  if (head && head.state === 'Partial' && !head.completionTime && head.version !== version)
+    target = { version: head.version, startedAt: isoOf(head.startedTime, now) };
+  else if (
+    desired &&
+    desired !== version &&
+    desired !== head?.version &&
+    !(isSemver(desired) && isSemver(version) && compareVersions(desired, version) < 0)
+  )
+    target = { version: desired, startedAt: iso(now) }; // accepted, not yet in the history
+  let currentUpgrade: ProviderUpgrade | null = null;
+  let lastUpgrade: FinishedUpgrade | null = null;
+  const fromOf = (v: string) => cv.status.history.find((h) => h.version !== v && h.state === 'Completed')?.version;
+  if (target && failing?.status === 'True' && !progressing) {
+    lastUpgrade = {
+      fromVersion: version,
+      version: target.version,
+      state: 'failed',
+      startedAt: target.startedAt,
+      message: failing.message ?? failing.reason ?? 'Failing',
+    };
+  } else if (target) {
+    const problem = failing?.status === 'True' ? (failing.message ?? failing.reason) : undefined;
+    currentUpgrade = {
+      version: target.version,
+      nextRun: target.startedAt,
+      state: 'started',
+      startedAt: target.startedAt,
+      ...(problem ? { message: problem } : {}),
+    };
+  }
+  if (!lastUpgrade) {
+    const done = cv.status.history.find((h) => h.state === 'Completed' && h.completionTime);
+    const from = done ? fromOf(done.version) : undefined;
+    if (done && from)
+      lastUpgrade = {
+        fromVersion: from,
+        version: done.version,
+        state: 'completed',
+        ...(done.startedTime ? { startedAt: done.startedTime } : {}),
+        ...(done.completionTime ? { completedAt: done.completionTime } : {}),
+      };
+  }
+  return {
+    version,
+    channel: cv.spec?.channel ?? '',
+    availableUpgrades: available,
+    conditionalUpgrades: conditional,
+    upgradeable,
+    currentUpgrade,
+    lastUpgrade,
+  };
 }
 
 export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider {
@@ -142,136 +258,91 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
     return c;
   };
   const readCv = async (ctx: KubeContext) => {
-    const parsed = ZClusterVersion.safeParse((await call<unknown>(ctx, CV_PATH)).body);
+    const parsed = ZClusterVersion.safeParse((await call<unknown>(ctx, CLUSTER_VERSION_PATH)).body);
     if (!parsed.success)
       throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterVersion: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
-  const scheduledOf = (cv: ClusterVersion) => {
-    const raw = cv.metadata?.annotations?.[SCHEDULE_ANNOTATION];
-    if (!raw) return null;
-    try {
-      const p = ZScheduled.safeParse(JSON.parse(raw));
-      return p.success ? p.data : null;
-    } catch {
-      return null;
-    }
-  };
-  const startUpgrade = async (ctx: KubeContext, cv: ClusterVersion, version: string) => {
-    const image = cv.status.availableUpdates?.find((u) => u.version === version)?.image;
-    await call(ctx, CV_PATH, {
-      method: 'PATCH',
-      body: {
-        metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } },
-        spec: { desiredUpdate: { version, ...(image ? { image } : {}) } },
-      },
+  const readOperators = async (ctx: KubeContext): Promise<OperatorReading[]> => {
+    const parsed = ZOperators.safeParse((await call<unknown>(ctx, CLUSTER_OPERATORS_PATH)).body);
+    if (!parsed.success)
+      throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterOperator list: ${parsed.error.issues[0]?.message}`);
+    return (parsed.data.items ?? []).map((o) => {
+      const conditions = o.status?.conditions ?? [];
+      const degraded = conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
+      const unavailable = conditions.find((c) => c.type === 'Available' && c.status === 'False');
+      const message = degraded?.message ?? unavailable?.message;
+      return { name: o.metadata.name, degraded: !!degraded, available: !unavailable, ...(message ? { message } : {}) };
     });
   };
-  const upgradeOf = (cv: ClusterVersion): ProviderUpgrade | null => {
-    const running = cv.status.history[0];
-    const progressing = cv.status.conditions.find((c) => c.type === 'Progressing')?.status === 'True';
-    if (running && running.state === 'Partial' && progressing) {
-      const startedAt = running.startedTime ?? iso(new Date());
-      return { version: running.version, nextRun: iso(new Date(startedAt)), state: 'started', startedAt: iso(new Date(startedAt)) };
-    }
-    const s = scheduledOf(cv);
-    return s ? { version: s.version, nextRun: s.nextRun, state: 'scheduled' } : null;
-  };
-  const health = async (ctx: KubeContext): Promise<string[]> => {
-    const issues: string[] = [];
-    const ops = ZOperators.safeParse((await call<unknown>(ctx, CO_PATH)).body);
-    if (ops.success) {
-      for (const o of ops.data.items) {
-        const degraded = o.status?.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
-        if (degraded) issues.push(`ClusterOperator ${o.metadata.name} Degraded${degraded.message ? `: ${degraded.message}` : ''}`);
-      }
-    }
+  /** null when the alerts cannot be read (no monitoring, no permission): not a health failure by itself */
+  const readAlerts = async (ctx: KubeContext): Promise<AlertReading[] | null> => {
     const promBase =
       ctx.prometheusUrl ??
       `${ctx.server.replace(/\/$/, '')}/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy`;
     try {
       const res = await httpJson<unknown>(
-        `${promBase.replace(/\/$/, '')}/api/v1/query?${new URLSearchParams({ query: CRITICAL_ALERTS })}`,
+        `${promBase.replace(/\/$/, '')}/api/v1/query?${new URLSearchParams({ query: FIRING_ALERTS_QUERY })}`,
         { token: ctx.token, ca: ctx.ca, insecure: ctx.insecure, provider: 'kubernetes' },
       );
-      const alerts = ZAlerts.safeParse(res.body);
-      if (alerts.success)
-        for (const a of alerts.data.data.result)
-          issues.push(`critical alert ${a.metric.alertname ?? 'unknown'} firing${a.metric.namespace ? ` in ${a.metric.namespace}` : ''}`);
-    } catch (err) {
-      issues.push(`alerts unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      const parsed = ZAlerts.safeParse(res.body);
+      if (!parsed.success) return null;
+      return parsed.data.data.result.map((r) => ({
+        name: r.metric.alertname ?? 'unknown',
+        ...(r.metric.namespace ? { namespace: r.metric.namespace } : {}),
+        severity: r.metric.severity ?? 'none',
+      }));
+    } catch {
+      return null;
     }
-    return issues;
+  };
+  const observeContext = async (ctx: KubeContext, now: Date): Promise<ClusterSnapshot> => {
+    const [cv, operators, alerts] = await Promise.all([readCv(ctx), readOperators(ctx), readAlerts(ctx)]);
+    const health: HealthReading = { operators, alerts, other: [] };
+    return { externalId: ctx.name, name: ctx.name, ...readClusterVersion(cv, now), health, ...summarizeHealth(health) };
   };
   return {
     name: 'kubernetes',
-    async listClusters(now) {
-      const out: ClusterSnapshot[] = [];
-      for (const ctx of contexts) {
-        let cv = await readCv(ctx);
-        const scheduled = scheduledOf(cv);
-        if (scheduled && Date.parse(scheduled.nextRun) <= now.getTime() && upgradeOf(cv)?.state !== 'started') {
-          await startUpgrade(ctx, cv, scheduled.version);
-          cv = await readCv(ctx);
-        }
-        const version = currentVersion(cv);
-        const issues = await health(ctx);
-        const last = cv.status.history.find((h) => h.completionTime);
-        const failing = cv.status.conditions.find((c) => c.type === 'Failing' && c.status === 'True');
-        let cu = upgradeOf(cv);
-        // started through desiredUpdate but the history has not caught up yet
-        if (!cu && scheduled && Date.parse(scheduled.nextRun) <= now.getTime())
-          cu = { version: scheduled.version, nextRun: scheduled.nextRun, state: 'started', startedAt: scheduled.nextRun };
-        out.push({
-          externalId: ctx.name,
-          name: ctx.name,
-          version,
-          channel: cv.spec?.channel ?? '',
-          availableUpgrades: (cv.status.availableUpdates ?? []).map((u) => u.version),
-          healthy: issues.length === 0,
-          healthIssues: issues,
-          currentUpgrade: cu,
-          lastUpgrade: last
-            ? {
-                version: last.version,
-                state: last.state === 'Completed' ? 'completed' : 'failed',
-                startedAt: last.startedTime,
-                completedAt: last.completionTime ?? undefined,
-                ...(failing?.message ? { message: failing.message } : {}),
-              }
-            : null,
-        });
-      }
-      return out;
+    startLeadMs: 0,
+    async observe(now) {
+      const results = await mapSettled(contexts, READ_CONCURRENCY, (ctx) => observeContext(ctx, now));
+      const snapshot: Awaited<ReturnType<FleetProvider['observe']>> = { clusters: [], errors: [] };
+      results.forEach((r, i) => {
+        const ctx = contexts[i]!;
+        if (r.status === 'fulfilled') snapshot.clusters.push(r.value);
+        else snapshot.errors.push({ externalId: ctx.name, name: ctx.name, message: errorMessage(r.reason) });
+      });
+      return snapshot;
     },
-    async findUpgrade(ref) {
-      return upgradeOf(await readCv(ctxOf(ref)));
+    observeCluster(ref, now) {
+      return observeContext(ctxOf(ref), now);
     },
-    async scheduleUpgrade(req, now) {
+    async startUpgrade(req, now) {
       const ctx = ctxOf(req);
+      if (req.at.getTime() > now.getTime() + START_TOLERANCE_MS)
+        throw new ProviderError(
+          'kubernetes',
+          `${req.name}: an upgrade cannot be held for ${iso(req.at)} (the cluster-version operator starts at once); start it at its slot`,
+        );
       const cv = await readCv(ctx);
-      const cu = upgradeOf(cv);
-      if (cu?.version === req.version) return;
-      if (cu) throw new ProviderError('kubernetes', `${req.name} already has an upgrade to ${cu.version}`);
-      if (req.nextRun.getTime() <= now.getTime()) await startUpgrade(ctx, cv, req.version);
-      else
-        await call(ctx, CV_PATH, {
-          method: 'PATCH',
-          body: {
-            metadata: {
-              annotations: {
-                [SCHEDULE_ANNOTATION]: JSON.stringify({ version: req.version, nextRun: iso(req.nextRun), key: req.idempotencyKey }),
-              },
-            },
-          },
-        });
+      const seen = readClusterVersion(cv, now);
+      if (seen.currentUpgrade?.version === req.version || cv.spec?.desiredUpdate?.version === req.version) return; // already asked
+      if (isSemver(seen.version) && isSemver(req.version) && compareVersions(seen.version, req.version) >= 0) return; // already there
+      if (seen.currentUpgrade)
+        throw new ProviderError('kubernetes', `${req.name} already has an upgrade to ${seen.currentUpgrade.version} under way`);
+      const release =
+        cv.status.availableUpdates?.find((u) => u.version === req.version) ??
+        cv.status.conditionalUpdates?.find((u) => u.release.version === req.version)?.release;
+      if (!release)
+        throw new ProviderError('kubernetes', `${req.name}: ${req.version} is not among the cluster's available or conditional updates`);
+      await call(ctx, CLUSTER_VERSION_PATH, {
+        method: 'PATCH',
+        body: { spec: { desiredUpdate: { version: release.version, ...(release.image ? { image: release.image } : {}) } } },
+      });
     },
-    async cancelUpgrade(req) {
-      const ctx = ctxOf(req);
-      const cv = await readCv(ctx);
-      const s = scheduledOf(cv);
-      if (s && s.version === req.version)
-        await call(ctx, CV_PATH, { method: 'PATCH', body: { metadata: { annotations: { [SCHEDULE_ANNOTATION]: null } } } });
+    async cancelUpgrade() {
+      // Nothing is ever held at the cluster for later (startUpgrade begins at once), and a running
+      // cluster-version update is not withdrawn: there is nothing to cancel.
     },
   };
 }

@@ -1,22 +1,39 @@
 /**
  * OpenShift Cluster Manager (OCM) provider, over its REST API with a bearer token.
  *
- * Request shapes relied on (api.openshift.com clusters_mgmt v1, as the upgrade service uses them,
- * docs/research/upgrade-service.md §1.0 and §1.3):
+ * Request shapes relied on (api.openshift.com clusters_mgmt v1 model, as the upgrade service
+ * uses them; see tests/fakes/PROVENANCE.md):
  * - `GET  /api/clusters_mgmt/v1/clusters?page=N&size=100[&search=...]` →
- *   `{kind: "ClusterList", page, size, total, items: [{id, name, state, channel?, version: {raw_id, channel_group, available_upgrades}}]}`
+ *   `{kind: "ClusterList", page, size, total, items: [{id, name, state, version: {raw_id, channel_group, available_upgrades}}]}`
  * - `GET  /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies` → `{items: [{id, version, schedule_type, next_run, upgrade_type}]}`
- * - `GET  /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}/state` → `{value: "scheduled"|"pending"|"started"|"delayed"|"failed"|"completed"|"cancelled", description}`
- * - `POST /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies` body `{version, schedule_type: "manual", next_run, upgrade_type: "OSD"}`
+ * - `GET  /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}/state` →
+ *   `{value: "pending"|"scheduled"|"started"|"delayed"|"failed"|"completed"|"cancelled", description}`
+ * - `POST /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies` body `{version, schedule_type: "manual", next_run, upgrade_type: "OSD"}`;
+ *   OCM refuses a `next_run` less than 5 minutes ahead (the upgrade service keeps 6).
  * - `DELETE /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}`
  * OCM removes a policy when its upgrade finishes.
+ *
+ * Consistency of a snapshot: every cluster's policies (and their states) are read BEFORE the
+ * cluster list whose versions the snapshot reports. An upgrade that completes in between shows
+ * as a policy that is gone (or `completed`) together with the new version — completed — and
+ * never as an old version without its policy, which would read as "removed at the provider".
+ * A running policy whose target the cluster already reports is completed too.
  */
 import { z } from 'zod';
+import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
-import type { ClusterRef, ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
+import { errorMessage, mapSettled } from './map-settled';
+import type { ClusterRef, ClusterSnapshot, FinishedUpgrade, FleetProvider, FleetSnapshot, HealthReading, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
+import { summarizeHealth } from './health-reading';
 
 const API = '/api/clusters_mgmt/v1';
+/** OCM (ClusterService) refuses an upgrade policy whose next_run is less than this far ahead. */
+export const OCM_MIN_LEAD_MS = 5 * 60_000;
+/** startUpgrade is called this long before the slot: the minimum lead plus room for a late tick. */
+export const OCM_START_LEAD_MS = 10 * 60_000;
+const PAGE_SIZE = 100;
+const READ_CONCURRENCY = 8;
 
 const ZCluster = z.object({
   id: z.string(),
@@ -28,12 +45,13 @@ const ZCluster = z.object({
       raw_id: z.string().optional(),
       id: z.string().optional(),
       channel_group: z.string().optional(),
-      available_upgrades: z.array(z.string()).optional(),
+      available_upgrades: z.array(z.string()).nullish(),
     })
     .optional(),
 });
+type OcmCluster = z.infer<typeof ZCluster>;
 const ZClusterList = z.object({
-  items: z.array(ZCluster).default([]),
+  items: z.array(ZCluster).nullish(),
   page: z.number().optional(),
   size: z.number().optional(),
   total: z.number().optional(),
@@ -45,7 +63,7 @@ const ZPolicy = z.object({
   next_run: z.string().optional(),
   upgrade_type: z.string().optional(),
 });
-const ZPolicyList = z.object({ items: z.array(ZPolicy).default([]) });
+const ZPolicyList = z.object({ items: z.array(ZPolicy).nullish() });
 const ZPolicyState = z.object({ value: z.string(), description: z.string().optional() });
 
 export interface OcmProviderOptions {
@@ -55,11 +73,11 @@ export interface OcmProviderOptions {
   search?: string;
 }
 
-function versionOf(c: z.infer<typeof ZCluster>): string {
+function versionOf(c: OcmCluster): string {
   return c.version?.raw_id ?? c.version?.id?.replace(/^openshift-v/, '') ?? '0.0.0';
 }
 
-function channelOf(c: z.infer<typeof ZCluster>, version: string): string {
+function channelOf(c: OcmCluster, version: string): string {
   if (c.channel) return c.channel;
   const minor = version.split('.').slice(0, 2).join('.');
   return `${c.version?.channel_group ?? 'stable'}-${minor}`;
@@ -69,8 +87,21 @@ function iso(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+function reached(version: string, target: string): boolean {
+  return isSemver(version) && isSemver(target) && compareVersions(version, target) >= 0;
+}
+
+/** What a cluster's upgrade policies say, read before its version. */
+interface PolicyReading {
+  /** the policy of an upgrade not finished (pending, scheduled, started, delayed) */
+  active: { id: string; version: string; nextRun: string; value: string; description?: string } | null;
+  /** a policy OCM reports finished but has not removed yet */
+  finished: { version: string; value: 'completed' | 'failed'; nextRun: string; description?: string } | null;
+}
+
 export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   const base = opts.baseUrl.replace(/\/$/, '');
+  const clusterPath = (id: string) => `${API}/clusters/${encodeURIComponent(id)}`;
   const get = async <T>(path: string, schema: z.ZodType<T>): Promise<T> => {
     const res = await httpJson<unknown>(`${base}${path}`, { token: opts.token, provider: 'ocm' });
     const parsed = schema.safeParse(res.body);
@@ -78,74 +109,133 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       throw new ProviderError('ocm', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return parsed.data;
   };
-  const currentPolicy = async (clusterId: string): Promise<{ id: string; upgrade: ProviderUpgrade } | null> => {
-    const policies = await get(`${API}/clusters/${encodeURIComponent(clusterId)}/upgrade_policies`, ZPolicyList);
-    for (const p of policies.items) {
+  const readPolicies = async (clusterId: string): Promise<PolicyReading> => {
+    const policies = await get(`${clusterPath(clusterId)}/upgrade_policies`, ZPolicyList);
+    const reading: PolicyReading = { active: null, finished: null };
+    for (const p of policies.items ?? []) {
       if (!p.version || !p.next_run) continue;
-      const state = await get(
-        `${API}/clusters/${encodeURIComponent(clusterId)}/upgrade_policies/${encodeURIComponent(p.id)}/state`,
-        ZPolicyState,
-      );
-      if (state.value === 'completed' || state.value === 'cancelled' || state.value === 'failed') continue;
-      const started = state.value === 'started' || state.value === 'delayed';
+      let state: z.infer<typeof ZPolicyState>;
+      try {
+        state = await get(`${clusterPath(clusterId)}/upgrade_policies/${encodeURIComponent(p.id)}/state`, ZPolicyState);
+      } catch (err) {
+        if (err instanceof ProviderError && err.status === 404) continue; // removed since the list: the cluster read after tells why
+        throw err;
+      }
       const nextRun = iso(new Date(p.next_run));
-      return {
-        id: p.id,
-        upgrade: { version: p.version, nextRun, state: started ? 'started' : 'scheduled', ...(started ? { startedAt: nextRun } : {}) },
-      };
+      const description = state.description || undefined;
+      if (state.value === 'completed' || state.value === 'failed')
+        reading.finished = { version: p.version, value: state.value, nextRun, ...(description ? { description } : {}) };
+      else if (state.value !== 'cancelled' && !reading.active)
+        reading.active = { id: p.id, version: p.version, nextRun, value: state.value, ...(description ? { description } : {}) };
     }
-    return null;
+    return reading;
   };
-  const listAll = async () => {
-    const items: z.infer<typeof ZCluster>[] = [];
-    for (let page = 1; page < 1000; page++) {
-      const q = new URLSearchParams({ page: String(page), size: '100', ...(opts.search ? { search: opts.search } : {}) });
+  const listAll = async (): Promise<OcmCluster[]> => {
+    const items: OcmCluster[] = [];
+    for (let page = 1; page < 10_000; page++) {
+      const q = new URLSearchParams({ page: String(page), size: String(PAGE_SIZE), ...(opts.search ? { search: opts.search } : {}) });
       const list = await get(`${API}/clusters?${q}`, ZClusterList);
-      items.push(...list.items);
-      if (list.items.length < 100 || (list.total !== undefined && items.length >= list.total)) break;
+      const got = list.items ?? [];
+      items.push(...got);
+      if (got.length < PAGE_SIZE || (list.total !== undefined && items.length >= list.total)) break;
     }
     return items;
   };
+  const snapshotOf = (c: OcmCluster, policies: PolicyReading): ClusterSnapshot => {
+    const version = versionOf(c);
+    const ready = (c.state ?? 'ready') === 'ready';
+    const health: HealthReading = { operators: [], alerts: null, other: ready ? [] : [`cluster state is ${c.state}`] };
+    let currentUpgrade: ProviderUpgrade | null = null;
+    let lastUpgrade: FinishedUpgrade | null = null;
+    const a = policies.active;
+    if (a && !reached(version, a.version)) {
+      const running = a.value === 'started' || a.value === 'delayed';
+      currentUpgrade = {
+        version: a.version,
+        nextRun: a.nextRun,
+        state: running ? 'started' : 'scheduled',
+        ...(running ? { startedAt: a.nextRun } : {}),
+        ...(a.value === 'delayed' ? { delayed: true } : {}),
+        ...(a.description ? { message: a.description } : {}),
+      };
+    } else if (a) {
+      lastUpgrade = { version: a.version, state: 'completed', startedAt: a.nextRun }; // finished between the two reads
+    }
+    const f = policies.finished;
+    if (!lastUpgrade && f)
+      lastUpgrade =
+        f.value === 'failed' && !reached(version, f.version)
+          ? {
+              version: f.version,
+              state: 'failed',
+              startedAt: f.nextRun,
+              message: f.description ?? 'upgrade failed (no description from OCM)',
+            }
+          : { version: f.version, state: 'completed', startedAt: f.nextRun };
+    return {
+      externalId: c.id,
+      name: c.name,
+      version,
+      channel: channelOf(c, version),
+      availableUpgrades: c.version?.available_upgrades ?? [],
+      conditionalUpgrades: [],
+      upgradeable: null,
+      health,
+      ...summarizeHealth(health),
+      currentUpgrade,
+      lastUpgrade,
+    };
+  };
+  const activePolicy = async (clusterId: string) => (await readPolicies(clusterId)).active;
   return {
     name: 'ocm',
-    async listClusters(): Promise<ClusterSnapshot[]> {
-      const clusters = await listAll();
-      const out: ClusterSnapshot[] = [];
-      for (const c of clusters) {
-        const version = versionOf(c);
-        const policy = await currentPolicy(c.id);
-        const ready = (c.state ?? 'ready') === 'ready';
-        out.push({
-          externalId: c.id,
-          name: c.name,
-          version,
-          channel: channelOf(c, version),
-          availableUpgrades: c.version?.available_upgrades ?? [],
-          healthy: ready,
-          healthIssues: ready ? [] : [`cluster state is ${c.state}`],
-          currentUpgrade: policy?.upgrade ?? null,
-        });
-      }
-      return out;
+    startLeadMs: OCM_START_LEAD_MS,
+    async observe(): Promise<FleetSnapshot> {
+      const known = await listAll();
+      const policies = await mapSettled(known, READ_CONCURRENCY, (c) => readPolicies(c.id));
+      // read again after the policies: the versions reported are at least as new as the policies
+      const fresh = new Map((await listAll()).map((c) => [c.id, c]));
+      const snapshot: FleetSnapshot = { clusters: [], errors: [] };
+      known.forEach((first, i) => {
+        const p = policies[i]!;
+        const c = fresh.get(first.id);
+        if (p.status === 'rejected') snapshot.errors.push({ externalId: first.id, name: first.name, message: errorMessage(p.reason) });
+        else if (c) snapshot.clusters.push(snapshotOf(c, p.value));
+        // a cluster gone from the second list was deleted meanwhile: not reported, as if read after
+      });
+      for (const c of fresh.values())
+        if (!known.some((k) => k.id === c.id))
+          snapshot.errors.push({ externalId: c.id, name: c.name, message: 'appeared during the read; read next time' });
+      return snapshot;
     },
-    async findUpgrade(ref: ClusterRef) {
-      return (await currentPolicy(ref.externalId))?.upgrade ?? null;
+    async observeCluster(ref: ClusterRef) {
+      const policies = await readPolicies(ref.externalId);
+      const cluster = ZCluster.safeParse(
+        (await httpJson<unknown>(`${base}${clusterPath(ref.externalId)}`, { token: opts.token, provider: 'ocm' })).body,
+      );
+      if (!cluster.success) throw new ProviderError('ocm', `unexpected cluster ${ref.externalId}: ${cluster.error.issues[0]?.message}`);
+      return snapshotOf(cluster.data, policies);
     },
-    async scheduleUpgrade(req) {
-      const existing = await currentPolicy(req.externalId);
-      if (existing?.upgrade.version === req.version) return; // already there: idempotent
-      if (existing) throw new ProviderError('ocm', `cluster ${req.name} already has an upgrade policy to ${existing.upgrade.version}`);
-      await httpJson(`${base}${API}/clusters/${encodeURIComponent(req.externalId)}/upgrade_policies`, {
+    async startUpgrade(req, now) {
+      if (req.at.getTime() < now.getTime() + OCM_MIN_LEAD_MS)
+        throw new ProviderError(
+          'ocm',
+          `${req.name}: next_run ${iso(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
+        );
+      const existing = await activePolicy(req.externalId);
+      if (existing?.version === req.version) return; // already there: idempotent
+      if (existing) throw new ProviderError('ocm', `cluster ${req.name} already has an upgrade policy to ${existing.version}`);
+      await httpJson(`${base}${clusterPath(req.externalId)}/upgrade_policies`, {
         method: 'POST',
         token: opts.token,
         provider: 'ocm',
-        body: { kind: 'UpgradePolicy', version: req.version, schedule_type: 'manual', upgrade_type: 'OSD', next_run: iso(req.nextRun) },
+        body: { kind: 'UpgradePolicy', version: req.version, schedule_type: 'manual', upgrade_type: 'OSD', next_run: iso(req.at) },
       });
     },
     async cancelUpgrade(req) {
-      const existing = await currentPolicy(req.externalId);
-      if (!existing || existing.upgrade.version !== req.version || existing.upgrade.state !== 'scheduled') return;
-      await httpJson(`${base}${API}/clusters/${encodeURIComponent(req.externalId)}/upgrade_policies/${encodeURIComponent(existing.id)}`, {
+      const existing = await activePolicy(req.externalId);
+      if (!existing || existing.version !== req.version || (existing.value !== 'scheduled' && existing.value !== 'pending')) return;
+      await httpJson(`${base}${clusterPath(req.externalId)}/upgrade_policies/${encodeURIComponent(existing.id)}`, {
         method: 'DELETE',
         token: opts.token,
         provider: 'ocm',

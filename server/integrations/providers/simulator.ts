@@ -6,8 +6,12 @@
  *
  * Everything that happens is a deterministic function of (cluster, upgrade, clock), so a
  * snapshot taken twice at the same instant is the same, and a crash loses nothing: upgrades go
- * scheduled → started → control plane → workers → completed in 40 min to 2 h, about 1 in 20
- * fails, health flaps now and then, and held-back releases appear on their channels over time.
+ * scheduled → started → control plane → workers → completed in 40 min to 2 h, and held-back
+ * releases appear on their channels over time. The failure modes a real fleet has are there too
+ * (rates below): an upgrade fails with a reason, or gets stuck and never completes; a
+ * ClusterOperator turns Degraded or a critical alert fires for a few hours (structured health);
+ * a published release is withdrawn again (it leaves availableUpgrades two days later).
+ * Reading never writes: the simulated state only changes through startUpgrade and cancelUpgrade.
  */
 import { inProcess } from './in-process';
 import fs from 'node:fs';
@@ -24,7 +28,9 @@ import {
   writeSetting,
   type SimulatedClusterRow,
 } from '@/server/repositories/scheduler-repository';
-import type { ClusterRef, ClusterSnapshot, FleetProvider, ProviderUpgrade, ScheduleUpgradeRequest, CancelUpgradeRequest } from './types';
+import type { AlertReading, ClusterRef, ClusterSnapshot, FleetProvider, OperatorReading, ProviderUpgrade } from './types';
+import { ProviderError } from './types';
+import { healthFromIssues, summarizeHealth } from './health-reading';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -32,18 +38,37 @@ export const SIMULATOR_RELEASES_KEY = 'simulator.releases';
 /** simulated days between two published releases */
 const PUBLISH_EVERY_DAYS = 3.5;
 const FAILURE_RATE = 0.05;
+/** upgrades that stop making progress and never complete (the lifecycle's timeout catches them) */
+const STUCK_RATE = 0.03;
 const FLAP_RATE = 0.03;
 const FLAP_BUCKET_MS = 6 * 3_600_000;
+/** share of newly published releases withdrawn again, and when */
+const WITHDRAW_RATE = 0.2;
+const WITHDRAW_AFTER_DAYS = 2;
 
 export interface SimulatorReleases {
   pending: { version: string; publishAt: string }[];
 }
 
-const FLAP_ISSUES = [
-  'critical alert KubePersistentVolumeFillingUp firing (simulated flap)',
-  'ClusterOperator ingress Degraded: router pods restarting (simulated flap)',
-  'critical alert etcdHighFsyncDurations firing (simulated flap)',
+/** passing health problems, one per 6 h bucket for about 3% of clusters */
+const FLAPS: (({ kind: 'alert' } & AlertReading) | ({ kind: 'operator' } & OperatorReading))[] = [
+  { kind: 'alert', name: 'KubePersistentVolumeFillingUp', namespace: 'openshift-monitoring', severity: 'critical' },
+  { kind: 'operator', name: 'ingress', degraded: true, available: true, message: 'router pods restarting (simulated flap)' },
+  { kind: 'alert', name: 'etcdHighFsyncDurations', namespace: 'openshift-etcd', severity: 'critical' },
+  {
+    kind: 'operator',
+    name: 'authentication',
+    degraded: false,
+    available: false,
+    message: 'oauth-openshift pods not ready (simulated flap)',
+  },
 ];
+const FAILURE_REASONS = [
+  'machine-config operator Degraded: worker pool did not roll out (simulated)',
+  'Cluster operator etcd is degraded: EtcdMembersDegraded (simulated)',
+  'Could not update deployment openshift-ingress-operator/ingress-operator: timed out (simulated)',
+];
+const STUCK_MESSAGE = 'Unable to apply: the worker MachineConfigPool is not progressing: a node cannot be drained (simulated)';
 
 /** FNV-1a hash of a string to [0, 1): the simulator's only source of "randomness". */
 export function hashUnit(text: string): number {
@@ -151,9 +176,23 @@ export function advanceSimulator(db: Db, ms: number, realNow: Date): SimulatorCl
   return next;
 }
 
-function isPublished(releases: SimulatorReleases | undefined, version: string, nowMs: number): boolean {
+/** When a held-back release is withdrawn again (about 1 in 5, two days after publication), else null. */
+export function withdrawnAt(release: { version: string; publishAt: string }): number | null {
+  return hashUnit(`${release.version}|w`) < WITHDRAW_RATE ? Date.parse(release.publishAt) + WITHDRAW_AFTER_DAYS * DAY_MS : null;
+}
+
+/** Offered at `nowMs`: published and not withdrawn (releases the fleet already knew are always offered). */
+function isOffered(releases: SimulatorReleases | undefined, version: string, nowMs: number): boolean {
   const p = releases?.pending.find((r) => r.version === version);
-  return !p || Date.parse(p.publishAt) <= nowMs;
+  if (!p) return true;
+  const withdrawn = withdrawnAt(p);
+  return Date.parse(p.publishAt) <= nowMs && (withdrawn === null || nowMs < withdrawn);
+}
+
+/** Whether an upgrade (cluster, target, start) is one of the stuck ones, and the progress it stops at. */
+export function stuckAt(externalId: string, version: string, startedAt: string): number | null {
+  const h = hashUnit(`${externalId}|${version}|${startedAt}|s`);
+  return h < STUCK_RATE ? 0.5 + (h / STUCK_RATE) * 0.4 : null;
 }
 
 /** The simulated state of one cluster at `nowMs`, from its stored row. Pure given the graph. */
@@ -173,73 +212,85 @@ export function simulateCluster(
     const startedAt = currentUpgrade.startedAt ?? currentUpgrade.nextRun;
     const duration = upgradeDurationMs(row.externalId, currentUpgrade.version, startedAt);
     const elapsed = nowMs - Date.parse(startedAt);
-    if (elapsed >= duration) {
-      const failed = hashUnit(`${row.externalId}|${currentUpgrade.version}|${startedAt}|f`) < FAILURE_RATE;
+    const stuck = stuckAt(row.externalId, currentUpgrade.version, startedAt);
+    if (elapsed >= duration && stuck === null) {
+      const f = hashUnit(`${row.externalId}|${currentUpgrade.version}|${startedAt}|f`);
+      const failed = f < FAILURE_RATE;
       lastUpgrade = {
         fromVersion: version,
         version: currentUpgrade.version,
         state: failed ? 'failed' : 'completed',
         startedAt,
         completedAt: iso(Date.parse(startedAt) + duration),
-        ...(failed ? { message: 'machine-config operator Degraded: worker pool did not roll out (simulated)' } : {}),
+        ...(failed ? { message: FAILURE_REASONS[Math.floor((f / FAILURE_RATE) * FAILURE_REASONS.length)] ?? FAILURE_REASONS[0]! } : {}),
       };
       if (!failed) version = currentUpgrade.version;
       currentUpgrade = null;
     } else {
-      const progress = Math.max(0, elapsed / duration);
+      const progress = Math.max(0, Math.min(elapsed / duration, stuck ?? 1));
+      const stalled = stuck !== null && elapsed / duration >= stuck;
       currentUpgrade = {
         ...currentUpgrade,
         startedAt,
         progress: Math.round(progress * 100) / 100,
         phase: progress < 0.05 ? 'started' : progress < 0.45 ? 'control-plane' : 'workers',
+        ...(stalled ? { message: STUCK_MESSAGE } : {}),
       };
     }
   }
   const bucket = Math.floor(nowMs / FLAP_BUCKET_MS);
-  const persistent = row.healthIssues.filter((i) => !FLAP_ISSUES.includes(i));
+  const health = healthFromIssues(row.healthIssues);
   const flap = hashUnit(`${row.externalId}|${bucket}|h`);
-  const issues =
-    flap < FLAP_RATE ? [...persistent, FLAP_ISSUES[Math.floor((flap / FLAP_RATE) * FLAP_ISSUES.length)] ?? FLAP_ISSUES[0]!] : persistent;
-  const offered = availableUpdates(graph, version, row.channel).filter((v) => isPublished(releases, v, nowMs));
+  if (flap < FLAP_RATE) {
+    const { kind, ...reading } = FLAPS[Math.floor((flap / FLAP_RATE) * FLAPS.length)] ?? FLAPS[0]!;
+    if (kind === 'alert') health.alerts = [...(health.alerts ?? []), reading as AlertReading];
+    else if (!health.operators.some((o) => o.name === reading.name)) health.operators.push(reading as OperatorReading);
+  }
+  const offered = availableUpdates(graph, version, row.channel).filter((v) => isOffered(releases, v, nowMs));
   return {
     externalId: row.externalId,
     name: row.name,
     version,
     channel: row.channel,
     availableUpgrades: offered,
-    healthy: issues.length === 0,
-    healthIssues: issues,
+    conditionalUpgrades: [],
+    upgradeable: { status: 'True' },
+    health,
+    ...summarizeHealth(health),
     currentUpgrade,
     lastUpgrade,
   };
 }
 
 export function createSimulatorProvider(db: Db): FleetProvider {
-  const find = (ref: ClusterRef) => listSimulatedClusters(db).find((c) => c.externalId === ref.externalId);
+  const observeRow = (row: SimulatedClusterRow, now: Date) =>
+    simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY));
+  const find = (ref: ClusterRef) => {
+    const row = listSimulatedClusters(db).find((c) => c.externalId === ref.externalId);
+    if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
+    return row;
+  };
   return {
     name: 'simulator',
-    listClusters(now) {
+    startLeadMs: 0,
+    observe(now) {
+      return inProcess(() => ({ clusters: listSimulatedClusters(db).map((row) => observeRow(row, now)), errors: [] }));
+    },
+    observeCluster(ref, now) {
+      return inProcess(() => observeRow(find(ref), now));
+    },
+    startUpgrade(req, now) {
       return inProcess(() => {
-        const graph = loadDemoGraph();
-        const releases = readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
-        return listSimulatedClusters(db).map((row) => simulateCluster(row, now.getTime(), graph, releases));
+        const seen = observeRow(find(req), now);
+        if (seen.currentUpgrade?.version === req.version) return; // already there: idempotent
+        if (seen.currentUpgrade)
+          throw new ProviderError('simulator', `${req.name} already has an upgrade to ${seen.currentUpgrade.version}`);
+        setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.at.getTime()), state: 'scheduled' }, null);
       });
     },
-    findUpgrade(ref, now) {
+    cancelUpgrade(req, now) {
       return inProcess(() => {
-        const row = find(ref);
-        if (!row) return null;
-        return simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY))
-          .currentUpgrade;
-      });
-    },
-    scheduleUpgrade(req: ScheduleUpgradeRequest) {
-      return inProcess(() => {
-        setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.nextRun.getTime()), state: 'scheduled' }, null);
-      });
-    },
-    cancelUpgrade(req: CancelUpgradeRequest) {
-      return inProcess(() => {
+        if (observeRow(find(req), now).currentUpgrade?.state !== 'scheduled') return; // nothing held, or already running
         setSimulatedUpgrade(db, req.externalId, null, req.version);
       });
     },

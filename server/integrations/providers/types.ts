@@ -1,6 +1,9 @@
 /**
  * One interface for every fleet provider (simulator, OCM, Kubernetes), chosen by configuration
  * (`FLEETPLAN_PROVIDER`). The scheduler only talks to this interface; tests use fakes of it.
+ *
+ * Reading and acting are separate: `observe` and `observeCluster` never write anything at the
+ * provider; `startUpgrade` and `cancelUpgrade` are the only writes.
  */
 export type CurrentUpgradeState = 'scheduled' | 'started';
 
@@ -14,6 +17,10 @@ export interface ProviderUpgrade {
   progress?: number;
   /** started | control-plane | workers, when known */
   phase?: string;
+  /** the provider reports the running upgrade as delayed (OCM `delayed`); still under way */
+  delayed?: boolean;
+  /** what the provider says about it (OCM state description, ClusterVersion Failing/Progressing message) */
+  message?: string;
 }
 
 export interface FinishedUpgrade {
@@ -22,8 +29,36 @@ export interface FinishedUpgrade {
   state: 'completed' | 'failed';
   startedAt?: string;
   completedAt?: string;
+  /** for a failure: the provider's reason */
   message?: string;
 }
+
+export interface OperatorReading {
+  name: string;
+  /** condition Degraded=True */
+  degraded: boolean;
+  /** false when condition Available=False */
+  available: boolean;
+  /** the Degraded or Available=False condition's message */
+  message?: string;
+}
+
+export interface AlertReading {
+  name: string;
+  namespace?: string;
+  severity: string;
+}
+
+/** Structured health, so the gates can apply the configured exclusions (operators, alerts, namespaces). */
+export interface HealthReading {
+  operators: OperatorReading[];
+  /** firing alerts; null when they could not be read (not a health failure by itself) */
+  alerts: AlertReading[] | null;
+  /** anything else the provider reports as unhealthy, e.g. OCM `cluster state is installing` */
+  other: string[];
+}
+
+export type UpgradeableCondition = { status: 'True' | 'False' | 'Unknown'; message?: string };
 
 /** What the provider says about one cluster right now. */
 export interface ClusterSnapshot {
@@ -32,14 +67,32 @@ export interface ClusterSnapshot {
   name: string;
   version: string;
   channel: string;
+  /** recommended updates (ClusterVersion status.availableUpdates, OCM available_upgrades) */
   availableUpgrades: string[];
-  /** false = enforced health errors: no soak contribution, and the health gate skips it */
+  /** ClusterVersion status.conditionalUpdates[].release.version not also recommended ([] for OCM) */
+  conditionalUpgrades: string[];
+  /** ClusterVersion condition Upgradeable (False blocks minor upgrades); null = the provider has none */
+  upgradeable: UpgradeableCondition | null;
+  health: HealthReading;
+  /** summary of `health` with the default filters (see summarizeHealth) */
   healthy: boolean;
-  /** degraded operators, firing critical alerts: shown as reasons */
   healthIssues: string[];
   currentUpgrade: ProviderUpgrade | null;
   /** the most recent finished upgrade, when the provider reports one */
   lastUpgrade?: FinishedUpgrade | null;
+}
+
+/** A cluster that could not be read this time. */
+export interface ClusterReadError {
+  externalId: string;
+  name: string;
+  message: string;
+}
+
+export interface FleetSnapshot {
+  clusters: ClusterSnapshot[];
+  /** clusters that could not be read: marked PROVIDER_ERROR, the tick goes on for the rest */
+  errors: ClusterReadError[];
 }
 
 export interface ClusterRef {
@@ -47,10 +100,11 @@ export interface ClusterRef {
   name: string;
 }
 
-export interface ScheduleUpgradeRequest extends ClusterRef {
+export interface StartUpgradeRequest extends ClusterRef {
   version: string;
-  nextRun: Date;
-  /** stable per action; providers that support it pass it on (deduplication on their side) */
+  /** the slot: when the upgrade is to begin. Providers that cannot hold a future start (Kubernetes) begin at once. */
+  at: Date;
+  /** stable per start; providers that support it pass it on (deduplication on their side) */
   idempotencyKey: string;
 }
 
@@ -61,12 +115,20 @@ export interface CancelUpgradeRequest extends ClusterRef {
 
 export interface FleetProvider {
   readonly name: string;
-  /** Current state of every cluster the provider knows, at `now` (the fleet's clock). */
-  listClusters(now: Date): Promise<ClusterSnapshot[]>;
-  /** The upgrade the cluster has scheduled or running at the provider, if any (for reconciling). */
-  findUpgrade(cluster: ClusterRef, now: Date): Promise<ProviderUpgrade | null>;
-  scheduleUpgrade(req: ScheduleUpgradeRequest, now: Date): Promise<void>;
-  /** Cancels a scheduled upgrade; a no-op when there is none. */
+  /** how long before the slot `startUpgrade` must be called (OCM: its minimum lead for next_run plus a margin; others 0) */
+  readonly startLeadMs: number;
+  /** READ-ONLY. Never writes anything. Consistent per cluster (an upgrade completing mid-read is seen as completed). */
+  observe(now: Date): Promise<FleetSnapshot>;
+  /** READ-ONLY fresh read of one cluster, for the start-time gates and post-checks. Throws ProviderError. */
+  observeCluster(ref: ClusterRef, now: Date): Promise<ClusterSnapshot>;
+  /**
+   * The ONLY call that starts an upgrade. Kubernetes: merge-patch spec.desiredUpdate {version, image}.
+   * OCM: POST an upgrade policy with next_run = req.at (refused with a ProviderError, without a
+   * request, when closer than OCM's minimum lead). Idempotent for the same version: re-reads the
+   * cluster first and writes nothing when the upgrade is already there.
+   */
+  startUpgrade(req: StartUpgradeRequest, now: Date): Promise<void>;
+  /** Withdraws an upgrade that has not started (OCM: DELETE its policy). No-op when there is none. */
   cancelUpgrade(req: CancelUpgradeRequest, now: Date): Promise<void>;
 }
 
