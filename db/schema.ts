@@ -13,7 +13,21 @@ export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'fai
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';
-export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade';
+export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+/** server/domain/lifecycle/machine.ts's LifecycleState (schema-types.test.ts keeps them equal) */
+export type LifecycleStateValue =
+  | 'scheduled'
+  | 'pre-checks'
+  | 'pre-hook'
+  | 'started'
+  | 'upgrading'
+  | 'post-hook'
+  | 'post-checks'
+  | 'completed'
+  | 'skipped'
+  | 'cancelled'
+  | 'failed'
+  | 'timed-out';
 export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
 export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster';
 export type WebhookDeliveryStatusValue = 'pending' | 'delivered' | 'failed';
@@ -286,6 +300,68 @@ export const actionIntents = sqliteTable(
     doneAt: timestamp('done_at'),
   },
   (t) => [index('action_intents_status').on(t.status)],
+);
+
+/**
+ * One row per upgrade attempt (cluster, target version, slot): its lifecycle state
+ * (server/domain/lifecycle/machine.ts), the reason of its exit, and for failures the operator's
+ * acknowledgement (an unacknowledged failure halts its version; see lifecycle/halts.ts).
+ */
+export const upgradeLifecycles = sqliteTable(
+  'upgrade_lifecycles',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    clusterId: integer('cluster_id')
+      .notNull()
+      .references(() => clusters.id, { onDelete: 'cascade' }),
+    clusterName: text('cluster_name').notNull(),
+    sector: text('sector'),
+    fromVersion: text('from_version').notNull(),
+    toVersion: text('to_version').notNull(),
+    slot: timestamp('slot').notNull(),
+    state: text('state').$type<LifecycleStateValue>().notNull(),
+    reason: text('reason'),
+    message: text('message'),
+    /** the cluster's policy said onFailure: halt when this attempt was created */
+    haltsOnFailure: integer('halts_on_failure', { mode: 'boolean' }).notNull().default(true),
+    createdAt: timestamp('created_at').notNull(),
+    updatedAt: timestamp('updated_at').notNull(),
+    noticeAt: timestamp('notice_at'),
+    startRequestedAt: timestamp('start_requested_at'),
+    startConfirmedAt: timestamp('start_confirmed_at'),
+    runningAt: timestamp('running_at'),
+    providerDoneAt: timestamp('provider_done_at'),
+    finishedAt: timestamp('finished_at'),
+    acknowledgedBy: text('acknowledged_by'),
+    acknowledgedAt: timestamp('acknowledged_at'),
+    acknowledgeComment: text('acknowledge_comment'),
+  },
+  (t) => [
+    uniqueIndex('upgrade_lifecycles_attempt').on(t.clusterId, t.toVersion, t.slot),
+    index('upgrade_lifecycles_state').on(t.state),
+    index('upgrade_lifecycles_cluster').on(t.clusterId, t.createdAt),
+  ],
+);
+
+/** every lifecycle transition: who/what moved it, when, from and to which state, and why */
+export const upgradeLifecycleTransitions = sqliteTable(
+  'upgrade_lifecycle_transitions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    lifecycleId: integer('lifecycle_id')
+      .notNull()
+      .references(() => upgradeLifecycles.id, { onDelete: 'cascade' }),
+    at: timestamp('at').notNull(),
+    /** null for the row that creates the attempt */
+    fromState: text('from_state').$type<LifecycleStateValue>(),
+    toState: text('to_state').$type<LifecycleStateValue>().notNull(),
+    reason: text('reason'),
+    message: text('message').notNull(),
+    /** `scheduler:<holder>` for the tick, the user for an acknowledgement */
+    actor: text('actor').notNull(),
+    tickId: integer('tick_id'),
+  },
+  (t) => [index('upgrade_lifecycle_transitions_lifecycle').on(t.lifecycleId, t.at), index('upgrade_lifecycle_transitions_at').on(t.at)],
 );
 
 /** at most one scheduler acts at a time, across processes sharing the database */

@@ -1,0 +1,230 @@
+// Upgrade attempts and their transitions (server/domain/lifecycle/machine.ts). An attempt is one
+// row per (cluster, target version, slot); every state change writes one transition row in the
+// same call, so the history never misses a step nor holds one twice.
+import { and, desc, eq, inArray, isNull, notInArray } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
+import {
+  FAILURE_STATES,
+  FINAL_STATES,
+  type LifecycleState,
+  type LifecycleTransition,
+  type UpgradeAttempt,
+} from '@/server/domain/lifecycle/machine';
+import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
+
+export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
+export type LifecycleTransitionRow = typeof upgradeLifecycleTransitions.$inferSelect;
+
+/** A stored attempt in the domain's form, with what the repository adds (cluster id, sector, ...). */
+export interface StoredAttempt extends UpgradeAttempt {
+  clusterId: number;
+  sector: string | null;
+  haltsOnFailure: boolean;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
+  acknowledgeComment: string | null;
+}
+
+const ms = (d: Date | null) => (d ? d.getTime() : null);
+const date = (n: number | null) => (n === null ? null : new Date(n));
+
+export function toStoredAttempt(r: LifecycleRow): StoredAttempt {
+  return {
+    id: r.id,
+    clusterId: r.clusterId,
+    cluster: r.clusterName,
+    sector: r.sector,
+    fromVersion: r.fromVersion,
+    toVersion: r.toVersion,
+    slot: r.slot.getTime(),
+    state: r.state,
+    reason: r.reason as LifecycleReason | null,
+    message: r.message,
+    haltsOnFailure: r.haltsOnFailure,
+    noticeAt: ms(r.noticeAt),
+    startRequestedAt: ms(r.startRequestedAt),
+    startConfirmedAt: ms(r.startConfirmedAt),
+    runningAt: ms(r.runningAt),
+    providerDoneAt: ms(r.providerDoneAt),
+    finishedAt: ms(r.finishedAt),
+    acknowledgedBy: r.acknowledgedBy,
+    acknowledgedAt: ms(r.acknowledgedAt),
+    acknowledgeComment: r.acknowledgeComment,
+  };
+}
+
+export interface NewAttempt {
+  clusterId: number;
+  clusterName: string;
+  sector: string | null;
+  fromVersion: string;
+  toVersion: string;
+  slot: number;
+  haltsOnFailure: boolean;
+  at: number;
+  actor: string;
+  tickId: number | null;
+  message: string;
+}
+
+/**
+ * Creates an attempt in `scheduled` with its first transition row. Null when the cluster already
+ * has an attempt for this version and slot (whatever its state): a slot is tried once.
+ */
+export function insertAttempt(db: Db, v: NewAttempt): StoredAttempt | null {
+  const row = db
+    .insert(upgradeLifecycles)
+    .values({
+      clusterId: v.clusterId,
+      clusterName: v.clusterName,
+      sector: v.sector,
+      fromVersion: v.fromVersion,
+      toVersion: v.toVersion,
+      slot: new Date(v.slot),
+      state: 'scheduled',
+      message: v.message,
+      haltsOnFailure: v.haltsOnFailure,
+      createdAt: new Date(v.at),
+      updatedAt: new Date(v.at),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .get();
+  if (!row) return null;
+  db.insert(upgradeLifecycleTransitions)
+    .values({
+      lifecycleId: row.id,
+      at: new Date(v.at),
+      fromState: null,
+      toState: 'scheduled',
+      message: v.message,
+      actor: v.actor,
+      tickId: v.tickId,
+    })
+    .run();
+  return toStoredAttempt(row);
+}
+
+const FINAL = [...FINAL_STATES];
+const FAILURES = [...FAILURE_STATES];
+
+/** Attempts not in a final state, oldest first. */
+export function listActiveAttempts(db: Db): StoredAttempt[] {
+  return db
+    .select()
+    .from(upgradeLifecycles)
+    .where(notInArray(upgradeLifecycles.state, FINAL))
+    .orderBy(upgradeLifecycles.id)
+    .all()
+    .map(toStoredAttempt);
+}
+
+/** Failed or timed-out attempts nobody acknowledged yet. */
+export function listUnacknowledgedFailures(db: Db): StoredAttempt[] {
+  return db
+    .select()
+    .from(upgradeLifecycles)
+    .where(and(inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt)))
+    .orderBy(upgradeLifecycles.id)
+    .all()
+    .map(toStoredAttempt);
+}
+
+export function getAttempt(db: Db, id: number): StoredAttempt | null {
+  const row = db.select().from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).get();
+  return row ? toStoredAttempt(row) : null;
+}
+
+/** The cluster's most recent attempts, newest first. */
+export function listClusterAttempts(db: Db, clusterId: number, limit: number): StoredAttempt[] {
+  return db
+    .select()
+    .from(upgradeLifecycles)
+    .where(eq(upgradeLifecycles.clusterId, clusterId))
+    .orderBy(desc(upgradeLifecycles.slot), desc(upgradeLifecycles.id))
+    .limit(limit)
+    .all()
+    .map(toStoredAttempt);
+}
+
+export function listAttemptTransitions(db: Db, lifecycleIds: number[]): LifecycleTransitionRow[] {
+  if (lifecycleIds.length === 0) return [];
+  return db
+    .select()
+    .from(upgradeLifecycleTransitions)
+    .where(inArray(upgradeLifecycleTransitions.lifecycleId, lifecycleIds))
+    .orderBy(upgradeLifecycleTransitions.at, upgradeLifecycleTransitions.id)
+    .all();
+}
+
+/**
+ * Writes the attempt after a lifecycle step and one row per transition. Guarded by the state the
+ * step started from: false (nothing written) when another process moved the attempt meanwhile.
+ */
+export function saveAttemptStep(
+  db: Db,
+  fromState: LifecycleState,
+  a: UpgradeAttempt,
+  transitions: readonly LifecycleTransition[],
+  meta: { at: number; actor: string; tickId: number | null },
+): boolean {
+  const res = db
+    .update(upgradeLifecycles)
+    .set({
+      state: a.state,
+      reason: a.reason,
+      message: a.message,
+      updatedAt: new Date(meta.at),
+      noticeAt: date(a.noticeAt),
+      startRequestedAt: date(a.startRequestedAt),
+      startConfirmedAt: date(a.startConfirmedAt),
+      runningAt: date(a.runningAt),
+      providerDoneAt: date(a.providerDoneAt),
+      finishedAt: date(a.finishedAt),
+    })
+    .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)))
+    .run();
+  if (res.changes !== 1) return false;
+  for (const t of transitions)
+    db.insert(upgradeLifecycleTransitions)
+      .values({
+        lifecycleId: a.id,
+        at: new Date(t.at),
+        fromState: t.from,
+        toState: t.to,
+        reason: t.reason,
+        message: t.message,
+        actor: meta.actor,
+        tickId: meta.tickId,
+      })
+      .run();
+  return true;
+}
+
+/**
+ * Records an operator's acknowledgement of a failed or timed-out attempt (and a transition row
+ * naming them). False when the attempt is not an unacknowledged failure.
+ */
+export function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; comment: string; at: number }): boolean {
+  const res = db
+    .update(upgradeLifecycles)
+    .set({ acknowledgedBy: v.by, acknowledgedAt: new Date(v.at), acknowledgeComment: v.comment, updatedAt: new Date(v.at) })
+    .where(and(eq(upgradeLifecycles.id, id), inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt)))
+    .run();
+  if (res.changes !== 1) return false;
+  const row = db.select({ state: upgradeLifecycles.state }).from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).get()!;
+  db.insert(upgradeLifecycleTransitions)
+    .values({
+      lifecycleId: id,
+      at: new Date(v.at),
+      fromState: row.state,
+      toState: row.state,
+      reason: null,
+      message: `failure acknowledged: ${v.comment}`,
+      actor: v.by,
+      tickId: null,
+    })
+    .run();
+  return true;
+}
