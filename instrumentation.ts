@@ -1,18 +1,21 @@
 // Next.js start-up hook (Node.js runtime only): checks the settings, so a bad FLEETPLAN_* value
 // stops the server with a message naming it (server/env.ts); encrypts webhook secrets still stored
 // in plain text (creating the secret key file on first start); then starts the background
-// scheduler unless FLEETPLAN_SCHEDULER=off (interval FLEETPLAN_TICK_SECONDS, provider FLEETPLAN_PROVIDER).
+// scheduler unless FLEETPLAN_SCHEDULER=off (interval FLEETPLAN_TICK_SECONDS, provider FLEETPLAN_PROVIDER)
+// with its delivery loop (webhooks and hook calls, FLEETPLAN_DELIVERY_CONCURRENCY at a time).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { getEnv } = await import('./server/env');
   const env = getEnv();
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
-  const [{ startScheduler }, { getDb }, { prepareWebhookSecrets }] = await Promise.all([
+  const [{ startScheduler }, { getDb }, { prepareWebhookSecrets }, { createOutboundDeliverer }] = await Promise.all([
     import('./server/scheduler/start'),
     import('./db/client'),
     import('./server/services/webhook-service'),
+    import('./server/services/outbound-delivery'),
   ]);
   prepareWebhookSecrets(getDb(), env);
   if (!env.schedulerEnabled) return;
-  startScheduler(getDb);
+  // the scheduler gets its collaborators here: it does not import services (nor they it)
+  startScheduler(getDb, { deliverNext: createOutboundDeliverer() });
 }

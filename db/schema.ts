@@ -31,6 +31,8 @@ export type LifecycleStateValue =
 export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
 export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster';
 export type WebhookDeliveryStatusValue = 'pending' | 'delivered' | 'failed';
+export type HookStageValue = 'pre-upgrade' | 'post-upgrade';
+export type HookCallStatusValue = 'pending' | 'allowed' | 'refused';
 
 export const organizations = sqliteTable('organizations', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -415,8 +417,68 @@ export const webhookDeliveries = sqliteTable(
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
     createdAt: timestamp('created_at').notNull(),
+    /** the process sending it now (`host:pid`): a delivery is claimed before it is sent, so two processes never both send it */
+    claimedBy: text('claimed_by'),
+    /** the claim lapses then (a process that died mid-send): another process may retry it */
+    claimedUntil: timestamp('claimed_until'),
   },
   (t) => [index('webhook_deliveries_status').on(t.status, t.nextAttemptAt)],
+);
+
+/**
+ * Blocking hooks: an HTTP endpoint that must allow an upgrade (`pre-upgrade`: `{"allow": true}`)
+ * or confirm it healthy (`post-upgrade`: `{"healthy": true}`) for clusters of an organization,
+ * or of one sector of it (`sector` null = every sector).
+ */
+export const hooks = sqliteTable(
+  'hooks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    sector: text('sector'),
+    stage: text('stage').$type<HookStageValue>().notNull(),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    /** HMAC-SHA256 key (encrypted at rest like webhook secrets); never returned to the browser */
+    secret: text('secret').notNull(),
+    /** how long fleetplan waits for the answer */
+    timeoutSeconds: integer('timeout_seconds').notNull().default(300),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at').notNull(),
+  },
+  (t) => [index('hooks_org_stage').on(t.organizationId, t.stage)],
+);
+
+/** One call of one hook for one upgrade lifecycle and stage, and its answer (the verdict). */
+export const hookCalls = sqliteTable(
+  'hook_calls',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    hookId: integer('hook_id')
+      .notNull()
+      .references(() => hooks.id, { onDelete: 'cascade' }),
+    lifecycleId: text('lifecycle_id').notNull(),
+    stage: text('stage').$type<HookStageValue>().notNull(),
+    payload: json<unknown>('payload').notNull(),
+    status: text('status').$type<HookCallStatusValue>().notNull(),
+    /** why it was refused (the hook's answer, or what went wrong); null while pending or allowed */
+    reason: text('reason'),
+    answerStatusCode: integer('answer_status_code'),
+    /** the answer's body as received (at most a few KiB) */
+    answer: text('answer'),
+    requestedAt: timestamp('requested_at').notNull(),
+    answeredAt: timestamp('answered_at'),
+    claimedBy: text('claimed_by'),
+    claimedUntil: timestamp('claimed_until'),
+  },
+  (t) => [
+    uniqueIndex('hook_calls_lifecycle_stage_hook').on(t.lifecycleId, t.stage, t.hookId),
+    index('hook_calls_status').on(t.status),
+    index('hook_calls_hook').on(t.hookId, t.id),
+  ],
 );
 
 export const users = sqliteTable('users', {

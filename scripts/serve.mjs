@@ -22,4 +22,20 @@ const server = http.createServer((req, res) => {
   void handle(req, res);
 });
 server.listen(port, () => console.log(`fleetplan: serving on port ${port}`));
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.close(() => process.exit(0)));
+
+// On SIGTERM/SIGINT: stop taking requests, let the scheduler finish its tick and give up its lease
+// (server/scheduler/start.ts registers that under this key), then exit; after 15 s it exits anyway.
+// A repeated signal changes nothing: a signal to `npm start`'s process group arrives here twice
+// (directly, and forwarded by start.mjs).
+const SHUTDOWN_HOOKS = Symbol.for('fleetplan.shutdownHooks');
+let shuttingDown = false;
+async function shutDown() {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  setTimeout(() => process.exit(1), 15_000).unref();
+  server.close();
+  const hooks = globalThis[SHUTDOWN_HOOKS] ?? new Set();
+  await Promise.allSettled([...hooks].map((hook) => hook()));
+  process.exit(0);
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void shutDown());

@@ -13,6 +13,8 @@ export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export const DEFAULT_TICK_SECONDS = 60;
+export const DEFAULT_DELIVERY_CONCURRENCY = 4;
+const MAX_DELIVERY_CONCURRENCY = 64;
 /** simulated seconds per real second when nothing else is configured: a day in 24 real minutes */
 export const DEFAULT_SIMULATOR_SPEED = 60;
 export const DEFAULT_OCM_URL = 'https://api.openshift.com';
@@ -35,6 +37,8 @@ export interface FleetplanEnv {
   schedulerEnabled: boolean;
   /** FLEETPLAN_TICK_SECONDS */
   tickSeconds: number;
+  /** FLEETPLAN_DELIVERY_CONCURRENCY: webhook deliveries and hook calls sent at the same time per process */
+  deliveryConcurrency: number;
   /** FLEETPLAN_SIM_SPEED: simulated seconds per real second when the simulator's clock is created */
   simulatorSpeed: number;
   /** FLEETPLAN_METRICS_PUBLIC=1: /api/metrics without a token or session */
@@ -147,6 +151,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     provider,
     schedulerEnabled: flag('FLEETPLAN_SCHEDULER', true, 'on', 'off'),
     tickSeconds: number('FLEETPLAN_TICK_SECONDS', DEFAULT_TICK_SECONDS, 1, MAX_TICK_SECONDS),
+    deliveryConcurrency: number('FLEETPLAN_DELIVERY_CONCURRENCY', DEFAULT_DELIVERY_CONCURRENCY, 1, MAX_DELIVERY_CONCURRENCY, true),
     simulatorSpeed: number('FLEETPLAN_SIM_SPEED', DEFAULT_SIMULATOR_SPEED, 0, MAX_SIMULATOR_SPEED),
     metricsPublic: flag('FLEETPLAN_METRICS_PUBLIC', false),
     hsts: get('FLEETPLAN_HSTS') === undefined ? undefined : flag('FLEETPLAN_HSTS', false),

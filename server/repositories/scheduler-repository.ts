@@ -21,6 +21,14 @@ export function writeSetting(db: Db, key: string, value: unknown, at: Date): voi
     .run();
 }
 
+// ---- names shared by the scheduler and the services that show and steer it ---------------
+
+/** the lease only one scheduler process holds at a time */
+export const SCHEDULER_LEASE_NAME = 'scheduler';
+/** settings: the scheduler paused by an operator; the health gate on or off */
+export const SCHEDULER_PAUSED_SETTING = 'scheduler.paused';
+export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
+
 // ---- lease -------------------------------------------------------------------------------
 
 /**
@@ -47,6 +55,23 @@ export function acquireLease(
     return { acquired: true, holder, expiresAt: nowMs + ttlMs };
   });
   return run.immediate();
+}
+
+/**
+ * Extends `holder`'s lease to `nowMs + ttlMs` only while it still holds a valid one: a renewal
+ * never takes a lease over (acquireLease does, at the start of a tick). Returns whether it renewed.
+ */
+export function renewLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): boolean {
+  return (
+    db.$client
+      .prepare('update scheduler_leases set expires_at = ? where name = ? and holder = ? and expires_at > ?')
+      .run(nowMs + ttlMs, name, holder, nowMs).changes === 1
+  );
+}
+
+/** Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the TTL. */
+export function releaseLease(db: Db, name: string, holder: string): boolean {
+  return db.$client.prepare('delete from scheduler_leases where name = ? and holder = ?').run(name, holder).changes === 1;
 }
 
 export function getLease(db: Db, name: string) {

@@ -1,5 +1,5 @@
 // Webhooks and their delivery log.
-import { and, desc, eq, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { webhookDeliveries, webhooks } from '@/db/schema';
 
@@ -66,24 +66,64 @@ export function hasEnabledWebhooks(db: Db): boolean {
   );
 }
 
-export function listDueDeliveries(db: Db, now: Date, limit: number): (DeliveryRow & { url: string; secret: string })[] {
-  return db
+export type ClaimedDelivery = DeliveryRow & { url: string; secret: string };
+
+/** Whether some delivery is due and not claimed by a live claim: a read, so idle pollers take no write lock. */
+export function hasDueDelivery(db: Db, nowMs: number): boolean {
+  return (
+    db.$client
+      .prepare(
+        `select 1 from webhook_deliveries where status = 'pending' and next_attempt_at <= ?
+         and (claimed_until is null or claimed_until < ?) limit 1`,
+      )
+      .get(nowMs, nowMs) !== undefined
+  );
+}
+
+/**
+ * Claims the oldest due delivery for `holder` until `claimUntilMs`, or returns undefined when
+ * none is due. One UPDATE: SQLite takes the write lock before it reads, so two processes on one
+ * database never claim the same delivery; a claim that lapsed (its process died) can be taken again.
+ */
+export function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUntilMs: number): ClaimedDelivery | undefined {
+  const claimed = db.$client
+    .prepare(
+      `update webhook_deliveries set claimed_by = ?, claimed_until = ?
+       where id = (select id from webhook_deliveries
+                   where status = 'pending' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)
+                   order by id limit 1)
+         and status = 'pending' and (claimed_until is null or claimed_until < ?)
+       returning id`,
+    )
+    .get(holder, claimUntilMs, nowMs, nowMs, nowMs) as { id: number } | undefined;
+  if (!claimed) return undefined;
+  const row = db
     .select({ delivery: webhookDeliveries, url: webhooks.url, secret: webhooks.secret })
     .from(webhookDeliveries)
     .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
-    .orderBy(webhookDeliveries.id)
-    .limit(limit)
-    .all()
-    .map((r) => ({ ...r.delivery, url: r.url, secret: r.secret }));
+    .where(eq(webhookDeliveries.id, claimed.id))
+    .get();
+  // the webhook was deleted between the claim and this read (its deliveries go with it)
+  return row ? { ...row.delivery, url: row.url, secret: row.secret } : undefined;
 }
 
-export function updateDelivery(
+/**
+ * Records the outcome of a claimed delivery and releases the claim. Returns false (and writes
+ * nothing) when `holder` no longer holds it: its claim lapsed and another process took it over.
+ */
+export function finishClaimedDelivery(
   db: Db,
   id: number,
+  holder: string,
   v: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError'>>,
-): void {
-  db.update(webhookDeliveries).set(v).where(eq(webhookDeliveries.id, id)).run();
+): boolean {
+  return (
+    db
+      .update(webhookDeliveries)
+      .set({ ...v, claimedBy: null, claimedUntil: null })
+      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.claimedBy, holder)))
+      .run().changes === 1
+  );
 }
 
 export function listDeliveries(db: Db, opts: { webhookId?: number; offset: number; limit: number }) {

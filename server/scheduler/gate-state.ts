@@ -6,9 +6,10 @@ import type { Db } from '@/db/open-database';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
-import { readSetting } from '@/server/repositories/scheduler-repository';
+import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/scheduler-repository';
 
-export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
+/** kept here for callers that import it from the gates */
+export { HEALTH_GATE_SETTING };
 
 export interface GateOrganization {
   id: number;

@@ -50,13 +50,14 @@ import {
   listPendingIntents,
   markIntentAttemptFailed,
   markIntentDone,
+  SCHEDULER_LEASE_NAME,
   type IntentRow,
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from './gate-state';
 
-export const SCHEDULER_LEASE = 'scheduler';
+export const SCHEDULER_LEASE = SCHEDULER_LEASE_NAME;
 /**
  * Transitional until the lifecycle drives starts (issue 11): a provider that cannot hold a future
  * start (Kubernetes begins at once) gets a schedule intent only once its slot has come, and the

@@ -2,7 +2,16 @@
  * The background scheduler loop, started once per server process from instrumentation.ts.
  * Single-flight: the next tick is chained with setTimeout after the previous one finished, and
  * "run now" goes through the same in-process queue, so ticks never overlap in a process; the
- * database lease (run-tick.ts) keeps a second process from acting at the same time.
+ * database lease keeps a second process from acting at the same time.
+ *
+ * The lease lives 1.5 tick intervals and is renewed at every tick and, while a tick runs, every
+ * half interval; a standby whose tick found it held tries again right when it expires. So a
+ * standby takes over within two intervals of the holder's death, and at its next tick after the
+ * holder shut down (stop() releases the lease).
+ *
+ * Webhook deliveries and hook calls run in their own loop beside the ticks (delivery-loop.ts).
+ * What the loop needs from the rest of the server (sending a delivery, building the provider) is
+ * passed in, so the scheduler does not import services.
  */
 import os from 'node:os';
 import type { Db } from '@/db/open-database';
@@ -11,38 +20,24 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { createProvider } from '@/server/integrations/providers/create-provider';
 import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
 import type { FleetProvider } from '@/server/integrations/providers/types';
-import { pruneOldTicks, readSetting } from '@/server/repositories/scheduler-repository';
-import { deliverDueWebhooks } from '@/server/services/webhook-service';
+import {
+  acquireLease,
+  finishTick,
+  getLease,
+  insertTick,
+  pruneOldTicks,
+  readSetting,
+  releaseLease,
+  renewLease,
+  SCHEDULER_LEASE_NAME,
+  SCHEDULER_PAUSED_SETTING,
+} from '@/server/repositories/scheduler-repository';
+import type { SchedulerControl, SchedulerRuntimeStatus, TickOutcome } from '@/server/services/scheduler-control';
+import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { runTick, type TickResult } from './run-tick';
 
-export const SCHEDULER_PAUSED_SETTING = 'scheduler.paused';
-
-interface SchedulerRuntime {
-  started: boolean;
-  intervalMs: number;
-  holder: string;
-  queue: Promise<unknown>;
-  timer?: ReturnType<typeof setTimeout>;
-  running: boolean;
-  nextTickAt?: Date;
-  lastResult?: TickResult & { at: string };
-  provider?: FleetProvider;
-  stopped: boolean;
-}
-
-const g = globalThis as unknown as { __fleetplanScheduler?: SchedulerRuntime };
-
-function runtime(): SchedulerRuntime {
-  g.__fleetplanScheduler ??= {
-    started: false,
-    intervalMs: tickIntervalMs(),
-    holder: `${os.hostname()}:${process.pid}`,
-    queue: Promise.resolve(),
-    running: false,
-    stopped: false,
-  };
-  return g.__fleetplanScheduler;
-}
+/** kept here for callers that import it from the scheduler */
+export { SCHEDULER_PAUSED_SETTING };
 
 /** FLEETPLAN_TICK_SECONDS, checked at start-up (server/env.ts) */
 export function tickIntervalMs(env: Pick<FleetplanEnv, 'tickSeconds'> = getEnv()): number {
@@ -50,16 +45,16 @@ export function tickIntervalMs(env: Pick<FleetplanEnv, 'tickSeconds'> = getEnv()
 }
 
 /**
- * The lease outlives a few ticks, so a live scheduler keeps it between ticks, but not much more:
- * a server restarted after a crash (new pid, new holder) takes over within about 3 intervals.
+ * The lease outlives one interval by half of one: the holder renews it at least every interval,
+ * and a standby that retries at its expiry takes over within two intervals of a crash.
  */
 export function leaseTtlMs(intervalMs: number): number {
-  return Math.max(30_000, 3 * intervalMs);
+  return Math.round(1.5 * intervalMs);
 }
 
 /** The fleet's clock for the configured provider: the simulator's, or real time. */
-export function fleetNow(db: Db, realNow = new Date()): Date {
-  if (getEnv().provider.name === 'simulator') {
+export function fleetNow(db: Db, realNow = new Date(), providerName: string = getEnv().provider.name): Date {
+  if (providerName === 'simulator') {
     ensureSimulatorState(db, realNow);
     return getFleetClock(db)();
   }
@@ -87,80 +82,257 @@ function pruneTicksNowAndThen(db: Db, now: Date): void {
   }
 }
 
+export interface SchedulerLoopOptions {
+  /** `host:pid` in the app */
+  holder: string;
+  intervalMs: number;
+  /** builds the provider for a tick; when it throws, the tick is recorded as failed with the reason */
+  createProvider?: (db: Db) => Promise<FleetProvider>;
+  /** the fleet's clock (default: the configured provider's) */
+  fleetNow?: (db: Db) => Date;
+  /** sends one due webhook delivery or hook call; false when nothing was due (default: no deliveries) */
+  deliverNext?: (db: Db, holder: string) => Promise<boolean>;
+  /** deliveries sent at the same time (FLEETPLAN_DELIVERY_CONCURRENCY) */
+  deliveryConcurrency?: number;
+  /** how long an idle delivery slot waits before it looks again */
+  deliveryIdleMs?: number;
+  /** delay before the first tick (default 2 s) */
+  firstTickDelayMs?: number;
+  log?: (message: string, detail?: unknown) => void;
+  logError?: (message: string, err?: unknown) => void;
+}
+
+export interface SchedulerLoop extends SchedulerControl {
+  readonly holder: string;
+  start(getDb: () => Db): void;
+  /** Stops ticking and delivering, waits for the tick in progress (up to `graceMs`) and releases the lease. */
+  stop(graceMs?: number): Promise<void>;
+  /** one tick through the loop's queue; `provider` replaces the configured one (tests) */
+  runTickExclusive(db: Db, opts?: { dryRun?: boolean; provider?: FleetProvider }): Promise<TickResult>;
+}
+
+/** A scheduler loop: one per server process in the app; tests make several to play several processes. */
+export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
+  const holder = opts.holder;
+  const intervalMs = opts.intervalMs;
+  const ttlMs = leaseTtlMs(intervalMs);
+  const buildProvider = opts.createProvider ?? ((db: Db) => createProvider(db));
+  const clock = opts.fleetNow ?? ((db: Db) => fleetNow(db));
+  const log = opts.log ?? ((m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})));
+  const logError = opts.logError ?? ((m, err) => console.error(`fleetplan scheduler: ${m}`, err ?? ''));
+
+  let started = false;
+  let stopped = false;
+  let running = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let nextTickAt: Date | undefined;
+  let lastResult: (TickResult & { at: string }) | undefined;
+  let deliveries: DeliveryLoop | undefined;
+  let db: Db | undefined;
+
+  /** A provider that cannot be built fails the tick visibly: a tick row with the reason, and a log line. */
+  const recordProviderFailure = (tickDb: Db, err: unknown, dryRun: boolean): TickResult => {
+    const reason = `the provider could not be built: ${err instanceof Error ? err.message : String(err)}`;
+    const realNow = Date.now();
+    const lease = acquireLease(tickDb, SCHEDULER_LEASE_NAME, holder, realNow, ttlMs);
+    if (!lease.acquired)
+      return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
+    const now = new Date(realNow);
+    const tickId = insertTick(tickDb, { startedAt: now, dryRun, holder });
+    finishTick(tickDb, tickId, { finishedAt: now, status: 'failed', error: reason });
+    logError(reason);
+    return { status: 'failed', tickId, error: reason };
+  };
+
+  const runTickExclusive: SchedulerLoop['runTickExclusive'] = (tickDb, tickOpts = {}) => {
+    const job = queue.then(async (): Promise<TickResult> => {
+      running = true;
+      // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
+      const heartbeat = setInterval(
+        () => {
+          try {
+            renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
+          } catch (err) {
+            logError('renewing the lease failed', err);
+          }
+        },
+        Math.max(50, intervalMs / 2),
+      );
+      heartbeat.unref?.();
+      try {
+        const dryRun = tickOpts.dryRun ?? false;
+        let provider: FleetProvider;
+        try {
+          provider = tickOpts.provider ?? (await buildProvider(tickDb));
+        } catch (err) {
+          const result = recordProviderFailure(tickDb, err, dryRun);
+          lastResult = { ...result, at: new Date().toISOString() };
+          return result;
+        }
+        const now = clock(tickDb);
+        const result = await runTick({
+          db: tickDb,
+          provider,
+          now,
+          dryRun,
+          holder,
+          leaseTtlMs: ttlMs,
+          log: (m, d) => log(m, d),
+        });
+        // renewed at the end too, so the next tick (one interval later) finds it still ours
+        if (result.status !== 'skipped') renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
+        lastResult = { ...result, at: new Date().toISOString() };
+        pruneTicksNowAndThen(tickDb, now);
+        deliveries?.wake();
+        return result;
+      } finally {
+        clearInterval(heartbeat);
+        running = false;
+      }
+    });
+    queue = job.catch(() => undefined);
+    return job;
+  };
+
+  /** When the lease is someone else's, look again right when it expires (but at least once an interval). */
+  const delayAfter = (result: TickResult | undefined, loopDb: Db): number => {
+    if (result?.status !== 'skipped') return intervalMs;
+    const lease = getLease(loopDb, SCHEDULER_LEASE_NAME);
+    if (!lease || lease.holder === holder) return intervalMs;
+    const untilExpiry = lease.expiresAt.getTime() - Date.now() + 25;
+    return Math.min(intervalMs, Math.max(25, untilExpiry));
+  };
+
+  const schedule = (ms: number, loop: () => Promise<void>) => {
+    nextTickAt = new Date(Date.now() + ms);
+    timer = setTimeout(() => void loop(), ms);
+    timer.unref?.();
+  };
+
+  const status = (): SchedulerRuntimeStatus => ({
+    started,
+    running,
+    intervalSeconds: intervalMs / 1000,
+    holder,
+    nextTickAt: nextTickAt?.toISOString() ?? null,
+    lastResult: lastResult ? { ...toOutcome(lastResult), at: lastResult.at } : null,
+    deliveriesInFlight: deliveries?.busy() ?? 0,
+  });
+
+  return {
+    holder,
+    runTickExclusive,
+    runTick: async (tickDb, tickOpts) => toOutcome(await runTickExclusive(tickDb, tickOpts)),
+    runtimeStatus: status,
+    start(getDb) {
+      if (started) return;
+      started = true;
+      stopped = false;
+      db = getDb();
+      const deliverNext = opts.deliverNext;
+      if (deliverNext) {
+        deliveries = startDeliveryLoop({
+          deliverNext: () => deliverNext(getDb(), holder),
+          concurrency: opts.deliveryConcurrency ?? 4,
+          idleMs: opts.deliveryIdleMs ?? 1_000,
+          log: (m, err) => logError(m, err),
+        });
+      }
+      const loop = async () => {
+        if (stopped) return;
+        let result: TickResult | undefined;
+        let loopDb: Db | undefined;
+        try {
+          loopDb = getDb();
+          if (!readSetting<boolean>(loopDb, SCHEDULER_PAUSED_SETTING)) result = await runTickExclusive(loopDb);
+        } catch (err) {
+          logError('tick crashed; retrying next interval', err);
+        } finally {
+          if (!stopped) schedule(loopDb ? delayAfter(result, loopDb) : intervalMs, loop);
+        }
+      };
+      schedule(opts.firstTickDelayMs ?? 2_000, loop);
+      log(`started (every ${intervalMs / 1000}s, holder ${holder})`);
+    },
+    async stop(graceMs = 10_000) {
+      if (!started || stopped) return;
+      stopped = true;
+      clearTimeout(timer);
+      nextTickAt = undefined;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => {
+        graceTimer = setTimeout(resolve, graceMs);
+        graceTimer.unref?.();
+      });
+      await Promise.all([Promise.race([queue, grace]), deliveries?.stop(graceMs)]);
+      clearTimeout(graceTimer);
+      if (db && !running) {
+        try {
+          if (releaseLease(db, SCHEDULER_LEASE_NAME, holder)) log('released the lease');
+        } catch (err) {
+          logError('releasing the lease failed', err);
+        }
+      }
+      started = false;
+    },
+  };
+}
+
+function toOutcome(result: TickResult): TickOutcome {
+  if (result.status === 'succeeded') return { status: 'succeeded', tickId: result.tickId, summary: { ...result.summary } };
+  if (result.status === 'failed') return { status: 'failed', tickId: result.tickId, error: result.error };
+  return { status: 'skipped', reason: result.reason };
+}
+
+// ---- the process's scheduler --------------------------------------------------------------
+
+export interface ProcessSchedulerCollaborators {
+  deliverNext?: SchedulerLoopOptions['deliverNext'];
+}
+
+const g = globalThis as unknown as {
+  __fleetplanScheduler?: SchedulerLoop;
+  __fleetplanSchedulerDeliverNext?: ProcessSchedulerCollaborators;
+};
+
+/**
+ * This process's loop. Next bundles server code more than once (instrumentation, route handlers),
+ * so the one instance lives on globalThis.
+ */
+export function processScheduler(): SchedulerLoop {
+  g.__fleetplanScheduler ??= createSchedulerLoop({
+    holder: `${os.hostname()}:${process.pid}`,
+    intervalMs: tickIntervalMs(),
+    deliveryConcurrency: getEnv().deliveryConcurrency,
+    deliverNext: (db, holder) => g.__fleetplanSchedulerDeliverNext?.deliverNext?.(db, holder) ?? Promise.resolve(false),
+  });
+  return g.__fleetplanScheduler;
+}
+
 /** Runs one tick through the process's queue (never concurrently with the loop's tick). */
 export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: FleetProvider } = {}): Promise<TickResult> {
-  const rt = runtime();
-  const job = rt.queue.then(async (): Promise<TickResult> => {
-    rt.running = true;
-    try {
-      const provider = opts.provider ?? (await createProvider(db));
-      const now = fleetNow(db);
-      const result = await runTick({
-        db,
-        provider,
-        now,
-        dryRun: opts.dryRun ?? false,
-        holder: rt.holder,
-        leaseTtlMs: leaseTtlMs(rt.intervalMs),
-        log: (m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})),
-      });
-      rt.lastResult = { ...result, at: new Date().toISOString() };
-      pruneTicksNowAndThen(db, now);
-      await deliverDueWebhooks(db, { realNow: new Date() }).catch((err: unknown) =>
-        console.error('fleetplan scheduler: webhook delivery failed', err),
-      );
-      return result;
-    } catch (err) {
-      // only provider construction can land here (runTick never throws); keep the loop alive
-      const result: TickResult = { status: 'skipped', reason: err instanceof Error ? err.message : String(err) };
-      rt.lastResult = { ...result, at: new Date().toISOString() };
-      return result;
-    } finally {
-      rt.running = false;
-    }
-  });
-  rt.queue = job.catch(() => undefined);
-  return job;
+  return processScheduler().runTickExclusive(db, opts);
 }
 
-export function getSchedulerRuntimeStatus() {
-  const rt = runtime();
-  return {
-    started: rt.started,
-    running: rt.running,
-    intervalSeconds: rt.intervalMs / 1000,
-    holder: rt.holder,
-    nextTickAt: rt.nextTickAt?.toISOString() ?? null,
-    lastResult: rt.lastResult ?? null,
-  };
+/**
+ * Starts this process's loop (instrumentation.ts). `collaborators.deliverNext` sends one due
+ * delivery; it comes from the services, which the scheduler does not import.
+ */
+export function startScheduler(getDb: () => Db, collaborators: ProcessSchedulerCollaborators = {}): void {
+  g.__fleetplanSchedulerDeliverNext = collaborators;
+  const loop = processScheduler();
+  loop.start(getDb);
+  // scripts/serve.mjs awaits these before the process exits on SIGTERM/SIGINT
+  registerShutdownHook(() => loop.stop());
+  console.log(`fleetplan scheduler: provider ${getEnv().provider.name}`);
 }
 
-export function startScheduler(getDb: () => Db): void {
-  const rt = runtime();
-  if (rt.started) return;
-  rt.started = true;
-  rt.stopped = false;
-  const loop = async () => {
-    if (rt.stopped) return;
-    try {
-      const db = getDb();
-      if (readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING)) {
-        await deliverDueWebhooks(db, { realNow: new Date() }).catch(() => undefined);
-      } else {
-        await runTickExclusive(db);
-      }
-    } catch (err) {
-      console.error('fleetplan scheduler: tick crashed; retrying next interval', err);
-    } finally {
-      if (!rt.stopped) {
-        rt.nextTickAt = new Date(Date.now() + rt.intervalMs);
-        rt.timer = setTimeout(() => void loop(), rt.intervalMs);
-        rt.timer.unref?.();
-      }
-    }
-  };
-  rt.nextTickAt = new Date(Date.now() + 2000);
-  rt.timer = setTimeout(() => void loop(), 2000);
-  rt.timer.unref?.();
-  console.log(`fleetplan scheduler: started (provider ${getEnv().provider.name}, every ${rt.intervalMs / 1000}s, holder ${rt.holder})`);
+/** The key under which scripts/serve.mjs finds what to run before exiting (a plain global: it is not bundled). */
+export const SHUTDOWN_HOOKS_KEY = Symbol.for('fleetplan.shutdownHooks');
+
+function registerShutdownHook(hook: () => Promise<void>): void {
+  const holder = globalThis as unknown as Record<symbol, Set<() => Promise<void>> | undefined>;
+  const hooks = (holder[SHUTDOWN_HOOKS_KEY] ??= new Set());
+  hooks.add(hook);
 }

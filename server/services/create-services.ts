@@ -14,6 +14,7 @@ import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';
 import { createForecastService } from './forecast-service';
 import { createSchedulerService } from './scheduler-service';
+import { NO_SCHEDULER, type SchedulerControl } from './scheduler-control';
 import { createExclusionService } from './exclusion-service';
 import { createWebhookService } from './webhook-service';
 import { createActivityService } from './activity-service';
@@ -32,6 +33,8 @@ export interface ServiceDeps {
   realNow: () => Date;
   /** the checked settings (server/env.ts) */
   env: FleetplanEnv;
+  /** the process's scheduler loop; without one, "run now" is refused (CLI, benchmarks) */
+  scheduler?: SchedulerControl;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -48,7 +51,7 @@ export function createServices(deps: ServiceDeps) {
     sectors: createSectorService(deps.db, deps.fleetNow),
     soak: createSoakService(deps.db, deps.fleetNow),
     forecast: createForecastService(deps.db, deps.fleetNow),
-    scheduler: createSchedulerService(deps.db, deps.realNow, deps.env),
+    scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow),
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env),
     activity: createActivityService(deps.db),

@@ -13,14 +13,28 @@ import {
   readSimulatorReleases,
 } from '@/server/integrations/providers/simulator';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { getLease, listRecentTicks, readSetting, writeSetting } from '@/server/repositories/scheduler-repository';
-import { HEALTH_GATE_SETTING } from '@/server/scheduler/gate-state';
-import { SCHEDULER_LEASE } from '@/server/scheduler/run-tick';
-import { getSchedulerRuntimeStatus, runTickExclusive, SCHEDULER_PAUSED_SETTING, tickIntervalMs } from '@/server/scheduler/start';
+import {
+  getLease,
+  HEALTH_GATE_SETTING,
+  listRecentTicks,
+  readSetting,
+  SCHEDULER_LEASE_NAME,
+  SCHEDULER_PAUSED_SETTING,
+  writeSetting,
+} from '@/server/repositories/scheduler-repository';
 import { AppError } from './app-error';
+import type { SchedulerControl } from './scheduler-control';
 
-/** `realNow` stamps audit rows: moving the simulated clock must not move the audit trail */
-export function createSchedulerService(db: Db, realNow: () => Date, env: Pick<FleetplanEnv, 'provider' | 'tickSeconds'>) {
+/**
+ * `realNow` stamps audit rows: moving the simulated clock must not move the audit trail.
+ * `control` is the process's scheduler loop (or NO_SCHEDULER), handed in: services do not import the scheduler.
+ */
+export function createSchedulerService(
+  db: Db,
+  realNow: () => Date,
+  env: Pick<FleetplanEnv, 'provider' | 'tickSeconds'>,
+  control: SchedulerControl,
+) {
   const providerName = env.provider.name;
   const requireSimulator = () => {
     if (providerName !== 'simulator')
@@ -42,14 +56,14 @@ export function createSchedulerService(db: Db, realNow: () => Date, env: Pick<Fl
     appendAudit(db, { at: realNow(), actor: actor.name, action, target: 'scheduler', after });
   return {
     status() {
-      const lease = getLease(db, SCHEDULER_LEASE);
+      const lease = getLease(db, SCHEDULER_LEASE_NAME);
       const last = listRecentTicks(db, 1)[0] ?? null;
       return {
         provider: providerName,
         paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
         healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
-        intervalSeconds: tickIntervalMs(env) / 1000,
-        runtime: getSchedulerRuntimeStatus(),
+        intervalSeconds: env.tickSeconds,
+        runtime: control.runtimeStatus(),
         lease: lease
           ? { holder: lease.holder, expiresAt: lease.expiresAt.toISOString(), valid: lease.expiresAt.getTime() > Date.now() }
           : null,
@@ -61,7 +75,7 @@ export function createSchedulerService(db: Db, realNow: () => Date, env: Pick<Fl
     },
     async runNow(input: { dryRun: boolean; actor: Actor }) {
       audit(input.actor, input.dryRun ? 'scheduler.dry-run' : 'scheduler.run-now', { dryRun: input.dryRun });
-      const result = await runTickExclusive(db, { dryRun: input.dryRun });
+      const result = await control.runTick(db, { dryRun: input.dryRun });
       if (result.status === 'skipped') throw new AppError('CONFLICT', `Tick not run: ${result.reason}`);
       return result.status === 'succeeded'
         ? { status: result.status, tickId: result.tickId, summary: result.summary }

@@ -3,6 +3,7 @@
  * delivery log. Signature header: `X-Fleetplan-Signature: sha256=<hex HMAC-SHA256 of the body>`.
  */
 import crypto from 'node:crypto';
+import os from 'node:os';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { isSealed, openSecret, sealSecret, SEALED_PREFIX, SecretKeyMismatchError, type SecretKey } from '@/server/crypto/secret-box';
@@ -21,11 +22,13 @@ import {
   findWebhook,
   insertWebhook,
   listDeliveries,
-  listDueDeliveries,
+  claimNextDelivery,
+  finishClaimedDelivery,
+  hasDueDelivery,
+  type ClaimedDelivery,
   listWebhooks,
   listWebhookSecretsWithout,
   replaceWebhookSecret,
-  updateDelivery,
 } from '@/server/repositories/webhook-repository';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { withTransaction } from '@/server/repositories/transaction';
@@ -107,6 +110,10 @@ export interface DeliverOptions {
   realNow?: Date;
   backoffBaseMs?: number;
   limit?: number;
+  /** how many deliveries are sent at the same time (default 4) */
+  concurrency?: number;
+  /** who claims the deliveries (default `host:pid`); two processes never send the same one */
+  holder?: string;
   /** default: FLEETPLAN_WEBHOOK_ALLOW_PRIVATE=1 */
   allowPrivate?: boolean;
   /** default: FLEETPLAN_SECRET_KEY or the key file beside the database */
@@ -116,10 +123,21 @@ export interface DeliverOptions {
   timeoutMs?: number;
 }
 
-type DueDelivery = ReturnType<typeof listDueDeliveries>[number];
+export const DEFAULT_DELIVERY_CONCURRENCY = 4;
+/** a claim outlives the send's timeout by this much; a claim older than that belongs to a process that died */
+export const CLAIM_MARGIN_MS = 60_000;
+
+export function processHolder(): string {
+  return `${os.hostname()}:${process.pid}`;
+}
 
 /** One POST of a delivery, signed with the webhook's decrypted secret. */
-async function attemptDelivery(d: DueDelivery, key: SecretKey, policy: Parameters<typeof sendWebhook>[2], now: Date): Promise<SendOutcome> {
+async function attemptDelivery(
+  d: ClaimedDelivery,
+  key: SecretKey,
+  policy: Parameters<typeof sendWebhook>[2],
+  now: Date,
+): Promise<SendOutcome> {
   let secret: string;
   try {
     // a row read before start-up's encryption pass may still hold the plain text
@@ -141,49 +159,99 @@ async function attemptDelivery(d: DueDelivery, key: SecretKey, policy: Parameter
   return sendWebhook(d.url, { headers, body }, policy);
 }
 
-/** Sends every due delivery once; failures are rescheduled with backoff, then given up. */
+export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';
+
+/** What one delivery attempt needs, resolved once (settings, key) and shared by every attempt. */
+export interface WebhookSender {
+  holder: string;
+  key: SecretKey;
+  policy: Parameters<typeof sendWebhook>[2];
+  backoffBaseMs?: number;
+}
+
+export function webhookSender(db: Db, opts: DeliverOptions = {}): WebhookSender {
+  return {
+    holder: opts.holder ?? processHolder(),
+    key: opts.secretKey ?? secretKeyForDb(db, getEnv()),
+    policy: {
+      allowPrivate: opts.allowPrivate ?? getEnv().webhookAllowPrivate,
+      resolve: opts.resolve,
+      timeoutMs: opts.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    },
+    backoffBaseMs: opts.backoffBaseMs,
+  };
+}
+
+/**
+ * Claims the oldest due delivery, sends it once and records the outcome (rescheduled with
+ * backoff, then given up after MAX_DELIVERY_ATTEMPTS). Undefined when nothing was due.
+ */
+export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Date): Promise<DeliveryOutcome | undefined> {
+  if (!hasDueDelivery(db, now.getTime())) return undefined;
+  const d = claimNextDelivery(db, sender.holder, now.getTime(), now.getTime() + sender.policy.timeoutMs + CLAIM_MARGIN_MS);
+  if (!d) return undefined;
+  const metrics = getMetrics();
+  const attempt = await attemptDelivery(d, sender.key, sender.policy, now);
+  const attempts = d.attempts + 1;
+  const status = attempt.status;
+  if (attempt.ok) {
+    finishClaimedDelivery(db, d.id, sender.holder, {
+      status: 'delivered',
+      attempts,
+      lastStatusCode: status,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+    metrics.webhookDeliveries.inc({ outcome: 'delivered' });
+    return 'delivered';
+  }
+  const error = attempt.error;
+  if (attempts >= MAX_DELIVERY_ATTEMPTS) {
+    finishClaimedDelivery(db, d.id, sender.holder, {
+      status: 'failed',
+      attempts,
+      lastStatusCode: status,
+      lastError: error,
+      nextAttemptAt: null,
+    });
+    metrics.webhookDeliveries.inc({ outcome: 'failed' });
+    return 'failed';
+  }
+  finishClaimedDelivery(db, d.id, sender.holder, {
+    attempts,
+    lastStatusCode: status,
+    lastError: error,
+    nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, sender.backoffBaseMs)),
+  });
+  metrics.webhookDeliveries.inc({ outcome: 'retry' });
+  return 'retrying';
+}
+
+/**
+ * Sends every due delivery once, `concurrency` at a time; failures are rescheduled with backoff,
+ * then given up. Each delivery is claimed first, so passes running at the same time (in this
+ * process or another one on the same database) never send one twice.
+ */
 export async function deliverDueWebhooks(
   db: Db,
   opts: DeliverOptions = {},
 ): Promise<{ delivered: number; failed: number; retrying: number }> {
   const now = opts.realNow ?? new Date();
-  const metrics = getMetrics();
   const out = { delivered: 0, failed: 0, retrying: 0 };
-  const due = listDueDeliveries(db, now, opts.limit ?? 100);
-  if (due.length === 0) return out;
-  const key = opts.secretKey ?? secretKeyForDb(db, getEnv());
-  encryptPlaintextWebhookSecrets(db, key);
-  const policy = {
-    allowPrivate: opts.allowPrivate ?? getEnv().webhookAllowPrivate,
-    resolve: opts.resolve,
-    timeoutMs: opts.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+  if (!hasDueDelivery(db, now.getTime())) return out;
+  const sender = webhookSender(db, opts);
+  encryptPlaintextWebhookSecrets(db, sender.key);
+  const limit = opts.limit ?? 100;
+  let taken = 0;
+  const slot = async () => {
+    while (taken < limit) {
+      taken++;
+      const outcome = await deliverNextWebhook(db, sender, now);
+      if (!outcome) return;
+      out[outcome]++;
+    }
   };
-  for (const d of due) {
-    const attempt = await attemptDelivery(d, key, policy, now);
-    const attempts = d.attempts + 1;
-    const status = attempt.status;
-    if (attempt.ok) {
-      updateDelivery(db, d.id, { status: 'delivered', attempts, lastStatusCode: status, lastError: null, nextAttemptAt: null });
-      out.delivered++;
-      metrics.webhookDeliveries.inc({ outcome: 'delivered' });
-      continue;
-    }
-    const error = attempt.error;
-    if (attempts >= MAX_DELIVERY_ATTEMPTS) {
-      updateDelivery(db, d.id, { status: 'failed', attempts, lastStatusCode: status, lastError: error, nextAttemptAt: null });
-      out.failed++;
-      metrics.webhookDeliveries.inc({ outcome: 'failed' });
-    } else {
-      updateDelivery(db, d.id, {
-        attempts,
-        lastStatusCode: status,
-        lastError: error,
-        nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, opts.backoffBaseMs)),
-      });
-      out.retrying++;
-      metrics.webhookDeliveries.inc({ outcome: 'retry' });
-    }
-  }
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? DEFAULT_DELIVERY_CONCURRENCY) }, slot));
   return out;
 }
 

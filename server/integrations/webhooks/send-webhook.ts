@@ -99,9 +99,16 @@ function pinnedLookup(policy: TargetPolicy): LookupFunction {
 }
 
 export type SendOutcome =
-  | { ok: true; status: number }
+  /** `answer`: the response body, read only when `answerLimitBytes` asks for it */
+  | { ok: true; status: number; answer?: string }
   /** `error` is what the delivery log shows: a short, fixed kind of failure (no socket details) */
-  | { ok: false; status: number | null; error: string };
+  | { ok: false; status: number | null; error: string; answer?: string };
+
+class AnswerTooLongError extends Error {
+  constructor(limit: number) {
+    super(`delivery failed: the answer is longer than ${limit} bytes`);
+  }
+}
 
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
@@ -109,6 +116,7 @@ function describeFailure(err: unknown, timeoutMs: number, timedOut: boolean): st
   if (err instanceof WebhookTargetError) {
     return err.problem === 'not-public' ? 'refused: the target is not a public address' : 'refused: the host name does not resolve';
   }
+  if (err instanceof AnswerTooLongError) return err.message;
   if (timedOut) return `delivery failed: no answer within ${timeoutMs / 1000} s`;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && TLS_ERROR.test(code)) return 'delivery failed: TLS handshake or certificate check failed';
@@ -122,7 +130,12 @@ function describeFailure(err: unknown, timeoutMs: number, timedOut: boolean): st
 export async function sendWebhook(
   rawUrl: string,
   request: { headers: Record<string, string>; body: string },
-  policy: TargetPolicy & { timeoutMs: number },
+  policy: TargetPolicy & {
+    /** for the whole exchange: connecting, sending, and (when read) the answer */
+    timeoutMs: number;
+    /** read the answer's body, up to this many bytes (a longer one is a failure); default: not read */
+    answerLimitBytes?: number;
+  },
 ): Promise<SendOutcome> {
   const url = new URL(rawUrl);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, status: null, error: 'refused: only http and https' };
@@ -132,7 +145,7 @@ export async function sendWebhook(
     // a literal address is checked here (net.connect does not call `lookup` for it)
     if (parseIpAddress(host)) refuseNonPublic([host], policy);
     else if (!policy.allowPrivate && isLoopbackHostname(host)) await resolveChecked(host, policy);
-    const status = await new Promise<number>((resolve, reject) => {
+    const { status, answer } = await new Promise<{ status: number; answer?: string }>((resolve, reject) => {
       const req = (url.protocol === 'https:' ? https : http).request({
         protocol: url.protocol,
         hostname: host,
@@ -149,9 +162,31 @@ export async function sendWebhook(
         req.destroy(new Error('timeout'));
       }, policy.timeoutMs);
       req.on('response', (res) => {
-        clearTimeout(timer);
-        res.destroy(); // the answer's body is not needed
-        resolve(res.statusCode ?? 0);
+        const limit = policy.answerLimitBytes;
+        if (limit === undefined) {
+          clearTimeout(timer);
+          res.destroy(); // the answer's body is not needed
+          resolve({ status: res.statusCode ?? 0 });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            req.destroy(new AnswerTooLongError(limit));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
       });
       req.on('error', (err) => {
         clearTimeout(timer);
@@ -159,9 +194,9 @@ export async function sendWebhook(
       });
       req.end(request.body);
     });
-    if (status >= 200 && status < 300) return { ok: true, status };
-    if (status >= 300 && status < 400) return { ok: false, status, error: `HTTP ${status}: redirects are not followed` };
-    return { ok: false, status, error: `HTTP ${status}` };
+    if (status >= 200 && status < 300) return { ok: true, status, answer };
+    if (status >= 300 && status < 400) return { ok: false, status, error: `HTTP ${status}: redirects are not followed`, answer };
+    return { ok: false, status, error: `HTTP ${status}`, answer };
   } catch (err) {
     return { ok: false, status: null, error: describeFailure(err, policy.timeoutMs, timedOut) };
   }

@@ -1,0 +1,163 @@
+// Deliveries run beside the tick, claimed once across processes (issue 11, point 11): two
+// delivery loops on two connections to one database file send each event exactly once, and a
+// receiver that never answers neither stalls the tick nor the other deliveries.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '@/db/open-database';
+import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { listRecentTicks } from '@/server/repositories/scheduler-repository';
+import { enqueueDeliveries, insertWebhook, listDeliveries } from '@/server/repositories/webhook-repository';
+import { createOutboundDeliverer } from '@/server/services/outbound-delivery';
+import { deliverDueWebhooks } from '@/server/services/webhook-service';
+import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
+import { createSchedulerLoop, type SchedulerLoop } from './start';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function tempDbFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-deliv-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'fleet.db');
+}
+
+function open(file: string): Db {
+  const db = openDatabase(file);
+  cleanups.push(() => db.$client.close());
+  return db;
+}
+
+/** A receiver counting deliveries by id; `hang` paths never answer. */
+async function receiver(opts: { delayMs?: () => number } = {}) {
+  const byDelivery = new Map<string, number>();
+  const hanging: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/hang') {
+        hanging.push(res);
+        return;
+      }
+      const id = String(req.headers['x-fleetplan-delivery']);
+      byDelivery.set(id, (byDelivery.get(id) ?? 0) + 1);
+      setTimeout(() => res.writeHead(204).end(), opts.delayMs?.() ?? 0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  /** lets the hanging requests go (they fail), so nothing is in flight when the test ends */
+  const release = () => {
+    for (const res of hanging.splice(0)) res.destroy();
+  };
+  return { base, byDelivery, release };
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const T0 = new Date();
+
+describe('delivery claims across processes', () => {
+  it('two passes running at once on two connections to one database send each event exactly once', async () => {
+    const file = tempDbFile();
+    const a = open(file);
+    const b = open(file);
+    const rx = await receiver({ delayMs: () => Math.random() * 15 });
+    insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+    for (let i = 0; i < 40; i++) enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
+
+    const [ra, rb] = await Promise.all([
+      deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4 }),
+      deliverDueWebhooks(b, { holder: 'proc-b', allowPrivate: true, concurrency: 4 }),
+    ]);
+
+    expect(ra.delivered + rb.delivered).toBe(40);
+    // both took part (the claim splits the work; it does not serialise it onto one process)
+    expect(Math.min(ra.delivered, rb.delivered)).toBeGreaterThan(0);
+    expect(rx.byDelivery.size).toBe(40);
+    expect([...rx.byDelivery.values()].every((n) => n === 1)).toBe(true);
+    expect(listDeliveries(a, { offset: 0, limit: 100 }).rows.every((r) => r.status === 'delivered')).toBe(true);
+  });
+
+  it('two delivery loops (as two server processes would run them) deliver each event exactly once', async () => {
+    const file = tempDbFile();
+    const a = open(file);
+    const b = open(file);
+    const rx = await receiver({ delayMs: () => Math.random() * 10 });
+    insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+    const loops: DeliveryLoop[] = [];
+    for (const [db, holder] of [
+      [a, 'proc-a'],
+      [b, 'proc-b'],
+    ] as const) {
+      const deliver = createOutboundDeliverer({ allowPrivate: true });
+      loops.push(startDeliveryLoop({ deliverNext: () => deliver(db, holder), concurrency: 4, idleMs: 10 }));
+    }
+    cleanups.push(() => Promise.all(loops.map((l) => l.stop())));
+    // events keep arriving while both loops run
+    for (let i = 0; i < 60; i++) {
+      enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
+      if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await waitFor(() => listDeliveries(a, { offset: 0, limit: 100 }).rows.every((r) => r.status === 'delivered'), 10_000);
+    expect(rx.byDelivery.size).toBe(60);
+    expect([...rx.byDelivery.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+  });
+});
+
+describe('deliveries beside the tick', () => {
+  it('a receiver that never answers stalls neither the tick nor the other deliveries', async () => {
+    const file = tempDbFile();
+    const db = open(file);
+    const rx = await receiver();
+    insertWebhook(db, { name: 'stuck', url: `${rx.base}/hang`, secret: 's3cret', events: ['blocked'], enabled: true, createdAt: T0 });
+    insertWebhook(db, { name: 'fine', url: `${rx.base}/hook`, secret: 's3cret', events: ['scheduled'], enabled: true, createdAt: T0 });
+    for (let i = 0; i < 3; i++) enqueueDeliveries(db, 'blocked', { cluster: `stuck${i}` }, T0);
+    for (let i = 0; i < 10; i++) enqueueDeliveries(db, 'scheduled', { cluster: `c${i}` }, T0);
+
+    const loop: SchedulerLoop = createSchedulerLoop({
+      holder: 'proc-a',
+      intervalMs: 100,
+      firstTickDelayMs: 0,
+      createProvider: () => Promise.resolve(createFakeProvider({ clusters: [] })),
+      fleetNow: () => new Date(),
+      deliverNext: createOutboundDeliverer({ allowPrivate: true, timeoutMs: 30_000 }),
+      deliveryConcurrency: 4,
+      deliveryIdleMs: 10,
+      log: () => undefined,
+    });
+    cleanups.push(async () => {
+      rx.release();
+      await loop.stop();
+    });
+    const started = Date.now();
+    loop.start(() => db);
+
+    await waitFor(() => rx.byDelivery.size === 10, 5_000);
+    await waitFor(() => listRecentTicks(db, 100).length >= 5, 5_000);
+    // five ticks 100 ms apart while three deliveries hang for 30 s each
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const stuck = listDeliveries(db, { offset: 0, limit: 100 }).rows.filter((r) => r.webhookName === 'stuck');
+    expect(stuck.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+    expect(loop.runtimeStatus().deliveriesInFlight).toBeGreaterThanOrEqual(3);
+  });
+});

@@ -1,0 +1,119 @@
+// The scheduler lease (issue 11, point 11): its TTL follows the tick interval, the holder renews
+// it every tick, a standby takes over within two intervals of the holder's death and at its next
+// tick after the holder shut down (stop() releases it). A provider that cannot be built fails the
+// tick visibly (point 10).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '@/db/open-database';
+import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { acquireLease, getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
+import { createSchedulerLoop, leaseTtlMs, type SchedulerLoop, type SchedulerLoopOptions } from './start';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function twoConnections(): [Db, Db] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-lease-'));
+  const file = path.join(dir, 'fleet.db');
+  const a = openDatabase(file);
+  const b = openDatabase(file);
+  cleanups.push(() => {
+    a.$client.close();
+    b.$client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return [a, b];
+}
+
+const INTERVAL_MS = 300;
+
+function loop(db: Db, holder: string, extra: Partial<SchedulerLoopOptions> = {}): SchedulerLoop {
+  const l = createSchedulerLoop({
+    holder,
+    intervalMs: INTERVAL_MS,
+    firstTickDelayMs: 0,
+    createProvider: () => Promise.resolve(createFakeProvider({ clusters: [] })),
+    fleetNow: () => new Date(),
+    log: () => undefined,
+    ...extra,
+  });
+  l.start(() => db);
+  cleanups.push(() => l.stop());
+  return l;
+}
+
+const ticksBy = (db: Db, holder: string) => listRecentTicks(db, 1000).filter((t) => t.holder === holder && t.status !== 'running');
+
+async function waitFor<T>(read: () => T | undefined, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = read();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('scheduler lease', () => {
+  it('lives one and a half tick intervals', () => {
+    expect(leaseTtlMs(2_000)).toBe(3_000);
+    expect(leaseTtlMs(60_000)).toBe(90_000);
+  });
+
+  it('the holder renews it every tick: a standby never gets it while the holder runs', async () => {
+    const [a, b] = twoConnections();
+    loop(a, 'proc-a');
+    await waitFor(() => (ticksBy(a, 'proc-a').length > 0 ? true : undefined), 2_000);
+    loop(b, 'proc-b');
+    await new Promise((r) => setTimeout(r, 6 * INTERVAL_MS));
+    expect(ticksBy(a, 'proc-a').length).toBeGreaterThanOrEqual(4);
+    expect(ticksBy(b, 'proc-b')).toEqual([]);
+    expect(getLease(b, SCHEDULER_LEASE_NAME)?.holder).toBe('proc-a');
+  });
+
+  it('a standby takes over within two intervals of the holder dying right after a renewal', async () => {
+    const [a, b] = twoConnections();
+    // the dead holder's last renewal, as its tick wrote it
+    const diedAt = Date.now();
+    acquireLease(a, SCHEDULER_LEASE_NAME, 'dead-proc', diedAt, leaseTtlMs(INTERVAL_MS));
+    loop(b, 'proc-b');
+    const first = await waitFor(() => ticksBy(b, 'proc-b').at(-1), 3_000);
+    const takeoverMs = first.startedAt.getTime() - diedAt;
+    expect(takeoverMs).toBeGreaterThanOrEqual(leaseTtlMs(INTERVAL_MS));
+    expect(takeoverMs).toBeLessThanOrEqual(2 * INTERVAL_MS);
+  });
+
+  it('stop() (SIGTERM/SIGINT in npm start) releases the lease: the standby takes over at its next tick', async () => {
+    const [a, b] = twoConnections();
+    const holder = loop(a, 'proc-a');
+    await waitFor(() => (ticksBy(a, 'proc-a').length > 0 ? true : undefined), 2_000);
+    loop(b, 'proc-b');
+    await new Promise((r) => setTimeout(r, INTERVAL_MS));
+    const stoppedAt = Date.now();
+    await holder.stop();
+    expect(getLease(a, SCHEDULER_LEASE_NAME)).toBeUndefined();
+    const first = await waitFor(() => ticksBy(b, 'proc-b').at(-1), 3_000);
+    expect(first.startedAt.getTime() - stoppedAt).toBeLessThanOrEqual(INTERVAL_MS + 50);
+    expect(getLease(b, SCHEDULER_LEASE_NAME)?.holder).toBe('proc-b');
+  });
+
+  it('a provider that cannot be built makes a failed tick row with the reason, and a log line', async () => {
+    const [a] = twoConnections();
+    const errors: string[] = [];
+    const l = loop(a, 'proc-a', {
+      createProvider: () => Promise.reject(new Error('FLEETPLAN_OCM_TOKEN was refused by OCM (401)')),
+      logError: (m) => errors.push(m),
+    });
+    const tick = await waitFor(() => ticksBy(a, 'proc-a').at(-1), 2_000);
+    expect(tick).toMatchObject({
+      status: 'failed',
+      error: 'the provider could not be built: FLEETPLAN_OCM_TOKEN was refused by OCM (401)',
+    });
+    expect(errors).toContain('the provider could not be built: FLEETPLAN_OCM_TOKEN was refused by OCM (401)');
+    expect(l.runtimeStatus().lastResult).toMatchObject({ status: 'failed' });
+  });
+});
