@@ -1,300 +1,327 @@
-// The real adapters against local HTTP servers that answer like OCM and the Kubernetes API do.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The real OCM and Kubernetes providers over real HTTP, against the fake APIs in tests/fakes
+// (loopback only), which answer with the shapes the real APIs use (tests/fakes/PROVENANCE.md).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOcmProvider } from './ocm';
-import { createKubernetesProvider, readKubeconfig } from './kubernetes';
+import { startFakeOcm, type FakeOcm, type FakeOcmClusterSpec } from '@/tests/fakes/fake-ocm';
+import { releaseImage, startFakeOpenShift, type FakeOpenShift, type FakeOpenShiftClusterSpec } from '@/tests/fakes/fake-openshift';
+import { httpJson } from './http-json';
+import { createKubernetesProvider, createKubernetesProviderFromKubeconfig, readKubeconfig } from './kubernetes';
+import { createOcmProvider, OCM_START_LEAD_MS } from './ocm';
 
-type Req = { method: string; path: string; auth?: string; contentType?: string; body?: unknown };
-const servers: http.Server[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close();
+const T0 = new Date('2021-08-30T18:00:00Z');
+const MIN = 60_000;
+let now = T0;
+const running: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  now = T0;
+  await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-async function serve(handler: (req: Req) => { status: number; body?: unknown }): Promise<{ url: string; requests: Req[] }> {
-  const requests: Req[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString();
-      const r: Req = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        auth: req.headers.authorization,
-        contentType: req.headers['content-type'],
-        body: text ? JSON.parse(text) : undefined,
-      };
-      requests.push(r);
-      const out = handler(r);
-      res.writeHead(out.status, { 'content-type': 'application/json' });
-      res.end(out.body === undefined ? '' : JSON.stringify(out.body));
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+const RELEASES = ['4.12.17', '4.12.19', '4.13.1'];
+
+async function ocmFleet(clusters: FakeOcmClusterSpec[]): Promise<{ fake: FakeOcm; ocm: ReturnType<typeof createOcmProvider> }> {
+  const fake = await startFakeOcm({ clusters, now: () => now });
+  running.push(fake);
+  return { fake, ocm: createOcmProvider({ baseUrl: fake.url, token: fake.token }) };
 }
 
-const NOW = new Date('2021-08-30T18:00:00Z');
+const prod1 = { id: 'c1id', name: 'prod-1', version: '4.12.17', releases: RELEASES };
+const stage1 = { id: 'c2id', name: 'stage-1', version: '4.12.17', channelGroup: 'fast', releases: RELEASES };
+const ref = (c: { id: string; name: string }) => ({ externalId: c.id, name: c.name });
 
 describe('OCM provider', () => {
-  function fakeOcm() {
-    const policies: { id: string; version: string; next_run: string; schedule_type: string; upgrade_type: string; state: string }[] = [
-      { id: 'p-1', version: '4.12.19', next_run: '2021-08-30T19:00:00Z', schedule_type: 'manual', upgrade_type: 'OSD', state: 'scheduled' },
-    ];
-    let nextId = 2;
-    return serve((req) => {
-      if (req.auth !== 'Bearer t0ken') return { status: 401, body: { kind: 'Error', reason: 'bad token' } };
-      const url = new URL(req.path, 'http://x');
-      const p = url.pathname;
-      if (req.method === 'GET' && p === '/api/clusters_mgmt/v1/clusters') {
-        return {
-          status: 200,
-          body: {
-            kind: 'ClusterList',
-            page: 1,
-            size: 2,
-            total: 2,
-            items: [
-              {
-                kind: 'Cluster',
-                id: 'c1id',
-                name: 'prod-1',
-                state: 'ready',
-                version: {
-                  id: 'openshift-v4.12.17',
-                  raw_id: '4.12.17',
-                  channel_group: 'stable',
-                  available_upgrades: ['4.12.19', '4.13.1'],
-                },
-              },
-              {
-                kind: 'Cluster',
-                id: 'c2id',
-                name: 'stage-1',
-                state: 'ready',
-                version: { id: 'openshift-v4.12.19', raw_id: '4.12.19', channel_group: 'fast', available_upgrades: ['4.13.1'] },
-              },
-            ],
-          },
-        };
-      }
-      const m = /^\/api\/clusters_mgmt\/v1\/clusters\/([^/]+)\/upgrade_policies(?:\/([^/]+))?(\/state)?$/.exec(p);
-      if (m) {
-        const [, cluster, policyId, state] = m;
-        const mine = cluster === 'c1id' ? policies : [];
-        if (req.method === 'GET' && !policyId)
-          return {
-            status: 200,
-            body: {
-              kind: 'UpgradePolicyList',
-              items: mine.map(({ state: _s, ...rest }) => ({ kind: 'UpgradePolicy', cluster_id: cluster, ...rest })),
-            },
-          };
-        if (req.method === 'GET' && state) {
-          const pol = mine.find((x) => x.id === policyId);
-          return pol
-            ? { status: 200, body: { kind: 'UpgradePolicyState', value: pol.state, description: '' } }
-            : { status: 404, body: { reason: 'not found' } };
-        }
-        if (req.method === 'POST' && !policyId && cluster === 'c2id')
-          return { status: 201, body: { kind: 'UpgradePolicy', id: `p-${nextId++}`, ...(req.body as object) } };
-        if (req.method === 'DELETE' && policyId) {
-          const i = policies.findIndex((x) => x.id === policyId);
-          if (i >= 0) policies.splice(i, 1);
-          return { status: 204 };
-        }
-      }
-      return { status: 404, body: { reason: `no route ${req.method} ${p}` } };
-    });
-  }
-
-  it('lists clusters with available upgrades and their current upgrade policy', async () => {
-    const { url, requests } = await fakeOcm();
-    const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
-    const { clusters, errors } = await ocm.observe(NOW);
+  it('reads every page of clusters with their available upgrades and current upgrade policy', async () => {
+    const many = Array.from({ length: 130 }, (_, i) => ({ id: `c${i}`, name: `cluster-${i}`, version: '4.12.19', releases: RELEASES }));
+    const { fake, ocm } = await ocmFleet([prod1, ...many]);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: new Date(T0.getTime() + 60 * MIN), idempotencyKey: 'k' }, now);
+    const { clusters, errors } = await ocm.observe(now);
     expect(errors).toEqual([]);
-    expect(clusters).toMatchObject([
-      {
-        externalId: 'c1id',
-        name: 'prod-1',
-        version: '4.12.17',
-        channel: 'stable-4.12',
-        availableUpgrades: ['4.12.19', '4.13.1'],
-        currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' },
-      },
-      { externalId: 'c2id', name: 'stage-1', version: '4.12.19', channel: 'fast-4.12', currentUpgrade: null },
-    ]);
-    expect(requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain(
-      'GET /api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1/state',
-    );
-    expect(requests.every((r) => r.auth === 'Bearer t0ken')).toBe(true);
-  });
-
-  it('creates a manual upgrade policy with next_run, and deletes it to cancel', async () => {
-    const { url, requests } = await fakeOcm();
-    const ocm = createOcmProvider({ baseUrl: url, token: 't0ken' });
-    await ocm.startUpgrade(
-      { externalId: 'c2id', name: 'stage-1', version: '4.13.1', at: new Date('2021-08-30T18:07:00Z'), idempotencyKey: 'k' },
-      NOW,
-    );
-    const post = requests.find((r) => r.method === 'POST');
-    expect(post).toMatchObject({
-      path: '/api/clusters_mgmt/v1/clusters/c2id/upgrade_policies',
-      contentType: 'application/json',
-      body: { version: '4.13.1', schedule_type: 'manual', next_run: '2021-08-30T18:07:00Z', upgrade_type: 'OSD' },
+    expect(clusters).toHaveLength(131);
+    expect(clusters[0]).toMatchObject({
+      externalId: 'c1id',
+      name: 'prod-1',
+      version: '4.12.17',
+      channel: 'stable-4.12',
+      availableUpgrades: ['4.12.19', '4.13.1'],
+      conditionalUpgrades: [],
+      upgradeable: null,
+      health: { operators: [], alerts: null, other: [] },
+      healthy: true,
+      currentUpgrade: { version: '4.12.19', nextRun: '2021-08-30T19:00:00Z', state: 'scheduled' },
     });
-    // scheduling what already exists is a no-op (no second POST)
-    await ocm.startUpgrade(
-      { externalId: 'c1id', name: 'prod-1', version: '4.12.19', at: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k2' },
-      NOW,
-    );
-    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
-    await ocm.cancelUpgrade({ externalId: 'c1id', name: 'prod-1', version: '4.12.19', idempotencyKey: 'k3' }, NOW);
-    expect(requests.find((r) => r.method === 'DELETE')?.path).toBe('/api/clusters_mgmt/v1/clusters/c1id/upgrade_policies/p-1');
-    expect((await ocm.observe(NOW)).clusters.find((c) => c.externalId === 'c1id')?.currentUpgrade).toBeNull();
+    expect(clusters[130]).toMatchObject({ name: 'cluster-129', availableUpgrades: ['4.13.1'], currentUpgrade: null });
+    expect(fake.requests().filter((r) => r.path === '/api/clusters_mgmt/v1/clusters').length).toBeGreaterThanOrEqual(2);
+    expect(fake.writes()).toHaveLength(1);
   });
 
-  it('reports API errors with the status', async () => {
-    const { url } = await fakeOcm();
-    await expect(createOcmProvider({ baseUrl: url, token: 'wrong' }).observe(NOW)).rejects.toMatchObject({
+  it('starts with one POST of a manual policy at the slot, writes nothing the second time, cancels with DELETE', async () => {
+    const { fake, ocm } = await ocmFleet([prod1, stage1]);
+    const at = new Date(T0.getTime() + 7 * MIN);
+    await ocm.startUpgrade({ ...ref(stage1), version: '4.13.1', at, idempotencyKey: 'k' }, now);
+    await ocm.startUpgrade({ ...ref(stage1), version: '4.13.1', at, idempotencyKey: 'k' }, now);
+    expect(fake.writes('c2id')).toMatchObject([{ method: 'POST', version: '4.13.1', nextRun: '2021-08-30T18:07:00Z' }]);
+    expect(fake.cluster('c2id').policies).toMatchObject([{ schedule_type: 'manual', upgrade_type: 'OSD' }]);
+    await expect(ocm.startUpgrade({ ...ref(stage1), version: '4.12.19', at, idempotencyKey: 'k2' }, now)).rejects.toThrow(
+      /already has an upgrade policy to 4.13.1/,
+    );
+    await ocm.cancelUpgrade({ ...ref(stage1), version: '4.13.1', idempotencyKey: 'k3' }, now);
+    expect(fake.writes('c2id').map((w) => w.method)).toEqual(['POST', 'DELETE']);
+    expect((await ocm.observeCluster(ref(stage1), now)).currentUpgrade).toBeNull();
+    // nothing to cancel: no request
+    await ocm.cancelUpgrade({ ...ref(stage1), version: '4.13.1', idempotencyKey: 'k4' }, now);
+    expect(fake.writes('c2id')).toHaveLength(2);
+  });
+
+  it("refuses a start closer than OCM's minimum lead without sending it, as OCM itself would refuse it", async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    expect(ocm.startLeadMs).toBe(OCM_START_LEAD_MS);
+    expect(OCM_START_LEAD_MS).toBeGreaterThan(5 * MIN);
+    const soon = new Date(T0.getTime() + 4 * MIN);
+    await expect(ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: soon, idempotencyKey: 'k' }, now)).rejects.toThrow(
+      /less than 5 minutes ahead/,
+    );
+    expect(fake.requests().filter((r) => r.method !== 'GET')).toEqual([]);
+    // the fake is as strict as OCM: sent anyway, it is refused
+    await expect(
+      httpJson(`${fake.url}/api/clusters_mgmt/v1/clusters/c1id/upgrade_policies`, {
+        method: 'POST',
+        token: fake.token,
+        provider: 'ocm',
+        body: { version: '4.12.19', schedule_type: 'manual', upgrade_type: 'OSD', next_run: soon.toISOString() },
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(fake.refusals()).toHaveLength(1);
+    expect(fake.writes()).toEqual([]);
+  });
+
+  it('reads started, delayed (its own flag) and failed (with OCM description) policy states', async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: new Date(T0.getTime() + 10 * MIN), idempotencyKey: 'k' }, now);
+    now = new Date(T0.getTime() + 11 * MIN);
+    expect((await ocm.observeCluster(ref(prod1), now)).currentUpgrade).toMatchObject({
+      state: 'started',
+      startedAt: '2021-08-30T18:10:00Z',
+    });
+    expect((await ocm.observeCluster(ref(prod1), now)).currentUpgrade?.delayed).toBeUndefined();
+    fake.setPolicyState('c1id', 'delayed', 'Upgrade is taking longer than expected: worker nodes draining');
+    expect((await ocm.observeCluster(ref(prod1), now)).currentUpgrade).toMatchObject({
+      state: 'started',
+      delayed: true,
+      message: 'Upgrade is taking longer than expected: worker nodes draining',
+    });
+    fake.failUpgrade('c1id', 'Upgrade failed: machine-config pool worker degraded');
+    const failed = await ocm.observeCluster(ref(prod1), now);
+    expect(failed.currentUpgrade).toBeNull();
+    expect(failed.lastUpgrade).toMatchObject({
+      version: '4.12.19',
+      state: 'failed',
+      message: 'Upgrade failed: machine-config pool worker degraded',
+    });
+    expect(failed.version).toBe('4.12.17');
+  });
+
+  it('sees an upgrade that completes between the cluster list and the policy read as completed, never as removed', async () => {
+    const { fake, ocm } = await ocmFleet([prod1, stage1]);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: new Date(T0.getTime() + 10 * MIN), idempotencyKey: 'k' }, now);
+    now = new Date(T0.getTime() + 30 * MIN);
+    // the upgrade finishes (OCM removes the policy) just as the provider asks for the policies
+    fake.onRequest((req) => {
+      if (req.path === '/api/clusters_mgmt/v1/clusters/c1id/upgrade_policies' && fake.cluster('c1id').policies.length)
+        fake.completeUpgrade('c1id');
+    });
+    const [c] = (await ocm.observe(now)).clusters;
+    expect(c).toMatchObject({ name: 'prod-1', version: '4.12.19', currentUpgrade: null });
+  });
+
+  it('sees an upgrade that completes after its policy was read as completed too', async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: new Date(T0.getTime() + 10 * MIN), idempotencyKey: 'k' }, now);
+    now = new Date(T0.getTime() + 30 * MIN);
+    let lists = 0;
+    fake.onRequest((req) => {
+      if (req.path === '/api/clusters_mgmt/v1/clusters' && ++lists === 2) fake.completeUpgrade('c1id');
+    });
+    const [c] = (await ocm.observe(now)).clusters;
+    expect(c).toMatchObject({ version: '4.12.19', currentUpgrade: null, lastUpgrade: { version: '4.12.19', state: 'completed' } });
+  });
+
+  it("reports one cluster's failing policies as its error and returns the others", async () => {
+    const { fake, ocm } = await ocmFleet([prod1, stage1]);
+    fake.setPolicyFault('c1id', 500);
+    const snapshot = await ocm.observe(now);
+    expect(snapshot.clusters.map((c) => c.name)).toEqual(['stage-1']);
+    expect(snapshot.errors.map((e) => [e.externalId, e.name])).toEqual([['c1id', 'prod-1']]);
+    expect(snapshot.errors[0]!.message).toMatch(/HTTP 500/);
+  });
+
+  it('reports a non-ready cluster as unhealthy and API errors with their status', async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    fake.setClusterState('c1id', 'installing');
+    expect((await ocm.observe(now)).clusters[0]).toMatchObject({
+      healthy: false,
+      health: { other: ['cluster state is installing'] },
+      healthIssues: ['cluster state is installing'],
+    });
+    await expect(createOcmProvider({ baseUrl: fake.url, token: 'wrong' }).observe(now)).rejects.toMatchObject({
       name: 'ProviderError',
       status: 401,
     });
   });
 });
 
-describe('Kubernetes provider', () => {
-  function fakeCluster() {
-    const cv = {
-      apiVersion: 'config.openshift.io/v1',
-      kind: 'ClusterVersion',
-      metadata: { name: 'version', annotations: {} as Record<string, string> },
-      spec: { channel: 'stable-4.13', clusterID: 'abc' } as Record<string, unknown>,
-      status: {
-        desired: { version: '4.13.10', image: 'quay.io/openshift-release-dev/ocp-release@sha256:aa' },
-        history: [
-          { state: 'Completed', version: '4.13.10', startedTime: '2021-08-01T10:00:00Z', completionTime: '2021-08-01T11:00:00Z' },
-        ] as { state: string; version: string; startedTime: string; completionTime: string | null }[],
-        availableUpdates: [
-          { version: '4.13.11', image: 'quay.io/openshift-release-dev/ocp-release@sha256:bb' },
-          { version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' },
-        ],
-        conditions: [{ type: 'Progressing', status: 'False' }] as { type: string; status: string }[],
-      },
-    };
-    return serve((req) => {
-      if (req.auth !== 'Bearer kube-token') return { status: 401, body: { kind: 'Status', message: 'Unauthorized' } };
-      const p = new URL(req.path, 'http://x');
-      if (p.pathname === '/apis/config.openshift.io/v1/clusterversions/version' && req.method === 'GET') return { status: 200, body: cv };
-      if (p.pathname === '/apis/config.openshift.io/v1/clusterversions/version' && req.method === 'PATCH') {
-        const patch = req.body as {
-          metadata?: { annotations?: Record<string, string | null> };
-          spec?: { desiredUpdate?: { version: string } };
-        };
-        for (const [k, v] of Object.entries(patch.metadata?.annotations ?? {})) {
-          if (v === null) delete cv.metadata.annotations[k];
-          else cv.metadata.annotations[k] = v;
-        }
-        if (patch.spec?.desiredUpdate) {
-          cv.spec.desiredUpdate = patch.spec.desiredUpdate;
-          cv.status.history.unshift({
-            state: 'Partial',
-            version: patch.spec.desiredUpdate.version,
-            startedTime: '2021-08-30T18:08:00Z',
-            completionTime: null,
-          });
-          cv.status.conditions = [{ type: 'Progressing', status: 'True' }];
-        }
-        return { status: 200, body: cv };
-      }
-      if (p.pathname === '/apis/config.openshift.io/v1/clusteroperators') {
-        return {
-          status: 200,
-          body: {
-            kind: 'ClusterOperatorList',
-            items: [
-              { metadata: { name: 'dns' }, status: { conditions: [{ type: 'Degraded', status: 'False' }] } },
-              {
-                metadata: { name: 'ingress' },
-                status: { conditions: [{ type: 'Degraded', status: 'True', message: 'router pods crashlooping' }] },
-              },
-            ],
-          },
-        };
-      }
-      if (p.pathname === '/api/v1/query') {
-        expect(p.searchParams.get('query')).toBe('ALERTS{alertstate="firing"}');
-        return {
-          status: 200,
-          body: {
-            status: 'success',
-            data: {
-              resultType: 'vector',
-              result: [
-                {
-                  metric: { alertname: 'KubeAPIErrorBudgetBurn', namespace: 'openshift-kube-apiserver', severity: 'critical' },
-                  value: [1630346400, '1'],
-                },
-              ],
-            },
-          },
-        };
-      }
-      return { status: 404, body: { kind: 'Status', message: 'not found' } };
-    }).then((s) => ({ ...s, cv }));
-  }
+async function openShift(
+  clusters: FakeOpenShiftClusterSpec[],
+): Promise<{ fake: FakeOpenShift; kube: ReturnType<typeof createKubernetesProvider> }> {
+  const fake = await startFakeOpenShift({ clusters, now: () => now });
+  running.push(fake);
+  const kube = createKubernetesProvider(clusters.map((c) => ({ name: c.name, server: fake.serverUrl(c.name), token: fake.token })));
+  return { fake, kube };
+}
 
-  it('reads ClusterVersion, degraded operators and critical alerts', async () => {
-    const { url } = await fakeCluster();
-    const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
-    const [c] = (await kube.observe(NOW)).clusters;
+const K_RELEASES = ['4.13.10', '4.13.11', '4.13.12', '4.14.1'];
+const east = { name: 'prod-east', version: '4.13.10', releases: K_RELEASES };
+const kref = { externalId: 'prod-east', name: 'prod-east' };
+
+describe('Kubernetes provider', () => {
+  it('reads ClusterVersion, Upgradeable, conditional updates, operators and firing alerts, and writes nothing', async () => {
+    const { fake, kube } = await openShift([{ ...east, conditional: ['4.13.12'] }]);
+    fake.degradeOperator('prod-east', 'ingress', 'router pods crashlooping');
+    fake.makeOperatorUnavailable('prod-east', 'authentication', 'oauth pods not ready');
+    fake.fireAlert('prod-east', { alertname: 'KubeAPIErrorBudgetBurn', namespace: 'openshift-kube-apiserver', severity: 'critical' });
+    fake.fireAlert('prod-east', { alertname: 'KubePodNotReady', namespace: 'my-app', severity: 'warning' });
+    fake.setUpgradeable('prod-east', 'False', 'Cluster operator kube-apiserver should not be upgraded between minor versions');
+    const { clusters, errors } = await kube.observe(now);
+    expect(errors).toEqual([]);
+    const c = clusters[0]!;
     expect(c).toMatchObject({
       externalId: 'prod-east',
       version: '4.13.10',
       channel: 'stable-4.13',
-      availableUpgrades: ['4.13.11', '4.13.12'],
+      availableUpgrades: ['4.13.11', '4.14.1'],
+      conditionalUpgrades: ['4.13.12'],
+      upgradeable: { status: 'False', message: 'Cluster operator kube-apiserver should not be upgraded between minor versions' },
       healthy: false,
       currentUpgrade: null,
     });
-    expect(c!.healthIssues).toEqual([
+    expect(c.health.operators.filter((o) => o.degraded || !o.available)).toEqual([
+      { name: 'authentication', degraded: false, available: false, message: 'oauth pods not ready' },
+      { name: 'ingress', degraded: true, available: true, message: 'router pods crashlooping' },
+    ]);
+    expect(c.health.alerts).toEqual([
+      { name: 'Watchdog', namespace: 'openshift-monitoring', severity: 'none' },
+      { name: 'KubeAPIErrorBudgetBurn', namespace: 'openshift-kube-apiserver', severity: 'critical' },
+      { name: 'KubePodNotReady', namespace: 'my-app', severity: 'warning' },
+    ]);
+    expect(c.healthIssues).toEqual([
+      'ClusterOperator authentication not Available: oauth pods not ready',
       'ClusterOperator ingress Degraded: router pods crashlooping',
       'critical alert KubeAPIErrorBudgetBurn firing in openshift-kube-apiserver',
     ]);
+    await kube.observeCluster(kref, now);
+    expect(fake.writes()).toEqual([]);
   });
 
-  it('reading writes nothing; startUpgrade merge-patches spec.desiredUpdate with the release image', async () => {
-    const { url, requests, cv } = await fakeCluster();
-    const kube = createKubernetesProvider([{ name: 'prod-east', server: url, token: 'kube-token', prometheusUrl: url }]);
-    await kube.observe(NOW);
-    await kube.observeCluster({ externalId: 'prod-east', name: 'prod-east' }, NOW);
-    expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
-    await kube.startUpgrade({ externalId: 'prod-east', name: 'prod-east', version: '4.13.12', at: NOW, idempotencyKey: 'k' }, NOW);
-    const patch = requests.find((r) => r.method === 'PATCH');
-    expect(patch?.contentType).toBe('application/merge-patch+json');
-    expect(patch?.body).toEqual({
-      spec: { desiredUpdate: { version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' } },
+  it('reads alerts it cannot query as null, which alone is not unhealthy', async () => {
+    const { fake, kube } = await openShift([east]);
+    fake.setAlertsReadable('prod-east', false);
+    const c = await kube.observeCluster(kref, now);
+    expect(c.health.alerts).toBeNull();
+    expect(c.healthy).toBe(true);
+  });
+
+  it('starts with one merge-patch of spec.desiredUpdate {version, image}, then follows the update to completion', async () => {
+    const { fake, kube } = await openShift([east]);
+    await kube.startUpgrade({ ...kref, version: '4.13.11', at: now, idempotencyKey: 'k' }, now);
+    await kube.startUpgrade({ ...kref, version: '4.13.11', at: now, idempotencyKey: 'k' }, now);
+    expect(fake.writes('prod-east')).toEqual([
+      {
+        cluster: 'prod-east',
+        method: 'PATCH',
+        path: '/apis/config.openshift.io/v1/clusterversions/version',
+        body: { spec: { desiredUpdate: { version: '4.13.11', image: releaseImage('4.13.11') } } },
+        at: '2021-08-30T18:00:00Z',
+      },
+    ]);
+    expect(fake.clusterVersion('prod-east').spec.desiredUpdate).toEqual({ version: '4.13.11', image: releaseImage('4.13.11') });
+    expect(fake.clusterVersion('prod-east').spec.channel).toBe('stable-4.13'); // the merge kept the rest of spec
+    now = new Date(T0.getTime() + 5 * MIN);
+    expect((await kube.observeCluster(kref, now)).currentUpgrade).toMatchObject({
+      version: '4.13.11',
+      state: 'started',
+      startedAt: '2021-08-30T18:00:00Z',
     });
-    const [after] = (await kube.observe(NOW)).clusters;
-    expect(after!.currentUpgrade).toMatchObject({ version: '4.13.12', state: 'started' });
-    // the same start again writes nothing
-    await kube.startUpgrade({ externalId: 'prod-east', name: 'prod-east', version: '4.13.12', at: NOW, idempotencyKey: 'k' }, NOW);
-    expect(requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
-    expect(cv.spec.desiredUpdate).toEqual({ version: '4.13.12', image: 'quay.io/openshift-release-dev/ocp-release@sha256:cc' });
+    fake.completeUpdate('prod-east');
+    const done = await kube.observeCluster(kref, now);
+    expect(done).toMatchObject({
+      version: '4.13.11',
+      currentUpgrade: null,
+      lastUpgrade: { fromVersion: '4.13.10', version: '4.13.11', state: 'completed' },
+      availableUpgrades: ['4.13.12', '4.14.1'],
+    });
   });
 
-  it('refuses to hold a future start (the operator starts at once) and writes nothing', async () => {
-    const { url, requests } = await fakeCluster();
-    const kube = createKubernetesProvider([{ name: 'c', server: url, token: 'kube-token', prometheusUrl: url }]);
+  it('starts a conditional update with its image, and refuses a withdrawn one or a future start without writing', async () => {
+    const { fake, kube } = await openShift([{ ...east, conditional: ['4.13.12'] }]);
+    fake.withdrawRelease('prod-east', '4.13.11');
+    await expect(kube.startUpgrade({ ...kref, version: '4.13.11', at: now, idempotencyKey: 'k' }, now)).rejects.toThrow(
+      /4.13.11 is not among the cluster's available or conditional updates/,
+    );
     await expect(
-      kube.startUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', at: new Date('2021-08-30T19:00:00Z'), idempotencyKey: 'k' }, NOW),
+      kube.startUpgrade({ ...kref, version: '4.13.12', at: new Date(T0.getTime() + 60 * MIN), idempotencyKey: 'k' }, now),
     ).rejects.toThrow(/cannot be held/);
-    await kube.cancelUpgrade({ externalId: 'c', name: 'c', version: '4.13.11', idempotencyKey: 'k2' }, NOW);
-    expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    await kube.cancelUpgrade({ ...kref, version: '4.13.12', idempotencyKey: 'k' }, now);
+    expect(fake.writes()).toEqual([]);
+    await kube.startUpgrade({ ...kref, version: '4.13.12', at: now, idempotencyKey: 'k' }, now);
+    expect(fake.writes()[0]?.body).toEqual({ spec: { desiredUpdate: { version: '4.13.12', image: releaseImage('4.13.12') } } });
+    expect((await kube.observeCluster(kref, now)).currentUpgrade?.version).toBe('4.13.12');
   });
 
-  it('reads token contexts from a kubeconfig', () => {
+  it('reports a failed update with the Failing message, and a stalled one as running with its problem', async () => {
+    const { fake, kube } = await openShift([east, { ...east, name: 'prod-west' }]);
+    for (const name of ['prod-east', 'prod-west'])
+      await kube.startUpgrade({ externalId: name, name, version: '4.13.11', at: now, idempotencyKey: 'k' }, now);
+    fake.stallUpdate('prod-east', 'Cluster operator machine-config is not available');
+    fake.failUpdate('prod-west', 'Cluster operator etcd is degraded');
+    const [stalled, failed] = (await kube.observe(now)).clusters;
+    expect(stalled).toMatchObject({
+      version: '4.13.10',
+      currentUpgrade: { version: '4.13.11', state: 'started', message: 'Cluster operator machine-config is not available' },
+    });
+    expect(failed).toMatchObject({
+      version: '4.13.10',
+      currentUpgrade: null,
+      lastUpgrade: { version: '4.13.11', state: 'failed', message: 'Cluster operator etcd is degraded' },
+    });
+  });
+
+  it('reports an unreachable cluster and one answering 500 as their errors and returns the others', async () => {
+    const { fake, kube } = await openShift([east, { ...east, name: 'prod-west' }, { ...east, name: 'stage' }]);
+    fake.setFault('prod-east', 'unreachable');
+    fake.setFault('prod-west', 500);
+    const { clusters, errors } = await kube.observe(now);
+    expect(clusters.map((c) => c.name)).toEqual(['stage']);
+    expect(errors.map((e) => e.name)).toEqual(['prod-east', 'prod-west']);
+    expect(errors[1]!.message).toMatch(/HTTP 500/);
+    await expect(kube.observeCluster(kref, now)).rejects.toMatchObject({ name: 'ProviderError' });
+  });
+
+  it('the fake API refuses a patch that is not a JSON merge patch, as the API server does', async () => {
+    const { fake } = await openShift([east]);
+    await expect(
+      httpJson(`${fake.serverUrl('prod-east')}/apis/config.openshift.io/v1/clusterversions/version`, {
+        method: 'PATCH',
+        token: fake.token,
+        provider: 'kubernetes',
+        contentType: 'application/json-patch+json',
+        body: [{ op: 'add', path: '/spec/desiredUpdate', value: { version: '4.13.11' } }],
+      }),
+    ).rejects.toMatchObject({ status: 415 });
+    expect(fake.clusterVersion('prod-east').spec.desiredUpdate).toBeUndefined();
+  });
+
+  it('reads token contexts from a kubeconfig, and works from the fake cluster kubeconfig', async () => {
     const ctx = readKubeconfig(`apiVersion: v1
 kind: Config
 clusters:
@@ -310,5 +337,15 @@ contexts:
     expect(ctx).toEqual([
       { name: 'prod-east', server: 'https://api.east.example:6443', token: 'sha256~abc', ca: undefined, insecure: true },
     ]);
+    const { fake } = await openShift([east]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-kubeconfig-'));
+    const file = path.join(dir, 'kubeconfig');
+    fs.writeFileSync(file, fake.kubeconfig());
+    try {
+      const kube = createKubernetesProviderFromKubeconfig({ kubeconfigPath: file });
+      expect((await kube.observe(now)).clusters.map((c) => c.version)).toEqual(['4.13.10']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,295 @@
+/**
+ * A fake OpenShift Cluster Manager (clusters_mgmt v1) over real HTTP (loopback):
+ * - `GET    /api/clusters_mgmt/v1/clusters?page=&size=` (paged ClusterList; `search` is not evaluated)
+ * - `GET    /api/clusters_mgmt/v1/clusters/{id}`
+ * - `GET    /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies` (UpgradePolicyList)
+ * - `POST   /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies`: refused (400) when next_run is
+ *   less than 5 minutes ahead (as ClusterService does), when the version is not an available
+ *   upgrade, or when the cluster already has a policy; a new policy is `pending`, `scheduled` once read
+ * - `GET    /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}` and `/state`
+ *   (UpgradePolicyState: pending | scheduled | started | delayed | failed | completed | cancelled)
+ * - `DELETE /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}` (refused once started)
+ * A scheduled policy is `started` from its next_run on (the fake's clock). Scripting (in process,
+ * or `POST /_fake/clusters/{id}/{action}` standalone): complete (the cluster takes the version
+ * and, as OCM does for manual policies, the policy is removed), fail with a description, delay,
+ * cancel, answer 500 on one cluster's policies, and a hook run between requests to interleave
+ * events with a reader. Every write (POST, DELETE) is counted per cluster.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { bearer, serveJson, type FakeRequest, type FakeResponse, type RunningFake } from './http-server';
+
+const FIXTURES = path.join(__dirname, 'fixtures');
+const API = '/api/clusters_mgmt/v1';
+/** ClusterService refuses an upgrade policy whose next_run is less than this far ahead */
+export const FAKE_OCM_MIN_LEAD_MS = 5 * 60_000;
+
+export type PolicyStateValue = 'pending' | 'scheduled' | 'started' | 'delayed' | 'failed' | 'completed' | 'cancelled';
+
+export interface FakeOcmClusterSpec {
+  id: string;
+  name: string;
+  version: string;
+  channelGroup?: string;
+  /** every release of the channel; those newer than the cluster's version are available upgrades */
+  releases: string[];
+  state?: string;
+}
+
+interface Policy {
+  id: string;
+  version: string;
+  next_run: string;
+  schedule_type: string;
+  upgrade_type: string;
+  state: { value: PolicyStateValue; description: string };
+}
+
+interface ClusterState {
+  spec: FakeOcmClusterSpec;
+  version: string;
+  state: string;
+  policies: Policy[];
+  policyFault: number | null;
+}
+
+export interface FakeOcmWrite {
+  cluster: string;
+  method: 'POST' | 'DELETE';
+  policyId: string;
+  version?: string;
+  nextRun?: string;
+  at: string;
+}
+
+export interface FakeOcmOptions {
+  clusters: FakeOcmClusterSpec[];
+  token?: string;
+  now?: () => Date;
+  port?: number;
+}
+
+export interface FakeOcm extends RunningFake {
+  token: string;
+  writes(cluster?: string): FakeOcmWrite[];
+  /** refused POSTs, with OCM's reason */
+  refusals(): { cluster: string; reason: string }[];
+  requests(): { method: string; path: string }[];
+  cluster(id: string): { version: string; state: string; policies: Policy[] };
+  setPolicyState(id: string, value: PolicyStateValue, description?: string): void;
+  /** the upgrade finished: the cluster runs its version and the policy is removed (keepPolicy: left `completed`) */
+  completeUpgrade(id: string, opts?: { keepPolicy?: boolean }): void;
+  failUpgrade(id: string, description: string): void;
+  setClusterState(id: string, state: string): void;
+  /** answer `status` to every request about this cluster's upgrade policies (null: normal) */
+  setPolicyFault(id: string, status: number | null): void;
+  /** called before every API request is answered (to interleave events with a reader) */
+  onRequest(hook: ((req: { method: string; path: string }) => void) | null): void;
+}
+
+function readFixture<T>(name: string): T {
+  return JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
+}
+
+function compare(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
+  const token = opts.token ?? 'fake-ocm-token';
+  const nowMs = () => (opts.now ? opts.now() : new Date()).getTime();
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const writes: FakeOcmWrite[] = [];
+  const refusals: { cluster: string; reason: string }[] = [];
+  const requests: { method: string; path: string }[] = [];
+  let hook: ((req: { method: string; path: string }) => void) | null = null;
+  let nextPolicy = 1;
+  let operation = 1;
+  const clusters = new Map<string, ClusterState>(
+    opts.clusters.map((spec) => [spec.id, { spec, version: spec.version, state: spec.state ?? 'ready', policies: [], policyFault: null }]),
+  );
+  const get = (id: string) => {
+    const c = clusters.get(id);
+    if (!c) throw new Error(`fake OCM: no cluster ${id}`);
+    return c;
+  };
+  const error = (status: number, reason: string): FakeResponse => {
+    const body = readFixture<Record<string, unknown>>('ocm-error.json');
+    return {
+      status,
+      body: {
+        ...body,
+        id: String(status),
+        href: `${API}/errors/${status}`,
+        code: `CLUSTERS-MGMT-${status}`,
+        reason,
+        operation_id: `op-${operation++}`,
+      },
+    };
+  };
+  const available = (c: ClusterState) => c.spec.releases.filter((v) => compare(v, c.version) > 0);
+  const clusterJson = (c: ClusterState) => {
+    const t = readFixture<Record<string, unknown> & { version: Record<string, unknown> }>('ocm-cluster.json');
+    return {
+      ...t,
+      id: c.spec.id,
+      href: `${API}/clusters/${c.spec.id}`,
+      name: c.spec.name,
+      external_id: `ext-${c.spec.id}`,
+      state: c.state,
+      subscription: { kind: 'SubscriptionLink', id: `sub-${c.spec.id}`, href: `/api/accounts_mgmt/v1/subscriptions/sub-${c.spec.id}` },
+      version: {
+        ...t.version,
+        id: `openshift-v${c.version}`,
+        href: `${API}/versions/openshift-v${c.version}`,
+        raw_id: c.version,
+        channel_group: c.spec.channelGroup ?? 'stable',
+        available_upgrades: available(c),
+      },
+    };
+  };
+  const policyJson = (c: ClusterState, p: Policy) => ({
+    ...readFixture<Record<string, unknown>>('ocm-upgrade-policy.json'),
+    id: p.id,
+    href: `${API}/clusters/${c.spec.id}/upgrade_policies/${p.id}`,
+    schedule_type: p.schedule_type,
+    upgrade_type: p.upgrade_type,
+    version: p.version,
+    next_run: p.next_run,
+    cluster_id: c.spec.id,
+  });
+  /** time moves policies on: pending → scheduled once seen, scheduled → started at next_run */
+  const advance = (c: ClusterState) => {
+    for (const p of c.policies) {
+      if (p.state.value === 'pending') p.state = { value: 'scheduled', description: 'Upgrade scheduled.' };
+      if (p.state.value === 'scheduled' && Date.parse(p.next_run) <= nowMs())
+        p.state = { value: 'started', description: 'Upgrade in progress.' };
+    }
+  };
+
+  const api: Omit<FakeOcm, keyof RunningFake | 'token'> = {
+    writes: (cluster) => writes.filter((w) => !cluster || w.cluster === cluster),
+    refusals: () => [...refusals],
+    requests: () => [...requests],
+    cluster(id) {
+      const c = get(id);
+      advance(c);
+      return { version: c.version, state: c.state, policies: c.policies };
+    },
+    setPolicyState(id, value, description) {
+      const p = get(id).policies[0];
+      if (!p) throw new Error(`fake OCM: ${id} has no upgrade policy`);
+      p.state = { value, description: description ?? '' };
+    },
+    completeUpgrade(id, o) {
+      const c = get(id);
+      const p = c.policies[0];
+      if (!p) throw new Error(`fake OCM: ${id} has no upgrade policy`);
+      c.version = p.version;
+      p.state = { value: 'completed', description: 'Upgrade completed.' };
+      if (!o?.keepPolicy) c.policies = c.policies.filter((x) => x !== p);
+    },
+    failUpgrade(id, description) {
+      api.setPolicyState(id, 'failed', description);
+    },
+    setClusterState: (id, state) => void (get(id).state = state),
+    setPolicyFault: (id, status) => void (get(id).policyFault = status),
+    onRequest: (h) => void (hook = h),
+  };
+
+  const handle = (req: FakeRequest): FakeResponse => {
+    if (req.path === '/_fake/writes') return { status: 200, body: { writes, refusals } };
+    const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
+    if (ctl && req.method === 'POST') {
+      const id = decodeURIComponent(ctl[1]!);
+      const args = (req.body ?? {}) as Record<string, unknown>;
+      const text = (k: string, fallback: string) => (typeof args[k] === 'string' ? args[k] : fallback);
+      if (ctl[2] === 'complete') api.completeUpgrade(id, { keepPolicy: args.keepPolicy === true });
+      else if (ctl[2] === 'fail') api.failUpgrade(id, text('description', 'upgrade failed'));
+      else if (ctl[2] === 'state') api.setPolicyState(id, text('value', '') as PolicyStateValue, text('description', ''));
+      else if (ctl[2] === 'fault') api.setPolicyFault(id, typeof args.status === 'number' ? args.status : null);
+      else return { status: 404, body: { reason: `no action ${ctl[2]}` } };
+      return { status: 200, body: api.cluster(id) };
+    }
+    if (!req.path.startsWith(API)) return error(404, `no route ${req.method} ${req.path}`);
+    requests.push({ method: req.method, path: req.path });
+    hook?.({ method: req.method, path: req.path });
+    if (bearer(req) !== token) return error(401, 'Invalid token');
+    if (req.method === 'GET' && req.path === `${API}/clusters`) {
+      const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+      const size = Math.max(1, Math.min(500, Number(req.query.get('size') ?? 100) || 100));
+      const all = [...clusters.values()];
+      const items = all.slice((page - 1) * size, page * size).map(clusterJson);
+      return { status: 200, body: { kind: 'ClusterList', page, size: items.length, total: all.length, items } };
+    }
+    const m = /^\/api\/clusters_mgmt\/v1\/clusters\/([^/]+)(?:\/upgrade_policies(?:\/([^/]+))?(\/state)?)?$/.exec(req.path);
+    const c = m ? clusters.get(decodeURIComponent(m[1]!)) : undefined;
+    if (!m || !c) return error(404, `Cluster '${m?.[1] ?? ''}' not found`);
+    const onPolicies = req.path.includes('/upgrade_policies');
+    if (!onPolicies) return req.method === 'GET' ? { status: 200, body: clusterJson(c) } : error(405, 'method not allowed');
+    if (c.policyFault) return error(c.policyFault, 'Internal server error');
+    advance(c);
+    const [, , policyId, state] = m;
+    const policy = policyId ? c.policies.find((p) => p.id === policyId) : undefined;
+    if (policyId && !policy) return error(404, `Upgrade policy '${policyId}' not found`);
+    if (req.method === 'GET' && !policyId)
+      return {
+        status: 200,
+        body: {
+          kind: 'UpgradePolicyList',
+          page: 1,
+          size: c.policies.length,
+          total: c.policies.length,
+          items: c.policies.map((p) => policyJson(c, p)),
+        },
+      };
+    if (req.method === 'GET' && policy && state)
+      return {
+        status: 200,
+        body: { kind: 'UpgradePolicyState', href: `${API}/clusters/${c.spec.id}/upgrade_policies/${policy.id}/state`, ...policy.state },
+      };
+    if (req.method === 'GET' && policy) return { status: 200, body: policyJson(c, policy) };
+    if (req.method === 'POST' && !policyId) {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const refuse = (reason: string) => {
+        refusals.push({ cluster: c.spec.id, reason });
+        return error(400, reason);
+      };
+      const version = typeof body.version === 'string' ? body.version : '';
+      const nextRun = typeof body.next_run === 'string' ? Date.parse(body.next_run) : NaN;
+      if (body.schedule_type !== 'manual') return refuse("Only schedule_type 'manual' is supported by this fake");
+      if (!Number.isFinite(nextRun)) return refuse("Attribute 'next_run' is required for a manual upgrade policy");
+      if (nextRun < nowMs() + FAKE_OCM_MIN_LEAD_MS)
+        return refuse(
+          `Can't schedule an upgrade less than ${FAKE_OCM_MIN_LEAD_MS / 60_000} minutes in the future (next_run ${iso(nextRun)})`,
+        );
+      if (!available(c).includes(version)) return refuse(`Version '${version}' is not an available upgrade for cluster '${c.spec.name}'`);
+      if (c.policies.length) return refuse(`Cluster '${c.spec.name}' already has an upgrade policy`);
+      const p: Policy = {
+        id: `policy-${nextPolicy++}`,
+        version,
+        next_run: iso(nextRun),
+        schedule_type: 'manual',
+        upgrade_type: typeof body.upgrade_type === 'string' ? body.upgrade_type : 'OSD',
+        state: { value: 'pending', description: 'Upgrade policy created.' },
+      };
+      c.policies.push(p);
+      writes.push({ cluster: c.spec.id, method: 'POST', policyId: p.id, version, nextRun: p.next_run, at: iso(nowMs()) });
+      return { status: 201, body: policyJson(c, p) };
+    }
+    if (req.method === 'DELETE' && policy && !state) {
+      if (policy.state.value === 'started' || policy.state.value === 'delayed')
+        return error(400, "Can't delete an upgrade policy of an upgrade in progress");
+      c.policies = c.policies.filter((p) => p !== policy);
+      writes.push({ cluster: c.spec.id, method: 'DELETE', policyId: policy.id, at: iso(nowMs()) });
+      return { status: 204 };
+    }
+    return error(405, `method ${req.method} not allowed on ${req.path}`);
+  };
+
+  const server = await serveJson(handle, opts.port);
+  return { ...server, ...api, token };
+}

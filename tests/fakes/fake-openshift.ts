@@ -1,0 +1,462 @@
+/**
+ * A fake OpenShift API server over real HTTP (loopback): one process serves any number of
+ * clusters, each under its own base URL `${url}/clusters/${name}` (use it as the kubeconfig
+ * `server`). Per cluster it speaks:
+ * - `GET  /apis/config.openshift.io/v1/clusterversions/version` (a ClusterVersion, fixtures/clusterversion.json)
+ * - `PATCH` the same with `Content-Type: application/merge-patch+json` (RFC 7396; any other patch
+ *   type is refused with 415 as the API server does for a type it does not support here). As the
+ *   cluster-version operator does, a new `spec.desiredUpdate` naming an offered (available or
+ *   conditional) release starts the update: `status.desired`, a `Partial` history entry,
+ *   `Progressing=True`; an unknown one is not accepted (`ReleaseAccepted=False`).
+ * - `GET  /apis/config.openshift.io/v1/clusteroperators` (fixtures/clusteroperator.json per operator)
+ * - Prometheus `GET /api/v1/query?query=ALERTS{...}`, directly and through the API server's
+ *   service proxy to thanos-querier (the provider's default), label matchers `=` honoured.
+ * Scriptable (in process, or `POST /_fake/clusters/{name}/{action}` with a JSON body when run
+ * standalone by tests/fakes/serve.ts): complete or fail the running update, degrade an operator
+ * or make it unavailable, fire alerts or make them unreadable, withdraw a release, offer one
+ * conditionally, set Upgradeable, make the cluster unreachable or answer 500.
+ * Every write (PATCH) is counted per cluster.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bearer, mergePatch, serveJson, type FakeRequest, type FakeResponse, type RunningFake } from './http-server';
+
+const FIXTURES = path.join(__dirname, 'fixtures');
+const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
+const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
+const PROXY_PREFIX = '/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy';
+export const DEFAULT_OPERATORS = ['authentication', 'dns', 'etcd', 'ingress', 'kube-apiserver', 'machine-config', 'network'];
+
+type Json = Record<string, unknown>;
+interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+interface Release {
+  version: string;
+  image: string;
+}
+interface HistoryEntry {
+  state: 'Completed' | 'Partial';
+  startedTime: string;
+  completionTime: string | null;
+  version: string;
+  image: string;
+  verified: boolean;
+  acceptedRisks?: string;
+}
+interface ClusterVersion {
+  apiVersion: string;
+  kind: string;
+  metadata: Json & { resourceVersion: string; generation: number };
+  spec: Json & { channel?: string; desiredUpdate?: { version?: string; image?: string; force?: boolean } };
+  status: {
+    desired: Json & { version: string; image: string };
+    history: HistoryEntry[];
+    conditions: Condition[];
+    availableUpdates: Release[] | null;
+    conditionalUpdates: { release: Release; risks: Json[]; conditions: Condition[] }[];
+  } & Json;
+}
+
+export interface FakeAlert {
+  alertname: string;
+  namespace?: string;
+  severity: string;
+}
+
+export interface FakeOpenShiftClusterSpec {
+  name: string;
+  version: string;
+  channel?: string;
+  /** every release of the channel; those newer than the cluster's version are offered */
+  releases: string[];
+  /** offered only as conditional updates (status.conditionalUpdates, with a risk) */
+  conditional?: string[];
+  operators?: string[];
+}
+
+export interface FakeOpenShiftOptions {
+  clusters: FakeOpenShiftClusterSpec[];
+  token?: string;
+  now?: () => Date;
+  port?: number;
+}
+
+export interface FakeWrite {
+  cluster: string;
+  method: string;
+  path: string;
+  body: unknown;
+  at: string;
+}
+
+interface ClusterState {
+  spec: FakeOpenShiftClusterSpec;
+  cv: ClusterVersion;
+  operators: Json[];
+  alerts: FakeAlert[];
+  alertsReadable: boolean;
+  withdrawn: Set<string>;
+  conditional: Set<string>;
+  fault: 'unreachable' | 500 | null;
+}
+
+export interface FakeOpenShift extends RunningFake {
+  token: string;
+  serverUrl(cluster: string): string;
+  /** a kubeconfig with one token context per cluster, named after it */
+  kubeconfig(): string;
+  clusterVersion(cluster: string): ClusterVersion;
+  writes(cluster?: string): FakeWrite[];
+  completeUpdate(cluster: string): void;
+  /** the update stops: Failing=True with `message`, Progressing=False */
+  failUpdate(cluster: string, message: string): void;
+  /** the update keeps going but reports a problem (Failing=True while Progressing=True) */
+  stallUpdate(cluster: string, message: string): void;
+  degradeOperator(cluster: string, operator: string, message: string): void;
+  makeOperatorUnavailable(cluster: string, operator: string, message: string): void;
+  recoverOperator(cluster: string, operator: string): void;
+  fireAlert(cluster: string, alert: FakeAlert): void;
+  clearAlerts(cluster: string): void;
+  setAlertsReadable(cluster: string, readable: boolean): void;
+  withdrawRelease(cluster: string, version: string): void;
+  offerConditionally(cluster: string, version: string): void;
+  setUpgradeable(cluster: string, status: 'True' | 'False' | 'Unknown', message?: string): void;
+  setFault(cluster: string, fault: 'unreachable' | 500 | null): void;
+}
+
+function readFixture<T>(name: string): T {
+  return JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
+}
+
+/** a stable fake release image digest per version */
+export function releaseImage(version: string): string {
+  return `quay.io/openshift-release-dev/ocp-release@sha256:${createHash('sha256').update(version).digest('hex')}`;
+}
+
+function compare(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+function status(code: number, reason: string, message: string): FakeResponse {
+  return { status: code, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code } };
+}
+
+/** Parses `ALERTS{a="b",c="d"}` into its equality matchers (all this fake needs). */
+function alertMatchers(query: string): Record<string, string> | null {
+  const m = /^ALERTS(?:\{(.*)\})?$/.exec(query.trim());
+  if (!m) return null;
+  const out: Record<string, string> = {};
+  for (const part of (m[1] ?? '').split(',').filter((p) => p.trim())) {
+    const kv = /^\s*(\w+)\s*=\s*"([^"]*)"\s*$/.exec(part);
+    if (!kv) return null;
+    out[kv[1]!] = kv[2]!;
+  }
+  return out;
+}
+
+export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<FakeOpenShift> {
+  const token = opts.token ?? 'fake-kube-token';
+  const now = () => (opts.now ? opts.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const writes: FakeWrite[] = [];
+  const clusters = new Map<string, ClusterState>();
+
+  const currentVersion = (s: ClusterState) =>
+    s.cv.status.history.find((h) => h.state === 'Completed')?.version ?? s.cv.status.desired.version;
+  const setCondition = (s: ClusterState, c: Condition) => {
+    const rest = s.cv.status.conditions.filter((x) => x.type !== c.type);
+    s.cv.status.conditions = [...rest, { lastTransitionTime: now(), ...c }];
+  };
+  const refreshOffers = (s: ClusterState) => {
+    const current = currentVersion(s);
+    const newer = s.spec.releases.filter((v) => compare(v, current) > 0 && !s.withdrawn.has(v));
+    const recommended = newer.filter((v) => !s.conditional.has(v)).map((v) => ({ version: v, image: releaseImage(v) }));
+    s.cv.status.availableUpdates = recommended.length ? recommended : null;
+    s.cv.status.conditionalUpdates = newer
+      .filter((v) => s.conditional.has(v))
+      .map((v) => ({
+        release: { version: v, image: releaseImage(v) },
+        risks: [
+          {
+            name: 'FakeRisk',
+            url: 'https://example.invalid/risk',
+            message: `a known issue affects ${v}`,
+            matchingRules: [{ type: 'Always' }],
+          },
+        ],
+        conditions: [
+          { type: 'Recommended', status: 'False', reason: 'FakeRisk', message: `a known issue affects ${v}`, lastTransitionTime: now() },
+        ],
+      }));
+  };
+  const operatorObject = (name: string, version: string): Json =>
+    JSON.parse(
+      JSON.stringify(readFixture<Json>('clusteroperator.json')).replaceAll('OPERATOR_NAME', name).replaceAll('4.13.10', version),
+    ) as Json;
+  for (const spec of opts.clusters) {
+    const cv = readFixture<ClusterVersion>('clusterversion.json');
+    const image = releaseImage(spec.version);
+    cv.spec.channel = spec.channel ?? `stable-${spec.version.split('.').slice(0, 2).join('.')}`;
+    cv.spec.clusterID = createHash('sha256')
+      .update(spec.name)
+      .digest('hex')
+      .slice(0, 32)
+      .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+    cv.status.desired = { ...cv.status.desired, version: spec.version, image };
+    cv.status.history = [{ ...cv.status.history[0]!, version: spec.version, image }];
+    cv.status.conditions = cv.status.conditions.map((c) => (c.message ? { ...c, message: c.message.replace('4.13.10', spec.version) } : c));
+    const state: ClusterState = {
+      spec,
+      cv,
+      operators: (spec.operators ?? DEFAULT_OPERATORS).map((o) => operatorObject(o, spec.version)),
+      alerts: [],
+      alertsReadable: true,
+      withdrawn: new Set(),
+      conditional: new Set(spec.conditional ?? []),
+      fault: null,
+    };
+    refreshOffers(state);
+    clusters.set(spec.name, state);
+  }
+  const get = (name: string) => {
+    const s = clusters.get(name);
+    if (!s) throw new Error(`fake OpenShift: no cluster ${name}`);
+    return s;
+  };
+  const running = (s: ClusterState) => {
+    const head = s.cv.status.history[0];
+    return head && head.state === 'Partial' && !head.completionTime ? head : null;
+  };
+  const setOperatorCondition = (name: string, operator: string, type: string, value: string, message?: string) => {
+    const s = get(name);
+    const op = s.operators.find((o) => (o.metadata as Json).name === operator);
+    if (!op) throw new Error(`fake OpenShift: no operator ${operator} on ${name}`);
+    const st = op.status as { conditions: Condition[] };
+    st.conditions = st.conditions.map((c) =>
+      c.type === type
+        ? {
+            ...c,
+            status: value,
+            lastTransitionTime: now(),
+            reason: message ? 'FakeProblem' : 'AsExpected',
+            ...(message ? { message } : {}),
+          }
+        : c,
+    );
+    if (!message) st.conditions = st.conditions.map((c) => (c.type === type ? (({ message: _m, ...rest }) => rest)(c) : c));
+  };
+
+  const acceptDesiredUpdate = (s: ClusterState) => {
+    const want = s.cv.spec.desiredUpdate;
+    if (!want?.version || want.version === currentVersion(s) || running(s)?.version === want.version) return;
+    const offered = [...(s.cv.status.availableUpdates ?? []), ...s.cv.status.conditionalUpdates.map((c) => c.release)].find(
+      (r) => r.version === want.version && (!want.image || want.image === r.image),
+    );
+    if (!offered) {
+      setCondition(s, {
+        type: 'ReleaseAccepted',
+        status: 'False',
+        reason: 'VersionNotFound',
+        message: `Unable to find ${want.version} among the available updates`,
+      });
+      return;
+    }
+    const h = running(s);
+    if (h) h.completionTime = now(); // superseded, stays Partial
+    s.cv.status.desired = { ...s.cv.status.desired, version: offered.version, image: offered.image };
+    s.cv.status.history.unshift({
+      state: 'Partial',
+      startedTime: now(),
+      completionTime: null,
+      version: offered.version,
+      image: offered.image,
+      verified: true,
+      acceptedRisks: '',
+    });
+    setCondition(s, {
+      type: 'ReleaseAccepted',
+      status: 'True',
+      reason: 'PayloadLoaded',
+      message: `Payload loaded version="${offered.version}"`,
+    });
+    setCondition(s, { type: 'Progressing', status: 'True', message: `Working towards ${offered.version}: 0 of 842 done (0% complete)` });
+    setCondition(s, { type: 'Failing', status: 'False' });
+  };
+
+  const handleCluster = (s: ClusterState, req: FakeRequest, rest: string): FakeResponse => {
+    if (s.fault === 'unreachable') return { status: 0, drop: true };
+    if (s.fault === 500) return status(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
+    if (bearer(req) !== token) return status(401, 'Unauthorized', 'Unauthorized');
+    if (rest === CV_PATH && req.method === 'GET') return { status: 200, body: s.cv };
+    if (rest === CV_PATH && req.method === 'PATCH') {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (type !== 'application/merge-patch+json')
+        return status(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
+        );
+      if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
+      writes.push({ cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() });
+      const patched = mergePatch(s.cv, req.body) as ClusterVersion;
+      // the main resource ignores status (a subresource) and identity changes
+      const specChanged = JSON.stringify(patched.spec) !== JSON.stringify(s.cv.spec);
+      s.cv = {
+        ...s.cv,
+        metadata: {
+          ...(patched.metadata ?? s.cv.metadata),
+          name: 'version',
+          resourceVersion: String(Number(s.cv.metadata.resourceVersion) + 1),
+          generation: s.cv.metadata.generation + (specChanged ? 1 : 0),
+        },
+        spec: patched.spec ?? {},
+      };
+      acceptDesiredUpdate(s);
+      return { status: 200, body: s.cv };
+    }
+    if (rest === CO_PATH && req.method === 'GET')
+      return {
+        status: 200,
+        body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperatorList', metadata: { resourceVersion: '1' }, items: s.operators },
+      };
+    if ((rest === '/api/v1/query' || rest === `${PROXY_PREFIX}/api/v1/query`) && req.method === 'GET') {
+      if (!s.alertsReadable) return { status: 503, body: { status: 'error', errorType: 'unavailable', error: 'no healthy upstream' } };
+      const matchers = alertMatchers(req.query.get('query') ?? '');
+      if (!matchers)
+        return {
+          status: 400,
+          body: { status: 'error', errorType: 'bad_data', error: 'this fake only evaluates ALERTS{label="value",...}' },
+        };
+      const template = readFixture<{ data: { result: { value: [number, string] }[] } }>('prometheus-alerts.json');
+      const ts = Date.parse(now()) / 1000;
+      const series = [{ alertname: 'Watchdog', namespace: 'openshift-monitoring', severity: 'none' }, ...s.alerts]
+        .map((a) => ({ __name__: 'ALERTS', alertstate: 'firing', ...a }))
+        .filter((m) => Object.entries(matchers).every(([k, v]) => (m as Record<string, string | undefined>)[k] === v))
+        .map((metric) => ({ metric, value: [ts, '1'] as [number, string] }));
+      return { status: 200, body: { ...template, data: { resultType: 'vector', result: series } } };
+    }
+    return status(404, 'NotFound', `the server could not find the requested resource (${req.method} ${rest})`);
+  };
+
+  const api: Omit<FakeOpenShift, keyof RunningFake | 'token' | 'serverUrl' | 'kubeconfig'> = {
+    clusterVersion: (name) => get(name).cv,
+    writes: (name) => writes.filter((w) => !name || w.cluster === name),
+    completeUpdate(name) {
+      const s = get(name);
+      const h = running(s);
+      if (!h) throw new Error(`fake OpenShift: ${name} has no update running`);
+      h.state = 'Completed';
+      h.completionTime = now();
+      setCondition(s, { type: 'Progressing', status: 'False', message: `Cluster version is ${h.version}` });
+      setCondition(s, { type: 'Failing', status: 'False' });
+      for (const o of s.operators)
+        (o.status as { versions: { name: string; version: string }[] }).versions = [{ name: 'operator', version: h.version }];
+      refreshOffers(s);
+    },
+    failUpdate(name, message) {
+      const s = get(name);
+      if (!running(s)) throw new Error(`fake OpenShift: ${name} has no update running`);
+      setCondition(s, { type: 'Failing', status: 'True', reason: 'ClusterOperatorDegraded', message });
+      setCondition(s, { type: 'Progressing', status: 'False', message: `Error while reconciling: ${message}` });
+    },
+    stallUpdate(name, message) {
+      const s = get(name);
+      const h = running(s);
+      if (!h) throw new Error(`fake OpenShift: ${name} has no update running`);
+      setCondition(s, { type: 'Failing', status: 'True', reason: 'ClusterOperatorNotAvailable', message });
+      setCondition(s, { type: 'Progressing', status: 'True', message: `Unable to apply ${h.version}: ${message}` });
+    },
+    degradeOperator: (name, operator, message) => setOperatorCondition(name, operator, 'Degraded', 'True', message),
+    makeOperatorUnavailable: (name, operator, message) => setOperatorCondition(name, operator, 'Available', 'False', message),
+    recoverOperator(name, operator) {
+      setOperatorCondition(name, operator, 'Degraded', 'False');
+      setOperatorCondition(name, operator, 'Available', 'True');
+    },
+    fireAlert: (name, alert) => void get(name).alerts.push(alert),
+    clearAlerts: (name) => void (get(name).alerts = []),
+    setAlertsReadable: (name, readable) => void (get(name).alertsReadable = readable),
+    withdrawRelease(name, version) {
+      const s = get(name);
+      s.withdrawn.add(version);
+      refreshOffers(s);
+    },
+    offerConditionally(name, version) {
+      const s = get(name);
+      s.conditional.add(version);
+      refreshOffers(s);
+    },
+    setUpgradeable(name, value, message) {
+      const s = get(name);
+      setCondition(s, { type: 'Upgradeable', status: value, ...(message ? { reason: 'FakeReason', message } : {}) });
+    },
+    setFault: (name, fault) => void (get(name).fault = fault),
+  };
+
+  const control = (req: FakeRequest, name: string, action: string): FakeResponse => {
+    const args = (req.body ?? {}) as Record<string, unknown>;
+    const str = (k: string) => (typeof args[k] === 'string' ? args[k] : '');
+    switch (action) {
+      case 'complete':
+        api.completeUpdate(name);
+        break;
+      case 'fail':
+        api.failUpdate(name, str('message'));
+        break;
+      case 'stall':
+        api.stallUpdate(name, str('message'));
+        break;
+      case 'degrade':
+        api.degradeOperator(name, str('operator'), str('message'));
+        break;
+      case 'recover':
+        api.recoverOperator(name, str('operator'));
+        break;
+      case 'withdraw':
+        api.withdrawRelease(name, str('version'));
+        break;
+      case 'fault':
+        api.setFault(name, args.fault === 500 || args.fault === 'unreachable' ? args.fault : null);
+        break;
+      default:
+        return { status: 404, body: { message: `no action ${action}` } };
+    }
+    return { status: 200, body: get(name).cv };
+  };
+
+  const server = await serveJson((req) => {
+    if (req.path === '/_fake/writes') return { status: 200, body: { writes } };
+    const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
+    if (ctl && req.method === 'POST') return control(req, decodeURIComponent(ctl[1]!), ctl[2]!);
+    const m = /^\/clusters\/([^/]+)(\/.*)$/.exec(req.path);
+    const s = m ? clusters.get(decodeURIComponent(m[1]!)) : undefined;
+    if (!m || !s) return status(404, 'NotFound', `no such cluster (${req.path})`);
+    return handleCluster(s, req, m[2]!);
+  }, opts.port);
+  const serverUrl = (name: string) => `${server.url}/clusters/${encodeURIComponent(name)}`;
+  return {
+    ...server,
+    ...api,
+    token,
+    serverUrl,
+    kubeconfig: () =>
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        ...opts.clusters.map((c) => `- name: ${c.name}\n  cluster: {server: "${serverUrl(c.name)}"}`),
+        'users:',
+        `- name: fake-admin\n  user: {token: "${token}"}`,
+        'contexts:',
+        ...opts.clusters.map((c) => `- name: ${c.name}\n  context: {cluster: ${c.name}, user: fake-admin}`),
+        '',
+      ].join('\n'),
+  };
+}
