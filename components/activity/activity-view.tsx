@@ -5,7 +5,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable } from './activity-tables';
 import '@/components/scheduler/scheduler.css';
@@ -269,26 +269,34 @@ export function ActivityView() {
         </div>
       )}
       <div id="act-panel" role="tabpanel" aria-labelledby={`act-tab-${tab}`}>
-        {rangeError ? null : current.isPending ? (
-          <LoadingRows rows={8} />
-        ) : current.isError ? (
-          <ErrorState error={current.error} onRetry={() => current.refetch()} />
-        ) : current.data.total === 0 ? (
-          <EmptyState title={filtered ? `No ${noun} match these filters` : `No ${noun} yet`}>
-            {filtered
-              ? 'Widen the time range or clear the filters. The cluster filter needs the exact name.'
-              : tab === 'changes'
-                ? 'Policy edits, exclusions, scheduler and admin changes are listed here.'
-                : 'They are recorded by scheduler ticks: run one from the Scheduler page.'}
-          </EmptyState>
-        ) : (
-          <div style={{ opacity: current.isPlaceholderData ? 0.6 : 1 }}>
-            {tab === 'decisions' && decisions.data && (
-              <DecisionsTable rows={decisions.data.rows} paging={paging(decisions.data.total)} noun={noun} />
+        {rangeError ? null : (
+          <QueryState<{ total: number }>
+            query={current}
+            loadingRows={8}
+            isEmpty={(data) => data.total === 0}
+            empty={{
+              title: filtered ? `No ${noun} match these filters` : `No ${noun} yet`,
+              hint: filtered
+                ? 'Widen the time range or clear the filters. The cluster filter needs the exact name.'
+                : tab === 'changes'
+                  ? 'Policy edits, exclusions, scheduler and admin changes are listed here.'
+                  : 'They are recorded by scheduler ticks: run one from the Scheduler page.',
+            }}
+          >
+            {() => (
+              <div style={{ opacity: current.isPlaceholderData ? 0.6 : 1 }}>
+                {tab === 'decisions' && decisions.data && (
+                  <DecisionsTable rows={decisions.data.rows} paging={paging(decisions.data.total)} noun={noun} />
+                )}
+                {tab === 'actions' && actions.data && (
+                  <ActionsTable rows={actions.data.rows} paging={paging(actions.data.total)} noun={noun} />
+                )}
+                {tab === 'changes' && changes.data && (
+                  <ChangesTable rows={changes.data.rows} paging={paging(changes.data.total)} noun={noun} />
+                )}
+              </div>
             )}
-            {tab === 'actions' && actions.data && <ActionsTable rows={actions.data.rows} paging={paging(actions.data.total)} noun={noun} />}
-            {tab === 'changes' && changes.data && <ChangesTable rows={changes.data.rows} paging={paging(changes.data.total)} noun={noun} />}
-          </div>
+          </QueryState>
         )}
       </div>
     </section>

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useTRPC } from '@/components/trpc/client';
-import { ErrorState, LoadingRows } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 
 const STATES = [
   { key: 'idle', color: '#5b8def', label: 'idle' },
@@ -18,33 +18,31 @@ export function VersionDistributionChart() {
   return (
     <section className="panel" aria-label="Version distribution">
       <h2>Versions in the fleet</h2>
-      {q.isPending ? (
-        <LoadingRows rows={3} />
-      ) : q.isError ? (
-        <ErrorState error={q.error} />
-      ) : (
-        <div style={{ width: '100%', height: 220 }}>
-          <ResponsiveContainer>
-            <BarChart data={q.data} margin={{ top: 4, right: 8, bottom: 4, left: -16 }}>
-              <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-              <XAxis
-                dataKey="version"
-                tick={{ fontSize: 11, fill: 'var(--muted)' }}
-                interval={0}
-                angle={-30}
-                textAnchor="end"
-                height={46}
-              />
-              <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
-              <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', fontSize: 12 }} />
-              <Legend wrapperStyle={{ fontSize: 12 }} />
-              {STATES.map((s) => (
-                <Bar key={s.key} dataKey={s.key} name={s.label} stackId="a" fill={s.color} />
-              ))}
-            </BarChart>
-          </ResponsiveContainer>
-        </div>
-      )}
+      <QueryState query={q} loadingRows={3}>
+        {(data) => (
+          <div style={{ width: '100%', height: 220 }}>
+            <ResponsiveContainer>
+              <BarChart data={data} margin={{ top: 4, right: 8, bottom: 4, left: -16 }}>
+                <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+                <XAxis
+                  dataKey="version"
+                  tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                  interval={0}
+                  angle={-30}
+                  textAnchor="end"
+                  height={46}
+                />
+                <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
+                <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', fontSize: 12 }} />
+                <Legend wrapperStyle={{ fontSize: 12 }} />
+                {STATES.map((s) => (
+                  <Bar key={s.key} dataKey={s.key} name={s.label} stackId="a" fill={s.color} />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          </div>
+        )}
+      </QueryState>
     </section>
   );
 }

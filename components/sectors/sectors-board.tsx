@@ -21,7 +21,8 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { formatDays } from '@/components/ui/format';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { findCycleIfAdded, layoutLayers, type SectorDeps } from './sector-graph';
 import './sectors.css';
@@ -233,166 +234,156 @@ export function SectorsBoard() {
     });
   };
 
-  if (overview.isPending)
-    return (
-      <section className="panel">
-        <LoadingRows rows={6} />
-      </section>
-    );
-  if (overview.isError)
-    return (
-      <section className="panel">
-        <ErrorState error={overview.error} onRetry={() => void overview.refetch()} />
-      </section>
-    );
-  if (sectors.length === 0) {
-    return (
-      <section className="panel">
-        <EmptyState title="No sectors defined">Add sectors to the organization policy to see the rollout order here.</EmptyState>
-      </section>
-    );
-  }
-
   const allEdges = deps.flatMap((s) => s.dependencies.map((d) => ({ dependency: d, dependent: s.name })));
   return (
-    <>
-      {message && (
-        <div
-          className={`banner ${message.tone === 'ok' ? 'info' : message.tone}`}
-          role={message.tone === 'bad' ? 'alert' : 'status'}
-          data-testid="sector-message"
-        >
-          {message.text}
-        </div>
-      )}
-      <section className="panel flush" aria-label="Sector dependency graph">
-        <div className="toolbar">
-          <span className="small muted" style={{ flex: '1 1 320px' }}>
-            Drag from a sector&apos;s right handle to another sector&apos;s left handle to add a dependency; select an edge and press Delete
-            to remove it.
-          </span>
-          {dirty && <span className="badge warn">unsaved changes</span>}
-          <button
-            className="btn"
-            disabled={!dirty || save.isPending}
-            onClick={() => {
-              setDraft(toDeps(sectors));
-              setMessage(null);
-            }}
-          >
-            Discard
-          </button>
-          <button className="btn primary" disabled={!dirty || save.isPending} onClick={onSave}>
-            {save.isPending ? 'Saving…' : 'Save dependencies'}
-          </button>
-        </div>
-        <div className="sector-flow" style={{ height: 560 }}>
-          <ReactFlow
-            nodes={nodes}
-            edges={edges}
-            nodeTypes={nodeTypes}
-            onConnect={onConnect}
-            onEdgesDelete={onEdgesDelete}
-            deleteKeyCode={['Backspace', 'Delete']}
-            nodesDraggable={false}
-            fitView
-            fitViewOptions={{ padding: 0.08 }}
-            minZoom={0.2}
-            colorMode="system"
-            proOptions={{ hideAttribution: true }}
-          >
-            <Background gap={24} />
-            <Controls showInteractive={false} />
-          </ReactFlow>
-        </div>
-      </section>
-      <div className="grid-2">
-        <section className="panel" aria-label="Dependencies">
-          <h2>Dependencies</h2>
-          <form
-            className="chips"
-            style={{ alignItems: 'center', marginBottom: 8 }}
-            onSubmit={(e) => {
-              e.preventDefault();
-              addDependency(addFrom, addTo);
-            }}
-          >
-            <select aria-label="Dependent sector" value={addTo} onChange={(e) => setAddTo(e.target.value)}>
-              <option value="">sector…</option>
-              {sectors.map((s) => (
-                <option key={s.name}>{s.name}</option>
-              ))}
-            </select>
-            <span className="small muted">depends on</span>
-            <select aria-label="Dependency sector" value={addFrom} onChange={(e) => setAddFrom(e.target.value)}>
-              <option value="">sector…</option>
-              {sectors.map((s) => (
-                <option key={s.name}>{s.name}</option>
-              ))}
-            </select>
-            <button className="btn" type="submit" disabled={!addFrom || !addTo}>
-              Add
-            </button>
-          </form>
-          {allEdges.length === 0 ? (
-            <EmptyState title="No dependencies">Every sector upgrades independently.</EmptyState>
-          ) : (
+    <QueryState
+      query={overview}
+      loadingRows={6}
+      frame={(state) => <section className="panel">{state}</section>}
+      isEmpty={() => sectors.length === 0}
+      empty={{ title: 'No sectors defined', hint: 'Add sectors to the organization policy to see the rollout order here.' }}
+    >
+      {() => (
+        <>
+          {message && (
+            <div
+              className={`banner ${message.tone === 'ok' ? 'info' : message.tone}`}
+              role={message.tone === 'bad' ? 'alert' : 'status'}
+              data-testid="sector-message"
+            >
+              {message.text}
+            </div>
+          )}
+          <section className="panel flush" aria-label="Sector dependency graph">
+            <div className="toolbar">
+              <span className="small muted" style={{ flex: '1 1 320px' }}>
+                Drag from a sector&apos;s right handle to another sector&apos;s left handle to add a dependency; select an edge and press
+                Delete to remove it.
+              </span>
+              {dirty && <span className="badge warn">unsaved changes</span>}
+              <button
+                className="btn"
+                disabled={!dirty || save.isPending}
+                onClick={() => {
+                  setDraft(toDeps(sectors));
+                  setMessage(null);
+                }}
+              >
+                Discard
+              </button>
+              <button className="btn primary" disabled={!dirty || save.isPending} onClick={onSave}>
+                {save.isPending ? 'Saving…' : 'Save dependencies'}
+              </button>
+            </div>
+            <div className="sector-flow" style={{ height: 560 }}>
+              <ReactFlow
+                nodes={nodes}
+                edges={edges}
+                nodeTypes={nodeTypes}
+                onConnect={onConnect}
+                onEdgesDelete={onEdgesDelete}
+                deleteKeyCode={['Backspace', 'Delete']}
+                nodesDraggable={false}
+                fitView
+                fitViewOptions={{ padding: 0.08 }}
+                minZoom={0.2}
+                colorMode="system"
+                proOptions={{ hideAttribution: true }}
+              >
+                <Background gap={24} />
+                <Controls showInteractive={false} />
+              </ReactFlow>
+            </div>
+          </section>
+          <div className="grid-2">
+            <section className="panel" aria-label="Dependencies">
+              <h2>Dependencies</h2>
+              <form
+                className="chips"
+                style={{ alignItems: 'center', marginBottom: 8 }}
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  addDependency(addFrom, addTo);
+                }}
+              >
+                <select aria-label="Dependent sector" value={addTo} onChange={(e) => setAddTo(e.target.value)}>
+                  <option value="">sector…</option>
+                  {sectors.map((s) => (
+                    <option key={s.name}>{s.name}</option>
+                  ))}
+                </select>
+                <span className="small muted">depends on</span>
+                <select aria-label="Dependency sector" value={addFrom} onChange={(e) => setAddFrom(e.target.value)}>
+                  <option value="">sector…</option>
+                  {sectors.map((s) => (
+                    <option key={s.name}>{s.name}</option>
+                  ))}
+                </select>
+                <button className="btn" type="submit" disabled={!addFrom || !addTo}>
+                  Add
+                </button>
+              </form>
+              {allEdges.length === 0 ? (
+                <EmptyState title="No dependencies">Every sector upgrades independently.</EmptyState>
+              ) : (
+                <DataTable
+                  id="sector-dependencies"
+                  label="Sector dependencies"
+                  noun="dependencies"
+                  bare
+                  rows={allEdges}
+                  rowKey={(e) => `${e.dependency}->${e.dependent}`}
+                  initialSort={{ id: 'dependent', direction: 'asc' }}
+                  columns={[
+                    { id: 'dependent', header: 'Sector', value: (e) => e.dependent, cell: (e) => e.dependent },
+                    { id: 'dependency', header: 'waits for', value: (e) => e.dependency, cell: (e) => e.dependency },
+                    {
+                      id: 'actions',
+                      header: 'Actions',
+                      headerHidden: true,
+                      required: true,
+                      className: 'align-end',
+                      cell: (e) => (
+                        <button
+                          className="btn danger"
+                          onClick={() => removeDependency(e.dependency, e.dependent)}
+                          aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}
+                        >
+                          Remove
+                        </button>
+                      ),
+                    },
+                  ]}
+                />
+              )}
+            </section>
+            <section className="panel" aria-label="What blocks the next sector">
+              <h2>What blocks the next sector</h2>
+              {sectors.every((s) => s.waits.length === 0) ? (
+                <EmptyState title="Nothing waits on a dependency" />
+              ) : (
+                <ul className="plain-list">{sectors.flatMap((s) => s.waits.map((w) => <li key={w}>{w}</li>))}</ul>
+              )}
+            </section>
+          </div>
+          <section className="panel flush" aria-label="Sector versions by workload">
+            <div className="toolbar">
+              <h2 style={{ margin: 0 }}>Versions per sector and workload</h2>
+            </div>
             <DataTable
-              id="sector-dependencies"
-              label="Sector dependencies"
-              noun="dependencies"
-              bare
-              rows={allEdges}
-              rowKey={(e) => `${e.dependency}->${e.dependent}`}
-              initialSort={{ id: 'dependent', direction: 'asc' }}
-              columns={[
-                { id: 'dependent', header: 'Sector', value: (e) => e.dependent, cell: (e) => e.dependent },
-                { id: 'dependency', header: 'waits for', value: (e) => e.dependency, cell: (e) => e.dependency },
-                {
-                  id: 'actions',
-                  header: 'Actions',
-                  headerHidden: true,
-                  required: true,
-                  className: 'align-end',
-                  cell: (e) => (
-                    <button
-                      className="btn danger"
-                      onClick={() => removeDependency(e.dependency, e.dependent)}
-                      aria-label={`Remove: ${e.dependent} depends on ${e.dependency}`}
-                    >
-                      Remove
-                    </button>
-                  ),
-                },
-              ]}
+              id="sector-versions"
+              label="Versions per sector and workload"
+              noun="rows"
+              rows={sectors.flatMap((sector) => sector.workloads.map((w) => ({ sector: sector.name, ...w })))}
+              rowKey={(r) => `${r.sector}|${r.workload}`}
+              filterable
+              filterPlaceholder="Filter sectors, workloads, versions…"
+              columns={WORKLOAD_COLUMNS}
+              className="sector-versions"
             />
-          )}
-        </section>
-        <section className="panel" aria-label="What blocks the next sector">
-          <h2>What blocks the next sector</h2>
-          {sectors.every((s) => s.waits.length === 0) ? (
-            <EmptyState title="Nothing waits on a dependency" />
-          ) : (
-            <ul className="plain-list">{sectors.flatMap((s) => s.waits.map((w) => <li key={w}>{w}</li>))}</ul>
-          )}
-        </section>
-      </div>
-      <section className="panel flush" aria-label="Sector versions by workload">
-        <div className="toolbar">
-          <h2 style={{ margin: 0 }}>Versions per sector and workload</h2>
-        </div>
-        <DataTable
-          id="sector-versions"
-          label="Versions per sector and workload"
-          noun="rows"
-          rows={sectors.flatMap((sector) => sector.workloads.map((w) => ({ sector: sector.name, ...w })))}
-          rowKey={(r) => `${r.sector}|${r.workload}`}
-          filterable
-          filterPlaceholder="Filter sectors, workloads, versions…"
-          columns={WORKLOAD_COLUMNS}
-          className="sector-versions"
-        />
-      </section>
-    </>
+          </section>
+        </>
+      )}
+    </QueryState>
   );
 }

@@ -7,7 +7,8 @@ import { useTRPC } from '@/components/trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DataTable, type Column } from '@/components/ui/data-table';
-import { EmptyState, ErrorState, LoadingRows } from '@/components/ui/states';
+import { EmptyState } from '@/components/ui/states';
+import { QueryState } from '@/components/ui/query-state';
 import { formatUtc } from '@/components/ui/zoned-time';
 
 const PAGE = 100;
@@ -114,92 +115,85 @@ export function VersionHistory() {
 
   const historyColumns = useMemo(() => versionColumns(history.data?.workloads ?? []), [history.data?.workloads]);
 
-  if (history.isPending)
-    return (
-      <div className="panel">
-        <LoadingRows rows={8} />
-      </div>
-    );
-  if (history.isError)
-    return (
-      <div className="panel">
-        <ErrorState error={history.error} onRetry={() => history.refetch()} />
-      </div>
-    );
-  const { blocked } = history.data;
-
   return (
-    <>
-      <section className="panel flush" aria-labelledby="blocked-h">
-        <div className="toolbar">
-          <h2 id="blocked-h" style={{ margin: 0 }}>
-            Blocked versions
-          </h2>
-          <span className="small muted">organization-wide regexes (unanchored search); edit them on the Policies page</span>
-        </div>
-        {blocked.length === 0 ? (
-          <EmptyState title="No version is blocked" />
-        ) : (
-          <DataTable
-            id="versions-blocked"
-            label="Blocked versions"
-            rows={blocked}
-            columns={BLOCKED_COLUMNS}
-            rowKey={(b) => b.pattern}
-            rowProps={(b) => ({ 'data-pattern': b.pattern })}
-            noun="patterns"
-          />
-        )}
-      </section>
+    <QueryState query={history} loadingRows={8} frame={(state) => <div className="panel">{state}</div>}>
+      {(data) => {
+        const { blocked } = data;
+        return (
+          <>
+            <section className="panel flush" aria-labelledby="blocked-h">
+              <div className="toolbar">
+                <h2 id="blocked-h" style={{ margin: 0 }}>
+                  Blocked versions
+                </h2>
+                <span className="small muted">organization-wide regexes (unanchored search); edit them on the Policies page</span>
+              </div>
+              {blocked.length === 0 ? (
+                <EmptyState title="No version is blocked" />
+              ) : (
+                <DataTable
+                  id="versions-blocked"
+                  label="Blocked versions"
+                  rows={blocked}
+                  columns={BLOCKED_COLUMNS}
+                  rowKey={(b) => b.pattern}
+                  rowProps={(b) => ({ 'data-pattern': b.pattern })}
+                  noun="patterns"
+                />
+              )}
+            </section>
 
-      <section className="panel flush" aria-labelledby="vh-h">
-        <div className="toolbar">
-          <h2 id="vh-h" style={{ margin: 0 }}>
-            Version history
-          </h2>
-          <input
-            type="search"
-            aria-label="Filter versions"
-            placeholder="Filter versions, e.g. 4.13."
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-            }}
-          />
-          <select
-            aria-label="Show"
-            value={only}
-            onChange={(e) => {
-              setOnly(e.target.value as typeof only);
-            }}
-          >
-            <option value="all">all versions</option>
-            <option value="running">running now</option>
-            <option value="blocked">blocked</option>
-          </select>
-          <span className="small muted" style={{ marginLeft: 'auto' }} aria-live="polite">
-            {rows.length} version{rows.length === 1 ? '' : 's'} · soak in cluster-days (reporting clusters)
-          </span>
-        </div>
-        {rows.length === 0 ? (
-          <EmptyState title={history.data.versions.length ? 'No version matches' : 'No version history yet'}>
-            {history.data.versions.length
-              ? 'Clear the filter to see more.'
-              : 'Soak accumulates once the scheduler has seen clusters run a version.'}
-          </EmptyState>
-        ) : (
-          <DataTable
-            id="versions-history"
-            label="Version history"
-            rows={rows}
-            columns={historyColumns}
-            rowKey={(v) => v.version}
-            rowProps={(v) => ({ 'data-version': v.version })}
-            pageSize={PAGE}
-            noun="versions"
-          />
-        )}
-      </section>
-    </>
+            <section className="panel flush" aria-labelledby="vh-h">
+              <div className="toolbar">
+                <h2 id="vh-h" style={{ margin: 0 }}>
+                  Version history
+                </h2>
+                <input
+                  type="search"
+                  aria-label="Filter versions"
+                  placeholder="Filter versions, e.g. 4.13."
+                  value={search}
+                  onChange={(e) => {
+                    setSearch(e.target.value);
+                  }}
+                />
+                <select
+                  aria-label="Show"
+                  value={only}
+                  onChange={(e) => {
+                    setOnly(e.target.value as typeof only);
+                  }}
+                >
+                  <option value="all">all versions</option>
+                  <option value="running">running now</option>
+                  <option value="blocked">blocked</option>
+                </select>
+                <span className="small muted" style={{ marginLeft: 'auto' }} aria-live="polite">
+                  {rows.length} version{rows.length === 1 ? '' : 's'} · soak in cluster-days (reporting clusters)
+                </span>
+              </div>
+              {rows.length === 0 ? (
+                <EmptyState title={data.versions.length ? 'No version matches' : 'No version history yet'}>
+                  {data.versions.length
+                    ? 'Clear the filter to see more.'
+                    : 'Soak accumulates once the scheduler has seen clusters run a version.'}
+                </EmptyState>
+              ) : (
+                <DataTable
+                  id="versions-history"
+                  label="Version history"
+                  rows={rows}
+                  columns={historyColumns}
+                  rowKey={(v) => v.version}
+                  rowProps={(v) => ({ 'data-version': v.version })}
+                  pageSize={PAGE}
+                  noun="versions"
+                />
+              )}
+            </section>
+          </>
+        );
+      }}
+    </QueryState>
   );
 }
