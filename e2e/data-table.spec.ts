@@ -63,3 +63,27 @@ test.describe('Data table', () => {
     await expect(chooser).not.toHaveAttribute('open');
   });
 });
+
+test.describe('Cluster policies list', () => {
+  test('the server sorts and pages it through the shared table and pager', async ({ page }) => {
+    await signIn(page);
+    const db = openE2eDatabase();
+    const names = (db.prepare('select name from clusters order by name desc').all() as { name: string }[]).map((r) => r.name);
+    db.close();
+    expect(names.length).toBeGreaterThan(50);
+    const table = page.getByRole('table', { name: 'Cluster policies' });
+
+    await page.goto('/policies/clusters');
+    const clusterHeader = table.getByRole('columnheader', { name: /Cluster/ });
+    await expect(clusterHeader).toHaveAttribute('aria-sort', 'ascending');
+    await clusterHeader.getByRole('button').click();
+    await expect(clusterHeader).toHaveAttribute('aria-sort', 'descending');
+    await expect(table.locator('tbody tr').first()).toHaveAttribute('data-cluster', names[0]!);
+    await expect(table.locator('tbody tr')).toHaveCount(50);
+
+    await page.getByRole('navigation', { name: 'Pages of clusters' }).getByRole('button', { name: 'Next' }).click();
+    await expect(table.locator('tbody tr').first()).toHaveAttribute('data-cluster', names[50]!);
+    await expect(table.locator('tbody tr')).toHaveCount(names.length - 50);
+    await expect(page.getByText(`51–${names.length} of ${names.length} clusters`)).toBeVisible();
+  });
+});
