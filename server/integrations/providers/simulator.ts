@@ -189,6 +189,13 @@ function isOffered(releases: SimulatorReleases | undefined, version: string, now
   return Date.parse(p.publishAt) <= nowMs && (withdrawn === null || nowMs < withdrawn);
 }
 
+/** Targets the graph offers from `version` only conditionally (with a known risk). */
+function conditionalUpdates(graph: DemoGraphDocument, version: string): string[] {
+  const out = new Set<string>();
+  for (const group of graph.conditionalEdges ?? []) for (const e of group.edges) if (e.from === version) out.add(e.to);
+  return [...out].filter((v) => isSemver(v)).sort(compareVersions);
+}
+
 /** Whether an upgrade (cluster, target, start) is one of the stuck ones, and the progress it stops at. */
 export function stuckAt(externalId: string, version: string, startedAt: string): number | null {
   const h = hashUnit(`${externalId}|${version}|${startedAt}|s`);
@@ -253,7 +260,7 @@ export function simulateCluster(
     version,
     channel: row.channel,
     availableUpgrades: offered,
-    conditionalUpgrades: [],
+    conditionalUpgrades: conditionalUpdates(graph, version).filter((v) => !offered.includes(v) && isOffered(releases, v, nowMs)),
     upgradeable: { status: 'True' },
     health,
     ...summarizeHealth(health),
