@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import { FleetTable } from '@/components/fleet/fleet-table';
 import { VersionDistributionChart } from '@/components/fleet/version-distribution-chart';
 
@@ -13,8 +14,11 @@ export default function FleetPage() {
           <p>Every cluster, what it runs, and what the upgrade engine decided for it.</p>
         </div>
       </div>
-      <VersionDistributionChart />
-      <FleetTable />
+      {/* both read the view from the address (useSearchParams) */}
+      <Suspense>
+        <VersionDistributionChart />
+        <FleetTable />
+      </Suspense>
     </>
   );
 }

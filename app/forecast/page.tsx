@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import { ForecastView } from '@/components/forecast/forecast-view';
 
 export const metadata: Metadata = { title: 'Forecast' };
@@ -14,7 +15,10 @@ export default function ForecastPage() {
           </p>
         </div>
       </div>
-      <ForecastView />
+      {/* reads its inputs from the address (useSearchParams) */}
+      <Suspense>
+        <ForecastView />
+      </Suspense>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import { PathsView } from '@/components/paths/paths-view';
 
 export const metadata: Metadata = { title: 'Paths' };
@@ -14,7 +15,10 @@ export default function PathsPage() {
           </p>
         </div>
       </div>
-      <PathsView />
+      {/* reads its inputs from the address (useSearchParams) */}
+      <Suspense>
+        <PathsView />
+      </Suspense>
     </>
   );
 }

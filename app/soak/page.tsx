@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Suspense } from 'react';
 import { SoakView } from '@/components/soak/soak-view';
 
 export const metadata: Metadata = { title: 'Soak' };
@@ -14,7 +15,10 @@ export default function SoakPage() {
           </p>
         </div>
       </div>
-      <SoakView />
+      {/* reads its inputs from the address (useSearchParams) */}
+      <Suspense>
+        <SoakView />
+      </Suspense>
     </>
   );
 }

@@ -7,7 +7,7 @@ import { DecisionBadge } from '@/components/ui/badges';
 import { ClusterLink } from '@/components/ui/cluster-link';
 import { DataTable, type Column, type ServerPaging } from '@/components/ui/data-table';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
-import { formatUtc } from '@/components/ui/zoned-time';
+
 import { ChangeDiff } from './change-diff';
 
 type Out = inferRouterOutputs<AppRouter>['activity'];
@@ -92,7 +92,11 @@ const ACTION_COLUMNS: Column<ActionRow>[] = [
     cell: (a) => (
       <>
         <span className={`badge ${a.kind === 'cancel-upgrade' ? 'warn' : 'accent'}`}>{KIND_LABEL[a.kind] ?? a.kind}</span>
-        {a.nextRun && <div className="muted small">for {formatUtc(a.nextRun)}</div>}
+        {a.nextRun && (
+          <div className="muted small">
+            for <ZonedTime iso={a.nextRun} />
+          </div>
+        )}
       </>
     ),
   },

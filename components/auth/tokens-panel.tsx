@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -47,14 +48,14 @@ const TOKEN_COLUMNS: Column<Token>[] = [
     header: 'Last used',
     className: 'nowrap small',
     value: (t) => t.lastUsedAt,
-    cell: (t) => (t.lastUsedAt ? formatUtc(t.lastUsedAt) : 'never'),
+    cell: (t) => (t.lastUsedAt ? <ZonedTime iso={t.lastUsedAt} /> : 'never'),
   },
   {
     id: 'expires',
     header: 'Expires',
     className: 'nowrap small',
     value: (t) => t.expiresAt,
-    cell: (t) => (t.expiresAt ? formatUtc(t.expiresAt) : '—'),
+    cell: (t) => (t.expiresAt ? <ZonedTime iso={t.expiresAt} /> : '—'),
   },
   {
     id: 'status',

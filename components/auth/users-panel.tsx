@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import styles from './auth.module.css';
@@ -155,7 +155,7 @@ export function UsersPanel() {
                 header: 'Created',
                 className: 'nowrap small',
                 value: (u) => u.createdAt,
-                cell: (u) => formatUtc(u.createdAt),
+                cell: (u) => <ZonedTime iso={u.createdAt} />,
               },
               {
                 id: 'actions',

@@ -12,7 +12,8 @@ import { QueryState, type QueryLike } from '@/components/ui/query-state';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
-import { formatInZone, formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { formatInZone, formatSpan, isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable, type Column } from '@/components/ui/data-table';
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -147,7 +148,7 @@ function RulesTable({ explanation, zone }: { explanation: Explanation; zone: str
             <div className="small muted">
               next run {formatInZone(r.nextRun, zone)}
               {zone !== 'UTC' && <> · {formatInZone(r.nextRun, 'UTC')}</>}
-              {r.hoursAway !== null && <> · in {r.hoursAway} h</>}
+              {r.hoursAway !== null && <> · in {formatSpan(r.hoursAway * 3_600_000)}</>}
             </div>
           )}
         </>
@@ -216,7 +217,7 @@ function DecisionPanel({ explain: data, zone }: { explain: Explain; zone: string
       <h2>
         Engine decision now{' '}
         <span className="small muted">
-          (as of {formatUtc(data.now)}, evaluated #{(e.order ?? 0) + 1} in order)
+          (as of <ZonedTime iso={data.now} />, evaluated #{(e.order ?? 0) + 1} in order)
         </span>
       </h2>
       <div style={{ display: 'flex', gap: 10, alignItems: 'baseline', flexWrap: 'wrap' }}>
@@ -293,7 +294,9 @@ function ClusterFacts({ cluster: c, zone }: { cluster: Detail; zone: string }) {
           {c.externalId}
         </dd>
         <dt>Observed</dt>
-        <dd className="small">{formatUtc(c.observedAt)}</dd>
+        <dd className="small">
+          <ZonedTime iso={c.observedAt} />
+        </dd>
       </dl>
     </section>
   );
@@ -450,14 +453,14 @@ function HistoryPanel({ history }: { history: Detail['history'] }) {
             header: 'Started',
             className: 'small nowrap',
             value: (h) => isoOf(h.startedAt),
-            cell: (h) => formatUtc(h.startedAt),
+            cell: (h) => <ZonedTime iso={h.startedAt} />,
           },
           {
             id: 'completed',
             header: 'Completed',
             className: 'small nowrap',
             value: (h) => isoOf(h.completedAt),
-            cell: (h) => formatUtc(h.completedAt),
+            cell: (h) => <ZonedTime iso={h.completedAt} />,
           },
         ]}
       />

@@ -1,18 +1,19 @@
 'use client';
 // The fleet list: server-side filters, search, sort and paging, so it stays fast at 10k clusters.
+// All of them live in the address (?sector=prod&sort=version&page=3), so a view can be linked.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { BadgeList, DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
 import { ClusterLink } from '@/components/ui/cluster-link';
 import { formatDays } from '@/components/ui/format';
-import { formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import { EmptyState } from '@/components/ui/states';
-import { useDebounced } from '@/components/ui/use-debounced';
+import { useUrlState, useUrlText } from '@/components/ui/use-url-state';
 
 type ListInput = inferRouterInputs<AppRouter>['clusters']['list'];
 type Cluster = inferRouterOutputs<AppRouter>['clusters']['list']['items'][number];
@@ -20,37 +21,66 @@ type SortKey = NonNullable<ListInput['sort']>;
 
 const PAGE_SIZE = 50;
 
+/** The Fleet view in the address: filters, search (`q`), sort, direction and the 1-based page. */
+export const FLEET_URL_DEFAULTS = {
+  q: '',
+  sector: '',
+  workload: '',
+  state: '',
+  version: '',
+  reason: '',
+  sort: 'name',
+  dir: 'asc',
+  page: 1,
+};
+type FilterKey = 'sector' | 'workload' | 'state' | 'version' | 'reason';
+
 export function FleetTable() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState('');
-  const [filter, setFilter] = useState<{ sector?: string; workload?: string; state?: string; version?: string; reason?: string }>({});
-  const [sort, setSort] = useState<{ key: SortKey; direction: 'asc' | 'desc' }>({ key: 'name', direction: 'asc' });
-  const [page, setPage] = useState(0);
-  const debouncedSearch = useDebounced(search, 250);
-  useEffect(() => setPage(0), [debouncedSearch, filter, sort]);
+  const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
+  const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
+  // a link may carry any text: only the table's own sort keys and directions reach the server
+  const sort = {
+    key: (SORT_KEYS.has(url.sort) ? url.sort : 'name') as SortKey,
+    direction: url.dir === 'desc' ? ('desc' as const) : ('asc' as const),
+  };
+  const page = Math.max(0, Math.floor(url.page) - 1);
+  const filter = {
+    sector: url.sector || undefined,
+    workload: url.workload || undefined,
+    state: url.state || undefined,
+    version: url.version || undefined,
+    reason: url.reason || undefined,
+  };
 
   const facets = useQuery(trpc.clusters.facets.queryOptions());
   const list = useQuery({
     ...trpc.clusters.list.queryOptions({
-      filter: { ...filter, search: debouncedSearch || undefined },
+      filter: { ...filter, search: url.q || undefined },
       sort: sort.key,
       direction: sort.direction,
       offset: page * PAGE_SIZE,
       limit: PAGE_SIZE,
-    }),
+    } satisfies ListInput),
     placeholderData: keepPreviousData,
   });
 
-  const select = (key: keyof typeof filter, label: string, options: string[] | undefined) => (
-    <select aria-label={label} value={filter[key] ?? ''} onChange={(e) => setFilter((f) => ({ ...f, [key]: e.target.value || undefined }))}>
-      <option value="">{label}: all</option>
-      {options?.map((o) => (
-        <option key={o} value={key === 'version' ? `${o}.` : o}>
-          {o}
-        </option>
-      ))}
-    </select>
-  );
+  const select = (key: FilterKey, label: string, options: string[] | undefined) => {
+    const values = options?.map((o) => (key === 'version' ? `${o}.` : o)) ?? [];
+    // a linked value the facets do not list (an exact version from the Versions page) stays choosable
+    const linked = url[key] && !values.includes(url[key]) ? url[key] : null;
+    return (
+      <select aria-label={label} value={url[key]} onChange={(e) => setUrl({ [key]: e.target.value, page: 1 })}>
+        <option value="">{label}: all</option>
+        {linked && <option value={linked}>{linked}</option>}
+        {options?.map((o, i) => (
+          <option key={o} value={values[i]}>
+            {o}
+          </option>
+        ))}
+      </select>
+    );
+  };
 
   const filters = (
     <>
@@ -83,12 +113,12 @@ export function FleetTable() {
             rowKey={(c) => c.name}
             rowProps={(c) => ({ 'data-cluster': c.name })}
             sort={{ id: sort.key, direction: sort.direction }}
-            onSort={(next) => setSort({ key: next.id as SortKey, direction: next.direction })}
+            onSort={(next) => setUrl({ sort: next.id, dir: next.direction, page: 1 })}
             paging={{
               offset: page * PAGE_SIZE,
               limit: PAGE_SIZE,
               total,
-              onOffset: (o) => setPage(Math.floor(o / PAGE_SIZE)),
+              onOffset: (o) => setUrl({ page: Math.floor(o / PAGE_SIZE) + 1 }),
               busy: list.isFetching,
             }}
             noun="clusters"
@@ -205,6 +235,8 @@ const COLUMNS: Column<Cluster>[] = [
     sortKey: 'nextRun',
     className: 'small nowrap',
     csv: (c) => isoOf(c.nextRun ?? c.currentUpgrade?.nextRun),
-    cell: (c) => formatUtc(c.nextRun ?? c.currentUpgrade?.nextRun),
+    cell: (c) => <ZonedTime iso={c.nextRun ?? c.currentUpgrade?.nextRun} relative />,
   },
 ];
+
+const SORT_KEYS = new Set(COLUMNS.flatMap((c) => (c.sortKey ? [c.sortKey] : [])));

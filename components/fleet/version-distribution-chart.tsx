@@ -1,9 +1,12 @@
 'use client';
-// How many clusters run each version, split by upgrade state.
+// How many clusters run each version, split by upgrade state. A bar segment filters the Fleet
+// table below (through the address) to the clusters it counts.
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
+import { useUrlState } from '@/components/ui/use-url-state';
+import { FLEET_URL_DEFAULTS } from './fleet-table';
 
 const STATES = [
   { key: 'idle', color: '#5b8def', label: 'idle' },
@@ -15,9 +18,22 @@ const STATES = [
 export function VersionDistributionChart() {
   const trpc = useTRPC();
   const q = useQuery(trpc.clusters.versionDistribution.queryOptions());
+  const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
+  const showClusters = (version: string, state: string) => setUrl({ version, state, page: 1 });
   return (
     <section className="panel" aria-label="Version distribution">
       <h2>Versions in the fleet</h2>
+      <p className="small muted" style={{ marginTop: 0 }}>
+        Clusters per version; click a bar to list those clusters.
+        {(url.version || url.state) && (
+          <>
+            {' '}
+            <button type="button" className="link-button" onClick={() => setUrl({ version: '', state: '', page: 1 })}>
+              Show all versions
+            </button>
+          </>
+        )}
+      </p>
       <QueryState query={q} loadingRows={3}>
         {(data) => (
           <div style={{ width: '100%', height: 220 }}>
@@ -32,11 +48,23 @@ export function VersionDistributionChart() {
                   textAnchor="end"
                   height={46}
                 />
-                <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'var(--muted)' }} />
+                <YAxis
+                  allowDecimals={false}
+                  tick={{ fontSize: 11, fill: 'var(--muted)' }}
+                  label={{ value: 'clusters', angle: -90, position: 'insideLeft', offset: 24, fill: 'var(--muted)', fontSize: 11 }}
+                />
                 <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', fontSize: 12 }} />
                 <Legend wrapperStyle={{ fontSize: 12 }} />
                 {STATES.map((s) => (
-                  <Bar key={s.key} dataKey={s.key} name={s.label} stackId="a" fill={s.color} />
+                  <Bar
+                    key={s.key}
+                    dataKey={s.key}
+                    name={s.label}
+                    stackId="a"
+                    fill={s.color}
+                    cursor="pointer"
+                    onClick={(bar: { payload?: { version?: string } }) => bar.payload?.version && showClusters(bar.payload.version, s.key)}
+                  />
                 ))}
               </BarChart>
             </ResponsiveContainer>

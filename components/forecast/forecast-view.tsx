@@ -8,7 +8,8 @@ import { useEffect, useMemo, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc } from '@/components/ui/zoned-time';
+import { formatSpan } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { DataTable } from '@/components/ui/data-table';
@@ -16,16 +17,20 @@ import { Pager } from '@/components/ui/pager';
 import { ForecastGantt } from './forecast-gantt';
 import { WhatIfPanel, type WhatIf } from './what-if-panel';
 import './forecast.css';
-import { useDebounced } from '@/components/ui/use-debounced';
+import { useUrlState, useUrlText } from '@/components/ui/use-url-state';
 
 type RunInput = inferRouterInputs<AppRouter>['forecast']['run'];
 export type ForecastOutput = inferRouterOutputs<AppRouter>['forecast']['run'];
 
 const PAGE_SIZE = 50;
 
+const FORECAST_URL_DEFAULTS = { target: '', horizon: 60, minutes: 90, sector: '', q: '', page: 1 };
+
+/** `n` rounded into [min, max]; `fallback` for 0 or not a number (an emptied field). */
+const clampInt = (n: number, min: number, max: number, fallback: number) => Math.min(max, Math.max(min, Math.round(n) || fallback));
+
 function daysBetween(a: string, b: string): string {
-  const d = (Date.parse(b) - Date.parse(a)) / 86_400_000;
-  return d < 1 ? `${Math.round(d * 24)} h` : `${d.toFixed(1)} days`;
+  return formatSpan(Date.parse(b) - Date.parse(a));
 }
 
 function notOfferedNote({ notOffered }: ForecastOutput['sectors'][number], target: string | null): string {
@@ -37,22 +42,30 @@ const hasOverrides = (w: WhatIf) => Object.values(w).some((v) => (Array.isArray(
 
 export function ForecastView() {
   const trpc = useTRPC();
-  const [form, setForm] = useState({ targetVersion: '', horizonDays: 60, upgradeMinutes: 90 });
+  // the inputs live in the address (?target=4.14.1&horizon=90&sector=prod&page=2); the what-if
+  // overrides stay on the page (a what-if is a sketch, not a view to share)
+  const [url, setUrl] = useUrlState(FORECAST_URL_DEFAULTS);
+  const [form, setForm] = useState({ targetVersion: url.target, horizonDays: url.horizon, upgradeMinutes: url.minutes });
+  useEffect(
+    () => setForm({ targetVersion: url.target, horizonDays: url.horizon, upgradeMinutes: url.minutes }),
+    [url.target, url.horizon, url.minutes],
+  );
   const [whatIf, setWhatIf] = useState<WhatIf>({});
-  const [params, setParams] = useState<{ targetVersion?: string; horizonDays: number; upgradeMinutes: number; overrides?: WhatIf }>({
-    horizonDays: 60,
-    upgradeMinutes: 90,
-  });
-  const [sector, setSector] = useState('');
-  const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const debouncedSearch = useDebounced(search, 250);
-  useEffect(() => setPage(0), [sector, debouncedSearch, params]);
+  const [overrides, setOverrides] = useState<WhatIf | undefined>(undefined);
+  const params = {
+    targetVersion: url.target.trim() || undefined,
+    horizonDays: clampInt(url.horizon, 1, 120, 60),
+    upgradeMinutes: clampInt(url.minutes, 5, 1440, 90),
+    overrides,
+  };
+  const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
+  const page = Math.max(0, Math.floor(url.page) - 1);
+  const sector = url.sector;
 
   const input: RunInput = {
     ...params,
     sector: sector || undefined,
-    search: debouncedSearch || undefined,
+    search: url.q || undefined,
     offset: page * PAGE_SIZE,
     limit: PAGE_SIZE,
   };
@@ -61,12 +74,12 @@ export function ForecastView() {
 
   const apply = (e?: React.FormEvent) => {
     e?.preventDefault();
-    const overrides = hasOverrides(whatIf) ? whatIf : undefined;
-    setParams({
-      targetVersion: form.targetVersion.trim() || undefined,
-      horizonDays: Math.min(120, Math.max(1, Math.round(form.horizonDays) || 60)),
-      upgradeMinutes: Math.min(1440, Math.max(5, Math.round(form.upgradeMinutes) || 90)),
-      overrides,
+    setOverrides(hasOverrides(whatIf) ? whatIf : undefined);
+    setUrl({
+      target: form.targetVersion.trim(),
+      horizon: clampInt(form.horizonDays, 1, 120, 60),
+      minutes: clampInt(form.upgradeMinutes, 5, 1440, 90),
+      page: 1,
     });
   };
 
@@ -161,7 +174,9 @@ export function ForecastView() {
                 <span className="value">
                   {data.reachedClusters} / {data.managedClusters}
                 </span>
-                <span className="small muted">until {formatUtc(data.until)}</span>
+                <span className="small muted">
+                  until <ZonedTime iso={data.until} />
+                </span>
               </div>
               <div className="panel stat">
                 <span className="label">Predicted upgrades</span>
@@ -174,7 +189,7 @@ export function ForecastView() {
                 <span className="label">Simulation</span>
                 <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
                 <span className="small muted">
-                  {data.stats.engineRuns} engine runs from {formatUtc(data.from)}
+                  {data.stats.engineRuns} engine runs from <ZonedTime iso={data.from} />
                 </span>
               </div>
             </div>
@@ -203,11 +218,15 @@ export function ForecastView() {
                   },
                   {
                     id: 'allReachAt',
-                    header: 'All on target (UTC)',
+                    header: 'All on target',
                     className: 'nowrap',
                     value: (s) => s.allReachAt,
                     cell: (s) =>
-                      s.allReachAt ? formatUtc(s.allReachAt) : <span className="badge warn">not within {params.horizonDays} days</span>,
+                      s.allReachAt ? (
+                        <ZonedTime iso={s.allReachAt} />
+                      ) : (
+                        <span className="badge warn">not within {params.horizonDays} days</span>
+                      ),
                   },
                   {
                     id: 'in',
@@ -231,7 +250,7 @@ export function ForecastView() {
             <section className="panel flush" aria-label="Predicted upgrades per cluster">
               <div className="toolbar">
                 <h2 style={{ margin: 0 }}>Predicted upgrades</h2>
-                <select aria-label="Sector" value={sector} onChange={(e) => setSector(e.target.value)}>
+                <select aria-label="Sector" value={sector} onChange={(e) => setUrl({ sector: e.target.value, page: 1 })}>
                   <option value="">Sector: all</option>
                   {sectorNames.map((s) => (
                     <option key={s}>{s}</option>
@@ -251,7 +270,7 @@ export function ForecastView() {
                 offset={page * PAGE_SIZE}
                 limit={PAGE_SIZE}
                 total={data.total}
-                onOffset={(offset) => setPage(Math.floor(offset / PAGE_SIZE))}
+                onOffset={(offset) => setUrl({ page: Math.floor(offset / PAGE_SIZE) + 1 })}
                 busy={run.isFetching}
                 noun="clusters"
               />

@@ -4,7 +4,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 
@@ -193,10 +194,10 @@ export function GraphManager() {
                 { id: 'edges', header: 'Edges', value: (g) => g.edgeCount, cell: (g) => g.edgeCount },
                 {
                   id: 'imported',
-                  header: 'Imported (UTC)',
+                  header: 'Imported',
                   className: 'nowrap',
                   value: (g) => isoOf(g.importedAt),
-                  cell: (g) => formatUtc(isoOf(g.importedAt)),
+                  cell: (g) => <ZonedTime iso={g.importedAt} />,
                 },
                 { id: 'source', header: 'Source', className: 'small graph-source', value: (g) => g.source, cell: (g) => g.source },
                 {

@@ -10,6 +10,7 @@ import { QueryState } from '@/components/ui/query-state';
 import { GraphManager } from './graph-manager';
 import { PathGraph } from './path-graph';
 import { ExportsPanel, PathSummary, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
+import { useUrlState } from '@/components/ui/use-url-state';
 import './paths.css';
 
 interface Question {
@@ -48,16 +49,16 @@ function GraphSection({ solved }: { solved: Solved }) {
   );
 }
 
-function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boolean }) {
+function PathQuestion({ onAsk, busy, asked }: { onAsk: (q: Question) => void; busy: boolean; asked: Question | null }) {
   const trpc = useTRPC();
   const channels = useQuery(trpc.graphs.channels.queryOptions());
-  const [mode, setMode] = useState<'version' | 'cluster'>('version');
-  const [from, setFrom] = useState('');
-  const [cluster, setCluster] = useState('');
-  const [channel, setChannel] = useState<string | null>(null);
-  const [to, setTo] = useState('');
-  const [allowConditional, setAllowConditional] = useState(false);
-  const [workers, setWorkers] = useState('');
+  const [mode, setMode] = useState<'version' | 'cluster'>(asked?.clusterName ? 'cluster' : 'version');
+  const [from, setFrom] = useState(asked?.from ?? '');
+  const [cluster, setCluster] = useState(asked?.clusterName ?? '');
+  const [channel, setChannel] = useState<string | null>(asked ? (asked.channel ?? '') : null);
+  const [to, setTo] = useState(asked?.to ?? '');
+  const [allowConditional, setAllowConditional] = useState(asked?.allowConditional ?? false);
+  const [workers, setWorkers] = useState(asked?.workerNodes === undefined ? '' : String(asked.workerNodes));
   const clusters = useQuery({ ...trpc.graphs.clusterOptions.queryOptions({ search: cluster, limit: 30 }), enabled: mode === 'cluster' });
   const channelList = channels.data?.channels ?? [];
   const selectedChannel = channel ?? channelList[0]?.name ?? '';
@@ -162,10 +163,35 @@ function PathQuestion({ onAsk, busy }: { onAsk: (q: Question) => void; busy: boo
   );
 }
 
+/** The question asked and the tab live in the address (?from=4.12.30&channel=eus-4.14), so an answer can be linked. */
+const PATHS_URL_DEFAULTS = { tab: 'path', from: '', cluster: '', channel: '', to: '', conditional: false, workers: -1 };
+
+function questionOf(url: typeof PATHS_URL_DEFAULTS): Question | null {
+  if (!url.from && !url.cluster) return null;
+  return {
+    ...(url.cluster ? { clusterName: url.cluster } : { from: url.from }),
+    channel: url.channel || null,
+    to: url.to || null,
+    allowConditional: url.conditional,
+    ...(Number.isInteger(url.workers) && url.workers >= 0 ? { workerNodes: url.workers } : {}),
+  };
+}
+
 export function PathsView() {
   const trpc = useTRPC();
-  const [tab, setTab] = useState<'path' | 'graphs'>('path');
-  const [question, setQuestion] = useState<Question | null>(null);
+  const [url, setUrl] = useUrlState(PATHS_URL_DEFAULTS);
+  const tab = url.tab === 'graphs' ? 'graphs' : 'path';
+  const setTab = (next: 'path' | 'graphs') => setUrl({ tab: next });
+  const question = questionOf(url);
+  const setQuestion = (q: Question) =>
+    setUrl({
+      from: q.from ?? '',
+      cluster: q.clusterName ?? '',
+      channel: q.channel ?? '',
+      to: q.to ?? '',
+      conditional: q.allowConditional,
+      workers: q.workerNodes ?? -1,
+    });
   const solved = useQuery({
     ...trpc.graphs.solve.queryOptions(question ?? { allowConditional: false, from: '0.0.0' }),
     enabled: question !== null,
@@ -205,7 +231,8 @@ export function PathsView() {
         </EmptyState>
       ) : (
         <div className="paths-stack">
-          <PathQuestion onAsk={setQuestion} busy={question !== null && solved.isFetching} />
+          {/* keyed by the question, so Back/Forward to another question refills the form */}
+          <PathQuestion key={JSON.stringify(question)} asked={question} onAsk={setQuestion} busy={question !== null && solved.isFetching} />
           {question === null ? (
             <EmptyState title="Ask for a path">
               Pick a source version or a cluster, a target channel (EUS channels first) and optionally a target version.

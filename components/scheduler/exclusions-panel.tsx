@@ -13,6 +13,7 @@ import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { OPERATOR_ONLY, useRole } from './use-role';
 import { formatUtc, fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type Exclusion = inferRouterOutputs<AppRouter>['exclusions']['list'][number];
 type Scope = 'organization' | 'sector' | 'cluster';
@@ -124,7 +125,7 @@ export function ExclusionsPanel() {
       header: 'Starts',
       className: 'nowrap small',
       value: (x) => isoOf(x.startsAt),
-      cell: (x) => formatUtc(isoOf(x.startsAt)),
+      cell: (x) => <ZonedTime iso={x.startsAt} />,
     },
     { id: 'ends', header: 'Ends', className: 'nowrap small', value: (x) => isoOf(x.endsAt), cell: (x) => formatUtc(isoOf(x.endsAt)) },
     {
@@ -151,7 +152,7 @@ export function ExclusionsPanel() {
       csv: (x) => `${isoOf(x.createdAt) ?? ''} by ${x.createdBy}`,
       cell: (x) => (
         <>
-          {formatUtc(isoOf(x.createdAt))}
+          <ZonedTime iso={x.createdAt} />
           <div className="muted">by {x.createdBy}</div>
         </>
       ),

@@ -8,7 +8,8 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
 import { OPERATOR_ONLY, useRole } from './use-role';
-import { formatDuration, formatSecondsFrom, formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { formatDuration, formatRelative, isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type RunResult = inferRouterOutputs<AppRouter>['scheduler']['runNow'];
 type Summary = Partial<Record<string, number>>;
@@ -128,7 +129,7 @@ export function SchedulerStatus() {
               ? s.paused
                 ? 'ticks skipped until resumed'
                 : s.runtime.nextTickAt
-                  ? `next tick ${formatSecondsFrom(s.runtime.nextTickAt, nowMs)}`
+                  ? `next tick ${formatRelative(s.runtime.nextTickAt, nowMs)}`
                   : ''
               : 'no loop in this server process (FLEETPLAN_SCHEDULER=off); ticks run only on demand'}
           </span>
@@ -154,7 +155,7 @@ export function SchedulerStatus() {
           </span>
           <span className="sub">
             {s.lease
-              ? `${s.lease.valid ? 'expires' : 'expired'} ${formatSecondsFrom(s.lease.expiresAt, nowMs)}${s.lease.holder === s.runtime.holder ? ' · this process' : ''}`
+              ? `${s.lease.valid ? 'expires' : 'expired'} ${formatRelative(s.lease.expiresAt, nowMs)}${s.lease.holder === s.runtime.holder ? ' · this process' : ''}`
               : 'taken by the first tick'}
           </span>
         </div>
@@ -171,7 +172,15 @@ export function SchedulerStatus() {
               <span className="muted">never</span>
             )}
           </span>
-          <span className="sub">{last ? `#${last.id} · ${formatUtc(isoOf(last.startedAt))}` : 'no tick recorded yet'}</span>
+          <span className="sub">
+            {last ? (
+              <>
+                #{last.id} · <ZonedTime iso={last.startedAt} relative />
+              </>
+            ) : (
+              'no tick recorded yet'
+            )}
+          </span>
         </div>
         <div className="stat">
           <span className="label">Health gate</span>

@@ -8,7 +8,8 @@ import type { AppRouter } from '@/server/api/root';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import { TICK_TONE, tickDurationMs } from './scheduler-status';
-import { formatDuration, formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { formatDuration, isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type Tick = inferRouterOutputs<AppRouter>['scheduler']['recentTicks'][number];
 
@@ -30,7 +31,7 @@ const COLUMNS: Column<Tick>[] = [
     header: 'Started',
     className: 'nowrap small',
     value: (t) => isoOf(t.startedAt),
-    cell: (t) => formatUtc(isoOf(t.startedAt)),
+    cell: (t) => <ZonedTime iso={t.startedAt} />,
   },
   {
     id: 'status',
@@ -104,7 +105,7 @@ export function TicksTable() {
           ))}
         </select>
         <span className="small muted" style={{ marginLeft: 'auto' }}>
-          times in fleet time (UTC)
+          times in fleet time
         </span>
       </div>
       <QueryState

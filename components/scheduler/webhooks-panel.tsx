@@ -13,7 +13,8 @@ import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { useRole } from './use-role';
-import { formatUtc, isoOf } from '@/components/ui/zoned-time';
+import { isoOf } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 // Mirrors WEBHOOK_EVENTS in server/services/webhook-service.ts (client code imports no server values).
 const EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
@@ -32,7 +33,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
     header: 'Created',
     className: 'small nowrap',
     csv: (d) => isoOf(d.createdAt),
-    cell: (d) => formatUtc(isoOf(d.createdAt)),
+    cell: (d) => <ZonedTime iso={d.createdAt} />,
   },
   { id: 'webhook', header: 'Webhook', csv: (d) => d.webhookName, cell: (d) => d.webhookName },
   { id: 'event', header: 'Event', csv: (d) => d.event, cell: (d) => <code>{d.event}</code> },
@@ -64,7 +65,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
     header: 'Next attempt',
     className: 'small nowrap',
     csv: (d) => (d.status === 'pending' ? isoOf(d.nextAttemptAt) : null),
-    cell: (d) => (d.status === 'pending' ? formatUtc(isoOf(d.nextAttemptAt)) : <span className="muted">—</span>),
+    cell: (d) => (d.status === 'pending' ? <ZonedTime iso={d.nextAttemptAt} /> : <span className="muted">—</span>),
   },
 ];
 
@@ -89,7 +90,7 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
     header: 'Created',
     className: 'small nowrap',
     value: (w) => isoOf(w.createdAt),
-    cell: (w) => formatUtc(isoOf(w.createdAt)),
+    cell: (w) => <ZonedTime iso={w.createdAt} />,
   },
 ];
 

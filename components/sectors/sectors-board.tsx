@@ -16,6 +16,7 @@ import {
   type Node,
   type NodeProps,
 } from '@xyflow/react';
+import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -24,6 +25,7 @@ import { formatDays } from '@/components/ui/format';
 import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { DataTable, type Column } from '@/components/ui/data-table';
+import { hrefWith } from '@/components/ui/url-state';
 import { findCycleIfAdded, layoutLayers, type SectorDeps } from './sector-graph';
 import './sectors.css';
 
@@ -39,7 +41,12 @@ const waitsText = (w: SectorWorkload) => (w.waitsFor ? `${w.waitsFor.sector} sti
 const WORKLOAD_COLUMNS: Column<SectorWorkload>[] = [
   { id: 'sector', header: 'Sector', required: true, value: (w) => w.sector, cell: (w) => w.sector },
   { id: 'workload', header: 'Workload', className: 'mono', value: (w) => w.workload, cell: (w) => w.workload },
-  { id: 'clusters', header: 'Clusters', value: (w) => w.clusters, cell: (w) => w.clusters },
+  {
+    id: 'clusters',
+    header: 'Clusters',
+    value: (w) => w.clusters,
+    cell: (w) => <Link href={hrefWith('/fleet', { sector: w.sector, workload: w.workload })}>{w.clusters}</Link>,
+  },
   { id: 'min', header: 'Min version', className: 'mono', value: (w) => w.minVersion, cell: (w) => w.minVersion },
   { id: 'max', header: 'Max version', className: 'mono', value: (w) => w.maxVersion, cell: (w) => w.maxVersion },
   { id: 'next', header: 'Next', className: 'mono', value: (w) => w.nextVersion, cell: (w) => w.nextVersion ?? '—' },
@@ -63,7 +70,14 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
       <Handle type="target" position={Position.Left} aria-label={`${s.name}: drop a dependency here`} />
       <div className="sector-node-head">
         <strong>{s.name}</strong>
-        <span className="badge">{s.clusters} clusters</span>
+        {/* nodrag: React Flow would take the press for moving the node */}
+        <Link
+          className="badge nodrag"
+          href={hrefWith('/fleet', { sector: s.name })}
+          title={`List the clusters of ${s.name} on the Fleet page`}
+        >
+          {s.clusters} clusters
+        </Link>
         {s.upgrading > 0 && <span className="badge accent">{s.upgrading} upgrading</span>}
         {s.maxParallelUpgrades && (
           <span className="badge info" title="maxParallelUpgrades">

@@ -1,14 +1,17 @@
 'use client';
-// The bar above every page: the organization, the fleet clock (in UTC) and global states.
+// The bar above every page: the organization, live updates, the time-zone choice, the fleet clock
+// and global states.
 import { useQuery } from '@tanstack/react-query';
 import { UserMenu } from '@/components/auth/user-menu';
 import { FreezeBadge } from '@/components/simulator/freeze-badge';
 import { SimulatorClock } from '@/components/simulator/simulator-clock';
 import { useTRPC } from '@/components/trpc/client';
+import { ZoneSwitch } from '@/components/ui/zoned-time-view';
+import { LiveUpdates } from './live-updates';
 
 export function TopBar() {
   const trpc = useTRPC();
-  const status = useQuery({ ...trpc.fleet.status.queryOptions(), refetchInterval: 15_000 });
+  const status = useQuery({ ...trpc.fleet.status.queryOptions(), refetchInterval: 5000 });
   const s = status.data;
   return (
     <header className="topbar">
@@ -19,6 +22,8 @@ export function TopBar() {
         </span>
       )}
       <span className="spacer" />
+      {s && <LiveUpdates lastTick={s.lastTick} />}
+      <ZoneSwitch />
       {s?.frozen && <FreezeBadge reason={s.frozenReason} />}
       {s && <SimulatorClock fallbackNow={s.now} />}
       <UserMenu />

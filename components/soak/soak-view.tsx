@@ -3,13 +3,15 @@
 // it, with when each threshold is reached at today's rate (one day per day per healthy cluster).
 import { useQuery } from '@tanstack/react-query';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { formatUtc } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { formatDays } from '@/components/ui/format';
 import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { DataTable } from '@/components/ui/data-table';
+import { useUrlState } from '@/components/ui/use-url-state';
 
 const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#4c9aff'];
 
@@ -19,13 +21,19 @@ function utcTick(spanMs: number) {
     spanMs < 4 * 86_400_000 ? new Date(ms).toISOString().slice(5, 16).replace('T', ' ') : new Date(ms).toISOString().slice(5, 10);
 }
 
+const SOAK_URL_DEFAULTS = { version: '', workload: '' };
+
 export function SoakView() {
   const trpc = useTRPC();
   const versions = useQuery(trpc.soak.versions.queryOptions());
-  const [selected, setSelected] = useState<{ version: string; workload: string } | null>(null);
-  useEffect(() => {
-    if (!selected && versions.data?.default) setSelected(versions.data.default);
-  }, [versions.data, selected]);
+  // the chosen pair lives in the address (?version=4.13.41&workload=hive); none chosen shows the server's default
+  const [url, setUrl] = useUrlState(SOAK_URL_DEFAULTS);
+  const fallback = versions.data?.default ?? null;
+  const selected = useMemo(
+    () => (url.version && url.workload ? { version: url.version, workload: url.workload } : fallback),
+    [url.version, url.workload, fallback],
+  );
+  const setSelected = (next: { version: string; workload: string } | null) => setUrl(next ?? { version: '', workload: '' });
 
   const options = useMemo(() => versions.data?.options ?? [], [versions.data]);
   const versionList = useMemo(() => [...new Set(options.map((o) => o.version))], [options]);
@@ -125,7 +133,7 @@ export function SoakView() {
                       <div className="panel stat">
                         <span className="label">As of</span>
                         <span className="value" style={{ fontSize: 16 }}>
-                          {formatUtc(d.now)}
+                          <ZonedTime iso={d.now} />
                         </span>
                         <span className="small muted">samples: daily, last 60 days</span>
                       </div>
@@ -208,7 +216,7 @@ export function SoakView() {
                     </section>
                     <section className="panel flush" aria-label="Thresholds and estimated dates">
                       <div className="toolbar">
-                        <h2 style={{ margin: 0 }}>Thresholds → estimated date (UTC)</h2>
+                        <h2 style={{ margin: 0 }}>Thresholds → estimated date</h2>
                       </div>
                       <DataTable
                         id="soak-thresholds"
@@ -235,14 +243,14 @@ export function SoakView() {
                           },
                           {
                             id: 'eta',
-                            header: 'Estimated (UTC)',
+                            header: 'Estimated',
                             className: 'nowrap',
                             value: (t) => (t.reached ? 'reached' : t.eta),
                             cell: (t) =>
                               t.reached ? (
                                 <span className="badge ok">reached</span>
                               ) : t.eta ? (
-                                formatUtc(t.eta)
+                                <ZonedTime iso={t.eta} />
                               ) : (
                                 <span className="badge warn">never at the current rate</span>
                               ),

@@ -60,6 +60,7 @@ export function fromUtcInput(value: string): string | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
 
+/** How long a piece of work took: milliseconds and seconds with decimals (a tick's 3.71 s), then `formatSpan`. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -69,21 +70,44 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${m} min ${s} s`;
 }
 
-/** "in 40 s" / "3 min ago" for short real-time spans (lease expiry, next tick). */
-export function formatSecondsFrom(iso: string | null | undefined, nowMs: number): string {
-  if (!iso) return '';
-  const diff = Math.round((Date.parse(iso) - nowMs) / 1000);
-  const abs = Math.abs(diff);
-  const text = abs < 90 ? `${abs} s` : abs < 5400 ? `${Math.round(abs / 60)} min` : `${Math.round(abs / 3600)} h`;
-  return diff >= 0 ? `in ${text}` : `${text} ago`;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * A span as an operator reads it, in its two largest units: "40 s", "12 min", "5 h 35 min",
+ * "13 d 16 h" (not "328.58 h"); 100 days and more in days alone.
+ */
+export function formatSpan(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs < MINUTE) return `${Math.round(abs / SECOND)} s`;
+  if (abs < HOUR) return `${Math.round(abs / MINUTE)} min`;
+  if (abs < DAY) {
+    const minutes = Math.round(abs / MINUTE);
+    const h = Math.floor(minutes / 60);
+    const m = minutes % 60;
+    return m ? `${h} h ${m} min` : `${h} h`;
+  }
+  const hours = Math.round(abs / HOUR);
+  const d = Math.floor(hours / 24);
+  const h = hours % 24;
+  return h && d < 100 ? `${d} d ${h} h` : `${d} d`;
 }
 
-/** "in 3 h" / "2 d ago" for spans of minutes to days. */
-export function formatRelative(iso: string | null | undefined, now: Date): string {
-  if (!iso) return '';
-  const diff = Date.parse(iso) - now.getTime();
-  const abs = Math.abs(diff);
-  const unit = abs >= 86_400_000 ? [86_400_000, 'd'] : abs >= 3_600_000 ? [3_600_000, 'h'] : [60_000, 'min'];
-  const n = Math.round(abs / (unit[0] as number));
-  return diff >= 0 ? `in ${n} ${unit[1]}` : `${n} ${unit[1]} ago`;
+/** "in 13 d 16 h" / "5 min ago" / "now" (under a second away): `iso` seen from `nowMs`. */
+export function formatRelative(iso: Date | string | null | undefined, nowMs: number): string {
+  const normalized = isoOf(iso);
+  if (!normalized) return '';
+  const diff = Date.parse(normalized) - nowMs;
+  if (Math.abs(diff) < SECOND) return 'now';
+  return diff > 0 ? `in ${formatSpan(diff)}` : `${formatSpan(diff)} ago`;
+}
+
+/** The time-zone choice of the browser: instants in UTC, or in the browser's own zone. */
+export type ZoneChoice = 'UTC' | 'local';
+
+/** The IANA zone a choice stands for (the browser's for 'local'). */
+export function zoneOf(choice: ZoneChoice): string {
+  return choice === 'UTC' ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }

@@ -2,6 +2,7 @@
 // The upgrade service's version history: version × workload → soak days and reporting clusters,
 // clusters running each version now, and which regex (and why) blocks it.
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -9,7 +10,8 @@ import type { AppRouter } from '@/server/api/root';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
-import { formatUtc } from '@/components/ui/zoned-time';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { hrefWith } from '@/components/ui/url-state';
 
 const PAGE = 100;
 
@@ -17,6 +19,8 @@ type History = inferRouterOutputs<AppRouter>['versions']['history'];
 type Blocked = History['blocked'][number];
 type Version = History['versions'][number];
 const dash = <span className="muted">—</span>;
+/** The Fleet page filtered to the clusters running `version` (an exact version, not a minor). */
+const fleetOf = (version: string) => hrefWith('/fleet', { version });
 
 const BLOCKED_COLUMNS: Column<Blocked>[] = [
   { id: 'pattern', header: 'Pattern', required: true, className: 'nowrap', value: (b) => b.pattern, cell: (b) => <code>{b.pattern}</code> },
@@ -44,7 +48,7 @@ const BLOCKED_COLUMNS: Column<Blocked>[] = [
     value: (b) => b.createdAt,
     cell: (b) => (
       <>
-        {formatUtc(b.createdAt)}
+        <ZonedTime iso={b.createdAt} />
         <div className="muted">by {b.createdBy}</div>
       </>
     ),
@@ -53,12 +57,26 @@ const BLOCKED_COLUMNS: Column<Blocked>[] = [
 
 function versionColumns(workloads: readonly string[]): Column<Version>[] {
   return [
-    { id: 'version', header: 'Version', required: true, className: 'mono nowrap', value: (v) => v.version, cell: (v) => v.version },
+    {
+      id: 'version',
+      header: 'Version',
+      required: true,
+      className: 'mono nowrap',
+      value: (v) => v.version,
+      cell: (v) => (v.runningCount ? <Link href={fleetOf(v.version)}>{v.version}</Link> : v.version),
+    },
     {
       id: 'running',
       header: 'Clusters now',
       value: (v) => v.runningCount,
-      cell: (v) => v.runningCount || <span className="muted">0</span>,
+      cell: (v) =>
+        v.runningCount ? (
+          <Link href={fleetOf(v.version)} title={`List the ${v.runningCount} clusters running ${v.version}`}>
+            {v.runningCount}
+          </Link>
+        ) : (
+          <span className="muted">0</span>
+        ),
     },
     ...workloads.map((w): Column<Version> => ({
       id: `workload:${w}`,
@@ -95,7 +113,7 @@ function versionColumns(workloads: readonly string[]): Column<Version>[] {
       header: 'First seen',
       className: 'small nowrap',
       value: (v) => v.firstSeenAt,
-      cell: (v) => formatUtc(v.firstSeenAt),
+      cell: (v) => <ZonedTime iso={v.firstSeenAt} />,
     },
   ];
 }

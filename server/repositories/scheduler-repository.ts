@@ -121,6 +121,18 @@ export function countTicks(db: Db): number {
     .get()!.n;
 }
 
+/** The newest tick that has finished (the pages' "new data" signal), or null before the first. */
+export function latestFinishedTick(db: Db): { id: number; finishedAt: Date } | null {
+  const row = db
+    .select({ id: schedulerTicks.id, finishedAt: schedulerTicks.finishedAt })
+    .from(schedulerTicks)
+    .where(sql`${schedulerTicks.finishedAt} is not null`)
+    .orderBy(desc(schedulerTicks.id))
+    .limit(1)
+    .get();
+  return row?.finishedAt ? { id: row.id, finishedAt: row.finishedAt } : null;
+}
+
 export function listRecentTicks(db: Db, limit: number): TickRow[] {
   return db.select().from(schedulerTicks).orderBy(desc(schedulerTicks.id)).limit(limit).all();
 }
