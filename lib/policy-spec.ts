@@ -111,3 +111,75 @@ export function organizationSettingsToPlanOrganization(settings: OrganizationSet
   org.sectors = settings.sectors.map(sectorSpecToDocument);
   return org;
 }
+
+/**
+ * Optional keys of the upgrade service's reference schema (`/openshift/cluster-1.yml`) that
+ * fleetplan keeps as written but does not act on. A key the model acts on goes into
+ * POLICY_KEYS / CONDITION_KEYS / SCHEDULE_KEYS instead; both count as known below.
+ */
+export const POLICY_REFERENCE_ONLY_KEYS = ['versionGateApprovals'] as const;
+
+/** Every key an upgrade policy may hold, per level; the editors refuse any other (a typo would otherwise be kept and ignored). */
+export const KNOWN_POLICY_KEYS: Record<'policy' | 'schedule' | 'conditions', readonly string[]> = {
+  policy: [...POLICY_KEYS, ...POLICY_REFERENCE_ONLY_KEYS],
+  schedule: SCHEDULE_KEYS,
+  conditions: CONDITION_KEYS,
+};
+
+/** Edit distance (insert, delete, substitute, swap of neighbours) of two short words. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The known key `key` is most likely a misspelling of (case aside, or a few letters off), if any. */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameLetters = known.find((k) => k.toLowerCase() === lower);
+  if (sameLetters) return sameLetters;
+  let best: { key: string; distance: number } | undefined;
+  for (const k of known) {
+    const distance = editDistance(lower, k.toLowerCase());
+    if (distance <= Math.max(1, Math.floor(k.length / 3)) && (!best || distance < best.distance)) best = { key: k, distance };
+  }
+  return best?.key;
+}
+
+function unknownKeyMessage(key: string, level: keyof typeof KNOWN_POLICY_KEYS): string {
+  const known = KNOWN_POLICY_KEYS[level];
+  const guess = closestKey(key, known);
+  if (guess) return `unknown key '${key}': did you mean '${guess}'?`;
+  const elsewhere = (Object.keys(KNOWN_POLICY_KEYS) as (keyof typeof KNOWN_POLICY_KEYS)[]).find(
+    (other) => other !== level && KNOWN_POLICY_KEYS[other].includes(key),
+  );
+  if (elsewhere)
+    return `unknown key '${key}' here: it belongs ${elsewhere === 'policy' ? 'at the top of the policy' : `under ${elsewhere}`}`;
+  return `unknown key '${key}' (known here: ${known.join(', ')})`;
+}
+
+/**
+ * The keys of a policy no level knows, as problems at their paths inside the policy
+ * (`conditions.soakdays`): a misspelt key would be stored and silently ignored by the engine.
+ */
+export function unknownPolicyKeys(spec: UpgradePolicySpec): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const check = (extra: Extra | undefined, level: keyof typeof KNOWN_POLICY_KEYS, prefix: string) => {
+    for (const key of Object.keys(extra ?? {})) {
+      if (KNOWN_POLICY_KEYS[level].includes(key)) continue;
+      problems.push({ path: `${prefix}${key}`, message: unknownKeyMessage(key, level) });
+    }
+  };
+  check(spec.extra, 'policy', '');
+  if (typeof spec.schedule !== 'string') check(spec.schedule.extra, 'schedule', 'schedule.');
+  check(spec.conditions?.extra, 'conditions', 'conditions.');
+  return problems;
+}

@@ -260,7 +260,7 @@ export function ActivityView() {
           </button>
         )}
         <span className="small muted" style={{ marginLeft: 'auto' }}>
-          times in UTC (fleet clock)
+          times by the fleet clock{f.range === 'custom' ? '; the range is in UTC' : ''}
         </span>
       </div>
       {rangeError && (

@@ -264,6 +264,30 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(Array.isArray(good.warnings)).toBe(true);
   });
 
+  it('a misspelt key is refused with a suggestion (validateDraft and save), changing nothing; versionGateApprovals is known', async () => {
+    const op = callerAs('operator');
+    const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const { soakDays: _soak, ...conditions } = cp.policy!.conditions ?? {};
+    const typo = { ...cp.policy!, conditions: { ...conditions, extra: { soakdays: 2 } } };
+    const draft = await op.policies.validateDraft({ clusters: [{ name: cp.name, policy: typo }] });
+    expect(draft.ok).toBe(false);
+    expect(draft.problems).toEqual([
+      { path: 'clusters[0].policy.conditions.soakdays', message: "unknown key 'soakdays': did you mean 'soakDays'?" },
+    ]);
+    const before = dumpPolicyState();
+    const err = await rejection(op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: typo }));
+    expect(err).toEqual({
+      code: 'BAD_REQUEST',
+      problems: [{ path: 'policy.conditions.soakdays', message: "unknown key 'soakdays': did you mean 'soakDays'?" }],
+    });
+    expect(dumpPolicyState()).toEqual(before);
+
+    const gated = { ...cp.policy!, extra: { versionGateApprovals: ['api.openshift.com/gate-ocp'] } };
+    expect(await op.policies.validateDraft({ clusters: [{ name: cp.name, policy: gated }] })).toMatchObject({ ok: true });
+    const saved = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: gated });
+    expect(saved.cluster.policy).toEqual(gated);
+  });
+
   it('previewImpact lists the clusters whose decision changes', async () => {
     const viewer = callerAs('viewer');
     const plan = await viewer.plans.evaluate();

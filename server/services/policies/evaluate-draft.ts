@@ -1,6 +1,6 @@
 import type { NamedProblem, PathMapping } from '@/server/domain/policy-files/named-problems';
 import { normalizeSettings, type OrganizationSettingsInput } from '@/server/domain/policy-files/organization-snapshot';
-import { policySpecToDocument } from '@/lib/policy-spec';
+import { policySpecToDocument, unknownPolicyKeys } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import { checkDocument, documentWith, lintInput, requireOrganization, type PolicyContext } from './policy-store';
@@ -37,9 +37,13 @@ export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
     path: `clusters[${u.index}].name`,
     message: `no cluster named ${u.name} in the fleet`,
   }));
+  // a misspelt key would be stored and ignored by the engine (`soakdays: 2` = no soak check at all)
+  const keyProblems: NamedProblem[] = (draft.clusters ?? []).flatMap((c, i) =>
+    c.policy ? unknownPolicyKeys(c.policy).map((p) => ({ path: `clusters[${i}].policy.${p.path}`, message: p.message })) : [],
+  );
   const checked = checkDocument(doc, mapping);
-  if (!checked.ok || unknownProblems.length > 0) {
-    return { ok: false as const, problems: [...unknownProblems, ...(checked.ok ? [] : checked.problems)], org, at };
+  if (!checked.ok || unknownProblems.length > 0 || keyProblems.length > 0) {
+    return { ok: false as const, problems: [...unknownProblems, ...keyProblems, ...(checked.ok ? [] : checked.problems)], org, at };
   }
   return { ok: true as const, input: checked.input, warnings: lintInput(checked.input, mapping), org, at };
 }

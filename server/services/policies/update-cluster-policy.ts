@@ -1,6 +1,6 @@
 import { jsonEqual } from '@/lib/json-diff';
 import { describeClusterChange } from '@/server/domain/policy-files/organization-snapshot';
-import { policySpecToDocument } from '@/lib/policy-spec';
+import { policySpecToDocument, unknownPolicyKeys } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import * as repo from '@/server/repositories/policy-repository';
 import { withTransaction } from '@/server/repositories/transaction';
@@ -28,6 +28,8 @@ export function updateClusterPolicy(
     const cluster = repo.findClusterPolicy(tx, org.id, input.name);
     if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${input.name}`);
     requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${input.name}`);
+    const keyProblems = input.policy ? unknownPolicyKeys(input.policy).map((p) => ({ path: `policy.${p.path}`, message: p.message })) : [];
+    if (keyProblems.length > 0) throw invalid(`The policy of ${input.name} is not valid`, keyProblems);
     const after = input.policy ? policySpecToDocument(input.policy) : null;
     const { doc } = documentWith(ctx, org, { clusters: [{ name: input.name, policy: after }] }, at);
     const checked = checkDocument(doc, { clusterPolicyPath: (name) => (name === input.name ? 'policy' : undefined) });
