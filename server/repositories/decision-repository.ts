@@ -219,7 +219,7 @@ export function insertIntent(
   v: {
     key: string;
     tickId: number;
-    kind: 'schedule-upgrade' | 'cancel-upgrade';
+    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
     clusterName: string;
     version: string;
     nextRun: number | null;

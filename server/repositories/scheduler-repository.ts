@@ -169,6 +169,11 @@ export function getIntents(db: Db, ids: number[]): IntentRow[] {
   return db.select().from(actionIntents).where(inArray(actionIntents.id, ids)).orderBy(actionIntents.id).all();
 }
 
+/** The id of the intent with this idempotency key, or null. */
+export function findIntentId(db: Db, key: string): number | null {
+  return db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).get()?.id ?? null;
+}
+
 export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
   cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(
     at.getTime(),

@@ -3,7 +3,10 @@
 // explains decisions (why-not, forecast, sectors, metrics) load them here, so they all judge
 // with the same gates.
 import type { Db } from '@/db/open-database';
+import { buildHaltIndex, EMPTY_HALTS, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
+import { listUnacknowledgedFailures } from '@/server/repositories/lifecycle-repository';
+import { listSectorRows } from '@/server/repositories/sector-repository';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/scheduler-repository';
@@ -35,5 +38,17 @@ export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIs
     exclusions,
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
     healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
+    halts: loadHalts(db, org.id),
   };
+}
+
+/** The unacknowledged upgrade failures and what they halt (lifecycle/halts.ts). */
+export function loadHalts(db: Db, organizationId: number): HaltIndex {
+  const failures = listUnacknowledgedFailures(db);
+  if (failures.length === 0) return EMPTY_HALTS;
+  const sectors = listSectorRows(db, organizationId).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
+  return buildHaltIndex(
+    failures.map((f) => ({ attemptId: f.id, cluster: f.cluster, sector: f.sector, version: f.toVersion, halts: f.haltsOnFailure })),
+    sectors,
+  );
 }

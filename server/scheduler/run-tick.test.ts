@@ -63,17 +63,12 @@ describe('runTick', () => {
     const rows = db.select().from(t.decisions).all();
     expect(rows).toHaveLength(3);
     expect(rows.every((d) => d.tickId === r.tickId)).toBe(true);
-    const intents = db.select().from(t.actionIntents).all();
-    expect(intents).toMatchObject([
-      {
-        kind: 'schedule-upgrade',
-        clusterName: 'stage-1',
-        version: '4.13.3',
-        status: 'done',
-        idempotencyKey: 'schedule:stage-1:4.13.3:2021-08-30T18:07:00Z',
-      },
+    // the decision creates an attempt for its slot; nothing is sent before the slot
+    expect(db.select().from(t.upgradeLifecycles).all()).toMatchObject([
+      { clusterName: 'stage-1', toVersion: '4.13.3', state: 'scheduled', slot: new Date('2021-08-30T18:07:00Z') },
     ]);
-    expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
+    expect(db.select().from(t.actionIntents).all()).toEqual([]);
+    expect(provider.records()).toEqual([]);
     const stage = db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!;
     expect(stage.currentUpgrade).toMatchObject({ version: '4.13.3', state: 'scheduled' });
     expect(stage.lastDecisionAction).toBe('upgrade');
@@ -82,10 +77,10 @@ describe('runTick', () => {
     expect(soak[0]!.reporting.sort()).toEqual(['prod-1', 'prod-2', 'stage-1']);
     expect(db.select().from(t.soakSamples).all().length).toBe(1);
 
-    // the next tick sees the pending upgrade; nothing is triggered again, soak grows
+    // the next tick sees the pending upgrade; nothing is triggered, soak grows
     const r2 = await tick(db, provider, new Date(NOW.getTime() + 5 * MIN));
     expect(r2.status).toBe('succeeded');
-    expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
+    expect(provider.records()).toEqual([]);
     const soak2 = db.select().from(t.versionSoak).where(eq(t.versionSoak.version, '4.13.1')).get()!;
     expect(soak2.soakDays).toBeCloseTo((3 * 5) / (24 * 60), 9);
     // unchanged decisions are not recorded again
@@ -98,12 +93,29 @@ describe('runTick', () => {
         .map((d) => d.clusterName),
     ).toEqual(['stage-1']);
 
-    // after the upgrade completes, the cluster moves on and a completed event is recorded
+    // at the slot: gates pass, exactly one start through its intent; later ticks send nothing
+    await tick(db, provider, new Date(NOW.getTime() + 7 * MIN));
+    await tick(db, provider, new Date(NOW.getTime() + 8 * MIN));
+    expect(provider.records().filter((x) => x.op === 'trigger')).toMatchObject([{ cluster: 'stage-1', version: '4.13.3' }]);
+    const attemptId = db.select().from(t.upgradeLifecycles).get()!.id;
+    expect(db.select().from(t.actionIntents).all()).toMatchObject([
+      { kind: 'start-upgrade', clusterName: 'stage-1', version: '4.13.3', status: 'done', idempotencyKey: `${attemptId}:start` },
+    ]);
+
+    // after the upgrade completes: post-checks, completed; the cluster moves on
     const later = new Date(NOW.getTime() + 60 * MIN);
     await tick(db, provider, later);
     const done = db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!;
     expect(done.version).toBe('4.13.3');
     expect(done.currentUpgrade).toBeNull();
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'completed' });
+    expect(
+      db
+        .select()
+        .from(t.upgradeLifecycleTransitions)
+        .all()
+        .map((x) => x.toState),
+    ).toEqual(['scheduled', 'pre-checks', 'started', 'upgrading', 'post-checks', 'completed']);
     const history = db.select().from(t.clusterUpgrades).all();
     expect(history).toMatchObject([{ toVersion: '4.13.3', state: 'completed' }]);
   });
@@ -119,6 +131,7 @@ describe('runTick', () => {
     expect(tickRow.dryRun).toBe(true);
     expect(db.select().from(t.clusters).where(eq(t.clusters.name, 'stage-1')).get()!.currentUpgrade).toBeNull();
     expect(db.select().from(t.versionSoak).all()).toHaveLength(0);
+    expect(db.select().from(t.upgradeLifecycles).all()).toHaveLength(0);
   });
 
   it('cancels a scheduled upgrade to a version blocked since, at the next tick', async () => {
@@ -130,12 +143,15 @@ describe('runTick', () => {
     db.insert(t.blockedVersions).values({ organizationId, pattern: '^4\\.13\\.2$', createdAt: at }).run();
     const r2 = await tick(db, provider, new Date(at.getTime() + MIN));
     expect(r2.status === 'succeeded' && r2.decisions[0]).toMatchObject({ action: 'cancel', version: '4.13.2', reason: 'VERSION_BLOCKED' });
-    expect(provider.records().map((x) => x.op)).toEqual(['trigger', 'cancel']);
+    // the attempt was fleetplan-side only: cancelled with the reason, nothing sent to the provider
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'VERSION_BLOCKED' });
+    expect(provider.records()).toEqual([]);
     const c = db.select().from(t.clusters).get()!;
     expect(c.currentUpgrade).toBeNull();
     const r3 = await tick(db, provider, new Date(at.getTime() + 2 * MIN));
     expect(r3.status === 'succeeded' && r3.decisions[0]).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
-    expect(provider.records()).toHaveLength(2);
+    await tick(db, provider, new Date('2021-08-30T20:00:00Z'));
+    expect(provider.records()).toEqual([]);
   });
 
   it('a freeze stops every new upgrade', async () => {
@@ -174,6 +190,7 @@ describe('runTick', () => {
     if (r.status !== 'succeeded') return;
     expect(r.decisions.find((d) => d.cluster === 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
     expect(r.decisions.find((d) => d.cluster === 'b')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    await tick(db, provider, new Date(NOW.getTime() + 7 * MIN));
     expect(provider.records().map((x) => x.op === 'trigger' && x.cluster)).toEqual(['b']);
   });
 
@@ -203,11 +220,17 @@ describe('runTick', () => {
       clusters: fakeClusters,
       failWith: (op) => (failing && op === 'schedule' ? new Error('503 from provider') : undefined),
     });
-    const r1 = await tick(db, provider, NOW);
+    await tick(db, provider, NOW);
+    const r1 = await tick(db, provider, new Date(NOW.getTime() + 7 * MIN)); // the slot
     expect(r1.status).toBe('succeeded');
-    expect(db.select().from(t.actionIntents).get()).toMatchObject({ status: 'pending', attempts: 1, error: '503 from provider' });
+    expect(db.select().from(t.actionIntents).get()).toMatchObject({
+      kind: 'start-upgrade',
+      status: 'pending',
+      attempts: 1,
+      error: '503 from provider',
+    });
     failing = false;
-    await tick(db, provider, new Date(NOW.getTime() + MIN));
+    await tick(db, provider, new Date(NOW.getTime() + 8 * MIN));
     expect(db.select().from(t.actionIntents).all()).toMatchObject([{ status: 'done' }]);
     expect(provider.records().filter((x) => x.op === 'trigger')).toHaveLength(1);
 
@@ -215,7 +238,7 @@ describe('runTick', () => {
       clusters: fakeClusters,
       failWith: (op) => (op === 'list' ? new Error('connection refused') : undefined),
     });
-    const r3 = await tick(db, broken, new Date(NOW.getTime() + 2 * MIN));
+    const r3 = await tick(db, broken, new Date(NOW.getTime() + 9 * MIN));
     expect(r3).toMatchObject({ status: 'failed', error: 'connection refused' });
   });
 
@@ -237,9 +260,15 @@ describe('runTick', () => {
     const r = await runTick({ db, provider, now: NOW, holder: 'test', realNow: () => NOW, log: (m) => logged.push(m) });
     expect(r.status).toBe('succeeded');
     expect(logged).toContain('cluster not read: provider error');
+    expect(r.status === 'succeeded' && r.decisions.find((d) => d.cluster === 'c1')).toMatchObject({
+      action: 'skip',
+      reason: 'PROVIDER_ERROR',
+    });
+    await tick(db, provider, new Date(NOW.getTime() + 7 * MIN));
     expect(provider.records().map((x) => x.op === 'trigger' && x.cluster)).toEqual(['c2']);
     unreachable = null;
-    await tick(db, provider, new Date(NOW.getTime() + MIN));
+    await tick(db, provider, new Date(NOW.getTime() + 8 * MIN));
+    await tick(db, provider, new Date(NOW.getTime() + 15 * MIN));
     expect(
       provider
         .records()

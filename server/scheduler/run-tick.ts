@@ -1,30 +1,45 @@
 /**
- * One scheduler tick, fully injectable ({db, now, provider, dryRun, holder}); no timers.
+ * One scheduler tick, fully injectable ({db, now, provider, dryRun, holder}); no timers. A thin loop
+ * around the pure upgrade lifecycle (server/domain/lifecycle/machine.ts):
  *
  * 1. Take the database lease (only one scheduler acts, even across processes).
- * 2. Snapshot the fleet from the provider.
- * 3. Reconcile intents left pending by an earlier tick (a crash, a failed call): the snapshot
- *    tells whether the provider already has the upgrade, so nothing is triggered twice.
- * 4. Store the snapshot (lifecycle events: started, completed, failed).
- * 5. Run the engine plus the gates (freeze, exclusions, health), then in ONE transaction store
- *    soak, decisions and the intents they imply (idempotency key per action).
- * 6. Execute the new intents against the provider and mark them done.
+ * 2. Observe the fleet (read-only). Clusters the provider could not read are marked
+ *    PROVIDER_ERROR and the tick goes on for the rest.
+ * 3. Store the snapshot (cluster rows and upgrade history; no webhook events: those come from
+ *    lifecycle transitions only, so nothing is announced twice).
+ * 4. Run the engine plus the gates (freeze, exclusions, health, provider errors, failure halts)
+ *    and record the decisions that changed.
+ * 5. Lifecycle: an `upgrade` decision creates an attempt `scheduled` for its slot (fleetplan-side
+ *    only); every active attempt is stepped. The `start` effect is the only provider write: its
+ *    intent row is written with the step before the call, and an unconfirmed start is reconciled
+ *    by observation on a later tick (the machine never re-sends what the provider holds).
  *
- * A tick never throws: failures are recorded on its scheduler_ticks row and returned.
+ * A dry run observes and decides but writes nothing: no provider call, no snapshot, no attempt;
+ * only its tick row and the decisions it would make. A tick never throws: failures are recorded
+ * on its scheduler_ticks row and returned.
  */
 import type { Db } from '@/db/open-database';
 import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
-import type { GatedDecision } from '@/server/domain/scheduling/apply-gates';
-import { holdsPendingUpgrade, planIntent, type IntentPlan } from '@/server/domain/scheduling/intent-plan';
-import {
-  observeSnapshots,
-  withClusterRowUpdates,
-  type ClusterRowUpdate,
-  type UpgradeTransition,
-} from '@/server/domain/scheduling/snapshot-transitions';
+import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
+import type { Cluster as PlanCluster } from '@/server/domain/plan/types';
+import { findExclusion, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
+import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '@/server/domain/scheduling/snapshot-transitions';
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
+import { EMPTY_HALTS, haltReason, type HaltIndex } from '@/server/domain/lifecycle/halts';
+import {
+  isFinal,
+  needsFreshReading,
+  startKey,
+  stepAttempt,
+  type HookVerdict,
+  type LifecycleEffect,
+  type LifecycleTransition,
+  type UpgradeAttempt,
+} from '@/server/domain/lifecycle/machine';
+import type { ClusterReading } from '@/server/domain/lifecycle/observation';
+import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
 import type { ClusterSnapshot, FleetProvider } from '@/server/integrations/providers/types';
 import { getMetrics } from '@/server/metrics/registry';
 import { findOrganization } from '@/server/repositories/organization-repository';
@@ -40,34 +55,41 @@ import {
   type SnapshotInsert,
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
+import { insertAttempt, listActiveAttempts, saveAttemptStep, type StoredAttempt } from '@/server/repositories/lifecycle-repository';
 import { loadPlanDocument, toIsoSeconds } from '@/server/repositories/plan-document-repository';
 import {
   acquireLease,
   failInterruptedTicks,
+  findIntentId,
   finishTick,
-  getIntents,
   insertTick,
-  listPendingIntents,
   markIntentAttemptFailed,
   markIntentDone,
+  readSetting,
   SCHEDULER_LEASE_NAME,
-  type IntentRow,
+  SCHEDULER_PAUSED_SETTING,
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from './gate-state';
 
 export const SCHEDULER_LEASE = SCHEDULER_LEASE_NAME;
-/**
- * Transitional until the lifecycle drives starts (issue 11): a provider that cannot hold a future
- * start (Kubernetes begins at once) gets a schedule intent only once its slot has come, and the
- * intent does not expire before the slot plus this grace.
- */
-const START_AT_SLOT_GRACE_MS = 60 * 60_000;
-const startsAtOnce = (provider: FleetProvider) => provider.name === 'kubernetes';
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
 
-export const LIFECYCLE_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
+/** Webhook events: one per lifecycle transition (plus the notice and the engine's own skips). */
+export const LIFECYCLE_EVENTS = [
+  'scheduled',
+  'started',
+  'upgrading',
+  'completed',
+  'failed',
+  'timed-out',
+  'cancelled',
+  'skipped',
+  'precheck-failed',
+  'skipped-unhealthy',
+  'blocked',
+] as const;
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 export interface RunTickOptions {
@@ -82,6 +104,10 @@ export interface RunTickOptions {
   realNow?: () => Date;
   leaseTtlMs?: number;
   log?: (message: string, detail?: Record<string, unknown>) => void;
+  /** the pre/post hook verdict for an attempt (deliv's hookVerdict); none configured when absent */
+  hookVerdict?: (db: Db, lifecycleId: number, stage: 'pre-upgrade' | 'post-upgrade') => HookVerdict;
+  /** asks for a hook delivery (idempotent per attempt and stage) */
+  requestHook?: (db: Db, attempt: StoredAttempt, stage: 'pre-upgrade' | 'post-upgrade', realNow: Date) => void;
 }
 
 export interface TickSummary {
@@ -90,10 +116,18 @@ export interface TickSummary {
   skips: number;
   cancels: number;
   decisionsRecorded: number;
+  /** attempts created (scheduled) this tick */
   intentsCreated: number;
+  /** provider writes that succeeded (starts and cancels) */
   intentsDone: number;
+  /** provider writes that failed (retried while the gates allow) */
   intentsFailed: number;
+  /** active attempts stepped */
   reconciled: number;
+  /** lifecycle transitions recorded */
+  transitions: number;
+  /** clusters the provider could not read */
+  providerErrors: number;
   events: number;
   durationMs: number;
 }
@@ -105,12 +139,8 @@ export type TickResult =
 
 interface Ctx {
   db: Db;
-  provider: FleetProvider;
   now: Date;
   realNow: () => Date;
-  holder: string;
-  leaseTtlMs: number;
-  organizationId: number;
   tickId: number;
   events: number;
   hasWebhooks: boolean;
@@ -121,119 +151,244 @@ function emit(ctx: Ctx, event: LifecycleEvent, payload: Record<string, unknown>)
   ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
 }
 
-/** Records one lifecycle step in the upgrade history and sends its webhook event(s). */
-function recordTransition(ctx: Ctx, t: UpgradeTransition): void {
-  const at = ctx.now.getTime();
-  const step = { clusterId: t.clusterId, fromVersion: t.fromVersion, toVersion: t.toVersion, at };
-  const subject = { cluster: t.cluster, version: t.toVersion, fromVersion: t.fromVersion };
-  switch (t.kind) {
-    case 'failed':
-      recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
-      emit(ctx, 'failed', { ...subject, message: t.message });
-      return;
-    case 'completed':
-      if (t.startWasUnseen) emit(ctx, 'started', subject);
-      recordUpgradeTransition(ctx.db, { ...step, state: 'completed' });
-      emit(ctx, 'completed', subject);
-      return;
-    case 'cancelled-at-provider':
-      recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
-      emit(ctx, 'cancelled', { cluster: t.cluster, version: t.toVersion, message: t.message });
-      return;
+/** The webhook event a transition announces (none for the internal pre-checks/post stages). */
+function eventOf(t: LifecycleTransition): LifecycleEvent | null {
+  switch (t.to) {
     case 'started':
-      recordUpgradeTransition(ctx.db, { ...step, state: 'started' });
-      emit(ctx, 'started', subject);
-      return;
+    case 'upgrading':
+    case 'completed':
+    case 'failed':
+    case 'timed-out':
+    case 'cancelled':
+    case 'skipped':
+      return t.to;
+    default:
+      return null;
   }
 }
 
-/** Carries out one intent against the provider (see planIntent); `snap` is patched with the result. */
-async function executeIntent(
-  ctx: Ctx,
-  intent: IntentRow,
-  state: StoredClusterState | undefined,
-  snap: ClusterSnapshot | undefined,
-  reconciling: boolean,
-): Promise<'done' | 'failed' | 'pending'> {
-  const { db, provider, now } = ctx;
-  const metrics = getMetrics();
-  const kind = intent.kind === 'schedule-upgrade' ? 'schedule' : 'cancel';
-  const cluster = state && snap ? { ...snap, storedUpgrade: state.currentUpgrade } : null;
-  const atSlot = startsAtOnce(provider);
-  const plan = planIntent(intent, cluster, now.getTime() - (atSlot ? START_AT_SLOT_GRACE_MS : 0), reconciling);
-  // not yet: the intent stays pending (and holds its upgrade in our view) until its slot
-  if (atSlot && plan.kind === 'send-schedule' && intent.nextRun && intent.nextRun.getTime() > now.getTime()) return 'pending';
-  const failFinally = (p: Extract<IntentPlan, { kind: 'fail' }>): 'failed' => {
-    markIntentAttemptFailed(db, intent.id, now, p.reason, true);
-    if (p.releaseHeldUpgrade) setClusterUpgrade(db, ctx.organizationId, intent.clusterName, null, 'idle');
-    metrics.intents.inc({ kind, outcome: p.outcome });
-    return 'failed';
-  };
-  // An unknown cluster fails before the provider-error handling below.
-  if (plan.kind === 'fail' && !cluster) return failFinally(plan);
-  if (!state || !snap) throw new Error('planIntent fails every intent whose cluster is unknown');
-  const ref = { externalId: state.externalId, name: state.name };
-  const nextRun = intent.nextRun ? toIsoSeconds(intent.nextRun) : null;
-  const recordStep = (step: 'scheduled' | 'cancelled') =>
-    db.$client.transaction(() => {
-      recordUpgradeTransition(db, {
-        clusterId: state.id,
-        fromVersion: snap.version,
-        toVersion: intent.version,
-        state: step,
-        at: now.getTime(),
-        ...(step === 'scheduled' ? { scheduledFor: intent.nextRun?.getTime() ?? null } : {}),
-      });
-      if (step === 'scheduled')
-        emit(ctx, 'scheduled', { cluster: state.name, version: intent.version, fromVersion: snap.version, nextRun });
-      else emit(ctx, 'cancelled', { cluster: state.name, version: intent.version });
-    })();
-  try {
-    switch (plan.kind) {
-      case 'fail':
-        return failFinally(plan);
-      case 'mark-done':
-        markIntentDone(db, intent.id, now, plan.note ?? undefined);
-        if (plan.recordScheduled) recordStep('scheduled');
-        break;
-      case 'send-schedule':
-        await provider.startUpgrade({ ...ref, version: intent.version, at: intent.nextRun!, idempotencyKey: intent.idempotencyKey }, now);
-        snap.currentUpgrade = { version: intent.version, nextRun: nextRun!, state: 'scheduled' };
-        markIntentDone(db, intent.id, now, plan.doneNote ?? undefined);
-        recordStep('scheduled');
-        break;
-      case 'send-cancel':
-        await provider.cancelUpgrade({ ...ref, version: intent.version, idempotencyKey: intent.idempotencyKey }, now);
-        snap.currentUpgrade = null;
-        markIntentDone(db, intent.id, now, plan.doneNote ?? undefined);
-        recordStep('cancelled');
-        break;
-    }
-    metrics.intents.inc({ kind, outcome: 'done' });
-    return 'done';
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    metrics.providerErrors.inc({ provider: provider.name, operation: intent.kind });
-    const status = markIntentAttemptFailed(db, intent.id, now, message);
-    metrics.intents.inc({ kind, outcome: status === 'failed' ? 'failed' : 'retry' });
-    return status;
-  }
-}
-
-/** Stores the snapshot and records the lifecycle transitions it implies; returns what it wrote. */
+/** Stores the snapshot (rows and upgrade history); events come from the lifecycle, not from here. */
 function storeSnapshots(
   ctx: Ctx,
+  organizationId: number,
+  providerName: string,
   states: StoredClusterState[],
   snaps: ClusterSnapshot[],
 ): { updates: ClusterRowUpdate[]; inserted: number } {
   const observed = observeSnapshots(states, snaps);
-  const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: ctx.provider.name }));
+  const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: providerName }));
+  const at = ctx.now.getTime();
   ctx.db.$client.transaction(() => {
-    for (const t of observed.transitions) recordTransition(ctx, t);
-    writeSnapshots(ctx.db, ctx.organizationId, observed.updates, inserts, ctx.now);
+    for (const t of observed.transitions) {
+      const step = { clusterId: t.clusterId, fromVersion: t.fromVersion, toVersion: t.toVersion, at };
+      if (t.kind === 'failed') recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
+      else if (t.kind === 'completed') recordUpgradeTransition(ctx.db, { ...step, state: 'completed' });
+      else if (t.kind === 'started') recordUpgradeTransition(ctx.db, { ...step, state: 'started' });
+      // an upgrade our view held but the provider never had (an attempt that ended before its
+      // start) is not history; one the provider dropped is, as cancelled
+      else if (t.kind === 'cancelled-at-provider') recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
+    }
+    writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
   })();
   return { updates: observed.updates, inserted: inserts.length };
 }
+
+const BEGUN_AT_PROVIDER = new Set(['upgrading', 'post-hook', 'post-checks']);
+
+/** The attempt holds its upgrade in our view while the provider does not report it (yet). */
+function heldInOurView(a: UpgradeAttempt): boolean {
+  return !isFinal(a.state) && !BEGUN_AT_PROVIDER.has(a.state);
+}
+
+function toReading(snap: ClusterSnapshot): ClusterReading {
+  return {
+    ok: true,
+    cluster: {
+      version: snap.version,
+      availableUpgrades: snap.availableUpgrades,
+      conditionalUpgrades: snap.conditionalUpgrades,
+      upgradeable: snap.upgradeable,
+      health: snap.health,
+      currentUpgrade: snap.currentUpgrade,
+      lastUpgrade: snap.lastUpgrade ?? null,
+    },
+  };
+}
+
+interface LifecycleEnv {
+  ctx: Ctx;
+  provider: FleetProvider;
+  organizationId: number;
+  actor: string;
+  paused: boolean;
+  frozen: { reason: string | null } | null;
+  exclusions: ReturnType<typeof loadGateState>['exclusions'];
+  orgBlocked: string[];
+  halts: HaltIndex;
+  clusters: ReadonlyMap<string, PlanCluster>;
+  states: ReadonlyMap<string, StoredClusterState>;
+  snaps: ReadonlyMap<string, ClusterSnapshot>;
+  readErrors: ReadonlyMap<string, string>;
+  decisions: ReadonlyMap<string, GatedDecision>;
+  hookVerdict: NonNullable<RunTickOptions['hookVerdict']>;
+  requestHook: RunTickOptions['requestHook'];
+  log: NonNullable<RunTickOptions['log']>;
+  counts: { done: number; failed: number; transitions: number };
+}
+
+/** One lifecycle step of one attempt: read (fresh when due), step, save, carry out the effects. */
+async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promise<void> {
+  const { ctx, provider } = env;
+  const now = ctx.now.getTime();
+  const metrics = getMetrics();
+  const state = env.states.get(attempt.cluster);
+  const cluster = env.clusters.get(attempt.cluster);
+  const policy = cluster?.upgradePolicy;
+  const options = policy?.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS;
+  let reading: ClusterReading;
+  const readError = env.readErrors.get(attempt.cluster);
+  const snap = env.snaps.get(attempt.cluster);
+  if (readError !== undefined) reading = { ok: false, message: readError };
+  else if (!state || !snap) reading = { ok: false, message: 'the provider no longer reports the cluster' };
+  else if (needsFreshReading(attempt, now, provider.startLeadMs)) {
+    try {
+      reading = toReading(await provider.observeCluster({ externalId: state.externalId, name: state.name }, ctx.now));
+    } catch (err) {
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
+      reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
+    }
+  } else reading = toReading(snap);
+  const sector = policy?.conditions.sector ?? attempt.sector;
+  const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot));
+  const decision = env.decisions.get(attempt.cluster);
+  const verdict = (stage: 'pre-upgrade' | 'post-upgrade'): HookVerdict => env.hookVerdict(ctx.db, attempt.id, stage);
+  const result = stepAttempt(attempt, {
+    now,
+    options,
+    startLeadMs: provider.startLeadMs,
+    reading,
+    fleet: {
+      managed: !!policy,
+      paused: env.paused,
+      frozen: env.frozen,
+      exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
+      blockedBy: findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ?? null,
+      haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
+    },
+    decisionWithdrawn:
+      decision?.action === 'cancel' && decision.version === attempt.toVersion
+        ? { message: decision.message ?? 'cancelled by the engine' }
+        : null,
+    hooks: { pre: verdict('pre-upgrade'), post: verdict('post-upgrade') },
+  });
+  const next = result.attempt;
+  // nothing happened (the common case: waiting for the slot or the provider): nothing to write
+  if (next === attempt && result.effects.length === 0) return;
+  const startEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'start' }> => e.kind === 'start');
+  const cancelEffect = result.effects.find(
+    (e): e is Extract<LifecycleEffect, { kind: 'cancel-at-provider' }> => e.kind === 'cancel-at-provider',
+  );
+  const meta = { at: now, actor: env.actor, tickId: ctx.tickId };
+  const subject = { cluster: attempt.cluster, version: attempt.toVersion, fromVersion: attempt.fromVersion, lifecycleId: attempt.id };
+  // the step, its transitions, events and the intents of its provider writes: one transaction
+  let saved = false;
+  ctx.db.$client.transaction(() => {
+    if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
+    saved = true;
+    for (const effect of result.effects) {
+      if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
+        insertIntent(ctx.db, {
+          key: effect.idempotencyKey,
+          tickId: ctx.tickId,
+          kind: effect.kind === 'start' ? 'start-upgrade' : 'cancel-upgrade',
+          clusterName: attempt.cluster,
+          version: effect.version,
+          nextRun: effect.kind === 'start' ? effect.at : attempt.slot,
+          createdAt: ctx.now,
+        });
+      if (effect.kind === 'precheck-failed')
+        emit(ctx, 'precheck-failed', {
+          ...subject,
+          nextRun: toIsoSeconds(new Date(attempt.slot)),
+          reason: effect.reason,
+          message: effect.message,
+        });
+    }
+    // a start the provider was seen to hold (after a crash or a lost answer) settles its intent;
+    // an attempt that ended without the provider ever taking its start fails it
+    const startIntent = attempt.startRequestedAt !== null ? findIntentId(ctx.db, startKey(attempt.id)) : null;
+    if (startIntent !== null && attempt.startConfirmedAt === null && next.startConfirmedAt !== null)
+      markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
+    else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
+      markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    for (const t of result.transitions) {
+      const event = eventOf(t);
+      if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
+    }
+    if (isFinal(next.state) && state) {
+      // an attempt that ended before the provider began it releases its hold in our view
+      const never = next.startConfirmedAt === null || next.state === 'cancelled';
+      if (never) {
+        setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'idle');
+        recordUpgradeTransition(ctx.db, {
+          clusterId: state.id,
+          fromVersion: attempt.fromVersion,
+          toVersion: attempt.toVersion,
+          state: 'cancelled',
+          at: now,
+          message: `${next.state} (${next.reason ?? 'no reason'}): ${next.message ?? ''}`,
+        });
+      } else if (next.state === 'failed' || next.state === 'timed-out')
+        setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
+    }
+  })();
+  if (!saved) {
+    env.log('lifecycle step lost to another writer', { lifecycleId: attempt.id });
+    return;
+  }
+  env.counts.transitions += result.transitions.length;
+  if (env.requestHook)
+    for (const e of result.effects) if (e.kind === 'request-hook') env.requestHook(ctx.db, { ...attempt, ...next }, e.stage, ctx.realNow());
+  if (!state) return;
+  const ref = { externalId: state.externalId, name: state.name };
+  if (startEffect) {
+    try {
+      await provider.startUpgrade(
+        { ...ref, version: startEffect.version, at: new Date(startEffect.at), idempotencyKey: startEffect.idempotencyKey },
+        ctx.now,
+      );
+      ctx.db.$client.transaction(() => {
+        saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt: now }, [], meta);
+        const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
+        if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
+      })();
+      metrics.intents.inc({ kind: 'start', outcome: 'done' });
+      env.counts.done++;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'start-upgrade' });
+      metrics.intents.inc({ kind: 'start', outcome: 'retry' });
+      const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
+      if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+      env.log('start refused by the provider; retried while the gates allow', { lifecycleId: attempt.id, error: message });
+      env.counts.failed++;
+    }
+  }
+  if (cancelEffect) {
+    try {
+      await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
+      metrics.intents.inc({ kind: 'cancel', outcome: 'done' });
+      env.counts.done++;
+    } catch (err) {
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'cancel-upgrade' });
+      metrics.intents.inc({ kind: 'cancel', outcome: 'failed' });
+      env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
+      env.counts.failed++;
+    }
+  }
+}
+
+const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const { db, provider, now, holder } = opts;
@@ -249,57 +404,46 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
   failInterruptedTicks(db, now);
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
+  const summary: TickSummary = {
+    clusters: 0,
+    upgrades: 0,
+    skips: 0,
+    cancels: 0,
+    decisionsRecorded: 0,
+    intentsCreated: 0,
+    intentsDone: 0,
+    intentsFailed: 0,
+    reconciled: 0,
+    transitions: 0,
+    providerErrors: 0,
+    events: 0,
+    durationMs: 0,
+  };
   try {
     const org = findOrganization(db);
     if (!org) {
-      const summary = {
-        clusters: 0,
-        upgrades: 0,
-        skips: 0,
-        cancels: 0,
-        decisionsRecorded: 0,
-        intentsCreated: 0,
-        intentsDone: 0,
-        intentsFailed: 0,
-        reconciled: 0,
-        events: 0,
-        durationMs: 0,
-      };
-      finishTick(db, tickId, { finishedAt: now, status: 'succeeded', summary });
+      finishTick(db, tickId, { finishedAt: now, status: 'succeeded', summary: summary as unknown as Record<string, number> });
       return { status: 'succeeded', tickId, summary, decisions: [] };
     }
-    const ctx: Ctx = {
-      db,
-      provider,
-      now,
-      realNow,
-      holder,
-      leaseTtlMs,
-      organizationId: org.id,
-      tickId,
-      events: 0,
-      hasWebhooks: hasEnabledWebhooks(db),
-    };
+    const ctx: Ctx = { db, now, realNow, tickId, events: 0, hasWebhooks: !dryRun && hasEnabledWebhooks(db) };
 
-    // 2. snapshot
-    let snaps: ClusterSnapshot[];
-    // clusters the provider could not read this time: left as stored, their intents wait
-    const unreadable = new Set<string>();
+    // 2. observe (read-only)
+    let observed;
     try {
-      const fleet = await provider.observe(now);
-      snaps = fleet.clusters;
-      for (const e of fleet.errors) {
-        unreadable.add(e.name);
-        metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
-        log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
-      }
+      observed = await provider.observe(now);
     } catch (err) {
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'list-clusters' });
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe' });
       throw err;
+    }
+    const readErrors = new Map<string, string>();
+    for (const e of observed.errors) {
+      readErrors.set(e.name, e.message);
+      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
+      log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
     }
     // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
     // an invalid plan input and stop the tick for every cluster: leave that cluster out, loudly.
-    snaps = snaps.filter((snap) => {
+    const snaps = observed.clusters.filter((snap) => {
       const problem = identifierProblem(snap.name);
       if (problem === null) return true;
       log('cluster left out: the provider reports a name fleetplan refuses', {
@@ -311,38 +455,25 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       return false;
     });
     let states = loadClusterStates(db, org.id);
-    const stateByName = new Map(states.map((s) => [s.name, s]));
     const snapByName = new Map(snaps.map((s) => [s.name, s]));
 
-    // 3. reconcile pending intents (never in a dry run: a dry run does not act)
-    let reconciled = 0;
-    let intentsDone = 0;
-    let intentsFailed = 0;
-    if (!dryRun) {
-      for (const intent of listPendingIntents(db)) {
-        if (unreadable.has(intent.clusterName)) continue;
-        const outcome = await executeIntent(ctx, intent, stateByName.get(intent.clusterName), snapByName.get(intent.clusterName), true);
-        reconciled++;
-        if (outcome === 'done') intentsDone++;
-        if (outcome === 'failed') intentsFailed++;
-      }
-    }
-    // Intents still pending (provider errors) keep their cluster's upgrade in our view, so the
-    // engine neither picks another version for it nor frees its mutexes.
-    for (const intent of dryRun ? [] : listPendingIntents(db)) {
-      const snap = snapByName.get(intent.clusterName);
-      if (snap && holdsPendingUpgrade(intent, snap.currentUpgrade)) {
-        snap.currentUpgrade = { version: intent.version, nextRun: toIsoSeconds(intent.nextRun), state: 'scheduled' };
-      }
+    // An attempt not begun at the provider holds its upgrade (and mutexes) in our view, so the
+    // engine neither picks another version for the cluster nor frees what it holds.
+    const active = dryRun ? [] : listActiveAttempts(db);
+    for (const a of active) {
+      const snap = snapByName.get(a.cluster);
+      if (snap && !snap.currentUpgrade && heldInOurView(a))
+        snap.currentUpgrade = { version: a.toVersion, nextRun: toIsoSeconds(new Date(a.slot)), state: 'scheduled' };
     }
 
-    // 4. store the snapshot
-    const stored = storeSnapshots(ctx, states, snaps);
-    // New clusters need their ids and positions from the database; otherwise apply the writes.
-    states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
+    // 3. store the snapshot (a dry run writes nothing)
+    if (!dryRun) {
+      const stored = storeSnapshots(ctx, org.id, provider.name, states, snaps);
+      states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
+    }
     const statesByName = new Map(states.map((s) => [s.name, s]));
 
-    // 5. decide
+    // 4. decide
     const validated = validatePlanInput(loadPlanDocument(db, org.id, now));
     if (!validated.ok) {
       const first = validated.problems
@@ -353,47 +484,22 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const plan = evaluateFleet(input, loadGateState(db, org, now, healthIssues));
+    const gates = { ...loadGateState(db, org, now, healthIssues), providerErrors: readErrors };
+    const plan = evaluateFleet(input, gates);
 
-    const newIntentIds: number[] = [];
-    let recorded = 0;
     db.$client.transaction(() => {
       const outcomes = planDecisionOutcomes(plan.decisions, statesByName);
-      const all: DecisionWrite[] = outcomes.map((o) => o.record);
       const changed: DecisionWrite[] = outcomes.filter((o) => o.changed).map((o) => o.record);
-      for (const { decision: d, changed: isNew, intent } of outcomes) {
-        if (isNew && !dryRun && d.reason === 'UNHEALTHY') emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
-        if (dryRun || !intent) continue;
-        const id = insertIntent(db, {
-          key: intent.key,
-          tickId,
-          kind: intent.kind,
-          clusterName: intent.cluster,
-          version: intent.version,
-          nextRun: intent.nextRunMs,
-          createdAt: now,
-        });
-        if (id !== null) newIntentIds.push(id);
-        if (intent.kind === 'schedule-upgrade') {
-          // hold the upgrade (and its mutexes) in our view at once; the provider follows
-          if (id !== null)
-            setClusterUpgrade(
-              db,
-              org.id,
-              intent.cluster,
-              { version: intent.version, nextRun: intent.nextRun, state: 'scheduled' },
-              'scheduled',
-            );
-        } else {
-          setClusterUpgrade(db, org.id, intent.cluster, null, 'idle');
-          if (d.reason === 'VERSION_BLOCKED') emit(ctx, 'blocked', { cluster: d.cluster, version: intent.version, message: d.message });
-        }
+      for (const { decision: d, changed: isNew } of outcomes) {
+        if (isNew && d.reason === 'UNHEALTHY') emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
+        if (isNew && d.action === 'cancel' && d.reason === 'VERSION_BLOCKED')
+          emit(ctx, 'blocked', { cluster: d.cluster, version: d.version, message: d.message });
       }
       // A dry run records its whole plan; a real tick records what changed (the cluster row
       // always holds the latest decision), so a quiet fleet does not grow the table every minute.
-      const toRecord = dryRun ? all : changed;
+      const toRecord = dryRun ? outcomes.map((o) => o.record) : changed;
       insertDecisions(db, tickId, now, toRecord);
-      recorded = toRecord.length;
+      summary.decisionsRecorded = toRecord.length;
       if (!dryRun) {
         updateLastDecisions(db, org.id, changed);
         saveVersionData(db, org.id, plan.versionData, now);
@@ -401,32 +507,97 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       }
     })();
 
-    // 6. act
-    for (const intent of getIntents(db, newIntentIds)) {
-      if (unreadable.has(intent.clusterName)) continue; // waits, pending, until the cluster can be read
-      const lease2 = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
-      if (!lease2.acquired) throw new Error(`lost the scheduler lease to ${lease2.holder}; remaining intents are reconciled by the holder`);
-      const outcome = await executeIntent(ctx, intent, statesByName.get(intent.clusterName), snapByName.get(intent.clusterName), false);
-      if (outcome === 'done') intentsDone++;
-      if (outcome === 'failed') intentsFailed++;
+    // 5. lifecycle
+    if (!dryRun) {
+      const clusters = new Map(input.clusters.map((c) => [c.name, c]));
+      const decisions = new Map(plan.decisions.map((d) => [d.cluster, d]));
+      const actor = `scheduler:${holder}`;
+      const attempts: StoredAttempt[] = [...active];
+      const busy = new Set(active.map((a) => a.cluster));
+      db.$client.transaction(() => {
+        for (const d of plan.decisions) {
+          if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
+          const state = statesByName.get(d.cluster);
+          const policy = clusters.get(d.cluster)?.upgradePolicy;
+          if (!state || !policy) continue;
+          const slot = Date.parse(d.nextRun);
+          const created = insertAttempt(db, {
+            clusterId: state.id,
+            clusterName: d.cluster,
+            sector: policy.conditions.sector ?? null,
+            fromVersion: state.version,
+            toVersion: d.version,
+            slot,
+            haltsOnFailure: (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).onFailure === 'halt',
+            at: now.getTime(),
+            actor,
+            tickId,
+            message: d.message,
+          });
+          if (!created) continue; // this slot was tried already
+          attempts.push(created);
+          summary.intentsCreated++;
+          setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
+          recordUpgradeTransition(db, {
+            clusterId: state.id,
+            fromVersion: state.version,
+            toVersion: d.version,
+            state: 'scheduled',
+            at: now.getTime(),
+            scheduledFor: slot,
+          });
+          emit(ctx, 'scheduled', {
+            cluster: d.cluster,
+            version: d.version,
+            fromVersion: state.version,
+            nextRun: d.nextRun,
+            lifecycleId: created.id,
+          });
+        }
+      })();
+      const env: LifecycleEnv = {
+        ctx,
+        provider,
+        organizationId: org.id,
+        actor,
+        paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
+        frozen: gates.frozen ? { reason: gates.frozenReason ?? null } : null,
+        exclusions: gates.exclusions,
+        orgBlocked: input.organization.blockedVersions,
+        halts: gates.halts ?? EMPTY_HALTS,
+        clusters,
+        states: statesByName,
+        snaps: snapByName,
+        readErrors,
+        decisions,
+        hookVerdict: opts.hookVerdict ?? NO_HOOKS,
+        requestHook: opts.requestHook,
+        log,
+        counts: { done: 0, failed: 0, transitions: 0 },
+      };
+      for (const attempt of attempts) {
+        const lease2 = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
+        if (!lease2.acquired) throw new Error(`lost the scheduler lease to ${lease2.holder}; the holder steps the remaining attempts`);
+        await advanceAttempt(env, attempt);
+        summary.reconciled++;
+      }
+      summary.intentsDone = env.counts.done;
+      summary.intentsFailed = env.counts.failed;
+      summary.transitions = env.counts.transitions;
     }
 
     for (const d of plan.decisions)
       metrics.decisions.inc({ action: d.action, reason: d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE') });
     const durationMs = Math.round(performance.now() - started);
-    const summary: TickSummary = {
+    Object.assign(summary, {
       clusters: snaps.length,
       upgrades: plan.decisions.filter((d) => d.action === 'upgrade').length,
       skips: plan.decisions.filter((d) => d.action === 'skip').length,
       cancels: plan.decisions.filter((d) => d.action === 'cancel').length,
-      decisionsRecorded: recorded,
-      intentsCreated: newIntentIds.length,
-      intentsDone,
-      intentsFailed,
-      reconciled,
+      providerErrors: readErrors.size,
       events: ctx.events,
       durationMs,
-    };
+    });
     finishTick(db, tickId, {
       finishedAt: new Date(now.getTime() + durationMs),
       status: 'succeeded',

@@ -13,8 +13,9 @@
  */
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
 import { parseInstant } from '@/server/domain/plan/time';
+import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
 
-export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY'] as const;
+export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY', 'PROVIDER_ERROR', 'HALTED_BY_FAILURE'] as const;
 export type GateReason = (typeof GATE_REASONS)[number];
 
 export interface ExclusionWindow {
@@ -33,6 +34,10 @@ export interface GateState {
   healthGate: boolean;
   /** per cluster: why it is unhealthy (degraded operators, firing critical alerts); empty = fine */
   healthIssues: ReadonlyMap<string, readonly string[]>;
+  /** clusters the provider could not read this time, with its message: nothing new is decided on stale data */
+  providerErrors?: ReadonlyMap<string, string>;
+  /** unacknowledged upgrade failures (lifecycle/halts.ts): their version is halted where they apply */
+  halts?: HaltIndex;
 }
 
 /** A decision after the gates; `reason` may now be a gate reason too. */
@@ -61,7 +66,7 @@ export function findExclusion(
   );
 }
 
-export const GATE_NAMES = ['freeze', 'exclusion', 'health'] as const;
+export const GATE_NAMES = ['freeze', 'exclusion', 'health', 'provider', 'halt'] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 
 /**
@@ -88,6 +93,8 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
   const frozenWhy = state.frozenReason ? `: ${state.frozenReason}` : '';
   const excl = findExclusion(state.exclusions, cluster, sector, at);
   const issues = state.healthIssues.get(cluster) ?? [];
+  const providerError = state.providerErrors?.get(cluster);
+  const halted = version && state.halts ? haltReason(state.halts, cluster, sector, version) : null;
   return [
     {
       gate: 'freeze',
@@ -125,6 +132,20 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
             : `health gate off (issues: ${issues.join('; ')})`,
       details: { healthGate: state.healthGate, issues: issues.length },
     },
+    {
+      gate: 'provider',
+      pass: providerError === undefined,
+      reason: 'PROVIDER_ERROR',
+      message: providerError === undefined ? 'the provider read the cluster' : `the provider could not read the cluster: ${providerError}`,
+      details: {},
+    },
+    {
+      gate: 'halt',
+      pass: halted === null,
+      reason: 'HALTED_BY_FAILURE',
+      message: halted ?? (version ? `no unacknowledged failure of ${version} halts it` : 'no upgrade to halt'),
+      details: {},
+    },
   ];
 }
 
@@ -158,7 +179,13 @@ export function decideWithGates(
 ): GatedPlan {
   let result = decide(input, new Set());
   // no gate can act: the engine's result as it is (the forecast runs this thousands of times)
-  if (!state.frozen && state.exclusions.length === 0 && !(state.healthGate && state.healthIssues.size > 0))
+  if (
+    !state.frozen &&
+    state.exclusions.length === 0 &&
+    !(state.healthGate && state.healthIssues.size > 0) &&
+    !(state.providerErrors && state.providerErrors.size > 0) &&
+    !(state.halts && hasHalts(state.halts))
+  )
     return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();
   const byName: ClusterIndex = new Map(input.clusters.map((c) => [c.name, c]));

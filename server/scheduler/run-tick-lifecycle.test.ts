@@ -1,0 +1,73 @@
+// The tick around the lifecycle, against the fake provider: start-time gates on fresh data,
+// lateness, events once per transition, dry runs that write nothing.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import * as t from '@/db/schema';
+import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { runTick } from './run-tick';
+import { insertTestFleet, type TestFleet } from './test-fleet';
+
+const NOW = new Date('2021-08-30T18:00:00Z'); // decisions at NOW take the slot 18:07
+const MIN = 60_000;
+const fleet: TestFleet = { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 }] };
+
+function setup() {
+  const db = openDatabase(':memory:');
+  const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+  const provider = createFakeProvider({ clusters: fakeClusters });
+  db.insert(t.webhooks).values({ name: 'all', url: 'http://127.0.0.1:9/hook', secret: 's', events: [], createdAt: NOW }).run();
+  const tick = (minutes: number, dryRun = false) =>
+    runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), dryRun, holder: 'test', realNow: () => NOW });
+  const events = () =>
+    db
+      .select()
+      .from(t.webhookDeliveries)
+      .all()
+      .map((d) => d.event);
+  return { db, provider, fakeClusters, tick, events };
+}
+
+describe('runTick lifecycle', () => {
+  it('a cluster that turned unhealthy after its upgrade was scheduled is skipped at the start, on fresh data', async () => {
+    const { db, provider, fakeClusters, tick } = setup();
+    await tick(0);
+    fakeClusters[0]!.healthIssues = ['ClusterOperator machine-config Degraded'];
+    await tick(7);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'skipped', reason: 'UNHEALTHY' });
+    expect(db.select().from(t.clusters).get()!.currentUpgrade).toBeNull();
+  });
+
+  it('after the scheduler was down past slot + maxUpgradeStartDelay, nothing starts (START_LATE)', async () => {
+    const { db, provider, tick } = setup();
+    await tick(0);
+    await tick(7 + 61); // the slot plus 1 h 1 min
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'skipped', reason: 'START_LATE' });
+  });
+
+  it('each transition is announced once, however many ticks observe the same state', async () => {
+    const { tick, events } = setup();
+    for (const m of [0, 1, 2, 7, 8, 9, 40, 41, 42]) await tick(m);
+    expect(events()).toEqual(['scheduled', 'started', 'upgrading', 'completed']);
+  });
+
+  it('a dry run writes nothing: no attempt, no provider call, no snapshot, no event', async () => {
+    const { db, provider, tick, events } = setup();
+    await tick(0, true);
+    await tick(7, true);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).all()).toEqual([]);
+    expect(events()).toEqual([]);
+  });
+
+  it('un-managing a cluster with a scheduled upgrade cancels it (UNMANAGED) and nothing starts', async () => {
+    const { db, provider, tick } = setup();
+    await tick(0);
+    db.update(t.clusters).set({ upgradePolicy: null }).run();
+    await tick(1);
+    await tick(7);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'UNMANAGED' });
+  });
+});
