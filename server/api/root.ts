@@ -14,6 +14,7 @@ import { forecastRouter } from './routers/forecast';
 import { schedulerRouter } from './routers/scheduler';
 import { exclusionsRouter } from './routers/exclusions';
 import { webhooksRouter } from './routers/webhooks';
+import { hooksRouter } from './routers/hooks';
 import { activityRouter } from './routers/activity';
 import { graphsRouter } from './routers/graphs';
 
@@ -32,6 +33,7 @@ export const appRouter = createTRPCRouter({
   scheduler: schedulerRouter,
   exclusions: exclusionsRouter,
   webhooks: webhooksRouter,
+  hooks: hooksRouter,
   activity: activityRouter,
   graphs: graphsRouter,
 });

@@ -17,6 +17,7 @@ import { createSchedulerService } from './scheduler-service';
 import { NO_SCHEDULER, type SchedulerControl } from './scheduler-control';
 import { createExclusionService } from './exclusion-service';
 import { createWebhookService } from './webhook-service';
+import { createHookService } from './hooks/hook-service';
 import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 
@@ -54,6 +55,7 @@ export function createServices(deps: ServiceDeps) {
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow),
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env),
+    hooks: createHookService(deps.db, deps.realNow, deps.env),
     activity: createActivityService(deps.db),
     graphs: createGraphService(deps.db, deps.realNow),
   };

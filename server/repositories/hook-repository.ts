@@ -1,0 +1,153 @@
+// Blocking hooks (pre-upgrade / post-upgrade) and their calls, one per (lifecycle, stage, hook).
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { hookCalls, hooks, type HookStageValue } from '@/db/schema';
+
+export type HookRow = typeof hooks.$inferSelect;
+export type HookCallRow = typeof hookCalls.$inferSelect;
+
+export function listHooks(db: Db): HookRow[] {
+  return db.select().from(hooks).orderBy(hooks.id).all();
+}
+
+export function findHook(db: Db, id: number): HookRow | undefined {
+  return db.select().from(hooks).where(eq(hooks.id, id)).get();
+}
+
+export function insertHook(db: Db, v: Omit<HookRow, 'id'>): HookRow {
+  return db.insert(hooks).values(v).returning().get();
+}
+
+export function deleteHook(db: Db, id: number): void {
+  db.delete(hooks).where(eq(hooks.id, id)).run();
+}
+
+export function setHookEnabled(db: Db, id: number, enabled: boolean): void {
+  db.update(hooks).set({ enabled }).where(eq(hooks.id, id)).run();
+}
+
+/** Enabled hooks of `stage` that apply to a cluster of `sector` (organization-wide ones and that sector's). */
+export function listApplicableHooks(db: Db, organizationId: number, sector: string | null, stage: HookStageValue): HookRow[] {
+  const sectorMatch = sector === null ? isNull(hooks.sector) : or(isNull(hooks.sector), eq(hooks.sector, sector));
+  return db
+    .select()
+    .from(hooks)
+    .where(and(eq(hooks.organizationId, organizationId), eq(hooks.stage, stage), eq(hooks.enabled, true), sectorMatch))
+    .orderBy(hooks.id)
+    .all();
+}
+
+/** Queues one call per hook; a call that exists for (lifecycle, stage, hook) is left as it is. */
+export function insertHookCalls(
+  db: Db,
+  calls: { hookId: number; lifecycleId: string; stage: HookStageValue; payload: unknown; requestedAt: Date }[],
+): void {
+  if (calls.length === 0) return;
+  db.insert(hookCalls)
+    .values(calls.map((c) => ({ ...c, status: 'pending' as const })))
+    .onConflictDoNothing()
+    .run();
+}
+
+export function hasHookCalls(db: Db, lifecycleId: string, stage: HookStageValue): boolean {
+  return (
+    db
+      .select({ id: hookCalls.id })
+      .from(hookCalls)
+      .where(and(eq(hookCalls.lifecycleId, lifecycleId), eq(hookCalls.stage, stage)))
+      .limit(1)
+      .get() !== undefined
+  );
+}
+
+export function listHookCallsFor(
+  db: Db,
+  lifecycleId: string,
+  stage: HookStageValue,
+): (HookCallRow & { hookName: string; timeoutSeconds: number })[] {
+  return db
+    .select({ call: hookCalls, hookName: hooks.name, timeoutSeconds: hooks.timeoutSeconds })
+    .from(hookCalls)
+    .innerJoin(hooks, eq(hooks.id, hookCalls.hookId))
+    .where(and(eq(hookCalls.lifecycleId, lifecycleId), eq(hookCalls.stage, stage)))
+    .orderBy(hookCalls.id)
+    .all()
+    .map((r) => ({ ...r.call, hookName: r.hookName, timeoutSeconds: r.timeoutSeconds }));
+}
+
+export type ClaimedHookCall = HookCallRow & { url: string; secret: string; hookName: string; timeoutSeconds: number };
+
+/** Whether a call waits to be made and nobody holds a live claim on it (a read: idle pollers take no write lock). */
+export function hasDueHookCall(db: Db, nowMs: number): boolean {
+  return (
+    db.$client
+      .prepare(`select 1 from hook_calls where status = 'pending' and (claimed_until is null or claimed_until < ?) limit 1`)
+      .get(nowMs) !== undefined
+  );
+}
+
+/**
+ * Claims the oldest pending call for `holder` (one UPDATE, so one process makes each call) until
+ * its hook's timeout plus `marginMs` has passed.
+ */
+export function claimNextHookCall(db: Db, holder: string, nowMs: number, marginMs: number): ClaimedHookCall | undefined {
+  const claimed = db.$client
+    .prepare(
+      `update hook_calls set claimed_by = ?,
+         claimed_until = ? + ? + 1000 * (select timeout_seconds from hooks where hooks.id = hook_calls.hook_id)
+       where id = (select id from hook_calls where status = 'pending' and (claimed_until is null or claimed_until < ?) order by id limit 1)
+         and status = 'pending' and (claimed_until is null or claimed_until < ?)
+       returning id`,
+    )
+    .get(holder, nowMs, marginMs, nowMs, nowMs) as { id: number } | undefined;
+  if (!claimed) return undefined;
+  const row = db
+    .select({ call: hookCalls, url: hooks.url, secret: hooks.secret, hookName: hooks.name, timeoutSeconds: hooks.timeoutSeconds })
+    .from(hookCalls)
+    .innerJoin(hooks, eq(hooks.id, hookCalls.hookId))
+    .where(eq(hookCalls.id, claimed.id))
+    .get();
+  return row ? { ...row.call, url: row.url, secret: row.secret, hookName: row.hookName, timeoutSeconds: row.timeoutSeconds } : undefined;
+}
+
+/** Stores the verdict of a claimed call and releases the claim; false when `holder` lost the claim. */
+export function finishClaimedHookCall(
+  db: Db,
+  id: number,
+  holder: string,
+  v: Pick<HookCallRow, 'status' | 'reason' | 'answerStatusCode' | 'answer' | 'answeredAt'>,
+): boolean {
+  return (
+    db
+      .update(hookCalls)
+      .set({ ...v, claimedBy: null, claimedUntil: null })
+      .where(and(eq(hookCalls.id, id), eq(hookCalls.claimedBy, holder), eq(hookCalls.status, 'pending')))
+      .run().changes === 1
+  );
+}
+
+/** Each hook's most recent answered call (for the Scheduler page). */
+export function lastAnsweredCalls(db: Db, hookIds: number[]): Map<number, HookCallRow> {
+  if (hookIds.length === 0) return new Map();
+  const latest = db
+    .select({ id: sql<number>`max(${hookCalls.id})` })
+    .from(hookCalls)
+    .where(and(inArray(hookCalls.hookId, hookIds), sql`${hookCalls.status} <> 'pending'`))
+    .groupBy(hookCalls.hookId)
+    .all()
+    .map((r) => r.id);
+  if (latest.length === 0) return new Map();
+  const rows = db.select().from(hookCalls).where(inArray(hookCalls.id, latest)).orderBy(desc(hookCalls.id)).all();
+  return new Map(rows.map((r) => [r.hookId, r]));
+}
+
+export function countPendingHookCalls(db: Db, hookIds: number[]): Map<number, number> {
+  if (hookIds.length === 0) return new Map();
+  const rows = db
+    .select({ hookId: hookCalls.hookId, n: sql<number>`count(*)` })
+    .from(hookCalls)
+    .where(and(inArray(hookCalls.hookId, hookIds), eq(hookCalls.status, 'pending')))
+    .groupBy(hookCalls.hookId)
+    .all();
+  return new Map(rows.map((r) => [r.hookId, r.n]));
+}
