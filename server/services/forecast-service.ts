@@ -1,7 +1,10 @@
 // Forecast use case: the stored fleet (plus in-memory what-if overrides) run forward through the
-// decision engine. Results are cached per input, so paging through 10,000 clusters re-uses one
-// simulation; only one page of clusters is returned at a time.
-import { createHash } from 'node:crypto';
+// decision engine. A simulation of 10,000 clusters costs seconds, so results are kept per
+// database connection and keyed by what they depend on: the stored data (readDataVersion moves
+// with any write: policies, the scheduler's snapshot, settings, exclusions, a freeze) and the
+// request's options, not by the clock. Paging and filtering read the kept result; only one page
+// of clusters is returned at a time. A kept forecast is re-used while the fleet clock has moved
+// less than MAX_AGE_MS past its start (the scheduler, when it runs, writes sooner than that).
 import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
 import {
@@ -16,6 +19,7 @@ import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { loadGateState } from '@/server/scheduler/gate-state';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { readDataVersion } from '@/server/repositories/data-version-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
@@ -54,30 +58,69 @@ export interface ForecastRunOutput {
 
 type CacheEntry = {
   result: ForecastResult;
+  /** the fleet minute the forecast starts at */
+  fromMs: number;
   elapsedMs: number;
   frozen: boolean;
   exclusions: number;
+  /** managed clusters in the page's order (sector depth, sector position, name) */
+  ordered: ClusterForecast[];
   order: Map<string, number>;
   depths: Map<string, number>;
 };
 const CACHE_SIZE = 6;
-/** Engine runs per slice: one run of a 10k-cluster fleet takes ~0.2 s, then other requests get a turn. */
+/** How far the fleet clock may move past a kept forecast's start before it is simulated again. */
+const MAX_AGE_MS = 60 * 60_000;
+/** Engine runs per slice: one run of a 10k-cluster fleet takes ~0.05 s, then other requests get a turn. */
 const SLICE_RUNS = 1;
-const globalCache = globalThis as unknown as { __fleetplanForecastCache?: Map<string, Promise<CacheEntry>> };
-const cache = (globalCache.__fleetplanForecastCache ??= new Map<string, Promise<CacheEntry>>());
+type Cache = Map<string, Promise<CacheEntry>>;
+// on globalThis: Next may load this module more than once; per connection: keys are data versions
+const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
+const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$client'], Cache>());
 
 export function createForecastService(db: Db, now: () => Date) {
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
-    const org = findOrganization(db);
-    if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
         { path: 'targetVersion', message: 'not a semantic version' },
       ]);
     }
     const at = now();
-    // Minute resolution: reloads within the same minute share one simulation.
+    // Minute resolution: the scheduler's grid.
     at.setUTCSeconds(0, 0);
+    // read before loading: a write that lands during the simulation moves it for the next request
+    const dataVersion = readDataVersion(db);
+    const key =
+      dataVersion === null
+        ? null
+        : JSON.stringify([dataVersion, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
+    let cache = caches.get(db.$client);
+    if (!cache) caches.set(db.$client, (cache = new Map<string, Promise<CacheEntry>>()));
+    const hit = key === null ? undefined : cache.get(key);
+    if (hit) {
+      const entry = await hit.catch(() => null);
+      if (entry && at.getTime() >= entry.fromMs && at.getTime() - entry.fromMs < MAX_AGE_MS) {
+        cache.delete(key!);
+        cache.set(key!, hit);
+        return { ...entry, cached: true };
+      }
+    }
+    const run = forecastAt(input, at);
+    if (key !== null) {
+      cache.set(key, run);
+      while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    try {
+      return { ...(await run), cached: false };
+    } catch (e) {
+      if (key !== null && cache.get(key) === run) cache.delete(key);
+      throw e;
+    }
+  }
+
+  async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
+    const org = findOrganization(db);
+    if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     const document = applyForecastOverrides(loadPlanDocument(db, org.id, at), input.overrides);
     const parsed = validatePlanInput(document);
     if (!parsed.ok)
@@ -107,18 +150,6 @@ export function createForecastService(db: Db, now: () => Date) {
       healthGate: gates.healthGate,
       healthIssues: gates.healthIssues,
     };
-    const key = createHash('sha1')
-      .update(JSON.stringify([document, { ...options, healthIssues: [...options.healthIssues].filter(([, issues]) => issues.length > 0) }]))
-      .digest('hex');
-    const hit = cache.get(key);
-    if (hit) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return { ...(await hit), cached: true };
-    }
-    // Simulate in slices and yield to the event loop between them, so a long forecast (10k
-    // clusters) does not stall every other request of the server; identical concurrent
-    // requests share the same promise.
     const sectorRows = listSectorRows(db, org.id);
     const depths = computeSectorDepths(sectorRows);
     const order = new Map(
@@ -126,33 +157,28 @@ export function createForecastService(db: Db, now: () => Date) {
         .sort((a, b) => (depths.get(a.name) ?? 0) - (depths.get(b.name) ?? 0) || a.position - b.position)
         .map((s, i) => [s.name, i]),
     );
-    const run = (async (): Promise<CacheEntry> => {
-      const t0 = performance.now();
-      const sim = startForecast(parsed.input, options);
-      while (!sim.advance(SLICE_RUNS)) await new Promise<void>((resolve) => setImmediate(resolve));
-      const result = sim.finish();
-      const elapsedMs = Math.round(performance.now() - t0);
-      return { result, elapsedMs, frozen, exclusions: exclusions.length, order, depths };
-    })();
-    cache.set(key, run);
-    while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-    try {
-      return { ...(await run), cached: false };
-    } catch (e) {
-      cache.delete(key);
-      throw e;
-    }
+    // Simulate in slices and yield to the event loop between them, so a long forecast (10k
+    // clusters) does not stall every other request of the server; identical concurrent
+    // requests share the same promise.
+    const t0 = performance.now();
+    const sim = startForecast(parsed.input, options);
+    while (!sim.advance(SLICE_RUNS)) await new Promise<void>((resolve) => setImmediate(resolve));
+    const result = sim.finish();
+    const elapsedMs = Math.round(performance.now() - t0);
+    const rank = (c: ClusterForecast) =>
+      c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);
+    const ordered = result.clusters.filter((c) => c.managed).sort((a, b) => rank(a) - rank(b) || a.cluster.localeCompare(b.cluster));
+    return { result, fromMs: at.getTime(), elapsedMs, frozen, exclusions: exclusions.length, ordered, order, depths };
   }
 
   return {
     async run(input: ForecastRunInput): Promise<ForecastRunOutput> {
-      const { result, elapsedMs, frozen, exclusions, order, depths, cached } = await simulate(input);
+      const { result, elapsedMs, frozen, exclusions, ordered, order, depths, cached } = await simulate(input);
       const search = input.search?.trim().toLowerCase();
-      const rank = (c: ClusterForecast) =>
-        c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);
-      const filtered = result.clusters
-        .filter((c) => c.managed && (!input.sector || c.sector === input.sector) && (!search || c.cluster.toLowerCase().includes(search)))
-        .sort((a, b) => rank(a) - rank(b) || a.cluster.localeCompare(b.cluster));
+      const filtered =
+        input.sector || search
+          ? ordered.filter((c) => (!input.sector || c.sector === input.sector) && (!search || c.cluster.toLowerCase().includes(search)))
+          : ordered;
       const rows = filtered.slice(input.offset, input.offset + input.limit);
       const versions = new Set<string>();
       for (const r of rows) {
@@ -160,7 +186,6 @@ export function createForecastService(db: Db, now: () => Date) {
         for (const u of r.upgrades) versions.add(u.version);
       }
       if (result.targetVersion) versions.add(result.targetVersion);
-      const managed = result.clusters.filter((c) => c.managed);
       return {
         from: result.from,
         until: result.until,
@@ -172,8 +197,8 @@ export function createForecastService(db: Db, now: () => Date) {
         elapsedMs,
         cached,
         stats: result.stats,
-        managedClusters: managed.length,
-        reachedClusters: managed.filter((c) => c.reachesTargetAt !== null).length,
+        managedClusters: ordered.length,
+        reachedClusters: ordered.filter((c) => c.reachesTargetAt !== null).length,
         sectors: result.sectors
           .map((s) => ({ ...s, depth: depths.get(s.sector) ?? 0 }))
           .sort((a, b) => (order.get(a.sector) ?? 0) - (order.get(b.sector) ?? 0)),

@@ -1,0 +1,65 @@
+// The forecast is kept by what it depends on (the stored data and the request's options), not by
+// the fleet clock: paging through it a minute later must not simulate 10,000 clusters again,
+// while any write, or the clock moving an hour past its start, must.
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { seedDemo } from '@/server/services/demo-seed-service';
+import { createForecastService } from '@/server/services/forecast-service';
+import { createPolicyService } from '@/server/services/policies/policy-service';
+
+const NOW = new Date('2024-07-10T08:00:00Z');
+const MINUTE = 60_000;
+
+function setup() {
+  const db = openDatabase(':memory:');
+  seedDemo(db, NOW);
+  let clock = NOW;
+  const forecast = createForecastService(db, () => new Date(clock));
+  const policies = createPolicyService(
+    db,
+    () => clock,
+    () => clock,
+  );
+  const page = (more: { offset?: number; sector?: string; search?: string } = {}) =>
+    forecast.run({ horizonDays: 30, upgradeMinutes: 90, offset: 0, limit: 5, ...more });
+  return { page, policies, setClock: (at: Date) => (clock = at) };
+}
+
+describe('the forecast cache', () => {
+  it('a later fleet minute with the data unchanged pages and filters the kept forecast', async () => {
+    const s = setup();
+    const first = await s.page();
+    expect(first.cached).toBe(false);
+    s.setClock(new Date(NOW.getTime() + 5 * MINUTE));
+    const next = await s.page({ offset: 5 });
+    expect(next.cached).toBe(true);
+    expect(next.from).toBe(first.from);
+    expect(next.rows[0]!.cluster).not.toBe(first.rows[0]!.cluster);
+    const sector = first.rows[0]!.sector!;
+    const filtered = await s.page({ sector, search: first.rows[0]!.cluster.slice(0, 4) });
+    expect(filtered.cached).toBe(true);
+    expect(filtered.total).toBeGreaterThan(0);
+    expect(filtered.total).toBeLessThan(first.total);
+    expect(filtered.rows.every((r) => r.sector === sector)).toBe(true);
+  });
+
+  it('a write to the policies forecasts again', async () => {
+    const s = setup();
+    expect((await s.page()).stats.upgrades).toBeGreaterThan(0);
+    s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
+    const after = await s.page();
+    expect(after.cached).toBe(false);
+    expect(after.stats.upgrades).toBe(0);
+  });
+
+  it('the clock an hour past the kept forecast, or before it, forecasts again from the new minute', async () => {
+    const s = setup();
+    const first = await s.page();
+    s.setClock(new Date(NOW.getTime() + 60 * MINUTE));
+    const later = await s.page();
+    expect(later.cached).toBe(false);
+    expect(later.from).not.toBe(first.from);
+    s.setClock(NOW);
+    expect((await s.page()).cached).toBe(false);
+  });
+});
