@@ -116,7 +116,8 @@ type SimCluster = {
   endsAt: number | null;
   eligibleAt: number;
   reachedAt: number | null;
-  lastDecision: ClusterForecast['lastDecision'];
+  /** the engine's last verdict (shaped for the result at the end: one per cluster and step otherwise) */
+  lastDecision: GatedDecision | null;
   /** compiled schedule (null: invalid or suspended), computed once */
   compiled: ReturnType<typeof compileSchedule>;
 };
@@ -308,7 +309,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       for (const d of result.decisions) {
         const s = byName.get(d.cluster);
         if (!s) continue;
-        s.lastDecision = { action: d.action, ...(d.reason ? { reason: d.reason } : {}), message: d.message };
+        s.lastDecision = d;
         if (d.action === 'upgrade' && d.version && d.nextRun) {
           const start = parseInstant(d.nextRun) ?? t;
           s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
@@ -354,19 +355,21 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // Next interesting tick.
       let next = Infinity;
       for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
-      const memo = new Map<string, number>();
+      // per schedule and grid tick: the first tick whose window holds a run
+      const memo = new Map<string, Map<number, number>>();
       for (const s of managed) {
         if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
         const compiled = s.compiled;
         if (!compiled) continue;
         const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
         if (g0 >= next) continue;
-        const key = `${compiled.key}\u0000${g0}`;
-        let tick = memo.get(key);
+        let bySchedule = memo.get(compiled.key);
+        if (!bySchedule) memo.set(compiled.key, (bySchedule = new Map<number, number>()));
+        let tick = bySchedule.get(g0);
         if (tick === undefined) {
           const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
           tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
-          memo.set(key, tick);
+          bySchedule.set(g0, tick);
         }
         next = Math.min(next, tick);
       }
@@ -394,7 +397,14 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       reachesTargetAt: s.reachedAt === null ? null : formatInstant(s.reachedAt),
       targetOffered:
         target !== null && (compareVersions(s.base.version, target) >= 0 || s.offered.some((v) => compareVersions(v, target) >= 0)),
-      lastDecision: s.lastDecision,
+      lastDecision:
+        s.lastDecision === null
+          ? null
+          : {
+              action: s.lastDecision.action,
+              ...(s.lastDecision.reason ? { reason: s.lastDecision.reason } : {}),
+              message: s.lastDecision.message,
+            },
     }));
 
     const sectorNames = input.organization.sectors.map((x) => x.name);

@@ -55,10 +55,16 @@ function soakDaysOf(c: ManagedCluster): number {
 
 /** Orders managed clusters: version ascending, then soakDays ascending, then input order. */
 export function orderManagedClusters(clusters: readonly Cluster[]): ManagedCluster[] {
-  const managed = clusters
-    .map((c, index) => ({ c, index }))
-    .filter((x): x is { c: ManagedCluster; index: number } => x.c.upgradePolicy !== undefined);
-  managed.sort((a, b) => compareVersions(a.c.version, b.c.version) || soakDaysOf(a.c) - soakDaysOf(b.c) || a.index - b.index);
+  // a fleet runs a few dozen distinct versions: compare those once, then sort by their rank
+  const distinct = [...new Set(clusters.map((c) => c.version))].sort(compareVersions);
+  const rank = new Map<string, number>();
+  distinct.forEach((v, i) => rank.set(v, i > 0 && compareVersions(distinct[i - 1]!, v) === 0 ? rank.get(distinct[i - 1]!)! : i));
+  const managed: { c: ManagedCluster; rank: number; soakDays: number; index: number }[] = [];
+  clusters.forEach((c, index) => {
+    if (c.upgradePolicy !== undefined)
+      managed.push({ c: c as ManagedCluster, rank: rank.get(c.version)!, soakDays: soakDaysOf(c as ManagedCluster), index });
+  });
+  managed.sort((a, b) => a.rank - b.rank || a.soakDays - b.soakDays || a.index - b.index);
   return managed.map((x) => x.c);
 }
 
@@ -77,6 +83,8 @@ export class PlanRun {
   private readonly requiredMinCache = new Map<string, SectorMin | null>();
   private readonly windowCache = new Map<string, number | null>();
   private readonly nextRunCache = new Map<string, number | null>();
+  /** the OUTSIDE_WINDOW message per schedule (same for every cluster sharing it in this run) */
+  private readonly outsideWindowCache = new Map<string, string>();
   private readonly holders = new Map<string, Holder[]>();
   private readonly sectorHolders = new Map<string, Map<string, number>>();
 
@@ -149,6 +157,14 @@ export class PlanRun {
   }
 
   describeOutsideWindow(schedule: Schedule): string {
+    const compiled = compileSchedule(schedule);
+    if (!compiled) return this.outsideWindowMessage(schedule);
+    let hit = this.outsideWindowCache.get(compiled.key);
+    if (hit === undefined) this.outsideWindowCache.set(compiled.key, (hit = this.outsideWindowMessage(schedule)));
+    return hit;
+  }
+
+  private outsideWindowMessage(schedule: Schedule): string {
     const next = this.nextRunAfterLead(schedule);
     const when = next === null ? 'it never fires' : `next ${formatInstant(next)}`;
     if (schedule.location === 'UTC' && schedule.isoWeek === undefined) {

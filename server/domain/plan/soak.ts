@@ -10,9 +10,26 @@ import type { Cluster, VersionData, WorkloadSoak } from './types';
 import { parseInstant, DAY_MS, formatInstant } from './time';
 
 /**
+ * Membership sets of reporting lists already seen, by list: a forecast accumulates soak once per
+ * step over the same, mostly unchanged lists (tens of thousands of names on a large fleet), so
+ * each list's Set is built once. A list is only ever appended to (names are unique in it), so a
+ * Set of the same size still describes it.
+ */
+const reportingSetOf = new WeakMap<readonly string[], Set<string>>();
+
+function membershipOf(reporting: readonly string[]): Set<string> {
+  const known = reportingSetOf.get(reporting);
+  if (known && known.size === reporting.length) return known;
+  const set = new Set(reporting);
+  reportingSetOf.set(reporting, set);
+  return set;
+}
+
+/**
  * Returns a new VersionData with soak accumulated up to `nowMs`, visiting `clusters` in the
  * given order (the engine passes evaluation order, as AUS does, so float sums match it).
- * The input is not modified.
+ * The input is not modified: a reporting list gaining a name is copied first; the others are
+ * shared with the input (read them, never modify them).
  */
 export function accumulateSoak(versionData: VersionData, clusters: readonly Cluster[], nowMs: number): VersionData {
   const checkIn = versionData.checkIn === undefined ? null : parseInstant(versionData.checkIn);
@@ -21,12 +38,12 @@ export function accumulateSoak(versionData: VersionData, clusters: readonly Clus
   for (const [version, entry] of Object.entries(versionData.versions)) {
     const workloads: Record<string, WorkloadSoak> = {};
     for (const [w, soak] of Object.entries(entry.workloads)) {
-      workloads[w] = { soakDays: soak.soakDays, reporting: [...soak.reporting] };
+      workloads[w] = { soakDays: soak.soakDays, reporting: soak.reporting };
     }
     versions[version] = { workloads };
   }
-  // Reporting lists can be long (thousands of clusters); membership goes through Sets.
-  const reportingSets = new Map<WorkloadSoak, Set<string>>();
+  // the lists this call copied (and so may append to), with their membership
+  const owned = new Map<WorkloadSoak, Set<string>>();
   for (const cluster of clusters) {
     const policy = cluster.upgradePolicy;
     if (!policy || !cluster.healthy) continue;
@@ -40,18 +57,21 @@ export function accumulateSoak(versionData: VersionData, clusters: readonly Clus
       if (!soak) {
         soak = { soakDays: 0, reporting: [] };
         entry.workloads[w] = soak;
+        owned.set(soak, new Set());
       }
-      let seen = reportingSets.get(soak);
-      if (!seen) {
-        seen = new Set(soak.reporting);
-        reportingSets.set(soak, seen);
-      }
+      const seen = owned.get(soak) ?? membershipOf(soak.reporting);
       if (seen.has(cluster.name)) soak.soakDays += dt;
       else {
-        seen.add(cluster.name);
+        let mine = owned.get(soak);
+        if (!mine) {
+          soak.reporting = [...soak.reporting];
+          owned.set(soak, (mine = new Set(seen)));
+        }
+        mine.add(cluster.name);
         soak.reporting.push(cluster.name);
       }
     }
   }
+  for (const [soak, set] of owned) reportingSetOf.set(soak.reporting, set);
   return { checkIn: formatInstant(nowMs), versions };
 }
