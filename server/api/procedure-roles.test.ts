@@ -36,6 +36,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'clusters.list': 'viewer',
   'clusters.versionDistribution': 'viewer',
   'exclusions.list': 'viewer',
+  'lifecycle.forCluster': 'viewer',
   'fleet.status': 'viewer',
   'graphs.channels': 'viewer',
   'graphs.clusterOptions': 'viewer',
@@ -67,6 +68,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'tokens.revoke': 'viewer',
   // changing policies, blocked versions, freezes, exclusions, the scheduler and the simulator clock
   'exclusions.create': 'operator',
+  'lifecycle.acknowledge': 'operator',
   'exclusions.delete': 'operator',
   'graphs.delete': 'operator',
   'graphs.import': 'operator',

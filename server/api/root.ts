@@ -13,6 +13,7 @@ import { soakRouter } from './routers/soak';
 import { forecastRouter } from './routers/forecast';
 import { schedulerRouter } from './routers/scheduler';
 import { exclusionsRouter } from './routers/exclusions';
+import { lifecycleRouter } from './routers/lifecycle';
 import { webhooksRouter } from './routers/webhooks';
 import { hooksRouter } from './routers/hooks';
 import { activityRouter } from './routers/activity';
@@ -32,6 +33,7 @@ export const appRouter = createTRPCRouter({
   forecast: forecastRouter,
   scheduler: schedulerRouter,
   exclusions: exclusionsRouter,
+  lifecycle: lifecycleRouter,
   webhooks: webhooksRouter,
   hooks: hooksRouter,
   activity: activityRouter,

@@ -35,6 +35,7 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'token.create': TOKEN,
   'token.revoke': TOKEN,
   'exclusion.create': EXCLUSION,
+  'lifecycle.acknowledge-failure': { fields: ['state', 'reason', 'message', 'acknowledged', 'comment'] },
   'exclusion.delete': EXCLUSION,
   'webhook.create': WEBHOOK,
   'webhook.delete': WEBHOOK,

@@ -16,6 +16,7 @@ import { createForecastService } from './forecast-service';
 import { createSchedulerService } from './scheduler-service';
 import { NO_SCHEDULER, type SchedulerControl } from './scheduler-control';
 import { createExclusionService } from './exclusion-service';
+import { createLifecycleService } from './lifecycle-service';
 import { createWebhookService } from './webhook-service';
 import { createHookService } from './hooks/hook-service';
 import { createActivityService } from './activity-service';
@@ -54,6 +55,7 @@ export function createServices(deps: ServiceDeps) {
     forecast: createForecastService(deps.db, deps.fleetNow),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow),
+    lifecycle: createLifecycleService(deps.db, deps.realNow),
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env),
     hooks: createHookService(deps.db, deps.realNow, deps.env),
     activity: createActivityService(deps.db),

@@ -1,0 +1,72 @@
+// Upgrade lifecycle use cases: a cluster's recent attempts with their transitions (for its page,
+// "why not" and Activity) and the acknowledgement of a failure, which lifts the halt it causes
+// (lifecycle/halts.ts). The acknowledgement and its audit row are one transaction.
+import type { Db } from '@/db/open-database';
+import type { Actor } from '@/server/auth/actor';
+import { LIFECYCLE_REASONS, type LifecycleReason } from '@/server/domain/lifecycle/reasons';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { findClusterByName } from '@/server/repositories/cluster-repository';
+import {
+  acknowledgeAttemptFailure,
+  getAttempt,
+  listAttemptTransitions,
+  listClusterAttempts,
+} from '@/server/repositories/lifecycle-repository';
+import { withTransaction } from '@/server/repositories/transaction';
+import { AppError } from './app-error';
+
+export const MAX_ACK_COMMENT = 1000;
+
+export function createLifecycleService(db: Db, realNow: () => Date = () => new Date()) {
+  return {
+    /** The cluster's most recent attempts (newest first), each with its transitions and reason text. */
+    forCluster(name: string, limit = 10) {
+      const cluster = findClusterByName(db, name);
+      if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
+      const attempts = listClusterAttempts(db, cluster.id, limit);
+      const transitions = listAttemptTransitions(
+        db,
+        attempts.map((a) => a.id),
+      );
+      return attempts.map((a) => ({
+        ...a,
+        reasonText: a.reason ? (LIFECYCLE_REASONS[a.reason as LifecycleReason] ?? null) : null,
+        needsAcknowledgement: (a.state === 'failed' || a.state === 'timed-out') && a.acknowledgedAt === null,
+        transitions: transitions
+          .filter((t) => t.lifecycleId === a.id)
+          .map((t) => ({ at: t.at.getTime(), from: t.fromState, to: t.toState, reason: t.reason, message: t.message, actor: t.actor })),
+      }));
+    },
+    /** Acknowledges a failed or timed-out attempt: its version is no longer halted by it. */
+    acknowledge(input: { id: number; comment: string; actor: Actor }) {
+      const comment = input.comment.trim();
+      if (comment === '')
+        throw new AppError('INVALID_INPUT', 'Say why the failure is acknowledged', [{ path: 'comment', message: 'required' }]);
+      if (comment.length > MAX_ACK_COMMENT)
+        throw new AppError('INVALID_INPUT', `The comment is longer than ${MAX_ACK_COMMENT} characters`, [
+          { path: 'comment', message: 'too long' },
+        ]);
+      const at = realNow();
+      return withTransaction(db, (tx) => {
+        const attempt = getAttempt(tx, input.id);
+        if (!attempt) throw new AppError('NOT_FOUND', `No upgrade attempt ${input.id}`);
+        if (!acknowledgeAttemptFailure(tx, input.id, { by: input.actor.name, comment, at: at.getTime() }))
+          throw new AppError(
+            'CONFLICT',
+            attempt.acknowledgedAt !== null
+              ? `Already acknowledged by ${attempt.acknowledgedBy}`
+              : `Attempt ${input.id} is ${attempt.state}, not a failure`,
+          );
+        appendAudit(tx, {
+          at,
+          actor: input.actor.name,
+          action: 'lifecycle.acknowledge-failure',
+          target: `${attempt.cluster}@${attempt.toVersion}`,
+          before: { state: attempt.state, reason: attempt.reason, message: attempt.message, acknowledged: false },
+          after: { acknowledged: true, comment },
+        });
+        return { id: input.id, acknowledgedBy: input.actor.name, acknowledgedAt: at.toISOString() };
+      });
+    },
+  };
+}
