@@ -3,7 +3,7 @@
 // (lifecycle/halts.ts). The acknowledgement and its audit row are one transaction.
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
-import { LIFECYCLE_REASONS, type LifecycleReason } from '@/server/domain/lifecycle/reasons';
+import { LIFECYCLE_REASONS } from '@/server/domain/lifecycle/reasons';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import {
@@ -30,7 +30,7 @@ export function createLifecycleService(db: Db, realNow: () => Date = () => new D
       );
       return attempts.map((a) => ({
         ...a,
-        reasonText: a.reason ? (LIFECYCLE_REASONS[a.reason as LifecycleReason] ?? null) : null,
+        reasonText: a.reason ? (LIFECYCLE_REASONS[a.reason] ?? null) : null,
         needsAcknowledgement: (a.state === 'failed' || a.state === 'timed-out') && a.acknowledgedAt === null,
         transitions: transitions
           .filter((t) => t.lifecycleId === a.id)
