@@ -11,6 +11,7 @@ import { EmptyState, LoadingRows } from '@/components/ui/states';
 import { QueryState, type QueryLike } from '@/components/ui/query-state';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
+import { LifecyclePanel } from './lifecycle-panel';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone, formatSpan, isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
@@ -93,6 +94,7 @@ function ClusterView({ name, cluster: c, explain }: { name: string; cluster: Det
           }
         </QueryState>
       </section>
+      <LifecyclePanel cluster={c.name} />
       <HistoryPanel history={c.history} />
       <ClusterEvents explain={explain} />
     </>

@@ -1,0 +1,86 @@
+'use client';
+// The cluster's upgrade attempts as the lifecycle recorded them (state, reason, every
+// transition), and for an unacknowledged failure the button that acknowledges it with a
+// comment: until then its version is halted (HALTED_BY_FAILURE).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { useTRPC } from '@/components/trpc/client';
+import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
+
+type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
+
+function AcknowledgeForm({ attempt }: { attempt: Attempt }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const { canOperate } = useRole();
+  const [comment, setComment] = useState('');
+  const ack = useMutation(
+    trpc.lifecycle.acknowledge.mutationOptions({
+      onSuccess: () => setComment(''),
+      onSettled: () => {
+        void qc.invalidateQueries({ queryKey: trpc.lifecycle.pathKey() });
+        void qc.invalidateQueries({ queryKey: trpc.activity.pathKey() });
+        void qc.invalidateQueries({ queryKey: trpc.clusters.pathKey() });
+      },
+    }),
+  );
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        ack.mutate({ id: attempt.id, comment });
+      }}
+    >
+      <label>
+        Comment{' '}
+        <input
+          value={comment}
+          maxLength={1000}
+          required
+          onChange={(e) => setComment(e.target.value)}
+          disabled={!canOperate}
+          aria-label={`Why the failure of the upgrade to ${attempt.toVersion} is acknowledged`}
+        />
+      </label>
+      <button type="submit" disabled={!canOperate || ack.isPending || comment.trim() === ''} title={canOperate ? undefined : OPERATOR_ONLY}>
+        Acknowledge failure
+      </button>
+      {ack.error ? <span role="alert">{ack.error.message}</span> : null}
+    </form>
+  );
+}
+
+export function LifecyclePanel({ cluster }: { cluster: string }) {
+  const trpc = useTRPC();
+  const attempts = useQuery(trpc.lifecycle.forCluster.queryOptions({ cluster }));
+  if (!attempts.data || attempts.data.length === 0) return null;
+  return (
+    <section className="panel" aria-labelledby="lifecycle-h">
+      <h2 id="lifecycle-h">Upgrade lifecycle</h2>
+      {attempts.data.map((a) => (
+        <div key={a.id}>
+          <p>
+            <strong>
+              {a.fromVersion} → {a.toVersion}
+            </strong>{' '}
+            slot {new Date(a.slot).toISOString()}: <span className="badge">{a.state}</span>{' '}
+            {a.reason ? <abbr title={a.reasonText ?? undefined}>{a.reason}</abbr> : null} {a.message}
+            {a.acknowledgedBy ? ` — acknowledged by ${a.acknowledgedBy}: ${a.acknowledgeComment ?? ''}` : null}
+          </p>
+          {a.needsAcknowledgement ? <AcknowledgeForm attempt={a} /> : null}
+          <ol>
+            {a.transitions.map((t, i) => (
+              <li key={i}>
+                {new Date(t.at).toISOString()} {t.from ?? '—'} → {t.to}
+                {t.reason ? ` (${t.reason})` : ''}: {t.message} <small>by {t.actor}</small>
+              </li>
+            ))}
+          </ol>
+        </div>
+      ))}
+    </section>
+  );
+}
