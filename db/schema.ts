@@ -33,6 +33,15 @@ export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster';
 export type WebhookDeliveryStatusValue = 'pending' | 'delivered' | 'failed';
 export type HookStageValue = 'pre-upgrade' | 'post-upgrade';
 export type HookCallStatusValue = 'pending' | 'allowed' | 'refused';
+/** server/domain/plan/types.ts's DecisionAction */
+export type DecisionActionValue = 'upgrade' | 'skip' | 'cancel';
+/**
+ * server/env.ts's ProviderName, plus `fake`: the scripted provider of the scheduler's tests and
+ * crash checks (server/integrations/providers/fake-provider.ts) stores its clusters too.
+ */
+export type ClusterProviderValue = 'simulator' | 'ocm' | 'kubernetes' | 'fake';
+/** the lifecycle events a tick sends (LIFECYCLE_EVENTS in server/scheduler/run-tick.ts, WEBHOOK_EVENTS in the webhook service) */
+export type WebhookEventValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled' | 'skipped-unhealthy' | 'blocked';
 
 export const organizations = sqliteTable('organizations', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -92,7 +101,7 @@ export const clusters = sqliteTable(
     name: text('name').notNull(),
     /** id of the cluster at its provider (OCM id, kubeconfig context, simulator id) */
     externalId: text('external_id').notNull(),
-    provider: text('provider').notNull().default('simulator'),
+    provider: text('provider').$type<ClusterProviderValue>().notNull().default('simulator'),
     /** position in the organization file: the engine's last tie-break */
     position: integer('position').notNull().default(0),
     version: text('version').notNull(),
@@ -118,7 +127,7 @@ export const clusters = sqliteTable(
       progress?: number;
     } | null>('current_upgrade'),
     policyRevision: integer('policy_revision').notNull().default(1),
-    lastDecisionAction: text('last_decision_action'),
+    lastDecisionAction: text('last_decision_action').$type<DecisionActionValue>(),
     lastDecisionReason: text('last_decision_reason'),
     lastDecisionMessage: text('last_decision_message'),
     lastDecisionVersion: text('last_decision_version'),
@@ -242,7 +251,7 @@ export const decisions = sqliteTable(
     tickId: integer('tick_id'),
     at: timestamp('at').notNull(),
     clusterName: text('cluster_name').notNull(),
-    action: text('action').notNull(),
+    action: text('action').$type<DecisionActionValue>().notNull(),
     version: text('version'),
     reason: text('reason'),
     message: text('message'),
@@ -409,7 +418,7 @@ export const webhookDeliveries = sqliteTable(
     webhookId: integer('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    event: text('event').notNull(),
+    event: text('event').$type<WebhookEventValue>().notNull(),
     payload: json<unknown>('payload').notNull(),
     status: text('status').$type<WebhookDeliveryStatusValue>().notNull(),
     attempts: integer('attempts').notNull().default(0),

@@ -2,7 +2,8 @@
 // Prepared statements on the raw handle: a tick writes up to one row per cluster.
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { actionIntents, clusters, decisions, schedulerTicks } from '@/db/schema';
+import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
+import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 /** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
@@ -33,7 +34,7 @@ export interface StoredClusterState {
   upgradeState: string;
   healthy: boolean;
   healthIssues: string[];
-  lastDecisionAction: string | null;
+  lastDecisionAction: DecisionActionValue | null;
   lastDecisionReason: string | null;
   lastDecisionVersion: string | null;
   nextRun: number | null;
@@ -175,23 +176,17 @@ export function recordUpgradeTransition(
   }
 }
 
-export interface DecisionWrite {
-  clusterName: string;
-  action: string;
-  version: string | null;
-  reason: string | null;
-  message: string | null;
-  nextRun: number | null;
-}
+/** @deprecated the domain's DecisionRecord under its old name (kept until server/scheduler/run-tick.ts imports DecisionRecord) */
+export type DecisionWrite = DecisionRecord;
 
-export function insertDecisions(db: Db, tickId: number, at: Date, rows: DecisionWrite[]): void {
+export function insertDecisions(db: Db, tickId: number, at: Date, rows: readonly DecisionRecord[]): void {
   const stmt = db.$client.prepare(
     'insert into decisions (tick_id, at, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?)',
   );
   for (const r of rows) stmt.run(tickId, at.getTime(), r.clusterName, r.action, r.version, r.reason, r.message);
 }
 
-export function updateLastDecisions(db: Db, organizationId: number, rows: DecisionWrite[]): void {
+export function updateLastDecisions(db: Db, organizationId: number, rows: readonly DecisionRecord[]): void {
   const stmt = db.$client.prepare(
     'update clusters set last_decision_action = ?, last_decision_reason = ?, last_decision_message = ?, last_decision_version = ?, next_run = ? where organization_id = ? and name = ?',
   );
@@ -247,7 +242,8 @@ export interface DecisionFilter {
 function decisionWhere(f: DecisionFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.cluster) parts.push(eq(decisions.clusterName, f.cluster));
-  if (f.action) parts.push(eq(decisions.action, f.action));
+  // Filters are free text: a value outside the column's vocabulary simply matches nothing.
+  if (f.action) parts.push(sql`${decisions.action} = ${f.action}`);
   if (f.reason) parts.push(eq(decisions.reason, f.reason));
   if (f.from) parts.push(gte(decisions.at, f.from));
   if (f.to) parts.push(lte(decisions.at, f.to));
@@ -310,9 +306,9 @@ export function listIntents(db: Db, f: IntentFilter, offset: number, limit: numb
   return { rows, total };
 }
 
-export function countDecisionsByReason(db: Db, sinceMs: number): { action: string; reason: string | null; n: number }[] {
+export function countDecisionsByReason(db: Db, sinceMs: number): { action: DecisionActionValue; reason: string | null; n: number }[] {
   return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as {
-    action: string;
+    action: DecisionActionValue;
     reason: string | null;
     n: number;
   }[];

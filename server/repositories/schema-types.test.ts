@@ -1,11 +1,18 @@
 // The enum-like columns are typed in db/schema.ts; these checks (run by tsc and vitest) keep each
 // column's vocabulary equal to the type the code above the repositories uses for it.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { LifecycleStateValue, RoleValue } from '@/db/schema';
+import type { ClusterProviderValue, DecisionActionValue, LifecycleStateValue, RoleValue, WebhookEventValue } from '@/db/schema';
 import type { LifecycleState } from '@/server/domain/lifecycle/machine';
 import type { Role } from '@/server/auth/actor';
+import type { DecisionAction } from '@/server/domain/plan/types';
+import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
+import type { ProviderName } from '@/server/env';
+import type { LifecycleEvent } from '@/server/scheduler/run-tick';
+import type { WEBHOOK_EVENTS } from '@/server/services/webhook-service';
 import type { ClusterRow } from './cluster-repository';
+import type { countDecisionsByReason, listDecisions, StoredClusterState } from './decision-repository';
 import type { TickRow } from './scheduler-repository';
+import type { DeliveryRow } from './webhook-repository';
 
 describe('typed enum columns', () => {
   it('users.role and api_tokens.scope hold exactly the roles', () => {
@@ -16,8 +23,28 @@ describe('typed enum columns', () => {
     expectTypeOf<LifecycleStateValue>().toEqualTypeOf<LifecycleState>();
   });
 
+  it("decisions.action and clusters.last_decision_action hold exactly the engine's actions", () => {
+    expectTypeOf<DecisionActionValue>().toEqualTypeOf<DecisionAction>();
+    expectTypeOf<DecisionRecord['action']>().toEqualTypeOf<DecisionAction>();
+  });
+
+  it('clusters.provider holds the configurable providers and the test fleet’s fake one', () => {
+    expectTypeOf<ClusterProviderValue>().toEqualTypeOf<ProviderName | 'fake'>();
+  });
+
+  it('webhook_deliveries.event holds exactly the lifecycle events a tick sends and a webhook subscribes to', () => {
+    expectTypeOf<WebhookEventValue>().toEqualTypeOf<LifecycleEvent>();
+    expectTypeOf<WebhookEventValue>().toEqualTypeOf<(typeof WEBHOOK_EVENTS)[number]>();
+  });
+
   it('rows read through repositories carry the narrowed types, not string', () => {
     expectTypeOf<ClusterRow['upgradeState']>().toEqualTypeOf<'idle' | 'scheduled' | 'upgrading' | 'failed'>();
     expectTypeOf<TickRow['status']>().toEqualTypeOf<'running' | 'succeeded' | 'failed'>();
+    expectTypeOf<ClusterRow['provider']>().toEqualTypeOf<ClusterProviderValue>();
+    expectTypeOf<ClusterRow['lastDecisionAction']>().toEqualTypeOf<DecisionAction | null>();
+    expectTypeOf<StoredClusterState['lastDecisionAction']>().toEqualTypeOf<DecisionAction | null>();
+    expectTypeOf<ReturnType<typeof listDecisions>['rows'][number]['action']>().toEqualTypeOf<DecisionAction>();
+    expectTypeOf<ReturnType<typeof countDecisionsByReason>[number]['action']>().toEqualTypeOf<DecisionAction>();
+    expectTypeOf<DeliveryRow['event']>().toEqualTypeOf<WebhookEventValue>();
   });
 });

@@ -1,7 +1,7 @@
 // Webhooks and their delivery log.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { webhookDeliveries, webhooks } from '@/db/schema';
+import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -43,7 +43,7 @@ export function deleteWebhook(db: Db, id: number): void {
 }
 
 /** One pending delivery per enabled webhook subscribed to `event` (no events listed = all). */
-export function enqueueDeliveries(db: Db, event: string, payload: unknown, at: Date): number {
+export function enqueueDeliveries(db: Db, event: WebhookEventValue, payload: unknown, at: Date): number {
   const hooks = db.select({ id: webhooks.id, events: webhooks.events }).from(webhooks).where(eq(webhooks.enabled, true)).all();
   let n = 0;
   for (const h of hooks) {

@@ -36,7 +36,12 @@ describe('planDecisionOutcomes', () => {
   });
 
   it('a decision equal to the stored one is not new; another reason or start is', () => {
-    const stored = { ...idle, lastDecisionAction: 'upgrade', lastDecisionVersion: '4.13.2', nextRun: Date.parse('2021-08-30T19:00:00Z') };
+    const stored: LastDecisionState = {
+      ...idle,
+      lastDecisionAction: 'upgrade',
+      lastDecisionVersion: '4.13.2',
+      nextRun: Date.parse('2021-08-30T19:00:00Z'),
+    };
     expect(planDecisionOutcomes([upgrade], new Map([['a', stored]]))[0]!.changed).toBe(false);
     expect(planDecisionOutcomes([{ ...upgrade, nextRun: '2021-08-30T19:10:00Z' }], new Map([['a', stored]]))[0]!.changed).toBe(true);
     expect(planDecisionOutcomes([skip], new Map([['a', stored]]))[0]!.record).toEqual({

@@ -5,20 +5,22 @@
  * The tick (server/scheduler/run-tick.ts) only writes and acts on this.
  */
 import { parseInstant } from '@/server/domain/plan/time';
+import type { DecisionAction } from '@/server/domain/plan/types';
 import type { GatedDecision } from './apply-gates';
 
 /** The cluster's stored state this step reads (its last decision and current upgrade). */
 export interface LastDecisionState {
-  lastDecisionAction: string | null;
+  lastDecisionAction: DecisionAction | null;
   lastDecisionReason: string | null;
   lastDecisionVersion: string | null;
   nextRun: number | null;
   currentUpgrade: { nextRun: string } | null;
 }
 
+/** A decision as the tick stores it (the decisions table, and the cluster's last decision). */
 export interface DecisionRecord {
   clusterName: string;
-  action: string;
+  action: DecisionAction;
   version: string | null;
   reason: string | null;
   message: string | null;
