@@ -40,8 +40,19 @@ export type DecisionActionValue = 'upgrade' | 'skip' | 'cancel';
  * crash checks (server/integrations/providers/fake-provider.ts) stores its clusters too.
  */
 export type ClusterProviderValue = 'simulator' | 'ocm' | 'kubernetes' | 'fake';
-/** the lifecycle events a tick sends (LIFECYCLE_EVENTS in server/scheduler/run-tick.ts, WEBHOOK_EVENTS in the webhook service) */
-export type WebhookEventValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled' | 'skipped-unhealthy' | 'blocked';
+/** the lifecycle events a tick sends (LIFECYCLE_EVENTS in server/scheduler/run-tick.ts) */
+export type WebhookEventValue =
+  | 'scheduled'
+  | 'started'
+  | 'upgrading'
+  | 'completed'
+  | 'failed'
+  | 'timed-out'
+  | 'cancelled'
+  | 'skipped'
+  | 'precheck-failed'
+  | 'skipped-unhealthy'
+  | 'blocked';
 
 export const organizations = sqliteTable('organizations', {
   id: integer('id').primaryKey({ autoIncrement: true }),
