@@ -65,24 +65,26 @@ function validated(raw: unknown): PlanInput {
   return parsed.input;
 }
 
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 function timeForecast(label: string, input: PlanInput, horizonDays: number): number {
   const target = defaultTargetVersion(input) ?? undefined;
   const t0 = performance.now();
+  const c0 = cpuMs();
   const r = forecastRollout(input, { targetVersion: target, horizonDays, upgradeMinutes: 90 });
   const elapsed = performance.now() - t0;
+  const cpu = cpuMs() - c0;
   const reached = r.clusters.filter((c) => c.reachesTargetAt !== null).length;
   console.log(
-    `forecast: ${label}: ${input.clusters.length.toLocaleString('en-US')} clusters × ${horizonDays} days: ${elapsed.toFixed(0)} ms, ` +
+    `forecast: ${label}: ${input.clusters.length.toLocaleString('en-US')} clusters × ${horizonDays} days: ${elapsed.toFixed(0)} ms (CPU ${cpu.toFixed(0)}), ` +
       `${r.stats.engineRuns} engine runs (${(elapsed / Math.max(1, r.stats.engineRuns)).toFixed(1)} ms each), ${r.stats.upgrades} upgrades, ` +
       `${reached} clusters reach ${target ?? '—'}${r.stats.truncated ? ' (TRUNCATED)' : ''}`,
   );
   return elapsed;
 }
-
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
 
 /**
  * What the Forecast page costs the server: `forecast.run` on the seeded demo database at about
