@@ -12,8 +12,10 @@
  * A scheduled policy is `started` from its next_run on (the fake's clock). Scripting (in process,
  * or `POST /_fake/clusters/{id}/{action}` standalone): complete (the cluster takes the version
  * and, as OCM does for manual policies, the policy is removed), fail with a description, delay,
- * cancel, answer 500 on one cluster's policies, and a hook run between requests to interleave
- * events with a reader. Every write (POST, DELETE) is counted per cluster.
+ * cancel, answer 500 on one cluster's policies, publish a new release in the cluster's channel, and
+ * a hook run between requests to interleave events with a reader. Every write (POST, DELETE) is
+ * counted per cluster; `onWrite` runs once a write is accepted, before it is answered (the crash
+ * test kills the server there).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,6 +69,8 @@ export interface FakeOcmOptions {
   token?: string;
   now?: () => Date;
   port?: number;
+  /** extra `/_fake/...` routes (serve.ts adds its own); undefined falls through to the fake's */
+  control?: (req: FakeRequest) => FakeResponse | undefined;
 }
 
 export interface FakeOcm extends RunningFake {
@@ -85,6 +89,10 @@ export interface FakeOcm extends RunningFake {
   setPolicyFault(id: string, status: number | null): void;
   /** called before every API request is answered (to interleave events with a reader) */
   onRequest(hook: ((req: { method: string; path: string }) => void) | null): void;
+  /** a new release appears in the cluster's channel (an available upgrade once newer than its version) */
+  publishRelease(id: string, version: string): void;
+  /** called when a write is accepted, before it is answered */
+  onWrite(hook: ((write: FakeOcmWrite) => void) | null): void;
 }
 
 function readFixture<T>(name: string): T {
@@ -106,6 +114,11 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
   const refusals: { cluster: string; reason: string }[] = [];
   const requests: { method: string; path: string }[] = [];
   let hook: ((req: { method: string; path: string }) => void) | null = null;
+  let writeHook: ((write: FakeOcmWrite) => void) | null = null;
+  const recordWrite = (w: FakeOcmWrite) => {
+    writes.push(w);
+    writeHook?.(w);
+  };
   let nextPolicy = 1;
   let operation = 1;
   const clusters = new Map<string, ClusterState>(
@@ -198,9 +211,16 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
     setClusterState: (id, state) => void (get(id).state = state),
     setPolicyFault: (id, status) => void (get(id).policyFault = status),
     onRequest: (h) => void (hook = h),
+    publishRelease(id, version) {
+      const c = get(id);
+      if (!c.spec.releases.includes(version)) c.spec = { ...c.spec, releases: [...c.spec.releases, version] };
+    },
+    onWrite: (h) => void (writeHook = h),
   };
 
   const handle = (req: FakeRequest): FakeResponse => {
+    const extra = req.path.startsWith('/_fake/') ? opts.control?.(req) : undefined;
+    if (extra) return extra;
     if (req.path === '/_fake/writes') return { status: 200, body: { writes, refusals } };
     const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
     if (ctl && req.method === 'POST') {
@@ -211,6 +231,7 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       else if (ctl[2] === 'fail') api.failUpgrade(id, text('description', 'upgrade failed'));
       else if (ctl[2] === 'state') api.setPolicyState(id, text('value', '') as PolicyStateValue, text('description', ''));
       else if (ctl[2] === 'fault') api.setPolicyFault(id, typeof args.status === 'number' ? args.status : null);
+      else if (ctl[2] === 'publish') api.publishRelease(id, text('version', ''));
       else return { status: 404, body: { reason: `no action ${ctl[2]}` } };
       return { status: 200, body: api.cluster(id) };
     }
@@ -277,14 +298,14 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
         state: { value: 'pending', description: 'Upgrade policy created.' },
       };
       c.policies.push(p);
-      writes.push({ cluster: c.spec.id, method: 'POST', policyId: p.id, version, nextRun: p.next_run, at: iso(nowMs()) });
+      recordWrite({ cluster: c.spec.id, method: 'POST', policyId: p.id, version, nextRun: p.next_run, at: iso(nowMs()) });
       return { status: 201, body: policyJson(c, p) };
     }
     if (req.method === 'DELETE' && policy && !state) {
       if (policy.state.value === 'started' || policy.state.value === 'delayed')
         return error(400, "Can't delete an upgrade policy of an upgrade in progress");
       c.policies = c.policies.filter((p) => p !== policy);
-      writes.push({ cluster: c.spec.id, method: 'DELETE', policyId: policy.id, at: iso(nowMs()) });
+      recordWrite({ cluster: c.spec.id, method: 'DELETE', policyId: policy.id, at: iso(nowMs()) });
       return { status: 204 };
     }
     return error(405, `method ${req.method} not allowed on ${req.path}`);

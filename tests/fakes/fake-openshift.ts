@@ -14,8 +14,9 @@
  * Scriptable (in process, or `POST /_fake/clusters/{name}/{action}` with a JSON body when run
  * standalone by tests/fakes/serve.ts): complete or fail the running update, degrade an operator
  * or make it unavailable, fire alerts or make them unreadable, withdraw a release, offer one
- * conditionally, set Upgradeable, make the cluster unreachable or answer 500.
- * Every write (PATCH) is counted per cluster.
+ * conditionally, publish a new release, set Upgradeable, make the cluster unreachable or answer 500.
+ * Every write (PATCH) is counted per cluster; `onWrite` runs once a write is accepted, before it
+ * is answered (the crash test kills the server there).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -85,6 +86,8 @@ export interface FakeOpenShiftOptions {
   token?: string;
   now?: () => Date;
   port?: number;
+  /** extra `/_fake/...` routes (serve.ts adds its own); undefined falls through to the fake's */
+  control?: (req: FakeRequest) => FakeResponse | undefined;
 }
 
 export interface FakeWrite {
@@ -128,6 +131,10 @@ export interface FakeOpenShift extends RunningFake {
   offerConditionally(cluster: string, version: string): void;
   setUpgradeable(cluster: string, status: 'True' | 'False' | 'Unknown', message?: string): void;
   setFault(cluster: string, fault: 'unreachable' | 500 | null): void;
+  /** a new release appears in the cluster's channel (offered once newer than its version) */
+  publishRelease(cluster: string, version: string): void;
+  /** called when a write is accepted, before it is answered */
+  onWrite(hook: ((write: FakeWrite) => void) | null): void;
 }
 
 function readFixture<T>(name: string): T {
@@ -167,6 +174,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
   const token = opts.token ?? 'fake-kube-token';
   const now = () => (opts.now ? opts.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const writes: FakeWrite[] = [];
+  let writeHook: ((write: FakeWrite) => void) | null = null;
   const clusters = new Map<string, ClusterState>();
 
   const currentVersion = (s: ClusterState) =>
@@ -305,7 +313,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
           `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
         );
       if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
-      writes.push({ cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() });
+      const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
+      writes.push(write);
       const patched = mergePatch(s.cv, req.body) as ClusterVersion;
       // the main resource ignores status (a subresource) and identity changes
       const specChanged = JSON.stringify(patched.spec) !== JSON.stringify(s.cv.spec);
@@ -320,6 +329,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         spec: patched.spec ?? {},
       };
       acceptDesiredUpdate(s);
+      writeHook?.(write);
       return { status: 200, body: s.cv };
     }
     if (rest === CO_PATH && req.method === 'GET')
@@ -398,6 +408,12 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       setCondition(s, { type: 'Upgradeable', status: value, ...(message ? { reason: 'FakeReason', message } : {}) });
     },
     setFault: (name, fault) => void (get(name).fault = fault),
+    publishRelease(name, version) {
+      const s = get(name);
+      if (!s.spec.releases.includes(version)) s.spec = { ...s.spec, releases: [...s.spec.releases, version] };
+      refreshOffers(s);
+    },
+    onWrite: (h) => void (writeHook = h),
   };
 
   const control = (req: FakeRequest, name: string, action: string): FakeResponse => {
@@ -422,6 +438,9 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       case 'withdraw':
         api.withdrawRelease(name, str('version'));
         break;
+      case 'publish':
+        api.publishRelease(name, str('version'));
+        break;
       case 'fault':
         api.setFault(name, args.fault === 500 || args.fault === 'unreachable' ? args.fault : null);
         break;
@@ -432,6 +451,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
   };
 
   const server = await serveJson((req) => {
+    const extra = req.path.startsWith('/_fake/') ? opts.control?.(req) : undefined;
+    if (extra) return extra;
     if (req.path === '/_fake/writes') return { status: 200, body: { writes } };
     const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
     if (ctl && req.method === 'POST') return control(req, decodeURIComponent(ctl[1]!), ctl[2]!);
