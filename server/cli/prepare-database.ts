@@ -6,14 +6,21 @@ import { openDatabase } from '@/db/open-database';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
+import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { demoScaleForClusters, seedDemo } from '@/server/services/demo-seed-service';
 
 type Log = (line: string) => void;
 
+/** The name of a real provider's organization until `fleetplan import` names it. */
+export const UNNAMED_ORGANIZATION = 'unnamed';
+
 /**
  * start-up, with the settings scripts/start.mjs has already checked: migrate; seed the demo fleet
- * into an empty database when the provider is the simulator and FLEETPLAN_SEED_DEMO is not 0 (a
- * real provider's database starts empty); make sure someone can sign in. Returns the open handle:
+ * into an empty database when the provider is the simulator and FLEETPLAN_SEED_DEMO is not 0; a
+ * real provider's database starts with an empty organization (no policies), so the first tick
+ * stores the clusters it reads and `fleetplan import` can then give them policies (the import
+ * refuses clusters the fleet does not have, and a tick without an organization reads nothing);
+ * make sure someone can sign in. Returns the open handle:
  * scripts/start.mjs keeps it for the server's whole life, so `fleetplan restore` sees (through
  * SQLite's lock) that a server is running even before the app first touches the database.
  */
@@ -29,9 +36,10 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
       const { clusters } = seedDemo(db, new Date(), scale);
       log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
     } else if (empty && !simulator) {
+      insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
       log(
-        `fleetplan: provider ${settings.provider.name}: ${file} starts empty (the demo fleet is only seeded for the simulator); ` +
-          `import your organization with: npx --no fleetplan import FILE`,
+        `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
+          `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
       );
     } else if (empty) {
       log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);

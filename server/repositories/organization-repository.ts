@@ -18,3 +18,12 @@ export function readSoakCheckIn(db: DbOrTx, organizationId: number): Date | null
       ?.soakCheckIn ?? null
   );
 }
+
+/**
+ * The organization a real provider's database starts with: no policies, no sectors, nothing
+ * allowed-listed. The scheduler stores the clusters it observes under it (a tick without an
+ * organization reads nothing), and `fleetplan import` then gives it its name and policies.
+ */
+export function insertEmptyOrganization(db: DbOrTx, name: string, now: Date): OrganizationRow {
+  return db.insert(organizations).values({ name, updatedAt: now }).returning().get();
+}

@@ -140,30 +140,45 @@ describe('npm start on an empty database', () => {
     {
       provider: 'ocm',
       env: { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 'unused' },
-      organizations: 0,
+      organizations: 1,
+      demoLogin: false,
       log: /provider ocm: .* starts empty/,
     },
     {
       provider: 'kubernetes',
       env: { FLEETPLAN_PROVIDER: 'kubernetes', FLEETPLAN_KUBECONFIG: '/nonexistent/kubeconfig' },
-      organizations: 0,
+      organizations: 1,
+      demoLogin: false,
       log: /provider kubernetes: .* starts empty/,
     },
     {
       provider: 'simulator, FLEETPLAN_SEED_DEMO=0',
       env: { FLEETPLAN_SEED_DEMO: '0' },
       organizations: 0,
+      demoLogin: false,
       log: /FLEETPLAN_SEED_DEMO=0: .* starts empty/,
     },
-    { provider: 'simulator (default)', env: {}, organizations: 1, log: /seeded the simulated demo fleet \(56 clusters\)/ },
-    { provider: 'simulator (named)', env: { FLEETPLAN_PROVIDER: 'simulator' }, organizations: 1, log: /seeded the simulated demo fleet/ },
-  ])('$provider', async ({ env, organizations, log }) => {
+    {
+      provider: 'simulator (default)',
+      env: {},
+      organizations: 1,
+      demoLogin: true,
+      log: /seeded the simulated demo fleet \(56 clusters\)/,
+    },
+    {
+      provider: 'simulator (named)',
+      env: { FLEETPLAN_PROVIDER: 'simulator' },
+      organizations: 1,
+      demoLogin: true,
+      log: /seeded the simulated demo fleet/,
+    },
+  ])('$provider', async ({ env, organizations, demoLogin, log }) => {
     const file = path.join(dir, `start-${++counter}.db`);
     const lines: string[] = [];
     const db = await prepareDatabase(parseEnv({ ...base, ...env, DATABASE_URL: file }), (l) => lines.push(l));
     db.$client.close();
     expect(count(file, 'select count(*) as n from organizations')).toBe(organizations);
     expect(lines.join('\n')).toMatch(log);
-    expect(demoLoginSetting(file)).toBe(organizations === 1);
+    expect(demoLoginSetting(file)).toBe(demoLogin);
   });
 });
