@@ -9,7 +9,11 @@ test.describe('Data table', () => {
   test('sorts, remembers the chosen columns and downloads the rows as CSV', async ({ page }) => {
     await signIn(page);
     const db = openE2eDatabase();
-    const names = (db.prepare('select name, region from clusters order by name').all() as { name: string; region: string }[]).map((r) => r);
+    const names = db.prepare('select name, region, sector from clusters order by name').all() as {
+      name: string;
+      region: string;
+      sector: string;
+    }[];
     db.close();
     const table = page.getByRole('table', { name: 'Clusters' });
 
@@ -32,13 +36,44 @@ test.describe('Data table', () => {
     await expect(table.getByRole('columnheader', { name: 'Region' })).toBeVisible();
     await expect(table.getByRole('columnheader', { name: 'Workloads' })).toHaveCount(0);
 
-    // CSV of the shown page: header of the visible columns, then one line per row
+    // CSV of every row the filters keep (all pages, not just the 50 shown): header of the visible columns, then one line per row
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('fleet.csv');
     const csv = fs.readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(csv[0]).toBe('Cluster,Region,Version / channel,Sector,State,Soaking upgrades,Decision,Next run');
     expect(csv[1]!.startsWith(`${names[0]!.name},${names[0]!.region},`)).toBe(true);
-    expect(csv.filter(Boolean)).toHaveLength(1 + Math.min(50, names.length));
+    expect(names.length).toBeGreaterThan(50);
+    expect(csv.filter(Boolean)).toHaveLength(1 + names.length);
+
+    // JSON of a filtered view: exactly the clusters the filter keeps, by column id
+    await page.getByLabel('Sector').selectOption('prod-green');
+    await expect(page).toHaveURL(/sector=prod-green/);
+    const inSector = names.filter((n) => n.sector === 'prod-green').map((n) => n.name);
+    await expect(table.locator('tbody tr')).toHaveCount(inSector.length);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'JSON' }).click()]);
+    expect(json.suggestedFilename()).toBe('fleet.json');
+    const objects = JSON.parse(fs.readFileSync(await json.path(), 'utf8')) as { name: string; sector: string }[];
+    expect(objects.map((o) => o.name)).toEqual(inSector);
+    expect(new Set(objects.map((o) => o.sector))).toEqual(new Set(['prod-green']));
+  });
+
+  test('the pager jumps to a typed page and to the last one', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/fleet');
+    const pager = page.getByRole('navigation', { name: 'Pages of clusters' });
+    const jump = pager.getByLabel('Page number of clusters');
+    await jump.fill('2');
+    await jump.press('Enter');
+    await expect(pager).toContainText(/^51–\d+ of \d+ clusters · page 2 of 2/);
+    await expect(page).toHaveURL(/page=2/);
+    await pager.getByRole('button', { name: 'First page' }).click();
+    await expect(pager).toContainText(/^1–50 of/);
+    await expect(jump).toHaveValue('1');
+    // past the end lands on the last page
+    await jump.fill('99');
+    await jump.press('Enter');
+    await expect(jump).toHaveValue('2');
+    await expect(pager).toContainText(/page 2 of 2/);
   });
 
   test('the column chooser closes on Escape and on a click outside it', async ({ page }) => {

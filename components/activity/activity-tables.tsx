@@ -24,6 +24,8 @@ const dash = <span className="muted">—</span>;
 interface TableProps<Row> {
   rows: readonly Row[];
   paging: ServerPaging;
+  /** Every row the filters keep, for the download. */
+  exportRows?: () => Promise<readonly Row[]>;
   noun: string;
 }
 
@@ -57,7 +59,7 @@ const DECISION_COLUMNS: Column<DecisionRow>[] = [
   },
 ];
 
-export function DecisionsTable({ rows, paging, noun }: TableProps<DecisionRow>) {
+export function DecisionsTable({ rows, paging, noun, exportRows }: TableProps<DecisionRow>) {
   return (
     <DataTable
       id="activity-decisions"
@@ -67,6 +69,7 @@ export function DecisionsTable({ rows, paging, noun }: TableProps<DecisionRow>) 
       rowKey={(d) => d.id}
       rowProps={(d) => ({ 'data-decision': d.id })}
       paging={paging}
+      exportRows={exportRows}
       noun={noun}
     />
   );
@@ -125,7 +128,7 @@ const ACTION_COLUMNS: Column<ActionRow>[] = [
   { id: 'key', header: 'Idempotency key', hidden: true, className: 'mono small', csv: (a) => a.key, cell: (a) => a.key },
 ];
 
-export function ActionsTable({ rows, paging, noun }: TableProps<ActionRow>) {
+export function ActionsTable({ rows, paging, noun, exportRows }: TableProps<ActionRow>) {
   return (
     <DataTable
       id="activity-actions"
@@ -135,6 +138,7 @@ export function ActionsTable({ rows, paging, noun }: TableProps<ActionRow>) {
       rowKey={(a) => a.id}
       rowProps={(a) => ({ 'data-intent': a.id })}
       paging={paging}
+      exportRows={exportRows}
       noun={noun}
     />
   );
@@ -203,7 +207,7 @@ const CHANGE_COLUMNS: Column<ChangeRow>[] = [
   },
 ];
 
-export function ChangesTable({ rows, paging, noun }: TableProps<ChangeRow>) {
+export function ChangesTable({ rows, paging, noun, exportRows }: TableProps<ChangeRow>) {
   return (
     <DataTable
       id="activity-changes"
@@ -213,6 +217,7 @@ export function ChangesTable({ rows, paging, noun }: TableProps<ChangeRow>) {
       rowKey={(c) => c.id}
       rowProps={(c) => ({ 'data-change': c.id })}
       paging={paging}
+      exportRows={exportRows}
       noun={noun}
     />
   );

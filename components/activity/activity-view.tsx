@@ -4,7 +4,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { useTRPC } from '@/components/trpc/client';
+import { useTRPC, useTRPCClient } from '@/components/trpc/client';
+import { fetchAllPages } from '@/components/ui/table-model';
 import { QueryState } from '@/components/ui/query-state';
 import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable } from './activity-tables';
@@ -62,6 +63,7 @@ function isTab(v: string | null): v is Tab {
 
 export function ActivityView() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const params = useSearchParams();
   const [tab, setTab] = useState<Tab>(() => (isTab(params.get('tab')) ? (params.get('tab') as Tab) : 'decisions'));
   const [f, setF] = useState<Filters>(() => ({
@@ -95,18 +97,21 @@ export function ActivityView() {
   const rangeError = from && to && Date.parse(to) < Date.parse(from) ? 'the end is before the start' : null;
   const base = { cluster: cluster || undefined, from, to, offset, limit: PAGE };
   const opts = { placeholderData: keepPreviousData, refetchInterval: offset === 0 ? 15_000 : (false as const) };
+  const decisionsInput = { ...base, action: f.action || undefined, reason: f.reason || undefined };
+  const actionsInput = { ...base, action: f.action || undefined, status: f.status || undefined };
+  const changesInput = { ...base, action: f.action || undefined };
   const decisions = useQuery({
-    ...trpc.activity.decisions.queryOptions({ ...base, action: f.action || undefined, reason: f.reason || undefined }),
+    ...trpc.activity.decisions.queryOptions(decisionsInput),
     ...opts,
     enabled: tab === 'decisions' && !rangeError,
   });
   const actions = useQuery({
-    ...trpc.activity.actions.queryOptions({ ...base, action: f.action || undefined, status: f.status || undefined }),
+    ...trpc.activity.actions.queryOptions(actionsInput),
     ...opts,
     enabled: tab === 'actions' && !rangeError,
   });
   const changes = useQuery({
-    ...trpc.activity.changes.queryOptions({ ...base, action: f.action || undefined }),
+    ...trpc.activity.changes.queryOptions(changesInput),
     ...opts,
     enabled: tab === 'changes' && !rangeError,
   });
@@ -286,13 +291,52 @@ export function ActivityView() {
             {() => (
               <div style={{ opacity: current.isPlaceholderData ? 0.6 : 1 }}>
                 {tab === 'decisions' && decisions.data && (
-                  <DecisionsTable rows={decisions.data.rows} paging={paging(decisions.data.total)} noun={noun} />
+                  <DecisionsTable
+                    rows={decisions.data.rows}
+                    paging={paging(decisions.data.total)}
+                    noun={noun}
+                    exportRows={() =>
+                      fetchAllPages(
+                        (o, l) =>
+                          client.activity.decisions
+                            .query({ ...decisionsInput, offset: o, limit: l })
+                            .then((r) => ({ items: r.rows, total: r.total })),
+                        200,
+                      )
+                    }
+                  />
                 )}
                 {tab === 'actions' && actions.data && (
-                  <ActionsTable rows={actions.data.rows} paging={paging(actions.data.total)} noun={noun} />
+                  <ActionsTable
+                    rows={actions.data.rows}
+                    paging={paging(actions.data.total)}
+                    noun={noun}
+                    exportRows={() =>
+                      fetchAllPages(
+                        (o, l) =>
+                          client.activity.actions
+                            .query({ ...actionsInput, offset: o, limit: l })
+                            .then((r) => ({ items: r.rows, total: r.total })),
+                        200,
+                      )
+                    }
+                  />
                 )}
                 {tab === 'changes' && changes.data && (
-                  <ChangesTable rows={changes.data.rows} paging={paging(changes.data.total)} noun={noun} />
+                  <ChangesTable
+                    rows={changes.data.rows}
+                    paging={paging(changes.data.total)}
+                    noun={noun}
+                    exportRows={() =>
+                      fetchAllPages(
+                        (o, l) =>
+                          client.activity.changes
+                            .query({ ...changesInput, offset: o, limit: l })
+                            .then((r) => ({ items: r.rows, total: r.total })),
+                        200,
+                      )
+                    }
+                  />
                 )}
               </div>
             )}

@@ -4,7 +4,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
-import { useTRPC } from '@/components/trpc/client';
+import { useTRPC, useTRPCClient } from '@/components/trpc/client';
+import { fetchAllPages } from '@/components/ui/table-model';
 import { BadgeList, DecisionBadge, HealthBadge, StateBadge } from '@/components/ui/badges';
 import { ClusterLink } from '@/components/ui/cluster-link';
 import { formatDays } from '@/components/ui/format';
@@ -37,6 +38,7 @@ type FilterKey = 'sector' | 'workload' | 'state' | 'version' | 'reason';
 
 export function FleetTable() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
   const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
   // a link may carry any text: only the table's own sort keys and directions reach the server
@@ -54,14 +56,9 @@ export function FleetTable() {
   };
 
   const facets = useQuery(trpc.clusters.facets.queryOptions());
+  const input = { filter: { ...filter, search: url.q || undefined }, sort: sort.key, direction: sort.direction } satisfies ListInput;
   const list = useQuery({
-    ...trpc.clusters.list.queryOptions({
-      filter: { ...filter, search: url.q || undefined },
-      sort: sort.key,
-      direction: sort.direction,
-      offset: page * PAGE_SIZE,
-      limit: PAGE_SIZE,
-    } satisfies ListInput),
+    ...trpc.clusters.list.queryOptions({ ...input, offset: page * PAGE_SIZE, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
 
@@ -121,6 +118,7 @@ export function FleetTable() {
               onOffset: (o) => setUrl({ page: Math.floor(o / PAGE_SIZE) + 1 }),
               busy: list.isFetching,
             }}
+            exportRows={() => fetchAllPages((offset, limit) => client.clusters.list.query({ ...input, offset, limit }), 500)}
             noun="clusters"
             toolbar={filters}
             status={`${total} cluster${total === 1 ? '' : 's'}`}

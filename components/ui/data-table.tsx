@@ -1,6 +1,7 @@
 'use client';
 // One table for every list: typed columns (header, cell, sort value, CSV value, hidden by default),
-// a column chooser remembered per table in localStorage, CSV download of the rows the filter keeps,
+// a column chooser remembered per table in localStorage, CSV/JSON download of the rows the filters
+// keep (all pages of a server-paged table when it passes `exportRows`),
 // and either client-side sort/filter/paging (small lists) or a controlled mode where the server
 // sorts and pages (Fleet, Activity): pass `sort` + `onSort` and/or `paging`.
 import { useEffect, useMemo, useRef, useState, type HTMLAttributes, type ReactNode } from 'react';
@@ -59,6 +60,11 @@ export interface DataTableProps<Row> {
   onSort?: (sort: SortState) => void;
   /** Controlled paging: the rows are one page of `total`. */
   paging?: ServerPaging;
+  /**
+   * Controlled paging: every row the current filters keep (all pages), for the CSV/JSON download;
+   * without it the download holds the rows the table has.
+   */
+  exportRows?: () => Promise<readonly Row[]>;
   noun?: string;
   /** Shown instead of the table when there are no rows (after filtering). */
   empty?: ReactNode;
@@ -97,8 +103,8 @@ function useColumnChoice<Row>(id: string, columns: readonly Column<Row>[]) {
   return { hidden, toggle };
 }
 
-function download(fileName: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+export function download(fileName: string, text: string, type = 'text/csv;charset=utf-8') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
@@ -143,13 +149,35 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     else setLocalSort(next);
   };
 
-  const exportCsv = () => {
+  const [exporting, setExporting] = useState<string | null>(null);
+  const exportAs = async (format: 'csv' | 'json') => {
+    setExporting(null);
+    let rows: readonly Row[] = shown;
+    if (props.exportRows) {
+      setExporting('reading every page…');
+      try {
+        rows = await props.exportRows();
+      } catch (err) {
+        setExporting(`download failed: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      setExporting(null);
+    }
     const cols = visible.filter((c) => c.csv ?? c.value);
-    const text = toCsv(
-      cols.map((c) => c.header),
-      shown.map((r) => cols.map((c) => (c.csv ?? c.value)!(r))),
-    );
-    download(`${id}.csv`, text);
+    const cells = rows.map((r) => cols.map((c) => (c.csv ?? c.value)!(r)));
+    if (format === 'csv')
+      download(
+        `${id}.csv`,
+        toCsv(
+          cols.map((c) => c.header),
+          cells,
+        ),
+      );
+    else {
+      // the shown columns by id, as the CSV has them (the rows' raw fields are the API's)
+      const objects = cells.map((row) => Object.fromEntries(cols.map((c, i) => [c.id, row[i] ?? null])));
+      download(`${id}.json`, `${JSON.stringify(objects, null, 2)}\n`, 'application/json');
+    }
   };
 
   return (
@@ -187,8 +215,28 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                   </fieldset>
                 )}
               </details>
-              <button type="button" className="btn" onClick={exportCsv} disabled={shown.length === 0}>
+              {exporting && (
+                <span className="small muted" role="status">
+                  {exporting}
+                </span>
+              )}
+              <button
+                type="button"
+                className="btn"
+                onClick={() => void exportAs('csv')}
+                disabled={shown.length === 0 || exporting === 'reading every page…'}
+                title={props.exportRows ? 'Every row these filters keep, all pages' : undefined}
+              >
                 CSV
+              </button>
+              <button
+                type="button"
+                className="btn"
+                onClick={() => void exportAs('json')}
+                disabled={shown.length === 0 || exporting === 'reading every page…'}
+                title={props.exportRows ? 'Every row these filters keep, all pages' : undefined}
+              >
+                JSON
               </button>
             </span>
           )}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampOffset, compareCells, csvField, filterRows, hiddenColumns, nextSort, sortRows, toCsv } from './table-model';
+import { fetchAllPages, clampOffset, compareCells, csvField, filterRows, hiddenColumns, nextSort, sortRows, toCsv } from './table-model';
 
 describe('csvField', () => {
   it('quotes commas, quotes and line breaks, doubling inner quotes', () => {
@@ -96,5 +96,22 @@ describe('hiddenColumns', () => {
     expect([...hiddenColumns(columns, '{"region":true,"version":false,"gone":false}')]).toEqual(['version']);
     expect([...hiddenColumns(columns, 'not json')]).toEqual(['region']);
     expect([...hiddenColumns(columns, '["version"]')]).toEqual(['region']);
+  });
+});
+
+describe('fetchAllPages', () => {
+  const all = Array.from({ length: 23 }, (_, i) => i);
+  const pages = (offset: number, limit: number) => Promise.resolve({ items: all.slice(offset, offset + limit), total: all.length });
+
+  it('reads page after page until the total', async () => {
+    const asked: number[] = [];
+    const rows = await fetchAllPages((offset, limit) => (asked.push(offset), pages(offset, limit)), 10);
+    expect(rows).toEqual(all);
+    expect(asked).toEqual([0, 10, 20]);
+  });
+
+  it('stops at a short page and at the row cap', async () => {
+    expect(await fetchAllPages((o, l) => Promise.resolve({ items: all.slice(o, o + l), total: 1000 }), 10)).toEqual(all);
+    expect(await fetchAllPages(pages, 5, 12)).toEqual(all.slice(0, 12));
   });
 });

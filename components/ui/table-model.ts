@@ -97,3 +97,20 @@ export function hiddenColumns(columns: readonly { id: string; hidden?: boolean }
   }
   return hidden;
 }
+
+/**
+ * Every row of a server-paged list, page by page (`limit` rows a request) until `total` is read or
+ * a page comes back short; for downloads of "all rows these filters keep", not just the page shown.
+ */
+export async function fetchAllPages<Row>(
+  fetchPage: (offset: number, limit: number) => Promise<{ items: readonly Row[]; total: number }>,
+  limit: number,
+  maxRows = 100_000,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (;;) {
+    const page = await fetchPage(rows.length, limit);
+    rows.push(...page.items);
+    if (page.items.length < limit || rows.length >= Math.min(page.total, maxRows)) return rows.slice(0, maxRows);
+  }
+}
