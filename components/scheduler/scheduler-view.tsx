@@ -1,6 +1,7 @@
 'use client';
-// The Scheduler page: status and controls, recent ticks, maintenance exclusions, webhooks.
+// The Scheduler page: status and controls, recent ticks, maintenance exclusions, blocking hooks, webhooks.
 import { ExclusionsPanel } from './exclusions-panel';
+import { HooksPanel } from './hooks-panel';
 import { SchedulerStatus } from './scheduler-status';
 import { TicksTable } from './ticks-table';
 import { WebhooksPanel } from './webhooks-panel';
@@ -12,6 +13,7 @@ export function SchedulerView() {
       <SchedulerStatus />
       <TicksTable />
       <ExclusionsPanel />
+      <HooksPanel />
       <WebhooksPanel />
     </>
   );
