@@ -6,7 +6,7 @@
 // the same page loaded again right after.
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { parseEnv } from '@/server/env';
-import { collectFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
+import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { runTick } from '@/server/scheduler/run-tick';
 import { createServices, type Services } from '@/server/services/create-services';
 import { BENCH_FLEET_SIZE, BENCH_FLEET_START, createBenchFleet } from './bench-fleet';
@@ -32,7 +32,7 @@ function pages(services: Services, metrics: () => void, cluster: string): Record
       ['clusters.byName', () => services.clusters.byName(cluster)],
       ['clusters.explain', () => services.clusterExplain.explain(cluster)],
     ],
-    metrics: [['collectFleetMetrics', metrics]],
+    metrics: [['renderFleetMetrics', metrics]],
   };
 }
 
@@ -72,7 +72,7 @@ export async function runPageDataBench(): Promise<void> {
   });
   if (tick.status !== 'succeeded') throw new Error(`seeding tick ${tick.status}`);
   const services = createServices({ db, fleetNow: () => at, realNow: () => at, env: parseEnv({}) });
-  const byPage = pages(services, () => collectFleetMetrics(db, at), fleet.clusterNames[5]!);
+  const byPage = pages(services, () => renderFleetMetrics(db, at, { providerName: 'simulator' }), fleet.clusterNames[5]!);
 
   const newMinute = new Map<string, number[]>();
   const afterWrite = new Map<string, number[]>();

@@ -386,6 +386,21 @@ export const upgradeLifecycleTransitions = sqliteTable(
   (t) => [index('upgrade_lifecycle_transitions_lifecycle').on(t.lifecycleId, t.at), index('upgrade_lifecycle_transitions_at').on(t.at)],
 );
 
+/**
+ * Prometheus counters kept in the database (server/metrics/counters.ts), so every replica that
+ * shares it serves the same values. One row per metric name and label set; only ever increased.
+ */
+export const metricCounters = sqliteTable(
+  'metric_counters',
+  {
+    name: text('name').notNull(),
+    /** the label set as canonical JSON: an object with its keys sorted */
+    labels: text('labels').notNull(),
+    value: real('value').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.labels] })],
+);
+
 /** at most one scheduler acts at a time, across processes sharing the database */
 export const schedulerLeases = sqliteTable('scheduler_leases', {
   name: text('name').primaryKey(),

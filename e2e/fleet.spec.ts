@@ -42,13 +42,13 @@ test.describe('Fleet page', () => {
   test('metrics need an identity: anonymous scrapes get 401, a session gets the fleet', async ({ page, request }) => {
     const anonymous = await request.get('/api/metrics');
     expect(anonymous.status()).toBe(401);
-    expect(await anonymous.text()).not.toContain('fleetplan_cluster');
+    expect(await anonymous.text()).not.toContain('aus_cluster');
 
     await signIn(page);
     const res = await page.request.get('/api/metrics');
     expect(res.status()).toBe(200);
     const text = await res.text();
-    expect(text).toMatch(/^fleetplan_cluster_upgrade_policy_info\{[^}]*cluster_name="ocm-prod-green-01"/m);
-    expect(text).toContain('fleetplan_organization_version_soak_days{organization="app-sre"');
+    expect(text).toMatch(/^aus_cluster_upgrade_policy_info\{[^}]*org_name="app-sre"[^}]*cluster_name="ocm-prod-green-01"/m);
+    expect(text).toMatch(/^aus_organization_version_data\{integration="fleetplan",ocm_env="simulator",org_id="\d+",version=/m);
   });
 });

@@ -1,61 +1,173 @@
-// Fills the fleet gauges from the database at scrape time (remaining soak per candidate version,
-// policy info, soak per version and workload, health, freeze). Soak figures are the engine's own
-// (evaluateFleet: accumulated up to now, with the blocked and soak rules it decides with).
+// The whole /api/metrics body, computed at scrape time from the database: the reference upgrade
+// service's families (aus-metrics.ts) and fleetplan's own (`fleetplan_*`). Nothing is held in the
+// process between scrapes except the last body, so every replica sharing a database serves the
+// same values (counters included: they are rows, see counters.ts).
 //
-// Everything the gauges show comes from the stored data and the fleet minute, which is what the
-// shared stored-fleet evaluation is kept by: while a scrape gets the very evaluation the gauges
-// were last filled from, they already hold these values (refilling costs about a second on 10,000
-// clusters, mostly the engine's per-cluster candidate verdicts), so they are left as they are.
+// The soak figures are the engine's own (evaluateStoredFleet's decision-free view: accumulated up
+// to the fleet minute, with the blocked and soak rules it decides with). It is kept while neither the
+// data nor the fleet minute moves; every value here depends on nothing else, so while a scrape
+// gets the very evaluation the last body was written from, that body is served again.
 import type { Db } from '@/db/open-database';
-import { remainingSoakOf } from '@/server/domain/evaluation/remaining-soak';
 import { findOrganization } from '@/server/repositories/organization-repository';
-import { loadClusterStates } from '@/server/repositories/decision-repository';
+import { lastTickStartByStatus, listClusterMetricRows, listCounters, type CounterRow } from '@/server/repositories/metrics-repository';
 import { evaluateStoredFleet, type StoredFleetEvaluation } from '@/server/services/stored-fleet-evaluation';
-import { getMetrics } from './registry';
+import { AUS_INTEGRATION, ausFamilies, type AusBaseLabels, type AusClusterFacts } from './aus-metrics';
+import {
+  AUS_RECONCILE_ERRORS_TOTAL,
+  AUS_RECONCILED_TOTAL,
+  DECISIONS_TOTAL,
+  INTENTS_TOTAL,
+  PROVIDER_ERRORS_TOTAL,
+  TICK_DURATION,
+  TICK_DURATION_BUCKETS,
+  TICKS_TOTAL,
+  WEBHOOK_DELIVERIES_TOTAL,
+} from './counters';
+import { renderFamilies, type MetricFamily, type Sample } from './exposition';
 
-/** the evaluation the gauges hold now (weak: a closed test database's evaluation may go) */
-let filledFrom: WeakRef<StoredFleetEvaluation> | null = null;
+/**
+ * Provider operations that read the whole fleet: their failures are the reference's
+ * `aus_ocm_environment_errors` (it counts failures to read an OCM environment's clusters).
+ */
+export const FLEET_READ_OPERATIONS: readonly string[] = ['list-clusters', 'observe'];
 
-export function collectFleetMetrics(db: Db, now: Date): void {
-  const m = getMetrics();
+export interface MetricsScrapeOptions {
+  /** the provider fleetplan runs with: the AUS families' `ocm_env` label */
+  providerName: string;
+}
+
+const lastBody = new WeakMap<StoredFleetEvaluation, { key: string; body: string }>();
+
+export function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions): string {
   const org = findOrganization(db);
   const stored = org ? evaluateStoredFleet(db, org, now) : null;
-  if (stored && filledFrom?.deref() === stored) return;
-  filledFrom = stored ? new WeakRef(stored) : null;
-  m.remainingSoak.reset();
-  m.policyInfo.reset();
-  m.versionSoak.reset();
-  m.clusterHealth.reset();
-  m.frozen.reset();
-  if (!org || !stored) return;
-  m.frozen.set({ organization: org.name }, org.frozen ? 1 : 0);
-  if (!stored.ok) return;
-  const { input, view: evaluation } = stored;
-  const states = new Map(loadClusterStates(db, org.id).map((s) => [s.name, s]));
-  for (const [version, entry] of Object.entries(evaluation.versionData.versions)) {
-    for (const [workload, soak] of Object.entries(entry.workloads))
-      m.versionSoak.set({ organization: org.name, version, workload }, soak.soakDays);
-  }
-  for (const c of input.clusters) {
-    const s = states.get(c.name);
-    m.clusterHealth.set({ cluster: c.name }, c.healthy ? 1 : 0);
-    const p = c.upgradePolicy;
-    if (!p) continue;
-    m.policyInfo.set(
-      {
-        cluster_name: c.name,
-        channel: c.channel ?? '',
-        current_version: c.version,
-        schedule: p.schedule.cron,
-        sector: p.conditions.sector ?? '',
-        mutexes: p.conditions.mutexes.join(','),
-        soak_days: String(p.conditions.soakDays ?? ''),
-        workloads: p.workloads.join(','),
-      },
-      1,
+  const key = opts.providerName;
+  const cached = stored ? lastBody.get(stored) : undefined;
+  if (cached?.key === key) return cached.body;
+  const body = renderFamilies(collectFamilies(db, org, stored, opts));
+  if (stored) lastBody.set(stored, { key, body });
+  return body;
+}
+
+function collectFamilies(
+  db: Db,
+  org: ReturnType<typeof findOrganization>,
+  stored: StoredFleetEvaluation | null,
+  opts: MetricsScrapeOptions,
+): MetricFamily[] {
+  const base: AusBaseLabels = { integration: AUS_INTEGRATION, ocm_env: opts.providerName };
+  const counters = listCounters(db);
+  const families: MetricFamily[] = [];
+  if (org && stored) {
+    const clusters = new Map<string, AusClusterFacts>(listClusterMetricRows(db, org.id).map((r) => [r.name, r]));
+    families.push(
+      ...ausFamilies({
+        base,
+        organization: { id: org.id, name: org.name },
+        validationErrors: stored.ok ? 0 : stored.problems.length,
+        evaluated: stored.ok ? { input: stored.input, view: stored.view } : null,
+        clusters,
+      }),
     );
-    for (const r of remainingSoakOf(c, evaluation.candidateSoak(c.name) ?? [], evaluation.nowMs, s?.currentUpgrade?.startedAt)) {
-      m.remainingSoak.set({ cluster: c.name, cluster_uuid: s?.externalId ?? c.name, soaking_version: r.version }, r.value);
-    }
   }
+  families.push(...ausCounterFamilies(base, counters), ...fleetplanCounterFamilies(counters));
+  families.push(
+    {
+      name: 'fleetplan_organization_frozen',
+      help: '1 while the organization-wide freeze is on',
+      type: 'gauge',
+      samples: org ? [{ labels: { organization: org.name }, value: org.frozen ? 1 : 0 }] : [],
+    },
+    {
+      name: 'fleetplan_scheduler_last_tick_timestamp_seconds',
+      help: 'Start time (fleet clock) of the last finished tick, by outcome',
+      type: 'gauge',
+      samples: lastTickStartByStatus(db).map((t) => ({ labels: { status: t.status }, value: t.startedAt.getTime() / 1000 })),
+    },
+  );
+  return families;
+}
+
+function samplesOf(counters: readonly CounterRow[], name: string, extra: Record<string, string> = {}): Sample[] {
+  return counters.filter((c) => c.name === name).map((c) => ({ name, labels: { ...extra, ...c.labels }, value: c.value }));
+}
+
+function ausCounterFamilies(base: AusBaseLabels, counters: readonly CounterRow[]): MetricFamily[] {
+  const reconciled = samplesOf(counters, AUS_RECONCILED_TOTAL, { ...base });
+  const errorsByOrg = new Map(samplesOf(counters, AUS_RECONCILE_ERRORS_TOTAL).map((s) => [s.labels.org_id, s.value]));
+  // every reconciled organization has an error counter, 0 until a tick fails, so that an
+  // error-rate expression (errors / reconciled) has both sides from the first tick on
+  const errors: Sample[] = reconciled.map((s) => ({
+    name: AUS_RECONCILE_ERRORS_TOTAL,
+    labels: s.labels,
+    value: errorsByOrg.get(s.labels.org_id) ?? 0,
+  }));
+  const environmentErrors = counters
+    .filter((c) => c.name === PROVIDER_ERRORS_TOTAL && FLEET_READ_OPERATIONS.includes(c.labels.operation ?? ''))
+    .reduce((sum, c) => sum + c.value, 0);
+  return [
+    {
+      name: 'aus_organization_reconciled',
+      help: 'Counter for the number of times an OCM organization was reconciled',
+      type: 'counter',
+      samples: reconciled,
+    },
+    {
+      name: 'aus_organization_reconcile_errors',
+      help: 'Counter for the failed reconcile runs for an OCM organization',
+      type: 'counter',
+      samples: errors,
+    },
+    {
+      name: 'aus_ocm_environment_errors',
+      help: 'Error metric for failed OCM environment interactions',
+      type: 'counter',
+      samples: [{ name: 'aus_ocm_environment_errors_total', labels: { ...base }, value: environmentErrors }],
+    },
+  ];
+}
+
+function familyName(sampleName: string): string {
+  return sampleName.replace(/_total$/, '');
+}
+
+function fleetplanCounterFamilies(counters: readonly CounterRow[]): MetricFamily[] {
+  const plain: [string, string][] = [
+    [TICKS_TOTAL, 'Scheduler ticks by outcome'],
+    [DECISIONS_TOTAL, 'Decisions made by real and dry-run scheduler ticks, by action and reason'],
+    [INTENTS_TOTAL, 'Action intents by kind and outcome'],
+    [PROVIDER_ERRORS_TOTAL, 'Errors talking to the fleet provider, by operation'],
+    [WEBHOOK_DELIVERIES_TOTAL, 'Webhook delivery attempts by outcome'],
+  ];
+  const families: MetricFamily[] = plain.map(([name, help]) => ({
+    name: familyName(name),
+    help,
+    type: 'counter',
+    samples: samplesOf(counters, name),
+  }));
+  families.push({
+    name: TICK_DURATION,
+    help: 'Duration of scheduler ticks',
+    type: 'histogram',
+    samples: tickDurationSamples(counters),
+  });
+  return families;
+}
+
+function tickDurationSamples(counters: readonly CounterRow[]): Sample[] {
+  const value = (name: string, labels: Record<string, string>) =>
+    counters.find((c) => c.name === name && Object.entries(labels).every(([k, v]) => c.labels[k] === v))?.value ?? 0;
+  const samples: Sample[] = [];
+  for (const count of counters.filter((c) => c.name === `${TICK_DURATION}_count`)) {
+    const series = count.labels;
+    for (const le of [...TICK_DURATION_BUCKETS.map(String), '+Inf'])
+      samples.push({
+        name: `${TICK_DURATION}_bucket`,
+        labels: { ...series, le },
+        value: value(`${TICK_DURATION}_bucket`, { ...series, le }),
+      });
+    samples.push({ name: `${TICK_DURATION}_sum`, labels: series, value: value(`${TICK_DURATION}_sum_ms`, series) / 1000 });
+    samples.push({ name: `${TICK_DURATION}_count`, labels: series, value: count.value });
+  }
+  return samples;
 }

@@ -41,7 +41,7 @@ import {
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
 import type { ClusterSnapshot, FleetProvider } from '@/server/integrations/providers/types';
-import { getMetrics } from '@/server/metrics/registry';
+import { countDecisions, countIntent, countInterruptedTicks, countProviderError, countTick } from '@/server/metrics/counters';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import {
   insertDecisions,
@@ -240,7 +240,6 @@ interface LifecycleEnv {
 async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promise<void> {
   const { ctx, provider } = env;
   const now = ctx.now.getTime();
-  const metrics = getMetrics();
   const state = env.states.get(attempt.cluster);
   const cluster = env.clusters.get(attempt.cluster);
   const policy = cluster?.upgradePolicy;
@@ -254,7 +253,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     try {
       reading = toReading(await provider.observeCluster({ externalId: state.externalId, name: state.name }, ctx.now));
     } catch (err) {
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
+      countProviderError(ctx.db, provider.name, 'observe-cluster');
       reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   } else reading = toReading(snap);
@@ -362,12 +361,12 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
         if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
       })();
-      metrics.intents.inc({ kind: 'start', outcome: 'done' });
+      countIntent(ctx.db, 'start', 'done');
       env.counts.done++;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'start-upgrade' });
-      metrics.intents.inc({ kind: 'start', outcome: 'retry' });
+      countProviderError(ctx.db, provider.name, 'start-upgrade');
+      countIntent(ctx.db, 'start', 'retry');
       const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
       if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
       env.log('start refused by the provider; retried while the gates allow', { lifecycleId: attempt.id, error: message });
@@ -377,11 +376,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
-      metrics.intents.inc({ kind: 'cancel', outcome: 'done' });
+      countIntent(ctx.db, 'cancel', 'done');
       env.counts.done++;
     } catch (err) {
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'cancel-upgrade' });
-      metrics.intents.inc({ kind: 'cancel', outcome: 'failed' });
+      countProviderError(ctx.db, provider.name, 'cancel-upgrade');
+      countIntent(ctx.db, 'cancel', 'failed');
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
@@ -396,13 +395,12 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const dryRun = opts.dryRun ?? false;
   const leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const log = opts.log ?? (() => undefined);
-  const metrics = getMetrics();
   const started = performance.now();
 
   const lease = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
   if (!lease.acquired)
     return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
-  failInterruptedTicks(db, now);
+  countInterruptedTicks(db, failInterruptedTicks(db, now));
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
   const summary: TickSummary = {
     clusters: 0,
@@ -432,13 +430,13 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     try {
       observed = await provider.observe(now);
     } catch (err) {
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe' });
+      countProviderError(ctx.db, provider.name, 'observe');
       throw err;
     }
     const readErrors = new Map<string, string>();
     for (const e of observed.errors) {
       readErrors.set(e.name, e.message);
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'observe-cluster' });
+      countProviderError(ctx.db, provider.name, 'observe-cluster');
       log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
     }
     // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
@@ -451,7 +449,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         name: JSON.stringify(snap.name),
         problem,
       });
-      metrics.providerErrors.inc({ provider: provider.name, operation: 'invalid-cluster-name' });
+      countProviderError(ctx.db, provider.name, 'invalid-cluster-name');
       return false;
     });
     let states = loadClusterStates(db, org.id);
@@ -586,8 +584,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       summary.transitions = env.counts.transitions;
     }
 
-    for (const d of plan.decisions)
-      metrics.decisions.inc({ action: d.action, reason: d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE') });
+    countDecisions(db, plan.decisions);
     const durationMs = Math.round(performance.now() - started);
     Object.assign(summary, {
       clusters: snaps.length,
@@ -598,27 +595,27 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       events: ctx.events,
       durationMs,
     });
-    finishTick(db, tickId, {
-      finishedAt: new Date(now.getTime() + durationMs),
-      status: 'succeeded',
-      summary: summary as unknown as Record<string, number>,
-    });
-    metrics.ticks.inc({ status: 'succeeded' });
-    metrics.tickDuration.observe({ status: 'succeeded', dry_run: String(dryRun) }, durationMs / 1000);
-    metrics.lastTickTimestamp.set({ status: 'succeeded' }, now.getTime() / 1000);
+    db.$client.transaction(() => {
+      finishTick(db, tickId, {
+        finishedAt: new Date(now.getTime() + durationMs),
+        status: 'succeeded',
+        summary: summary as unknown as Record<string, number>,
+      });
+      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000 });
+    })();
     log('tick done', { tickId, ...summary });
     return { status: 'succeeded', tickId, summary, decisions: plan.decisions };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     const durationMs = Math.round(performance.now() - started);
     try {
-      finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+      db.$client.transaction(() => {
+        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
+      })();
     } catch {
       // the database itself failed; the next tick marks this row interrupted
     }
-    metrics.ticks.inc({ status: 'failed' });
-    metrics.tickDuration.observe({ status: 'failed', dry_run: String(dryRun) }, durationMs / 1000);
-    metrics.lastTickTimestamp.set({ status: 'failed' }, now.getTime() / 1000);
     log('tick failed', { tickId, error });
     return { status: 'failed', tickId, error };
   }

@@ -16,7 +16,7 @@ import {
   type ResolveHost,
   type SendOutcome,
 } from '@/server/integrations/webhooks/send-webhook';
-import { getMetrics } from '@/server/metrics/registry';
+import { countWebhookDelivery } from '@/server/metrics/counters';
 import {
   deleteWebhook,
   findWebhook,
@@ -190,7 +190,6 @@ export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Dat
   if (!hasDueDelivery(db, now.getTime())) return undefined;
   const d = claimNextDelivery(db, sender.holder, now.getTime(), now.getTime() + sender.policy.timeoutMs + CLAIM_MARGIN_MS);
   if (!d) return undefined;
-  const metrics = getMetrics();
   const attempt = await attemptDelivery(d, sender.key, sender.policy, now);
   const attempts = d.attempts + 1;
   const status = attempt.status;
@@ -202,7 +201,7 @@ export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Dat
       lastError: null,
       nextAttemptAt: null,
     });
-    metrics.webhookDeliveries.inc({ outcome: 'delivered' });
+    countWebhookDelivery(db, 'delivered');
     return 'delivered';
   }
   const error = attempt.error;
@@ -214,7 +213,7 @@ export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Dat
       lastError: error,
       nextAttemptAt: null,
     });
-    metrics.webhookDeliveries.inc({ outcome: 'failed' });
+    countWebhookDelivery(db, 'failed');
     return 'failed';
   }
   finishClaimedDelivery(db, d.id, sender.holder, {
@@ -223,7 +222,7 @@ export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Dat
     lastError: error,
     nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, sender.backoffBaseMs)),
   });
-  metrics.webhookDeliveries.inc({ outcome: 'retry' });
+  countWebhookDelivery(db, 'retry');
   return 'retrying';
 }
 

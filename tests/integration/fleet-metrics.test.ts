@@ -1,99 +1,229 @@
-// The remaining-soak gauge reads the engine's own verdicts (evaluateFleet): it used to compare the
-// soak stored at the last tick with the threshold, so a version the engine already found soaked
-// (soak accumulated up to now) still showed days remaining.
-import { describe, expect, it, vi } from 'vitest';
+// /api/metrics through the real route handler, its body read back with a strict parser of the
+// text format: the reference upgrade service's families under their own names, label names (in
+// its order) and values; fleetplan's own under fleetplan_*; counters from the database.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
-import { evaluateFleet, NO_GATES } from '@/server/domain/evaluation/evaluate-fleet';
-import { collectFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
-import { getMetrics } from '@/server/metrics/registry';
+import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
+import { parseEnv } from '@/server/env';
+import { countDecisions, countProviderError, countTick } from '@/server/metrics/counters';
+import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { saveVersionData } from '@/server/repositories/soak-repository';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
-import { createPolicyService } from '@/server/services/policies/policy-service';
-import { evaluateStoredFleet } from '@/server/services/stored-fleet-evaluation';
+import { createServices } from '@/server/services/create-services';
+import { parseExposition, series, type ParsedExposition } from './fixtures/prometheus-text';
+
+vi.mock('server-only', () => ({}));
+const { GET: metricsGet } = await import('@/app/api/metrics/route');
 
 const NOW = new Date('2021-08-30T18:00:00Z');
-const DAY = 86_400_000;
+const globalForDb = globalThis as unknown as { __fleetplanDb?: Db };
+const BASE = { integration: 'fleetplan', ocm_env: 'simulator' };
+let db: Db;
+let organizationId: number;
 
-async function remaining(): Promise<Record<string, number>> {
-  const values = (await getMetrics().remainingSoak.get()).values;
-  return Object.fromEntries(values.map((v) => [`${v.labels.cluster} ${v.labels.soaking_version}`, v.value]));
+beforeEach(async () => {
+  db = openDatabase(':memory:');
+  await bootstrapAuth(db, { env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'correct horse battery' }), log: () => {} });
+  await ensureAuthBootstrap(db);
+  globalForDb.__fleetplanDb = db;
+  ({ organizationId } = insertTestFleet(
+    db,
+    {
+      sectors: [{ name: 'canary' }, { name: 'prod', dependencies: ['canary'] }],
+      blocked: ['^4\\.13\\.3$'],
+      clusters: [
+        { name: 'alpha', version: '4.13.1', releases: ['4.13.2', '4.13.3'], soakDays: 2, mutexes: ['m1', 'm2'], sector: 'canary' },
+        { name: 'beta', version: '4.13.2', releases: [], workloads: ['wl', 'batch'], sector: 'prod', healthIssues: ['KubeAPIDown'] },
+        { name: 'gamma', version: '4.13.1', releases: ['4.13.2'], managed: false },
+      ],
+    },
+    NOW,
+  ));
+  // one day of soak for 4.13.2 on wl, stored at NOW: nothing more accumulates before the scrape
+  saveVersionData(db, organizationId, { versions: { '4.13.2': { workloads: { wl: { soakDays: 1, reporting: ['beta'] } } } } }, NOW);
+});
+
+async function scrape(): Promise<ParsedExposition> {
+  const services = createServices({ db, fleetNow: () => NOW, realNow: () => new Date(), env: parseEnv({}) });
+  const { token } = services.tokens.create({
+    name: 'prometheus',
+    scope: 'viewer',
+    actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 },
+  });
+  const res = await metricsGet(
+    new Request('http://fleet.test/api/metrics', { headers: { authorization: `Bearer ${token}`, host: 'fleet.test' } }),
+  );
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parseExposition(await res.text());
 }
 
-async function gauges(): Promise<{ frozen: number[]; health: Record<string, number> }> {
-  const m = getMetrics();
-  return {
-    frozen: (await m.frozen.get()).values.map((v) => v.value),
-    health: Object.fromEntries((await m.clusterHealth.get()).values.map((v) => [String(v.labels.cluster), v.value])),
-  };
-}
-
-function smallFleet(db: Db, names: string[]): void {
-  insertTestFleet(db, { clusters: names.map((name) => ({ name, version: '4.13.1', releases: ['4.13.2'], soakDays: 1 })) }, NOW);
-}
-
-describe('fleet metrics', () => {
-  it('remaining soak is 0 when the engine finds the version soaked, and counts blocked versions as -4', async () => {
-    const db = openDatabase(':memory:');
-    const { organizationId } = insertTestFleet(
-      db,
+describe('/api/metrics: the reference upgrade service families', () => {
+  it('aus_cluster_upgrade_policy_info: one series per cluster with a policy, every reference label in its order', async () => {
+    const info = series(await scrape(), 'aus_cluster_upgrade_policy_info');
+    expect(info.map((s) => Object.keys(s.labels))).toEqual([
+      [
+        'integration',
+        'ocm_env',
+        'cluster_uuid',
+        'org_id',
+        'org_name',
+        'channel',
+        'current_version',
+        'cluster_name',
+        'schedule',
+        'sector',
+        'mutexes',
+        'soak_days',
+        'workloads',
+        'product',
+        'hypershift',
+      ],
+      expect.any(Array),
+    ]);
+    const common = {
+      ...BASE,
+      org_id: String(organizationId),
+      org_name: 'test-org',
+      channel: 'stable',
+      schedule: '* * * * *',
+      product: '',
+      hypershift: 'false',
+    };
+    expect(info).toEqual([
       {
-        blocked: ['^4\\.13\\.3$'],
-        clusters: [
-          { name: 'runner', version: '4.13.2', releases: [], soakDays: 0 },
-          { name: 'waiter', version: '4.13.1', releases: ['4.13.2', '4.13.3'], soakDays: 1 },
-        ],
+        labels: {
+          ...common,
+          cluster_uuid: 'ext-alpha',
+          current_version: '4.13.1',
+          cluster_name: 'alpha',
+          sector: 'canary',
+          mutexes: 'm1,m2',
+          soak_days: '2',
+          workloads: 'wl',
+        },
+        value: 1,
       },
-      NOW,
-    );
-    // stored at the last tick, a day ago: 0.5 days of soak, runner already reporting
-    const lastTick = new Date(NOW.getTime() - DAY);
-    saveVersionData(
-      db,
-      organizationId,
-      { versions: { '4.13.2': { workloads: { wl: { soakDays: 0.5, reporting: ['runner'] } } } } },
-      lastTick,
-    );
-
-    collectFleetMetrics(db, NOW);
-    expect(await remaining()).toEqual({ 'waiter 4.13.3': -4, 'waiter 4.13.2': 0 });
-    // and the engine agrees: it upgrades waiter to 4.13.2 now
-    const stored = evaluateStoredFleet(db, { id: organizationId, frozen: false }, NOW);
-    expect(stored.ok && evaluateFleet(stored.input, NO_GATES).decisions.find((d) => d.cluster === 'waiter')).toMatchObject({
-      action: 'upgrade',
-      version: '4.13.2',
-    });
+      {
+        // no soakDays in the policy: the reference writes `soak_days or 0`
+        labels: {
+          ...common,
+          cluster_uuid: 'ext-beta',
+          current_version: '4.13.2',
+          cluster_name: 'beta',
+          sector: 'prod',
+          mutexes: '',
+          soak_days: '0',
+          workloads: 'wl,batch',
+        },
+        value: 1,
+      },
+    ]);
   });
 
-  it('a scrape in the same fleet minute with nothing written keeps the gauges as filled; a write, the next minute or another database fills them again', async () => {
-    const db = openDatabase(':memory:');
-    smallFleet(db, ['a', 'b']);
-    const clock = () => NOW;
-    const policies = createPolicyService(db, clock, clock);
-    const refills = vi.spyOn(getMetrics().clusterHealth, 'reset');
+  it('remaining soak (blocked -4, then days left), health per source, version data, validation errors', async () => {
+    const parsed = await scrape();
+    expect(series(parsed, 'aus_cluster_version_remaining_soak_days')).toEqual([
+      { labels: { ...BASE, cluster_uuid: 'ext-alpha', soaking_version: '4.13.3' }, value: -4 },
+      { labels: { ...BASE, cluster_uuid: 'ext-alpha', soaking_version: '4.13.2' }, value: 1 },
+    ]);
+    expect(series(parsed, 'aus_cluster_health_state')).toEqual([
+      { labels: { ...BASE, cluster_uuid: 'ext-alpha', health_source: 'fake' }, value: 1 },
+      { labels: { ...BASE, cluster_uuid: 'ext-beta', health_source: 'fake' }, value: 0 },
+    ]);
+    const versionData = series(parsed, 'aus_organization_version_data');
+    expect(versionData).toContainEqual({
+      labels: { ...BASE, org_id: String(organizationId), version: '4.13.2', workload: 'wl' },
+      value: 1,
+    });
+    expect(versionData.every((s) => Object.keys(s.labels).join() === 'integration,ocm_env,org_id,version,workload')).toBe(true);
+    expect(series(parsed, 'aus_organization_validation_errors')).toEqual([
+      { labels: { ...BASE, org_id: String(organizationId) }, value: 0 },
+    ]);
+    for (const name of [
+      'aus_cluster_version_remaining_soak_days',
+      'aus_cluster_upgrade_policy_info',
+      'aus_cluster_health_state',
+      'aus_organization_version_data',
+    ])
+      expect(parsed.types.get(name)).toBe('gauge');
+  });
 
-    collectFleetMetrics(db, NOW);
-    const filled = await gauges();
-    expect(filled).toEqual({ frozen: [0], health: { a: 1, b: 1 } });
-    expect(refills).toHaveBeenCalledTimes(1);
+  it('an invalid stored fleet: validation errors counted, no cluster series', async () => {
+    // a cron the policy validation refuses, written behind the validation's back
+    db.$client
+      .prepare(`update clusters set upgrade_policy = json_set(upgrade_policy, '$.schedule', '0 48 * * 1-5') where name = 'alpha'`)
+      .run();
+    const parsed = await scrape();
+    const errors = series(parsed, 'aus_organization_validation_errors');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.value).toBeGreaterThan(0);
+    expect(series(parsed, 'aus_cluster_upgrade_policy_info')).toEqual([]);
+  });
 
-    collectFleetMetrics(db, new Date(NOW.getTime() + 30_000));
-    expect(refills).toHaveBeenCalledTimes(1);
-    expect(await gauges()).toEqual(filled);
+  it('reconciles and their errors per organization, environment errors, from the counters in the database', async () => {
+    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    countTick(db, { status: 'failed', dryRun: false, durationSeconds: 3 });
+    countTick(db, { status: 'succeeded', dryRun: true, durationSeconds: 0.04 }); // a preview: no reconcile
+    countProviderError(db, 'fake', 'list-clusters');
+    countProviderError(db, 'fake', 'schedule-upgrade');
+    const parsed = await scrape();
+    const org = { ...BASE, org_id: String(organizationId) };
+    expect(parsed.types.get('aus_organization_reconciled')).toBe('counter');
+    expect(series(parsed, 'aus_organization_reconciled_total')).toEqual([{ labels: org, value: 2 }]);
+    expect(series(parsed, 'aus_organization_reconcile_errors_total')).toEqual([{ labels: org, value: 1 }]);
+    expect(series(parsed, 'aus_ocm_environment_errors_total')).toEqual([{ labels: BASE, value: 1 }]);
+  });
+});
 
-    policies.setFreeze('admin', { frozen: true, reason: 'incident' });
-    collectFleetMetrics(db, NOW);
-    expect(refills).toHaveBeenCalledTimes(2);
-    expect(await gauges()).toEqual({ frozen: [1], health: { a: 1, b: 1 } });
+describe('/api/metrics: fleetplan_* families', () => {
+  it('tick counts, the tick-duration histogram and decisions come from the database', async () => {
+    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 1.5 });
+    countTick(db, { status: 'failed', dryRun: false, durationSeconds: 40 });
+    countDecisions(db, [
+      { action: 'upgrade', reason: null },
+      { action: 'skip', reason: 'SOAK_DAYS' },
+      { action: 'skip', reason: 'SOAK_DAYS' },
+    ]);
+    const parsed = await scrape();
+    expect(series(parsed, 'fleetplan_scheduler_ticks_total')).toEqual([
+      { labels: { status: 'failed' }, value: 1 },
+      { labels: { status: 'succeeded' }, value: 2 },
+    ]);
+    expect(series(parsed, 'fleetplan_scheduler_decisions_total')).toEqual([
+      { labels: { action: 'skip', reason: 'SOAK_DAYS' }, value: 2 },
+      { labels: { action: 'upgrade', reason: 'UPGRADE' }, value: 1 },
+    ]);
+    expect(parsed.types.get('fleetplan_scheduler_tick_duration_seconds')).toBe('histogram');
+    const succeeded = { status: 'succeeded', dry_run: 'false' };
+    const buckets = series(parsed, 'fleetplan_scheduler_tick_duration_seconds_bucket').filter((s) => s.labels.status === 'succeeded');
+    expect(buckets.map((s) => [s.labels.le, s.value])).toEqual([
+      ['0.05', 0],
+      ['0.1', 0],
+      ['0.25', 1],
+      ['0.5', 1],
+      ['1', 1],
+      ['2', 2],
+      ['5', 2],
+      ['10', 2],
+      ['30', 2],
+      ['+Inf', 2],
+    ]);
+    expect(series(parsed, 'fleetplan_scheduler_tick_duration_seconds_sum')).toContainEqual({ labels: succeeded, value: 1.7 });
+    expect(series(parsed, 'fleetplan_scheduler_tick_duration_seconds_count')).toContainEqual({ labels: succeeded, value: 2 });
+    expect(series(parsed, 'fleetplan_scheduler_tick_duration_seconds_bucket')).toContainEqual({
+      labels: { status: 'failed', dry_run: 'false', le: '30' },
+      value: 0,
+    });
+    expect(series(parsed, 'fleetplan_organization_frozen')).toEqual([{ labels: { organization: 'test-org' }, value: 0 }]);
+  });
 
-    collectFleetMetrics(db, new Date(NOW.getTime() + 60_000));
-    expect(refills).toHaveBeenCalledTimes(3);
-
-    const other = openDatabase(':memory:');
-    smallFleet(other, ['c']);
-    collectFleetMetrics(other, NOW);
-    expect(await gauges()).toEqual({ frozen: [0], health: { c: 1 } });
-    collectFleetMetrics(db, new Date(NOW.getTime() + 60_000));
-    expect(await gauges()).toEqual({ frozen: [1], health: { a: 1, b: 1 } });
-    refills.mockRestore();
+  it('a scrape after a write shows it; an unchanged database serves the same body', () => {
+    const first = renderFleetMetrics(db, NOW, { providerName: 'simulator' });
+    expect(renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' })).toBe(first);
+    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    const after = parseExposition(renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' }));
+    expect(series(after, 'fleetplan_scheduler_ticks_total')).toEqual([{ labels: { status: 'succeeded' }, value: 1 }]);
   });
 });

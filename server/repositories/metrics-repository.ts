@@ -1,0 +1,79 @@
+// The persisted Prometheus counters (metric_counters) and the scrape-time reads of the metrics
+// endpoint. Counters live in the database so that every replica sharing it serves one value.
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { metricCounters, schedulerTicks } from '@/db/schema';
+
+export type CounterLabels = Readonly<Record<string, string>>;
+export interface CounterIncrement {
+  name: string;
+  labels: CounterLabels;
+  by: number;
+}
+export interface CounterRow {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The stored form of a label set: JSON of an object with its keys sorted, so equal sets meet. */
+export function canonicalLabels(labels: CounterLabels): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+/** Adds every increment in one transaction (an upsert each); increments of 0 or less are ignored. */
+export function addToCounters(db: Db, increments: readonly CounterIncrement[]): void {
+  const wanted = increments.filter((i) => i.by > 0);
+  if (wanted.length === 0) return;
+  db.transaction((tx) => {
+    for (const i of wanted) {
+      tx.insert(metricCounters)
+        .values({ name: i.name, labels: canonicalLabels(i.labels), value: i.by })
+        .onConflictDoUpdate({
+          target: [metricCounters.name, metricCounters.labels],
+          set: { value: sql`${metricCounters.value} + excluded.value` },
+        })
+        .run();
+    }
+  });
+}
+
+export function listCounters(db: Db): CounterRow[] {
+  return db
+    .select()
+    .from(metricCounters)
+    .orderBy(metricCounters.name, metricCounters.labels)
+    .all()
+    .map((r) => ({ name: r.name, labels: JSON.parse(r.labels) as Record<string, string>, value: r.value }));
+}
+
+/** When the last finished tick of each outcome started (ticks still running are left out). */
+export function lastTickStartByStatus(db: Db): { status: 'succeeded' | 'failed'; startedAt: Date }[] {
+  return db
+    .select({ status: schedulerTicks.status, startedAt: sql<number>`max(${schedulerTicks.startedAt})` })
+    .from(schedulerTicks)
+    .where(sql`${schedulerTicks.status} in ('succeeded', 'failed')`)
+    .groupBy(schedulerTicks.status)
+    .all()
+    .map((r) => ({ status: r.status as 'succeeded' | 'failed', startedAt: new Date(r.startedAt) }));
+}
+
+export interface ClusterMetricRow {
+  name: string;
+  externalId: string;
+  provider: string;
+  upgradeState: string;
+  /** when the provider reported the current upgrade started (ISO), if it has */
+  upgradeStartedAt: string | null;
+}
+
+/** What the per-cluster metrics need beyond the plan input, in one pass over the clusters. */
+export function listClusterMetricRows(db: Db, organizationId: number): ClusterMetricRow[] {
+  return db.$client
+    .prepare(
+      `select name, external_id as externalId, provider, upgrade_state as upgradeState,
+              json_extract(current_upgrade, '$.startedAt') as upgradeStartedAt
+       from clusters where organization_id = ? order by position, id`,
+    )
+    .all(organizationId) as ClusterMetricRow[];
+}
