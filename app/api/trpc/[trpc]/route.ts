@@ -8,7 +8,6 @@ import { appRouter } from '@/server/api/root';
 import { jsonNestingTooDeepAt } from '@/server/domain/bounded-parse';
 import { createRequestContext } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
-import { compressJsonResponse } from '@/server/http/compress-response';
 import { readLimitedBody, trpcPayloadTooLarge, withBufferedBody } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
 
@@ -38,14 +37,13 @@ async function handler(incoming: Request) {
   const db = getDb();
   const identity = await resolveRequestActor(db, req);
   // internal errors are logged (with a reference) by the errorFormatter in server/api/trpc.ts
-  const res = await fetchRequestHandler({
+  return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
     router: appRouter,
     allowMethodOverride: true,
     createContext: ({ resHeaders }) => createRequestContext({ db, req, identity, resHeaders }),
   });
-  return compressJsonResponse(req, res);
 }
 
 const GET = withApiHeaders(handler);
