@@ -17,7 +17,19 @@ import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 // Mirrors WEBHOOK_EVENTS in server/services/webhook-service.ts (client code imports no server values).
-const EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
+const EVENTS = [
+  'scheduled',
+  'started',
+  'upgrading',
+  'completed',
+  'failed',
+  'timed-out',
+  'cancelled',
+  'skipped',
+  'precheck-failed',
+  'skipped-unhealthy',
+  'blocked',
+] as const;
 type WebhookEvent = (typeof EVENTS)[number];
 const DELIVERY_TONE: Record<string, string> = { delivered: 'ok', pending: 'info', failed: 'bad' };
 const DELIVERY_PAGE = 20;

@@ -70,4 +70,32 @@ describe('runTick lifecycle', () => {
     expect(provider.records()).toEqual([]);
     expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'UNMANAGED' });
   });
+
+  it('a configured pre-upgrade hook is asked once when the start is due, and the start waits for its verdict', async () => {
+    const { db, provider } = setup();
+    const calls = new Map<string, 'pending' | 'allowed'>();
+    const requested: string[] = [];
+    const hooks = {
+      requestHook: (_db: unknown, req: { lifecycleId: number; stage: string }) => {
+        requested.push(req.stage);
+        if (req.stage === 'pre-upgrade' && !calls.has(`${req.lifecycleId}:pre-upgrade`))
+          calls.set(`${req.lifecycleId}:pre-upgrade`, 'pending');
+      },
+      hookVerdict: (_db: unknown, id: number, stage: string) => {
+        const v = calls.get(`${id}:${stage}`);
+        return v ? { state: v } : { state: 'none' as const };
+      },
+    };
+    const tickAt = (m: number) =>
+      runTick({ db, provider, now: new Date(NOW.getTime() + m * MIN), holder: 'test', realNow: () => NOW, ...hooks });
+    await tickAt(0);
+    await tickAt(7);
+    await tickAt(8);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'pre-hook' });
+    calls.set(`${db.select().from(t.upgradeLifecycles).get()!.id}:pre-upgrade`, 'allowed');
+    await tickAt(9);
+    expect(provider.records().map((r) => r.op)).toEqual(['trigger']);
+    expect(requested).toEqual(['pre-upgrade']);
+  });
 });

@@ -106,8 +106,22 @@ export interface RunTickOptions {
   log?: (message: string, detail?: Record<string, unknown>) => void;
   /** the pre/post hook verdict for an attempt (deliv's hookVerdict); none configured when absent */
   hookVerdict?: (db: Db, lifecycleId: number, stage: 'pre-upgrade' | 'post-upgrade') => HookVerdict;
-  /** asks for a hook delivery (idempotent per attempt and stage) */
-  requestHook?: (db: Db, attempt: StoredAttempt, stage: 'pre-upgrade' | 'post-upgrade', realNow: Date) => void;
+  /**
+   * asks for the hook calls of a stage (deliv's requestHook: idempotent per attempt and stage; with
+   * no hook configured nothing is queued and the verdict stays `none`)
+   */
+  requestHook?: (
+    db: Db,
+    req: {
+      lifecycleId: number;
+      stage: 'pre-upgrade' | 'post-upgrade';
+      cluster: string;
+      sector: string | null;
+      version: string;
+      fromVersion: string | null;
+    },
+    realNow: Date,
+  ) => void;
 }
 
 export interface TickSummary {
@@ -261,25 +275,50 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot));
   const decision = env.decisions.get(attempt.cluster);
   const verdict = (stage: 'pre-upgrade' | 'post-upgrade'): HookVerdict => env.hookVerdict(ctx.db, attempt.id, stage);
-  const result = stepAttempt(attempt, {
-    now,
-    options,
-    startLeadMs: provider.startLeadMs,
-    reading,
-    fleet: {
-      managed: !!policy,
-      paused: env.paused,
-      frozen: env.frozen,
-      exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
-      blockedBy: findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ?? null,
-      haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
-    },
-    decisionWithdrawn:
-      decision?.action === 'cancel' && decision.version === attempt.toVersion
-        ? { message: decision.message ?? 'cancelled by the engine' }
-        : null,
-    hooks: { pre: verdict('pre-upgrade'), post: verdict('post-upgrade') },
-  });
+  const step = () =>
+    stepAttempt(attempt, {
+      now,
+      options,
+      startLeadMs: provider.startLeadMs,
+      reading,
+      fleet: {
+        managed: !!policy,
+        paused: env.paused,
+        frozen: env.frozen,
+        exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
+        blockedBy: findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ?? null,
+        haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
+      },
+      decisionWithdrawn:
+        decision?.action === 'cancel' && decision.version === attempt.toVersion
+          ? { message: decision.message ?? 'cancelled by the engine' }
+          : null,
+      hooks: { pre: verdict('pre-upgrade'), post: verdict('post-upgrade') },
+    });
+  let result = step();
+  // A hook stage is due when the step would pass it (start, or leave for post-checks): ask for
+  // its calls first (no hook configured → nothing queued, verdict stays `none`) and step again,
+  // so a configured hook is waited for instead of skipped.
+  if (env.requestHook) {
+    const due: ('pre-upgrade' | 'post-upgrade')[] = [];
+    if (result.transitions.some((t) => t.to === 'started') && verdict('pre-upgrade').state === 'none') due.push('pre-upgrade');
+    if (result.transitions.some((t) => t.to === 'post-checks' && t.from !== 'post-hook') && verdict('post-upgrade').state === 'none')
+      due.push('post-upgrade');
+    for (const stage of due)
+      env.requestHook(
+        ctx.db,
+        {
+          lifecycleId: attempt.id,
+          stage,
+          cluster: attempt.cluster,
+          sector: sector ?? null,
+          version: attempt.toVersion,
+          fromVersion: attempt.fromVersion,
+        },
+        ctx.realNow(),
+      );
+    if (due.length > 0) result = step();
+  }
   const next = result.attempt;
   // nothing happened (the common case: waiting for the slot or the provider): nothing to write
   if (next === attempt && result.effects.length === 0) return;
@@ -346,8 +385,6 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     return;
   }
   env.counts.transitions += result.transitions.length;
-  if (env.requestHook)
-    for (const e of result.effects) if (e.kind === 'request-hook') env.requestHook(ctx.db, { ...attempt, ...next }, e.stage, ctx.realNow());
   if (!state) return;
   const ref = { externalId: state.externalId, name: state.name };
   if (startEffect) {

@@ -254,7 +254,19 @@ export async function deliverDueWebhooks(
   return out;
 }
 
-export const WEBHOOK_EVENTS = ['scheduled', 'started', 'completed', 'failed', 'cancelled', 'skipped-unhealthy', 'blocked'] as const;
+export const WEBHOOK_EVENTS = [
+  'scheduled',
+  'started',
+  'upgrading',
+  'completed',
+  'failed',
+  'timed-out',
+  'cancelled',
+  'skipped',
+  'precheck-failed',
+  'skipped-unhealthy',
+  'blocked',
+] as const;
 
 /** `now` is the wall clock (audit rows) */
 export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {
