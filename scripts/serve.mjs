@@ -4,13 +4,30 @@
 // header when the request carries none, so a client could pick the address that sign-in
 // throttling counts against. Here the socket's address replaces whatever the client sent, unless
 // FLEETPLAN_TRUST_PROXY=1 says a reverse proxy in front of us writes the header.
+//
+// It also compresses the API's JSON (the Fleet list, forecast pages, activity feeds shrink 5–10
+// times): Next's handler sends route answers as they are and drops a Content-Encoding a route
+// sets itself, so it is done here, around the handler, with the middleware `next start` uses
+// (gzip or deflate as the client accepts, JSON answers of 1 KB or more, Vary: Accept-Encoding).
+// Only tRPC: pages are Next's, and a streamed answer (server-sent events) must not wait in a
+// compressor's buffer.
 import http from 'node:http';
 import next from 'next';
+import compression from 'next/dist/compiled/compression/index.js';
+import { releaseCompressionStream } from 'next/dist/server/lib/release-compression-stream.js';
 
 const port = Number(process.env.PORT || 3000);
 const trustProxy = process.env.FLEETPLAN_TRUST_PROXY === '1';
 const app = next({ dev: false, dir: process.cwd() });
 const handle = app.getRequestHandler();
+// JSON only; Next appends headers, so Content-Type may be a list (the middleware's own filter
+// reads it as one string and would pass every answer through uncompressed)
+const compress = compression({
+  filter: (_req, res) => {
+    const type = res.getHeader('Content-Type');
+    return /^application\/json\b/i.test(String(Array.isArray(type) ? type[0] : (type ?? '')));
+  },
+});
 await app.prepare();
 
 const server = http.createServer((req, res) => {
@@ -18,6 +35,13 @@ const server = http.createServer((req, res) => {
   if (!trustProxy || !req.headers['x-forwarded-for']) {
     if (socketAddress) req.headers['x-forwarded-for'] = socketAddress;
     else delete req.headers['x-forwarded-for'];
+  }
+  if (req.url?.startsWith('/api/trpc/')) {
+    compress(req, res, () => {});
+    // as `next start` does: a client that disconnects mid-answer would leave the zlib stream open
+    res.once('close', () => {
+      if (!res.writableFinished) releaseCompressionStream(res);
+    });
   }
   void handle(req, res);
 });
