@@ -8,8 +8,7 @@ import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
-
-const MAX_BYTES = 20 * 1024 * 1024;
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 
 function readCsrfToken(): string {
   const match = document.cookie.match(/(?:^|; )fleetplan_csrf=([^;]+)/);
@@ -57,7 +56,8 @@ export function GraphManager() {
     mutationFn: async () => {
       const file = fileRef.current?.files?.[0];
       if (!file) throw new Error('Choose a graph file (JSON) first');
-      if (file.size > MAX_BYTES) throw new Error(`${file.name} is ${(file.size / 1048576).toFixed(1)} MB, over the 20 MB limit`);
+      if (file.size > MAX_GRAPH_BYTES)
+        throw new Error(`${file.name} is ${(file.size / 1048576).toFixed(1)} MB, over the ${MAX_GRAPH_BYTES / 1048576} MB limit`);
       const text = await file.text();
       return uploadGraph({
         fileName: file.name,

@@ -6,7 +6,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
-import { createGraphService, MAX_GRAPH_BYTES } from '@/server/services/graph-service';
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
+import { createGraphService } from '@/server/services/graph-service';
 import { cliActor, processIo, type CliIo } from './import-command';
 
 const USAGE = [

@@ -28,10 +28,9 @@ import {
   upsertGraph,
   type StoredGraphMeta,
 } from '@/server/repositories/update-graph-repository';
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { AppError } from './app-error';
 
-/** Largest graph document accepted (bytes of UTF-8). Real single-channel responses are ~0.1–3 MB. */
-export const MAX_GRAPH_BYTES = 20 * 1024 * 1024;
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
 

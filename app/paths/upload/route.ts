@@ -13,7 +13,7 @@ import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { formatMegabytes, payloadTooLarge, readLimitedBody } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
-import { MAX_GRAPH_BYTES } from '@/server/services/graph-service';
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 // Update graphs: stored Cincinnati graphs, the channels they hold, and upgrade paths through them.
 import { z } from 'zod';
-import { MAX_GRAPH_BYTES } from '@/server/services/graph-service';
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 

@@ -1,3 +1,4 @@
+import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { parseJsonText, type ParseLimits } from '../bounded-parse';
 import { normalizeVersion } from '../version/version';
 import { CHANNELS_METADATA_KEY, type ConditionalPair, type GraphNode, type GraphParseResult, type Risk } from './types';
@@ -127,7 +128,7 @@ function parseEdges(v: Json, nodeCount: number): [number, number][] {
  * thousands of edges) is a few MB and under a million values; nothing in it nests deeply.
  */
 export const GRAPH_LIMITS: ParseLimits = {
-  maxBytes: 20 * 1024 * 1024,
+  maxBytes: MAX_GRAPH_BYTES,
   maxDepth: 32,
   maxNodes: 5_000_000,
   maxAliases: 0,
