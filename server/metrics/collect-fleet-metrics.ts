@@ -9,7 +9,14 @@
 // gets the very evaluation the last body was written from, that body is served again.
 import type { Db } from '@/db/open-database';
 import { findOrganization } from '@/server/repositories/organization-repository';
-import { lastTickStartByStatus, listClusterMetricRows, listCounters, type CounterRow } from '@/server/repositories/metrics-repository';
+import {
+  countFailedAttempts,
+  lastTickStartByStatus,
+  listClusterMetricRows,
+  listCounters,
+  listLatestAttempts,
+  type CounterRow,
+} from '@/server/repositories/metrics-repository';
 import { evaluateStoredFleet, type StoredFleetEvaluation } from '@/server/services/stored-fleet-evaluation';
 import { AUS_INTEGRATION, ausFamilies, type AusBaseLabels, type AusClusterFacts } from './aus-metrics';
 import {
@@ -24,6 +31,7 @@ import {
   WEBHOOK_DELIVERIES_TOTAL,
 } from './counters';
 import { renderFamilies, type MetricFamily, type Sample } from './exposition';
+import { lifecycleFamilies } from './lifecycle-metrics';
 
 /**
  * Provider operations that read the whole fleet: their failures are the reference's
@@ -71,6 +79,7 @@ function collectFamilies(
     );
   }
   families.push(...ausCounterFamilies(base, counters), ...fleetplanCounterFamilies(counters));
+  if (org) families.push(...lifecycleFamilies(listLatestAttempts(db, org.id), countFailedAttempts(db, org.id)));
   families.push(
     {
       name: 'fleetplan_organization_frozen',

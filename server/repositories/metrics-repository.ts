@@ -77,3 +77,50 @@ export function listClusterMetricRows(db: Db, organizationId: number): ClusterMe
     )
     .all(organizationId) as ClusterMetricRow[];
 }
+
+export interface LatestAttemptRow {
+  cluster: string;
+  externalId: string;
+  fromVersion: string;
+  toVersion: string;
+  state: string;
+  reason: string | null;
+  updatedAt: number;
+}
+
+/** Each cluster's latest upgrade attempt (the highest id), with the cluster's external id. */
+export function listLatestAttempts(db: Db, organizationId: number): LatestAttemptRow[] {
+  return db.$client
+    .prepare(
+      `select c.name as cluster, c.external_id as externalId, l.from_version as fromVersion, l.to_version as toVersion,
+              l.state, l.reason, l.updated_at as updatedAt
+       from upgrade_lifecycles l
+       join (select cluster_id, max(id) as id from upgrade_lifecycles group by cluster_id) latest on latest.id = l.id
+       join clusters c on c.id = l.cluster_id
+       where c.organization_id = ?
+       order by c.position, c.id`,
+    )
+    .all(organizationId) as LatestAttemptRow[];
+}
+
+export interface FailureCountRow {
+  cluster: string;
+  externalId: string;
+  state: 'failed' | 'timed-out';
+  attempts: number;
+  unacknowledged: number;
+}
+
+/** Per cluster, how many attempts ended failed or timed out, and how many of those await an acknowledgement. */
+export function countFailedAttempts(db: Db, organizationId: number): FailureCountRow[] {
+  return db.$client
+    .prepare(
+      `select c.name as cluster, c.external_id as externalId, l.state, count(*) as attempts,
+              sum(case when l.acknowledged_at is null then 1 else 0 end) as unacknowledged
+       from upgrade_lifecycles l join clusters c on c.id = l.cluster_id
+       where l.state in ('failed', 'timed-out') and c.organization_id = ?
+       group by c.id, l.state
+       order by c.position, c.id, l.state`,
+    )
+    .all(organizationId) as FailureCountRow[];
+}

@@ -7,6 +7,7 @@ import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
 import { parseEnv } from '@/server/env';
 import { countDecisions, countProviderError, countTick } from '@/server/metrics/counters';
 import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
+import { acknowledgeAttemptFailure, insertAttempt } from '@/server/repositories/lifecycle-repository';
 import { saveVersionData } from '@/server/repositories/soak-repository';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import { createServices } from '@/server/services/create-services';
@@ -225,5 +226,64 @@ describe('/api/metrics: fleetplan_* families', () => {
     countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
     const after = parseExposition(renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' }));
     expect(series(after, 'fleetplan_scheduler_ticks_total')).toEqual([{ labels: { status: 'succeeded' }, value: 1 }]);
+  });
+});
+
+describe('/api/metrics: upgrade lifecycle families', () => {
+  const HOUR = 3_600_000;
+  function attempt(cluster: string, toVersion: string, slot: number, end?: { state: string; reason: string; at: number }) {
+    const { id: clusterId } = db.$client.prepare('select id from clusters where name = ?').get(cluster) as { id: number };
+    const a = insertAttempt(db, {
+      clusterId,
+      clusterName: cluster,
+      sector: null,
+      fromVersion: '4.13.1',
+      toVersion,
+      slot,
+      haltsOnFailure: true,
+      at: slot - HOUR,
+      actor: 'scheduler:test',
+      tickId: null,
+      message: 'scheduled',
+    })!;
+    // the end state as the lifecycle would leave it (its own tests cover how it gets there)
+    if (end)
+      db.$client
+        .prepare('update upgrade_lifecycles set state = ?, reason = ?, updated_at = ? where id = ?')
+        .run(end.state, end.reason, end.at, a.id);
+    return a.id;
+  }
+
+  it('per cluster its latest attempt, clusters per state (all states), last transition, failures and timeouts counted', async () => {
+    const t0 = NOW.getTime() - 10 * HOUR;
+    const failed = attempt('alpha', '4.13.2', t0, { state: 'failed', reason: 'PROVIDER_FAILED', at: t0 + HOUR });
+    expect(acknowledgeAttemptFailure(db, failed, { by: 'admin', comment: 'retry it', at: t0 + 2 * HOUR })).toBe(true);
+    attempt('alpha', '4.13.2', t0 + 3 * HOUR, { state: 'timed-out', reason: 'UPGRADE_TIMEOUT', at: t0 + 9 * HOUR });
+    attempt('beta', '4.13.3', NOW.getTime() + HOUR);
+
+    const parsed = await scrape();
+    const alpha = { cluster: 'alpha', cluster_uuid: 'ext-alpha' };
+    const beta = { cluster: 'beta', cluster_uuid: 'ext-beta' };
+    expect(series(parsed, 'fleetplan_upgrade_state')).toEqual([
+      { labels: { ...alpha, from_version: '4.13.1', to_version: '4.13.2', state: 'timed-out', reason: 'UPGRADE_TIMEOUT' }, value: 1 },
+      { labels: { ...beta, from_version: '4.13.1', to_version: '4.13.3', state: 'scheduled', reason: '' }, value: 1 },
+    ]);
+    const perState = series(parsed, 'fleetplan_upgrade_state_clusters');
+    expect(perState).toHaveLength(12);
+    expect(perState.filter((s) => s.value !== 0)).toEqual([
+      { labels: { state: 'scheduled' }, value: 1 },
+      { labels: { state: 'timed-out' }, value: 1 },
+    ]);
+    expect(series(parsed, 'fleetplan_upgrade_last_transition_timestamp_seconds')).toEqual([
+      { labels: alpha, value: (t0 + 9 * HOUR) / 1000 },
+      { labels: beta, value: NOW.getTime() / 1000 }, // created an hour before its slot
+    ]);
+    expect(parsed.types.get('fleetplan_upgrade_failures')).toBe('counter');
+    expect(series(parsed, 'fleetplan_upgrade_failures_total')).toEqual([
+      { labels: { ...alpha, outcome: 'failed' }, value: 1 },
+      { labels: { ...alpha, outcome: 'timed-out' }, value: 1 },
+    ]);
+    // the acknowledged failure no longer counts as waiting; the timeout does
+    expect(series(parsed, 'fleetplan_upgrade_unacknowledged_failures')).toEqual([{ labels: { ...alpha, outcome: 'timed-out' }, value: 1 }]);
   });
 });
