@@ -5,7 +5,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { getDb } from '@/db/client';
 import { appRouter } from '@/server/api/root';
-import { jsonNestingTooDeepAt } from '@/server/domain/bounded-parse';
+import { scanJson } from '@/server/domain/bounded-parse';
 import { createRequestContext } from '@/server/api/trpc';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { readLimitedBody, trpcPayloadTooLarge, withBufferedBody } from '@/server/http/read-limited-body';
@@ -31,8 +31,9 @@ async function handler(incoming: Request) {
   const body = await readLimitedBody(incoming, MAX_TRPC_BODY_BYTES);
   if (!body.ok) return trpcPayloadTooLarge(MAX_TRPC_BODY_BYTES);
   // no input nests deeply; JSON.parse would spend ~250 ms on 2 MB of '[[[[', even for anonymous callers
-  if (jsonNestingTooDeepAt(body.bytes, MAX_INPUT_DEPTH) >= 0)
-    return trpcBadRequest(`The request body nests deeper than ${MAX_INPUT_DEPTH} levels`);
+  // (the body's values are not counted here: 2 MB cannot hold enough of them to matter)
+  const scan = scanJson(new TextDecoder().decode(body.bytes), MAX_INPUT_DEPTH, Number.POSITIVE_INFINITY);
+  if (!scan.ok && scan.limit === 'depth') return trpcBadRequest(`The request body nests deeper than ${MAX_INPUT_DEPTH} levels`);
   const req = withBufferedBody(incoming, body.bytes);
   const db = getDb();
   const identity = await resolveRequestActor(db, req);
