@@ -8,14 +8,23 @@ export async function register(): Promise<void> {
   const { getEnv } = await import('./server/env');
   const env = getEnv();
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
-  const [{ startScheduler }, { getDb }, { prepareWebhookSecrets }, { createOutboundDeliverer }] = await Promise.all([
-    import('./server/scheduler/start'),
-    import('./db/client'),
-    import('./server/services/webhook-service'),
-    import('./server/services/outbound-delivery'),
-  ]);
+  const [{ configureProcessScheduler, startScheduler }, { getDb }, { prepareWebhookSecrets }, { createOutboundDeliverer }, hooks] =
+    await Promise.all([
+      import('./server/scheduler/start'),
+      import('./db/client'),
+      import('./server/services/webhook-service'),
+      import('./server/services/outbound-delivery'),
+      import('./server/services/hooks/hook-service'),
+    ]);
   prepareWebhookSecrets(getDb(), env);
-  if (!env.schedulerEnabled) return;
   // the scheduler gets its collaborators here: it does not import services (nor they it)
-  startScheduler(getDb, { deliverNext: createOutboundDeliverer() });
+  configureProcessScheduler({
+    deliverNext: createOutboundDeliverer(),
+    hooks: {
+      hookVerdict: hooks.hookVerdict,
+      requestHook: hooks.requestHook,
+    },
+  });
+  if (!env.schedulerEnabled) return;
+  startScheduler(getDb);
 }

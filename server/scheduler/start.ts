@@ -34,7 +34,7 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import type { SchedulerControl, SchedulerRuntimeStatus, TickOutcome } from '@/server/services/scheduler-control';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
-import { runTick, type TickResult } from './run-tick';
+import { runTick, type RunTickOptions, type TickResult } from './run-tick';
 
 /** kept here for callers that import it from the scheduler */
 export { SCHEDULER_PAUSED_SETTING };
@@ -92,6 +92,8 @@ export interface SchedulerLoopOptions {
   fleetNow?: (db: Db) => Date;
   /** sends one due webhook delivery or hook call; false when nothing was due (default: no deliveries) */
   deliverNext?: (db: Db, holder: string) => Promise<boolean>;
+  /** the blocking hooks the lifecycle asks and waits for (services/hooks); none configured when absent */
+  hooks?: Pick<RunTickOptions, 'hookVerdict' | 'requestHook'>;
   /** deliveries sent at the same time (FLEETPLAN_DELIVERY_CONCURRENCY) */
   deliveryConcurrency?: number;
   /** how long an idle delivery slot waits before it looks again */
@@ -179,6 +181,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
           holder,
           leaseTtlMs: ttlMs,
           log: (m, d) => log(m, d),
+          ...opts.hooks,
         });
         // renewed at the end too, so the next tick (one interval later) finds it still ours
         if (result.status !== 'skipped') renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
@@ -289,6 +292,7 @@ function toOutcome(result: TickResult): TickOutcome {
 
 export interface ProcessSchedulerCollaborators {
   deliverNext?: SchedulerLoopOptions['deliverNext'];
+  hooks?: SchedulerLoopOptions['hooks'];
 }
 
 const g = globalThis as unknown as {
@@ -306,6 +310,11 @@ export function processScheduler(): SchedulerLoop {
     intervalMs: tickIntervalMs(),
     deliveryConcurrency: getEnv().deliveryConcurrency,
     deliverNext: (db, holder) => g.__fleetplanSchedulerDeliverNext?.deliverNext?.(db, holder) ?? Promise.resolve(false),
+    // read when a tick runs: configureProcessScheduler may come after the first use
+    hooks: {
+      hookVerdict: (...args) => g.__fleetplanSchedulerDeliverNext?.hooks?.hookVerdict?.(...args) ?? { state: 'none' },
+      requestHook: (...args) => g.__fleetplanSchedulerDeliverNext?.hooks?.requestHook?.(...args),
+    },
   });
   return g.__fleetplanScheduler;
 }
@@ -316,11 +325,19 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
 }
 
 /**
+ * Hands this process's scheduler what it needs from the services (instrumentation.ts), also when
+ * the loop is off: "run now" ticks consult the hooks too.
+ */
+export function configureProcessScheduler(collaborators: ProcessSchedulerCollaborators): void {
+  g.__fleetplanSchedulerDeliverNext = collaborators;
+}
+
+/**
  * Starts this process's loop (instrumentation.ts). `collaborators.deliverNext` sends one due
  * delivery; it comes from the services, which the scheduler does not import.
  */
-export function startScheduler(getDb: () => Db, collaborators: ProcessSchedulerCollaborators = {}): void {
-  g.__fleetplanSchedulerDeliverNext = collaborators;
+export function startScheduler(getDb: () => Db, collaborators?: ProcessSchedulerCollaborators): void {
+  if (collaborators) configureProcessScheduler(collaborators);
   const loop = processScheduler();
   loop.start(getDb);
   // scripts/serve.mjs awaits these before the process exits on SIGTERM/SIGINT
