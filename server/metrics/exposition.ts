@@ -24,7 +24,11 @@ function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
+const NEEDS_ESCAPE = /[\\\n"]/;
+
 function escapeLabelValue(text: string): string {
+  // most values need nothing: skip the three replacements for them (10,000 clusters × 15 labels)
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
@@ -36,16 +40,16 @@ export function formatValue(value: number): string {
 }
 
 function formatLabels(labels: Readonly<Record<string, string>>): string {
-  const entries = Object.entries(labels);
-  if (entries.length === 0) return '';
-  return `{${entries.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')}}`;
+  let out = '';
+  for (const key in labels) out += `${out ? ',' : '{'}${key}="${escapeLabelValue(labels[key]!)}"`;
+  return out ? `${out}}` : '';
 }
 
 /** One family: HELP, TYPE and its samples, in the order given. */
 export function renderFamily(family: MetricFamily): string {
-  const lines = [`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`];
-  for (const s of family.samples) lines.push(`${s.name ?? family.name}${formatLabels(s.labels)} ${formatValue(s.value)}`);
-  return lines.join('\n') + '\n';
+  let out = `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`;
+  for (const s of family.samples) out += `${s.name ?? family.name}${formatLabels(s.labels)} ${formatValue(s.value)}\n`;
+  return out;
 }
 
 export function renderFamilies(families: readonly MetricFamily[]): string {
