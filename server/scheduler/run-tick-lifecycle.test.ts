@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import type { FleetProvider } from '@/server/integrations/providers/types';
 import { runTick } from './run-tick';
 import { insertTestFleet, type TestFleet } from './test-fleet';
 
@@ -50,6 +51,31 @@ describe('runTick lifecycle', () => {
     const { tick, events } = setup();
     for (const m of [0, 1, 2, 7, 8, 9, 40, 41, 42]) await tick(m);
     expect(events()).toEqual(['scheduled', 'started', 'upgrading', 'completed']);
+  });
+
+  it('an upgrade the provider finished before any tick saw it running completes (the scheduler was down meanwhile)', async () => {
+    // Found by e2e/crash-restart.spec.ts against the fake OCM: a policy completed and removed
+    // between two ticks. The tick put its own view of the attempt ("scheduled" at the provider)
+    // into the snapshot the lifecycle reads as the provider's, so the attempt waited for a start
+    // the provider had long finished, until its timeout: a failure that halts the version.
+    const { db, provider, events } = setup();
+    // OCM removes a completed manual policy: no current and no last upgrade, only the new version
+    const ocmLike: FleetProvider = {
+      ...provider,
+      observe: async (now) => {
+        const fleet = await provider.observe(now);
+        return { ...fleet, clusters: fleet.clusters.map((c) => ({ ...c, lastUpgrade: null })) };
+      },
+      observeCluster: async (ref, now) => ({ ...(await provider.observeCluster(ref, now)), lastUpgrade: null }),
+    };
+    const tick = (minutes: number) =>
+      runTick({ db, provider: ocmLike, now: new Date(NOW.getTime() + minutes * MIN), holder: 'test', realNow: () => NOW });
+    await tick(0);
+    await tick(7); // started at the slot
+    await tick(7 + 31); // the fake's upgrade takes 30 min: done, and never seen running
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'completed', toVersion: '4.13.2' });
+    expect(db.select().from(t.clusters).get()).toMatchObject({ version: '4.13.2', currentUpgrade: null });
+    expect(events()).toEqual(['scheduled', 'started', 'completed']);
   });
 
   it('a dry run writes nothing: no attempt, no provider call, no snapshot, no event', async () => {

@@ -209,9 +209,13 @@ function storeSnapshots(
 
 const BEGUN_AT_PROVIDER = new Set(['upgrading', 'post-hook', 'post-checks']);
 
-/** The attempt holds its upgrade in our view while the provider does not report it (yet). */
+/**
+ * The attempt holds its upgrade in our view while the provider has not taken it (yet). Once the
+ * provider took the start, it reports the upgrade itself; when it no longer does, the upgrade is
+ * over (OCM removes a completed manual policy) or was removed, and the lifecycle says which.
+ */
 function heldInOurView(a: UpgradeAttempt): boolean {
-  return !isFinal(a.state) && !BEGUN_AT_PROVIDER.has(a.state);
+  return !isFinal(a.state) && !BEGUN_AT_PROVIDER.has(a.state) && a.startConfirmedAt === null;
 }
 
 function toReading(snap: ClusterSnapshot): ClusterReading {
@@ -490,20 +494,25 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       return false;
     });
     let states = loadClusterStates(db, org.id);
+    // what the provider reports: the lifecycle judges attempts on this, never on our view
     const snapByName = new Map(snaps.map((s) => [s.name, s]));
 
     // An attempt not begun at the provider holds its upgrade (and mutexes) in our view, so the
-    // engine neither picks another version for the cluster nor frees what it holds.
+    // engine neither picks another version for the cluster nor frees what it holds. The view is
+    // a copy: the lifecycle reading it as the provider's would wait for an upgrade the provider
+    // finished and forgot (an OCM policy completed and removed between two ticks) until it timed out.
     const active = dryRun ? [] : listActiveAttempts(db);
-    for (const a of active) {
-      const snap = snapByName.get(a.cluster);
-      if (snap && !snap.currentUpgrade && heldInOurView(a))
-        snap.currentUpgrade = { version: a.toVersion, nextRun: toIsoSeconds(new Date(a.slot)), state: 'scheduled' };
-    }
+    const heldBy = new Map(active.filter(heldInOurView).map((a) => [a.cluster, a]));
+    const ourView = snaps.map((snap) => {
+      const held = snap.currentUpgrade ? undefined : heldBy.get(snap.name);
+      return held
+        ? { ...snap, currentUpgrade: { version: held.toVersion, nextRun: toIsoSeconds(new Date(held.slot)), state: 'scheduled' as const } }
+        : snap;
+    });
 
     // 3. store the snapshot (a dry run writes nothing)
     if (!dryRun) {
-      const stored = storeSnapshots(ctx, org.id, provider.name, states, snaps);
+      const stored = storeSnapshots(ctx, org.id, provider.name, states, ourView);
       states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
     }
     const statesByName = new Map(states.map((s) => [s.name, s]));
