@@ -1,6 +1,9 @@
 // Kills a process running scheduler ticks with SIGKILL at random points, over and over, and
 // checks that nothing was triggered twice, no mutex was ever held by two clusters at once, no
-// decision lost its tick and every intent ends done or reconciled.
+// decision lost its tick and every intent ends done or reconciled. A fast complement (many kills
+// in seconds, mutex overlap checks) of e2e/crash-restart.spec.ts, which SIGKILLs the real `npm
+// start` server against the fake OCM as its own process: there the provider's state does not
+// commit with fleetplan's, so a crash between them is really exercised.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
