@@ -197,6 +197,43 @@ export default tseslint.config(
     },
   },
   {
+    // Services and the scheduler meet only at start-up (instrumentation.ts hands the loop its
+    // collaborators; the services see the loop through SchedulerControl), so neither imports the other.
+    files: ['server/services/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/server/scheduler/*', '**/scheduler/*'],
+              message: 'services do not import the scheduler: use SchedulerControl (server/services/scheduler-control.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['server/scheduler/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/server/services/*', '@/server/services/**'],
+              allowImportNamePattern: '^(SchedulerControl|SchedulerRuntimeStatus|TickOutcome)$',
+              message: 'the scheduler does not import services (types of its contracts aside): instrumentation.ts passes it what it needs.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Repositories are the only code that knows the database: no query builder or tables above them.
     files: [
       'server/services/**',

@@ -1,6 +1,7 @@
 // All tables. Edit here, then `npm run db:generate` to add a migration under db/migrations.
 // Plain text/integer/real columns only, so the same model maps onto PostgreSQL.
 import { sqliteTable, text, integer, real, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core';
+import type { UpgradeEvent } from '@/lib/upgrade-events';
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' });
 const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
@@ -40,19 +41,8 @@ export type DecisionActionValue = 'upgrade' | 'skip' | 'cancel';
  * crash checks (server/integrations/providers/fake-provider.ts) stores its clusters too.
  */
 export type ClusterProviderValue = 'simulator' | 'ocm' | 'kubernetes' | 'fake';
-/** the lifecycle events a tick sends (LIFECYCLE_EVENTS in server/scheduler/run-tick.ts) */
-export type WebhookEventValue =
-  | 'scheduled'
-  | 'started'
-  | 'upgrading'
-  | 'completed'
-  | 'failed'
-  | 'timed-out'
-  | 'cancelled'
-  | 'skipped'
-  | 'precheck-failed'
-  | 'skipped-unhealthy'
-  | 'blocked';
+/** the upgrade events a tick sends (lib/upgrade-events.ts) */
+export type WebhookEventValue = UpgradeEvent;
 
 export const organizations = sqliteTable('organizations', {
   id: integer('id').primaryKey({ autoIncrement: true }),

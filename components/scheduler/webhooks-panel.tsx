@@ -13,23 +13,11 @@ import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
 import { FormField } from './form-field';
 import { useRole } from './use-role';
+import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 
-// Mirrors WEBHOOK_EVENTS in server/services/webhook-service.ts (client code imports no server values).
-const EVENTS = [
-  'scheduled',
-  'started',
-  'upgrading',
-  'completed',
-  'failed',
-  'timed-out',
-  'cancelled',
-  'skipped',
-  'precheck-failed',
-  'skipped-unhealthy',
-  'blocked',
-] as const;
+const EVENTS = UPGRADE_EVENTS;
 type WebhookEvent = (typeof EVENTS)[number];
 const DELIVERY_TONE: Record<string, string> = { delivered: 'ok', pending: 'info', failed: 'bad' };
 const DELIVERY_PAGE = 20;

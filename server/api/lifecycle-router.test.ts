@@ -5,7 +5,7 @@ import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
 import type { Actor } from '@/server/auth/actor';
 import { insertAttempt, saveAttemptStep } from '@/server/repositories/lifecycle-repository';
-import { loadHalts } from '@/server/scheduler/gate-state';
+import { loadHalts } from '@/server/repositories/gate-state-repository';
 import { haltReason } from '@/server/domain/lifecycle/halts';
 import { createCaller } from './root';
 import { createContextInner } from './trpc';

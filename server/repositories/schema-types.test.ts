@@ -7,7 +7,7 @@ import type { Role } from '@/server/auth/actor';
 import type { DecisionAction } from '@/server/domain/plan/types';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 import type { ProviderName } from '@/server/env';
-import type { LifecycleEvent } from '@/server/scheduler/run-tick';
+import type { UpgradeEvent } from '@/lib/upgrade-events';
 import type { WEBHOOK_EVENTS } from '@/server/services/webhook-service';
 import type { ClusterRow } from './cluster-repository';
 import type { countDecisionsByReason, listDecisions, StoredClusterState } from './decision-repository';
@@ -33,8 +33,8 @@ describe('typed enum columns', () => {
   });
 
   it('webhook_deliveries.event holds exactly the lifecycle events a tick sends; a webhook subscribes to some of them', () => {
-    expectTypeOf<WebhookEventValue>().toEqualTypeOf<LifecycleEvent>();
-    expectTypeOf<(typeof WEBHOOK_EVENTS)[number]>().toExtend<WebhookEventValue>();
+    expectTypeOf<WebhookEventValue>().toEqualTypeOf<UpgradeEvent>();
+    expectTypeOf<(typeof WEBHOOK_EVENTS)[number]>().toEqualTypeOf<WebhookEventValue>();
   });
 
   it('rows read through repositories carry the narrowed types, not string', () => {

@@ -71,26 +71,11 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
-import { loadGateState } from './gate-state';
+import { loadGateState } from '@/server/repositories/gate-state-repository';
+import type { UpgradeEvent } from '@/lib/upgrade-events';
 
 export const SCHEDULER_LEASE = SCHEDULER_LEASE_NAME;
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
-
-/** Webhook events: one per lifecycle transition (plus the notice and the engine's own skips). */
-export const LIFECYCLE_EVENTS = [
-  'scheduled',
-  'started',
-  'upgrading',
-  'completed',
-  'failed',
-  'timed-out',
-  'cancelled',
-  'skipped',
-  'precheck-failed',
-  'skipped-unhealthy',
-  'blocked',
-] as const;
-export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 export interface RunTickOptions {
   db: Db;
@@ -160,13 +145,13 @@ interface Ctx {
   hasWebhooks: boolean;
 }
 
-function emit(ctx: Ctx, event: LifecycleEvent, payload: Record<string, unknown>): void {
+function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): void {
   if (!ctx.hasWebhooks) return;
   ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
 }
 
 /** The webhook event a transition announces (none for the internal pre-checks/post stages). */
-function eventOf(t: LifecycleTransition): LifecycleEvent | null {
+function eventOf(t: LifecycleTransition): UpgradeEvent | null {
   switch (t.to) {
     case 'started':
     case 'upgrading':

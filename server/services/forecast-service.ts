@@ -17,7 +17,7 @@ import {
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { loadGateState } from '@/server/scheduler/gate-state';
+import { loadGateState } from '@/server/repositories/gate-state-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { readDataVersion } from '@/server/repositories/data-version-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';

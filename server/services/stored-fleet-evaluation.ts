@@ -27,7 +27,7 @@ import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { readDataVersion } from '@/server/repositories/data-version-repository';
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { loadGateState, type GateOrganization } from '@/server/scheduler/gate-state';
+import { loadGateState, type GateOrganization } from '@/server/repositories/gate-state-repository';
 
 const MINUTE_MS = 60_000;
 /** cluster explanations kept per evaluation (each costs one engine run over the fleet) */

@@ -1,3 +1,4 @@
+import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 /**
  * Webhooks: lifecycle events as signed JSON POSTs, retried with exponential backoff, with a
  * delivery log. Signature header: `X-Fleetplan-Signature: sha256=<hex HMAC-SHA256 of the body>`.
@@ -254,19 +255,8 @@ export async function deliverDueWebhooks(
   return out;
 }
 
-export const WEBHOOK_EVENTS = [
-  'scheduled',
-  'started',
-  'upgrading',
-  'completed',
-  'failed',
-  'timed-out',
-  'cancelled',
-  'skipped',
-  'precheck-failed',
-  'skipped-unhealthy',
-  'blocked',
-] as const;
+/** what a webhook may subscribe to: every upgrade event */
+export const WEBHOOK_EVENTS = UPGRADE_EVENTS;
 
 /** `now` is the wall clock (audit rows) */
 export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {

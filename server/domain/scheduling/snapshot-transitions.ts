@@ -13,7 +13,7 @@
  *                         ├──failed──▶ failed
  *                         └──cancelled-at-provider──▶ idle
  *
- * Scheduling and cancelling by fleetplan itself are decided per intent (intent-plan.ts).
+ * Starting and cancelling by fleetplan itself are the upgrade lifecycle's (server/domain/lifecycle).
  */
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 

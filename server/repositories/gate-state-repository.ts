@@ -11,9 +11,6 @@ import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/scheduler-repository';
 
-/** kept here for callers that import it from the gates */
-export { HEALTH_GATE_SETTING };
-
 export interface GateOrganization {
   id: number;
   frozen: boolean;
