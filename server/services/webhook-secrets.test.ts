@@ -141,3 +141,23 @@ describe('the server secret key', () => {
     expect(() => parseEnv({ FLEETPLAN_SECRET_KEY: 'too-short' })).toThrow(/FLEETPLAN_SECRET_KEY must be 32 random bytes/);
   });
 });
+
+describe('webhook changes and their audit entries', () => {
+  it('writes a webhook and its audit entry together: when the audit insert fails, nothing is created or deleted', async () => {
+    const db = openDatabase(':memory:');
+    const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
+    const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
+    const kept = await caller.webhooks.create({ name: 'ops', url: 'http://127.0.0.1:9/hook', events: [] });
+    const count = (table: string) => (db.$client.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    const auditBefore = count('audit_log');
+    db.$client.exec("create trigger audit_down before insert on audit_log begin select raise(abort, 'audit log unavailable'); end");
+
+    await expect(caller.webhooks.create({ name: 'second', url: 'http://127.0.0.1:9/other', events: [] })).rejects.toThrow(
+      /audit log unavailable/,
+    );
+    await expect(caller.webhooks.delete({ id: kept.id })).rejects.toThrow(/audit log unavailable/);
+
+    expect((await caller.webhooks.list()).map((w) => w.name)).toEqual(['ops']);
+    expect(count('audit_log')).toBe(auditBefore);
+  });
+});

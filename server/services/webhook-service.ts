@@ -267,21 +267,26 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
     async create(input: { name: string; url: string; secret?: string; events: string[]; actor: Actor }) {
       const url = await validateWebhookUrl(input.url, env);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
-      const row = insertWebhook(db, {
-        name: input.name,
-        url: url.toString(),
-        secret: sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE),
-        events: input.events,
-        enabled: true,
-        createdAt: new Date(),
-      });
-      appendAudit(db, {
-        at: now(),
-        actor: input.actor.name,
-        action: 'webhook.create',
-        target: `webhook:${row.id}`,
-        before: null,
-        after: { name: row.name, url: row.url, events: row.events },
+      const sealed = sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE);
+      // the webhook and its audit entry are one write: a failed audit leaves no unaudited webhook
+      const row = withTransaction(db, (tx) => {
+        const created = insertWebhook(tx, {
+          name: input.name,
+          url: url.toString(),
+          secret: sealed,
+          events: input.events,
+          enabled: true,
+          createdAt: now(),
+        });
+        appendAudit(tx, {
+          at: now(),
+          actor: input.actor.name,
+          action: 'webhook.create',
+          target: `webhook:${created.id}`,
+          before: null,
+          after: { name: created.name, url: created.url, events: created.events },
+        });
+        return created;
       });
       // the secret is shown once, at creation, so the receiver can verify signatures
       return { id: row.id, name: row.name, url: row.url, events: row.events, secret };
@@ -289,14 +294,16 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
     delete(input: { id: number; actor: Actor }) {
       const row = findWebhook(db, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Webhook ${input.id} does not exist`);
-      deleteWebhook(db, input.id);
-      appendAudit(db, {
-        at: now(),
-        actor: input.actor.name,
-        action: 'webhook.delete',
-        target: `webhook:${row.id}`,
-        before: { name: row.name, url: row.url, events: row.events },
-        after: null,
+      withTransaction(db, (tx) => {
+        deleteWebhook(tx, input.id);
+        appendAudit(tx, {
+          at: now(),
+          actor: input.actor.name,
+          action: 'webhook.delete',
+          target: `webhook:${row.id}`,
+          before: { name: row.name, url: row.url, events: row.events },
+          after: null,
+        });
       });
       return { id: input.id };
     },
