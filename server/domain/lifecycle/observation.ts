@@ -6,8 +6,11 @@ import type { HealthCheckConfig } from './options';
 
 export interface OperatorReading {
   name: string;
+  /** condition Degraded=True */
   degraded: boolean;
+  /** false when condition Available=False */
   available: boolean;
+  /** the Degraded or Available=False condition's message */
   message?: string;
 }
 
@@ -19,7 +22,7 @@ export interface AlertReading {
 
 export interface HealthReading {
   operators: OperatorReading[];
-  /** null: the provider cannot read alerts (they are then not a gate) */
+  /** firing alerts; null: the provider cannot read them (they are then not a gate) */
   alerts: AlertReading[] | null;
   /** anything else that makes the cluster unhealthy (e.g. OCM `cluster state is installing`) */
   other: string[];

@@ -5,6 +5,7 @@
  * Reading and acting are separate: `observe` and `observeCluster` never write anything at the
  * provider; `startUpgrade` and `cancelUpgrade` are the only writes.
  */
+import type { HealthReading } from '@/server/domain/lifecycle/observation';
 export type CurrentUpgradeState = 'scheduled' | 'started';
 
 export interface ProviderUpgrade {
@@ -33,30 +34,9 @@ export interface FinishedUpgrade {
   message?: string;
 }
 
-export interface OperatorReading {
-  name: string;
-  /** condition Degraded=True */
-  degraded: boolean;
-  /** false when condition Available=False */
-  available: boolean;
-  /** the Degraded or Available=False condition's message */
-  message?: string;
-}
-
-export interface AlertReading {
-  name: string;
-  namespace?: string;
-  severity: string;
-}
-
-/** Structured health, so the gates can apply the configured exclusions (operators, alerts, namespaces). */
-export interface HealthReading {
-  operators: OperatorReading[];
-  /** firing alerts; null when they could not be read (not a health failure by itself) */
-  alerts: AlertReading[] | null;
-  /** anything else the provider reports as unhealthy, e.g. OCM `cluster state is installing` */
-  other: string[];
-}
+// The health readings are the lifecycle's own types (server/domain/lifecycle/observation.ts):
+// providers fill what the gates read, so there is one definition of each.
+export type { AlertReading, HealthReading, OperatorReading } from '@/server/domain/lifecycle/observation';
 
 export type UpgradeableCondition = { status: 'True' | 'False' | 'Unknown'; message?: string };
 
