@@ -23,6 +23,7 @@ import { readDataVersion } from '@/server/repositories/data-version-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
+import { evaluationInstant } from './stored-fleet-evaluation';
 
 export interface ForecastRunInput {
   targetVersion?: string;
@@ -85,9 +86,8 @@ export function createForecastService(db: Db, now: () => Date) {
         { path: 'targetVersion', message: 'not a semantic version' },
       ]);
     }
-    const at = now();
-    // Minute resolution: the scheduler's grid.
-    at.setUTCSeconds(0, 0);
+    // Minute resolution: the scheduler's grid (a copy: the clock's own Date is left as it is).
+    const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
     const dataVersion = readDataVersion(db);
     const key =
