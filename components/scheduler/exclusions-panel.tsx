@@ -10,7 +10,7 @@ import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormField } from './form-field';
+import { FormError, FormField } from './form-field';
 import { OPERATOR_ONLY, useRole } from './use-role';
 import { formatUtc, fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
@@ -278,11 +278,7 @@ export function ExclusionsPanel() {
               Cancel
             </button>
           </div>
-          {server.general && (
-            <div className="banner bad small" role="alert" style={{ flexBasis: '100%' }}>
-              {server.general}
-            </div>
-          )}
+          <FormError message={server.general} />
         </form>
       )}
 

@@ -45,3 +45,13 @@ export function FormField({
     </div>
   );
 }
+
+// A problem of the whole form (not of one field), shown under the submit button across the full row.
+export function FormError({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <div className="banner bad small" role="alert" style={{ flexBasis: '100%' }}>
+      {message}
+    </div>
+  );
+}

@@ -12,7 +12,8 @@ import { QueryState } from '@/components/ui/query-state';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormField } from './form-field';
+import { FormError, FormField } from './form-field';
+import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
 
 // Mirrors HOOK_STAGES in server/services/hooks/hook-service.ts (client code imports no server values).
@@ -163,11 +164,7 @@ function CreateHookForm({ onDone }: { onDone: (created: { name: string; secret: 
           {create.isPending ? 'Creating…' : 'Create hook'}
         </button>
       </div>
-      {server.general && (
-        <div className="banner bad small" role="alert" style={{ flexBasis: '100%' }}>
-          {server.general}
-        </div>
-      )}
+      <FormError message={server.general} />
     </form>
   );
 }
@@ -248,19 +245,7 @@ export function HooksPanel() {
           }}
         />
       )}
-      {secret && (
-        <div className="banner warn" role="status" style={{ margin: 12 }} data-testid="hook-secret">
-          <div style={{ marginBottom: 6 }}>
-            <strong>Signing secret of “{secret.name}”.</strong> It is shown only now: store it with the hook to verify signatures.
-          </div>
-          <div className="sch-secret">
-            <code>{secret.secret}</code>
-            <button type="button" className="btn" onClick={() => setSecret(null)}>
-              I stored it
-            </button>
-          </div>
-        </div>
-      )}
+      {secret && <SecretOnce created={secret} storeWith="the hook" testId="hook-secret" onDismiss={() => setSecret(null)} />}
       {actionError && (
         <div className="banner bad small" role="alert" style={{ margin: 12 }}>
           {actionError.message}

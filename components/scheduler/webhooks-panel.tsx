@@ -11,7 +11,8 @@ import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormField } from './form-field';
+import { FormError, FormField } from './form-field';
+import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
 import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 import { isoOf } from '@/components/ui/zoned-time';
@@ -93,29 +94,6 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
     cell: (w) => <ZonedTime iso={w.createdAt} />,
   },
 ];
-
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
-  return (
-    <button
-      type="button"
-      className="btn"
-      onClick={() => {
-        // navigator.clipboard is missing outside secure contexts (plain http on a LAN address).
-        if (!navigator.clipboard) {
-          setCopied('no');
-          return;
-        }
-        navigator.clipboard.writeText(text).then(
-          () => setCopied('yes'),
-          () => setCopied('no'),
-        );
-      }}
-    >
-      {copied === 'yes' ? 'Copied' : copied === 'no' ? 'Copy failed: select the text' : 'Copy'}
-    </button>
-  );
-}
 
 function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secret: string }) => void }) {
   const trpc = useTRPC();
@@ -199,11 +177,7 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
           {create.isPending ? 'Creating…' : 'Create webhook'}
         </button>
       </div>
-      {server.general && (
-        <div className="banner bad small" role="alert" style={{ flexBasis: '100%' }}>
-          {server.general}
-        </div>
-      )}
+      <FormError message={server.general} />
     </form>
   );
 }
@@ -311,18 +285,7 @@ export function WebhooksPanel() {
             />
           )}
           {secret && (
-            <div className="banner warn" role="status" style={{ margin: 12 }} data-testid="webhook-secret">
-              <div style={{ marginBottom: 6 }}>
-                <strong>Signing secret of “{secret.name}”.</strong> It is shown only now: store it with the receiver to verify signatures.
-              </div>
-              <div className="sch-secret">
-                <code>{secret.secret}</code>
-                <CopyButton text={secret.secret} />
-                <button type="button" className="btn" onClick={() => setSecret(null)}>
-                  I stored it
-                </button>
-              </div>
-            </div>
+            <SecretOnce created={secret} storeWith="the receiver" copyable testId="webhook-secret" onDismiss={() => setSecret(null)} />
           )}
           {remove.error && (
             <div className="banner bad small" role="alert" style={{ margin: 12 }}>
