@@ -8,6 +8,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
+import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
 
@@ -66,7 +67,7 @@ export function LifecyclePanel({ cluster }: { cluster: string }) {
             <strong>
               {a.fromVersion} → {a.toVersion}
             </strong>{' '}
-            slot {new Date(a.slot).toISOString()}: <span className="badge">{a.state}</span>{' '}
+            slot <ZonedTime iso={new Date(a.slot)} />: <span className="badge">{a.state}</span>{' '}
             {a.reason ? <abbr title={a.reasonText ?? undefined}>{a.reason}</abbr> : null} {a.message}
             {a.acknowledgedBy ? ` — acknowledged by ${a.acknowledgedBy}: ${a.acknowledgeComment ?? ''}` : null}
           </p>
@@ -74,7 +75,7 @@ export function LifecyclePanel({ cluster }: { cluster: string }) {
           <ol>
             {a.transitions.map((t, i) => (
               <li key={i}>
-                {new Date(t.at).toISOString()} {t.from ?? '—'} → {t.to}
+                <ZonedTime iso={new Date(t.at)} /> {t.from ?? '—'} → {t.to}
                 {t.reason ? ` (${t.reason})` : ''}: {t.message} <small>by {t.actor}</small>
               </li>
             ))}

@@ -21,6 +21,8 @@ export const GATE_LABEL: Record<string, string> = {
   freeze: 'Gate: organization not frozen',
   exclusion: 'Gate: no maintenance exclusion',
   health: 'Gate: health',
+  provider: 'Gate: provider read the cluster',
+  halt: 'Gate: no unacknowledged failure halts it',
 };
 
 export function PassMark({ pass }: { pass: boolean }) {
