@@ -149,15 +149,36 @@ async function attemptDelivery(
     console.error(`fleetplan: webhook ${d.webhookId}: ${error}`);
     return { ok: false, status: null, error };
   }
-  const body = JSON.stringify({ id: d.id, event: d.event, deliveredAt: now.toISOString(), attempt: d.attempts + 1, data: d.payload });
+  return sendSignedEvent(
+    d.url,
+    secret,
+    { id: d.id, event: d.event, attempt: d.attempts + 1, data: d.payload, userAgent: 'fleetplan-webhooks/1' },
+    now,
+    policy,
+  );
+}
+
+/**
+ * POSTs the signed envelope that webhooks and blocking hooks share: `{id, event, deliveredAt,
+ * attempt, data}` with X-Fleetplan-Event, X-Fleetplan-Delivery and X-Fleetplan-Signature (HMAC of
+ * the body with `secret`), through sendWebhook's SSRF rules.
+ */
+export function sendSignedEvent(
+  url: string,
+  secret: string,
+  e: { id: number | string; event: string; attempt: number; data: unknown; userAgent: string },
+  now: Date,
+  policy: Parameters<typeof sendWebhook>[2],
+): Promise<SendOutcome> {
+  const body = JSON.stringify({ id: e.id, event: e.event, deliveredAt: now.toISOString(), attempt: e.attempt, data: e.data });
   const headers = {
     'content-type': 'application/json',
-    'user-agent': 'fleetplan-webhooks/1',
-    'x-fleetplan-event': d.event,
-    'x-fleetplan-delivery': String(d.id),
+    'user-agent': e.userAgent,
+    'x-fleetplan-event': e.event,
+    'x-fleetplan-delivery': String(e.id),
     'x-fleetplan-signature': signBody(secret, body),
   };
-  return sendWebhook(d.url, { headers, body }, policy);
+  return sendWebhook(url, { headers, body }, policy);
 }
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';

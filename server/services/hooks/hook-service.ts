@@ -15,7 +15,7 @@ import type { Actor } from '@/server/auth/actor';
 import { openSecret, sealSecret, type SecretKey } from '@/server/crypto/secret-box';
 import { secretKeyForDb } from '@/server/crypto/server-secret-key';
 import type { FleetplanEnv } from '@/server/env';
-import { sendWebhook, type SendOutcome } from '@/server/integrations/webhooks/send-webhook';
+import type { SendOutcome } from '@/server/integrations/webhooks/send-webhook';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import {
@@ -39,7 +39,7 @@ import { findOrganization } from '@/server/repositories/organization-repository'
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from '../app-error';
-import { CLAIM_MARGIN_MS, signBody, validateWebhookUrl, type WebhookSender } from '../webhook-service';
+import { CLAIM_MARGIN_MS, sendSignedEvent, validateWebhookUrl, type WebhookSender } from '../webhook-service';
 
 export const HOOK_STAGES = ['pre-upgrade', 'post-upgrade'] as const;
 export type HookStage = (typeof HOOK_STAGES)[number];
@@ -142,18 +142,11 @@ export function judgeAnswer(
 
 async function callHook(call: ClaimedHookCall, key: SecretKey, sender: WebhookSender, now: Date): Promise<SendOutcome> {
   const secret = openSecret(key, call.secret, SECRET_PURPOSE);
-  const id = `hook-call-${call.id}`;
-  const body = JSON.stringify({ id, event: call.stage, deliveredAt: now.toISOString(), attempt: 1, data: call.payload });
-  const headers = {
-    'content-type': 'application/json',
-    'user-agent': 'fleetplan-hooks/1',
-    'x-fleetplan-event': call.stage,
-    'x-fleetplan-delivery': id,
-    'x-fleetplan-signature': signBody(secret, body),
-  };
-  return sendWebhook(
+  return sendSignedEvent(
     call.url,
-    { headers, body },
+    secret,
+    { id: `hook-call-${call.id}`, event: call.stage, attempt: 1, data: call.payload, userAgent: 'fleetplan-hooks/1' },
+    now,
     { ...sender.policy, timeoutMs: call.timeoutSeconds * 1000, answerLimitBytes: MAX_ANSWER_BYTES },
   );
 }
