@@ -33,9 +33,11 @@ import {
   needsFreshReading,
   startKey,
   stepAttempt,
+  type HookStage,
   type HookVerdict,
   type LifecycleEffect,
   type LifecycleTransition,
+  type StepInput,
   type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
@@ -239,6 +241,24 @@ interface LifecycleEnv {
   counts: { done: number; failed: number; transitions: number };
 }
 
+/**
+ * The hook verdicts one step reads, each queried when the machine first reads it: most steps
+ * (an attempt waiting for its slot or for the provider) read neither, and the tick steps every
+ * active attempt every tick.
+ */
+function lazyHookVerdicts(verdict: (stage: HookStage) => HookVerdict): StepInput['hooks'] {
+  let pre: HookVerdict | undefined;
+  let post: HookVerdict | undefined;
+  return {
+    get pre() {
+      return (pre ??= verdict('pre-upgrade'));
+    },
+    get post() {
+      return (post ??= verdict('post-upgrade'));
+    },
+  };
+}
+
 /** One lifecycle step of one attempt: read (fresh when due), step, save, carry out the effects. */
 async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promise<void> {
   const { ctx, provider } = env;
@@ -263,7 +283,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   const sector = policy?.conditions.sector ?? attempt.sector;
   const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot));
   const decision = env.decisions.get(attempt.cluster);
-  const verdict = (stage: 'pre-upgrade' | 'post-upgrade'): HookVerdict => env.hookVerdict(ctx.db, attempt.id, stage);
+  let hooks = lazyHookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
   const step = () =>
     stepAttempt(attempt, {
       now,
@@ -282,7 +302,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         decision?.action === 'cancel' && decision.version === attempt.toVersion
           ? { message: decision.message ?? 'cancelled by the engine' }
           : null,
-      hooks: { pre: verdict('pre-upgrade'), post: verdict('post-upgrade') },
+      hooks,
     });
   let result = step();
   // A hook stage is due when the step would pass it (start, or leave for post-checks): ask for
@@ -290,8 +310,8 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   // so a configured hook is waited for instead of skipped.
   if (env.requestHook) {
     const due: ('pre-upgrade' | 'post-upgrade')[] = [];
-    if (result.transitions.some((t) => t.to === 'started') && verdict('pre-upgrade').state === 'none') due.push('pre-upgrade');
-    if (result.transitions.some((t) => t.to === 'post-checks' && t.from !== 'post-hook') && verdict('post-upgrade').state === 'none')
+    if (result.transitions.some((t) => t.to === 'started') && hooks.pre.state === 'none') due.push('pre-upgrade');
+    if (result.transitions.some((t) => t.to === 'post-checks' && t.from !== 'post-hook') && hooks.post.state === 'none')
       due.push('post-upgrade');
     for (const stage of due)
       env.requestHook(
@@ -306,7 +326,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         },
         ctx.realNow(),
       );
-    if (due.length > 0) result = step();
+    if (due.length > 0) {
+      // read again: the requests just queued may have changed the verdicts
+      hooks = lazyHookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
+      result = step();
+    }
   }
   const next = result.attempt;
   // nothing happened (the common case: waiting for the slot or the provider): nothing to write
