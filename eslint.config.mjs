@@ -241,6 +241,7 @@ export default tseslint.config(
       'server/auth/**',
       'server/scheduler/**',
       'server/integrations/**',
+      'server/cli/**',
       'server/*.ts',
       'app/**/*.ts',
     ],

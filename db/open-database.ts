@@ -93,7 +93,7 @@ export function openDatabase(file: string, opts: { migrationsFolder?: string } =
     const why = err instanceof Error ? err.message : String(err);
     throw new DatabaseOpenError(`cannot open the database ${file}: ${why} (is DATABASE_URL right?)`, { cause: err });
   }
-  const db: Db = drizzle(sqlite, { schema });
+  const db = wrapConnection(sqlite);
   try {
     migrate(db, { migrationsFolder: opts.migrationsFolder ?? MIGRATIONS_FOLDER });
   } catch (err) {
@@ -102,4 +102,9 @@ export function openDatabase(file: string, opts: { migrationsFolder?: string } =
     throw new DatabaseOpenError(`cannot migrate the database ${file}: ${why}`, { cause: err });
   }
   return db;
+}
+
+/** The typed query interface over an already open connection (a backup copy being checked, say). */
+export function wrapConnection(sqlite: Database.Database): Db {
+  return drizzle(sqlite, { schema });
 }

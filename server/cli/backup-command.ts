@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, resolveDatabaseFile } from '@/db/open-database';
 import { secretKeyFileFor } from '@/server/crypto/server-secret-key';
-import { hasSqliteHeader } from './database-schema';
+import { hasSqliteHeader } from '@/db/database-schema';
 import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
 
 const USAGE = 'usage: fleetplan backup FILE [--force]   (reads DATABASE_URL, default data/fleetplan.db)';

@@ -5,7 +5,7 @@
 //   database; every check runs on that copy, so the file cannot change between check and use.
 // - Refused: anything without a SQLite header, a file with a write-ahead log beside it (a live
 //   database or an unfinished copy), a failed integrity or foreign-key check, and any schema that
-//   is not this build's (database-schema.ts: tables, columns, indexes, no extra triggers or views,
+//   is not this build's (db/database-schema.ts: tables, columns, indexes, no extra triggers or views,
 //   drizzle's migration history).
 // - "A server is running" is SQLite's own lock: every fleetplan process keeps its connection open
 //   in WAL mode (scripts/start.mjs for its whole life, the app and scheduler from the first use),
@@ -17,13 +17,11 @@
 //   sessions: sign-ins that ended after the backup was taken must not come back to life.
 // - The swap is atomic (rename over the old file); the result is mode 0600 with no -wal/-shm.
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as schema from '@/db/schema';
-import { PRIVATE_FILE_MODE, resolveDatabaseFile } from '@/db/open-database';
+import { PRIVATE_FILE_MODE, resolveDatabaseFile, wrapConnection } from '@/db/open-database';
 import { recordRestore } from '@/server/repositories/database-restore-repository';
 import {
   assertSqliteFile,
@@ -35,7 +33,7 @@ import {
   SIDECAR_SUFFIXES,
 } from './backup-command';
 import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
-import { verifyFleetplanSchema } from './database-schema';
+import { verifyFleetplanSchema } from '@/db/database-schema';
 import { osUserName } from './os-user';
 
 const USAGE = 'usage: fleetplan restore FILE   (replaces DATABASE_URL, default data/fleetplan.db; stop the server first)';
@@ -154,7 +152,7 @@ export function restoreDatabase(backup: string, target: string, opts: RestoreOpt
         throw new CliFailure(`${backup} could not be checked (${err instanceof Error ? err.message : String(err)})`);
       }
       makeSelfContained(copy);
-      const db = drizzle(copy, { schema });
+      const db = wrapConnection(copy);
       const at = (opts.now ?? (() => new Date()))();
       recordRestore(db, {
         at,

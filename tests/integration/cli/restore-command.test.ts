@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER, openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { backupDatabase } from '@/server/cli/backup-command';
-import { verifyFleetplanSchema } from '@/server/cli/database-schema';
+import { verifyFleetplanSchema } from '@/db/database-schema';
 import { RESTORE_AUDIT_ACTION, restoreDatabase } from '@/server/cli/restore-command';
 import { runCli, startFixture } from '../fixtures/spawn-process';
 
