@@ -1,8 +1,9 @@
 // Reads for the Activity page: audit log and policy revisions (decisions and intents live in
 // decision-repository.ts; audit writes go through audit-repository.ts).
-import { and, desc, eq, gte, like, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { auditLog, policyRevisions } from '@/db/schema';
+import { policyRevisions } from '@/db/schema';
+import { listAudit as listAuditEntries } from './audit-repository';
 
 export interface ChangeFilter {
   cluster?: string;
@@ -32,18 +33,11 @@ export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, lim
   return { rows, total };
 }
 
+/** Audit entries for the Activity page: its cluster filter matches within the target, its action is a prefix. */
 export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset: number, limit: number) {
-  const parts: SQL[] = [];
-  if (f.cluster) parts.push(like(auditLog.target, `%${f.cluster.replace(/[%_\\]/g, (c) => `\\${c}`)}%`));
-  if (f.action) parts.push(like(auditLog.action, `${f.action}%`));
-  if (f.from) parts.push(gte(auditLog.at, f.from));
-  if (f.to) parts.push(lte(auditLog.at, f.to));
-  const where = parts.length ? and(...parts) : undefined;
-  const rows = db.select().from(auditLog).where(where).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit).offset(offset).all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(auditLog)
-    .where(where)
-    .get()!.n;
-  return { rows, total };
+  return listAuditEntries(db, {
+    filter: { targetContains: f.cluster, action: f.action ? `${f.action}*` : undefined, from: f.from, through: f.to },
+    offset,
+    limit,
+  });
 }

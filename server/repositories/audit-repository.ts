@@ -1,6 +1,6 @@
 // The append-only audit log: who did what, when, to what, with the value before and after.
 // Deliberately no update or delete: rows are written once and only read afterwards.
-import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
 import { auditLog } from '@/db/schema';
@@ -42,22 +42,30 @@ export interface AuditFilter {
   /** exact action, or a prefix ending in `.` / `*` (`policy.` matches every policy action) */
   action?: string;
   target?: string;
+  /** a substring of the target (a cluster's name finds `cluster:NAME` and `exclusion:NAME`) */
+  targetContains?: string;
   from?: Date;
   /** exclusive */
   to?: Date;
+  /** inclusive, for filters that name the last instant they want */
+  through?: Date;
 }
+
+const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
 
 function whereOf(f: AuditFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.actor) parts.push(eq(auditLog.actor, f.actor));
   if (f.action) {
     const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
-    if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${prefix.replace(/[%_\\]/g, (c) => `\\${c}`)}%`} escape '\\'`);
+    if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${likeEscaped(prefix)}%`} escape '\\'`);
     else parts.push(eq(auditLog.action, f.action));
   }
   if (f.target) parts.push(eq(auditLog.target, f.target));
+  if (f.targetContains) parts.push(sql`${auditLog.target} like ${`%${likeEscaped(f.targetContains)}%`} escape '\\'`);
   if (f.from) parts.push(gte(auditLog.at, f.from));
   if (f.to) parts.push(lt(auditLog.at, f.to));
+  if (f.through) parts.push(lte(auditLog.at, f.through));
   return parts.length ? and(...parts) : undefined;
 }
 
