@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 const PORT = Number(process.env.E2E_PORT ?? 3999);
+/** the test identity provider's port: far from PORT, since parallel runs use neighbouring ports */
+const OIDC_PORT = PORT + 500;
+const OIDC_ISSUER = `http://127.0.0.1:${OIDC_PORT}`;
 // Workers inherit this from the main process, so specs can open the same database file.
 process.env.E2E_DATABASE_FILE ??= path.join(os.tmpdir(), `fleetplan-e2e-${process.pid}.db`);
 
@@ -34,18 +37,36 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: `node scripts/e2e-server.mjs`,
-    url: `http://127.0.0.1:${PORT}/api/healthz`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    env: {
-      PORT: String(PORT),
-      DATABASE_URL: process.env.E2E_DATABASE_FILE,
-      FLEETPLAN_SCHEDULER: 'off',
-      FLEETPLAN_DEMO_LOGIN: '1',
-      NEXT_TELEMETRY_DISABLED: '1',
+  webServer: [
+    {
+      command: `node scripts/e2e-server.mjs`,
+      url: `http://127.0.0.1:${PORT}/api/healthz`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      env: {
+        PORT: String(PORT),
+        DATABASE_URL: process.env.E2E_DATABASE_FILE,
+        FLEETPLAN_SCHEDULER: 'off',
+        FLEETPLAN_DEMO_LOGIN: '1',
+        NEXT_TELEMETRY_DISABLED: '1',
+        // sign-in with the team's identity provider: the test OP below (e2e/oidc-sign-in.spec.ts)
+        FLEETPLAN_OIDC_ID: 'corp',
+        FLEETPLAN_OIDC_NAME: 'Corp SSO',
+        FLEETPLAN_OIDC_ISSUER: OIDC_ISSUER,
+        FLEETPLAN_OIDC_CLIENT_ID: 'fleetplan',
+        FLEETPLAN_OIDC_CLIENT_SECRET: 'test-client-secret-not-for-production',
+        FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
+        FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;operator=sre;viewer=staff',
+      },
     },
-  },
+    {
+      // a real OpenID Connect provider (oidc-provider) on loopback: tests/fakes/test-oidc-idp.ts
+      command: `node --import tsx tests/fakes/serve-oidc.ts --port ${OIDC_PORT} --redirect-uri http://127.0.0.1:${PORT}/api/auth/corp/callback`,
+      url: `${OIDC_ISSUER}/.well-known/openid-configuration`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+    },
+  ],
 });

@@ -517,6 +517,11 @@ export const users = sqliteTable('users', {
   /** set for a printed or admin-reset password: nothing but changing it works until it is changed */
   mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
   createdAt: timestamp('created_at').notNull(),
+  /**
+   * `<provider id>:<subject>` for a user who signs in through an OIDC provider (server/auth/oidc);
+   * null for local users. Such a user has an unusable password and its role follows its groups.
+   */
+  externalSubject: text('external_subject').unique(),
 });
 
 /**

@@ -28,6 +28,8 @@ describe('parseEnv', () => {
       adminPassword: undefined,
       seedDemo: true,
       demoClusters: undefined,
+      oidc: undefined,
+      publicUrl: undefined,
     });
   });
 
@@ -126,5 +128,45 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ FLEETPLAN_TICK_SECONDS: 'abc', FLEETPLAN_PROVIDER: 'aws' })).toThrow(
       /^invalid configuration:\n {2}- FLEETPLAN_PROVIDER must be one of .*\n {2}- FLEETPLAN_TICK_SECONDS must be a number/,
     );
+  });
+
+  describe('OIDC sign-in settings', () => {
+    const oidc = {
+      FLEETPLAN_OIDC_ISSUER: 'https://sso.example.com/realms/ops',
+      FLEETPLAN_OIDC_CLIENT_ID: 'fleetplan',
+      FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;viewer=*',
+    };
+
+    it('reads them with their defaults', () => {
+      const { oidc: settings, publicUrl } = parseEnv({ ...oidc, FLEETPLAN_PUBLIC_URL: 'https://fleetplan.example.com/' });
+      expect(settings).toMatchObject({
+        id: 'sso',
+        displayName: 'single sign-on',
+        issuer: 'https://sso.example.com/realms/ops',
+        clientId: 'fleetplan',
+        clientSecret: undefined,
+        scopes: ['openid', 'profile', 'email'],
+        groupsClaim: 'groups',
+      });
+      expect([...settings!.roleGroups.keys()]).toEqual(['admin', 'viewer']);
+      expect(publicUrl).toBe('https://fleetplan.example.com');
+    });
+
+    it.each<[RawEnv, RegExp]>([
+      [{ FLEETPLAN_OIDC_CLIENT_ID: 'x' }, /FLEETPLAN_OIDC_ISSUER is required/],
+      [{ ...oidc, FLEETPLAN_OIDC_CLIENT_ID: '' }, /FLEETPLAN_OIDC_CLIENT_ID is required/],
+      [{ ...oidc, FLEETPLAN_OIDC_ROLE_GROUPS: '' }, /FLEETPLAN_OIDC_ROLE_GROUPS is required/],
+      [{ ...oidc, FLEETPLAN_OIDC_ROLE_GROUPS: 'boss=ops' }, /FLEETPLAN_OIDC_ROLE_GROUPS: 'boss' is not a role/],
+      [{ ...oidc, FLEETPLAN_OIDC_ISSUER: 'http://sso.example.com' }, /must be https \(http only on loopback\)/],
+      [{ ...oidc, FLEETPLAN_OIDC_SCOPES: 'profile email' }, /must include openid/],
+      [{ ...oidc, FLEETPLAN_OIDC_ID: 'Corp SSO' }, /FLEETPLAN_OIDC_ID must be/],
+      [{ FLEETPLAN_PUBLIC_URL: 'https://fleetplan.example.com/app' }, /FLEETPLAN_PUBLIC_URL must be an http\(s\) origin/],
+    ])('refuses %j', (raw, message) => {
+      expect(problemsOf(raw).join('\n')).toMatch(message);
+    });
+
+    it('accepts a plain-http issuer on loopback only (a provider started by a test)', () => {
+      expect(parseEnv({ ...oidc, FLEETPLAN_OIDC_ISSUER: 'http://127.0.0.1:4700' }).oidc?.issuer).toBe('http://127.0.0.1:4700');
+    });
   });
 });

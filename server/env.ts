@@ -6,6 +6,7 @@
  * start-up) pass the parsed settings on, and tests build their own with `parseEnv({...})`.
  */
 import { resolveDatabaseFile } from '@/db/open-database';
+import { parseRoleGroups, type RoleGroups } from '@/server/auth/oidc/role-mapping';
 import { passwordProblem } from '@/server/auth/password-policy';
 import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
 
@@ -27,6 +28,26 @@ export type ProviderSettings =
   | { name: 'simulator' }
   | { name: 'ocm'; url: string; token: string; search: string | undefined }
   | { name: 'kubernetes'; kubeconfigPath: string; contexts: string[] | undefined };
+
+/** Sign-in with the team's OpenID Connect provider (authorization code + PKCE), beside local users. */
+export interface OidcSettings {
+  /** FLEETPLAN_OIDC_ID (default `sso`): in /api/auth/<id>/start and the users it creates (`<id>:<subject>`) */
+  id: string;
+  /** FLEETPLAN_OIDC_NAME (default "single sign-on"): the login button says "Sign in with <name>" */
+  displayName: string;
+  /** FLEETPLAN_OIDC_ISSUER: https (http only on loopback, for tests) */
+  issuer: string;
+  /** FLEETPLAN_OIDC_CLIENT_ID */
+  clientId: string;
+  /** FLEETPLAN_OIDC_CLIENT_SECRET; unset = a public client (PKCE alone) */
+  clientSecret: string | undefined;
+  /** FLEETPLAN_OIDC_SCOPES (default `openid profile email`; add `groups` where the provider needs it) */
+  scopes: string[];
+  /** FLEETPLAN_OIDC_GROUPS_CLAIM (default `groups`): the ID token / userinfo claim holding the groups */
+  groupsClaim: string;
+  /** FLEETPLAN_OIDC_ROLE_GROUPS, e.g. `admin=fleet-admins;operator=sre;viewer=*` (server/auth/oidc/role-mapping.ts) */
+  roleGroups: RoleGroups;
+}
 
 export interface FleetplanEnv {
   /** DATABASE_URL as a SQLite file path (or ':memory:') */
@@ -63,6 +84,10 @@ export interface FleetplanEnv {
   seedDemo: boolean;
   /** FLEETPLAN_DEMO_CLUSTERS: size of the demo fleet seeded at start-up; undefined = the default demo */
   demoClusters: number | undefined;
+  /** FLEETPLAN_OIDC_*; undefined = local users only */
+  oidc: OidcSettings | undefined;
+  /** FLEETPLAN_PUBLIC_URL: where users reach fleetplan (the OIDC redirect URI); undefined = the request's own origin */
+  publicUrl: string | undefined;
 }
 
 export type RawEnv = Readonly<Record<string, string | undefined>>;
@@ -145,6 +170,11 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     }
   }
 
+  const oidc = parseOidc(get, problems);
+  const publicUrl = get('FLEETPLAN_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/.test(publicUrl))
+    problems.push(`FLEETPLAN_PUBLIC_URL must be an http(s) origin such as https://fleetplan.example.com, not '${publicUrl}'`);
+
   const demoLoginRaw = get('FLEETPLAN_DEMO_LOGIN');
   const env: FleetplanEnv = {
     databaseFile,
@@ -163,9 +193,60 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     seedDemo: flag('FLEETPLAN_SEED_DEMO', true),
     demoClusters:
       get('FLEETPLAN_DEMO_CLUSTERS') === undefined ? undefined : number('FLEETPLAN_DEMO_CLUSTERS', 1, 1, MAX_DEMO_CLUSTERS, true),
+    oidc,
+    publicUrl,
   };
   if (problems.length > 0) throw new EnvError(problems);
   return env;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** FLEETPLAN_OIDC_*: all or nothing — an issuer without a client or a role mapping is a mistake, not "off". */
+function parseOidc(get: (name: string) => string | undefined, problems: string[]): OidcSettings | undefined {
+  const issuer = get('FLEETPLAN_OIDC_ISSUER');
+  const clientId = get('FLEETPLAN_OIDC_CLIENT_ID');
+  const roleGroupsText = get('FLEETPLAN_OIDC_ROLE_GROUPS');
+  if (issuer === undefined) {
+    if (clientId !== undefined || roleGroupsText !== undefined)
+      problems.push('FLEETPLAN_OIDC_ISSUER is required when FLEETPLAN_OIDC_CLIENT_ID or FLEETPLAN_OIDC_ROLE_GROUPS is set');
+    return undefined;
+  }
+  const before = problems.length;
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    problems.push(`FLEETPLAN_OIDC_ISSUER must be a URL, not '${issuer}'`);
+  }
+  if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)))
+    problems.push(`FLEETPLAN_OIDC_ISSUER must be https (http only on loopback), not '${issuer}'`);
+  if (clientId === undefined) problems.push('FLEETPLAN_OIDC_CLIENT_ID is required with FLEETPLAN_OIDC_ISSUER');
+  let roleGroups: RoleGroups | undefined;
+  if (roleGroupsText === undefined)
+    problems.push('FLEETPLAN_OIDC_ROLE_GROUPS is required with FLEETPLAN_OIDC_ISSUER (e.g. admin=fleet-admins;operator=sre;viewer=*)');
+  else {
+    try {
+      roleGroups = parseRoleGroups(roleGroupsText);
+    } catch (err) {
+      problems.push(`FLEETPLAN_OIDC_ROLE_GROUPS: ${(err as Error).message}`);
+    }
+  }
+  const id = get('FLEETPLAN_OIDC_ID') ?? 'sso';
+  if (!/^[a-z0-9-]{1,40}$/.test(id)) problems.push(`FLEETPLAN_OIDC_ID must be 1–40 of a-z, 0-9 and '-', not '${id}'`);
+  const scopes = (get('FLEETPLAN_OIDC_SCOPES') ?? 'openid profile email').split(/\s+/).filter(Boolean);
+  if (!scopes.includes('openid')) problems.push(`FLEETPLAN_OIDC_SCOPES must include openid, not '${scopes.join(' ')}'`);
+  if (problems.length > before || clientId === undefined || roleGroups === undefined) return undefined;
+  return {
+    id,
+    displayName: get('FLEETPLAN_OIDC_NAME') ?? 'single sign-on',
+    issuer,
+    clientId,
+    clientSecret: get('FLEETPLAN_OIDC_CLIENT_SECRET'),
+    scopes,
+    groupsClaim: get('FLEETPLAN_OIDC_GROUPS_CLAIM') ?? 'groups',
+    roleGroups,
+  };
 }
 
 const processEnv = globalThis as unknown as { __fleetplanEnv?: FleetplanEnv };

@@ -5,9 +5,9 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import styles from './auth.module.css';
 import { ChangePasswordForm } from './change-password-form';
-import { safeNextPath } from './safe-next-path';
+import { safeNextPath } from '@/lib/safe-next-path';
 
-export function LoginForm({ next, changePassword }: { next?: string; changePassword?: boolean }) {
+export function LoginForm({ next, changePassword, providerError }: { next?: string; changePassword?: boolean; providerError?: string }) {
   const trpc = useTRPC();
   const options = useQuery(trpc.auth.loginOptions.queryOptions());
   const [username, setUsername] = useState('');
@@ -42,6 +42,21 @@ export function LoginForm({ next, changePassword }: { next?: string; changePassw
           <ChangePasswordForm onChanged={enter} />
         ) : (
           <>
+            {providerError && (
+              <div className="banner bad small" role="alert">
+                {providerError}
+              </div>
+            )}
+            {options.data?.providers.map((p) => (
+              // a plain link: the sign-in leaves for the provider's page and comes back to the callback
+              <a
+                key={p.id}
+                className={`btn ${options.data?.demoLogin ? '' : 'primary'} ${styles.wide}`}
+                href={`/api/auth/${encodeURIComponent(p.id)}/start?next=${encodeURIComponent(safeNextPath(next))}`}
+              >
+                Sign in with {p.displayName}
+              </a>
+            ))}
             {options.data?.demoLogin && (
               <>
                 <button type="button" className={`btn primary ${styles.wide}`} disabled={busy} onClick={() => demo.mutate()}>
@@ -50,8 +65,10 @@ export function LoginForm({ next, changePassword }: { next?: string; changePassw
                 <p className="small muted" style={{ margin: 0 }}>
                   A signed-in session for the seeded <span className="mono">demo</span> user (operator role) on this demo fleet.
                 </p>
-                <div className={styles.divider}>or with a local account</div>
               </>
+            )}
+            {(options.data?.demoLogin || (options.data?.providers.length ?? 0) > 0) && (
+              <div className={styles.divider}>or with a local account</div>
             )}
             <form className={styles.form} onSubmit={submit}>
               <label className={styles.field}>
@@ -87,11 +104,6 @@ export function LoginForm({ next, changePassword }: { next?: string; changePassw
                 {login.isPending ? 'Signing in…' : 'Sign in'}
               </button>
             </form>
-            {options.data?.providers.map((p) => (
-              <span key={p.id} className="small muted">
-                {p.displayName}
-              </span>
-            ))}
           </>
         )}
         <p className="small muted" style={{ margin: 0 }}>

@@ -1,6 +1,8 @@
-// Seam for external sign-in (OIDC, later perhaps SAML/LDAP). Nothing implements it yet; local
-// users are the only provider. See server/auth/README.md "Adding an OIDC provider".
+// Seam for external sign-in: OIDC today (server/auth/oidc), perhaps SAML/LDAP later. Providers are
+// configured by the settings (FLEETPLAN_OIDC_*, server/env.ts); see server/auth/README.md.
+import type { OidcSettings } from '@/server/env';
 import type { Role } from './actor';
+import { createOidcIdentityProvider } from './oidc/oidc-identity-provider';
 
 /** what an external provider vouches for after a completed sign-in */
 export interface ExternalIdentity {
@@ -38,18 +40,22 @@ export interface IdentityProvider {
   roleFor(identity: ExternalIdentity): Role | null;
 }
 
-const providers = new Map<string, IdentityProvider>();
+const configured = new WeakMap<OidcSettings, IdentityProvider>();
 
-/** Called once at start-up by whatever configures providers (env or the admin page, later). */
-export function registerIdentityProvider(provider: IdentityProvider): void {
-  if (!/^[a-z0-9-]{1,40}$/.test(provider.id)) throw new Error(`identity provider id '${provider.id}' must be [a-z0-9-]{1,40}`);
-  providers.set(provider.id, provider);
+/**
+ * The identity providers the settings configure (today at most one OIDC provider), built once per
+ * settings object so its discovery document is fetched once per process.
+ */
+export function identityProvidersFor(env: { oidc: OidcSettings | undefined }): IdentityProvider[] {
+  if (!env.oidc) return [];
+  let provider = configured.get(env.oidc);
+  if (!provider) {
+    provider = createOidcIdentityProvider(env.oidc);
+    configured.set(env.oidc, provider);
+  }
+  return [provider];
 }
 
-export function listIdentityProviders(): IdentityProvider[] {
-  return [...providers.values()];
-}
-
-export function findIdentityProvider(id: string): IdentityProvider | undefined {
-  return providers.get(id);
+export function findIdentityProvider(env: { oidc: OidcSettings | undefined }, id: string): IdentityProvider | undefined {
+  return identityProvidersFor(env).find((p) => p.id === id);
 }

@@ -10,6 +10,11 @@ export function findUserByName(db: Db, username: string): UserRow | undefined {
   return db.select().from(users).where(eq(users.username, username)).get();
 }
 
+/** the user an OIDC provider's subject signed in as before (`<provider id>:<subject>`) */
+export function findUserByExternalSubject(db: Db, externalSubject: string): UserRow | undefined {
+  return db.select().from(users).where(eq(users.externalSubject, externalSubject)).get();
+}
+
 export function findUserById(db: Db, id: number): UserRow | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
 }
@@ -36,7 +41,14 @@ export function countOtherActiveAdmins(db: Db, exceptId: number): number {
 
 export function insertUser(
   db: Db,
-  user: { username: string; passwordHash: string; role: RoleValue; createdAt: Date; mustChangePassword?: boolean },
+  user: {
+    username: string;
+    passwordHash: string;
+    role: RoleValue;
+    createdAt: Date;
+    mustChangePassword?: boolean;
+    externalSubject?: string;
+  },
 ): UserRow {
   return db.insert(users).values(user).returning().get();
 }

@@ -24,11 +24,11 @@ const POLICY: ShownFields = { fields: '*' };
 export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'auth.login': { fields: ['method'] },
   'auth.logout': { fields: [] },
-  // whether the attempted username exists is for admins only
-  'auth.login-failed': { fields: [], adminFields: ['known'] },
+  // whether the attempted username exists, and what an identity provider said about whom, is for admins only
+  'auth.login-failed': { fields: [], adminFields: ['known', 'reason', 'description', 'username', 'groups'] },
   'user.change-password': { fields: ['passwordChanged', 'tokensRevoked'] },
-  'user.create': { fields: ['role', 'demo'] },
-  'user.set-role': { fields: ['role'] },
+  'user.create': { fields: ['role', 'demo', 'provider'], adminFields: ['email', 'groups'] },
+  'user.set-role': { fields: ['role', 'reason'], adminFields: ['groups'] },
   'user.disable': { fields: ['disabled'] },
   'user.enable': { fields: ['disabled'] },
   'user.reset-password': { fields: ['passwordChanged', 'tokensRevoked'] },

@@ -4,8 +4,8 @@ import type { Db } from '@/db/open-database';
 import type { Actor, Role } from '@/server/auth/actor';
 import { clearedSessionCookies, sessionCookies, SESSION_TTL_MS } from '@/server/auth/cookies';
 import { DEMO_USERNAME, isDemoLoginEnabled, type DemoLoginEnv } from '@/server/auth/demo-login';
-import { listIdentityProviders } from '@/server/auth/identity-provider';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '@/server/auth/password';
+import { findIdentityProvider, identityProvidersFor, type ExternalIdentity, type IdentityProvider } from '@/server/auth/identity-provider';
+import { burnPasswordCheck, hashPassword, unusablePasswordHash, verifyPassword } from '@/server/auth/password';
 import { passwordProblem } from '@/server/auth/password-policy';
 import {
   accountKey,
@@ -17,12 +17,24 @@ import {
   THROTTLE_WINDOW_MS,
 } from '@/server/auth/sign-in-throttle';
 import { generateSecret, sha256Hex } from '@/server/auth/secrets';
+import { openSecret, sealSecret } from '@/server/crypto/secret-box';
+import { secretKeyForDb } from '@/server/crypto/server-secret-key';
+import type { FleetplanEnv } from '@/server/env';
+import { safeNextPath } from '@/lib/safe-next-path';
+import { createHash } from 'node:crypto';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import * as sessionsRepo from '@/server/repositories/session-repository';
 import * as throttleRepo from '@/server/repositories/sign-in-throttle-repository';
 import { revokeTokensOfUser } from '@/server/repositories/token-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { findUserById, findUserByName, updateUser, type UserRow } from '@/server/repositories/user-repository';
+import {
+  findUserByExternalSubject,
+  findUserById,
+  findUserByName,
+  insertUser,
+  updateUser,
+  type UserRow,
+} from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 
 /** where a procedure puts cookies: the HTTP response, or nowhere (createCaller tests) */
@@ -39,11 +51,99 @@ export interface Me {
   mustChangePassword: boolean;
 }
 
+/** The browser's side of an external sign-in between its start and the provider's callback. */
+interface SignInFlow {
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+  redirectUri: string;
+  next: string;
+  /** epoch ms */
+  expires: number;
+}
+
+/** the flow cookie: sealed with the server's key, so the browser can neither read nor forge it */
+export const SIGN_IN_FLOW_COOKIE = 'fleetplan_sign_in';
+const SIGN_IN_FLOW_PURPOSE = 'oidc-sign-in-flow';
+/** how long a user may spend at the provider's login page */
+export const SIGN_IN_FLOW_TTL_MS = 10 * 60 * 1000;
+
+export function signInFlowCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+  const parts = [`${SIGN_IN_FLOW_COOKIE}=${encodeURIComponent(value)}`, 'Path=/api/auth/', `Max-Age=${opts.maxAgeSeconds}`];
+  // Lax: the provider's redirect back is a top-level GET from another site and must carry it
+  parts.push('SameSite=Lax', 'HttpOnly');
+  if (opts.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
 /** answered to every failed sign-in, whether the user exists or not */
 const WRONG_CREDENTIALS = 'Wrong username or password';
 
-export function createAuthService(deps: { db: Db; realNow: () => Date; env: DemoLoginEnv }) {
+export function createAuthService(deps: {
+  db: Db;
+  realNow: () => Date;
+  env: DemoLoginEnv & Pick<FleetplanEnv, 'oidc' | 'publicUrl' | 'secretKey'>;
+}) {
   const { db, realNow } = deps;
+
+  function requireProvider(id: string): IdentityProvider {
+    const provider = findIdentityProvider(deps.env, id);
+    if (!provider) throw new AppError('NOT_FOUND', `There is no sign-in provider '${id}' on this server`);
+    return provider;
+  }
+
+  function auditFailedExternalSignIn(provider: IdentityProvider, clientAddress: string, why: Record<string, unknown>): void {
+    appendAudit(db, {
+      at: realNow(),
+      actor: `anonymous@${clientAddress}`,
+      action: 'auth.login-failed',
+      target: `provider:${provider.id}`,
+      after: why,
+    });
+  }
+
+  /**
+   * The local user an external identity signs in as: found by `<provider>:<subject>`, else created
+   * with its preferred username (or `<name>@<provider>` when a local user already has it) and an
+   * unusable password. Its role follows the provider's groups at every sign-in.
+   */
+  function externalUser(provider: IdentityProvider, identity: ExternalIdentity, role: Role): UserRow {
+    const externalSubject = `${provider.id}:${identity.subject}`;
+    const now = realNow();
+    return withTransaction(db, (tx) => {
+      const known = findUserByExternalSubject(tx, externalSubject);
+      if (known) {
+        if (known.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
+        if (known.role !== role) {
+          updateUser(tx, known.id, { role });
+          appendAudit(tx, {
+            at: now,
+            actor: `system:${provider.id}`,
+            action: 'user.set-role',
+            target: `user:${known.username}`,
+            before: { role: known.role },
+            after: { role, reason: 'groups at the identity provider', groups: identity.groups },
+          });
+        }
+        return { ...known, role };
+      }
+      const suffix = createHash('sha256').update(externalSubject).digest('hex').slice(0, 6);
+      const username = [identity.username, `${identity.username}@${provider.id}`, `${identity.username}@${provider.id}-${suffix}`].find(
+        (name) => !findUserByName(tx, name),
+      );
+      if (!username) throw new AppError('CONFLICT', `The username ${identity.username} is taken on this server`);
+      const user = insertUser(tx, { username, passwordHash: unusablePasswordHash(), role, createdAt: now, externalSubject });
+      appendAudit(tx, {
+        at: now,
+        actor: `system:${provider.id}`,
+        action: 'user.create',
+        target: `user:${username}`,
+        after: { role, provider: provider.id, email: identity.email ?? null, groups: identity.groups },
+      });
+      return user;
+    });
+  }
 
   function startSession(user: UserRow, jar: CookieJar, how: string): Me {
     const token = generateSecret(32);
@@ -143,6 +243,9 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
       }
       const user = findUserById(db, input.actor.userId);
       if (!user || user.disabled) throw new AppError('UNAUTHORIZED', 'Sign in first');
+      if (user.externalSubject !== null) {
+        throw new AppError('FORBIDDEN', 'This account signs in through its identity provider and has no password here');
+      }
       if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
         throw new AppError('INVALID_INPUT', 'The current password is wrong', [{ path: 'currentPassword', message: 'is wrong' }]);
       }
@@ -197,8 +300,98 @@ export function createAuthService(deps: { db: Db; realNow: () => Date; env: Demo
     loginOptions(): { demoLogin: boolean; providers: { id: string; displayName: string }[] } {
       return {
         demoLogin: isDemoLoginEnabled(db, deps.env),
-        providers: listIdentityProviders().map((p) => ({ id: p.id, displayName: p.displayName })),
+        providers: identityProvidersFor(deps.env).map((p) => ({ id: p.id, displayName: p.displayName })),
       };
+    },
+
+    /**
+     * Starts a sign-in at an external provider: where to send the browser, and the sealed cookie
+     * that binds state, nonce and PKCE verifier to this browser until the callback.
+     */
+    async beginExternalSignIn(input: { providerId: string; next?: string | null; origin: string; secure: boolean }) {
+      const provider = requireProvider(input.providerId);
+      const verifier = generateSecret(32);
+      const flow: SignInFlow = {
+        provider: provider.id,
+        state: generateSecret(24),
+        nonce: generateSecret(24),
+        verifier,
+        redirectUri: `${deps.env.publicUrl ?? input.origin}/api/auth/${provider.id}/callback`,
+        next: safeNextPath(input.next),
+        expires: realNow().getTime() + SIGN_IN_FLOW_TTL_MS,
+      };
+      let location: URL;
+      try {
+        location = await provider.beginSignIn({
+          redirectUri: flow.redirectUri,
+          state: flow.state,
+          nonce: flow.nonce,
+          codeChallenge: createHash('sha256').update(verifier).digest('base64url'),
+        });
+      } catch (err) {
+        throw new AppError('PRECONDITION_FAILED', `Sign-in with ${provider.displayName} is not available: ${(err as Error).message}`);
+      }
+      const sealed = sealSecret(secretKeyForDb(db, deps.env), JSON.stringify(flow), SIGN_IN_FLOW_PURPOSE);
+      return { location, cookie: signInFlowCookie(sealed, { secure: input.secure, maxAgeSeconds: SIGN_IN_FLOW_TTL_MS / 1000 }) };
+    },
+
+    /**
+     * The provider's redirect back: checks it against the flow cookie, redeems the code, maps the
+     * groups to a role and starts a session. Every refusal is audited and leaves no session.
+     */
+    async completeExternalSignIn(input: {
+      providerId: string;
+      callbackUrl: URL;
+      flowCookie: string | undefined;
+      cookies: CookieJar;
+      clientAddress: string;
+    }): Promise<{ me: Me; next: string }> {
+      const provider = requireProvider(input.providerId);
+      let flow: SignInFlow | null = null;
+      try {
+        if (input.flowCookie)
+          flow = JSON.parse(openSecret(secretKeyForDb(db, deps.env), input.flowCookie, SIGN_IN_FLOW_PURPOSE)) as SignInFlow;
+      } catch {
+        flow = null;
+      }
+      if (!flow || flow.provider !== provider.id || flow.expires < realNow().getTime()) {
+        auditFailedExternalSignIn(provider, input.clientAddress, { reason: 'no sign-in started in this browser, or it expired' });
+        throw new AppError('UNAUTHORIZED', 'This sign-in was not started in this browser or took longer than 10 minutes; please try again');
+      }
+      const refusal = input.callbackUrl.searchParams.get('error');
+      if (refusal !== null) {
+        const description = input.callbackUrl.searchParams.get('error_description')?.slice(0, 300);
+        auditFailedExternalSignIn(provider, input.clientAddress, { reason: refusal, description: description ?? null });
+        throw new AppError('UNAUTHORIZED', `${provider.displayName} refused the sign-in: ${description ?? refusal}`);
+      }
+      let identity: ExternalIdentity;
+      try {
+        identity = await provider.completeSignIn({
+          callbackUrl: input.callbackUrl,
+          redirectUri: flow.redirectUri,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          codeVerifier: flow.verifier,
+        });
+      } catch (err) {
+        auditFailedExternalSignIn(provider, input.clientAddress, { reason: (err as Error).message.slice(0, 300) });
+        throw new AppError('UNAUTHORIZED', `The sign-in with ${provider.displayName} could not be verified: ${(err as Error).message}`);
+      }
+      const role = provider.roleFor(identity);
+      if (role === null) {
+        auditFailedExternalSignIn(provider, input.clientAddress, {
+          reason: 'in no group mapped to a role',
+          subject: identity.subject,
+          username: identity.username,
+          groups: identity.groups,
+        });
+        throw new AppError(
+          'FORBIDDEN',
+          `${identity.username} signed in at ${provider.displayName} but is in none of the groups this server grants a role to`,
+        );
+      }
+      const user = externalUser(provider, identity, role);
+      return { me: startSession(user, input.cookies, `oidc:${provider.id}`), next: flow.next };
     },
   };
 }
