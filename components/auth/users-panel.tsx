@@ -122,9 +122,19 @@ export function UsersPanel() {
                 required: true,
                 value: (u) => u.username,
                 cell: (u) => (
-                  <span className="truncate" style={{ display: 'inline-block' }}>
-                    {u.username}
-                  </span>
+                  <>
+                    <span className="truncate" style={{ display: 'inline-block' }}>
+                      {u.username}
+                    </span>
+                    {u.signsInWith && (
+                      <>
+                        {' '}
+                        <span className="badge" title={`Signs in through the identity provider '${u.signsInWith}'`}>
+                          {u.signsInWith}
+                        </span>
+                      </>
+                    )}
+                  </>
                 ),
               },
               {
@@ -135,7 +145,8 @@ export function UsersPanel() {
                   <select
                     aria-label={`Role of ${u.username}`}
                     value={u.role}
-                    disabled={setRole.isPending}
+                    disabled={setRole.isPending || u.signsInWith !== null}
+                    title={u.signsInWith ? 'Follows the groups at the identity provider at every sign-in' : undefined}
                     onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
                   >
                     {ROLES.map((r) => (
@@ -167,9 +178,11 @@ export function UsersPanel() {
                     <button className="btn" onClick={() => setDisabled.mutate({ username: u.username, disabled: !u.disabled })}>
                       {u.disabled ? 'Enable' : 'Disable'}
                     </button>{' '}
-                    <button className="btn" onClick={() => reset.mutate({ username: u.username })}>
-                      Reset password
-                    </button>
+                    {u.signsInWith === null && (
+                      <button className="btn" onClick={() => reset.mutate({ username: u.username })}>
+                        Reset password
+                      </button>
+                    )}
                   </>
                 ),
               },

@@ -17,10 +17,25 @@ export interface UserSummary {
   role: Role;
   disabled: boolean;
   createdAt: string;
+  /** the identity provider this user signs in through (its role follows its groups there); null = a local user */
+  signsInWith: string | null;
 }
 
 function toSummary(row: usersRepo.UserRow): UserSummary {
-  return { username: row.username, role: row.role, disabled: row.disabled, createdAt: row.createdAt.toISOString() };
+  return {
+    username: row.username,
+    role: row.role,
+    disabled: row.disabled,
+    createdAt: row.createdAt.toISOString(),
+    signsInWith: row.externalSubject === null ? null : row.externalSubject.slice(0, row.externalSubject.indexOf(':')),
+  };
+}
+
+/** role and password of a user from an identity provider are the provider's: a change here would not last */
+function refuseForExternalUser(row: usersRepo.UserRow, what: string): void {
+  if (row.externalSubject !== null) {
+    throw new AppError('PRECONDITION_FAILED', `${row.username} signs in through an identity provider: its ${what} is managed there`);
+  }
 }
 
 /** `realNow` stamps accounts and audit rows (never the fleet's simulated clock) */
@@ -69,6 +84,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
     setRole(input: { username: string; role: Role; actor: Actor }): UserSummary {
       const row = requireUser(input.username);
       if (row.role === input.role) return toSummary(row);
+      refuseForExternalUser(row, 'role');
       if (input.role !== 'admin') guardLastAdmin(row, 'demote');
       withTransaction(db, (tx) => {
         usersRepo.updateUser(tx, row.id, { role: input.role });
@@ -106,6 +122,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       actor: Actor;
     }): Promise<{ username: string; generatedPassword: string | null }> {
       const row = requireUser(input.username);
+      refuseForExternalUser(row, 'password');
       if (input.password !== undefined) requireGoodPassword(input.password, row.username);
       const generated = input.password ? null : generateSecret(15);
       const passwordHash = await hashPassword(input.password ?? generated!);

@@ -10,6 +10,7 @@ import { parseEnv, type FleetplanEnv } from '@/server/env';
 import { insertUser } from '@/server/repositories/user-repository';
 import { AppError } from '@/server/services/app-error';
 import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
+import { createUserService } from '@/server/services/user-service';
 import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
@@ -248,5 +249,18 @@ describe('OIDC sign-in', () => {
     expect(auth().loginOptions().providers).toEqual([{ id: 'corp', displayName: 'Corp SSO' }]);
     const err = await refusal(auth().beginExternalSignIn({ providerId: 'other', origin: ORIGIN, secure: false }));
     expect(err.code).toBe('NOT_FOUND');
+  });
+
+  it('shows admins which users come from the provider, and refuses to set their role or password here', async () => {
+    idp.loginAs({ sub: 'u-100', preferred_username: 'alice', groups: ['sre'] });
+    await signIn();
+    const users = createUserService({ db, realNow: () => NOW });
+    const admin = { name: 'admin', role: 'admin' as const, via: 'session' as const };
+    expect(users.list()).toEqual([expect.objectContaining({ username: 'alice', role: 'operator', signsInWith: 'corp' })]);
+    expect(() => users.setRole({ username: 'alice', role: 'admin', actor: admin })).toThrow('its role is managed there');
+    await expect(users.resetPassword({ username: 'alice', actor: admin })).rejects.toThrow('its password is managed there');
+    // disabling stays a local decision, and keeps the user out at the next sign-in
+    users.setDisabled({ username: 'alice', disabled: true, actor: admin });
+    expect((await refusal(signIn())).message).toContain('disabled');
   });
 });
