@@ -55,7 +55,7 @@ describe('parseEnv', () => {
     });
     expect(env).toEqual({
       databaseFile: '/tmp/x.db',
-      provider: { name: 'ocm', token: 'tok', url: 'https://ocm.example', search: "name like 'prod-%'" },
+      provider: { name: 'ocm', auth: { kind: 'bearer', token: 'tok' }, url: 'https://ocm.example', search: "name like 'prod-%'" },
       schedulerEnabled: false,
       tickSeconds: 2.5,
       deliveryConcurrency: 8,
@@ -100,7 +100,15 @@ describe('parseEnv', () => {
     [{ FLEETPLAN_DELIVERY_CONCURRENCY: '2.5' }, /^FLEETPLAN_DELIVERY_CONCURRENCY must be a whole number/],
     [{ FLEETPLAN_SIM_SPEED: '-1' }, /^FLEETPLAN_SIM_SPEED must be a number from 0 to/],
     [{ FLEETPLAN_PROVIDER: 'aws' }, /^FLEETPLAN_PROVIDER must be one of simulator, ocm, kubernetes, not 'aws'$/],
-    [{ FLEETPLAN_PROVIDER: 'ocm' }, /^FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm$/],
+    [{ FLEETPLAN_PROVIDER: 'ocm' }, /^FLEETPLAN_PROVIDER=ocm needs credentials: FLEETPLAN_OCM_OFFLINE_TOKEN, or/],
+    [
+      { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't', FLEETPLAN_OCM_OFFLINE_TOKEN: 'o' },
+      /^OCM credentials are given more than once/,
+    ],
+    [
+      { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_CLIENT_ID: 'svc' },
+      /FLEETPLAN_OCM_CLIENT_ID and FLEETPLAN_OCM_CLIENT_SECRET are set together/,
+    ],
     [
       { FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't', FLEETPLAN_OCM_URL: 'api.openshift.com' },
       /^FLEETPLAN_OCM_URL must be an http\(s\) URL/,
@@ -128,6 +136,24 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ FLEETPLAN_TICK_SECONDS: 'abc', FLEETPLAN_PROVIDER: 'aws' })).toThrow(
       /^invalid configuration:\n {2}- FLEETPLAN_PROVIDER must be one of .*\n {2}- FLEETPLAN_TICK_SECONDS must be a number/,
     );
+  });
+
+  it('reads the OCM credentials: an offline token or a service account, exchanged at Red Hat SSO', () => {
+    expect(parseEnv({ FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_OFFLINE_TOKEN: 'eyJ…' }).provider).toMatchObject({
+      auth: {
+        kind: 'offline-token',
+        offlineToken: 'eyJ…',
+        tokenUrl: 'https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token',
+      },
+    });
+    expect(
+      parseEnv({
+        FLEETPLAN_PROVIDER: 'ocm',
+        FLEETPLAN_OCM_CLIENT_ID: 'svc',
+        FLEETPLAN_OCM_CLIENT_SECRET: 'sec',
+        FLEETPLAN_OCM_TOKEN_URL: 'https://sso.internal/token',
+      }).provider,
+    ).toMatchObject({ auth: { kind: 'service-account', clientId: 'svc', clientSecret: 'sec', tokenUrl: 'https://sso.internal/token' } });
   });
 
   describe('OIDC sign-in settings', () => {

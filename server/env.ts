@@ -9,6 +9,7 @@ import { resolveDatabaseFile } from '@/db/open-database';
 import { parseRoleGroups, type RoleGroups } from '@/server/auth/oidc/role-mapping';
 import { passwordProblem } from '@/server/auth/password-policy';
 import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
+import { DEFAULT_OCM_TOKEN_URL, type OcmAuth } from '@/server/integrations/providers/ocm-auth';
 
 export const PROVIDER_NAMES = ['simulator', 'ocm', 'kubernetes'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -26,7 +27,7 @@ export const MAX_DEMO_CLUSTERS = 100_000;
 
 export type ProviderSettings =
   | { name: 'simulator' }
-  | { name: 'ocm'; url: string; token: string; search: string | undefined }
+  | { name: 'ocm'; url: string; auth: OcmAuth; search: string | undefined }
   | { name: 'kubernetes'; kubeconfigPath: string; contexts: string[] | undefined };
 
 /** Sign-in with the team's OpenID Connect provider (authorization code + PKCE), beside local users. */
@@ -139,11 +140,9 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
   if (!(PROVIDER_NAMES as readonly string[]).includes(providerName)) {
     problems.push(`FLEETPLAN_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}, not '${providerName}'`);
   } else if (providerName === 'ocm') {
-    const token = get('FLEETPLAN_OCM_TOKEN');
-    if (token === undefined) problems.push('FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm');
     const url = get('FLEETPLAN_OCM_URL') ?? DEFAULT_OCM_URL;
     if (!/^https?:\/\/[^/\s]+/.test(url) || !URL.canParse(url)) problems.push(`FLEETPLAN_OCM_URL must be an http(s) URL, not '${url}'`);
-    provider = { name: 'ocm', url, token: token ?? '', search: get('FLEETPLAN_OCM_SEARCH') };
+    provider = { name: 'ocm', url, auth: parseOcmAuth(get, problems), search: get('FLEETPLAN_OCM_SEARCH') };
   } else if (providerName === 'kubernetes') {
     const home = get('HOME');
     const kubeconfigPath = get('FLEETPLAN_KUBECONFIG') ?? get('KUBECONFIG') ?? (home === undefined ? undefined : `${home}/.kube/config`);
@@ -198,6 +197,36 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
   };
   if (problems.length > 0) throw new EnvError(problems);
   return env;
+}
+
+/**
+ * OCM credentials: exactly one of a fixed token (FLEETPLAN_OCM_TOKEN), an offline token exchanged
+ * at Red Hat SSO (FLEETPLAN_OCM_OFFLINE_TOKEN, as `ocm login --token`), or a service account
+ * (FLEETPLAN_OCM_CLIENT_ID + FLEETPLAN_OCM_CLIENT_SECRET); FLEETPLAN_OCM_TOKEN_URL overrides SSO.
+ */
+function parseOcmAuth(get: (name: string) => string | undefined, problems: string[]): OcmAuth {
+  const token = get('FLEETPLAN_OCM_TOKEN');
+  const offlineToken = get('FLEETPLAN_OCM_OFFLINE_TOKEN');
+  const clientId = get('FLEETPLAN_OCM_CLIENT_ID');
+  const clientSecret = get('FLEETPLAN_OCM_CLIENT_SECRET');
+  const tokenUrl = get('FLEETPLAN_OCM_TOKEN_URL') ?? DEFAULT_OCM_TOKEN_URL;
+  if (!/^https?:\/\/[^/\s]+/.test(tokenUrl) || !URL.canParse(tokenUrl))
+    problems.push(`FLEETPLAN_OCM_TOKEN_URL must be an http(s) URL, not '${tokenUrl}'`);
+  const given = [
+    token && 'FLEETPLAN_OCM_TOKEN',
+    offlineToken && 'FLEETPLAN_OCM_OFFLINE_TOKEN',
+    (clientId || clientSecret) && 'FLEETPLAN_OCM_CLIENT_ID/_SECRET',
+  ].filter(Boolean);
+  if (given.length === 0)
+    problems.push(
+      'FLEETPLAN_PROVIDER=ocm needs credentials: FLEETPLAN_OCM_OFFLINE_TOKEN, or FLEETPLAN_OCM_CLIENT_ID and FLEETPLAN_OCM_CLIENT_SECRET (a service account), or FLEETPLAN_OCM_TOKEN',
+    );
+  if (given.length > 1) problems.push(`OCM credentials are given more than once (${given.join(', ')}): set one kind`);
+  if ((clientId === undefined) !== (clientSecret === undefined))
+    problems.push('FLEETPLAN_OCM_CLIENT_ID and FLEETPLAN_OCM_CLIENT_SECRET are set together (a service account)');
+  if (offlineToken !== undefined) return { kind: 'offline-token', offlineToken, tokenUrl };
+  if (clientId !== undefined && clientSecret !== undefined) return { kind: 'service-account', clientId, clientSecret, tokenUrl };
+  return { kind: 'bearer', token: token ?? '' };
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

@@ -9,6 +9,16 @@
  * - `GET    /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}` and `/state`
  *   (UpgradePolicyState: pending | scheduled | started | delayed | failed | completed | cancelled)
  * - `DELETE /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}` (refused once started)
+ * - hosted control planes (`hypershift.enabled`): the same under `/clusters/{id}/control_plane/upgrade_policies`
+ *   with the state inline (`ControlPlaneUpgradePolicy.state`), `upgrade_type: "ControlPlane"`; the
+ *   classic path answers 400 for such a cluster
+ * - policy lists are paged like every OCM list (`page`, `size`, `total`)
+ * - `automaticPolicy`: a recurring policy (`schedule_type: "automatic"`, a cron `schedule`) set by
+ *   the cluster's owner in OCM
+ * - `POST /_sso/token` (form-encoded): Red Hat SSO's token endpoint for an offline token
+ *   (`grant_type=refresh_token`, `client_id=cloud-services`) or a service account
+ *   (`grant_type=client_credentials`); the API then takes the static token or any unexpired access
+ *   token it issued (`accessTokenTtlSeconds`)
  * A scheduled policy is `started` from its next_run on (the fake's clock). Scripting (in process,
  * or `POST /_fake/clusters/{id}/{action}` standalone): complete (the cluster takes the version
  * and, as OCM does for manual policies, the policy is removed), fail with a description, delay,
@@ -36,6 +46,10 @@ export interface FakeOcmClusterSpec {
   /** every release of the channel; those newer than the cluster's version are available upgrades */
   releases: string[];
   state?: string;
+  /** a hosted control plane: upgrade policies live under `control_plane/` */
+  hypershift?: boolean;
+  /** a recurring policy the owner set in OCM (cron schedule) */
+  automaticPolicy?: { schedule: string };
 }
 
 interface Policy {
@@ -43,6 +57,7 @@ interface Policy {
   version: string;
   next_run: string;
   schedule_type: string;
+  schedule?: string;
   upgrade_type: string;
   state: { value: PolicyStateValue; description: string };
 }
@@ -71,6 +86,14 @@ export interface FakeOcmOptions {
   port?: number;
   /** extra `/_fake/...` routes (serve.ts adds its own); undefined falls through to the fake's */
   control?: (req: FakeRequest) => FakeResponse | undefined;
+  /** the offline token `/_sso/token` exchanges (grant_type=refresh_token) */
+  offlineToken?: string;
+  /** the service account `/_sso/token` knows (grant_type=client_credentials) */
+  serviceAccount?: { clientId: string; clientSecret: string };
+  /** lifetime of issued access tokens (default 900 s, as Red Hat SSO's) */
+  accessTokenTtlSeconds?: number;
+  /** page size of upgrade policy lists (default 100) */
+  policyPageSize?: number;
 }
 
 export interface FakeOcm extends RunningFake {
@@ -93,6 +116,8 @@ export interface FakeOcm extends RunningFake {
   publishRelease(id: string, version: string): void;
   /** called when a write is accepted, before it is answered */
   onWrite(hook: ((write: FakeOcmWrite) => void) | null): void;
+  /** access tokens issued by `/_sso/token`, with the grant that asked */
+  tokenGrants(): { grantType: string; at: string }[];
 }
 
 function readFixture<T>(name: string): T {
@@ -122,8 +147,38 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
   let nextPolicy = 1;
   let operation = 1;
   const clusters = new Map<string, ClusterState>(
-    opts.clusters.map((spec) => [spec.id, { spec, version: spec.version, state: spec.state ?? 'ready', policies: [], policyFault: null }]),
+    opts.clusters.map((spec) => [
+      spec.id,
+      {
+        spec,
+        version: spec.version,
+        state: spec.state ?? 'ready',
+        policies: spec.automaticPolicy
+          ? [
+              {
+                id: `policy-auto-${spec.id}`,
+                version: '',
+                next_run: iso(nowMs() + 86_400_000),
+                schedule_type: 'automatic',
+                schedule: spec.automaticPolicy.schedule,
+                upgrade_type: spec.hypershift ? 'ControlPlane' : 'OSD',
+                state: { value: 'scheduled', description: 'Upgrade scheduled.' },
+              },
+            ]
+          : [],
+        policyFault: null,
+      },
+    ]),
   );
+  const accessTokens = new Map<string, number>();
+  const tokenGrants: { grantType: string; at: string }[] = [];
+  const authorized = (req: FakeRequest) => {
+    const given = bearer(req);
+    if (given === undefined) return false;
+    if (given === token) return true;
+    const expires = accessTokens.get(given);
+    return expires !== undefined && expires > nowMs();
+  };
   const get = (id: string) => {
     const c = clusters.get(id);
     if (!c) throw new Error(`fake OCM: no cluster ${id}`);
@@ -153,6 +208,7 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       name: c.spec.name,
       external_id: `ext-${c.spec.id}`,
       state: c.state,
+      hypershift: { enabled: c.spec.hypershift === true },
       subscription: { kind: 'SubscriptionLink', id: `sub-${c.spec.id}`, href: `/api/accounts_mgmt/v1/subscriptions/sub-${c.spec.id}` },
       version: {
         ...t.version,
@@ -166,11 +222,13 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
   };
   const policyJson = (c: ClusterState, p: Policy) => ({
     ...readFixture<Record<string, unknown>>('ocm-upgrade-policy.json'),
+    ...(c.spec.hypershift ? { kind: 'ControlPlaneUpgradePolicy', state: p.state } : {}),
     id: p.id,
-    href: `${API}/clusters/${c.spec.id}/upgrade_policies/${p.id}`,
+    href: `${API}/clusters/${c.spec.id}/${c.spec.hypershift ? 'control_plane/' : ''}upgrade_policies/${p.id}`,
     schedule_type: p.schedule_type,
+    ...(p.schedule ? { schedule: p.schedule } : {}),
     upgrade_type: p.upgrade_type,
-    version: p.version,
+    ...(p.version ? { version: p.version } : {}),
     next_run: p.next_run,
     cluster_id: c.spec.id,
   });
@@ -216,6 +274,33 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       if (!c.spec.releases.includes(version)) c.spec = { ...c.spec, releases: [...c.spec.releases, version] };
     },
     onWrite: (h) => void (writeHook = h),
+    tokenGrants: () => [...tokenGrants],
+  };
+
+  /** Red Hat SSO's token endpoint (Keycloak): form-encoded grant in, `{access_token, expires_in, token_type}` out */
+  const ssoToken = (req: FakeRequest): FakeResponse => {
+    const form = new URLSearchParams(req.rawBody);
+    const grantType = form.get('grant_type') ?? '';
+    const refused = (description: string): FakeResponse => ({
+      status: grantType === 'client_credentials' ? 401 : 400,
+      body: { error: grantType === 'client_credentials' ? 'unauthorized_client' : 'invalid_grant', error_description: description },
+    });
+    if (grantType === 'refresh_token') {
+      if (form.get('client_id') !== 'cloud-services') return refused('Invalid client');
+      if (!opts.offlineToken || form.get('refresh_token') !== opts.offlineToken) return refused('Invalid refresh token');
+    } else if (grantType === 'client_credentials') {
+      const basic = req.headers.authorization?.startsWith('Basic ')
+        ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString('utf8').split(':')
+        : [form.get('client_id') ?? '', form.get('client_secret') ?? ''];
+      const [id, secret] = basic.map((v) => decodeURIComponent(v ?? ''));
+      if (!opts.serviceAccount || id !== opts.serviceAccount.clientId || secret !== opts.serviceAccount.clientSecret)
+        return refused('Invalid client credentials');
+    } else return { status: 400, body: { error: 'unsupported_grant_type', error_description: `grant_type ${grantType}` } };
+    const ttl = opts.accessTokenTtlSeconds ?? 900;
+    const accessToken = `fake-access-${tokenGrants.length + 1}-${Math.random().toString(36).slice(2)}`;
+    accessTokens.set(accessToken, nowMs() + ttl * 1000);
+    tokenGrants.push({ grantType, at: iso(nowMs()) });
+    return { status: 200, body: { access_token: accessToken, expires_in: ttl, token_type: 'Bearer', scope: 'openid' } };
   };
 
   const handle = (req: FakeRequest): FakeResponse => {
@@ -235,10 +320,11 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       else return { status: 404, body: { reason: `no action ${ctl[2]}` } };
       return { status: 200, body: api.cluster(id) };
     }
+    if (req.path === '/_sso/token' && req.method === 'POST') return ssoToken(req);
     if (!req.path.startsWith(API)) return error(404, `no route ${req.method} ${req.path}`);
     requests.push({ method: req.method, path: req.path });
     hook?.({ method: req.method, path: req.path });
-    if (bearer(req) !== token) return error(401, 'Invalid token');
+    if (!authorized(req)) return error(401, 'Invalid token');
     if (req.method === 'GET' && req.path === `${API}/clusters`) {
       const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
       const size = Math.max(1, Math.min(500, Number(req.query.get('size') ?? 100) || 100));
@@ -246,27 +332,41 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       const items = all.slice((page - 1) * size, page * size).map(clusterJson);
       return { status: 200, body: { kind: 'ClusterList', page, size: items.length, total: all.length, items } };
     }
-    const m = /^\/api\/clusters_mgmt\/v1\/clusters\/([^/]+)(?:\/upgrade_policies(?:\/([^/]+))?(\/state)?)?$/.exec(req.path);
+    const m = /^\/api\/clusters_mgmt\/v1\/clusters\/([^/]+)(?:\/(control_plane\/)?upgrade_policies(?:\/([^/]+))?(\/state)?)?$/.exec(
+      req.path,
+    );
     const c = m ? clusters.get(decodeURIComponent(m[1]!)) : undefined;
     if (!m || !c) return error(404, `Cluster '${m?.[1] ?? ''}' not found`);
     const onPolicies = req.path.includes('/upgrade_policies');
     if (!onPolicies) return req.method === 'GET' ? { status: 200, body: clusterJson(c) } : error(405, 'method not allowed');
+    const [, , controlPlane, policyId, state] = m;
+    if (Boolean(controlPlane) !== (c.spec.hypershift === true))
+      return error(
+        400,
+        c.spec.hypershift
+          ? `Cluster '${c.spec.name}' has a hosted control plane: use its control_plane/upgrade_policies`
+          : `Cluster '${c.spec.name}' is not a hosted control plane cluster`,
+      );
+    if (state && c.spec.hypershift) return error(404, 'no state sub-resource for control plane upgrade policies');
     if (c.policyFault) return error(c.policyFault, 'Internal server error');
     advance(c);
-    const [, , policyId, state] = m;
     const policy = policyId ? c.policies.find((p) => p.id === policyId) : undefined;
     if (policyId && !policy) return error(404, `Upgrade policy '${policyId}' not found`);
-    if (req.method === 'GET' && !policyId)
+    if (req.method === 'GET' && !policyId) {
+      const size = Math.max(1, Math.min(opts.policyPageSize ?? 100, Number(req.query.get('size') ?? 100) || 100));
+      const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+      const items = c.policies.slice((page - 1) * size, page * size).map((p) => policyJson(c, p));
       return {
         status: 200,
         body: {
-          kind: 'UpgradePolicyList',
-          page: 1,
-          size: c.policies.length,
+          kind: c.spec.hypershift ? 'ControlPlaneUpgradePolicyList' : 'UpgradePolicyList',
+          page,
+          size: items.length,
           total: c.policies.length,
-          items: c.policies.map((p) => policyJson(c, p)),
+          items,
         },
       };
+    }
     if (req.method === 'GET' && policy && state)
       return {
         status: 200,
@@ -294,7 +394,7 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
         version,
         next_run: iso(nextRun),
         schedule_type: 'manual',
-        upgrade_type: typeof body.upgrade_type === 'string' ? body.upgrade_type : 'OSD',
+        upgrade_type: typeof body.upgrade_type === 'string' ? body.upgrade_type : c.spec.hypershift ? 'ControlPlane' : 'OSD',
         state: { value: 'pending', description: 'Upgrade policy created.' },
       };
       c.policies.push(p);

@@ -25,7 +25,7 @@ describe('npm start with invalid settings', () => {
     [{ FLEETPLAN_TICK_SECONDS: 'abc' }, /FLEETPLAN_TICK_SECONDS must be a number from 1 to 86400, not 'abc'/],
     [{ FLEETPLAN_PROVIDER: 'aws' }, /FLEETPLAN_PROVIDER must be one of simulator, ocm, kubernetes, not 'aws'/],
     // a provider that could never be built: refused at start, not one skipped tick after another
-    [{ FLEETPLAN_PROVIDER: 'ocm' }, /FLEETPLAN_OCM_TOKEN is required with FLEETPLAN_PROVIDER=ocm/],
+    [{ FLEETPLAN_PROVIDER: 'ocm' }, /FLEETPLAN_PROVIDER=ocm needs credentials/],
     [{ FLEETPLAN_DELIVERY_CONCURRENCY: '0' }, /FLEETPLAN_DELIVERY_CONCURRENCY must be a whole number from 1 to 64, not '0'/],
   ])('%o: exits 1 naming the variable, before touching the database', (env, message) => {
     const r = start(env);

@@ -9,7 +9,7 @@ export async function createProvider(db: Db, settings: ProviderSettings = getEnv
   if (settings.name === 'simulator') return createSimulatorProvider(db);
   if (settings.name === 'ocm') {
     const { createOcmProvider } = await import('./ocm');
-    return createOcmProvider({ baseUrl: settings.url, token: settings.token, search: settings.search });
+    return createOcmProvider({ baseUrl: settings.url, auth: settings.auth, search: settings.search });
   }
   const { createKubernetesProviderFromKubeconfig } = await import('./kubernetes');
   return createKubernetesProviderFromKubeconfig({ kubeconfigPath: settings.kubeconfigPath, contexts: settings.contexts });

@@ -13,12 +13,30 @@ export interface HttpJsonOptions {
   insecure?: boolean;
   timeoutMs?: number;
   provider: string;
+  /** refuse a larger answer (bytes counted as they arrive); default MAX_RESPONSE_BYTES */
+  maxResponseBytes?: number;
 }
 
+/** A provider answer larger than this is refused, whatever its Content-Length says: a page of 100 OCM clusters is ~100 kB. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ status: number; body: T }> {
+  return send<T>(url, opts, opts.body === undefined ? undefined : JSON.stringify(opts.body));
+}
+
+/** POST of a form (`application/x-www-form-urlencoded`), e.g. to an OAuth token endpoint; JSON back. */
+export function httpForm<T>(
+  url: string,
+  form: Record<string, string>,
+  opts: Omit<HttpJsonOptions, 'body' | 'contentType' | 'method'>,
+): Promise<{ status: number; body: T }> {
+  return send<T>(url, { ...opts, method: 'POST', contentType: 'application/x-www-form-urlencoded' }, new URLSearchParams(form).toString());
+}
+
+function send<T>(url: string, opts: HttpJsonOptions, payload: string | undefined): Promise<{ status: number; body: T }> {
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
-  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  const limit = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   return new Promise((resolve, reject) => {
     const req = lib.request(
       u,
@@ -36,7 +54,17 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let received = 0;
+        res.on('data', (c: Buffer) => {
+          received += c.length;
+          if (received > limit) {
+            req.destroy(
+              new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname}: the answer is larger than ${limit} bytes`),
+            );
+            return;
+          }
+          chunks.push(c);
+        });
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
@@ -49,12 +77,11 @@ export function httpJson<T>(url: string, opts: HttpJsonOptions): Promise<{ statu
             }
           }
           if (status >= 400) {
-            const reason =
-              typeof body === 'object' && body && 'reason' in body
-                ? String(body.reason)
-                : typeof body === 'object' && body && 'message' in body
-                  ? String(body.message)
-                  : text.slice(0, 200);
+            // OCM errors carry `reason`, Kubernetes Status objects `message`, OAuth errors `error_description`
+            const field = (['reason', 'message', 'error_description'] as const).find(
+              (k) => typeof body === 'object' && body !== null && k in body,
+            );
+            const reason = field ? String((body as Record<string, unknown>)[field]) : text.slice(0, 200);
             reject(new ProviderError(opts.provider, `${opts.method ?? 'GET'} ${u.pathname} → HTTP ${status}: ${reason}`, status));
             return;
           }

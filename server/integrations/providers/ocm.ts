@@ -11,7 +11,14 @@
  * - `POST /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies` body `{version, schedule_type: "manual", next_run, upgrade_type: "OSD"}`;
  *   OCM refuses a `next_run` less than 5 minutes ahead (the upgrade service keeps 6).
  * - `DELETE /api/clusters_mgmt/v1/clusters/{id}/upgrade_policies/{policy}`
- * OCM removes a policy when its upgrade finishes.
+ * - hosted control planes (`hypershift.enabled`): the same under `/clusters/{id}/control_plane/upgrade_policies`,
+ *   each policy with its `state` inline, created with `upgrade_type: "ControlPlane"` (as the upgrade
+ *   service does: qontract-reconcile `reconcile/utils/ocm/upgrades.py`)
+ * OCM removes a policy when its upgrade finishes. Policy lists are paged like the cluster list. A
+ * cluster with an automatic (recurring) policy set by its owner in OCM upgrades on its own
+ * schedule: it is reported as a read error for that cluster (PROVIDER_ERROR), never overridden.
+ * A start OCM refuses (4xx) is not sent again for the same cluster and version until a back-off
+ * (2, 4, 8 … 60 minutes) has passed: a stuck cluster must not be POSTed every tick.
  *
  * Consistency of a snapshot: every cluster's policies (and their states) are read BEFORE the
  * cluster list whose versions the snapshot reports. An upgrade that completes in between shows
@@ -22,6 +29,7 @@
 import { z } from 'zod';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
+import { createOcmTokenSource, type OcmAuth } from './ocm-auth';
 import { errorMessage, mapSettled } from './map-settled';
 import type { ClusterRef, ClusterSnapshot, FinishedUpgrade, FleetProvider, FleetSnapshot, HealthReading, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
@@ -34,12 +42,16 @@ export const OCM_MIN_LEAD_MS = 5 * 60_000;
 export const OCM_START_LEAD_MS = 10 * 60_000;
 const PAGE_SIZE = 100;
 const READ_CONCURRENCY = 8;
+/** the first wait after OCM refused a start, doubled per refusal up to the maximum */
+export const OCM_REFUSAL_BACKOFF_MS = 2 * 60_000;
+export const OCM_REFUSAL_BACKOFF_MAX_MS = 60 * 60_000;
 
 const ZCluster = z.object({
   id: z.string(),
   name: z.string(),
   state: z.string().optional(),
   channel: z.string().optional(),
+  hypershift: z.object({ enabled: z.boolean().optional() }).nullish(),
   version: z
     .object({
       raw_id: z.string().optional(),
@@ -56,21 +68,30 @@ const ZClusterList = z.object({
   size: z.number().optional(),
   total: z.number().optional(),
 });
+const ZPolicyState = z.object({ value: z.string(), description: z.string().optional() });
 const ZPolicy = z.object({
   id: z.string(),
   version: z.string().optional(),
   schedule_type: z.string().optional(),
+  schedule: z.string().optional(),
   next_run: z.string().optional(),
   upgrade_type: z.string().optional(),
+  /** inline on control-plane policies; classic ones have a `/state` sub-resource */
+  state: ZPolicyState.optional(),
 });
-const ZPolicyList = z.object({ items: z.array(ZPolicy).nullish() });
-const ZPolicyState = z.object({ value: z.string(), description: z.string().optional() });
+const ZPolicyList = z.object({ items: z.array(ZPolicy).nullish(), total: z.number().optional() });
 
 export interface OcmProviderOptions {
   baseUrl: string;
-  token: string;
+  /** how to authenticate; `token` alone is a fixed bearer token */
+  auth?: OcmAuth;
+  token?: string;
   /** OCM search expression, e.g. `organization.id='...' and managed='true'` */
   search?: string;
+}
+
+function isHostedControlPlane(c: OcmCluster): boolean {
+  return c.hypershift?.enabled === true;
 }
 
 function versionOf(c: OcmCluster): string {
@@ -101,26 +122,60 @@ interface PolicyReading {
 
 export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   const base = opts.baseUrl.replace(/\/$/, '');
+  const auth: OcmAuth | undefined = opts.auth ?? (opts.token !== undefined ? { kind: 'bearer', token: opts.token } : undefined);
+  if (!auth) throw new ProviderError('ocm', 'no OCM credentials: a token, an offline token or a service account');
+  const tokens = createOcmTokenSource(auth);
   const clusterPath = (id: string) => `${API}/clusters/${encodeURIComponent(id)}`;
+  const policiesPath = (c: OcmCluster) => `${clusterPath(c.id)}/${isHostedControlPlane(c) ? 'control_plane/' : ''}upgrade_policies`;
+  /** refused starts per cluster and version: when the next POST may be sent */
+  const refused = new Map<string, { refusals: number; notBefore: number; reason: string }>();
+
+  /** one request; a 401 fetches a new access token once (an expired or revoked one) */
+  const call = async <T>(path: string, init: { method?: 'GET' | 'POST' | 'DELETE'; body?: unknown } = {}) => {
+    const send = async () => httpJson<T>(`${base}${path}`, { ...init, token: await tokens.token(), provider: 'ocm' });
+    try {
+      return await send();
+    } catch (err) {
+      if (err instanceof ProviderError && err.status === 401 && tokens.invalidate()) return send();
+      throw err;
+    }
+  };
   const get = async <T>(path: string, schema: z.ZodType<T>): Promise<T> => {
-    const res = await httpJson<unknown>(`${base}${path}`, { token: opts.token, provider: 'ocm' });
-    const parsed = schema.safeParse(res.body);
+    const parsed = schema.safeParse((await call<unknown>(path)).body);
     if (!parsed.success)
       throw new ProviderError('ocm', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return parsed.data;
   };
-  const readPolicies = async (clusterId: string): Promise<PolicyReading> => {
-    const policies = await get(`${clusterPath(clusterId)}/upgrade_policies`, ZPolicyList);
+  const readCluster = (id: string) => get(clusterPath(id), ZCluster);
+  const readPolicies = async (cluster: OcmCluster): Promise<PolicyReading> => {
+    const items: z.infer<typeof ZPolicy>[] = [];
+    for (let page = 1; page < 1_000; page++) {
+      const list = await get(
+        `${policiesPath(cluster)}?${new URLSearchParams({ page: String(page), size: String(PAGE_SIZE) })}`,
+        ZPolicyList,
+      );
+      const got = list.items ?? [];
+      items.push(...got);
+      if (got.length < PAGE_SIZE || (list.total !== undefined && items.length >= list.total)) break;
+    }
     const reading: PolicyReading = { active: null, finished: null };
-    for (const p of policies.items ?? []) {
+    for (const p of items) {
+      if (p.schedule_type !== undefined && p.schedule_type !== 'manual')
+        throw new ProviderError(
+          'ocm',
+          `${cluster.name} has an ${p.schedule_type} upgrade policy in OCM${p.schedule ? ` (schedule '${p.schedule}')` : ''}: ` +
+            'it upgrades on its own schedule, so fleetplan leaves it alone; remove that policy in OCM to let fleetplan plan its upgrades',
+        );
       if (!p.version || !p.next_run) continue;
       let state: z.infer<typeof ZPolicyState>;
-      try {
-        state = await get(`${clusterPath(clusterId)}/upgrade_policies/${encodeURIComponent(p.id)}/state`, ZPolicyState);
-      } catch (err) {
-        if (err instanceof ProviderError && err.status === 404) continue; // removed since the list: the cluster read after tells why
-        throw err;
-      }
+      if (p.state) state = p.state;
+      else
+        try {
+          state = await get(`${policiesPath(cluster)}/${encodeURIComponent(p.id)}/state`, ZPolicyState);
+        } catch (err) {
+          if (err instanceof ProviderError && err.status === 404) continue; // removed since the list: the cluster read after tells why
+          throw err;
+        }
       const nextRun = iso(new Date(p.next_run));
       const description = state.description || undefined;
       if (state.value === 'completed' || state.value === 'failed')
@@ -186,13 +241,12 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       lastUpgrade,
     };
   };
-  const activePolicy = async (clusterId: string) => (await readPolicies(clusterId)).active;
   return {
     name: 'ocm',
     startLeadMs: OCM_START_LEAD_MS,
     async observe(): Promise<FleetSnapshot> {
       const known = await listAll();
-      const policies = await mapSettled(known, READ_CONCURRENCY, (c) => readPolicies(c.id));
+      const policies = await mapSettled(known, READ_CONCURRENCY, (c) => readPolicies(c));
       // read again after the policies: the versions reported are at least as new as the policies
       const fresh = new Map((await listAll()).map((c) => [c.id, c]));
       const snapshot: FleetSnapshot = { clusters: [], errors: [] };
@@ -209,12 +263,9 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       return snapshot;
     },
     async observeCluster(ref: ClusterRef) {
-      const policies = await readPolicies(ref.externalId);
-      const cluster = ZCluster.safeParse(
-        (await httpJson<unknown>(`${base}${clusterPath(ref.externalId)}`, { token: opts.token, provider: 'ocm' })).body,
-      );
-      if (!cluster.success) throw new ProviderError('ocm', `unexpected cluster ${ref.externalId}: ${cluster.error.issues[0]?.message}`);
-      return snapshotOf(cluster.data, policies);
+      // the kind of cluster says where its policies are; its version is read after them (see above)
+      const policies = await readPolicies(await readCluster(ref.externalId));
+      return snapshotOf(await readCluster(ref.externalId), policies);
     },
     async startUpgrade(req, now) {
       if (req.at.getTime() < now.getTime() + OCM_MIN_LEAD_MS)
@@ -222,24 +273,43 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           'ocm',
           `${req.name}: next_run ${iso(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
         );
-      const existing = await activePolicy(req.externalId);
+      const key = `${req.externalId}@${req.version}`;
+      const backoff = refused.get(key);
+      if (backoff && now.getTime() < backoff.notBefore)
+        throw new ProviderError(
+          'ocm',
+          `${req.name}: OCM refused the upgrade to ${req.version} ${backoff.refusals} time(s) (${backoff.reason}); not asked again before ${iso(new Date(backoff.notBefore))}`,
+        );
+      const cluster = await readCluster(req.externalId);
+      const existing = (await readPolicies(cluster)).active;
       if (existing?.version === req.version) return; // already there: idempotent
       if (existing) throw new ProviderError('ocm', `cluster ${req.name} already has an upgrade policy to ${existing.version}`);
-      await httpJson(`${base}${clusterPath(req.externalId)}/upgrade_policies`, {
-        method: 'POST',
-        token: opts.token,
-        provider: 'ocm',
-        body: { kind: 'UpgradePolicy', version: req.version, schedule_type: 'manual', upgrade_type: 'OSD', next_run: iso(req.at) },
-      });
+      try {
+        await call(policiesPath(cluster), {
+          method: 'POST',
+          body: {
+            kind: isHostedControlPlane(cluster) ? 'ControlPlaneUpgradePolicy' : 'UpgradePolicy',
+            version: req.version,
+            schedule_type: 'manual',
+            upgrade_type: isHostedControlPlane(cluster) ? 'ControlPlane' : 'OSD',
+            next_run: iso(req.at),
+          },
+        });
+        refused.delete(key);
+      } catch (err) {
+        if (err instanceof ProviderError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 401) {
+          const refusals = (backoff?.refusals ?? 0) + 1;
+          const wait = Math.min(OCM_REFUSAL_BACKOFF_MS * 2 ** (refusals - 1), OCM_REFUSAL_BACKOFF_MAX_MS);
+          refused.set(key, { refusals, notBefore: now.getTime() + wait, reason: err.message });
+        }
+        throw err;
+      }
     },
     async cancelUpgrade(req) {
-      const existing = await activePolicy(req.externalId);
+      const cluster = await readCluster(req.externalId);
+      const existing = (await readPolicies(cluster)).active;
       if (!existing || existing.version !== req.version || (existing.value !== 'scheduled' && existing.value !== 'pending')) return;
-      await httpJson(`${base}${clusterPath(req.externalId)}/upgrade_policies/${encodeURIComponent(existing.id)}`, {
-        method: 'DELETE',
-        token: opts.token,
-        provider: 'ocm',
-      });
+      await call(`${policiesPath(cluster)}/${encodeURIComponent(existing.id)}`, { method: 'DELETE' });
     },
   };
 }
