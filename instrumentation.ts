@@ -2,7 +2,8 @@
 // stops the server with a message naming it (server/env.ts); encrypts webhook secrets still stored
 // in plain text (creating the secret key file on first start); then starts the background
 // scheduler unless FLEETPLAN_SCHEDULER=off (interval FLEETPLAN_TICK_SECONDS, provider FLEETPLAN_PROVIDER)
-// with its delivery loop (webhooks and hook calls, FLEETPLAN_DELIVERY_CONCURRENCY at a time).
+// with its delivery loop (webhooks and hook calls, FLEETPLAN_DELIVERY_CONCURRENCY at a time) and,
+// with FLEETPLAN_UPDATE_SERVICE_URL, the update graphs' refresh.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { getEnv } = await import('./server/env');
@@ -27,4 +28,19 @@ export async function register(): Promise<void> {
   });
   if (!env.schedulerEnabled) return;
   startScheduler(getDb);
+  const updateService = env.updateService;
+  if (updateService) {
+    const [{ startGraphRefreshLoop }, { createGraphRefreshService }] = await Promise.all([
+      import('./server/scheduler/graph-refresh-loop'),
+      import('./server/services/graph-refresh-service'),
+    ]);
+    const graphs = createGraphRefreshService({ db: getDb(), realNow: () => new Date(), settings: updateService });
+    startGraphRefreshLoop({
+      intervalMs: updateService.refreshHours * 3_600_000,
+      refresh: async () =>
+        (await graphs.refresh('system:update-service'))
+          .map((r) => (r.ok ? `${r.detail} (${r.nodes} releases)` : `${r.channel} failed: ${r.detail}`))
+          .join('; '),
+    });
+  }
 }

@@ -30,6 +30,7 @@ describe('parseEnv', () => {
       demoClusters: undefined,
       oidc: undefined,
       publicUrl: undefined,
+      updateService: undefined,
     });
   });
 
@@ -154,6 +155,26 @@ describe('parseEnv', () => {
         FLEETPLAN_OCM_TOKEN_URL: 'https://sso.internal/token',
       }).provider,
     ).toMatchObject({ auth: { kind: 'service-account', clientId: 'svc', clientSecret: 'sec', tokenUrl: 'https://sso.internal/token' } });
+  });
+
+  it('reads the update service that refreshes the graphs, and refuses half of it', () => {
+    expect(
+      parseEnv({
+        FLEETPLAN_UPDATE_SERVICE_URL: 'https://osus.example/api/upgrades_info/v1/graph',
+        FLEETPLAN_UPDATE_SERVICE_CHANNELS: 'stable-4.16, eus-4.16',
+      }).updateService,
+    ).toEqual({
+      url: 'https://osus.example/api/upgrades_info/v1/graph',
+      channels: ['stable-4.16', 'eus-4.16'],
+      arch: 'amd64',
+      refreshHours: 6,
+    });
+    expect(problemsOf({ FLEETPLAN_UPDATE_SERVICE_URL: 'https://osus.example/graph' })).toEqual([
+      'FLEETPLAN_UPDATE_SERVICE_CHANNELS is required with FLEETPLAN_UPDATE_SERVICE_URL (e.g. stable-4.16,eus-4.16)',
+    ]);
+    expect(problemsOf({ FLEETPLAN_UPDATE_SERVICE_URL: 'https://osus.example/graph', FLEETPLAN_UPDATE_SERVICE_CHANNELS: '4.16' })).toEqual([
+      "FLEETPLAN_UPDATE_SERVICE_CHANNELS: '4.16' is not a channel such as stable-4.16",
+    ]);
   });
 
   describe('OIDC sign-in settings', () => {

@@ -50,6 +50,18 @@ export interface OidcSettings {
   roleGroups: RoleGroups;
 }
 
+/** Update graphs read from a Cincinnati-compatible endpoint on a schedule (beside uploads). */
+export interface UpdateServiceSettings {
+  /** FLEETPLAN_UPDATE_SERVICE_URL, e.g. https://api.openshift.com/api/upgrades_info/v1/graph or an OSUS route */
+  url: string;
+  /** FLEETPLAN_UPDATE_SERVICE_CHANNELS, comma-separated (e.g. `stable-4.16,eus-4.16`) */
+  channels: string[];
+  /** FLEETPLAN_UPDATE_SERVICE_ARCH (default amd64) */
+  arch: string;
+  /** FLEETPLAN_UPDATE_SERVICE_REFRESH_HOURS (default 6) */
+  refreshHours: number;
+}
+
 export interface FleetplanEnv {
   /** DATABASE_URL as a SQLite file path (or ':memory:') */
   databaseFile: string;
@@ -89,6 +101,8 @@ export interface FleetplanEnv {
   oidc: OidcSettings | undefined;
   /** FLEETPLAN_PUBLIC_URL: where users reach fleetplan (the OIDC redirect URI); undefined = the request's own origin */
   publicUrl: string | undefined;
+  /** FLEETPLAN_UPDATE_SERVICE_*; undefined = graphs are uploaded by hand only */
+  updateService: UpdateServiceSettings | undefined;
 }
 
 export type RawEnv = Readonly<Record<string, string | undefined>>;
@@ -174,6 +188,29 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s]+$/.test(publicUrl))
     problems.push(`FLEETPLAN_PUBLIC_URL must be an http(s) origin such as https://fleetplan.example.com, not '${publicUrl}'`);
 
+  let updateService: UpdateServiceSettings | undefined;
+  const updateServiceUrl = get('FLEETPLAN_UPDATE_SERVICE_URL');
+  const channels = get('FLEETPLAN_UPDATE_SERVICE_CHANNELS')
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (updateServiceUrl !== undefined) {
+    if (!/^https?:\/\/[^/\s]+/.test(updateServiceUrl) || !URL.canParse(updateServiceUrl))
+      problems.push(`FLEETPLAN_UPDATE_SERVICE_URL must be an http(s) URL, not '${updateServiceUrl}'`);
+    if (!channels?.length)
+      problems.push('FLEETPLAN_UPDATE_SERVICE_CHANNELS is required with FLEETPLAN_UPDATE_SERVICE_URL (e.g. stable-4.16,eus-4.16)');
+    const badChannel = channels?.find((c) => !/^[a-z]+-\d+\.\d+$/.test(c));
+    if (badChannel) problems.push(`FLEETPLAN_UPDATE_SERVICE_CHANNELS: '${badChannel}' is not a channel such as stable-4.16`);
+    const arch = get('FLEETPLAN_UPDATE_SERVICE_ARCH') ?? 'amd64';
+    if (!/^[a-z0-9_]+$/.test(arch)) problems.push(`FLEETPLAN_UPDATE_SERVICE_ARCH must be an architecture such as amd64, not '${arch}'`);
+    updateService = {
+      url: updateServiceUrl,
+      channels: channels ?? [],
+      arch,
+      refreshHours: number('FLEETPLAN_UPDATE_SERVICE_REFRESH_HOURS', 6, 0.1, 168),
+    };
+  } else if (channels !== undefined) problems.push('FLEETPLAN_UPDATE_SERVICE_URL is required with FLEETPLAN_UPDATE_SERVICE_CHANNELS');
+
   const demoLoginRaw = get('FLEETPLAN_DEMO_LOGIN');
   const env: FleetplanEnv = {
     databaseFile,
@@ -194,6 +231,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
       get('FLEETPLAN_DEMO_CLUSTERS') === undefined ? undefined : number('FLEETPLAN_DEMO_CLUSTERS', 1, 1, MAX_DEMO_CLUSTERS, true),
     oidc,
     publicUrl,
+    updateService,
   };
   if (problems.length > 0) throw new EnvError(problems);
   return env;

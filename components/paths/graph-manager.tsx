@@ -76,6 +76,24 @@ export function GraphManager() {
     onError: (err) => setMessage({ tone: 'bad', text: err.message }),
   });
 
+  const updateService = useQuery(trpc.graphs.updateService.queryOptions());
+  const refresh = useMutation(
+    trpc.graphs.refreshFromUpdateService.mutationOptions({
+      onSuccess: async (results) => {
+        const failed = results.filter((r) => !r.ok);
+        const stored = results.filter((r) => r.ok).map((r) => `${r.detail} (${r.nodes ?? 0} releases)`);
+        setMessage({
+          tone: failed.length ? 'bad' : 'ok',
+          text: [stored.length ? `Refreshed ${stored.join(', ')}.` : '', ...failed.map((r) => `${r.channel}: ${r.detail}`)]
+            .filter(Boolean)
+            .join(' '),
+        });
+        await invalidate();
+      },
+      onError: (err) => setMessage({ tone: 'bad', text: err.message }),
+    }),
+  );
+
   const remove = useMutation(
     trpc.graphs.delete.mutationOptions({
       onSuccess: async (r) => {
@@ -88,6 +106,27 @@ export function GraphManager() {
 
   return (
     <div className="paths-stack">
+      {updateService.data && (
+        <section className="panel" aria-label="Update service">
+          <h2>Update service</h2>
+          <p className="small muted" style={{ marginTop: 0 }}>
+            Channels <span className="mono">{updateService.data.channels.join(', ')}</span> ({updateService.data.arch}) are read from{' '}
+            <span className="mono">{updateService.data.url}</span> every {updateService.data.refreshHours} h and stored as{' '}
+            <span className="mono">CHANNEL-{updateService.data.arch}</span>.
+          </p>
+          <button
+            type="button"
+            className="btn"
+            disabled={refresh.isPending}
+            onClick={() => {
+              setMessage(null);
+              refresh.mutate();
+            }}
+          >
+            {refresh.isPending ? 'Refreshing…' : 'Refresh now'}
+          </button>
+        </section>
+      )}
       <section className="panel" aria-label="Upload a graph">
         <h2>Upload an update graph</h2>
         <p className="small muted" style={{ marginTop: 0 }}>

@@ -71,6 +71,8 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'lifecycle.acknowledge': 'operator',
   'exclusions.delete': 'operator',
   'graphs.delete': 'operator',
+  'graphs.updateService': 'viewer',
+  'graphs.refreshFromUpdateService': 'operator',
   'graphs.import': 'operator',
   'policies.addBlockedVersion': 'operator',
   'policies.importOrganization': 'operator',

@@ -1,18 +1,22 @@
-// `fleetplan graph import FILE [--name N] [--channel C] [--arch A] [--captured-at ISO]` and
-// `fleetplan graph list`: the update graphs stored in the database at DATABASE_URL (default
-// data/fleetplan.db), used by the Paths page and graphs.solve. A file that is not a valid
+// `fleetplan graph import FILE [--name N] [--channel C] [--arch A] [--captured-at ISO]`,
+// `fleetplan graph fetch` (from an update service) and `fleetplan graph list`: the update graphs
+// stored in the database at DATABASE_URL (default data/fleetplan.db), used by the Paths page and
+// graphs.solve. A file that is not a valid
 // Cincinnati v1 graph: exit 2, stderr naming the file and what is wrong, nothing written.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
+import { EnvError, parseEnv, type UpdateServiceSettings } from '@/server/env';
+import { createGraphRefreshService } from '@/server/services/graph-refresh-service';
 import { createGraphService } from '@/server/services/graph-service';
 import { cliActor, processIo, type CliIo } from './import-command';
 
 const USAGE = [
   'usage: fleetplan graph import FILE [--name NAME] [--channel CHANNEL] [--arch ARCH] [--captured-at ISO-8601]',
   '       fleetplan graph list [--json]',
+  '       fleetplan graph fetch [--url URL] [--channel CHANNEL]... [--arch ARCH]   (defaults: FLEETPLAN_UPDATE_SERVICE_*)',
 ].join('\n');
 
 const IMPORT_OPTIONS = new Set(['--name', '--channel', '--arch', '--captured-at']);
@@ -128,6 +132,42 @@ function runList(args: string[], io: CliIo): number {
   }
 }
 
+/** `graph fetch`: the channels' graphs from an update service now, as the server's refresh does. */
+async function runFetch(args: string[], io: CliIo): Promise<number> {
+  const channels: string[] = [];
+  const opts = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg !== '--url' && arg !== '--channel' && arg !== '--arch') return fail(io, `unexpected argument ${arg}`);
+    const value = args[++i];
+    if (!value) return fail(io, `${arg} needs a value`);
+    if (arg === '--channel') channels.push(...value.split(',').filter(Boolean));
+    else opts.set(arg, value);
+  }
+  let settings: UpdateServiceSettings | undefined;
+  try {
+    // only these settings: an unrelated bad variable must not stop a fetch
+    settings = parseEnv({
+      FLEETPLAN_UPDATE_SERVICE_URL: opts.get('--url') ?? io.env.FLEETPLAN_UPDATE_SERVICE_URL,
+      FLEETPLAN_UPDATE_SERVICE_CHANNELS: channels.length ? channels.join(',') : io.env.FLEETPLAN_UPDATE_SERVICE_CHANNELS,
+      FLEETPLAN_UPDATE_SERVICE_ARCH: opts.get('--arch') ?? io.env.FLEETPLAN_UPDATE_SERVICE_ARCH,
+    }).updateService;
+  } catch (err) {
+    return fail(io, err instanceof EnvError ? err.problems.join('; ') : String(err));
+  }
+  if (!settings) return fail(io, 'no update service: give --url and --channel (or set FLEETPLAN_UPDATE_SERVICE_URL and _CHANNELS)');
+  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  try {
+    const results = await createGraphRefreshService({ db, realNow: () => new Date(), settings }).refresh(cliActor(io.env));
+    for (const r of results)
+      if (r.ok) io.stdout(`${r.channel}: stored ${r.detail} (${r.nodes} releases)\n`);
+      else io.stderr(`${r.channel}: ${r.detail}; nothing stored\n`);
+    return results.every((r) => r.ok) ? 0 : 1;
+  } finally {
+    db.$client.close();
+  }
+}
+
 export async function runGraphCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === '-h' || sub === '--help' || sub === 'help') {
@@ -136,5 +176,6 @@ export async function runGraphCommand(args: string[], io: CliIo = processIo): Pr
   }
   if (sub === 'import') return runImport(rest, io);
   if (sub === 'list') return runList(rest, io);
+  if (sub === 'fetch') return runFetch(rest, io);
   return fail(io, sub ? `unknown subcommand ${sub}` : 'missing subcommand');
 }

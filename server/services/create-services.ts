@@ -21,6 +21,7 @@ import { createWebhookService } from './webhook-service';
 import { createHookService } from './hooks/hook-service';
 import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
+import { createGraphRefreshService } from './graph-refresh-service';
 
 /**
  * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
@@ -60,6 +61,7 @@ export function createServices(deps: ServiceDeps) {
     hooks: createHookService(deps.db, deps.realNow, deps.env),
     activity: createActivityService(deps.db),
     graphs: createGraphService(deps.db, deps.realNow),
+    graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
   };
 }
 

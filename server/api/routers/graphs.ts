@@ -58,4 +58,8 @@ export const graphsRouter = createTRPCRouter({
   delete: operatorProcedure
     .input(z.object({ id: z.number().int().positive() }))
     .mutation(({ ctx, input }) => ctx.services.graphs.delete(input.id, ctx.actor.name)),
+  /** the update service the graphs are refreshed from (FLEETPLAN_UPDATE_SERVICE_*), or null */
+  updateService: viewerProcedure.query(({ ctx }) => ctx.services.graphRefresh.settings()),
+  /** fetch every configured channel now (the scheduler does it every refreshHours) */
+  refreshFromUpdateService: operatorProcedure.mutation(({ ctx }) => ctx.services.graphRefresh.refresh(ctx.actor.name)),
 });

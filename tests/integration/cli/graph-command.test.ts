@@ -1,5 +1,7 @@
 // `fleetplan graph import|list` as a user runs it: a child process on a database file.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,4 +73,49 @@ describe('fleetplan graph', () => {
     const json = fleetplan('graph', 'list', '--json');
     expect(JSON.parse(json.out)).toHaveLength(1);
   }, 120_000);
+
+  it('fetches channels from an update service (graph fetch), and exits 1 naming a channel it could not store', async () => {
+    const graph = fs.readFileSync(path.join(__dirname, '../../contracts/graphs/stable-4.7.json'), 'utf8');
+    const server = http.createServer((req, res) => {
+      const channel = new URL(req.url ?? '/', 'http://x').searchParams.get('channel');
+      if (channel === 'stable-4.7') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(graph);
+      }
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'invalid_params', value: `unknown channel ${channel}` }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/upgrades_info/v1/graph`;
+      // spawned (not spawnSync): this process must keep serving the update service meanwhile
+      const run = (...args: string[]) =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['bin/fleetplan.mjs', ...args], {
+            cwd: process.cwd(),
+            env: { ...process.env, DATABASE_URL: dbFile, FLEETPLAN_ACTOR: 'cli:test' },
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+          child.on('close', (code) => resolve({ code, out, err }));
+        });
+      const ok = await run('graph', 'fetch', '--url', url, '--channel', 'stable-4.7');
+      expect(ok.err).toBe('');
+      expect(ok.out).toMatch(/^stable-4\.7: stored stable-4\.7-amd64 \(\d+ releases\)\n$/);
+      expect(storedGraphs().find((g) => g.name === 'stable-4.7-amd64')).toMatchObject({ channel: 'stable-4.7', architecture: 'amd64' });
+
+      const partly = await run('graph', 'fetch', '--url', url, '--channel', 'stable-4.7,eus-4.99');
+      expect(partly.code).toBe(1);
+      expect(partly.err).toContain('eus-4.99: ');
+      expect(partly.err).toContain('answered HTTP 400 for channel eus-4.99: unknown channel eus-4.99; nothing stored');
+
+      const missing = await run('graph', 'fetch', '--channel', 'stable-4.7');
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('FLEETPLAN_UPDATE_SERVICE_URL is required with FLEETPLAN_UPDATE_SERVICE_CHANNELS');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
