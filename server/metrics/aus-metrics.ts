@@ -10,7 +10,7 @@
 import { remainingSoakOf } from '@/server/domain/evaluation/remaining-soak';
 import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet';
 import type { PlanInput } from '@/server/domain/plan/types';
-import type { MetricFamily, Sample } from './exposition';
+import { escapeLabelValue, openLabelSet, type MetricFamily, type Sample } from './exposition';
 
 /** the value of the `integration` label on every AUS family */
 export const AUS_INTEGRATION = 'fleetplan';
@@ -100,8 +100,10 @@ export function ausFamilies(fleet: AusFleet): MetricFamily[] {
         value: c.healthy ? CLUSTER_HEALTHY : CLUSTER_UNHEALTHY,
       });
       const verdicts = view.candidateSoak(c.name) ?? [];
+      // ~17 samples per cluster on a large fleet: the shared labels are written once per cluster
+      const clusterLabels = openLabelSet({ ...base, cluster_uuid: uuid });
       for (const r of remainingSoakOf(c, verdicts, view.nowMs, facts?.upgradeStartedAt ?? undefined))
-        remaining.push({ labels: { ...base, cluster_uuid: uuid, soaking_version: r.version }, value: r.value });
+        remaining.push({ labelText: `${clusterLabels},soaking_version="${escapeLabelValue(r.version)}"}`, value: r.value });
     }
   }
   return [

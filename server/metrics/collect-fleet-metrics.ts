@@ -30,7 +30,7 @@ import {
   TICKS_TOTAL,
   WEBHOOK_DELIVERIES_TOTAL,
 } from './counters';
-import { renderFamilies, type MetricFamily, type Sample } from './exposition';
+import { renderFamilies, type LabelledSample, type MetricFamily, type Sample } from './exposition';
 import { lifecycleFamilies } from './lifecycle-metrics';
 
 /**
@@ -97,7 +97,7 @@ function collectFamilies(
   return families;
 }
 
-function samplesOf(counters: readonly CounterRow[], name: string, extra: Record<string, string> = {}): Sample[] {
+function samplesOf(counters: readonly CounterRow[], name: string, extra: Record<string, string> = {}): LabelledSample[] {
   return counters.filter((c) => c.name === name).map((c) => ({ name, labels: { ...extra, ...c.labels }, value: c.value }));
 }
 
