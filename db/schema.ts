@@ -506,6 +506,19 @@ export const hookCalls = sqliteTable(
   ],
 );
 
+/**
+ * Moves when the structure of the stored fleet's plan input changes: a cluster's planned fields
+ * (name, version, channel, available upgrades, health, policy, current upgrade, order), sectors,
+ * blocked versions, the organization's name and allow-lists. SQLite triggers bump it (migration
+ * 0006), so every writer counts, on any connection or process. Soak figures, exclusions, halts and
+ * settings, which every tick rewrites or which are cheap to read, are not part of it
+ * (server/services/stored-fleet-evaluation.ts reloads those whenever anything was written).
+ */
+export const planRevisions = sqliteTable('plan_revisions', {
+  scope: text('scope').primaryKey(),
+  revision: integer('revision').notNull(),
+});
+
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   username: text('username').notNull().unique(),

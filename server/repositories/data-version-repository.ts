@@ -27,3 +27,21 @@ export function readDataVersion(db: Db): string | null {
   const committedElsewhere = client.pragma('data_version', { simple: true }) as number;
   return `${committedElsewhere}:${changes}`;
 }
+
+const structureRevisionOf = new WeakMap<Database.Database, Database.Statement<[], { revision: number }>>();
+
+/**
+ * The plan input's structure revision (db/schema.ts planRevisions, bumped by triggers on the
+ * tables it is built from, whoever writes them). Null when it cannot be trusted: inside an open
+ * transaction, or when the row is missing.
+ */
+export function readPlanStructureRevision(db: Db): number | null {
+  const client = db.$client;
+  if (client.inTransaction) return null;
+  let statement = structureRevisionOf.get(client);
+  if (!statement) {
+    statement = client.prepare<[], { revision: number }>("SELECT revision FROM plan_revisions WHERE scope = 'structure'");
+    structureRevisionOf.set(client, statement);
+  }
+  return statement.get()?.revision ?? null;
+}

@@ -60,23 +60,6 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
     .where(eq(clusters.organizationId, organizationId))
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all();
-  const soakRows = db
-    .select({
-      version: versionSoak.version,
-      workload: versionSoak.workload,
-      soakDays: versionSoak.soakDays,
-      reporting: versionSoak.reporting,
-    })
-    .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId))
-    .all();
-
-  const versions: PlanDocument['versionData']['versions'] = {};
-  for (const s of soakRows) {
-    const v = (versions[s.version] ??= { workloads: {} });
-    v.workloads[s.workload] = { soakDays: s.soakDays, reporting: s.reporting };
-  }
-  const checkIn = org.soakCheckIn && org.soakCheckIn.getTime() <= now.getTime() ? toIsoSeconds(org.soakCheckIn) : undefined;
   return {
     now: toIsoSeconds(now),
     organization: {
@@ -101,6 +84,35 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
         ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
         : {}),
     })),
-    versionData: { ...(checkIn ? { checkIn } : {}), versions },
+    versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
   };
+}
+
+/**
+ * The accumulated soak as the plan document carries it (`versionData`): the check-in only once
+ * `now` has passed it. `soakCheckIn` when the caller read the organization already.
+ */
+export function loadVersionData(db: Db, organizationId: number, now: Date, soakCheckIn?: Date | null): PlanDocument['versionData'] {
+  const storedCheckIn =
+    soakCheckIn !== undefined
+      ? soakCheckIn
+      : (db.select({ soakCheckIn: organizations.soakCheckIn }).from(organizations).where(eq(organizations.id, organizationId)).get()
+          ?.soakCheckIn ?? null);
+  const soakRows = db
+    .select({
+      version: versionSoak.version,
+      workload: versionSoak.workload,
+      soakDays: versionSoak.soakDays,
+      reporting: versionSoak.reporting,
+    })
+    .from(versionSoak)
+    .where(eq(versionSoak.organizationId, organizationId))
+    .all();
+  const versions: PlanDocument['versionData']['versions'] = {};
+  for (const s of soakRows) {
+    const v = (versions[s.version] ??= { workloads: {} });
+    v.workloads[s.workload] = { soakDays: s.soakDays, reporting: s.reporting };
+  }
+  const checkIn = storedCheckIn && storedCheckIn.getTime() <= now.getTime() ? toIsoSeconds(storedCheckIn) : undefined;
+  return { ...(checkIn ? { checkIn } : {}), versions };
 }

@@ -7,7 +7,11 @@
 // scrape each need it. So it is kept per database connection in two layers:
 // - the validated input and the gates, until the data version moves (readDataVersion: any row
 //   written by this connection, any commit by another). The fleet clock alone does not reload
-//   them: only `now` (and which exclusions have ended) differ from one minute to the next;
+//   them: only `now` (and which exclusions have ended) differ from one minute to the next.
+//   Every scheduler tick writes (soak figures, its own rows), but it seldom changes the clusters:
+//   while the plan structure revision (readPlanStructureRevision: triggers on clusters, sectors,
+//   blocked versions and the organization) stays, only the soak figures and the cheap gates
+//   (exclusions, halts, the health-gate switch) are read again and the validated clusters kept;
 // - per fleet minute, the engine's view of it: the candidate verdicts (soak, blocked, sector) at
 //   once, the decisions only when asked for (no view of the Fleet table or the metrics needs them).
 // The scheduler tick never reads it (it evaluates the snapshot it just took), so the cache cannot
@@ -22,11 +26,11 @@ import {
 } from '@/server/domain/evaluation/evaluate-fleet';
 import { formatInstant } from '@/server/domain/plan/time';
 import type { PlanInput, Problem } from '@/server/domain/plan/types';
-import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { validatePlanInput, validateVersionData } from '@/server/domain/plan/validate-plan-input';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
-import { readDataVersion } from '@/server/repositories/data-version-repository';
+import { readDataVersion, readPlanStructureRevision } from '@/server/repositories/data-version-repository';
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
-import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { loadPlanDocument, loadVersionData } from '@/server/repositories/plan-document-repository';
 import { loadGateState, type GateOrganization } from '@/server/repositories/gate-state-repository';
 
 const MINUTE_MS = 60_000;
@@ -59,8 +63,17 @@ export function evaluationInstant(now: Date): Date {
 type LoadedFleet = {
   key: string;
   loadedAt: number;
+  /** the plan structure revision it was loaded at (null: unknown, never reused) */
+  structure: number | null;
   parsed: { ok: true; input: PlanInput; gates: GateState } | { ok: false; problems: Problem[] };
 };
+
+const loadCounts = { full: 0, soakAndGates: 0 };
+
+/** How often the stored fleet was loaded whole, or only its soak figures and gates (tests observe the cache with it). */
+export function storedFleetLoadCounts(): { full: number; soakAndGates: number } {
+  return { ...loadCounts };
+}
 
 const loaded = new WeakMap<Db['$client'], LoadedFleet>();
 const lastEvaluation = new WeakMap<Db['$client'], { key: string; at: number; result: StoredFleetEvaluation }>();
@@ -69,7 +82,7 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   const at = evaluationInstant(now);
   // read before loading: a write that lands later moves the version and is seen by the next call
   const dataVersion = readDataVersion(db);
-  if (dataVersion === null) return atMinute(load(db, org, at, ''), at);
+  if (dataVersion === null) return atMinute(load(db, org, at, '', null), at);
   // The stored check-in counts only once the clock has passed it (loadPlanDocument), so whether
   // it does is part of what was loaded.
   const checkIn = readSoakCheckIn(db, org.id);
@@ -80,7 +93,11 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   let fleet = loaded.get(db.$client);
   // an earlier minute than the load's could need exclusions that had ended by then
   if (fleet?.key !== key || fleet.loadedAt > at.getTime()) {
-    fleet = load(db, org, at, key);
+    const structure = readPlanStructureRevision(db);
+    fleet =
+      fleet && structure !== null && fleet.structure === structure && fleet.loadedAt <= at.getTime() && fleet.parsed.ok
+        ? reloadSoakAndGates(db, org, at, key, fleet)
+        : load(db, org, at, key, structure);
     loaded.set(db.$client, fleet);
   }
   const result = atMinute(fleet, at);
@@ -88,10 +105,34 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   return result;
 }
 
-function load(db: Db, org: GateOrganization, at: Date, key: string): LoadedFleet {
+function load(db: Db, org: GateOrganization, at: Date, key: string, structure: number | null): LoadedFleet {
+  loadCounts.full++;
   const parsed = validatePlanInput(loadPlanDocument(db, org.id, at));
-  if (!parsed.ok) return { key, loadedAt: at.getTime(), parsed: { ok: false, problems: parsed.problems } };
-  return { key, loadedAt: at.getTime(), parsed: { ok: true, input: parsed.input, gates: loadGateState(db, org, at) } };
+  if (!parsed.ok) return { key, loadedAt: at.getTime(), structure, parsed: { ok: false, problems: parsed.problems } };
+  return { key, loadedAt: at.getTime(), structure, parsed: { ok: true, input: parsed.input, gates: loadGateState(db, org, at) } };
+}
+
+/**
+ * The clusters, sectors and organization are as loaded (the structure revision has not moved):
+ * only the soak figures, exclusions, halts and the health-gate switch are read again. The
+ * clusters' health issues are part of the structure, so they are kept with it.
+ */
+function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string, previous: LoadedFleet): LoadedFleet {
+  if (!previous.parsed.ok) return load(db, org, at, key, previous.structure);
+  loadCounts.soakAndGates++;
+  const now = formatInstant(at.getTime());
+  const soak = validateVersionData(loadVersionData(db, org.id, at), now);
+  if (!soak.ok) return { key, loadedAt: at.getTime(), structure: previous.structure, parsed: { ok: false, problems: soak.problems } };
+  return {
+    key,
+    loadedAt: at.getTime(),
+    structure: previous.structure,
+    parsed: {
+      ok: true,
+      input: { ...previous.parsed.input, now, versionData: soak.versionData },
+      gates: loadGateState(db, org, at, previous.parsed.gates.healthIssues),
+    },
+  };
 }
 
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {

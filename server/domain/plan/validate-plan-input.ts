@@ -446,7 +446,7 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
   return clusters;
 }
 
-function validateVersionData(c: Collector, raw: unknown, nowMs: number | null): VersionData {
+function checkVersionData(c: Collector, raw: unknown, nowMs: number | null): VersionData {
   const data: VersionData = { versions: {} };
   if (raw === undefined || raw === null) return data;
   if (!isObject(raw)) {
@@ -503,6 +503,20 @@ function validateVersionData(c: Collector, raw: unknown, nowMs: number | null): 
 }
 
 /**
+ * Only a document's `versionData`, checked as validatePlanInput checks it (it depends on nothing
+ * else in the document): for a caller that holds an input validated before and gets new soak
+ * figures for it.
+ */
+export function validateVersionData(
+  raw: unknown,
+  now: string,
+): { ok: true; versionData: VersionData } | { ok: false; problems: Problem[] } {
+  const c = new Collector();
+  const versionData = checkVersionData(c, raw, parseInstant(now));
+  return c.problems.length > 0 ? { ok: false, problems: c.problems } : { ok: true, versionData };
+}
+
+/**
  * Checks a parsed document against contracts/plan.md and returns the normalized input, or every
  * problem found. `opts.now` (the CLI's `--now`) overrides the document's `now`.
  */
@@ -530,7 +544,7 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
     allowedMutexes: organization.upgradePolicyAllowedMutexes && new Set(organization.upgradePolicyAllowedMutexes),
   };
   const clusters = validateClusters(c, raw.clusters, ctx);
-  const versionData = validateVersionData(c, raw.versionData, nowMs);
+  const versionData = checkVersionData(c, raw.versionData, nowMs);
   if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };
   return { ok: true, input: { now: formatInstant(nowMs), organization, clusters, versionData } };
 }
