@@ -55,4 +55,21 @@ describe('withTransaction', () => {
     ).toThrow('undo');
     expect(hasSetting(db, 'raw')).toBe(false);
   });
+
+  it('nests as a savepoint on the outer handle too (a repository called with the connection it was given)', () => {
+    const db = openDatabase(':memory:');
+    withTransaction(db, () => {
+      writeSetting(db, 'outer', 1, at);
+      expect(() =>
+        withTransaction(db, () => {
+          writeSetting(db, 'inner', 2, at);
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
+      expect(db.$client.inTransaction).toBe(true);
+    });
+    expect(hasSetting(db, 'outer')).toBe(true);
+    expect(hasSetting(db, 'inner')).toBe(false);
+    expect(db.$client.inTransaction).toBe(false);
+  });
 });

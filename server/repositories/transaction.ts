@@ -4,11 +4,13 @@ import type { Db } from '@/db/open-database';
 
 /**
  * Runs `work` in one transaction and returns its result; a throw rolls everything back. The
- * handle passed to `work` is a `Db` like any other, so repository functions take it unchanged,
- * and a nested `withTransaction` on it becomes a savepoint. SQLite transactions are synchronous:
- * `work` must not await.
+ * handle passed to `work` is a `Db` like any other, so repository functions take it unchanged.
+ * A `withTransaction` inside another one, on either handle, becomes a savepoint: an inner failure
+ * undoes only the inner writes. SQLite transactions are synchronous: `work` must not await.
  */
 export function withTransaction<T>(db: Db, work: (db: Db) => T): T {
-  // The transaction shares the connection, so the raw handle (prepared statements) stays valid.
-  return db.transaction((tx) => work(Object.assign(tx, { $client: db.$client })));
+  // better-sqlite3's own transaction function: BEGIN … COMMIT on the connection, or a SAVEPOINT
+  // when the connection is in a transaction already. Every query of the connection (drizzle's and
+  // prepared statements alike) runs inside it, so the handle itself is the transaction's.
+  return db.$client.transaction(() => work(db))();
 }

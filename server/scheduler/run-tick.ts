@@ -72,6 +72,7 @@ import {
   SCHEDULER_PAUSED_SETTING,
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from '@/server/repositories/gate-state-repository';
 import type { UpgradeEvent } from '@/lib/upgrade-events';
@@ -179,7 +180,7 @@ function storeSnapshots(
   const observed = observeSnapshots(states, snaps);
   const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: providerName }));
   const at = ctx.now.getTime();
-  ctx.db.$client.transaction(() => {
+  withTransaction(ctx.db, () => {
     for (const t of observed.transitions) {
       const step = { clusterId: t.clusterId, fromVersion: t.fromVersion, toVersion: t.toVersion, at };
       if (t.kind === 'failed') recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
@@ -190,7 +191,7 @@ function storeSnapshots(
       else if (t.kind === 'cancelled-at-provider') recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
     }
     writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
-  })();
+  });
   return { updates: observed.updates, inserted: inserts.length };
 }
 
@@ -343,7 +344,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   const subject = { cluster: attempt.cluster, version: attempt.toVersion, fromVersion: attempt.fromVersion, lifecycleId: attempt.id };
   // the step, its transitions, events and the intents of its provider writes: one transaction
   let saved = false;
-  ctx.db.$client.transaction(() => {
+  withTransaction(ctx.db, () => {
     if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
     saved = true;
     for (const effect of result.effects) {
@@ -392,7 +393,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       } else if (next.state === 'failed' || next.state === 'timed-out')
         setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
     }
-  })();
+  });
   if (!saved) {
     env.log('lifecycle step lost to another writer', { lifecycleId: attempt.id });
     return;
@@ -406,11 +407,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         { ...ref, version: startEffect.version, at: new Date(startEffect.at), idempotencyKey: startEffect.idempotencyKey },
         ctx.now,
       );
-      ctx.db.$client.transaction(() => {
+      withTransaction(ctx.db, () => {
         saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt: now }, [], meta);
         const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
         if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
-      })();
+      });
       countIntent(ctx.db, 'start', 'done');
       env.counts.done++;
     } catch (err) {
@@ -540,7 +541,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     const gates = { ...loadGateState(db, org, now, healthIssues), providerErrors: readErrors };
     const plan = evaluateFleet(input, gates);
 
-    db.$client.transaction(() => {
+    withTransaction(db, () => {
       const outcomes = planDecisionOutcomes(plan.decisions, statesByName);
       const changed: DecisionWrite[] = outcomes.filter((o) => o.changed).map((o) => o.record);
       for (const { decision: d, changed: isNew } of outcomes) {
@@ -558,7 +559,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         saveVersionData(db, org.id, plan.versionData, now);
         maybeSampleSoak(db, org.id, plan.versionData, now);
       }
-    })();
+    });
 
     // 5. lifecycle
     if (!dryRun) {
@@ -567,7 +568,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       const actor = `scheduler:${holder}`;
       const attempts: StoredAttempt[] = [...active];
       const busy = new Set(active.map((a) => a.cluster));
-      db.$client.transaction(() => {
+      withTransaction(db, () => {
         for (const d of plan.decisions) {
           if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
           const state = statesByName.get(d.cluster);
@@ -607,7 +608,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
             lifecycleId: created.id,
           });
         }
-      })();
+      });
       const env: LifecycleEnv = {
         ctx,
         provider,
@@ -650,24 +651,24 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       events: ctx.events,
       durationMs,
     });
-    db.$client.transaction(() => {
+    withTransaction(db, () => {
       finishTick(db, tickId, {
         finishedAt: new Date(now.getTime() + durationMs),
         status: 'succeeded',
         summary: summary as unknown as Record<string, number>,
       });
       countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000 });
-    })();
+    });
     log('tick done', { tickId, ...summary });
     return { status: 'succeeded', tickId, summary, decisions: plan.decisions };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     const durationMs = Math.round(performance.now() - started);
     try {
-      db.$client.transaction(() => {
+      withTransaction(db, () => {
         finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
         countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
-      })();
+      });
     } catch {
       // the database itself failed; the next tick marks this row interrupted
     }
