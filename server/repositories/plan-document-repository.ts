@@ -2,6 +2,7 @@
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
 
 export interface PlanDocument {
@@ -23,10 +24,6 @@ export interface PlanDocument {
     currentUpgrade?: { version: string; nextRun: string; state: 'scheduled' | 'started' };
   }[];
   versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
-}
-
-export function toIsoSeconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function loadPlanDocument(db: Db, organizationId: number, now: Date): PlanDocument {
@@ -61,7 +58,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all();
   return {
-    now: toIsoSeconds(now),
+    now: formatInstantToSecond(now),
     organization: {
       name: org.name,
       blockedVersions: blocked.map((b) => b.pattern),
@@ -113,6 +110,6 @@ export function loadVersionData(db: Db, organizationId: number, now: Date, soakC
     const v = (versions[s.version] ??= { workloads: {} });
     v.workloads[s.workload] = { soakDays: s.soakDays, reporting: s.reporting };
   }
-  const checkIn = storedCheckIn && storedCheckIn.getTime() <= now.getTime() ? toIsoSeconds(storedCheckIn) : undefined;
+  const checkIn = storedCheckIn && storedCheckIn.getTime() <= now.getTime() ? formatInstantToSecond(storedCheckIn) : undefined;
   return { ...(checkIn ? { checkIn } : {}), versions };
 }

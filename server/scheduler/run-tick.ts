@@ -58,7 +58,8 @@ import {
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
 import { insertAttempt, listActiveAttempts, saveAttemptStep, type StoredAttempt } from '@/server/repositories/lifecycle-repository';
-import { loadPlanDocument, toIsoSeconds } from '@/server/repositories/plan-document-repository';
+import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import {
   acquireLease,
   failInterruptedTicks,
@@ -361,7 +362,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       if (effect.kind === 'precheck-failed')
         emit(ctx, 'precheck-failed', {
           ...subject,
-          nextRun: toIsoSeconds(new Date(attempt.slot)),
+          nextRun: formatInstantToSecond(new Date(attempt.slot)),
           reason: effect.reason,
           message: effect.message,
         });
@@ -516,7 +517,10 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     const ourView = snaps.map((snap) => {
       const held = snap.currentUpgrade ? undefined : heldBy.get(snap.name);
       return held
-        ? { ...snap, currentUpgrade: { version: held.toVersion, nextRun: toIsoSeconds(new Date(held.slot)), state: 'scheduled' as const } }
+        ? {
+            ...snap,
+            currentUpgrade: { version: held.toVersion, nextRun: formatInstantToSecond(new Date(held.slot)), state: 'scheduled' as const },
+          }
         : snap;
     });
 

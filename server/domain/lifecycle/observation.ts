@@ -28,12 +28,15 @@ export interface HealthReading {
   other: string[];
 }
 
+/** ClusterVersion's Upgradeable condition (False blocks minor upgrades) */
+export type UpgradeableCondition = { status: 'True' | 'False' | 'Unknown'; message?: string };
+
 export interface ObservedCluster {
   version: string;
   availableUpgrades: string[];
   conditionalUpgrades: string[];
   /** ClusterVersion's Upgradeable condition; null = the provider has none */
-  upgradeable: { status: 'True' | 'False' | 'Unknown'; message?: string } | null;
+  upgradeable: UpgradeableCondition | null;
   health: HealthReading;
   currentUpgrade: { version: string; state: 'scheduled' | 'started'; delayed?: boolean; message?: string } | null;
   lastUpgrade?: { version: string; state: 'completed' | 'failed'; message?: string } | null;

@@ -35,6 +35,11 @@ export function parseInstant(text: unknown): number | null {
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ` (milliseconds appear only when non-zero, so no instant is lost). */
+/** `2024-07-10T08:00:00Z`: to the second (what providers and the plan document carry), milliseconds dropped. */
+export function formatInstantToSecond(at: number | Date): string {
+  return `${new Date(at).toISOString().slice(0, 19)}Z`;
+}
+
 export function formatInstant(ms: number): string {
   const iso = new Date(ms).toISOString();
   return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;

@@ -24,6 +24,7 @@
  *   failed upgrade whose reason is the Failing message;
  * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import fs from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -108,12 +109,9 @@ const ZAlerts = z.object({
   data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }),
 });
 
-function iso(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 function isoOf(text: string | undefined, fallback: Date): string {
   const ms = text ? Date.parse(text) : NaN;
-  return iso(Number.isFinite(ms) ? new Date(ms) : fallback);
+  return formatInstantToSecond(Number.isFinite(ms) ? new Date(ms) : fallback);
 }
 /** Reads the contexts of a kubeconfig (token users only; client certificates are not supported). */
 export function readKubeconfig(text: string, only?: string[]): KubeContext[] {
@@ -196,7 +194,7 @@ export function readClusterVersion(
     desired !== head?.version &&
     !(isSemver(desired) && isSemver(version) && compareVersions(desired, version) < 0)
   )
-    target = { version: desired, startedAt: iso(now) }; // accepted, not yet in the history
+    target = { version: desired, startedAt: formatInstantToSecond(now) }; // accepted, not yet in the history
   let currentUpgrade: ProviderUpgrade | null = null;
   let lastUpgrade: FinishedUpgrade | null = null;
   const fromOf = (v: string) => cv.status.history.find((h) => h.version !== v && h.state === 'Completed')?.version;
@@ -322,7 +320,7 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
       if (req.at.getTime() > now.getTime() + START_TOLERANCE_MS)
         throw new ProviderError(
           'kubernetes',
-          `${req.name}: an upgrade cannot be held for ${iso(req.at)} (the cluster-version operator starts at once); start it at its slot`,
+          `${req.name}: an upgrade cannot be held for ${formatInstantToSecond(req.at)} (the cluster-version operator starts at once); start it at its slot`,
         );
       const cv = await readCv(ctx);
       const seen = readClusterVersion(cv, now);

@@ -26,6 +26,7 @@
  * never as an old version without its policy, which would read as "removed at the provider".
  * A running policy whose target the cluster already reports is completed too.
  */
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { z } from 'zod';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
@@ -104,10 +105,6 @@ function channelOf(c: OcmCluster, version: string): string {
   return `${c.version?.channel_group ?? 'stable'}-${minor}`;
 }
 
-function iso(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 function reached(version: string, target: string): boolean {
   return isSemver(version) && isSemver(target) && compareVersions(version, target) >= 0;
 }
@@ -176,7 +173,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           if (err instanceof ProviderError && err.status === 404) continue; // removed since the list: the cluster read after tells why
           throw err;
         }
-      const nextRun = iso(new Date(p.next_run));
+      const nextRun = formatInstantToSecond(new Date(p.next_run));
       const description = state.description || undefined;
       if (state.value === 'completed' || state.value === 'failed')
         reading.finished = { version: p.version, value: state.value, nextRun, ...(description ? { description } : {}) };
@@ -271,14 +268,14 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       if (req.at.getTime() < now.getTime() + OCM_MIN_LEAD_MS)
         throw new ProviderError(
           'ocm',
-          `${req.name}: next_run ${iso(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
+          `${req.name}: next_run ${formatInstantToSecond(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
         );
       const key = `${req.externalId}@${req.version}`;
       const backoff = refused.get(key);
       if (backoff && now.getTime() < backoff.notBefore)
         throw new ProviderError(
           'ocm',
-          `${req.name}: OCM refused the upgrade to ${req.version} ${backoff.refusals} time(s) (${backoff.reason}); not asked again before ${iso(new Date(backoff.notBefore))}`,
+          `${req.name}: OCM refused the upgrade to ${req.version} ${backoff.refusals} time(s) (${backoff.reason}); not asked again before ${formatInstantToSecond(new Date(backoff.notBefore))}`,
         );
       const cluster = await readCluster(req.externalId);
       const existing = (await readPolicies(cluster)).active;
@@ -292,7 +289,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
             version: req.version,
             schedule_type: 'manual',
             upgrade_type: isHostedControlPlane(cluster) ? 'ControlPlane' : 'OSD',
-            next_run: iso(req.at),
+            next_run: formatInstantToSecond(req.at),
           },
         });
         refused.delete(key);

@@ -13,6 +13,7 @@
  * a published release is withdrawn again (it leaves availableUpgrades two days later).
  * Reading never writes: the simulated state only changes through startUpgrade and cancelUpgrade.
  */
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { inProcess } from './in-process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,10 +89,6 @@ export function loadDemoGraph(): DemoGraphDocument {
   return cachedGraph;
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** upgrade duration in ms: 40 min to 2 h, fixed per (cluster, target, start) */
 export function upgradeDurationMs(externalId: string, version: string, startedAt: string): number {
   return (40 + hashUnit(`${externalId}|${version}|${startedAt}|d`) * 80) * MINUTE_MS;
@@ -133,7 +130,7 @@ export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().sim
           .map((n) => n.version)
           .filter((v) => isSemver(v) && compareVersions(v, newest) > 0)
           .sort(compareVersions)
-          .map((version, i) => ({ version, publishAt: iso(simNow + (i + 1) * PUBLISH_EVERY_DAYS * DAY_MS) }))
+          .map((version, i) => ({ version, publishAt: formatInstantToSecond(simNow + (i + 1) * PUBLISH_EVERY_DAYS * DAY_MS) }))
       : [];
     writeSetting(db, SIMULATOR_RELEASES_KEY, { pending } satisfies SimulatorReleases, realNow);
   }
@@ -228,7 +225,7 @@ export function simulateCluster(
         version: currentUpgrade.version,
         state: failed ? 'failed' : 'completed',
         startedAt,
-        completedAt: iso(Date.parse(startedAt) + duration),
+        completedAt: formatInstantToSecond(Date.parse(startedAt) + duration),
         ...(failed ? { message: FAILURE_REASONS[Math.floor((f / FAILURE_RATE) * FAILURE_REASONS.length)] ?? FAILURE_REASONS[0]! } : {}),
       };
       if (!failed) version = currentUpgrade.version;
@@ -292,7 +289,12 @@ export function createSimulatorProvider(db: Db): FleetProvider {
         if (seen.currentUpgrade?.version === req.version) return; // already there: idempotent
         if (seen.currentUpgrade)
           throw new ProviderError('simulator', `${req.name} already has an upgrade to ${seen.currentUpgrade.version}`);
-        setSimulatedUpgrade(db, req.externalId, { version: req.version, nextRun: iso(req.at.getTime()), state: 'scheduled' }, null);
+        setSimulatedUpgrade(
+          db,
+          req.externalId,
+          { version: req.version, nextRun: formatInstantToSecond(req.at.getTime()), state: 'scheduled' },
+          null,
+        );
       });
     },
     cancelUpgrade(req, now) {

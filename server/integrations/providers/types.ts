@@ -5,7 +5,7 @@
  * Reading and acting are separate: `observe` and `observeCluster` never write anything at the
  * provider; `startUpgrade` and `cancelUpgrade` are the only writes.
  */
-import type { HealthReading } from '@/server/domain/lifecycle/observation';
+import type { HealthReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
 export type CurrentUpgradeState = 'scheduled' | 'started';
 
 export interface ProviderUpgrade {
@@ -36,9 +36,7 @@ export interface FinishedUpgrade {
 
 // The health readings are the lifecycle's own types (server/domain/lifecycle/observation.ts):
 // providers fill what the gates read, so there is one definition of each.
-export type { AlertReading, HealthReading, OperatorReading } from '@/server/domain/lifecycle/observation';
-
-export type UpgradeableCondition = { status: 'True' | 'False' | 'Unknown'; message?: string };
+export type { AlertReading, HealthReading, OperatorReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
 
 /** What the provider says about one cluster right now. */
 export interface ClusterSnapshot {
