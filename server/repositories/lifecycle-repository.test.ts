@@ -71,6 +71,7 @@ describe('lifecycle repository', () => {
       now: SLOT,
       options: DEFAULT_LIFECYCLE_OPTIONS,
       startLeadMs: 0,
+      minStartNoticeMs: 0,
       reading: { ok: false, message: 'unreachable' },
       fleet: NO_FLEET_OBSTACLES,
       decisionWithdrawn: null,

@@ -12,10 +12,10 @@ const NOW = new Date('2021-08-30T18:00:00Z'); // decisions at NOW take the slot 
 const MIN = 60_000;
 const fleet: TestFleet = { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 }] };
 
-function setup() {
+function setup(providerOptions: { startLeadMs?: number; minStartNoticeMs?: number } = {}) {
   const db = openDatabase(':memory:');
   const { fakeClusters } = insertTestFleet(db, fleet, NOW);
-  const provider = createFakeProvider({ clusters: fakeClusters });
+  const provider = createFakeProvider({ clusters: fakeClusters, ...providerOptions });
   db.insert(t.webhooks).values({ name: 'all', url: 'http://127.0.0.1:9/hook', secret: 's', events: [], createdAt: NOW }).run();
   const tick = (minutes: number, dryRun = false) =>
     runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), dryRun, holder: 'test', realNow: () => NOW });
@@ -123,5 +123,73 @@ describe('runTick lifecycle', () => {
     await tickAt(9);
     expect(provider.records().map((r) => r.op)).toEqual(['trigger']);
     expect(requested).toEqual(['pre-upgrade']);
+  });
+
+  /** ticks with a pre-upgrade hook whose verdict the test gives (a hook that answers late) */
+  function withHook(db: ReturnType<typeof setup>['db'], provider: ReturnType<typeof setup>['provider']) {
+    let verdict: 'pending' | 'allowed' = 'pending';
+    const hooks = {
+      requestHook: () => undefined,
+      hookVerdict: () => ({ state: verdict }),
+    };
+    return {
+      allow: () => (verdict = 'allowed'),
+      tickAt: (m: number) =>
+        runTick({ db, provider, now: new Date(NOW.getTime() + m * MIN), holder: 'test', realNow: () => NOW, ...hooks }),
+    };
+  }
+
+  it('a start with less notice left than the provider takes is moved to now + that notice, not sent to be refused', async () => {
+    // like OCM: told 10 min before the 18:07 slot, refuses a start less than 5 min ahead; the
+    // pre-upgrade hook answers only at 18:05
+    const { db, provider } = setup({ startLeadMs: 10 * MIN, minStartNoticeMs: 5 * MIN });
+    const hook = withHook(db, provider);
+    await hook.tickAt(0);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'pre-hook' });
+    hook.allow();
+    await hook.tickAt(5);
+    expect(provider.records()).toEqual([
+      expect.objectContaining({ op: 'trigger', version: '4.13.2', nextRun: '2021-08-30T18:10:00.000Z' }),
+    ]);
+    expect(provider.calls.filter((c) => c.op === 'schedule')).toHaveLength(1);
+    const attempt = db.select().from(t.upgradeLifecycles).get()!;
+    expect(attempt.state).toBe('started');
+    expect(attempt.message).toContain('at 2021-08-30T18:10:00.000Z, 3m after the slot: the provider needs 5m notice');
+  });
+
+  it('a start that could only be moved past slot + maxUpgradeStartDelay is skipped START_LATE, never sent', async () => {
+    const { db, provider } = setup({ startLeadMs: 10 * MIN, minStartNoticeMs: 5 * MIN });
+    const hook = withHook(db, provider);
+    await hook.tickAt(0);
+    hook.allow();
+    await hook.tickAt(7 + 57); // 57 min after the slot: with 5 min notice, past the hour
+    expect(provider.calls.filter((c) => c.op === 'schedule')).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'skipped', reason: 'START_LATE' });
+  });
+
+  it('excluding a cluster whose start the provider already holds cancels it there (EXCLUDED)', async () => {
+    const { db, provider, tick } = setup({ startLeadMs: 10 * MIN });
+    await tick(0); // scheduled for 18:07 and told at once (the slot minus the lead has passed)
+    expect(provider.records().map((r) => r.op)).toEqual(['trigger']);
+    const org = db.select().from(t.organizations).get()!;
+    db.insert(t.maintenanceExclusions)
+      .values({
+        organizationId: org.id,
+        scope: 'cluster',
+        subject: 'c1',
+        startsAt: new Date(NOW.getTime() - 60 * MIN),
+        endsAt: new Date(NOW.getTime() + 600 * MIN),
+        reason: 'payments freeze',
+        createdBy: 'alice',
+        createdAt: NOW,
+      })
+      .run();
+    await tick(1);
+    expect(provider.records().map((r) => r.op)).toEqual(['trigger', 'cancel']);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'EXCLUDED' });
+    expect(db.select().from(t.upgradeLifecycles).get()!.message).toContain('payments freeze');
+    await tick(7);
+    await tick(40);
+    expect(db.select().from(t.clusters).get()).toMatchObject({ version: '4.13.1' });
   });
 });

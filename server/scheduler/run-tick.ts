@@ -291,6 +291,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       now,
       options,
       startLeadMs: provider.startLeadMs,
+      minStartNoticeMs: provider.minStartNoticeMs,
       reading,
       fleet: {
         managed: !!policy,

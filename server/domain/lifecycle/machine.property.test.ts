@@ -42,14 +42,15 @@ interface ProviderState {
 }
 
 describe('lifecycle properties', () => {
-  it('no sequence of provider observations starts twice, late, early or through a failed gate', () => {
+  it('no sequence of provider observations starts twice, late, early, with too little notice or through a failed gate', () => {
     fc.assert(
       fc.property(
         fc.array(tickArb, { minLength: 1, maxLength: 40 }),
         fc.integer({ min: 0, max: 15 * M }),
         fc.integer({ min: 0, max: 2 * 60 * M }),
         fc.boolean(),
-        (ticks, startLeadMs, maxDelay, allowConditional) => {
+        fc.constantFrom(0, 0, 5 * M),
+        (ticks, startLeadMs, maxDelay, allowConditional, minStartNoticeMs) => {
           const options: LifecycleOptions = {
             ...DEFAULT_LIFECYCLE_OPTIONS,
             maxUpgradeStartDelayMs: maxDelay,
@@ -108,6 +109,7 @@ describe('lifecycle properties', () => {
               now,
               options,
               startLeadMs,
+              minStartNoticeMs,
               reading,
               fleet,
               decisionWithdrawn: t.obstacle === 'withdrawn' ? { message: 'withdrawn' } : null,
@@ -128,9 +130,13 @@ describe('lifecycle properties', () => {
               // never on data it could not read, never outside the start window
               expect(reading.ok).toBe(true);
               expect(now).toBeGreaterThanOrEqual(SLOT - startLeadMs);
-              expect(now).toBeLessThanOrEqual(SLOT + maxDelay);
-              // every gate passes on exactly what the machine saw
-              expect(firstFailingGate(startGates(before, now, options, reading, fleet))).toBeNull();
+              // the start asked for: never before the slot, never with less notice than the provider
+              // takes, never later than the slot plus maxUpgradeStartDelay
+              expect(e.at).toBeGreaterThanOrEqual(SLOT);
+              expect(e.at).toBeGreaterThanOrEqual(now + minStartNoticeMs);
+              expect(e.at).toBeLessThanOrEqual(SLOT + maxDelay);
+              // every gate passes on exactly what the machine saw, for the start it asks for
+              expect(firstFailingGate(startGates(before, e.at, options, reading, fleet))).toBeNull();
               // the provider is never asked for an upgrade it holds or went through
               expect(provider.held).toBe('none');
               expect(provider.version).toBe(FROM);

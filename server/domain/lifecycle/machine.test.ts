@@ -28,6 +28,7 @@ function input(now: number, patch: Partial<StepInput> = {}, fleet: Partial<Fleet
     now,
     options: DEFAULT_LIFECYCLE_OPTIONS,
     startLeadMs: 0,
+    minStartNoticeMs: 0,
     reading: ok(),
     fleet: { ...NO_FLEET_OBSTACLES, ...fleet },
     decisionWithdrawn: null,

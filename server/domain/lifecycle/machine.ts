@@ -94,8 +94,10 @@ export type HookStage = 'pre-upgrade' | 'post-upgrade';
 export interface StepInput {
   now: number;
   options: LifecycleOptions;
-  /** how long before the slot the provider must be told (OCM's minimum lead; 0 elsewhere) */
+  /** how long before the slot the provider is told (OCM: 10 min; 0 elsewhere) */
   startLeadMs: number;
+  /** the provider refuses a start less than this far ahead (OCM: 5 min; 0 elsewhere) */
+  minStartNoticeMs: number;
   /** the freshest read of the cluster the tick has (fresh when needsFreshReading said so) */
   reading: ClusterReading;
   fleet: FleetConditions;
@@ -203,13 +205,22 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
     transitions.push({ from: a.state, to, reason, message, at: now });
     a = { ...a, ...patch, state: to, reason, message, ...(isFinal(to) ? { finishedAt: now } : {}) };
   };
-  const gates = () => startGates(a, now, options, input.reading, input.fleet);
+  // The earliest start the provider takes: the slot, or, when too little of its notice is left
+  // before the slot (the scheduler was down, a hook answered late), now plus that notice. Gates
+  // judge that start, so a start moved past slot + maxUpgradeStartDelay is START_LATE, never sent.
+  const startAt = () => Math.max(a.slot, now + input.minStartNoticeMs);
+  const gates = () => startGates(a, startAt(), options, input.reading, input.fleet);
   // the tick carries the start out after this step: nothing more to judge until it has
   let startIssued = false;
   const start = () => {
     startIssued = true;
-    move('started', null, `start of the upgrade to ${a.toVersion} requested`, { startRequestedAt: now });
-    effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: Math.max(a.slot, now) });
+    const at = startAt();
+    const moved =
+      at > a.slot && at > now
+        ? `; at ${new Date(at).toISOString()}, ${formatDuration(at - a.slot)} after the slot: the provider needs ${formatDuration(input.minStartNoticeMs)} notice`
+        : '';
+    move('started', null, `start of the upgrade to ${a.toVersion} requested${moved}`, { startRequestedAt: now });
+    effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at });
   };
   const clockStart = () => Math.max(a.slot, a.startRequestedAt ?? a.slot);
   const timedOut = () => now > clockStart() + options.upgradeTimeoutMs;
@@ -294,7 +305,7 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
               failing.reason === 'START_LATE' ? 'START_FAILED' : failing.reason,
               `the provider never took the start: ${failing.message}`,
             );
-          else effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: Math.max(a.slot, now) });
+          else effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: startAt() });
           break;
         }
         const last = c.lastUpgrade?.version === a.toVersion ? c.lastUpgrade : null;

@@ -30,6 +30,10 @@ export interface FakeProviderOptions {
   /** file to append records to (one JSON line each); in memory when absent */
   logFile?: string;
   durationMs?: number;
+  /** like OCM's 5 minutes: a start less than this ahead is refused */
+  minStartNoticeMs?: number;
+  /** like OCM's 10 minutes: the lifecycle tells it this long before the slot */
+  startLeadMs?: number;
   /** make calls fail, e.g. to test retries */
   failWith?: (op: 'list' | 'read' | 'schedule' | 'cancel', cluster?: string) => Error | undefined;
 }
@@ -128,7 +132,8 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     name: 'fake',
     calls,
     records,
-    startLeadMs: 0,
+    startLeadMs: opts.startLeadMs ?? 0,
+    minStartNoticeMs: opts.minStartNoticeMs ?? 0,
     observe(now) {
       return inProcess(() => {
         calls.push({ op: 'list' });
@@ -161,6 +166,8 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
         calls.push({ op: 'schedule', cluster: req.name, version: req.version });
         const err = opts.failWith?.('schedule', req.name);
         if (err) throw err;
+        if (req.at.getTime() < now.getTime() + (opts.minStartNoticeMs ?? 0))
+          throw new ProviderError('fake', `${req.name}: a start at ${req.at.toISOString()} has less notice than the provider takes`);
         const s = stateOf(find(req.name), now.getTime());
         if (s.current) throw new Error(`${req.name} already has an upgrade to ${s.current.version}`);
         append({

@@ -302,6 +302,7 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
   return {
     name: 'kubernetes',
     startLeadMs: 0,
+    minStartNoticeMs: 0,
     async observe(now) {
       const results = await mapSettled(contexts, READ_CONCURRENCY, (ctx) => observeContext(ctx, now));
       const snapshot: Awaited<ReturnType<FleetProvider['observe']>> = { clusters: [], errors: [] };

@@ -241,6 +241,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   return {
     name: 'ocm',
     startLeadMs: OCM_START_LEAD_MS,
+    minStartNoticeMs: OCM_MIN_LEAD_MS,
     async observe(): Promise<FleetSnapshot> {
       const known = await listAll();
       const policies = await mapSettled(known, READ_CONCURRENCY, (c) => readPolicies(c));

@@ -277,6 +277,7 @@ export function createSimulatorProvider(db: Db): FleetProvider {
   return {
     name: 'simulator',
     startLeadMs: 0,
+    minStartNoticeMs: 0,
     observe(now) {
       return inProcess(() => ({ clusters: listSimulatedClusters(db).map((row) => observeRow(row, now)), errors: [] }));
     },

@@ -95,6 +95,12 @@ export interface FleetProvider {
   readonly name: string;
   /** how long before the slot `startUpgrade` must be called (OCM: its minimum lead for next_run plus a margin; others 0) */
   readonly startLeadMs: number;
+  /**
+   * The provider refuses a start less than this far ahead (OCM: 5 min); 0 = at any time. A start
+   * the lifecycle asks for later than that is moved to now + this (still within
+   * maxUpgradeStartDelay), never sent to be refused.
+   */
+  readonly minStartNoticeMs: number;
   /** READ-ONLY. Never writes anything. Consistent per cluster (an upgrade completing mid-read is seen as completed). */
   observe(now: Date): Promise<FleetSnapshot>;
   /** READ-ONLY fresh read of one cluster, for the start-time gates and post-checks. Throws ProviderError. */
