@@ -39,6 +39,8 @@ test.describe('linkable views', () => {
     await page.getByRole('button', { name: 'Next', exact: true }).click();
     await expect(page).toHaveURL(/page=2/);
     await expect(page.getByRole('navigation', { name: 'Pages of clusters' })).toContainText(/^51–/);
+    // the rows of page 2, not the previous page's kept while it loads
+    await expect(page.locator('table[aria-busy="true"]')).toHaveCount(0);
     const secondPageFirst = await page.locator('tbody tr').first().getAttribute('data-cluster');
     await page.goBack();
     await expect(page).not.toHaveURL(/page=2/);
@@ -48,6 +50,7 @@ test.describe('linkable views', () => {
     await page.goForward();
     await page.goForward();
     await expect(page.getByRole('navigation', { name: 'Pages of clusters' })).toContainText(/^51–/);
+    await expect(page.locator('table[aria-busy="true"]')).toHaveCount(0);
     await expect(page.locator('tbody tr').first()).toHaveAttribute('data-cluster', secondPageFirst!);
 
     // typing writes the search once it pauses; a reload keeps it

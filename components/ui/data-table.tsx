@@ -246,7 +246,8 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         props.empty
       ) : (
         <div className="table-scroll">
-          <table className="data" aria-label={label}>
+          {/* busy while the server fetches another page or filter: screen readers (and tests) wait for it */}
+          <table className="data" aria-label={label} aria-busy={props.paging?.busy || undefined}>
             <thead>
               <tr>
                 {visible.map((c) => {
