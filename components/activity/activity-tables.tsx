@@ -1,5 +1,6 @@
 'use client';
-// The three activity tables: engine decisions, actions (intents) on the fleet, and policy/admin changes.
+// The activity tables: engine decisions, actions (intents) on the fleet, upgrade lifecycle
+// transitions, and policy/admin changes.
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -14,6 +15,7 @@ type Out = inferRouterOutputs<AppRouter>['activity'];
 export type DecisionRow = Out['decisions']['rows'][number];
 export type ActionRow = Out['actions']['rows'][number];
 export type ChangeRow = Out['changes']['rows'][number];
+export type UpgradeRow = Out['upgrades']['rows'][number];
 
 const INTENT_TONE: Record<string, string> = { pending: 'info', done: 'ok', failed: 'bad' };
 const KIND_LABEL: Record<string, string> = { 'schedule-upgrade': 'schedule upgrade', 'cancel-upgrade': 'cancel upgrade' };
@@ -68,6 +70,77 @@ export function DecisionsTable({ rows, paging, noun, exportRows }: TableProps<De
       columns={DECISION_COLUMNS}
       rowKey={(d) => d.id}
       rowProps={(d) => ({ 'data-decision': d.id })}
+      paging={paging}
+      exportRows={exportRows}
+      noun={noun}
+    />
+  );
+}
+
+/** how a lifecycle state reads at a glance: final outcomes by tone, the rest neutral */
+const STATE_TONE: Record<string, string> = {
+  completed: 'ok',
+  failed: 'bad',
+  'timed-out': 'bad',
+  skipped: 'warn',
+  cancelled: 'warn',
+  started: 'info',
+  upgrading: 'info',
+};
+
+const UPGRADE_COLUMNS: Column<UpgradeRow>[] = [
+  { id: 'at', header: 'Time', className: 'small', csv: (u) => u.at, cell: (u) => <ZonedTime iso={u.at} /> },
+  { id: 'cluster', header: 'Cluster', required: true, csv: (u) => u.clusterName, cell: (u) => <ClusterLink name={u.clusterName} /> },
+  {
+    id: 'upgrade',
+    header: 'Upgrade',
+    className: 'mono nowrap small',
+    csv: (u) => `${u.fromVersion} → ${u.toVersion}`,
+    cell: (u) => (
+      <>
+        {u.fromVersion} → {u.toVersion}
+      </>
+    ),
+  },
+  {
+    id: 'transition',
+    header: 'Transition',
+    className: 'nowrap',
+    csv: (u) => `${u.fromState ?? ''} → ${u.toState}`,
+    cell: (u) => (
+      <>
+        {u.fromState ? <span className="muted small">{u.fromState} → </span> : null}
+        <span className={`badge ${STATE_TONE[u.toState] ?? ''}`}>{u.toState}</span>
+      </>
+    ),
+  },
+  {
+    id: 'reason',
+    header: 'Reason',
+    className: 'nowrap small',
+    csv: (u) => u.reason,
+    cell: (u) =>
+      u.reason ? (
+        <span className="mono" title={u.reasonText ?? undefined}>
+          {u.reason}
+        </span>
+      ) : (
+        dash
+      ),
+  },
+  { id: 'message', header: 'Message', className: 'act-msg small', csv: (u) => u.message, cell: (u) => u.message ?? dash },
+  { id: 'actor', header: 'By', className: 'small', csv: (u) => u.actor, cell: (u) => <span className="mono">{u.actor}</span> },
+];
+
+export function UpgradesTable({ rows, paging, noun, exportRows }: TableProps<UpgradeRow>) {
+  return (
+    <DataTable
+      id="activity-upgrades"
+      label="Upgrade lifecycle transitions"
+      rows={rows}
+      columns={UPGRADE_COLUMNS}
+      rowKey={(u) => u.id}
+      rowProps={(u) => ({ 'data-transition': u.id })}
       paging={paging}
       exportRows={exportRows}
       noun={noun}

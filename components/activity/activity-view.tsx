@@ -8,14 +8,15 @@ import { useTRPC, useTRPCClient } from '@/components/trpc/client';
 import { fetchAllPages } from '@/components/ui/table-model';
 import { QueryState } from '@/components/ui/query-state';
 import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
-import { ActionsTable, ChangesTable, DecisionsTable } from './activity-tables';
+import { ActionsTable, ChangesTable, DecisionsTable, UpgradesTable } from './activity-tables';
 import '@/components/scheduler/scheduler.css';
 import { useDebounced } from '@/components/ui/use-debounced';
 
-type Tab = 'decisions' | 'actions' | 'changes';
+type Tab = 'decisions' | 'actions' | 'upgrades' | 'changes';
 const TABS: { id: Tab; label: string; noun: string }[] = [
   { id: 'decisions', label: 'Decisions', noun: 'decisions' },
   { id: 'actions', label: 'Actions', noun: 'actions' },
+  { id: 'upgrades', label: 'Upgrades', noun: 'upgrade transitions' },
   { id: 'changes', label: 'Policy & admin changes', noun: 'changes' },
 ];
 const PAGE = 50;
@@ -58,7 +59,7 @@ interface Filters {
 }
 
 function isTab(v: string | null): v is Tab {
-  return v === 'decisions' || v === 'actions' || v === 'changes';
+  return v === 'decisions' || v === 'actions' || v === 'upgrades' || v === 'changes';
 }
 
 export function ActivityView() {
@@ -100,6 +101,7 @@ export function ActivityView() {
   const decisionsInput = { ...base, action: f.action || undefined, reason: f.reason || undefined };
   const actionsInput = { ...base, action: f.action || undefined, status: f.status || undefined };
   const changesInput = { ...base, action: f.action || undefined };
+  const upgradesInput = { ...base, action: f.action || undefined, reason: f.reason || undefined };
   const decisions = useQuery({
     ...trpc.activity.decisions.queryOptions(decisionsInput),
     ...opts,
@@ -115,7 +117,12 @@ export function ActivityView() {
     ...opts,
     enabled: tab === 'changes' && !rangeError,
   });
-  const current = tab === 'decisions' ? decisions : tab === 'actions' ? actions : changes;
+  const upgrades = useQuery({
+    ...trpc.activity.upgrades.queryOptions(upgradesInput),
+    ...opts,
+    enabled: tab === 'upgrades' && !rangeError,
+  });
+  const current = tab === 'decisions' ? decisions : tab === 'actions' ? actions : tab === 'upgrades' ? upgrades : changes;
 
   useEffect(() => setOffset(0), [cluster, f.from, f.to, f.action, f.reason, f.status, tab]);
 
@@ -210,6 +217,26 @@ export function ActivityView() {
             </select>
           </>
         )}
+        {tab === 'upgrades' && (
+          <>
+            <select aria-label="State" value={f.action} onChange={(e) => set({ action: e.target.value })}>
+              <option value="">moved to: any state</option>
+              {upgrades.data?.states.map((st) => (
+                <option key={st} value={st}>
+                  {st}
+                </option>
+              ))}
+            </select>
+            <select aria-label="Reason" value={f.reason} onChange={(e) => set({ reason: e.target.value })}>
+              <option value="">reason: all</option>
+              {upgrades.data?.reasons.map((r) => (
+                <option key={r.code} value={r.code} title={r.text}>
+                  {r.code}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         {tab === 'changes' && (
           <select
             aria-label="Area"
@@ -285,7 +312,9 @@ export function ActivityView() {
                 ? 'Widen the time range or clear the filters. The cluster filter needs the exact name.'
                 : tab === 'changes'
                   ? 'Policy edits, exclusions, scheduler and admin changes are listed here.'
-                  : 'They are recorded by scheduler ticks: run one from the Scheduler page.',
+                  : tab === 'upgrades'
+                    ? 'Every step of every upgrade (scheduled, started, completed, skipped, failed …) is listed here as the scheduler takes it.'
+                    : 'They are recorded by scheduler ticks: run one from the Scheduler page.',
             }}
           >
             {() => (
@@ -316,6 +345,22 @@ export function ActivityView() {
                         (o, l) =>
                           client.activity.actions
                             .query({ ...actionsInput, offset: o, limit: l })
+                            .then((r) => ({ items: r.rows, total: r.total })),
+                        200,
+                      )
+                    }
+                  />
+                )}
+                {tab === 'upgrades' && upgrades.data && (
+                  <UpgradesTable
+                    rows={upgrades.data.rows}
+                    paging={paging(upgrades.data.total)}
+                    noun={noun}
+                    exportRows={() =>
+                      fetchAllPages(
+                        (o, l) =>
+                          client.activity.upgrades
+                            .query({ ...upgradesInput, offset: o, limit: l })
                             .then((r) => ({ items: r.rows, total: r.total })),
                         200,
                       )

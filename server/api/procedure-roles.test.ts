@@ -30,6 +30,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'activity.actions': 'viewer',
   'activity.changes': 'viewer',
   'activity.decisions': 'viewer',
+  'activity.upgrades': 'viewer',
   'clusters.byName': 'viewer',
   'clusters.explain': 'viewer',
   'clusters.facets': 'viewer',

@@ -1,7 +1,7 @@
 // Upgrade attempts and their transitions (server/domain/lifecycle/machine.ts). An attempt is one
 // row per (cluster, target version, slot); every state change writes one transition row in the
 // same call, so the history never misses a step nor holds one twice.
-import { and, desc, eq, inArray, isNull, notInArray } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
 import {
@@ -227,4 +227,55 @@ export function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; c
     })
     .run();
   return true;
+}
+
+export interface TransitionFilter {
+  /** exact cluster name */
+  cluster?: string;
+  /** the state moved to */
+  toState?: string;
+  reason?: string;
+  from?: Date;
+  /** inclusive */
+  to?: Date;
+}
+
+/** Lifecycle transitions of every attempt, newest first, with the attempt's cluster and versions (Activity). */
+export function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
+  const parts = [
+    f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,
+    f.toState ? eq(upgradeLifecycleTransitions.toState, f.toState as LifecycleState) : undefined,
+    f.reason ? eq(upgradeLifecycleTransitions.reason, f.reason as LifecycleReason) : undefined,
+    f.from ? gte(upgradeLifecycleTransitions.at, f.from) : undefined,
+    f.to ? lte(upgradeLifecycleTransitions.at, f.to) : undefined,
+  ].filter((p) => p !== undefined);
+  const where = parts.length ? and(...parts) : undefined;
+  const rows = db
+    .select({
+      id: upgradeLifecycleTransitions.id,
+      lifecycleId: upgradeLifecycleTransitions.lifecycleId,
+      at: upgradeLifecycleTransitions.at,
+      fromState: upgradeLifecycleTransitions.fromState,
+      toState: upgradeLifecycleTransitions.toState,
+      reason: upgradeLifecycleTransitions.reason,
+      message: upgradeLifecycleTransitions.message,
+      actor: upgradeLifecycleTransitions.actor,
+      cluster: upgradeLifecycles.clusterName,
+      fromVersion: upgradeLifecycles.fromVersion,
+      toVersion: upgradeLifecycles.toVersion,
+    })
+    .from(upgradeLifecycleTransitions)
+    .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
+    .where(where)
+    .orderBy(desc(upgradeLifecycleTransitions.at), desc(upgradeLifecycleTransitions.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db
+    .select({ n: sql<number>`count(*)` })
+    .from(upgradeLifecycleTransitions)
+    .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
+    .where(where)
+    .get()!.n;
+  return { rows, total };
 }

@@ -1,9 +1,13 @@
-// The Activity page: decisions, actions (intents) and policy changes, filtered and paged.
+// The Activity page: decisions, actions (intents), upgrade lifecycle transitions and policy
+// changes, filtered and paged.
 import type { Db } from '@/db/open-database';
 import { listAudit, listPolicyRevisions } from '@/server/repositories/activity-repository';
 import { listDecisions, listIntents } from '@/server/repositories/decision-repository';
 import { hasRole, type Actor } from '@/server/auth/actor';
 import { fieldChanges } from '@/server/domain/diff/field-changes';
+import { LIFECYCLE_STATES } from '@/server/domain/lifecycle/machine';
+import { LIFECYCLE_REASONS, LIFECYCLE_REASON_CODES } from '@/server/domain/lifecycle/reasons';
+import { listTransitionsPage } from '@/server/repositories/lifecycle-repository';
 import { auditDetails } from './audit-details';
 
 export interface ActivityFilter {
@@ -62,6 +66,38 @@ export function createActivityService(db: Db) {
           createdAt: r.createdAt.toISOString(),
           doneAt: r.doneAt?.toISOString() ?? null,
         })),
+      };
+    },
+    /**
+     * Every lifecycle transition (who/what/when/why) with its attempt's cluster and versions; the
+     * reasons' explanations and the states to filter by come along, so the page shows the
+     * lifecycle's own words (server/domain/lifecycle).
+     */
+    upgrades(input: ActivityFilter & { offset: number; limit: number }) {
+      const { rows, total } = listTransitionsPage(
+        db,
+        { cluster: input.cluster, toState: input.action, reason: input.reason, from: input.from, to: input.to },
+        input.offset,
+        input.limit,
+      );
+      return {
+        total,
+        rows: rows.map((r) => ({
+          id: r.id,
+          lifecycleId: r.lifecycleId,
+          at: r.at.toISOString(),
+          clusterName: r.cluster,
+          fromVersion: r.fromVersion,
+          toVersion: r.toVersion,
+          fromState: r.fromState,
+          toState: r.toState,
+          reason: r.reason,
+          reasonText: r.reason ? ((LIFECYCLE_REASONS as Readonly<Record<string, string>>)[r.reason] ?? null) : null,
+          message: r.message,
+          actor: r.actor,
+        })),
+        states: [...LIFECYCLE_STATES],
+        reasons: LIFECYCLE_REASON_CODES.map((code) => ({ code, text: LIFECYCLE_REASONS[code] })),
       };
     },
     /**

@@ -48,6 +48,21 @@ const ZActionRow = z.object({
   doneAt: z.string().nullable(),
 });
 
+const ZUpgradeRow = z.object({
+  id: z.number(),
+  lifecycleId: z.number(),
+  at: z.string(),
+  clusterName: z.string(),
+  fromVersion: z.string(),
+  toVersion: z.string(),
+  fromState: z.string().nullable(),
+  toState: z.string(),
+  reason: z.string().nullable(),
+  reasonText: z.string().nullable(),
+  message: z.string().nullable(),
+  actor: z.string(),
+});
+
 const ZFieldValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const ZFieldChange = z.object({
   kind: z.enum(['added', 'removed', 'changed']),
@@ -78,6 +93,16 @@ export const activityRouter = createTRPCRouter({
     .input(ZActivityInput)
     .output(page(ZActionRow))
     .query(({ ctx, input }) => ctx.services.activity.actions(toFilter(input))),
+  /** upgrade lifecycle transitions; `action` filters by the state moved to */
+  upgrades: viewerProcedure
+    .input(ZActivityInput)
+    .output(
+      page(ZUpgradeRow).extend({
+        states: z.array(z.string()),
+        reasons: z.array(z.object({ code: z.string(), text: z.string() })),
+      }),
+    )
+    .query(({ ctx, input }) => ctx.services.activity.upgrades(toFilter(input))),
   changes: viewerProcedure
     .input(ZActivityInput)
     .output(page(ZChangeRow))
