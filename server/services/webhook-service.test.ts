@@ -55,6 +55,10 @@ describe('webhook delivery', () => {
     );
 
     expect(received).toHaveLength(3);
+    // every send of the event carries the same id (receivers de-duplicate by it) and its attempt
+    const bodies = received.map((r) => JSON.parse(r.body) as { id: number; attempt: number });
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
+    expect(bodies.map((b) => b.attempt)).toEqual([1, 2, 3]);
     for (const r of received) {
       expect(r.event).toBe('scheduled');
       expect(r.signature).toBe(`sha256=${crypto.createHmac('sha256', 's3cret').update(r.body).digest('hex')}`);
