@@ -69,6 +69,13 @@ export function renewLease(db: Db, name: string, holder: string, nowMs: number, 
   );
 }
 
+/** Whether `holder` holds a lease that is valid at `nowMs` (read only: a fence before acting). */
+export function holdsLease(db: Db, name: string, holder: string, nowMs: number): boolean {
+  const row = db.$client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
+    { holder: string; expiresAt: number } | undefined;
+  return row !== undefined && row.holder === holder && row.expiresAt > nowMs;
+}
+
 /** Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the TTL. */
 export function releaseLease(db: Db, name: string, holder: string): boolean {
   return db.$client.prepare('delete from scheduler_leases where name = ? and holder = ?').run(name, holder).changes === 1;

@@ -192,4 +192,30 @@ describe('runTick lifecycle', () => {
     await tick(40);
     expect(db.select().from(t.clusters).get()).toMatchObject({ version: '4.13.1' });
   });
+
+  it('a tick that lost the lease mid-way starts nothing more: each attempt is fenced by the lease', async () => {
+    const db = openDatabase(':memory:');
+    const two: TestFleet = {
+      clusters: [
+        { name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 },
+        { name: 'c2', version: '4.13.1', releases: ['4.13.2'], soakDays: 0 },
+      ],
+    };
+    const { fakeClusters } = insertTestFleet(db, two, NOW);
+    const fake = createFakeProvider({ clusters: fakeClusters });
+    // another process takes the lease over right after the first start (this one stalled past its TTL)
+    const provider: FleetProvider = {
+      ...fake,
+      startUpgrade: async (req, now) => {
+        await fake.startUpgrade(req, now);
+        db.$client.prepare("update scheduler_leases set holder = 'other-process', expires_at = ?").run(NOW.getTime() + 3_600_000);
+      },
+    };
+    const tick = (m: number) => runTick({ db, provider, now: new Date(NOW.getTime() + m * MIN), holder: 'test', realNow: () => NOW });
+    await tick(0);
+    const result = await tick(7);
+    expect(result).toMatchObject({ status: 'failed' });
+    expect(JSON.stringify(result)).toContain('lost the scheduler lease');
+    expect(fake.calls.filter((c) => c.op === 'schedule')).toHaveLength(1);
+  });
 });

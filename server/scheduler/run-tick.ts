@@ -62,6 +62,8 @@ import { loadPlanDocument } from '@/server/repositories/plan-document-repository
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import {
   acquireLease,
+  holdsLease,
+  renewLease,
   failInterruptedTicks,
   findIntentId,
   finishTick,
@@ -634,9 +636,18 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         log,
         counts: { done: 0, failed: 0, transitions: 0 },
       };
+      // Before each attempt (each may write to a provider) the lease must still be ours: a read,
+      // not a write per attempt. It is renewed only once half its time has gone, so a tick that
+      // steps many attempts, or waits on slow provider calls, keeps it without a write each time.
+      let leaseUntil = lease.expiresAt;
       for (const attempt of attempts) {
-        const lease2 = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
-        if (!lease2.acquired) throw new Error(`lost the scheduler lease to ${lease2.holder}; the holder steps the remaining attempts`);
+        const nowMs = realNow().getTime();
+        const ours =
+          leaseUntil - nowMs > leaseTtlMs / 2
+            ? holdsLease(db, SCHEDULER_LEASE, holder, nowMs)
+            : renewLease(db, SCHEDULER_LEASE, holder, nowMs, leaseTtlMs);
+        if (!ours) throw new Error('lost the scheduler lease; its new holder steps the remaining attempts');
+        if (leaseUntil - nowMs <= leaseTtlMs / 2) leaseUntil = nowMs + leaseTtlMs;
         await advanceAttempt(env, attempt);
         summary.reconciled++;
       }
