@@ -32,13 +32,13 @@ import {
   isFinal,
   needsFreshReading,
   startKey,
+  holdsUpgradeInOurView,
   stepAttempt,
   type HookStage,
   type HookVerdict,
   type LifecycleEffect,
   type LifecycleTransition,
   type StepInput,
-  type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
@@ -196,17 +196,6 @@ function storeSnapshots(
     writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
   });
   return { updates: observed.updates, inserted: inserts.length };
-}
-
-const BEGUN_AT_PROVIDER = new Set(['upgrading', 'post-hook', 'post-checks']);
-
-/**
- * The attempt holds its upgrade in our view while the provider has not taken it (yet). Once the
- * provider took the start, it reports the upgrade itself; when it no longer does, the upgrade is
- * over (OCM removes a completed manual policy) or was removed, and the lifecycle says which.
- */
-function heldInOurView(a: UpgradeAttempt): boolean {
-  return !isFinal(a.state) && !BEGUN_AT_PROVIDER.has(a.state) && a.startConfirmedAt === null;
 }
 
 function toReading(snap: ClusterSnapshot): ClusterReading {
@@ -516,7 +505,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     // a copy: the lifecycle reading it as the provider's would wait for an upgrade the provider
     // finished and forgot (an OCM policy completed and removed between two ticks) until it timed out.
     const active = dryRun ? [] : listActiveAttempts(db);
-    const heldBy = new Map(active.filter(heldInOurView).map((a) => [a.cluster, a]));
+    const heldBy = new Map(active.filter(holdsUpgradeInOurView).map((a) => [a.cluster, a]));
     const ourView = snaps.map((snap) => {
       const held = snap.currentUpgrade ? undefined : heldBy.get(snap.name);
       return held

@@ -57,6 +57,11 @@ export function isMinorUpgrade(from: string, to: string): boolean {
  * Every start gate for `target` at `now`, in order. A provider read that failed yields only the
  * fleet gates and PROVIDER_ERROR (nothing is judged on data fleetplan could not see).
  */
+/** why nothing starts while the organization is frozen */
+export function frozenMessage(reason: string | null): string {
+  return `organization frozen${reason ? `: ${reason}` : ''}`;
+}
+
 export function startGates(
   target: UpgradeTarget,
   now: number,
@@ -72,7 +77,7 @@ export function startGates(
     {
       reason: 'FROZEN',
       pass: !fleet.frozen,
-      message: fleet.frozen ? `organization frozen${fleet.frozen.reason ? `: ${fleet.frozen.reason}` : ''}` : 'not frozen',
+      message: fleet.frozen ? frozenMessage(fleet.frozen.reason) : 'not frozen',
     },
     { reason: 'EXCLUDED', pass: fleet.exclusion === null, message: fleet.exclusion ?? 'no maintenance exclusion' },
     {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FLEET_OBSTACLES, type FleetConditions } from './gates';
-import { newAttempt, stepAttempt, type HookVerdict, type StepInput, type UpgradeAttempt } from './machine';
+import { holdsUpgradeInOurView, newAttempt, stepAttempt, type HookVerdict, type StepInput, type UpgradeAttempt } from './machine';
 import type { ClusterReading, ObservedCluster } from './observation';
 import { DEFAULT_LIFECYCLE_OPTIONS } from './options';
 
@@ -260,4 +260,12 @@ it('final attempts never change', () => {
     const done = at(fresh(), { state });
     expect(stepAttempt(done, input(SLOT, {}, { managed: false }))).toEqual({ attempt: done, transitions: [], effects: [] });
   }
+
+  it('an attempt holds its upgrade in our view only until the provider has taken the start', () => {
+    expect(holdsUpgradeInOurView(fresh())).toBe(true);
+    expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: null }))).toBe(true);
+    expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: SLOT }))).toBe(false);
+    expect(holdsUpgradeInOurView(at(fresh(), { state: 'upgrading' }))).toBe(false);
+    expect(holdsUpgradeInOurView(at(fresh(), { state: 'skipped' }))).toBe(false);
+  });
 });

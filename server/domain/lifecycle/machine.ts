@@ -23,7 +23,7 @@
  *   `timed-out` (nothing rolled back).
  */
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { firstFailingGate, startGates, type FleetConditions } from './gates';
+import { firstFailingGate, frozenMessage, startGates, type FleetConditions } from './gates';
 import { healthProblems, type ClusterReading, type ObservedCluster } from './observation';
 import { formatDuration, type LifecycleOptions } from './options';
 import type { LifecycleReason } from './reasons';
@@ -151,6 +151,19 @@ export function newAttempt(id: number, cluster: string, fromVersion: string, toV
 
 export const isFinal = (state: LifecycleState) => FINAL_STATES.has(state);
 
+/** states in which the provider has begun the upgrade (it reports it itself from then on) */
+const BEGUN_AT_PROVIDER: ReadonlySet<LifecycleState> = new Set(['upgrading', 'post-hook', 'post-checks']);
+
+/**
+ * The attempt holds its upgrade in fleetplan's view while the provider has not taken it (yet):
+ * the tick shows it as the cluster's scheduled upgrade. Once the provider took the start, it
+ * reports the upgrade itself; when it no longer does, the upgrade is over (OCM removes a completed
+ * manual policy) or was removed, and the lifecycle says which.
+ */
+export function holdsUpgradeInOurView(a: UpgradeAttempt): boolean {
+  return !isFinal(a.state) && !BEGUN_AT_PROVIDER.has(a.state) && a.startConfirmedAt === null;
+}
+
 /** When the start gates are checked (and the provider told): the slot minus the provider's lead. */
 export const startWindowOpensAt = (a: Pick<UpgradeAttempt, 'slot'>, startLeadMs: number) => a.slot - startLeadMs;
 
@@ -183,7 +196,7 @@ function providerHasUpgrade(c: ObservedCluster, a: UpgradeAttempt): boolean {
 function cancelCause(input: StepInput): { reason: LifecycleReason; message: string } | null {
   const f = input.fleet;
   if (!f.managed) return { reason: 'UNMANAGED', message: 'the cluster is no longer managed' };
-  if (f.frozen) return { reason: 'FROZEN', message: `organization frozen${f.frozen.reason ? `: ${f.frozen.reason}` : ''}` };
+  if (f.frozen) return { reason: 'FROZEN', message: frozenMessage(f.frozen.reason) };
   if (f.exclusion) return { reason: 'EXCLUDED', message: f.exclusion };
   if (f.blockedBy) return { reason: 'VERSION_BLOCKED', message: `the target is blocked (${f.blockedBy})` };
   if (f.haltedBy) return { reason: 'HALTED_BY_FAILURE', message: f.haltedBy };
