@@ -260,12 +260,12 @@ it('final attempts never change', () => {
     const done = at(fresh(), { state });
     expect(stepAttempt(done, input(SLOT, {}, { managed: false }))).toEqual({ attempt: done, transitions: [], effects: [] });
   }
+});
 
-  it('an attempt holds its upgrade in our view only until the provider has taken the start', () => {
-    expect(holdsUpgradeInOurView(fresh())).toBe(true);
-    expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: null }))).toBe(true);
-    expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: SLOT }))).toBe(false);
-    expect(holdsUpgradeInOurView(at(fresh(), { state: 'upgrading' }))).toBe(false);
-    expect(holdsUpgradeInOurView(at(fresh(), { state: 'skipped' }))).toBe(false);
-  });
+it('an attempt holds its upgrade in our view only until the provider has taken the start', () => {
+  expect(holdsUpgradeInOurView(fresh())).toBe(true);
+  expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: null }))).toBe(true);
+  expect(holdsUpgradeInOurView(at(fresh(), { state: 'started', startConfirmedAt: SLOT }))).toBe(false);
+  expect(holdsUpgradeInOurView(at(fresh(), { state: 'upgrading' }))).toBe(false);
+  expect(holdsUpgradeInOurView(at(fresh(), { state: 'skipped' }))).toBe(false);
 });
