@@ -69,6 +69,17 @@ test.describe('Paths page', () => {
     await expect(page.getByTestId('eus-hint')).toContainText('EUS channels lag GA');
   });
 
+  test('a version the stored graphs do not hold is said to be one, not explained as a lagging EUS channel', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/paths');
+    await page.getByLabel('From version').fill('4.6.999');
+    await page.getByLabel('Target channel').selectOption('eus-4.8');
+    await page.getByRole('button', { name: 'Find path' }).click();
+    await expect(page.getByTestId('path-warnings')).toContainText('4.6.999 is not a release in the stored graphs (they hold');
+    await expect(page.getByTestId('path-summary')).toBeVisible();
+    await expect(page.getByTestId('eus-hint')).toHaveCount(0);
+  });
+
   test('uploading a broken graph shows what is wrong and stores nothing', async ({ page }) => {
     await signIn(page);
     await page.goto('/paths');

@@ -70,6 +70,20 @@ function RiskList({ solved }: { solved: Solved }) {
   );
 }
 
+/** What the stored graphs cannot vouch for (unknown releases, a channel of a minor they lack, old graphs). */
+export function PathWarnings({ solved }: { solved: Solved }) {
+  if (solved.warnings.length === 0) return null;
+  return (
+    <div className="banner warn" role="status" data-testid="path-warnings">
+      <ul style={{ margin: 0, paddingLeft: 18 }}>
+        {solved.warnings.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function PathSummary({ solved }: { solved: Solved }) {
   const a = solved.answer;
   const conditionalHops = new Set(solved.risks.map((h) => `${h.from}>${h.to}`));

@@ -9,7 +9,7 @@ import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { GraphManager } from './graph-manager';
 import { PathGraph } from './path-graph';
-import { ExportsPanel, PathSummary, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
+import { ExportsPanel, PathSummary, PathWarnings, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
 import { useUrlState } from '@/components/ui/use-url-state';
 import './paths.css';
 
@@ -241,6 +241,7 @@ export function PathsView() {
             <QueryState query={solved} loadingRows={5}>
               {(data) => (
                 <>
+                  <PathWarnings solved={data} />
                   <PathSummary solved={data} />
                   <GraphSection solved={data} />
                   <div className="grid-2 top">

@@ -13,6 +13,7 @@ import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
 import { isPathFound, type HopRisks, type PathAnswer, type PathRelease } from '@/server/domain/path/types';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
 import { channelsContaining, listChannels, type ChannelSummary } from '@/server/domain/path/channel-summary';
+import { pathWarnings } from '@/server/domain/path/path-warnings';
 import { eusLagHint } from '@/server/domain/path/eus-lag-hint';
 import { buildGraphView, emptyGraphView, type GraphView, type GraphViewInput } from '@/server/domain/path/graph-view';
 import { checkVersionSkew, type VersionSkewReport } from '@/server/domain/path/version-skew';
@@ -264,7 +265,12 @@ export function createGraphService(db: Db, now: () => Date) {
         risks,
         sourceChannels: channelsContaining(index, answer.from),
         targetChannels: answer.to ? channelsContaining(index, answer.to) : [],
-        eusHint: answer.path === null && answer.reason === 'SOURCE_NOT_IN_CHANNEL' ? eusLagHint(index, channel, answer.from) : null,
+        // a version the graphs do not hold is not an EUS channel that lags behind it
+        eusHint:
+          answer.path === null && answer.reason === 'SOURCE_NOT_IN_CHANNEL' && index.idOf.has(answer.from)
+            ? eusLagHint(index, channel, answer.from)
+            : null,
+        warnings: pathWarnings(index, { from: answer.from, to: answer.to, channel }, graphs, now().getTime()),
         nodes: { workers: workerNodes, controlPlane: controlPlaneNodes },
         skew: found?.skew ?? null,
         duration: found?.duration ?? null,
