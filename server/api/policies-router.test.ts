@@ -207,7 +207,15 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(reverted).toMatchObject({ scope: 'cluster', subject: cp.name, revision: cp.revision + 2 });
     const back = await op.policies.clusterPolicy({ name: cp.name });
     expect(back.policy).toEqual(original);
-    expect((await op.policies.history({ subject: cp.name })).revisions[0]!.summary).toMatch(/^reverted revision #/);
+    // the revert names the revision as the history numbers it (rev N of this cluster), not a row id
+    const afterRevert = (await op.policies.history({ subject: cp.name })).revisions;
+    expect(afterRevert[0]!.summary).toMatch(new RegExp(`^reverted rev ${updated.cluster.revision} \\(`));
+    expect(afterRevert.find((r) => r.revision === updated.cluster.revision)).toBeDefined();
+    // Activity lists the change once: the revision, not also its audit row
+    const activity = await op.activity.changes({ cluster: cp.name, offset: 0, limit: 50 });
+    expect(activity.rows.filter((r) => r.kind === 'audit' && r.action.startsWith('policy.'))).toEqual([]);
+    expect(activity.rows.filter((r) => r.kind === 'policy')).toHaveLength(2);
+    expect(activity.total).toBe(activity.rows.length);
 
     // unmanage, then revert that too
     const off = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: back.revision, policy: null });

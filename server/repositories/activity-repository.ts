@@ -36,7 +36,13 @@ export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, lim
 /** Audit entries for the Activity page: its cluster filter matches within the target, its action is a prefix. */
 export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset: number, limit: number) {
   return listAuditEntries(db, {
-    filter: { targetContains: f.cluster, action: f.action ? `${f.action}*` : undefined, from: f.from, through: f.to },
+    filter: {
+      targetContains: f.cluster,
+      action: f.action ? `${f.action}*` : undefined,
+      from: f.from,
+      through: f.to,
+      skipPolicyRevisions: true,
+    },
     offset,
     limit,
   });

@@ -3,7 +3,7 @@
 import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
-import { auditLog } from '@/db/schema';
+import { auditLog, policyRevisions } from '@/db/schema';
 import type * as schema from '@/db/schema';
 
 /** The database or a transaction on it (writes join the caller's transaction). */
@@ -49,6 +49,11 @@ export interface AuditFilter {
   to?: Date;
   /** inclusive, for filters that name the last instant they want */
   through?: Date;
+  /**
+   * leave out the audit row a policy revision was written with (same instant, actor and
+   * `scope:subject`): the revision is the change's entry, with its number and summary
+   */
+  skipPolicyRevisions?: boolean;
 }
 
 const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
@@ -66,6 +71,10 @@ function whereOf(f: AuditFilter): SQL | undefined {
   if (f.from) parts.push(gte(auditLog.at, f.from));
   if (f.to) parts.push(lt(auditLog.at, f.to));
   if (f.through) parts.push(lte(auditLog.at, f.through));
+  if (f.skipPolicyRevisions)
+    parts.push(
+      sql`not exists (select 1 from ${policyRevisions} r where r.at = ${auditLog.at} and r.actor = ${auditLog.actor} and (r.scope || ':' || r.subject) = ${auditLog.target})`,
+    );
   return parts.length ? and(...parts) : undefined;
 }
 

@@ -21,7 +21,8 @@ export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisio
     const org = requireOrganization(tx);
     const row = repo.findPolicyRevision(tx, org.id, input.revisionId);
     if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
-    const summary = `reverted revision #${row.id} (${row.summary})`;
+    // the number the history shows (rev N of this organization or cluster), not the row id
+    const summary = `reverted rev ${row.revision} (${row.summary})`;
     if (row.scope === 'organization') {
       requireRevision(org.revision, input.expectedRevision, 'The organization');
       const before = snapshotOf(tx, org);
