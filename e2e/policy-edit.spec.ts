@@ -94,13 +94,44 @@ test.describe('Policy editor', () => {
     await expect(entry).toBeVisible();
     await entry.getByRole('button', { name: /Diff/ }).click();
     await expect(entry.getByRole('table', { name: 'Changes' })).toContainText(String(newSoak));
-    await entry.getByRole('button', { name: 'Revert' }).click();
-    await expect(page.locator('li[data-revision]').filter({ hasText: `rev ${target.revision + 2}` })).toContainText('reverted');
+    // a revert is confirmed with what it undoes in view, and may say why
+    await entry.getByRole('button', { name: 'Revert…', exact: true }).click();
+    const confirm = entry.getByRole('group', { name: `Revert rev ${target.revision + 1}` });
+    await expect(confirm.getByRole('table', { name: 'Changes' })).toContainText(String(newSoak));
+    await confirm.getByRole('textbox', { name: 'Reason for the revert' }).fill('soak change was meant for stage only');
+    await confirm.getByRole('button', { name: `Revert rev ${target.revision + 1}` }).click();
+    await expect(page.locator('li[data-revision]').filter({ hasText: `rev ${target.revision + 2}` })).toContainText(
+      `reverted rev ${target.revision + 1} (`,
+    );
+    await expect(page.locator('li[data-revision]').filter({ hasText: `rev ${target.revision + 2}` })).toContainText(
+      'soak change was meant for stage only',
+    );
     await expect.poll(() => readCluster(target.name)).toEqual({ revision: target.revision + 2, soakDays: target.soakDays });
     await expect(soak).toHaveValue(String(target.soakDays));
 
     await page.screenshot({ path: 'test-results/screenshots/policy-edit.png', fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  test('leaving the editor with unsaved changes asks first, and staying keeps them', async ({ page }) => {
+    await signIn(page);
+    const target = pickCluster();
+    await openEditor(page, target.name);
+    const soak = page.getByLabel(/^Soak days/);
+    await soak.fill(String(target.soakDays + 3));
+    const questions: string[] = [];
+    page.once('dialog', (d) => {
+      questions.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' }).click();
+    await expect.poll(() => questions).toEqual(['Leave the editor? Your unsaved changes are lost.']);
+    await expect(page).toHaveURL(/\/policies\/clusters\//);
+    await expect(soak).toHaveValue(String(target.soakDays + 3));
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' }).click();
+    await expect(page).toHaveURL(/\/fleet/);
+    expect(readCluster(target.name).soakDays).toBe(target.soakDays);
   });
 
   test('YAML edits update the form', async ({ page }) => {

@@ -15,7 +15,7 @@ import { ClusterPolicyForm } from './cluster-policy-form';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
 import { groupPolicyProblems, isObject, NEW_POLICY, type PolicyDoc } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
-import { useDocDraft, useResetOnRevision } from './use-doc-draft';
+import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
 
 type Doc = PolicyDoc | null;
@@ -36,6 +36,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
   const org = useQuery(trpc.policies.organization.queryOptions());
   const base = useMemo(() => (stored.data ? docOf(stored.data.policy) : undefined), [stored.data]);
   const draft = useDocDraft<Doc>(null, { fromYaml: (v) => (v === null ? null : (v as PolicyDoc)) });
+  useLeaveGuard(draft.dirty);
   // the revision the draft is based on (moves on save, revert, reload or rebase)
   const [baseRevision, setBaseRevision] = useState<number | undefined>(undefined);
   const [baseDoc, setBaseDoc] = useState<Doc>(null);

@@ -216,9 +216,14 @@ export function HistoryPanel({
   const queryClient = useQueryClient();
   const history = useQuery(trpc.policies.history.queryOptions({ scope, subject, limit: 50 }));
   const [open, setOpen] = useState<number | null>(null);
+  // a revert is confirmed with the changes it undoes in view, and may say why
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const [reason, setReason] = useState('');
   const revert = useMutation(
     trpc.policies.revert.mutationOptions({
       onSuccess: async () => {
+        setConfirming(null);
+        setReason('');
         await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
         onReverted();
       },
@@ -245,7 +250,7 @@ export function HistoryPanel({
         query={history}
         loadingRows={3}
         isEmpty={(data) => data.revisions.length === 0}
-        empty={{ title: 'No changes recorded yet', hint: 'Every saved change shows up here with its diff and a one-click revert.' }}
+        empty={{ title: 'No changes recorded yet', hint: 'Every saved change shows up here with its diff and a revert.' }}
       >
         {(data) => (
           <ol style={{ listStyle: 'none', margin: 0, padding: 0 }}>
@@ -262,12 +267,51 @@ export function HistoryPanel({
                   <button
                     className="btn danger"
                     disabled={revert.isPending || currentRevision === undefined}
-                    onClick={() => currentRevision !== undefined && revert.mutate({ revisionId: r.id, expectedRevision: currentRevision })}
+                    aria-expanded={confirming === r.id}
+                    onClick={() => setConfirming(confirming === r.id ? null : r.id)}
                     title="Restore the state before this change (recorded as a new revision)"
                   >
-                    Revert
+                    Revert…
                   </button>
                 </div>
+                {confirming === r.id && (
+                  <form
+                    className="panel"
+                    role="group"
+                    aria-label={`Revert rev ${r.revision}`}
+                    style={{ marginTop: 8, padding: 12 }}
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      if (currentRevision !== undefined)
+                        revert.mutate({ revisionId: r.id, expectedRevision: currentRevision, reason: reason.trim() || undefined });
+                    }}
+                  >
+                    <p style={{ marginTop: 0 }}>
+                      Reverting rev {r.revision} restores what it changed ({r.changes.length} field{r.changes.length === 1 ? '' : 's'}), as
+                      a new revision; later revisions stay. It undoes:
+                    </p>
+                    <DiffView changes={r.changes} />
+                    <label className="small" style={{ display: 'block', marginTop: 8 }}>
+                      Reason (optional, kept in the history){' '}
+                      <input
+                        type="text"
+                        value={reason}
+                        maxLength={500}
+                        onChange={(e) => setReason(e.target.value)}
+                        style={{ minWidth: 280 }}
+                        aria-label="Reason for the revert"
+                      />
+                    </label>
+                    <div style={{ display: 'flex', gap: 8, marginTop: 8 }}>
+                      <button type="submit" className="btn danger" disabled={revert.isPending || currentRevision === undefined}>
+                        {revert.isPending ? 'Reverting…' : `Revert rev ${r.revision}`}
+                      </button>
+                      <button type="button" className="btn" onClick={() => setConfirming(null)}>
+                        Cancel
+                      </button>
+                    </div>
+                  </form>
+                )}
                 {open === r.id && (
                   <div style={{ marginTop: 8 }}>
                     <DiffView changes={r.changes} />

@@ -13,7 +13,7 @@ import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPane
 import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
 import { isObject, scalarText, strings } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
-import { useDocDraft, useResetOnRevision } from './use-doc-draft';
+import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
 
 type Settings = inferRouterInputs<AppRouter>['policies']['updateOrganization']['organization'];
@@ -82,6 +82,7 @@ export function OrganizationEditor() {
     [stored.data],
   );
   const draft = useDocDraft<Settings>(EMPTY, { fromYaml: settingsFromYaml, toYamlDoc: yamlDocOf });
+  useLeaveGuard(draft.dirty);
   const [baseRevision, setBaseRevision] = useState<number | undefined>(undefined);
   const [baseDoc, setBaseDoc] = useState<Settings>(EMPTY);
   const [conflict, setConflict] = useState<string | null>(null);

@@ -71,3 +71,37 @@ export function useResetOnRevision<T>(draft: DocDraft<T>, base: T | undefined, r
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [revision, base]);
 }
+
+const LEAVE_QUESTION = 'Leave the editor? Your unsaved changes are lost.';
+
+/**
+ * While `dirty`, leaving the page asks first: closing or reloading the tab (the browser's own
+ * prompt) and following a link inside the app (a confirm before the router moves).
+ */
+export function useLeaveGuard(dirty: boolean): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+    };
+    // capture phase on the document: before the router's own click handler on the link
+    const click = (e: MouseEvent) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const link = (e.target as Element | null)?.closest?.('a[href]');
+      if (!(link instanceof HTMLAnchorElement) || link.target === '_blank' || link.hasAttribute('download')) return;
+      const to = new URL(link.href, window.location.href);
+      if (to.origin !== window.location.origin || (to.pathname === window.location.pathname && to.search === window.location.search))
+        return;
+      if (!window.confirm(LEAVE_QUESTION)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    };
+    window.addEventListener('beforeunload', beforeUnload);
+    document.addEventListener('click', click, true);
+    return () => {
+      window.removeEventListener('beforeunload', beforeUnload);
+      document.removeEventListener('click', click, true);
+    };
+  }, [dirty]);
+}

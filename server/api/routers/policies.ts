@@ -100,7 +100,14 @@ export const policiesRouter = createTRPCRouter({
     .input(z.object({ pattern: z.string().min(1).max(500), reason: reason.default(''), expectedRevision: revision.optional() }))
     .mutation(({ ctx, input }) => ctx.services.policies.removeBlockedVersion(ctx.actor.name, input)),
   revert: operatorProcedure
-    .input(z.object({ revisionId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), expectedRevision: revision }))
+    .input(
+      z.object({
+        revisionId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+        expectedRevision: revision,
+        /** why, for the history and Activity (optional) */
+        reason: z.string().trim().max(500).optional(),
+      }),
+    )
     .mutation(({ ctx, input }) => ctx.services.policies.revert(ctx.actor.name, input)),
   importOrganization: operatorProcedure
     .input(z.object({ yaml: z.string().max(5_000_000), dryRun: z.boolean().default(false), expectedRevision: revision.optional() }))

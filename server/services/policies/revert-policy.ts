@@ -15,14 +15,15 @@ import {
 } from './policy-store';
 
 /** Restores what a revision replaced (organization or one cluster), as a new revision, if the fleet stays valid. */
-export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisionId: number; expectedRevision: number }) {
+export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisionId: number; expectedRevision: number; reason?: string }) {
   return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
     const org = requireOrganization(tx);
     const row = repo.findPolicyRevision(tx, org.id, input.revisionId);
     if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
     // the number the history shows (rev N of this organization or cluster), not the row id
-    const summary = `reverted rev ${row.revision} (${row.summary})`;
+    const why = input.reason?.trim() ? `: ${input.reason.trim()}` : '';
+    const summary = `reverted rev ${row.revision} (${row.summary})${why}`;
     if (row.scope === 'organization') {
       requireRevision(org.revision, input.expectedRevision, 'The organization');
       const before = snapshotOf(tx, org);
