@@ -1,12 +1,15 @@
-// Request bodies read under a byte limit. `content-length` alone is not a limit: a chunked body
+// Request (and response) bodies read under a byte limit. `content-length` alone is not a limit: a chunked body
 // has none and a client may lie, so the bytes are counted as they arrive and reading stops (the
 // stream is cancelled) as soon as the limit is passed; nothing is parsed before that.
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 
 export type LimitedBody = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false };
 
-/** Reads the whole body of `req` when it is at most `maxBytes` long; `{ ok: false }` as soon as it is longer. */
-export async function readLimitedBody(req: Request, maxBytes: number): Promise<LimitedBody> {
+/**
+ * Reads the whole body of `req` (a Request, or a fetch Response) when it is at most `maxBytes`
+ * long; `{ ok: false }` as soon as it is longer.
+ */
+export async function readLimitedBody(req: Pick<Request, 'headers' | 'body'>, maxBytes: number): Promise<LimitedBody> {
   const declared = req.headers.get('content-length');
   if (declared !== null && !(Number(declared) <= maxBytes)) {
     await req.body?.cancel().catch(() => {});

@@ -3,6 +3,7 @@
 // a disconnected site. GET `<url>?channel=<channel>&arch=<arch>` with `Accept: application/json`
 // answers the graph document `{nodes, edges, conditionalEdges}` the Paths page already imports.
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
+import { readLimitedBody } from '@/server/http/read-limited-body';
 
 /** a slow update service must not hold a refresh for long */
 const FETCH_TIMEOUT_MS = 30_000;
@@ -25,7 +26,9 @@ export async function fetchChannelGraph(opts: { url: string; channel: string; ar
         : String(err);
     throw new UpdateServiceError(`${url.origin}${url.pathname}: ${why}`);
   }
-  const text = await readLimited(res, MAX_GRAPH_BYTES);
+  const body = await readLimitedBody(res, MAX_GRAPH_BYTES);
+  if (!body.ok) throw new UpdateServiceError(`the graph is larger than ${MAX_GRAPH_BYTES / 1048576} MB`);
+  const text = new TextDecoder().decode(body.bytes);
   if (!res.ok) {
     // Cincinnati answers errors as {kind, value}
     let detail = text.slice(0, 200);
@@ -38,23 +41,4 @@ export async function fetchChannelGraph(opts: { url: string; channel: string; ar
     throw new UpdateServiceError(`${url.origin}${url.pathname} answered HTTP ${res.status} for channel ${opts.channel}: ${detail}`);
   }
   return text;
-}
-
-/** the body as text, refused once more than `maxBytes` have arrived (whatever Content-Length claims) */
-async function readLimited(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new UpdateServiceError(`the graph is larger than ${maxBytes / 1048576} MB`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
