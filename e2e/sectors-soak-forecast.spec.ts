@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { signIn } from './helpers';
 
@@ -93,5 +94,24 @@ test.describe('Sectors, Soak and Forecast pages', () => {
     await expect(sectors.locator('tr[data-sector="prod-blue"]')).toBeVisible();
     await page.screenshot({ path: 'test-results/screenshots/forecast.png', fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  test('Forecast downloads every cluster of the current forecast as CSV, beyond the page shown', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/forecast');
+    await expect(page.getByTestId('forecast-target')).toHaveText(/^4\.\d+\.\d+$/, { timeout: 30_000 });
+    const region = page.getByRole('region', { name: 'Predicted upgrades per cluster' });
+    const total = Number(/(\d+) clusters/.exec(await region.getByText(/^\d+ clusters$/).innerText())![1]);
+    const [file] = await Promise.all([page.waitForEvent('download'), region.getByRole('button', { name: 'CSV', exact: true }).click()]);
+    expect(file.suggestedFilename()).toBe('forecast.csv');
+    const lines = fs
+      .readFileSync(await file.path(), 'utf8')
+      .trimEnd()
+      .split('\r\n');
+    expect(lines[0]).toBe(
+      'cluster,sector,managed,start version,upgrade from,upgrade to,upgrade start (UTC),upgrade end (UTC),in flight,final version,on target at (UTC)',
+    );
+    // a line per upgrade, at least one per cluster: every cluster is in the file, not just this page's
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[0])).size).toBe(total);
   });
 });

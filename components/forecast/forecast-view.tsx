@@ -7,7 +7,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
-import { useTRPC } from '@/components/trpc/client';
+import { useTRPC, useTRPCClient } from '@/components/trpc/client';
+import { download } from '@/components/ui/data-table';
+import { fetchAllPages } from '@/components/ui/table-model';
+import { forecastCsv } from './forecast-export';
 import { formatSpan } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { EmptyState } from '@/components/ui/states';
@@ -70,6 +73,26 @@ export function ForecastView() {
     limit: PAGE_SIZE,
   };
   const run = useQuery({ ...trpc.forecast.run.queryOptions(input), placeholderData: keepPreviousData, staleTime: 60_000 });
+  const client = useTRPCClient();
+  const [exporting, setExporting] = useState<'csv' | 'json' | null>(null);
+  const [exportError, setExportError] = useState<string | null>(null);
+  /** every cluster row the filters keep (all pages; the server keeps the forecast, so pages are cheap) */
+  const exportAll = async (format: 'csv' | 'json') => {
+    setExporting(format);
+    setExportError(null);
+    try {
+      const rows = await fetchAllPages(
+        (offset, limit) => client.forecast.run.query({ ...input, offset, limit }).then((r) => ({ items: r.rows, total: r.total })),
+        200,
+      );
+      if (format === 'csv') download('forecast.csv', forecastCsv(rows));
+      else download('forecast.json', JSON.stringify(rows, null, 2), 'application/json');
+    } catch (err) {
+      setExportError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setExporting(null);
+    }
+  };
   const whatIfActive = hasOverrides(params.overrides ?? {});
 
   const apply = (e?: React.FormEvent) => {
@@ -264,7 +287,20 @@ export function ForecastView() {
                   onChange={(e) => setSearch(e.target.value)}
                 />
                 <span className="small muted">{data.total} clusters</span>
+                <span style={{ marginLeft: 'auto', display: 'flex', gap: 6 }}>
+                  <button type="button" className="btn" disabled={exporting !== null} onClick={() => void exportAll('csv')}>
+                    {exporting === 'csv' ? 'CSV…' : 'CSV'}
+                  </button>
+                  <button type="button" className="btn" disabled={exporting !== null} onClick={() => void exportAll('json')}>
+                    {exporting === 'json' ? 'JSON…' : 'JSON'}
+                  </button>
+                </span>
               </div>
+              {exportError && (
+                <div className="banner bad small" role="alert" style={{ margin: 12 }}>
+                  Download failed: {exportError}
+                </div>
+              )}
               {data.rows.length === 0 ? <EmptyState title="No clusters match" /> : <ForecastGantt data={data} />}
               <Pager
                 offset={page * PAGE_SIZE}
