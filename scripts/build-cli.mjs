@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleSchedulerWorker, schedulerWorkerBundle } from './build-worker.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'cli');
@@ -31,3 +32,6 @@ await build({
   logLevel: 'warning',
 });
 fs.writeFileSync(path.join(outdir, 'BUILT_AT'), String(Date.now()));
+
+// The scheduler's worker thread: the app runs ticks, deliveries and graph refreshes there.
+await bundleSchedulerWorker(root, schedulerWorkerBundle(root));

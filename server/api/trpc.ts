@@ -12,7 +12,7 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
-import { processScheduler } from '@/server/scheduler/start';
+import { processSchedulerControl } from '@/server/scheduler/start';
 
 export interface ContextInner {
   db: Db;
@@ -50,7 +50,7 @@ export function createContextInner(opts: {
     fleetNow,
     realNow,
     actor: opts.actor,
-    services: createServices({ db: opts.db, fleetNow, realNow, env: opts.env ?? getEnv(), scheduler: processScheduler() }),
+    services: createServices({ db: opts.db, fleetNow, realNow, env: opts.env ?? getEnv(), scheduler: processSchedulerControl() }),
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,

@@ -131,6 +131,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   let nextTickAt: Date | undefined;
   let lastResult: (TickResult & { at: string }) | undefined;
   let deliveries: DeliveryLoop | undefined;
+  /** the database this loop ticked on last: stop() releases the lease there */
   let db: Db | undefined;
 
   /** A provider that cannot be built fails the tick visibly: a tick row with the reason, and a log line. */
@@ -148,6 +149,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   };
 
   const runTickExclusive: SchedulerLoop['runTickExclusive'] = (tickDb, tickOpts = {}) => {
+    db = tickDb;
     const job = queue.then(async (): Promise<TickResult> => {
       running = true;
       // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
@@ -259,7 +261,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       log(`started (every ${intervalMs / 1000}s, holder ${holder})`);
     },
     async stop(graceMs = 10_000) {
-      if (!started || stopped) return;
+      if (stopped) return;
       stopped = true;
       clearTimeout(timer);
       nextTickAt = undefined;
@@ -270,6 +272,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       });
       await Promise.all([Promise.race([queue, grace]), deliveries?.stop(graceMs)]);
       clearTimeout(graceTimer);
+      // also after "run now" ticks of a loop that was never started: the lease is theirs too
       if (db && !running) {
         try {
           if (releaseLease(db, SCHEDULER_LEASE_NAME, holder)) log('released the lease');
@@ -290,33 +293,36 @@ function toOutcome(result: TickResult): TickOutcome {
 
 // ---- the process's scheduler --------------------------------------------------------------
 
-export interface ProcessSchedulerCollaborators {
-  deliverNext?: SchedulerLoopOptions['deliverNext'];
-  hooks?: SchedulerLoopOptions['hooks'];
-}
-
 const g = globalThis as unknown as {
   __fleetplanScheduler?: SchedulerLoop;
-  __fleetplanSchedulerDeliverNext?: ProcessSchedulerCollaborators;
+  __fleetplanSchedulerControl?: SchedulerControl;
 };
 
 /**
- * This process's loop. Next bundles server code more than once (instrumentation, route handlers),
- * so the one instance lives on globalThis.
+ * A loop in this thread for processes that did not hand the services another scheduler (tests,
+ * the CLI's server-less use): ticks on request only, no deliveries. Next bundles server code more
+ * than once (instrumentation, route handlers), so the one instance lives on globalThis.
  */
 export function processScheduler(): SchedulerLoop {
   g.__fleetplanScheduler ??= createSchedulerLoop({
     holder: `${os.hostname()}:${process.pid}`,
     intervalMs: tickIntervalMs(),
     deliveryConcurrency: getEnv().deliveryConcurrency,
-    deliverNext: (db, holder) => g.__fleetplanSchedulerDeliverNext?.deliverNext?.(db, holder) ?? Promise.resolve(false),
-    // read when a tick runs: configureProcessScheduler may come after the first use
-    hooks: {
-      hookVerdict: (...args) => g.__fleetplanSchedulerDeliverNext?.hooks?.hookVerdict?.(...args) ?? { state: 'none' },
-      requestHook: (...args) => g.__fleetplanSchedulerDeliverNext?.hooks?.requestHook?.(...args),
-    },
   });
   return g.__fleetplanScheduler;
+}
+
+/**
+ * What the services may ask of this process's scheduler: what instrumentation.ts set up (the
+ * worker thread's proxy, or the loop in this thread under `next dev`), else processScheduler().
+ */
+export function processSchedulerControl(): SchedulerControl {
+  return g.__fleetplanSchedulerControl ?? processScheduler();
+}
+
+/** The app's scheduler, set up by instrumentation.ts: the services talk to `control`. */
+export function useSchedulerControl(control: SchedulerControl): void {
+  g.__fleetplanSchedulerControl = control;
 }
 
 /** Runs one tick through the process's queue (never concurrently with the loop's tick). */
@@ -324,31 +330,11 @@ export function runTickExclusive(db: Db, opts: { dryRun?: boolean; provider?: Fl
   return processScheduler().runTickExclusive(db, opts);
 }
 
-/**
- * Hands this process's scheduler what it needs from the services (instrumentation.ts), also when
- * the loop is off: "run now" ticks consult the hooks too.
- */
-export function configureProcessScheduler(collaborators: ProcessSchedulerCollaborators): void {
-  g.__fleetplanSchedulerDeliverNext = collaborators;
-}
-
-/**
- * Starts this process's loop (instrumentation.ts). `collaborators.deliverNext` sends one due
- * delivery; it comes from the services, which the scheduler does not import.
- */
-export function startScheduler(getDb: () => Db, collaborators?: ProcessSchedulerCollaborators): void {
-  if (collaborators) configureProcessScheduler(collaborators);
-  const loop = processScheduler();
-  loop.start(getDb);
-  // scripts/serve.mjs awaits these before the process exits on SIGTERM/SIGINT
-  registerShutdownHook(() => loop.stop());
-  console.log(`fleetplan scheduler: provider ${getEnv().provider.name}`);
-}
-
 /** The key under which scripts/serve.mjs finds what to run before exiting (a plain global: it is not bundled). */
 export const SHUTDOWN_HOOKS_KEY = Symbol.for('fleetplan.shutdownHooks');
 
-function registerShutdownHook(hook: () => Promise<void>): void {
+/** scripts/serve.mjs awaits these before the process exits on SIGTERM/SIGINT (the scheduler's lease is released). */
+export function registerShutdownHook(hook: () => Promise<void>): void {
   const holder = globalThis as unknown as Record<symbol, Set<() => Promise<void>> | undefined>;
   const hooks = (holder[SHUTDOWN_HOOKS_KEY] ??= new Set());
   hooks.add(hook);

@@ -1,0 +1,162 @@
+// The served app at 10,000 clusters while the scheduler ticks: the built server (`npm start`) on
+// the 10k demo fleet (`db:seed --clusters 10000`) with a tick every 10 s, and a client that asks
+// for /api/healthz every 100 ms and the Fleet page's list every second for 60 s. The ticks run in
+// the scheduler's worker thread; before they did, each one held the event loop for seconds and
+// every request waited behind it. Needs `npm run build`.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '@/db/open-database';
+import { hashPassword } from '@/server/auth/password';
+import { insertUser } from '@/server/repositories/user-repository';
+import { listRecentTicks } from '@/server/repositories/scheduler-repository';
+import { createTokenService } from '@/server/services/token-service';
+
+const SAMPLE_MS = 60_000;
+const TICK_SECONDS = 10;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+function describe(label: string, ms: number[]): string {
+  const s = [...ms].sort((a, b) => a - b);
+  const f = (v: number) => `${Math.round(v)} ms`;
+  return `${label.padEnd(34)} n=${String(s.length).padStart(4)}  p50 ${f(percentile(s, 50)).padStart(7)}  p95 ${f(percentile(s, 95)).padStart(7)}  p99 ${f(percentile(s, 99)).padStart(7)}  max ${f(s[s.length - 1] ?? NaN).padStart(7)}`;
+}
+
+/** failed requests (a reset connection, an error status) by URL path, counted beside the timings */
+const failures = new Map<string, number>();
+
+async function timed(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const t = performance.now();
+  try {
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  } catch {
+    const key = new URL(url).pathname;
+    failures.set(key, (failures.get(key) ?? 0) + 1);
+  }
+  return performance.now() - t;
+}
+
+async function waitUntilUp(base: string, server: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode})`);
+    try {
+      if ((await fetch(`${base}/api/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('the server did not come up within 2 minutes');
+}
+
+export async function runServeBench(): Promise<void> {
+  const root = process.cwd();
+  if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    console.log('skipped: needs the production build (`npm run build`)');
+    return;
+  }
+  // without the worker's bundle the server ticks in its own thread (as `next dev` does): moving
+  // dist/worker away measures what the worker thread saves
+  const where = fs.existsSync(path.join(root, 'dist', 'worker', 'scheduler-worker.mjs')) ? 'the worker thread' : 'the server thread';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-serve-bench-'));
+  const file = path.join(dir, 'fleet.db');
+  const env = { ...process.env, DATABASE_URL: file, NEXT_TELEMETRY_DISABLED: '1' };
+  const seed = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/seed-command.ts', '--reset', '--clusters', '10000'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (seed.status !== 0) throw new Error(`seeding failed: ${seed.stderr}`);
+
+  // a viewer's API token for the Fleet list (created as the Tokens page does, from a session)
+  const db = openDatabase(file);
+  const user = insertUser(db, {
+    username: 'bench',
+    passwordHash: await hashPassword('bench-password-1'),
+    role: 'viewer',
+    createdAt: new Date(),
+  });
+  const { token } = createTokenService({ db, realNow: () => new Date() }).create({
+    name: 'bench',
+    scope: 'viewer',
+    actor: { name: 'bench', role: 'viewer', via: 'session', userId: user.id },
+  });
+  const clusters = db.$client.prepare('select count(*) n from clusters').get() as { n: number };
+  db.$client.close();
+
+  failures.clear();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawn(process.execPath, ['scripts/start.mjs'], {
+    env: { ...env, PORT: String(port), FLEETPLAN_TICK_SECONDS: String(TICK_SECONDS) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let serverLog = '';
+  server.stdout?.on('data', (d: Buffer) => (serverLog += d.toString()));
+  server.stderr?.on('data', (d: Buffer) => (serverLog += d.toString()));
+  try {
+    await waitUntilUp(base, server);
+    const listInput = encodeURIComponent(JSON.stringify({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 50 }));
+    const auth = { authorization: `Bearer ${token}` };
+    // the first tick (2 s after start) and a first Fleet list warm the caches
+    await timed(`${base}/api/trpc/clusters.list?input=${listInput}`, auth);
+    // tick rows carry the fleet's clock (the simulator's runs fast): the window is told by id
+    const before = openDatabase(file);
+    const lastTickBefore = listRecentTicks(before, 1)[0]?.id ?? 0;
+    before.$client.close();
+    const health: number[] = [];
+    const fleet: number[] = [];
+    const until = Date.now() + SAMPLE_MS;
+    await Promise.all([
+      (async () => {
+        while (Date.now() < until) {
+          health.push(await timed(`${base}/api/healthz`));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })(),
+      (async () => {
+        while (Date.now() < until) {
+          fleet.push(await timed(`${base}/api/trpc/clusters.list?input=${listInput}`, auth));
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      })(),
+    ]);
+    const check = openDatabase(file);
+    const ticks = listRecentTicks(check, 100).filter((t) => t.id > lastTickBefore && t.status !== 'running');
+    check.$client.close();
+    const durations = ticks.map((t) => t.summary?.durationMs ?? 0);
+    console.log(`${clusters.n} clusters, a tick every ${TICK_SECONDS} s, ${SAMPLE_MS / 1000} s of requests`);
+    console.log(
+      `ticks in the window: ${ticks.length} (${ticks.filter((t) => t.status === 'succeeded').length} succeeded), ` +
+        `each ${durations.length ? `${Math.min(...durations)}–${Math.max(...durations)} ms` : '–'} (in ${where})`,
+    );
+    console.log(describe('GET /api/healthz', health));
+    console.log(describe('Fleet list (clusters.list, 50 rows)', fleet));
+    console.log(`failed requests: ${failures.size ? [...failures].map(([p, n]) => `${p} ${n}`).join(', ') : 'none'}`);
+  } catch (err) {
+    console.log(serverLog.split('\n').slice(-30).join('\n'));
+    throw err;
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

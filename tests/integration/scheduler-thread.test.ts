@@ -1,0 +1,138 @@
+// The app runs its scheduler in a worker thread (server/background): the worker built as
+// `npm run build` builds it, on its own connection to the server's database file. "Run now" is
+// sent there and answered with the tick's outcome, the status the Scheduler page shows comes
+// back from it, stopping releases the lease, and a worker that dies is started again.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { startSchedulerThread, type SchedulerThread } from '@/server/background/scheduler-thread';
+import { getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
+import { seedDemo } from '@/server/services/demo-seed-service';
+import { bundleSchedulerWorker } from '../../scripts/build-worker.mjs';
+
+const root = process.cwd();
+// inside the checkout: the bundle loads better-sqlite3 from node_modules beside it
+const workDir = path.join(root, 'test-results', `scheduler-thread-${process.pid}`);
+const workerFile = path.join(workDir, 'bundle', 'scheduler-worker.mjs');
+const SETTINGS = ['DATABASE_URL', 'FLEETPLAN_SCHEDULER', 'FLEETPLAN_TICK_SECONDS'];
+const savedEnv = Object.fromEntries(SETTINGS.map((k) => [k, process.env[k]]));
+const threads: SchedulerThread[] = [];
+
+beforeAll(async () => {
+  await bundleSchedulerWorker(root, workerFile);
+}, 60_000);
+afterEach(async () => {
+  for (const t of threads.splice(0)) await t.stop(2_000);
+  for (const [key, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+});
+afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+
+function seededDatabaseFile(name: string): string {
+  const file = path.join(workDir, `${name}.db`);
+  const db = openDatabase(file);
+  seedDemo(db, new Date());
+  db.$client.close();
+  return file;
+}
+
+async function until<T>(read: () => T | undefined, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the scheduler thread', () => {
+  it('runs "run now" ticks on its own connection, reports its status, and releases the lease when stopped', async () => {
+    const file = seededDatabaseFile('run-now');
+    // the worker reads the settings as the server does: this database, the loop off (ticks on request only)
+    process.env.DATABASE_URL = file;
+    process.env.FLEETPLAN_SCHEDULER = 'off';
+    const thread = startSchedulerThread({ file: workerFile, intervalSeconds: 60 });
+    threads.push(thread);
+    const db = openDatabase(file);
+    try {
+      const outcome = await thread.runTick(db, { dryRun: false });
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+      if (outcome.status !== 'succeeded') throw new Error('unreachable');
+      expect(outcome.summary.decisionsRecorded).toBeGreaterThan(0);
+
+      const [tick] = listRecentTicks(db, 1);
+      expect(tick).toMatchObject({ id: outcome.tickId, status: 'succeeded', dryRun: false, holder: `${os.hostname()}:${process.pid}` });
+      const status = await until(() => {
+        const s = thread.runtimeStatus();
+        return s.lastResult?.status === 'succeeded' ? s : undefined;
+      }, 'the status after the tick');
+      expect(status).toMatchObject({ started: false, running: false, intervalSeconds: 60, holder: `${os.hostname()}:${process.pid}` });
+      expect(getLease(db, SCHEDULER_LEASE_NAME)?.holder).toBe(`${os.hostname()}:${process.pid}`);
+
+      await thread.stop(2_000);
+      expect(getLease(db, SCHEDULER_LEASE_NAME)).toBeUndefined();
+      await expect(thread.runTick(db, { dryRun: true })).resolves.toMatchObject({
+        status: 'skipped',
+        reason: 'the server is shutting down',
+      });
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it('ticks on its own when the scheduler is on', async () => {
+    const file = seededDatabaseFile('loop');
+    process.env.DATABASE_URL = file;
+    process.env.FLEETPLAN_SCHEDULER = 'on';
+    process.env.FLEETPLAN_TICK_SECONDS = '60';
+    const thread = startSchedulerThread({ file: workerFile, intervalSeconds: 60 });
+    threads.push(thread);
+    const status = await until(() => {
+      const s = thread.runtimeStatus();
+      return s.lastResult ? s : undefined;
+    }, 'the first tick (2 s after start)');
+    expect(status.started).toBe(true);
+    expect(status.lastResult).toMatchObject({ status: 'succeeded' });
+    const db = openDatabase(file);
+    try {
+      expect(listRecentTicks(db, 5).map((t) => t.status)).toEqual(['succeeded']);
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it('answers the ticks a dead worker had in hand, and starts it again', async () => {
+    // a worker that dies on its first "run now" and answers the next one
+    const dying = path.join(workDir, 'dying-worker.mjs');
+    const marker = path.join(workDir, 'died-once');
+    fs.writeFileSync(
+      dying,
+      `import fs from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+parentPort.on('message', (m) => {
+  if (m.kind !== 'runTick') return;
+  if (!fs.existsSync(${JSON.stringify(marker)})) { fs.writeFileSync(${JSON.stringify(marker)}, ''); process.exit(3); }
+  parentPort.postMessage({ kind: 'tickDone', id: m.id, outcome: { status: 'skipped', reason: 'second life' } });
+});
+parentPort.postMessage({ kind: 'status', status: { started: true, running: false, intervalSeconds: 60, holder: 'h', nextTickAt: null, lastResult: null, deliveriesInFlight: 0 } });
+`,
+    );
+    const lines: string[] = [];
+    const thread = startSchedulerThread({ file: dying, intervalSeconds: 60, restartAfterMs: 50, log: (l) => lines.push(l) });
+    threads.push(thread);
+    const db = openDatabase(':memory:');
+    await expect(thread.runTick(db, { dryRun: false })).resolves.toEqual({
+      status: 'skipped',
+      reason: 'the scheduler thread stopped (exit code 3)',
+    });
+    expect(thread.runtimeStatus().started).toBe(false);
+    expect(lines.join('\n')).toMatch(/exited \(code 3\); starting it again/);
+    await until(() => (thread.runtimeStatus().started ? true : undefined), 'the restarted worker');
+    await expect(thread.runTick(db, { dryRun: false })).resolves.toEqual({ status: 'skipped', reason: 'second life' });
+  });
+});
