@@ -233,7 +233,47 @@ function DecisionPanel({ explain: data, zone }: { explain: Explain; zone: string
         )}
         <span data-testid="decision-message">{d.message}</span>
       </div>
+      {data.neverUpgrades && (
+        <div className="banner bad" role="alert" style={{ marginTop: 10 }} data-testid="never-upgrades">
+          <strong>Will never upgrade as configured</strong> with the releases available now:
+          <ul className="small" style={{ margin: '6px 0 0' }}>
+            {data.neverUpgrades.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {data.blockers && data.blockers.all.length > 0 && <BlockerList blockers={data.blockers} />}
     </section>
+  );
+}
+
+type Blockers = NonNullable<Explain['blockers']>;
+
+/** Everything that stands in the way, in the order the scheduler meets it; the first that still holds is marked. */
+function BlockerList({ blockers }: { blockers: Blockers }) {
+  return (
+    <div style={{ marginTop: 12 }}>
+      <h3 className="small" style={{ margin: '0 0 6px' }}>
+        What stands in the way, in the order the scheduler meets it
+      </h3>
+      <ol className="blockers small" aria-label="What stands in the way">
+        {blockers.all.map((b, i) => (
+          <li key={`${b.rule}-${b.version ?? ''}-${i}`} data-holding={i === blockers.holding || undefined}>
+            <span className="blocker-rule">
+              {GATE_LABEL[b.rule] ?? RULE_LABEL[b.rule] ?? b.rule}
+              {b.version && <span className="mono"> {b.version}</span>}
+            </span>{' '}
+            <span>{b.message}</span>{' '}
+            {b.clearsByNextRun ? (
+              <span className="badge">clears by the next run</span>
+            ) : (
+              i === blockers.holding && <span className="badge warn">still holds at the next run</span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }
 

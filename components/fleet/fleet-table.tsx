@@ -213,19 +213,37 @@ const COLUMNS: Column<Cluster>[] = [
     id: 'decision',
     header: 'Decision',
     csv: (c) =>
-      c.decision ? [c.decision.action, c.decision.reason, c.decision.version, c.decision.message].filter(Boolean).join(' ') : '',
-    cell: (c) =>
-      c.decision ? (
-        <>
-          <DecisionBadge action={c.decision.action} reason={c.decision.reason} />
-          {c.decision.version && c.decision.action === 'upgrade' && <span className="mono small"> → {c.decision.version}</span>}
-          <div className="small muted truncate" style={{ maxWidth: 260 }} title={c.decision.message ?? undefined}>
+      [
+        ...(c.decision ? [c.decision.action, c.decision.reason, c.decision.version, c.decision.message] : []),
+        c.neverUpgrades ? `never upgrades as configured: ${c.neverUpgrades.join('; ')}` : null,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    cell: (c) => (
+      <>
+        {c.decision ? (
+          <>
+            <DecisionBadge action={c.decision.action} reason={c.decision.reason} />
+            {c.decision.version && c.decision.action === 'upgrade' && <span className="mono small"> → {c.decision.version}</span>}
+          </>
+        ) : (
+          <span className="muted small">{c.managed ? 'not planned yet' : 'no policy'}</span>
+        )}
+        {c.neverUpgrades && (
+          <>
+            {' '}
+            <span className="badge bad" title={`Will never upgrade as configured:\n${c.neverUpgrades.join('\n')}`}>
+              never upgrades
+            </span>
+          </>
+        )}
+        {c.decision?.message && (
+          <div className="small muted truncate" style={{ maxWidth: 260 }} title={c.decision.message}>
             {c.decision.message}
           </div>
-        </>
-      ) : (
-        <span className="muted small">{c.managed ? 'not planned yet' : 'no policy'}</span>
-      ),
+        )}
+      </>
+    ),
   },
   {
     id: 'nextRun',

@@ -2,6 +2,7 @@
 // explains what the next tick does: freeze, exclusions and the health gate included), plus the
 // calendar of its next schedule runs and its recent decisions/actions.
 import type { Db } from '@/db/open-database';
+import { listBlockers } from '@/server/domain/evaluation/blockers';
 import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
@@ -46,6 +47,8 @@ export function createClusterExplainService(db: Db, now: () => Date) {
           policy: null,
           sector: null,
           nextRuns: [],
+          blockers: null,
+          neverUpgrades: null,
           events,
           frozen,
         };
@@ -56,15 +59,20 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       const sectorName = policy?.conditions.sector;
       const sector = sectorName ? (input.organization.sectors.find((s) => s.name === sectorName) ?? null) : null;
       const nextRuns = policy ? nextScheduleRuns(policy.schedule, at, NEXT_RUNS).map((d) => d.toISOString()) : [];
+      const explanation = stored.explain(name);
       return {
         now: input.now,
         problems: [],
-        explanation: stored.explain(name),
+        explanation,
+        // every blocker in the order the scheduler meets it, and the first that still holds at the next run
+        blockers: explanation?.managed ? listBlockers(explanation) : null,
         policy,
         sector: sector
           ? { name: sector.name, maxParallelUpgrades: sector.maxParallelUpgrades?.raw ?? null, dependencies: sector.dependencies }
           : null,
         nextRuns,
+        // the same evaluation's verdict the Fleet table flags
+        neverUpgrades: stored.view.neverUpgrades(name)?.reasons ?? null,
         events,
         frozen,
       };

@@ -31,25 +31,35 @@ export interface ClusterSummary {
   currentUpgrade: { version: string; nextRun: string; state: string; progress?: number } | null;
   availableUpgrades: string[];
   soakingUpgrades: SoakingUpgrade[];
+  /** why it will never upgrade as configured with the releases available now (null: it may) */
+  neverUpgrades: string[] | null;
   decision: { action: string; reason: string | null; message: string | null; version: string | null } | null;
   nextRun: string | null;
   observedAt: string;
 }
 
-/** A cluster's candidate versions still soaking, as the engine sees them now. */
-type SoakLookup = (cluster: string) => SoakingUpgrade[];
-
-/** Unblocked candidates short of their soak threshold, highest first (the engine's verdicts). */
-function soakingFrom(evaluation: FleetVersionView): SoakLookup {
-  return (cluster) =>
-    (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
-      blockedBy === null && soak.requiredDays !== null && soak.soakedDays < soak.requiredDays
-        ? [{ version, soakDays: soak.soakedDays, requiredDays: soak.requiredDays }]
-        : [],
-    );
+/** What the engine says of a cluster now, for its row: the versions still soaking, and whether it never upgrades. */
+interface EngineLookup {
+  soaking(cluster: string): SoakingUpgrade[];
+  never(cluster: string): string[] | null;
 }
 
-function toSummary(row: clustersRepo.ClusterRow, soaking: SoakLookup): ClusterSummary {
+const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null };
+
+function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
+  return {
+    // unblocked candidates short of their soak threshold, highest first (the engine's verdicts)
+    soaking: (cluster) =>
+      (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
+        blockedBy === null && soak.requiredDays !== null && soak.soakedDays < soak.requiredDays
+          ? [{ version, soakDays: soak.soakedDays, requiredDays: soak.requiredDays }]
+          : [],
+      ),
+    never: (cluster) => evaluation.neverUpgrades(cluster)?.reasons ?? null,
+  };
+}
+
+function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup): ClusterSummary {
   const policy = row.upgradePolicy as { workloads?: string[] } | null;
   return {
     name: row.name,
@@ -67,7 +77,8 @@ function toSummary(row: clustersRepo.ClusterRow, soaking: SoakLookup): ClusterSu
     upgradeState: row.upgradeState,
     currentUpgrade: row.currentUpgrade,
     availableUpgrades: row.availableUpgrades,
-    soakingUpgrades: soaking(row.name),
+    soakingUpgrades: engine.soaking(row.name),
+    neverUpgrades: engine.never(row.name),
     decision: row.lastDecisionAction
       ? {
           action: row.lastDecisionAction,
@@ -82,11 +93,11 @@ function toSummary(row: clustersRepo.ClusterRow, soaking: SoakLookup): ClusterSu
 }
 
 export function createClusterService(db: Db, now: () => Date) {
-  /** The Fleet table's soak column: evaluateFleet on the stored fleet (none when it does not validate). */
-  function soakLookup(): SoakLookup {
+  /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
+  function engineLookup(): EngineLookup {
     const org = findOrganization(db);
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
-    return stored?.ok ? soakingFrom(stored.view) : () => [];
+    return stored?.ok ? engineLookupOf(stored.view) : NO_ENGINE_VIEW;
   }
 
   return {
@@ -98,8 +109,8 @@ export function createClusterService(db: Db, now: () => Date) {
       limit: number;
     }) {
       const { rows, total } = clustersRepo.listClusters(db, input);
-      const soaking = soakLookup();
-      return { items: rows.map((r) => toSummary(r, soaking)), total, offset: input.offset, limit: input.limit };
+      const engine = engineLookup();
+      return { items: rows.map((r) => toSummary(r, engine)), total, offset: input.offset, limit: input.limit };
     },
 
     byName(name: string) {
@@ -113,7 +124,7 @@ export function createClusterService(db: Db, now: () => Date) {
         completedAt: u.completedAt?.toISOString() ?? null,
         message: u.message,
       }));
-      return { ...toSummary(row, soakLookup()), upgradePolicy: row.upgradePolicy, policyRevision: row.policyRevision, history };
+      return { ...toSummary(row, engineLookup()), upgradePolicy: row.upgradePolicy, policyRevision: row.policyRevision, history };
     },
 
     facets() {

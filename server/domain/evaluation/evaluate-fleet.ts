@@ -20,6 +20,7 @@ import {
   type GatedDecision,
   type GateState,
 } from '@/server/domain/scheduling/apply-gates';
+import { findNeverUpgrades, type NeverUpgrades } from './never-upgrades';
 import { candidateRuleChecks, candidateSoak, clusterRuleChecks, type CandidateEvaluation, type CandidateSoak } from './rule-checks';
 
 /** No freeze, no exclusions, no health gate: the plain engine (the `plan` command's view). */
@@ -68,6 +69,11 @@ export interface FleetVersionView {
   candidateSoak(cluster: string): CandidateSoakVerdict[] | null;
   /** The newest candidate version not blocked for the cluster (org or its own patterns), if any. */
   newestUnblocked(cluster: string): string | null;
+  /**
+   * Why a managed cluster will never upgrade as configured with the releases available now, or
+   * null when it may (never-upgrades.ts; worked out for the whole fleet on first use).
+   */
+  neverUpgrades(cluster: string): NeverUpgrades | null;
 }
 
 export interface FleetEvaluation extends FleetVersionView {
@@ -174,11 +180,13 @@ export function fleetVersionView(input: PlanInput): FleetVersionView {
 function versionViewOf(run: PlanRun): FleetVersionView {
   let managed: Map<string, ManagedCluster> | undefined;
   const managedByName = () => (managed ??= new Map(run.order.map((c) => [c.name, c])));
+  let never: Map<string, NeverUpgrades> | undefined;
   return {
     now: run.now,
     nowMs: run.nowMs,
     versionData: run.versionData,
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
+    neverUpgrades: (name) => (never ??= findNeverUpgrades(run)).get(name) ?? null,
     newestUnblocked: (name) => {
       const c = managedByName().get(name);
       return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined)) ?? null;
