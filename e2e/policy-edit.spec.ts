@@ -75,8 +75,12 @@ test.describe('Policy editor', () => {
     await expect(page.getByRole('table', { name: 'Changes' })).toContainText('conditions.soakDays');
     await expect(page.getByTestId('impact-summary')).toContainText(/\d+ of \d+ decisions change/);
 
+    // an optional reason goes with the save into the history
+    const reason = page.getByRole('textbox', { name: /Reason for this change/ });
+    await reason.fill('stage soaked too briefly last week');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText(`Saved as revision ${target.revision + 1}.`)).toBeVisible();
+    await expect(reason).toHaveValue('');
     expect(readCluster(target.name)).toEqual({ revision: target.revision + 1, soakDays: newSoak });
     const db = openDb();
     const rev = db
@@ -86,12 +90,14 @@ test.describe('Policy editor', () => {
       .get(target.name) as { actor: string; summary: string; before: string; after: string };
     db.close();
     expect(rev.summary).toContain('conditions.soakDays');
+    expect(rev.summary).toMatch(/: stage soaked too briefly last week$/);
     expect((JSON.parse(rev.after) as StoredPolicy).conditions.soakDays).toBe(newSoak);
     expect((JSON.parse(rev.before) as StoredPolicy).conditions.soakDays).toBe(target.soakDays);
 
     // history shows the change with its diff; revert restores the previous value
     const entry = page.locator(`li[data-revision]`).filter({ hasText: `rev ${target.revision + 1}` });
     await expect(entry).toBeVisible();
+    await expect(entry).toContainText('stage soaked too briefly last week');
     await entry.getByRole('button', { name: /Diff/ }).click();
     await expect(entry.getByRole('table', { name: 'Changes' })).toContainText(String(newSoak));
     // a revert is confirmed with what it undoes in view, and may say why
@@ -175,5 +181,27 @@ test.describe('Policy editor', () => {
     await page.getByRole('button', { name: /Reload theirs/ }).click();
     await expect(page.getByLabel(/^Soak days/)).toHaveValue(String(theirs));
     await expect(page.getByTestId('conflict')).toHaveCount(0);
+  });
+});
+
+test.describe('Forecast impact', () => {
+  test('blocking every version shows, before saving, which clusters no longer reach the target', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/policies');
+    await page.getByRole('button', { name: 'Block a version' }).click();
+    const patterns = page.getByLabel(/^Pattern \d+/);
+    await patterns.last().fill('.');
+    await page.getByLabel('Reason').last().fill('stop everything');
+    const summary = page.getByTestId('forecast-impact-summary');
+    await expect(summary).toContainText(/\d+ of \d+ clusters change: \d+ no longer reaches the target/);
+    const table = page.getByRole('table', { name: 'Forecast changes' });
+    await expect(table.locator('tbody tr').first()).toContainText('no longer reaches the target');
+    await expect(table.locator('tbody tr').first()).toContainText('does not reach the target');
+    await page.screenshot({ path: 'test-results/screenshots/forecast-impact.png', fullPage: true });
+    // nothing is saved: discarding leaves the stored policies as they were
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await expect(page.getByText('saved', { exact: true })).toBeVisible();
+    // and the discarded draft's lint warnings go with it
+    await expect(page.getByText('BLOCKED_VERSION_BLOCKS_ALL')).toHaveCount(0);
   });
 });

@@ -12,7 +12,8 @@ import { useTRPC } from '@/components/trpc/client';
 import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { ClusterPolicyForm } from './cluster-policy-form';
-import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
+import { ForecastImpactPanel } from './forecast-impact-panel';
+import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel, SaveReasonInput } from './editor-panels';
 import { groupPolicyProblems, isObject, NEW_POLICY, type PolicyDoc } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft';
@@ -42,6 +43,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
   const [baseDoc, setBaseDoc] = useState<Doc>(null);
   const [conflict, setConflict] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  const [reason, setReason] = useState('');
 
   useResetOnRevision(
     {
@@ -65,18 +67,23 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
     placeholderData: keepPreviousData,
   });
   const problems = draft.dirty && validation.data ? validation.data.problems : [];
-  const warnings = validation.data?.warnings ?? [];
+  const warnings = draft.dirty ? (validation.data?.warnings ?? []) : [];
   const byField = groupPolicyProblems(problems, (p) =>
     p.cluster === name || p.path.startsWith('clusters[0].policy') ? p.field : undefined,
   );
   const changes = useMemo(() => diffJson(baseDoc, draft.draft), [baseDoc, draft.draft]);
   const valid = draft.dirty && validation.data?.ok === true && !validation.isFetching && !draft.yamlError;
   const impact = useQuery({ ...trpc.policies.previewImpact.queryOptions(validInput), enabled: valid && changes.length > 0 });
+  const forecastImpact = useQuery({
+    ...trpc.policies.previewForecastImpact.queryOptions(validInput),
+    enabled: valid && changes.length > 0,
+  });
 
   const save = useMutation(
     trpc.policies.updateClusterPolicy.mutationOptions({
       onSuccess: async (result) => {
         setConflict(null);
+        setReason('');
         setSaved(result.changed ? `Saved as revision ${result.revision}.` : 'Nothing to save: the policy is unchanged.');
         await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
         await queryClient.invalidateQueries({ queryKey: trpc.clusters.pathKey() });
@@ -161,6 +168,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
                   Remove policy
                 </button>
               )}
+              <SaveReasonInput value={reason} onChange={setReason} />
               <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
                 Discard
               </button>
@@ -169,7 +177,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
                 disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
                 onClick={() => {
                   setSaved(null);
-                  save.mutate({ name, expectedRevision: baseRevision!, policy: spec });
+                  save.mutate({ name, expectedRevision: baseRevision!, policy: spec, reason: reason.trim() || undefined });
                 }}
               >
                 {save.isPending ? 'Saving…' : 'Save'}
@@ -216,6 +224,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
             />
             <ChangesPanel changes={changes} />
           </div>
+          <ForecastImpactPanel impact={valid && changes.length > 0 ? forecastImpact : null} />
           <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
           <HistoryPanel
             scope="cluster"

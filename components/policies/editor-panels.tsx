@@ -325,3 +325,19 @@ export function HistoryPanel({
     </section>
   );
 }
+
+/** The editor toolbar's optional "why" for a save, kept in the revision's summary (history, Activity). */
+export function SaveReasonInput({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <input
+      type="text"
+      className="save-reason"
+      value={value}
+      maxLength={500}
+      placeholder="reason (optional)"
+      aria-label="Reason for this change (optional, kept in the history)"
+      title="Why you make this change: kept in the history and Activity"
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}

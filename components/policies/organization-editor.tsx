@@ -9,7 +9,8 @@ import type { AppRouter } from '@/server/api/root';
 import { diffJson } from '@/lib/json-diff';
 import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
-import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel } from './editor-panels';
+import { ForecastImpactPanel } from './forecast-impact-panel';
+import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel, SaveReasonInput } from './editor-panels';
 import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
 import { isObject, scalarText, strings } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
@@ -87,6 +88,7 @@ export function OrganizationEditor() {
   const [baseDoc, setBaseDoc] = useState<Settings>(EMPTY);
   const [conflict, setConflict] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  const [reason, setReason] = useState('');
   useResetOnRevision(
     {
       ...draft,
@@ -110,10 +112,12 @@ export function OrganizationEditor() {
   const changes = useMemo(() => diffJson(baseDoc, draft.draft), [baseDoc, draft.draft]);
   const valid = draft.dirty && validation.data?.ok === true && !validation.isFetching && !draft.yamlError;
   const impact = useQuery({ ...trpc.policies.previewImpact.queryOptions(input), enabled: valid && changes.length > 0 });
+  const forecastImpact = useQuery({ ...trpc.policies.previewForecastImpact.queryOptions(input), enabled: valid && changes.length > 0 });
   const save = useMutation(
     trpc.policies.updateOrganization.mutationOptions({
       onSuccess: async (r) => {
         setConflict(null);
+        setReason('');
         setSaved(r.changed ? `Saved as revision ${r.revision}.` : 'Nothing to save.');
         await queryClient.invalidateQueries({ queryKey: trpc.policies.pathKey() });
         await queryClient.invalidateQueries({ queryKey: trpc.versions.pathKey() });
@@ -161,6 +165,7 @@ export function OrganizationEditor() {
             </span>
             {draft.dirty ? <span className="badge warn">unsaved changes</span> : <span className="badge">saved</span>}
             <span style={{ marginLeft: 'auto', display: 'flex', gap: 8 }}>
+              <SaveReasonInput value={reason} onChange={setReason} />
               <button className="btn" disabled={!draft.dirty} onClick={() => draft.reset(baseDoc)}>
                 Discard
               </button>
@@ -169,7 +174,7 @@ export function OrganizationEditor() {
                 disabled={!valid || changes.length === 0 || save.isPending || baseRevision === undefined}
                 onClick={() => {
                   setSaved(null);
-                  save.mutate({ expectedRevision: baseRevision!, organization: d });
+                  save.mutate({ expectedRevision: baseRevision!, organization: d, reason: reason.trim() || undefined });
                 }}
               >
                 {save.isPending ? 'Saving…' : 'Save'}
@@ -338,11 +343,12 @@ export function OrganizationEditor() {
             <ValidationPanel
               pending={draft.dirty && (validation.isFetching || validation.isPending)}
               problems={problems}
-              warnings={validation.data?.warnings ?? []}
+              warnings={draft.dirty ? (validation.data?.warnings ?? []) : []}
               yamlError={draft.yamlError}
             />
             <ChangesPanel changes={changes} />
           </div>
+          <ForecastImpactPanel impact={valid && changes.length > 0 ? forecastImpact : null} />
           <ImpactPanel impact={valid && changes.length > 0 ? impact : null} />
           <HistoryPanel scope="organization" currentRevision={current.revision} onReverted={() => setSaved('Reverted.')} />
         </>

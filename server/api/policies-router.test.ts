@@ -55,6 +55,24 @@ beforeEach(() => {
 });
 
 describe('policies router: organization edits', () => {
+  it('a save may say why: the reason ends the revision summary the history and Activity show', async () => {
+    const op = callerAs('operator', 'alice');
+    const org = await op.policies.organization();
+    const settings = settingsOf(org);
+    settings.blockedVersions.push({ pattern: '^4\\.13\\.98$', reason: 'etcd' });
+    await op.policies.updateOrganization({ expectedRevision: org.revision, organization: settings, reason: '  CVE triage  ' });
+    const cluster = (await op.policies.clusterPolicies()).find((c) => c.policy !== null)!;
+    await op.policies.updateClusterPolicy({
+      name: cluster.name,
+      expectedRevision: cluster.revision,
+      policy: { ...cluster.policy!, conditions: { ...cluster.policy!.conditions, soakDays: 30 } },
+      reason: 'waits for the app team',
+    });
+    const summaries = (await op.policies.history({})).revisions.map((r) => r.summary);
+    expect(summaries[0]).toMatch(/soakDays.*: waits for the app team$/);
+    expect(summaries[1]).toMatch(/: CVE triage$/);
+  });
+
   it('reads the organization with sectors, blocked versions with reasons and allow-lists', async () => {
     const org = await callerAs('viewer').policies.organization();
     expect(org.revision).toBe(1);
@@ -294,6 +312,34 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(await op.policies.validateDraft({ clusters: [{ name: cp.name, policy: gated }] })).toMatchObject({ ok: true });
     const saved = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: gated });
     expect(saved.cluster.policy).toEqual(gated);
+  });
+
+  it('previewForecastImpact: blocking the fleet target shows who no longer reaches it in the next 30 days', async () => {
+    const viewer = callerAs('viewer');
+    const none = await viewer.policies.previewForecastImpact({});
+    expect(none).toMatchObject({ ok: true, horizonDays: 30 });
+    expect(none.diff!.changes).toEqual([]);
+    const target = none.diff!.targetVersion!;
+    expect(target).toMatch(/^4\.\d+\.\d+$/);
+
+    const org = await viewer.policies.organization();
+    const settings = settingsOf(org);
+    settings.blockedVersions.push({ pattern: `^${target.replaceAll('.', '\\.')}$`, reason: 'regression' });
+    const blocked = await viewer.policies.previewForecastImpact({ organization: settings });
+    expect(blocked.ok).toBe(true);
+    const lost = blocked.diff!.changes.filter((c) => c.kind === 'no-longer');
+    expect(lost.length).toBeGreaterThan(0);
+    expect(blocked.diff!.counts['no-longer']).toBe(lost.length);
+    for (const c of lost) {
+      expect(c.before.reachesTargetAt).not.toBeNull();
+      expect(c.after.reachesTargetAt).toBeNull();
+      expect(c.after.upgrades.map((u) => u.version)).not.toContain(target);
+    }
+    // nothing was written
+    expect((await viewer.policies.organization()).revision).toBe(org.revision);
+
+    const invalid = await viewer.policies.previewForecastImpact({ clusters: [{ name: 'no-such-cluster', policy: null }] });
+    expect(invalid).toMatchObject({ ok: false, diff: null });
   });
 
   it('previewImpact lists the clusters whose decision changes', async () => {

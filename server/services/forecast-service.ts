@@ -9,7 +9,6 @@ import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
 import {
   defaultTargetVersion,
-  startForecast,
   type ClusterForecast,
   type ForecastResult,
   type SectorForecast,
@@ -17,12 +16,12 @@ import {
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { loadGateState } from '@/server/repositories/gate-state-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { readDataVersion } from '@/server/repositories/data-version-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
+import { gatedForecastOptions, runForecastSliced } from './forecast-runner';
 import { evaluationInstant } from './stored-fleet-evaluation';
 
 export interface ForecastRunInput {
@@ -72,8 +71,6 @@ type CacheEntry = {
 const CACHE_SIZE = 6;
 /** How far the fleet clock may move past a kept forecast's start before it is simulated again. */
 const MAX_AGE_MS = 60 * 60_000;
-/** Engine runs per slice: one run of a 10k-cluster fleet takes ~0.05 s, then other requests get a turn. */
-const SLICE_RUNS = 1;
 type Cache = Map<string, Promise<CacheEntry>>;
 // on globalThis: Next may load this module more than once; per connection: keys are data versions
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
@@ -129,27 +126,15 @@ export function createForecastService(db: Db, now: () => Date) {
         'The what-if policy is not valid',
         parsed.problems.map((p) => ({ path: p.path, message: p.message })),
       );
-    // the scheduler's own gates, so the forecast's first step is what the next tick does
-    const gates = loadGateState(db, org, at);
-    const exclusions = input.overrides?.ignoreExclusions
-      ? []
-      : gates.exclusions.map((e) => ({
-          scope: e.scope,
-          subject: e.subject,
-          startsAt: new Date(e.startsAt).toISOString(),
-          endsAt: new Date(e.endsAt).toISOString(),
-          reason: e.reason,
-        }));
-    const frozen = org.frozen && !input.overrides?.ignoreFreeze;
-    const options = {
+    const options = gatedForecastOptions(db, org, at, {
       targetVersion: input.targetVersion ?? defaultTargetVersion(parsed.input) ?? undefined,
       horizonDays: input.horizonDays,
       upgradeMinutes: input.upgradeMinutes,
-      exclusions,
-      frozen,
-      healthGate: gates.healthGate,
-      healthIssues: gates.healthIssues,
-    };
+      ignoreExclusions: input.overrides?.ignoreExclusions,
+      ignoreFreeze: input.overrides?.ignoreFreeze,
+    });
+    const frozen = options.frozen ?? false;
+    const exclusions = options.exclusions ?? [];
     const sectorRows = listSectorRows(db, org.id);
     const depths = computeSectorDepths(sectorRows);
     const order = new Map(
@@ -157,13 +142,9 @@ export function createForecastService(db: Db, now: () => Date) {
         .sort((a, b) => (depths.get(a.name) ?? 0) - (depths.get(b.name) ?? 0) || a.position - b.position)
         .map((s, i) => [s.name, i]),
     );
-    // Simulate in slices and yield to the event loop between them, so a long forecast (10k
-    // clusters) does not stall every other request of the server; identical concurrent
-    // requests share the same promise.
+    // identical concurrent requests share the same promise (the cache above)
     const t0 = performance.now();
-    const sim = startForecast(parsed.input, options);
-    while (!sim.advance(SLICE_RUNS)) await new Promise<void>((resolve) => setImmediate(resolve));
-    const result = sim.finish();
+    const result = await runForecastSliced(parsed.input, options);
     const elapsedMs = Math.round(performance.now() - t0);
     const rank = (c: ClusterForecast) =>
       c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);

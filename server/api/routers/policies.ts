@@ -65,12 +65,16 @@ export const ZPolicyDraft = z.object({
     .optional(),
 });
 
+/** why a change was saved or reverted, kept in the revision's summary (history, Activity); optional */
+const saveReason = z.string().trim().max(500).optional();
+
 export const policiesRouter = createTRPCRouter({
   organization: viewerProcedure.query(({ ctx }) => ctx.services.policies.getOrganization()),
   clusterPolicies: viewerProcedure.query(({ ctx }) => ctx.services.policies.listClusterPolicies()),
   clusterPolicy: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.policies.getClusterPolicy(input.name)),
   validateDraft: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.validateDraft(input)),
   previewImpact: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.previewImpact(input)),
+  previewForecastImpact: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.previewForecastImpact(input)),
   history: viewerProcedure
     .input(
       z.object({
@@ -85,10 +89,10 @@ export const policiesRouter = createTRPCRouter({
   exportCluster: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.policies.exportClusterYaml(input.name)),
 
   updateOrganization: operatorProcedure
-    .input(z.object({ expectedRevision: revision, organization: ZOrganizationSettings }))
+    .input(z.object({ expectedRevision: revision, organization: ZOrganizationSettings, reason: saveReason }))
     .mutation(({ ctx, input }) => ctx.services.policies.updateOrganization(ctx.actor.name, input)),
   updateClusterPolicy: operatorProcedure
-    .input(z.object({ name, expectedRevision: revision, policy: ZUpgradePolicySpec.nullable() }))
+    .input(z.object({ name, expectedRevision: revision, policy: ZUpgradePolicySpec.nullable(), reason: saveReason }))
     .mutation(({ ctx, input }) => ctx.services.policies.updateClusterPolicy(ctx.actor.name, input)),
   setFreeze: operatorProcedure
     .input(z.object({ frozen: z.boolean(), reason, expectedRevision: revision.optional() }))
@@ -104,8 +108,7 @@ export const policiesRouter = createTRPCRouter({
       z.object({
         revisionId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
         expectedRevision: revision,
-        /** why, for the history and Activity (optional) */
-        reason: z.string().trim().max(500).optional(),
+        reason: saveReason,
       }),
     )
     .mutation(({ ctx, input }) => ctx.services.policies.revert(ctx.actor.name, input)),

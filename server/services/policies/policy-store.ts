@@ -210,3 +210,9 @@ export function commitOrganization(
     return { changed: true, ...written };
   });
 }
+
+/** A revision's summary with the operator's optional reason after it ("…: why"). */
+export function withReason(summary: string, reason: string | undefined): string {
+  const why = reason?.trim();
+  return why ? `${summary}: ${why}` : summary;
+}

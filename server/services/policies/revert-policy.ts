@@ -12,6 +12,7 @@ import {
   writeClusterPolicy,
   writeOrganization,
   type PolicyContext,
+  withReason,
 } from './policy-store';
 
 /** Restores what a revision replaced (organization or one cluster), as a new revision, if the fleet stays valid. */
@@ -22,8 +23,7 @@ export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisio
     const row = repo.findPolicyRevision(tx, org.id, input.revisionId);
     if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
     // the number the history shows (rev N of this organization or cluster), not the row id
-    const why = input.reason?.trim() ? `: ${input.reason.trim()}` : '';
-    const summary = `reverted rev ${row.revision} (${row.summary})${why}`;
+    const summary = withReason(`reverted rev ${row.revision} (${row.summary})`, input.reason);
     if (row.scope === 'organization') {
       requireRevision(org.revision, input.expectedRevision, 'The organization');
       const before = snapshotOf(tx, org);

@@ -12,6 +12,7 @@ import {
   invalid,
   requireOrganization,
   requireRevision,
+  withReason,
   writeClusterPolicy,
   type PolicyContext,
 } from './policy-store';
@@ -20,7 +21,7 @@ import {
 export function updateClusterPolicy(
   ctx: PolicyContext,
   actor: string,
-  input: { name: string; expectedRevision: number; policy: UpgradePolicySpec | null },
+  input: { name: string; expectedRevision: number; policy: UpgradePolicySpec | null; reason?: string },
 ) {
   const result = withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
@@ -35,8 +36,10 @@ export function updateClusterPolicy(
     const checked = checkDocument(doc, { clusterPolicyPath: (name) => (name === input.name ? 'policy' : undefined) });
     if (!checked.ok) throw invalid(`The policy of ${input.name} is not valid`, checked.problems);
     if (jsonEqual(cluster.upgradePolicy, after)) return { changed: false, revision: cluster.policyRevision, revisionId: null };
-    const summary =
-      after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after);
+    const summary = withReason(
+      after === null ? `removed the policy of ${input.name} (no longer managed)` : describeClusterChange(cluster.upgradePolicy, after),
+      input.reason,
+    );
     return {
       changed: true,
       ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at: ctx.realNow() }),

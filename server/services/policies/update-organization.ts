@@ -4,13 +4,13 @@ import {
   type OrganizationSettingsInput,
 } from '@/server/domain/policy-files/organization-snapshot';
 import { getOrganization } from './get-organization';
-import { commitOrganization, type PolicyContext } from './policy-store';
+import { commitOrganization, withReason, type PolicyContext } from './policy-store';
 
-/** Saves the organization's settings (sectors, blocked versions, allow-lists) as its next revision. */
+/** Saves the organization's settings (sectors, blocked versions, allow-lists) as its next revision, with the operator's optional reason in its summary. */
 export function updateOrganization(
   ctx: PolicyContext,
   actor: string,
-  input: { expectedRevision: number; organization: OrganizationSettingsInput },
+  input: { expectedRevision: number; organization: OrganizationSettingsInput; reason?: string },
 ) {
   const settings = normalizeSettings(input.organization);
   const result = commitOrganization(
@@ -18,7 +18,10 @@ export function updateOrganization(
     actor,
     input.expectedRevision,
     (before) => ({ ...before, ...settings }),
-    { action: 'policy.organization.update', summary: describeOrganizationChange },
+    {
+      action: 'policy.organization.update',
+      summary: (before, after) => withReason(describeOrganizationChange(before, after), input.reason),
+    },
     { blockedVersionPath: (i) => `organization.blockedVersions[${i}].pattern` },
   );
   return { ...result, organization: getOrganization(ctx) };
