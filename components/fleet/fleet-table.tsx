@@ -238,7 +238,7 @@ const COLUMNS: Column<Cluster>[] = [
           </>
         )}
         {c.decision?.message && (
-          <div className="small muted truncate" style={{ maxWidth: 260 }} title={c.decision.message}>
+          <div className="small muted truncate" style={{ maxWidth: 210 }} title={c.decision.message}>
             {c.decision.message}
           </div>
         )}

@@ -1,7 +1,7 @@
 'use client';
 // How many clusters run each version, split by upgrade state. A bar segment filters the Fleet
 // table below (through the address) to the clusters it counts.
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
@@ -17,14 +17,22 @@ const STATES = [
 
 export function VersionDistributionChart() {
   const trpc = useTRPC();
-  const q = useQuery(trpc.clusters.versionDistribution.queryOptions());
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
+  // the table's filters, but not the version and state the bars themselves pick
+  const filter = {
+    search: url.q || undefined,
+    sector: url.sector || undefined,
+    workload: url.workload || undefined,
+    reason: url.reason || undefined,
+  };
+  const filtered = Object.values(filter).some(Boolean);
+  const q = useQuery({ ...trpc.clusters.versionDistribution.queryOptions({ filter }), placeholderData: keepPreviousData });
   const showClusters = (version: string, state: string) => setUrl({ version, state, page: 1 });
   return (
     <section className="panel" aria-label="Version distribution">
       <h2>Versions in the fleet</h2>
       <p className="small muted" style={{ marginTop: 0 }}>
-        Clusters per version; click a bar to list those clusters.
+        Clusters per version{filtered ? ", of the clusters the table's filters select" : ''}; click a bar to list those clusters.
         {(url.version || url.state) && (
           <>
             {' '}

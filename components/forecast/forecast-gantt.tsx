@@ -1,12 +1,34 @@
 'use client';
 // Gantt of predicted upgrades: one row per cluster (grouped by sector), a UTC day axis, bars
 // coloured by target version, a marker where the cluster reaches the forecast's target.
-// Horizontally scrollable; only the current page of rows is rendered.
-import { Fragment, useMemo, useState } from 'react';
+// The day axis fits the panel's width (it scrolls sideways only on a very narrow window, with
+// at least MIN_PX_PER_DAY a day) and runs to the horizon; only the current page of rows is rendered.
+import { Fragment, useEffect, useMemo, useRef, useState } from 'react';
 import { formatUtc } from '@/components/ui/zoned-time';
 import type { ForecastOutput } from './forecast-view';
 
 const DAY_MS = 86_400_000;
+const NAME_COLUMN_PX = 200;
+const MIN_PX_PER_DAY = 6;
+const MAX_PX_PER_DAY = 40;
+/** day labels at least this far apart */
+const LABEL_SPACING_PX = 46;
+const LABEL_STEPS = [1, 2, 3, 7, 14, 30];
+
+/** The width of an element, kept up to date as the window resizes (null before the first layout). */
+function useElementWidth<T extends HTMLElement>(): [React.RefObject<T | null>, number | null] {
+  const ref = useRef<T | null>(null);
+  const [width, setWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    setWidth(el.clientWidth);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
 const PALETTE = ['#4c9aff', '#3fb950', '#d29922', '#a371f7', '#f85149', '#db61a2', '#2dba9c', '#e8833a', '#8b949e', '#6e7bff'];
 
 type Row = ForecastOutput['rows'][number];
@@ -15,9 +37,10 @@ type Bar = Row['upgrades'][number];
 export function ForecastGantt({ data }: { data: ForecastOutput }) {
   const from = Date.parse(data.from);
   const until = Date.parse(data.until);
-  const days = Math.max(1, Math.ceil((until - from) / DAY_MS));
-  const pxPerDay = days <= 30 ? 40 : days <= 60 ? 26 : 16;
-  const width = days * pxPerDay;
+  const days = Math.max(1, (until - from) / DAY_MS);
+  const [scrollRef, available] = useElementWidth<HTMLDivElement>();
+  const pxPerDay = Math.min(MAX_PX_PER_DAY, Math.max(MIN_PX_PER_DAY, ((available ?? 1100) - NAME_COLUMN_PX - 2) / days));
+  const width = Math.floor(days * pxPerDay);
   const [hover, setHover] = useState<{ row: Row; bar: Bar } | null>(null);
 
   const colorOf = useMemo(() => {
@@ -26,8 +49,10 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
   }, [data.versions]);
   const x = (iso: string) => Math.max(0, Math.min(width, ((Date.parse(iso) - from) / DAY_MS) * pxPerDay));
   const firstDay = Math.floor(from / DAY_MS) * DAY_MS;
-  const ticks = Array.from({ length: days + 1 }, (_, i) => firstDay + i * DAY_MS).filter((t) => t >= from && t <= until);
-  const labelEvery = pxPerDay >= 40 ? 1 : pxPerDay >= 26 ? 2 : 7;
+  const ticks = Array.from({ length: Math.ceil(days) + 2 }, (_, i) => firstDay + i * DAY_MS).filter((t) => t >= from && t <= until);
+  const labelEvery = LABEL_STEPS.find((step) => step * pxPerDay >= LABEL_SPACING_PX) ?? LABEL_STEPS[LABEL_STEPS.length - 1]!;
+  // the last day label is left out when it would run into the horizon's own label
+  const horizonLabelPx = 70;
   const barVersions = [...new Set(data.rows.flatMap((r) => r.upgrades.map((u) => u.version)))];
 
   return (
@@ -56,16 +81,23 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
           )}
         </span>
       </div>
-      <div className="gantt-scroll" tabIndex={0} aria-label="Timeline, scroll horizontally">
-        <div className="gantt" style={{ width: width + 200 }}>
+      <div className="gantt-scroll" ref={scrollRef} tabIndex={0} aria-label="Timeline">
+        <div className="gantt" style={{ width: width + NAME_COLUMN_PX }}>
           <div className="gantt-row gantt-axis">
             <div className="gantt-name small muted">cluster · UTC</div>
             <div className="gantt-track" style={{ width }}>
-              {ticks.map((t, i) => (
-                <div key={t} className="gantt-tick" style={{ left: ((t - from) / DAY_MS) * pxPerDay }}>
-                  {i % labelEvery === 0 && <span>{new Date(t).toISOString().slice(5, 10)}</span>}
-                </div>
-              ))}
+              {ticks.map((t, i) => {
+                const left = ((t - from) / DAY_MS) * pxPerDay;
+                const labelled = i % labelEvery === 0 && left < width - horizonLabelPx;
+                return (
+                  <div key={t} className="gantt-tick" style={{ left }}>
+                    {labelled && <span>{new Date(t).toISOString().slice(5, 10)}</span>}
+                  </div>
+                );
+              })}
+              <div className="gantt-horizon" title={`Forecast horizon ${formatUtc(data.until)}`}>
+                <span>{new Date(until).toISOString().slice(5, 10)} end</span>
+              </div>
             </div>
           </div>
           {data.rows.map((row, i) => {

@@ -160,6 +160,7 @@ export function ImpactPanel({ impact }: { impact: QueryLike<Impact> | null }) {
               label="Decision changes"
               noun="clusters"
               className="impact-table"
+              pageSize={25}
               rows={data.changes}
               columns={IMPACT_COLUMNS}
               rowKey={(c) => c.cluster}

@@ -111,6 +111,7 @@ export function ForecastImpactPanel({ impact }: { impact: QueryLike<ForecastImpa
               <DataTable
                 id="policy-forecast-impact"
                 label="Forecast changes"
+                pageSize={25}
                 noun="clusters"
                 rows={data.diff.changes}
                 columns={COLUMNS}

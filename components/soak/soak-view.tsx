@@ -13,7 +13,10 @@ import { QueryState } from '@/components/ui/query-state';
 import { DataTable } from '@/components/ui/data-table';
 import { useUrlState } from '@/components/ui/use-url-state';
 
-const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#4c9aff'];
+const THRESHOLD_COLORS = ['#d29922', '#a371f7', '#f85149', '#3fb950', '#db61a2', '#8b949e'];
+/** measured and projected soak: two colours, so the legend tells them apart (and neither is a threshold's) */
+const MEASURED_COLOR = '#4c9aff';
+const PROJECTED_COLOR = '#2dba9c';
 
 function utcTick(spanMs: number) {
   // short spans show hours too, so ticks do not repeat the same day
@@ -193,7 +196,7 @@ export function SoakView() {
                                 type="linear"
                                 dataKey="soak"
                                 name="soak (measured)"
-                                stroke="#4c9aff"
+                                stroke={MEASURED_COLOR}
                                 strokeWidth={2}
                                 dot={false}
                                 connectNulls
@@ -203,7 +206,7 @@ export function SoakView() {
                                 type="linear"
                                 dataKey="projected"
                                 name="projected at current rate"
-                                stroke="#4c9aff"
+                                stroke={PROJECTED_COLOR}
                                 strokeDasharray="4 4"
                                 dot={false}
                                 connectNulls

@@ -34,6 +34,22 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
     }
   });
 
+  it("the version chart counts the clusters the table's filters select", async () => {
+    const viewer = callerAs('viewer');
+    const all = await viewer.clusters.versionDistribution();
+    const sum = (rows: { total: number }[]) => rows.reduce((n, r) => n + r.total, 0);
+    expect(sum(all)).toBe((await viewer.clusters.list({ limit: 1 })).total);
+    const filter = { sector: 'prod-green', workload: 'ocm' };
+    const some = await viewer.clusters.versionDistribution({ filter });
+    const listed = await viewer.clusters.list({ filter, limit: 500 });
+    expect(sum(some)).toBe(listed.total);
+    expect(sum(some)).toBeLessThan(sum(all));
+    const perVersion = Object.fromEntries(some.map((r) => [r.version, r.total]));
+    const fromList: Record<string, number> = {};
+    for (const c of listed.items) fromList[c.version] = (fromList[c.version] ?? 0) + 1;
+    expect(perVersion).toEqual(fromList);
+  });
+
   it('sorts versions numerically, not as text', async () => {
     const page = await callerAs('viewer').clusters.list({ sort: 'version', direction: 'asc', limit: 500 });
     const versions = page.items.map((c) => c.version.split('.').map(Number));

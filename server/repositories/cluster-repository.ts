@@ -97,10 +97,12 @@ export function findClusterByName(db: Db, name: string): ClusterRow | undefined 
   return db.select().from(clusters).where(eq(clusters.name, name)).get();
 }
 
-export function countByVersion(db: Db): { version: string; state: string; count: number }[] {
+/** Clusters per version and upgrade state, of those `filter` selects (the Fleet table's filter). */
+export function countByVersion(db: Db, filter: ClusterFilter = {}): { version: string; state: string; count: number }[] {
   return db
     .select({ version: clusters.version, state: clusters.upgradeState, count: sql<number>`count(*)` })
     .from(clusters)
+    .where(whereOf(filter))
     .groupBy(clusters.version, clusters.upgradeState)
     .all();
 }

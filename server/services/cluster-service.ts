@@ -131,9 +131,10 @@ export function createClusterService(db: Db, now: () => Date) {
       return clustersRepo.distinctValues(db);
     },
 
-    versionDistribution() {
+    /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
+    versionDistribution(filter: clustersRepo.ClusterFilter = {}) {
       const byVersion = new Map<string, Record<string, number>>();
-      for (const { version, state, count } of clustersRepo.countByVersion(db)) {
+      for (const { version, state, count } of clustersRepo.countByVersion(db, filter)) {
         const entry = byVersion.get(version) ?? {};
         entry[state] = (entry[state] ?? 0) + count;
         byVersion.set(version, entry);
