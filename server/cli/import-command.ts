@@ -1,13 +1,16 @@
 // `fleetplan import FILE [--dry-run]`: an upgrade-service organization file
 // (/openshift/openshift-cluster-manager-1.yml) into the database at DATABASE_URL, replacing the
-// organization's policies (clusters the file does not list become unmanaged). Invalid input:
-// exit 2 with one `PATH: message` line per problem on stderr, and nothing written.
+// organization's policies (clusters the file does not list become unmanaged).
+// `fleetplan import --cluster FILE [--dry-run]`: one cluster file (/openshift/cluster-1.yml): its
+// upgradePolicy becomes that cluster's policy. Invalid input: exit 2 with one `PATH: message`
+// line per problem on stderr, and nothing written.
 import { readFile } from 'node:fs/promises';
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 
-const USAGE = 'usage: fleetplan import FILE [--dry-run]   (FILE may be - for stdin)';
+const USAGE =
+  'usage: fleetplan import [--cluster] FILE [--dry-run]   (an organization file, or with --cluster a cluster file; FILE may be - for stdin)';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -35,8 +38,10 @@ export function cliActor(env: Record<string, string | undefined>): string {
 export async function runImportCommand(args: string[], io: CliIo = processIo): Promise<number> {
   let file: string | undefined;
   let dryRun = false;
+  let clusterFile = false;
   for (const arg of args) {
     if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--cluster') clusterFile = true;
     else if (arg === '-h' || arg === '--help') {
       io.stdout(`${USAGE}\n`);
       return 0;
@@ -62,7 +67,22 @@ export async function runImportCommand(args: string[], io: CliIo = processIo): P
   }
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    const result = createPolicyService(db, () => new Date()).importOrganizationYaml(cliActor(io.env), { yaml: text, dryRun });
+    const policies = createPolicyService(db, () => new Date());
+    if (clusterFile) {
+      const result = policies.importClusterYaml(cliActor(io.env), { yaml: text, dryRun });
+      const verb = dryRun
+        ? result.changed
+          ? 'dry run: would change'
+          : 'dry run: no change to'
+        : result.changed
+          ? 'imported'
+          : 'unchanged:';
+      const lines = [`${verb} the policy of ${result.cluster} (revision ${result.revision})`];
+      if (result.ignoredKeys.length) lines.push(`note: not policy, left out: ${result.ignoredKeys.join(', ')}`);
+      io.stdout(`${lines.join('\n')}\n`);
+      return 0;
+    }
+    const result = policies.importOrganizationYaml(cliActor(io.env), { yaml: text, dryRun });
     const lines = [
       `${dryRun ? 'dry run: would import' : 'imported'} organization ${result.organization}: ${result.managedClusters} managed, ${result.unmanagedClusters} unmanaged cluster(s)`,
       `organization settings ${result.organizationChanged ? 'changed' : 'unchanged'}; ${result.changedClusters.length} cluster policy(ies) changed${result.changedClusters.length ? `: ${result.changedClusters.join(', ')}` : ''}`,

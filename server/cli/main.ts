@@ -26,8 +26,16 @@ const COMMANDS: Record<string, Command> = {
     run: async (args) => (await import('./graph-command')).runGraphCommand(args),
   },
   import: {
-    summary: 'import FILE [--dry-run]           replace the policies with an OCM organization file (YAML)',
+    summary: 'import [--cluster] FILE [--dry-run] replace the policies with an OCM organization file, or one cluster file (YAML)',
     run: async (args) => (await import('./import-command')).runImportCommand(args),
+  },
+  org: {
+    summary: 'org list | org create NAME        the organization; create (or name) it on a fresh database',
+    run: async (args) => (await import('./org-command')).runOrgCommand(args),
+  },
+  demo: {
+    summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
+    run: async (args) => (await import('./org-command')).runDemoCommand(args),
   },
   export: {
     summary: 'export [--cluster NAME]           the policies as an OCM organization (or cluster) file on stdout',

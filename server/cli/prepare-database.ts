@@ -8,11 +8,12 @@ import { getEnv, type FleetplanEnv } from '@/server/env';
 import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { demoScaleForClusters, seedDemo } from '@/server/services/demo-seed-service';
+import { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-service';
 
 type Log = (line: string) => void;
 
-/** The name of a real provider's organization until `fleetplan import` names it. */
-export const UNNAMED_ORGANIZATION = 'unnamed';
+/** The name of a real provider's organization until `fleetplan org create` or `fleetplan import` names it. */
+export { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-service';
 
 /**
  * start-up, with the settings scripts/start.mjs has already checked: migrate; seed the demo fleet

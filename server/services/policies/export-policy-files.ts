@@ -8,7 +8,7 @@ import { AppError } from '../app-error';
 import { requireOrganization, type PolicyContext } from './policy-store';
 
 /** The stored policies as an organization file, with the keys an imported file carried that we do not model. */
-function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFile {
+export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFile {
   const extras = repo.getOrganizationFileExtras(tx, org.id);
   const sectors: SectorSpec[] = repo.listSectors(tx, org.id).map((s) => {
     const extra = extras.sectors?.[s.name];

@@ -14,6 +14,7 @@ import { getOrganization } from './get-organization';
 import { importOrganizationYaml } from './import-organization-file';
 import { policyHistory } from './policy-history';
 import { SYSTEM_ACTOR, type PolicyContext } from './policy-store';
+import { importClusterYaml } from './import-cluster-file';
 import { previewForecastImpact } from './preview-forecast-impact';
 import { previewImpact } from './preview-impact';
 import { revertPolicy } from './revert-policy';
@@ -32,6 +33,7 @@ export function createPolicyService(db: Db, now: () => Date, realNow: () => Date
     getClusterPolicy: (name: string) => getClusterPolicy(ctx, name),
     listClusterPolicies: () => listClusterPolicies(ctx),
     validateDraft: (draft: PolicyDraft) => validateDraft(ctx, draft),
+    importClusterYaml: (...args: Rest<typeof importClusterYaml>) => importClusterYaml(ctx, ...args),
     previewImpact: (draft: PolicyDraft) => previewImpact(ctx, draft),
     previewForecastImpact: (draft: PolicyDraft) => previewForecastImpact(ctx, draft),
     updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),

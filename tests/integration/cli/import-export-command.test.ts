@@ -117,3 +117,66 @@ describe('fleetplan import / export', () => {
     expect(runExportCommand(['--cluster', 'nope'], unknownCluster)).toBe(2);
   });
 });
+
+describe('fleetplan import --cluster', () => {
+  it('exports one cluster file, imports it edited (dry run, then real), and refuses a bad or unknown one without writing', async () => {
+    const exp = io();
+    const db = openDatabase(dbFile);
+    const name = (
+      db.$client.prepare('select name from clusters where upgrade_policy is not null order by name limit 1').get() as { name: string }
+    ).name;
+    db.$client.close();
+    expect(runExportCommand(['--cluster', name], exp)).toBe(0);
+    const doc = parseYaml(exp.out) as { name: string; upgradePolicy: { conditions: { soakDays?: number } } };
+    expect(doc.name).toBe(name);
+    doc.upgradePolicy.conditions.soakDays = 23;
+    const file = path.join(dir, `${name}.yml`);
+    // keys of a cluster file that are not policy are left out, and said so
+    fs.writeFileSync(file, stringify({ ...doc, spec: { product: 'osd' } }));
+    const before = tableCounts();
+
+    const dry = io();
+    expect(await runImportCommand(['--cluster', file, '--dry-run'], dry)).toBe(0);
+    expect(dry.out).toContain(`dry run: would change the policy of ${name}`);
+    expect(tableCounts()).toEqual(before);
+
+    const real = io();
+    expect(await runImportCommand(['--cluster', file], real)).toBe(0);
+    expect(real.out).toContain(`imported the policy of ${name}`);
+    expect(real.out).toContain('note: not policy, left out: spec');
+    const after = openDatabase(dbFile);
+    const row = after.$client.prepare('select upgrade_policy, policy_revision from clusters where name = ?').get(name) as {
+      upgrade_policy: string;
+      policy_revision: number;
+    };
+    const summary = (
+      after.$client.prepare('select summary from policy_revisions where subject = ? order by id desc limit 1').get(name) as {
+        summary: string;
+      }
+    ).summary;
+    after.$client.close();
+    expect((JSON.parse(row.upgrade_policy) as { conditions: { soakDays: number } }).conditions.soakDays).toBe(23);
+    expect(summary).toMatch(/: imported from its cluster file$/);
+    const counts = tableCounts();
+    expect(counts.revisions).toBe(before.revisions + 1);
+
+    // the same file again: nothing changes
+    const again = io();
+    expect(await runImportCommand(['--cluster', file], again)).toBe(0);
+    expect(again.out).toContain(`unchanged: the policy of ${name}`);
+    expect(tableCounts()).toEqual(counts);
+
+    // a sector the organization does not have, and a cluster the fleet does not have
+    const bad = path.join(dir, 'bad-cluster.yml');
+    fs.writeFileSync(bad, stringify({ ...doc, upgradePolicy: { ...doc.upgradePolicy, conditions: { sector: 'no-such-sector' } } }));
+    const badIo = io();
+    expect(await runImportCommand(['--cluster', bad], badIo)).toBe(2);
+    expect(badIo.err).toMatch(/upgradePolicy\.conditions\.sector: .*no-such-sector/);
+    const unknown = path.join(dir, 'unknown-cluster.yml');
+    fs.writeFileSync(unknown, stringify({ ...doc, name: 'not-in-the-fleet' }));
+    const unknownIo = io();
+    expect(await runImportCommand(['--cluster', unknown], unknownIo)).toBe(2);
+    expect(unknownIo.err).toContain('name: no cluster named not-in-the-fleet in the fleet');
+    expect(tableCounts()).toEqual(counts);
+  });
+});

@@ -1,0 +1,79 @@
+// `fleetplan org list` / `fleetplan org create NAME`: the installation's organization, and naming
+// it on a fresh database (or the blank one a real provider's first start made).
+// `fleetplan demo remove --yes`: replace the simulated demo fleet with a blank organization.
+// Refusals: exit 2 with one line on stderr, and nothing written.
+import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { AppError } from '@/server/services/app-error';
+import { createOrganizationAdminService } from '@/server/services/organization-admin-service';
+import { cliActor, processIo, type CliIo } from './import-command';
+
+const ORG_USAGE = 'usage: fleetplan org list | fleetplan org create NAME';
+const DEMO_USAGE = 'usage: fleetplan demo remove --yes   (removes the simulated demo fleet; users, tokens and the audit log stay)';
+
+function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => T): T {
+  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  try {
+    return work(createOrganizationAdminService(db, () => new Date()));
+  } finally {
+    db.$client.close();
+  }
+}
+
+function refused(io: CliIo, command: string, err: unknown): number {
+  if (!(err instanceof AppError)) throw err;
+  const detail = err.problems.length ? `: ${err.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}` : '';
+  io.stderr(`fleetplan ${command}: ${err.message}${detail}\n`);
+  return 2;
+}
+
+export function runOrgCommand(args: string[], io: CliIo = processIo): number {
+  const [sub, ...rest] = args;
+  if (sub === 'list' && rest.length === 0) {
+    const orgs = withService(io, (s) => s.list());
+    if (orgs.length === 0) {
+      io.stdout('no organization yet: create one with `fleetplan org create NAME`\n');
+      return 0;
+    }
+    for (const o of orgs) {
+      io.stdout(
+        `${o.name}\trevision ${o.revision}\t${o.clusters} clusters (${o.managed} managed)\t${o.sectors} sectors\t${o.blockedVersions} blocked versions${o.frozen ? '\tfrozen' : ''}${o.simulated > 0 && o.simulated === o.clusters ? '\t(simulated demo)' : ''}\n`,
+      );
+    }
+    return 0;
+  }
+  if (sub === 'create' && rest.length === 1) {
+    try {
+      const r = withService(io, (s) => s.create(cliActor(io.env), rest[0]!));
+      io.stdout(
+        r.created
+          ? `created organization ${r.name}; start fleetplan with your provider so it reads the clusters, then import the policies (fleetplan import FILE)\n`
+          : `named organization ${r.name} (was ${r.renamedFrom}; its ${r.clusters} discovered clusters stay)\n`,
+      );
+      return 0;
+    } catch (err) {
+      return refused(io, 'org create', err);
+    }
+  }
+  io.stderr(`${ORG_USAGE}\n`);
+  return 2;
+}
+
+export function runDemoCommand(args: string[], io: CliIo = processIo): number {
+  if (args[0] !== 'remove' || args.length > 2 || (args[1] !== undefined && args[1] !== '--yes')) {
+    io.stderr(`${DEMO_USAGE}\n`);
+    return 2;
+  }
+  if (args[1] !== '--yes') {
+    io.stderr(`fleetplan demo remove: this deletes the demo fleet's clusters, policies and history; run again with --yes\n`);
+    return 2;
+  }
+  try {
+    const r = withService(io, (s) => s.removeDemo(cliActor(io.env)));
+    io.stdout(
+      `removed the demo fleet (${r.removed}, ${r.clusters} clusters); the database now holds a blank organization for your provider's clusters\n`,
+    );
+    return 0;
+  } catch (err) {
+    return refused(io, 'demo remove', err);
+  }
+}

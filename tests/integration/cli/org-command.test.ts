@@ -1,0 +1,123 @@
+// `fleetplan org list|create` and `fleetplan demo remove` on database files: a fresh database
+// gets its organization, a real provider's blank one gets its name, a second organization is
+// refused, and the demo fleet makes way for a blank organization; refusals write nothing.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { runDemoCommand, runOrgCommand } from '@/server/cli/org-command';
+import type { CliIo } from '@/server/cli/import-command';
+import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
+import { seedDemo } from '@/server/services/demo-seed-service';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-org-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function io(dbFile: string): CliIo & { out: string; err: string } {
+  const o = {
+    out: '',
+    err: '',
+    env: { DATABASE_URL: dbFile, FLEETPLAN_ACTOR: 'cli:test' },
+    stdout: (t: string) => void (o.out += t),
+    stderr: (t: string) => void (o.err += t),
+  };
+  return o;
+}
+
+function query<T>(dbFile: string, sql: string): T[] {
+  const db = openDatabase(dbFile);
+  try {
+    return db.$client.prepare(sql).all() as T[];
+  } finally {
+    db.$client.close();
+  }
+}
+
+describe('fleetplan org', () => {
+  it('creates the organization on an empty database, lists it, and refuses a second one', () => {
+    const file = path.join(dir, 'empty.db');
+    const empty = io(file);
+    expect(runOrgCommand(['list'], empty)).toBe(0);
+    expect(empty.out).toContain('no organization yet');
+
+    const created = io(file);
+    expect(runOrgCommand(['create', 'team-a'], created)).toBe(0);
+    expect(created.out).toContain('created organization team-a');
+    const listed = io(file);
+    expect(runOrgCommand(['list'], listed)).toBe(0);
+    expect(listed.out).toMatch(/^team-a\trevision 1\t0 clusters \(0 managed\)/);
+
+    const second = io(file);
+    expect(runOrgCommand(['create', 'team-b'], second)).toBe(2);
+    expect(second.err).toContain('holds organization team-a already; fleetplan keeps one organization per database');
+    expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'team-a' }]);
+    expect(query<{ action: string }>(file, "select action from audit_log where action like 'organization.%'")).toEqual([
+      { action: 'organization.create' },
+    ]);
+
+    const bad = io(file);
+    expect(runOrgCommand(['create', '../etc'], bad)).toBe(2);
+    expect(bad.err).toContain("'../etc' is not an organization name");
+    expect(runOrgCommand(['rename'], io(file))).toBe(2);
+  });
+
+  it("names the blank organization a real provider's first start made, keeping its discovered clusters", () => {
+    const file = path.join(dir, 'blank.db');
+    const db = openDatabase(file);
+    const org = insertEmptyOrganization(db, 'unnamed', new Date());
+    db.$client
+      .prepare(
+        "insert into clusters (organization_id, name, external_id, provider, version, channel, region, node_count, available_upgrades, healthy, health_issues, upgrade_state, observed_at) values (?, 'c1', 'ext-1', 'ocm', '4.14.1', 'stable-4.14', 'eu', 3, '[]', 1, '[]', 'idle', 0)",
+      )
+      .run(org.id);
+    db.$client.close();
+    const named = io(file);
+    expect(runOrgCommand(['create', 'payments'], named)).toBe(0);
+    expect(named.out).toContain('named organization payments (was unnamed; its 1 discovered clusters stay)');
+    expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'payments' }]);
+    expect(query<{ n: number }>(file, 'select count(*) n from clusters')).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('fleetplan demo remove', () => {
+  it('asks for --yes, then replaces the demo fleet with a blank organization; a real fleet is refused', () => {
+    const file = path.join(dir, 'demo.db');
+    const db = openDatabase(file);
+    seedDemo(db, new Date('2026-11-20T10:00:00Z'));
+    db.$client.close();
+    const clustersBefore = query<{ n: number }>(file, 'select count(*) n from clusters')[0]!.n;
+    expect(clustersBefore).toBeGreaterThan(40);
+
+    const unsure = io(file);
+    expect(runDemoCommand(['remove'], unsure)).toBe(2);
+    expect(unsure.err).toContain('run again with --yes');
+    expect(query<{ n: number }>(file, 'select count(*) n from clusters')[0]!.n).toBe(clustersBefore);
+
+    const removed = io(file);
+    expect(runDemoCommand(['remove', '--yes'], removed)).toBe(0);
+    expect(removed.out).toContain(`removed the demo fleet (app-sre, ${clustersBefore} clusters)`);
+    expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'unnamed' }]);
+    for (const table of ['clusters', 'sectors', 'blocked_versions', 'policy_revisions', 'version_soak']) {
+      expect(query<{ n: number }>(file, `select count(*) n from ${table}`)[0]!.n, table).toBe(0);
+    }
+    expect(query<{ action: string }>(file, "select action from audit_log where action = 'demo.remove'")).toHaveLength(1);
+
+    const again = io(file);
+    expect(runDemoCommand(['remove', '--yes'], again)).toBe(2);
+    expect(again.err).toContain('there is no demo fleet to remove');
+    // and now the organization can be named
+    expect(runOrgCommand(['create', 'app-sre-real'], io(file))).toBe(0);
+
+    // a fleet with a real provider's cluster is not the demo
+    const mixed = path.join(dir, 'mixed.db');
+    const m = openDatabase(mixed);
+    seedDemo(m, new Date('2026-11-20T10:00:00Z'));
+    m.$client.prepare("update clusters set provider = 'ocm' where id = (select min(id) from clusters)").run();
+    m.$client.close();
+    const refused = io(mixed);
+    expect(runDemoCommand(['remove', '--yes'], refused)).toBe(2);
+    expect(refused.err).toMatch(/is not the simulated demo \(1 of its \d+ clusters come from a real provider\); nothing was removed/);
+    expect(query<{ n: number }>(mixed, 'select count(*) n from clusters')[0]!.n).toBe(clustersBefore);
+  });
+});
