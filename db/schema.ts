@@ -10,7 +10,7 @@ const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 // migration): the database stays plain text, the code that reads and writes rows is checked.
 /** server/auth/actor.ts's Role (schema-types.test.ts keeps them equal) */
 export type RoleValue = 'viewer' | 'operator' | 'admin';
-export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'failed';
+export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'failed' | 'gone';
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';

@@ -71,7 +71,11 @@ function ClusterView({ name, cluster: c, explain }: { name: string; cluster: Det
           query={explain}
           loadingRows={4}
           isEmpty={(data) => !data.explanation}
-          empty="The stored fleet does not validate, so the engine cannot explain this cluster"
+          empty={(data) =>
+            data.gone
+              ? 'The provider no longer reports this cluster, so the engine leaves it out'
+              : 'The stored fleet does not validate, so the engine cannot explain this cluster'
+          }
         >
           {(data) => data.explanation && <RulesTable explanation={data.explanation} zone={zone} />}
         </QueryState>
@@ -189,6 +193,17 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
 }
 
 function DecisionPanel({ explain: data, zone }: { explain: Explain; zone: string }) {
+  if (data.gone) {
+    return (
+      <section className="panel" aria-label="Engine decision">
+        <h2>Engine decision</h2>
+        <span className="badge warn">gone</span>{' '}
+        <span data-testid="cluster-gone">
+          The provider no longer reports this cluster: it is kept with its history and left out of planning until it is reported again.
+        </span>
+      </section>
+    );
+  }
   if (!data.explanation) {
     return (
       <div className="banner bad" role="alert">

@@ -1,7 +1,7 @@
 // Small status badges used across pages.
 import type { ReactNode } from 'react';
 
-const STATE_TONE: Record<string, string> = { idle: '', scheduled: 'info', upgrading: 'accent', failed: 'bad' };
+const STATE_TONE: Record<string, string> = { idle: '', scheduled: 'info', upgrading: 'accent', failed: 'bad', gone: 'warn' };
 const REASON_TONE: Record<string, string> = {
   UPGRADE_PENDING: 'info',
   NOT_SOAKED: 'warn',

@@ -55,6 +55,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'policies.history': 'viewer',
   'policies.organization': 'viewer',
   'policies.previewImpact': 'viewer',
+  'policies.previewForecastImpact': 'viewer',
   'policies.validateDraft': 'viewer',
   'scheduler.clock': 'viewer',
   'scheduler.recentTicks': 'viewer',

@@ -87,6 +87,12 @@ export interface SnapshotInsert {
   upgradeState: string;
 }
 
+/** Clusters the provider no longer reports: kept with their history, state `gone` (left out of the plan input). */
+export function markClustersGone(db: Db, ids: readonly number[]): void {
+  const mark = db.$client.prepare("update clusters set upgrade_state = 'gone' where id = ?");
+  for (const id of ids) mark.run(id);
+}
+
 export function writeSnapshots(
   db: Db,
   organizationId: number,

@@ -1,6 +1,6 @@
 // Reads the stored organization, clusters and soak into the decision engine's input document
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
@@ -54,7 +54,8 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
       currentUpgrade: clusters.currentUpgrade,
     })
     .from(clusters)
-    .where(eq(clusters.organizationId, organizationId))
+    // a cluster the provider no longer reports is not planned for
+    .where(and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')))
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all();
   return {

@@ -38,7 +38,7 @@ describe('typed enum columns', () => {
   });
 
   it('rows read through repositories carry the narrowed types, not string', () => {
-    expectTypeOf<ClusterRow['upgradeState']>().toEqualTypeOf<'idle' | 'scheduled' | 'upgrading' | 'failed'>();
+    expectTypeOf<ClusterRow['upgradeState']>().toEqualTypeOf<'idle' | 'scheduled' | 'upgrading' | 'failed' | 'gone'>();
     expectTypeOf<TickRow['status']>().toEqualTypeOf<'running' | 'succeeded' | 'failed'>();
     expectTypeOf<ClusterRow['provider']>().toEqualTypeOf<ClusterProviderValue>();
     expectTypeOf<ClusterRow['lastDecisionAction']>().toEqualTypeOf<DecisionAction | null>();

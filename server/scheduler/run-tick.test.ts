@@ -277,3 +277,47 @@ describe('runTick', () => {
     ).toEqual(['c1', 'c2']);
   });
 });
+
+describe('runTick: discovery', () => {
+  it('marks a cluster the provider stops reporting as gone (kept, not planned), not one it could not read, and takes it back when it reappears', async () => {
+    const db = openDatabase(':memory:');
+    const { fakeClusters } = insertTestFleet(db, twoStage, NOW);
+    const reported = [...fakeClusters];
+    let unreadable: string | null = null;
+    const provider = createFakeProvider({
+      clusters: reported,
+      failWith: (op, name) => (op === 'read' && name === unreadable ? new Error('503 from the API server') : undefined),
+    });
+    const stateOf = (name: string) => db.select().from(t.clusters).where(eq(t.clusters.name, name)).get()!.upgradeState;
+
+    // prod-2 cannot be read: still there, no decision for it this tick
+    unreadable = 'prod-2';
+    expect((await tick(db, provider, NOW)).status).toBe('succeeded');
+    expect(stateOf('prod-2')).not.toBe('gone');
+
+    // prod-2 is no longer listed at all: gone, kept with its row, left out of the decisions
+    unreadable = null;
+    reported.splice(
+      reported.findIndex((c) => c.name === 'prod-2'),
+      1,
+    );
+    const logged: string[] = [];
+    const later = new Date(NOW.getTime() + 10 * MIN);
+    const r = await runTick({ db, provider, now: later, holder: 'test', realNow: () => later, log: (m) => logged.push(m) });
+    expect(r.status).toBe('succeeded');
+    if (r.status !== 'succeeded') return;
+    expect(stateOf('prod-2')).toBe('gone');
+    expect(r.decisions.map((d) => d.cluster)).not.toContain('prod-2');
+    expect(r.decisions.map((d) => d.cluster).sort()).toEqual(['prod-1', 'stage-1']);
+    expect(logged).toContain('cluster gone: the provider no longer reports it (kept, left out of planning)');
+
+    // reported again: back, planned again
+    reported.push(fakeClusters.find((c) => c.name === 'prod-2')!);
+    const again = new Date(NOW.getTime() + 20 * MIN);
+    const back = await tick(db, provider, again);
+    expect(back.status).toBe('succeeded');
+    if (back.status !== 'succeeded') return;
+    expect(stateOf('prod-2')).not.toBe('gone');
+    expect(back.decisions.map((d) => d.cluster)).toContain('prod-2');
+  });
+});

@@ -52,6 +52,7 @@ import {
   recordUpgradeTransition,
   setClusterUpgrade,
   updateLastDecisions,
+  markClustersGone,
   writeSnapshots,
   type DecisionWrite,
   type SnapshotInsert,
@@ -179,8 +180,9 @@ function storeSnapshots(
   providerName: string,
   states: StoredClusterState[],
   snaps: ClusterSnapshot[],
-): { updates: ClusterRowUpdate[]; inserted: number } {
-  const observed = observeSnapshots(states, snaps);
+  unread: ReadonlySet<string>,
+): { updates: ClusterRowUpdate[]; inserted: number; gone: { id: number; name: string }[] } {
+  const observed = observeSnapshots(states, snaps, unread);
   const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: providerName }));
   const at = ctx.now.getTime();
   withTransaction(ctx.db, () => {
@@ -194,8 +196,12 @@ function storeSnapshots(
       else if (t.kind === 'cancelled-at-provider') recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
     }
     writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
+    markClustersGone(
+      ctx.db,
+      observed.gone.map((g) => g.id),
+    );
   });
-  return { updates: observed.updates, inserted: inserts.length };
+  return { updates: observed.updates, inserted: inserts.length, gone: observed.gone };
 }
 
 function toReading(snap: ClusterSnapshot): ClusterReading {
@@ -518,8 +524,11 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
 
     // 3. store the snapshot (a dry run writes nothing)
     if (!dryRun) {
-      const stored = storeSnapshots(ctx, org.id, provider.name, states, ourView);
-      states = stored.inserted > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
+      // a cluster listed but not read is still there: only one the provider no longer lists is gone
+      const stored = storeSnapshots(ctx, org.id, provider.name, states, ourView, new Set(readErrors.keys()));
+      for (const g of stored.gone) log('cluster gone: the provider no longer reports it (kept, left out of planning)', { name: g.name });
+      states =
+        stored.inserted > 0 || stored.gone.length > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
     }
     const statesByName = new Map(states.map((s) => [s.name, s]));
 

@@ -37,12 +37,15 @@ export function createClusterExplainService(db: Db, now: () => Date) {
         })),
       };
       const frozen = org ? { frozen: org.frozen, reason: org.frozenReason } : { frozen: false, reason: null };
+      // the provider no longer reports it: left out of planning, so there is nothing to explain
+      const gone = row.upgradeState === 'gone';
       const stored = evaluateStoredFleet(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
-      if (!stored.ok) {
+      if (gone || !stored.ok) {
         // The stored fleet does not validate: show why instead of a half explanation.
         return {
           now: at.toISOString(),
-          problems: stored.problems.slice(0, 50),
+          gone,
+          problems: stored.ok ? [] : stored.problems.slice(0, 50),
           explanation: null,
           policy: null,
           sector: null,
@@ -62,6 +65,7 @@ export function createClusterExplainService(db: Db, now: () => Date) {
       const explanation = stored.explain(name);
       return {
         now: input.now,
+        gone,
         problems: [],
         explanation,
         // every blocker in the order the scheduler meets it, and the first that still holds at the next run

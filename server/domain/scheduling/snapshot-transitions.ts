@@ -18,7 +18,8 @@
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 
 /** The `upgrade_state` a cluster row holds. */
-export type ClusterUpgradeState = 'idle' | 'scheduled' | 'upgrading' | 'failed';
+/** `gone`: the provider no longer reports the cluster (kept with its history; back when it reappears) */
+export type ClusterUpgradeState = 'idle' | 'scheduled' | 'upgrading' | 'failed' | 'gone';
 
 /** An upgrade the provider reports as under way (or stored as such). */
 export interface ObservedUpgrade {
@@ -104,6 +105,8 @@ const REMOVED_AT_PROVIDER = 'removed at the provider';
 export interface SnapshotObservation {
   inserts: NewClusterRow[];
   updates: ClusterRowUpdate[];
+  /** stored clusters the provider no longer reports (and could read): marked gone, never deleted */
+  gone: { id: number; name: string }[];
   /** in snapshot order; per cluster the end of its stored upgrade before the start of a new one */
   transitions: UpgradeTransition[];
 }
@@ -144,14 +147,23 @@ function endOfStoredUpgrade(prev: KnownCluster, before: ObservedUpgrade, snap: O
 
 /**
  * Matches each snapshot to its stored cluster (by provider id, else by name) and returns the rows
- * to write and the lifecycle transitions since the stored state.
+ * to write, the lifecycle transitions since the stored state, and the stored clusters that are
+ * gone: not in the snapshot, and not among `unread` (the names the provider listed but could not
+ * read: those are still there). A gone cluster that is reported again is back (its state follows
+ * the snapshot again).
  */
-export function observeSnapshots(stored: readonly KnownCluster[], snaps: readonly ObservedCluster[]): SnapshotObservation {
+export function observeSnapshots(
+  stored: readonly KnownCluster[],
+  snaps: readonly ObservedCluster[],
+  unread: ReadonlySet<string> = new Set(),
+): SnapshotObservation {
   const byExternal = new Map(stored.map((s) => [s.externalId, s]));
   const byName = new Map(stored.map((s) => [s.name, s]));
-  const result: SnapshotObservation = { inserts: [], updates: [], transitions: [] };
+  const result: SnapshotObservation = { inserts: [], updates: [], transitions: [], gone: [] };
+  const seen = new Set<number>();
   for (const snap of snaps) {
     const prev = byExternal.get(snap.externalId) ?? byName.get(snap.name);
+    if (prev) seen.add(prev.id);
     const current = storedUpgradeOf(snap.currentUpgrade);
     const row = {
       version: snap.version,
@@ -182,6 +194,9 @@ export function observeSnapshots(stored: readonly KnownCluster[], snaps: readonl
       });
     }
     result.updates.push({ id: prev.id, ...row, upgradeState: upgradeStateOf(current, prev.upgradeState, failedNow) });
+  }
+  for (const s of stored) {
+    if (!seen.has(s.id) && !unread.has(s.name) && s.upgradeState !== 'gone') result.gone.push({ id: s.id, name: s.name });
   }
   return result;
 }
