@@ -23,6 +23,7 @@ import {
   type ClusterEvaluation,
   type FleetEvaluation,
   type FleetVersionView,
+  type NeverUpgrades,
 } from '@/server/domain/evaluation/evaluate-fleet';
 import { formatInstant } from '@/server/domain/plan/time';
 import type { PlanInput, Problem } from '@/server/domain/plan/types';
@@ -66,6 +67,12 @@ type LoadedFleet = {
   /** the plan structure revision it was loaded at (null: unknown, never reused) */
   structure: number | null;
   parsed: { ok: true; input: PlanInput; gates: GateState } | { ok: false; problems: Problem[] };
+  /**
+   * Who will never upgrade as configured: it follows the structure, not the minute or the soak
+   * figures a tick writes (a version whose soak still grows is reachable by definition, and one
+   * whose soak does not grow keeps its figure), so it is worked out once per structure.
+   */
+  never?: ReadonlyMap<string, NeverUpgrades>;
 };
 
 const loadCounts = { full: 0, soakAndGates: 0 };
@@ -132,6 +139,7 @@ function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string
       input: { ...previous.parsed.input, now, versionData: soak.versionData },
       gates: loadGateState(db, org, at, previous.parsed.gates.healthIssues),
     },
+    never: previous.never,
   };
 }
 
@@ -152,7 +160,12 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
     ok: true,
     input,
     get view() {
-      return (view ??= evaluation ?? fleetVersionView(input));
+      if (!view) {
+        const base = evaluation ?? fleetVersionView(input);
+        const never = () => (fleet.never ??= base.allNeverUpgrades());
+        view = { ...base, neverUpgrades: (name) => never().get(name) ?? null, allNeverUpgrades: never };
+      }
+      return view;
     },
     get evaluation() {
       return (evaluation ??= evaluateFleet(input, gates));

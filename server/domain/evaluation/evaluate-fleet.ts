@@ -21,6 +21,7 @@ import {
   type GateState,
 } from '@/server/domain/scheduling/apply-gates';
 import { findNeverUpgrades, type NeverUpgrades } from './never-upgrades';
+export type { NeverUpgrades } from './never-upgrades';
 import { candidateRuleChecks, candidateSoak, clusterRuleChecks, type CandidateEvaluation, type CandidateSoak } from './rule-checks';
 
 /** No freeze, no exclusions, no health gate: the plain engine (the `plan` command's view). */
@@ -74,6 +75,8 @@ export interface FleetVersionView {
    * null when it may (never-upgrades.ts; worked out for the whole fleet on first use).
    */
   neverUpgrades(cluster: string): NeverUpgrades | null;
+  /** every managed cluster that will never upgrade as configured, by name (what neverUpgrades reads) */
+  allNeverUpgrades(): ReadonlyMap<string, NeverUpgrades>;
 }
 
 export interface FleetEvaluation extends FleetVersionView {
@@ -187,6 +190,7 @@ function versionViewOf(run: PlanRun): FleetVersionView {
     versionData: run.versionData,
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
     neverUpgrades: (name) => (never ??= findNeverUpgrades(run)).get(name) ?? null,
+    allNeverUpgrades: () => (never ??= findNeverUpgrades(run)),
     newestUnblocked: (name) => {
       const c = managedByName().get(name);
       return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined)) ?? null;

@@ -27,83 +27,127 @@ export interface NeverUpgrades {
 
 const KEY_SEPARATOR = '\u0000';
 
-export function findNeverUpgrades(run: PlanRun): Map<string, NeverUpgrades> {
-  const soaking = new Set<string>();
-  const key = (workload: string, version: string) => workload + KEY_SEPARATOR + version;
-  for (const c of run.order) for (const w of c.upgradePolicy.workloads) soaking.add(key(w, c.version));
+/** A version a cluster is offered, waiting for the workloads that cannot soak it yet. */
+type Waiting = { cluster: ManagedCluster; version: string; missing: number };
 
-  // each cluster's newer, unblocked versions: what it could ever move to
-  const offered = new Map<ManagedCluster, string[]>();
-  for (const c of run.order)
-    offered.set(
-      c,
-      run.candidates(c).newer.filter((v) => run.isBlocked(c, v) === undefined),
-    );
+/**
+ * What the answer depends on for one cluster. Clusters alike in all of it get the same answer,
+ * so the work is done once per kind of cluster (a few hundred on a 10,000-cluster fleet).
+ */
+function likenessOf(c: ManagedCluster): string {
+  const p = c.upgradePolicy;
+  return [
+    c.version,
+    c.availableUpgrades.join(','),
+    p.workloads.join(','),
+    p.conditions.soakDays ?? '',
+    p.conditions.blockedVersions.join(KEY_SEPARATOR),
+    p.schedule.suspend ? 'suspended' : '',
+    p.schedule.cron,
+    p.schedule.location,
+    p.schedule.isoWeek ?? '',
+  ].join(KEY_SEPARATOR + KEY_SEPARATOR);
+}
+
+export function findNeverUpgrades(run: PlanRun): Map<string, NeverUpgrades> {
+  const kinds = new Map<string, { like: ManagedCluster; members: ManagedCluster[] }>();
+  for (const c of run.order) {
+    const key = likenessOf(c);
+    const kind = kinds.get(key);
+    if (kind) kind.members.push(c);
+    else kinds.set(key, { like: c, members: [c] });
+  }
+  const alike = [...kinds.values()].map((k) => k.like);
+
+  // version -> the workloads that run it or can reach it (so its soak grows for them)
+  const soaking = new Map<string, Set<string>>();
+  const canSoak = (workload: string, version: string) => soaking.get(version)?.has(workload) ?? false;
+  const markSoaking = (workload: string, version: string): boolean => {
+    let workloads = soaking.get(version);
+    if (!workloads) soaking.set(version, (workloads = new Set()));
+    if (workloads.has(workload)) return false;
+    workloads.add(workload);
+    return true;
+  };
+  for (const c of alike) for (const w of c.upgradePolicy.workloads) markSoaking(w, c.version);
 
   const soakedEnough = (c: ManagedCluster, w: string, version: string): boolean => {
     const required = c.upgradePolicy.conditions.soakDays;
     if (required === undefined) return true;
-    return (run.versionData.versions[version]?.workloads[w]?.soakDays ?? 0) >= required || soaking.has(key(w, version));
+    return (run.versionData.versions[version]?.workloads[w]?.soakDays ?? 0) >= required || canSoak(w, version);
   };
-  const canReach = (c: ManagedCluster, version: string) => c.upgradePolicy.workloads.every((w) => soakedEnough(c, w, version));
+  const newerOf = new Map<ManagedCluster, string[]>(alike.map((c) => [c, run.candidates(c).newer]));
 
-  // least fixed point: each pass adds pairs; it ends when a pass adds none
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const c of run.order) {
-      if (c.upgradePolicy.schedule.suspend) continue;
-      for (const version of offered.get(c)!) {
-        if (!canReach(c, version)) continue;
-        for (const w of c.upgradePolicy.workloads) {
-          const k = key(w, version);
-          if (!soaking.has(k)) {
-            soaking.add(k);
-            changed = true;
-          }
-        }
+  // The least fixed point, with a work list: each offered version of each kind of cluster waits
+  // for the workloads that cannot soak it yet; a (workload, version) pair that becomes able to
+  // soak releases the versions waiting for it, and a version with nothing left to wait for is
+  // reachable, so its cluster's workloads can soak it in turn. Linear in the offered versions.
+  const waitingFor = new Map<string, Waiting[]>();
+  const queue: [string, string][] = [];
+  const reach = (c: ManagedCluster, version: string) => {
+    for (const w of c.upgradePolicy.workloads) if (markSoaking(w, version)) queue.push([w, version]);
+  };
+  for (const c of alike) {
+    if (c.upgradePolicy.schedule.suspend) continue;
+    for (const version of newerOf.get(c)!) {
+      if (run.isBlocked(c, version) !== undefined) continue;
+      const missing = c.upgradePolicy.workloads.filter((w) => !soakedEnough(c, w, version));
+      if (missing.length === 0) {
+        reach(c, version);
+        continue;
       }
+      const entry: Waiting = { cluster: c, version, missing: missing.length };
+      for (const w of missing) {
+        const key = w + KEY_SEPARATOR + version;
+        const list = waitingFor.get(key);
+        if (list) list.push(entry);
+        else waitingFor.set(key, [entry]);
+      }
+    }
+  }
+  for (let next = queue.pop(); next; next = queue.pop()) {
+    const [w, version] = next;
+    for (const entry of waitingFor.get(w + KEY_SEPARATOR + version) ?? []) {
+      entry.missing--;
+      if (entry.missing === 0) reach(entry.cluster, entry.version);
     }
   }
 
   const never = new Map<string, NeverUpgrades>();
   const now = new Date(run.nowMs);
-  const firesAgain = new Map<string, boolean>();
-  const scheduleFiresAgain = (s: ManagedCluster['upgradePolicy']['schedule']) => {
-    const k = [s.cron, s.location, s.isoWeek ?? ''].join(KEY_SEPARATOR);
-    let fires = firesAgain.get(k);
-    if (fires === undefined) firesAgain.set(k, (fires = nextScheduleRuns(s, now, 1).length > 0));
-    return fires;
-  };
-  for (const c of run.order) {
-    const { newer } = run.candidates(c);
-    // up to date, or already on its way: nothing to hold
-    if (newer.length === 0 || c.currentUpgrade) continue;
-    const schedule = c.upgradePolicy.schedule;
-    if (schedule.suspend) {
-      never.set(c.name, { reasons: ['its schedule is suspended'] });
-      continue;
-    }
-    if (!scheduleFiresAgain(schedule)) {
-      never.set(c.name, { reasons: [`its schedule '${schedule.cron}' never runs again`] });
-      continue;
-    }
-    const reasons: string[] = [];
-    for (const version of newer) {
-      const blockedBy = run.isBlocked(c, version);
-      if (blockedBy !== undefined) {
-        reasons.push(`${version} is blocked by ${blockedBy}`);
-        continue;
-      }
-      const unsoakable = c.upgradePolicy.workloads.find((w) => !soakedEnough(c, w, version));
-      if (unsoakable === undefined) {
-        reasons.length = 0;
-        break;
-      }
-      reasons.push(
-        `${version} never soaks ${c.upgradePolicy.conditions.soakDays} days for workload ${unsoakable}: no cluster running ${unsoakable} runs it or can reach it first`,
-      );
-    }
-    if (reasons.length > 0) never.set(c.name, { reasons });
+  for (const { like, members } of kinds.values()) {
+    const verdict = neverVerdict(like, newerOf.get(like)!, run, now, soakedEnough);
+    if (!verdict) continue;
+    // one already on its way has nothing to hold
+    for (const c of members) if (!c.currentUpgrade) never.set(c.name, verdict);
   }
   return never;
+}
+
+function neverVerdict(
+  c: ManagedCluster,
+  versions: readonly string[],
+  run: PlanRun,
+  now: Date,
+  soakedEnough: (c: ManagedCluster, w: string, version: string) => boolean,
+): NeverUpgrades | null {
+  // up to date: nothing to hold
+  if (versions.length === 0) return null;
+  const schedule = c.upgradePolicy.schedule;
+  if (schedule.suspend) return { reasons: ['its schedule is suspended'] };
+  if (nextScheduleRuns(schedule, now, 1).length === 0) return { reasons: [`its schedule '${schedule.cron}' never runs again`] };
+  const reasons: string[] = [];
+  for (const version of versions) {
+    const blockedBy = run.isBlocked(c, version);
+    if (blockedBy !== undefined) {
+      reasons.push(`${version} is blocked by ${blockedBy}`);
+      continue;
+    }
+    const unsoakable = c.upgradePolicy.workloads.find((w) => !soakedEnough(c, w, version));
+    if (unsoakable === undefined) return null;
+    reasons.push(
+      `${version} never soaks ${c.upgradePolicy.conditions.soakDays} days for workload ${unsoakable}: no cluster running ${unsoakable} runs it or can reach it first`,
+    );
+  }
+  return { reasons };
 }
