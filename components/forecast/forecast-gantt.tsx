@@ -52,7 +52,7 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
   const ticks = Array.from({ length: Math.ceil(days) + 2 }, (_, i) => firstDay + i * DAY_MS).filter((t) => t >= from && t <= until);
   const labelEvery = LABEL_STEPS.find((step) => step * pxPerDay >= LABEL_SPACING_PX) ?? LABEL_STEPS[LABEL_STEPS.length - 1]!;
   // the last day label is left out when it would run into the horizon's own label
-  const horizonLabelPx = 70;
+  const horizonLabelPx = 104;
   const barVersions = [...new Set(data.rows.flatMap((r) => r.upgrades.map((u) => u.version)))];
 
   return (
