@@ -321,3 +321,26 @@ describe('runTick: discovery', () => {
     expect(back.decisions.map((d) => d.cluster)).toContain('prod-2');
   });
 });
+
+describe('runTick: discovery safety', () => {
+  it('a snapshot with none of the known clusters (an empty list) marks nothing gone', async () => {
+    const db = openDatabase(':memory:');
+    const { fakeClusters } = insertTestFleet(db, twoStage, NOW);
+    const reported = [...fakeClusters];
+    const provider = createFakeProvider({ clusters: reported });
+    expect((await tick(db, provider, NOW)).status).toBe('succeeded');
+    reported.length = 0;
+    const logged: string[] = [];
+    const later = new Date(NOW.getTime() + 10 * MIN);
+    const r = await runTick({ db, provider, now: later, holder: 'test', realNow: () => later, log: (m) => logged.push(m) });
+    expect(r.status).toBe('succeeded');
+    expect(
+      db
+        .select()
+        .from(t.clusters)
+        .all()
+        .filter((c) => c.upgradeState === 'gone'),
+    ).toEqual([]);
+    expect(logged).toContain('the provider reported none of the known clusters: none is marked gone for it');
+  });
+});

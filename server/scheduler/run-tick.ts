@@ -181,7 +181,7 @@ function storeSnapshots(
   states: StoredClusterState[],
   snaps: ClusterSnapshot[],
   unread: ReadonlySet<string>,
-): { updates: ClusterRowUpdate[]; inserted: number; gone: { id: number; name: string }[] } {
+): { updates: ClusterRowUpdate[]; inserted: number; gone: { id: number; name: string }[]; goneWithheld: number } {
   const observed = observeSnapshots(states, snaps, unread);
   const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: providerName }));
   const at = ctx.now.getTime();
@@ -201,7 +201,7 @@ function storeSnapshots(
       observed.gone.map((g) => g.id),
     );
   });
-  return { updates: observed.updates, inserted: inserts.length, gone: observed.gone };
+  return { updates: observed.updates, inserted: inserts.length, gone: observed.gone, goneWithheld: observed.goneWithheld ?? 0 };
 }
 
 function toReading(snap: ClusterSnapshot): ClusterReading {
@@ -527,6 +527,8 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       // a cluster listed but not read is still there: only one the provider no longer lists is gone
       const stored = storeSnapshots(ctx, org.id, provider.name, states, ourView, new Set(readErrors.keys()));
       for (const g of stored.gone) log('cluster gone: the provider no longer reports it (kept, left out of planning)', { name: g.name });
+      if (stored.goneWithheld > 0)
+        log('the provider reported none of the known clusters: none is marked gone for it', { known: stored.goneWithheld });
       states =
         stored.inserted > 0 || stored.gone.length > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
     }

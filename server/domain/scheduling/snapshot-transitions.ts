@@ -107,6 +107,8 @@ export interface SnapshotObservation {
   updates: ClusterRowUpdate[];
   /** stored clusters the provider no longer reports (and could read): marked gone, never deleted */
   gone: { id: number; name: string }[];
+  /** set when the snapshot matched none of the stored clusters: how many were not marked gone for it */
+  goneWithheld?: number;
   /** in snapshot order; per cluster the end of its stored upgrade before the start of a new one */
   transitions: UpgradeTransition[];
 }
@@ -194,6 +196,13 @@ export function observeSnapshots(
       });
     }
     result.updates.push({ id: prev.id, ...row, upgradeState: upgradeStateOf(current, prev.upgradeState, failedNow) });
+  }
+  // A snapshot that matches none of the stored clusters (an empty list, another organization's
+  // credentials) says more about the provider than about the fleet: nothing is marked gone then.
+  const matchedNone = seen.size === 0 && unread.size === 0 && stored.some((s) => s.upgradeState !== 'gone');
+  if (matchedNone) {
+    result.goneWithheld = stored.filter((s) => s.upgradeState !== 'gone').length;
+    return result;
   }
   for (const s of stored) {
     if (!seen.has(s.id) && !unread.has(s.name) && s.upgradeState !== 'gone') result.gone.push({ id: s.id, name: s.name });
