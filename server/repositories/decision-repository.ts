@@ -93,6 +93,16 @@ export function markClustersGone(db: Db, ids: readonly number[]): void {
   for (const id of ids) mark.run(id);
 }
 
+/** When the provider's last snapshot was stored (ms): every cluster it listed was seen then, changed or not. */
+export const SNAPSHOT_OBSERVED_AT_SETTING = 'snapshot.observedAt';
+
+/** The instant of the last stored snapshot, or null before the first. */
+export function readSnapshotObservedAt(db: Db): Date | null {
+  const row = db.$client.prepare('select value from settings where key = ?').get(SNAPSHOT_OBSERVED_AT_SETTING) as
+    { value: string } | undefined;
+  return row ? new Date(JSON.parse(row.value) as number) : null;
+}
+
 export function writeSnapshots(
   db: Db,
   organizationId: number,
@@ -101,8 +111,15 @@ export function writeSnapshots(
   observedAt: Date,
 ): void {
   const client = db.$client;
+  // Only rows whose observed values changed are written (on a 10,000-cluster fleet most ticks
+  // change a handful): the others keep their observed_at, and the tick's instant is recorded
+  // once for the whole snapshot (SNAPSHOT_OBSERVED_AT_SETTING) for the pages to show.
   const upd = client.prepare(
-    'update clusters set version = ?, channel = ?, available_upgrades = ?, healthy = ?, health_issues = ?, current_upgrade = ?, upgrade_state = ?, observed_at = ? where id = ?',
+    `update clusters set version = @version, channel = @channel, available_upgrades = @availableUpgrades, healthy = @healthy,
+       health_issues = @healthIssues, current_upgrade = @currentUpgrade, upgrade_state = @upgradeState, observed_at = @at
+     where id = @id and (version is not @version or channel is not @channel or available_upgrades is not @availableUpgrades
+       or healthy is not @healthy or health_issues is not @healthIssues or current_upgrade is not @currentUpgrade
+       or upgrade_state is not @upgradeState)`,
   );
   const ins = client.prepare(
     `insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy, health_issues, current_upgrade, upgrade_state, observed_at)
@@ -110,17 +127,17 @@ export function writeSnapshots(
   );
   const at = observedAt.getTime();
   for (const u of updates) {
-    upd.run(
-      u.version,
-      u.channel,
-      JSON.stringify(u.availableUpgrades),
-      u.healthy ? 1 : 0,
-      JSON.stringify(u.healthIssues),
-      u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null,
-      u.upgradeState,
+    upd.run({
+      version: u.version,
+      channel: u.channel,
+      availableUpgrades: JSON.stringify(u.availableUpgrades),
+      healthy: u.healthy ? 1 : 0,
+      healthIssues: JSON.stringify(u.healthIssues),
+      currentUpgrade: u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null,
+      upgradeState: u.upgradeState,
       at,
-      u.id,
-    );
+      id: u.id,
+    });
   }
   for (const i of inserts) {
     ins.run(
@@ -139,6 +156,11 @@ export function writeSnapshots(
       at,
     );
   }
+  client
+    .prepare(
+      'insert into settings (key, value, updated_at) values (@key, @value, @at) on conflict(key) do update set value = @value, updated_at = @at',
+    )
+    .run({ key: SNAPSHOT_OBSERVED_AT_SETTING, value: JSON.stringify(at), at });
 }
 
 /** Upgrade history: move the open row for (cluster, target) forward, or open one. */

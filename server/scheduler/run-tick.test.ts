@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { openDatabase, type Db } from '@/db/open-database';
 import * as t from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
 import { runTick } from './run-tick';
 import { insertTestFleet, type TestFleet } from './test-fleet';
 
@@ -342,5 +343,30 @@ describe('runTick: discovery safety', () => {
         .filter((c) => c.upgradeState === 'gone'),
     ).toEqual([]);
     expect(logged).toContain('the provider reported none of the known clusters: none is marked gone for it');
+  });
+});
+
+describe('runTick: short writes', () => {
+  it('a tick rewrites only the cluster rows whose observation changed; the snapshot instant is kept once', async () => {
+    const { db, provider } = setup(twoStage);
+    expect((await tick(db, provider, NOW)).status).toBe('succeeded');
+    const observed = () =>
+      Object.fromEntries(
+        db
+          .select()
+          .from(t.clusters)
+          .all()
+          .map((c) => [c.name, c.observedAt.getTime()]),
+      );
+    const first = observed();
+    // a quiet tick an hour later (the fake provider reports the same state): no row is written
+    const later = new Date(NOW.getTime() + 60 * MIN);
+    expect((await tick(db, provider, later)).status).toBe('succeeded');
+    const second = observed();
+    const changed = Object.keys(second).filter((name) => second[name] !== first[name]);
+    // stage-1's upgrade (scheduled at the first tick) may have moved on; prod-2, held by soak, has not
+    expect(changed).not.toContain('prod-2');
+    expect(second['prod-2']).toBe(NOW.getTime());
+    expect(readSnapshotObservedAt(db)?.getTime()).toBe(later.getTime());
   });
 });

@@ -2,6 +2,7 @@
 import { compareVersions } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
+import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
 import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
@@ -59,7 +60,15 @@ function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
   };
 }
 
-function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup): ClusterSummary {
+/**
+ * When the provider last reported the cluster: a tick writes only the rows that changed, and
+ * records its own instant once (the last snapshot), so a cluster still listed was seen then.
+ */
+function observedAtOf(row: clustersRepo.ClusterRow, lastSnapshot: Date | null): Date {
+  return row.upgradeState !== 'gone' && lastSnapshot && lastSnapshot > row.observedAt ? lastSnapshot : row.observedAt;
+}
+
+function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnapshot: Date | null): ClusterSummary {
   const policy = row.upgradePolicy as { workloads?: string[] } | null;
   return {
     name: row.name,
@@ -88,7 +97,7 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup): ClusterS
         }
       : null,
     nextRun: row.nextRun?.toISOString() ?? null,
-    observedAt: row.observedAt.toISOString(),
+    observedAt: observedAtOf(row, lastSnapshot).toISOString(),
   };
 }
 
@@ -110,7 +119,8 @@ export function createClusterService(db: Db, now: () => Date) {
     }) {
       const { rows, total } = clustersRepo.listClusters(db, input);
       const engine = engineLookup();
-      return { items: rows.map((r) => toSummary(r, engine)), total, offset: input.offset, limit: input.limit };
+      const lastSnapshot = readSnapshotObservedAt(db);
+      return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },
 
     byName(name: string) {
@@ -124,7 +134,12 @@ export function createClusterService(db: Db, now: () => Date) {
         completedAt: u.completedAt?.toISOString() ?? null,
         message: u.message,
       }));
-      return { ...toSummary(row, engineLookup()), upgradePolicy: row.upgradePolicy, policyRevision: row.policyRevision, history };
+      return {
+        ...toSummary(row, engineLookup(), readSnapshotObservedAt(db)),
+        upgradePolicy: row.upgradePolicy,
+        policyRevision: row.policyRevision,
+        history,
+      };
     },
 
     facets() {
