@@ -32,8 +32,9 @@ function main(): void {
     if (message.kind === 'runTick') {
       work.scheduler.runTick(getDb(), { dryRun: message.dryRun }).then(
         (outcome) => {
-          send({ kind: 'tickDone', id: message.id, outcome });
+          // the status first: whoever waits for the tick then reads a status that has it
           sendStatus();
+          send({ kind: 'tickDone', id: message.id, outcome });
         },
         (err: unknown) => send({ kind: 'tickFailed', id: message.id, message: err instanceof Error ? err.message : String(err) }),
       );

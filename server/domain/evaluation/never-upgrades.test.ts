@@ -82,3 +82,19 @@ describe('findNeverUpgrades', () => {
     expect(never([upToDate, upgrading, oneLeft])).toEqual({});
   });
 });
+
+describe('findNeverUpgrades: upgrades under way', () => {
+  it('a cluster already upgrading to a version will soak it for its workloads, even if its own schedule is suspended since', () => {
+    const underWay = stageWorkload(
+      testCluster('d', {
+        version: '4.12.53',
+        availableUpgrades: ['4.12.58'],
+        currentUpgrade: { version: '4.12.58', nextRun: '2021-08-30T17:00:00Z', state: 'started' },
+        upgradePolicy: { workloads: ['tm'], schedule: { cron: '* * * * *', suspend: true }, conditions: { soakDays: 0 } },
+      }),
+      ['tm'],
+    );
+    const waiting = stageWorkload(stage({ availableUpgrades: ['4.12.58'] }), ['tm']);
+    expect(never([waiting, underWay])).toEqual({});
+  });
+});

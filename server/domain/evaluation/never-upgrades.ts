@@ -70,6 +70,10 @@ export function findNeverUpgrades(run: PlanRun): Map<string, NeverUpgrades> {
     return true;
   };
   for (const c of alike) for (const w of c.upgradePolicy.workloads) markSoaking(w, c.version);
+  // an upgrade already under way lands its cluster on its version whatever its policy says now
+  for (const c of run.order) {
+    if (c.currentUpgrade) for (const w of c.upgradePolicy.workloads) markSoaking(w, c.currentUpgrade.version);
+  }
 
   const soakedEnough = (c: ManagedCluster, w: string, version: string): boolean => {
     const required = c.upgradePolicy.conditions.soakDays;
