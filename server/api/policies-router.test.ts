@@ -465,3 +465,41 @@ describe('plans router', () => {
     for (const w of lint.warnings) expect(w.path.startsWith('clusters[') ? w.path.startsWith('clusters[name=') : true).toBe(true);
   });
 });
+
+describe('policies router: clusters the provider no longer reports', () => {
+  it("a gone cluster's policy is still checked: an edit that would break it is refused, and previews leave it out", async () => {
+    const op = callerAs('operator', 'alice');
+    // a sector only one cluster uses
+    const org = await op.policies.organization();
+    const withSolo = settingsOf(org);
+    withSolo.sectors.push({ name: 'solo', dependencies: [] });
+    const added = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: withSolo });
+    const cp = (await op.policies.clusterPolicies()).find((c) => c.policy !== null)!;
+    const moved = await op.policies.updateClusterPolicy({
+      name: cp.name,
+      expectedRevision: cp.revision,
+      policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, sector: 'solo', mutexes: [] } },
+    });
+    db.$client.prepare("update clusters set upgrade_state = 'gone' where name = ?").run(cp.name);
+
+    // removing the sector the gone cluster's policy names would leave a fleet that does not validate once it is back
+    const withoutSolo = settingsOf(added.organization);
+    withoutSolo.sectors = withoutSolo.sectors.filter((s) => s.name !== 'solo');
+    await expect(op.policies.updateOrganization({ expectedRevision: added.revision, organization: withoutSolo })).rejects.toThrow(
+      /not valid|solo/,
+    );
+    expect((await op.policies.organization()).revision).toBe(added.revision);
+    // its own policy is validated like any other
+    const bad = { ...moved.cluster.policy!, conditions: { ...moved.cluster.policy!.conditions, sector: 'no-such-sector' } };
+    await expect(op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: moved.revision, policy: bad })).rejects.toThrow(
+      /not valid/,
+    );
+    // a preview of an unrelated change does not count it
+    const blocked = settingsOf(added.organization);
+    blocked.blockedVersions.push({ pattern: '.', reason: 'stop' });
+    const impact = await op.policies.previewImpact({ organization: blocked });
+    expect(impact.ok).toBe(true);
+    expect(impact.changes.length).toBeGreaterThan(0);
+    expect(impact.changes.map((c) => c.cluster)).not.toContain(cp.name);
+  });
+});

@@ -129,3 +129,13 @@ export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
     .limit(limit)
     .all();
 }
+
+/** The clusters the provider no longer reports (state `gone`), by name. */
+export function listGoneClusterNames(db: Db, organizationId: number): string[] {
+  return db
+    .select({ name: clusters.name })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.upgradeState, 'gone')))
+    .all()
+    .map((r) => r.name);
+}

@@ -26,7 +26,12 @@ export interface PlanDocument {
   versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
 }
 
-export function loadPlanDocument(db: Db, organizationId: number, now: Date): PlanDocument {
+/**
+ * The stored fleet as the engine's input at `now`. Clusters the provider no longer reports
+ * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
+ * that has a policy, so one that comes back is still a valid plan.
+ */
+export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
   const sectorRows = db
@@ -55,7 +60,11 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date): Pla
     })
     .from(clusters)
     // a cluster the provider no longer reports is not planned for
-    .where(and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')))
+    .where(
+      opts.includeGone
+        ? eq(clusters.organizationId, organizationId)
+        : and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')),
+    )
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all();
   return {

@@ -2,6 +2,7 @@ import type { NamedProblem, PathMapping } from '@/server/domain/policy-files/nam
 import { normalizeSettings, type OrganizationSettingsInput } from '@/server/domain/policy-files/organization-snapshot';
 import { policySpecToDocument, unknownPolicyKeys } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
+import { listGoneClusterNames } from '@/server/repositories/cluster-repository';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import { checkDocument, documentWith, lintInput, requireOrganization, type PolicyContext } from './policy-store';
 
@@ -45,5 +46,8 @@ export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
   if (!checked.ok || unknownProblems.length > 0 || keyProblems.length > 0) {
     return { ok: false as const, problems: [...unknownProblems, ...keyProblems, ...(checked.ok ? [] : checked.problems)], org, at };
   }
-  return { ok: true as const, input: checked.input, warnings: lintInput(checked.input, mapping), org, at };
+  // validated with the gone clusters (their policies must stay valid), previewed without them, as the scheduler plans
+  const gone = new Set(listGoneClusterNames(ctx.db, org.id));
+  const input = gone.size === 0 ? checked.input : { ...checked.input, clusters: checked.input.clusters.filter((c) => !gone.has(c.name)) };
+  return { ok: true as const, input, warnings: lintInput(checked.input, mapping), org, at };
 }

@@ -70,7 +70,8 @@ export function documentWith(
   },
   at: Date,
 ): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
-  const doc = loadPlanDocument(ctx.db, org.id, at);
+  // gone clusters too: their policies must stay valid for the day the provider lists them again
+  const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
   if (change.organization) doc.organization = planOrganizationOf(change.organization);
   const unknown: { index: number; name: string }[] = [];
   (change.clusters ?? []).forEach((c, index) => {
