@@ -120,6 +120,8 @@ export const clusters = sqliteTable(
     upgradePolicy: json<Record<string, unknown> | null>('upgrade_policy'),
     sector: text('sector'),
     upgradeState: text('upgrade_state').$type<ClusterUpgradeStateValue>().notNull().default('idle'),
+    /** provider snapshots in a row that did not list the cluster (gone at GONE_AFTER_MISSED_SNAPSHOTS) */
+    missedSnapshots: integer('missed_snapshots').notNull().default(0),
     currentUpgrade: json<{
       version: string;
       nextRun: string;

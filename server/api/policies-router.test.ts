@@ -472,7 +472,7 @@ describe('policies router: clusters the provider no longer reports', () => {
     // a sector only one cluster uses
     const org = await op.policies.organization();
     const withSolo = settingsOf(org);
-    withSolo.sectors.push({ name: 'solo', dependencies: [] });
+    withSolo.sectors.push({ name: 'solo', maxParallelUpgrades: null, dependencies: [] });
     const added = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: withSolo });
     const cp = (await op.policies.clusterPolicies()).find((c) => c.policy !== null)!;
     const moved = await op.policies.updateClusterPolicy({

@@ -38,6 +38,7 @@ export interface StoredClusterState {
   lastDecisionReason: string | null;
   lastDecisionVersion: string | null;
   nextRun: number | null;
+  missedSnapshots: number;
 }
 
 export function loadClusterStates(db: Db, organizationId: number): StoredClusterState[] {
@@ -45,7 +46,7 @@ export function loadClusterStates(db: Db, organizationId: number): StoredCluster
     .prepare(
       `select id, name, external_id as externalId, version, sector, upgrade_policy is not null as managed, current_upgrade as currentUpgrade, upgrade_state as upgradeState,
               healthy, health_issues as healthIssues, last_decision_action as lastDecisionAction, last_decision_reason as lastDecisionReason,
-              last_decision_version as lastDecisionVersion, next_run as nextRun
+              last_decision_version as lastDecisionVersion, next_run as nextRun, missed_snapshots as missedSnapshots
        from clusters where organization_id = ? order by position, id`,
     )
     .all(organizationId) as (Omit<StoredClusterState, 'currentUpgrade' | 'healthIssues' | 'managed' | 'healthy'> & {
@@ -87,10 +88,15 @@ export interface SnapshotInsert {
   upgradeState: string;
 }
 
-/** Clusters the provider no longer reports: kept with their history, state `gone` (left out of the plan input). */
-export function markClustersGone(db: Db, ids: readonly number[]): void {
+/**
+ * How many snapshots in a row missed each cluster, and those now gone: kept with their history,
+ * state `gone` (left out of the plan input).
+ */
+export function markMissedAndGone(db: Db, missed: readonly { id: number; count: number }[], goneIds: readonly number[]): void {
+  const count = db.$client.prepare('update clusters set missed_snapshots = ? where id = ?');
+  for (const m of missed) count.run(m.count, m.id);
   const mark = db.$client.prepare("update clusters set upgrade_state = 'gone' where id = ?");
-  for (const id of ids) mark.run(id);
+  for (const id of goneIds) mark.run(id);
 }
 
 /** When the provider's last snapshot was stored (ms): every cluster it listed was seen then, changed or not. */
@@ -228,12 +234,11 @@ export function setClusterUpgrade(
   upgrade: ClusterUpgradeJson | null,
   upgradeState: string,
 ): void {
-  cachedStatement(db, 'update clusters set current_upgrade = ?, upgrade_state = ? where organization_id = ? and name = ?').run(
-    upgrade ? JSON.stringify(upgrade) : null,
-    upgradeState,
-    organizationId,
-    name,
-  );
+  // a gone cluster stays gone: an attempt that ends for it does not bring it back into planning
+  cachedStatement(
+    db,
+    "update clusters set current_upgrade = ?, upgrade_state = case when upgrade_state = 'gone' then 'gone' else ? end where organization_id = ? and name = ?",
+  ).run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
 }
 
 /** Inserts an intent unless its idempotency key exists; returns the new id or null. */

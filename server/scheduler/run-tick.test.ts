@@ -4,6 +4,7 @@ import { openDatabase, type Db } from '@/db/open-database';
 import * as t from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
+import { GONE_AFTER_MISSED_SNAPSHOTS } from '@/server/domain/scheduling/snapshot-transitions';
 import { runTick } from './run-tick';
 import { insertTestFleet, type TestFleet } from './test-fleet';
 
@@ -296,14 +297,20 @@ describe('runTick: discovery', () => {
     expect((await tick(db, provider, NOW)).status).toBe('succeeded');
     expect(stateOf('prod-2')).not.toBe('gone');
 
-    // prod-2 is no longer listed at all: gone, kept with its row, left out of the decisions
+    // prod-2 is no longer listed: one or two lists without it change nothing (a list can skip a
+    // cluster while it shifts); the third in a row makes it gone, kept with its row, left out of the decisions
     unreadable = null;
     reported.splice(
       reported.findIndex((c) => c.name === 'prod-2'),
       1,
     );
+    for (const minutes of [10, 20]) {
+      expect((await tick(db, provider, new Date(NOW.getTime() + minutes * MIN))).status).toBe('succeeded');
+      expect(stateOf('prod-2')).not.toBe('gone');
+    }
+    expect(GONE_AFTER_MISSED_SNAPSHOTS).toBe(3);
     const logged: string[] = [];
-    const later = new Date(NOW.getTime() + 10 * MIN);
+    const later = new Date(NOW.getTime() + 30 * MIN);
     const r = await runTick({ db, provider, now: later, holder: 'test', realNow: () => later, log: (m) => logged.push(m) });
     expect(r.status).toBe('succeeded');
     if (r.status !== 'succeeded') return;
@@ -312,14 +319,15 @@ describe('runTick: discovery', () => {
     expect(r.decisions.map((d) => d.cluster).sort()).toEqual(['prod-1', 'stage-1']);
     expect(logged).toContain('cluster gone: the provider no longer reports it (kept, left out of planning)');
 
-    // reported again: back, planned again
+    // reported again: back, planned again, its count of missed lists reset
     reported.push(fakeClusters.find((c) => c.name === 'prod-2')!);
-    const again = new Date(NOW.getTime() + 20 * MIN);
+    const again = new Date(NOW.getTime() + 40 * MIN);
     const back = await tick(db, provider, again);
     expect(back.status).toBe('succeeded');
     if (back.status !== 'succeeded') return;
     expect(stateOf('prod-2')).not.toBe('gone');
     expect(back.decisions.map((d) => d.cluster)).toContain('prod-2');
+    expect(db.select().from(t.clusters).where(eq(t.clusters.name, 'prod-2')).get()!.missedSnapshots).toBe(0);
   });
 });
 

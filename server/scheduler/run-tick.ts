@@ -52,7 +52,7 @@ import {
   recordUpgradeTransition,
   setClusterUpgrade,
   updateLastDecisions,
-  markClustersGone,
+  markMissedAndGone,
   writeSnapshots,
   type DecisionWrite,
   type SnapshotInsert,
@@ -196,8 +196,9 @@ function storeSnapshots(
       else if (t.kind === 'cancelled-at-provider') recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
     }
     writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
-    markClustersGone(
+    markMissedAndGone(
       ctx.db,
+      observed.missed,
       observed.gone.map((g) => g.id),
     );
   });

@@ -59,7 +59,16 @@ export interface KnownCluster {
   version: string;
   currentUpgrade: ObservedUpgrade | null;
   upgradeState: string;
+  /** snapshots in a row that did not list it (0 when absent) */
+  missedSnapshots?: number;
 }
+
+/**
+ * A cluster is gone after this many snapshots in a row without it: one list that misses it (a
+ * page skipped while the provider's list shifted, a kubeconfig read mid-rewrite) does not take
+ * it out of planning.
+ */
+export const GONE_AFTER_MISSED_SNAPSHOTS = 3;
 
 /** The snapshot columns written for one cluster. */
 export interface ObservedClusterRow {
@@ -107,6 +116,8 @@ export interface SnapshotObservation {
   updates: ClusterRowUpdate[];
   /** stored clusters the provider no longer reports (and could read): marked gone, never deleted */
   gone: { id: number; name: string }[];
+  /** the missed-snapshot count to store for clusters it changed for (missed again, or listed again) */
+  missed: { id: number; count: number }[];
   /** set when the snapshot matched none of the stored clusters: how many were not marked gone for it */
   goneWithheld?: number;
   /** in snapshot order; per cluster the end of its stored upgrade before the start of a new one */
@@ -150,9 +161,9 @@ function endOfStoredUpgrade(prev: KnownCluster, before: ObservedUpgrade, snap: O
 /**
  * Matches each snapshot to its stored cluster (by provider id, else by name) and returns the rows
  * to write, the lifecycle transitions since the stored state, and the stored clusters that are
- * gone: not in the snapshot, and not among `unread` (the names the provider listed but could not
- * read: those are still there). A gone cluster that is reported again is back (its state follows
- * the snapshot again).
+ * gone: missing from GONE_AFTER_MISSED_SNAPSHOTS snapshots in a row, and not among `unread` (the
+ * names the provider listed but could not read: those are still there). A gone cluster that is
+ * reported again is back (its state follows the snapshot again).
  */
 export function observeSnapshots(
   stored: readonly KnownCluster[],
@@ -161,11 +172,14 @@ export function observeSnapshots(
 ): SnapshotObservation {
   const byExternal = new Map(stored.map((s) => [s.externalId, s]));
   const byName = new Map(stored.map((s) => [s.name, s]));
-  const result: SnapshotObservation = { inserts: [], updates: [], transitions: [], gone: [] };
+  const result: SnapshotObservation = { inserts: [], updates: [], transitions: [], gone: [], missed: [] };
   const seen = new Set<number>();
   for (const snap of snaps) {
     const prev = byExternal.get(snap.externalId) ?? byName.get(snap.name);
-    if (prev) seen.add(prev.id);
+    if (prev) {
+      seen.add(prev.id);
+      if ((prev.missedSnapshots ?? 0) > 0) result.missed.push({ id: prev.id, count: 0 });
+    }
     const current = storedUpgradeOf(snap.currentUpgrade);
     const row = {
       version: snap.version,
@@ -205,7 +219,10 @@ export function observeSnapshots(
     return result;
   }
   for (const s of stored) {
-    if (!seen.has(s.id) && !unread.has(s.name) && s.upgradeState !== 'gone') result.gone.push({ id: s.id, name: s.name });
+    if (seen.has(s.id) || unread.has(s.name) || s.upgradeState === 'gone') continue;
+    const missed = (s.missedSnapshots ?? 0) + 1;
+    result.missed.push({ id: s.id, count: missed });
+    if (missed >= GONE_AFTER_MISSED_SNAPSHOTS) result.gone.push({ id: s.id, name: s.name });
   }
   return result;
 }

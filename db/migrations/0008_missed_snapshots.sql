@@ -1,0 +1,1 @@
+ALTER TABLE `clusters` ADD `missed_snapshots` integer DEFAULT 0 NOT NULL;
