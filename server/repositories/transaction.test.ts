@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { hasSetting, readSetting, writeSetting } from './scheduler-repository';
@@ -71,5 +74,34 @@ describe('withTransaction', () => {
     expect(hasSetting(db, 'outer')).toBe(true);
     expect(hasSetting(db, 'inner')).toBe(false);
     expect(db.$client.inTransaction).toBe(false);
+  });
+});
+
+describe('withTransaction across two connections (the server thread and the scheduler worker)', () => {
+  it('takes the write lock at its start: a read-then-write unit never fails on data another connection committed meanwhile', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-tx-'));
+    try {
+      const file = path.join(dir, 'fleet.db');
+      const server = openDatabase(file);
+      const worker = openDatabase(file);
+      worker.$client.pragma('busy_timeout = 0');
+      writeSetting(server, 'n', 1, at);
+      const result = withTransaction(server, (tx) => {
+        const n = readSetting<number>(tx, 'n')!;
+        // the other connection cannot slip a write in between the read and the write
+        expect(() => writeSetting(worker, 'n', 100, at)).toThrow(/database is locked|SQLITE_BUSY/);
+        writeSetting(tx, 'n', n + 1, at);
+        return n + 1;
+      });
+      expect(result).toBe(2);
+      expect(readSetting(worker, 'n')).toBe(2);
+      // and once it committed, the other connection writes as usual
+      writeSetting(worker, 'n', 3, at);
+      expect(readSetting(server, 'n')).toBe(3);
+      server.$client.close();
+      worker.$client.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
