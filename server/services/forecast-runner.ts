@@ -41,9 +41,15 @@ export function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, op
   };
 }
 
-/** Simulates `input` forward in slices, yielding to the event loop between them. */
-export async function runForecastSliced(input: PlanInput, options: ForecastOptions): Promise<ForecastResult> {
+/**
+ * Simulates `input` forward in slices, yielding to the event loop between them; stops (throwing
+ * the signal's reason) when `signal` aborts, so a preview the browser gave up on costs no more.
+ */
+export async function runForecastSliced(input: PlanInput, options: ForecastOptions, signal?: AbortSignal): Promise<ForecastResult> {
   const sim = startForecast(input, options);
-  while (!sim.advance(SLICE_RUNS)) await new Promise<void>((resolve) => setImmediate(resolve));
+  while (!sim.advance(SLICE_RUNS)) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+  }
   return sim.finish();
 }

@@ -35,7 +35,7 @@ export function createPolicyService(db: Db, now: () => Date, realNow: () => Date
     validateDraft: (draft: PolicyDraft) => validateDraft(ctx, draft),
     importClusterYaml: (...args: Rest<typeof importClusterYaml>) => importClusterYaml(ctx, ...args),
     previewImpact: (draft: PolicyDraft) => previewImpact(ctx, draft),
-    previewForecastImpact: (draft: PolicyDraft) => previewForecastImpact(ctx, draft),
+    previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => previewForecastImpact(ctx, draft, signal),
     updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),
     updateClusterPolicy: (...args: Rest<typeof updateClusterPolicy>) => updateClusterPolicy(ctx, ...args),
     setFreeze: (...args: Rest<typeof setFreeze>) => setFreeze(ctx, ...args),
