@@ -20,14 +20,20 @@ export interface SchedulerThread extends SchedulerControl {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** a worker that died is started again after this long */
+/** a worker that died is started again after this long, doubling while it keeps dying (up to a minute) */
 const RESTART_AFTER_MS = 5_000;
+const MAX_RESTART_AFTER_MS = 60_000;
+/** a worker that stays up this long has recovered: the next death waits the first delay again */
+const HEALTHY_AFTER_MS = 60_000;
+/** a "run now" the worker has not answered by then is given up (a worker stuck in a provider call) */
+const RUN_NOW_TIMEOUT_MS = 10 * 60_000;
 
 export function startSchedulerThread(opts: {
   file?: string;
   intervalSeconds: number;
   log?: (line: string) => void;
   restartAfterMs?: number;
+  runNowTimeoutMs?: number;
 }): SchedulerThread {
   const file = opts.file ?? schedulerWorkerFile();
   if (!fs.existsSync(/* turbopackIgnore: true */ file))
@@ -49,6 +55,9 @@ export function startSchedulerThread(opts: {
   let alive = false;
   let stopped: (() => void) | undefined;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
+  const firstDelay = opts.restartAfterMs ?? RESTART_AFTER_MS;
+  let restartDelay = firstDelay;
+  let startedAt = 0;
 
   const settleAll = (reason: string) => {
     for (const resolve of pending.values()) resolve({ status: 'skipped', reason });
@@ -58,6 +67,7 @@ export function startSchedulerThread(opts: {
   const spawn = () => {
     worker = new Worker(/* turbopackIgnore: true */ file);
     alive = true;
+    startedAt = Date.now();
     worker.unref();
     worker.on('message', (message: FromSchedulerThread) => {
       if (message.kind === 'status') status = message.status;
@@ -74,11 +84,11 @@ export function startSchedulerThread(opts: {
       status = { ...status, started: false, running: false, nextTickAt: null, deliveriesInFlight: 0 };
       stopped?.();
       if (stopping) return;
-      log(
-        `fleetplan scheduler: the scheduler thread exited (code ${code}); starting it again in ${(opts.restartAfterMs ?? RESTART_AFTER_MS) / 1000}s`,
-      );
-      restartTimer = setTimeout(spawn, opts.restartAfterMs ?? RESTART_AFTER_MS);
+      if (Date.now() - startedAt >= HEALTHY_AFTER_MS) restartDelay = firstDelay;
+      log(`fleetplan scheduler: the scheduler thread exited (code ${code}); starting it again in ${restartDelay / 1000}s`);
+      restartTimer = setTimeout(spawn, restartDelay);
       restartTimer.unref();
+      restartDelay = Math.min(restartDelay * 2, Math.max(MAX_RESTART_AFTER_MS, firstDelay));
     });
   };
   spawn();
@@ -91,7 +101,16 @@ export function startSchedulerThread(opts: {
       if (!alive) return Promise.resolve({ status: 'skipped', reason: 'the scheduler thread is starting again after a failure' });
       const id = nextId++;
       return new Promise<TickOutcome>((resolve) => {
-        pending.set(id, resolve);
+        const timeoutMs = opts.runNowTimeoutMs ?? RUN_NOW_TIMEOUT_MS;
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          resolve({ status: 'skipped', reason: `the scheduler thread did not answer within ${Math.round(timeoutMs / 1000)}s` });
+        }, timeoutMs);
+        timer.unref();
+        pending.set(id, (outcome) => {
+          clearTimeout(timer);
+          resolve(outcome);
+        });
         post({ kind: 'runTick', id, dryRun: tickOpts.dryRun });
       });
     },

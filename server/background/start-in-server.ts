@@ -1,8 +1,8 @@
 /**
  * Starts the background work for the server process (instrumentation.ts): in the scheduler's
  * worker thread, built by `npm run build` into dist/worker, so a tick never holds the event loop
- * that answers requests ("run now" is sent there too); without that bundle (`next dev`), in this
- * thread. Either way the services get the scheduler through useSchedulerControl, and SIGTERM
+ * that answers requests ("run now" is sent there too); under `next dev` (the sources, not the
+ * last build) or without that bundle, in this thread. Either way the services get the scheduler through useSchedulerControl, and SIGTERM
  * stops it (finishing the tick in progress, releasing the lease) before the process exits.
  */
 import fs from 'node:fs';
@@ -16,13 +16,14 @@ import { schedulerWorkerFile, startSchedulerThread } from './scheduler-thread';
 
 export function startServerBackground(env: FleetplanEnv): void {
   prepareWebhookSecrets(getDb(), env);
-  if (fs.existsSync(/* turbopackIgnore: true */ schedulerWorkerFile())) {
+  // the bundle is of the last build: `next dev` runs the sources, so it ticks in its own thread
+  if (process.env.NODE_ENV === 'production' && fs.existsSync(/* turbopackIgnore: true */ schedulerWorkerFile())) {
     const thread = startSchedulerThread({ intervalSeconds: env.tickSeconds });
     useSchedulerControl(thread);
     registerShutdownHook(() => thread.stop());
     return;
   }
-  console.log('fleetplan scheduler: no worker bundle (dist/worker; `npm run build` makes it): the scheduler runs in the server thread');
+  console.log('fleetplan scheduler: not the production server (or no dist/worker bundle): the scheduler runs in the server thread');
   const work = startBackgroundWork({ getDb, env, holder: `${os.hostname()}:${process.pid}` });
   useSchedulerControl(work.scheduler);
   registerShutdownHook(() => work.stop());

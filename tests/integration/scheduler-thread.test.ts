@@ -135,4 +135,23 @@ parentPort.postMessage({ kind: 'status', status: { started: true, running: false
     await until(() => (thread.runtimeStatus().started ? true : undefined), 'the restarted worker');
     await expect(thread.runTick(db, { dryRun: false })).resolves.toEqual({ status: 'skipped', reason: 'second life' });
   });
+
+  it('gives up a "run now" the worker never answers, and waits longer each time a worker keeps dying', async () => {
+    const silent = path.join(workDir, 'silent-worker.mjs');
+    fs.writeFileSync(silent, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => {});\n");
+    const quiet = startSchedulerThread({ file: silent, intervalSeconds: 60, runNowTimeoutMs: 100, log: () => undefined });
+    threads.push(quiet);
+    await expect(quiet.runTick(openDatabase(':memory:'), { dryRun: false })).resolves.toEqual({
+      status: 'skipped',
+      reason: 'the scheduler thread did not answer within 0s',
+    });
+
+    const crashing = path.join(workDir, 'crashing-worker.mjs');
+    fs.writeFileSync(crashing, 'process.exit(4);\n');
+    const lines: string[] = [];
+    const dying = startSchedulerThread({ file: crashing, intervalSeconds: 60, restartAfterMs: 20, log: (l) => lines.push(l) });
+    threads.push(dying);
+    await until(() => (lines.length >= 3 ? true : undefined), 'three restarts');
+    expect(lines.slice(0, 3).map((l) => l.replace(/.*starting it again in /, ''))).toEqual(['0.02s', '0.04s', '0.08s']);
+  });
 });
