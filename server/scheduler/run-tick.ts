@@ -293,6 +293,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       reading,
       fleet: {
         managed: !!policy,
+        gone: state?.upgradeState === 'gone',
         paused: env.paused,
         frozen: env.frozen,
         exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,

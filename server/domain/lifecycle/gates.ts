@@ -10,8 +10,10 @@ import type { LifecycleReason } from './reasons';
 
 /** What the rest of fleetplan says about the cluster at the check (not the provider's data). */
 export interface FleetConditions {
-  /** the cluster still has an upgrade policy */
+  /** the cluster still has an upgrade policy (and the provider still lists it) */
   managed: boolean;
+  /** the provider no longer lists the cluster (so it is not managed either) */
+  gone?: boolean;
   /** the scheduler is paused */
   paused: boolean;
   /** the organization is frozen (with its reason, if any) */
@@ -72,7 +74,7 @@ export function startGates(
   const to = target.toVersion;
   const latest = target.slot + options.maxUpgradeStartDelayMs;
   const gates: StartGate[] = [
-    { reason: 'UNMANAGED', pass: fleet.managed, message: fleet.managed ? 'managed' : 'the cluster is no longer managed' },
+    { reason: 'UNMANAGED', pass: fleet.managed, message: fleet.managed ? 'managed' : unmanagedMessage(fleet) },
     { reason: 'PAUSED', pass: !fleet.paused, message: fleet.paused ? 'the scheduler is paused' : 'scheduler running' },
     {
       reason: 'FROZEN',
@@ -149,4 +151,9 @@ export function startGates(
 /** The first failing gate, or null when the upgrade may start. */
 export function firstFailingGate(gates: readonly StartGate[]): StartGate | null {
   return gates.find((g) => !g.pass) ?? null;
+}
+
+/** Why a cluster is not managed any more: its policy was removed, or the provider no longer lists it. */
+export function unmanagedMessage(fleet: Pick<FleetConditions, 'gone'>): string {
+  return fleet.gone ? 'the provider no longer lists the cluster' : 'the cluster is no longer managed';
 }

@@ -65,6 +65,13 @@ describe('scheduled', () => {
     expect(r.attempt.noticeAt).toBe(SLOT - 30 * M);
   });
 
+  it('a scheduled attempt of a cluster the provider no longer lists is cancelled, saying so', () => {
+    const r = stepAttempt(fresh(), input(SLOT - 90 * M, {}, { managed: false, gone: true }));
+    expect(r.attempt.state).toBe('cancelled');
+    expect(r.attempt.reason).toBe('UNMANAGED');
+    expect(r.attempt.message).toBe('the provider no longer lists the cluster');
+  });
+
   it.each([
     [{ managed: false }, 'UNMANAGED'],
     [{ frozen: { reason: 'release week' } }, 'FROZEN'],

@@ -23,7 +23,7 @@
  *   `timed-out` (nothing rolled back).
  */
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { firstFailingGate, frozenMessage, startGates, type FleetConditions } from './gates';
+import { firstFailingGate, frozenMessage, startGates, unmanagedMessage, type FleetConditions } from './gates';
 import { healthProblems, type ClusterReading, type ObservedCluster } from './observation';
 import { formatDuration, type LifecycleOptions } from './options';
 import type { LifecycleReason } from './reasons';
@@ -195,7 +195,7 @@ function providerHasUpgrade(c: ObservedCluster, a: UpgradeAttempt): boolean {
 /** What stops an upgrade that has not begun (scheduled, or held by the provider but not running). */
 function cancelCause(input: StepInput): { reason: LifecycleReason; message: string } | null {
   const f = input.fleet;
-  if (!f.managed) return { reason: 'UNMANAGED', message: 'the cluster is no longer managed' };
+  if (!f.managed) return { reason: 'UNMANAGED', message: unmanagedMessage(f) };
   if (f.frozen) return { reason: 'FROZEN', message: frozenMessage(f.frozen.reason) };
   if (f.exclusion) return { reason: 'EXCLUDED', message: f.exclusion };
   if (f.blockedBy) return { reason: 'VERSION_BLOCKED', message: `the target is blocked (${f.blockedBy})` };
