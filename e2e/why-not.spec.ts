@@ -24,6 +24,17 @@ test.describe('Why not?', () => {
     const row = page.locator('tr[data-cluster="telemeter-stage-01"]');
     await expect(row.getByText('never upgrades')).toBeVisible();
     await expect(row.getByText('never upgrades')).toHaveAttribute('title', /never soaks 2 days for workload telemeter/);
+
+    // the Fleet page lists them all on request, in the address
+    await page.getByLabel('Search clusters').fill('');
+    const toggle = page.getByLabel(/never upgrades \(\d+\)/);
+    const count = Number((await toggle.locator('..').innerText()).match(/\((\d+)\)/)![1]);
+    expect(count).toBeGreaterThan(0);
+    await toggle.check();
+    await expect(page).toHaveURL(/never=1/);
+    await expect(page.getByText(`${count} cluster${count === 1 ? '' : 's'}`, { exact: true })).toBeVisible();
+    await expect(page.locator('tbody tr')).toHaveCount(Math.min(count, 50));
+    for (const badge of await page.locator('tbody tr').all()) await expect(badge.getByText('never upgrades')).toBeVisible();
   });
 
   test('an unhealthy cluster is held by the health gate, listed first, before the window and the version rules', async ({ page }) => {

@@ -30,6 +30,8 @@ export const FLEET_URL_DEFAULTS = {
   state: '',
   version: '',
   reason: '',
+  /** '1': only the clusters that will never upgrade as configured */
+  never: '',
   sort: 'name',
   dir: 'asc',
   page: 1,
@@ -53,6 +55,7 @@ export function FleetTable() {
     state: url.state || undefined,
     version: url.version || undefined,
     reason: url.reason || undefined,
+    neverUpgrades: url.never === '1' || undefined,
   };
 
   const facets = useQuery(trpc.clusters.facets.queryOptions());
@@ -94,6 +97,12 @@ export function FleetTable() {
       {select('state', 'State', facets.data?.states)}
       {select('version', 'Minor', facets.data?.minors)}
       {select('reason', 'Reason', facets.data?.reasons)}
+      {(url.never === '1' || (facets.data?.neverUpgrades ?? 0) > 0) && (
+        <label className="small" title="The clusters the engine says will never upgrade as configured, with the releases available now">
+          <input type="checkbox" checked={url.never === '1'} onChange={(e) => setUrl({ never: e.target.checked ? '1' : '', page: 1 })} />{' '}
+          never upgrades ({facets.data?.neverUpgrades ?? 0})
+        </label>
+      )}
     </>
   );
 

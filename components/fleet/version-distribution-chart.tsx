@@ -24,6 +24,7 @@ export function VersionDistributionChart() {
     sector: url.sector || undefined,
     workload: url.workload || undefined,
     reason: url.reason || undefined,
+    neverUpgrades: url.never === '1' || undefined,
   };
   const filtered = Object.values(filter).some(Boolean);
   const q = useQuery({ ...trpc.clusters.versionDistribution.queryOptions({ filter }), placeholderData: keepPreviousData });

@@ -50,6 +50,22 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
     expect(perVersion).toEqual(fromList);
   });
 
+  it('lists only the clusters that will never upgrade as configured, and counts them in the facets', async () => {
+    const viewer = callerAs('viewer');
+    const all = await viewer.clusters.list({ limit: 500 });
+    const flagged = all.items.filter((c) => c.neverUpgrades !== null).map((c) => c.name);
+    expect(flagged.length).toBeGreaterThan(0);
+    const never = await viewer.clusters.list({ filter: { neverUpgrades: true }, limit: 500 });
+    expect(never.items.map((c) => c.name)).toEqual(flagged);
+    expect(never.total).toBe(flagged.length);
+    expect((await viewer.clusters.facets()).neverUpgrades).toBe(flagged.length);
+    // with the other filters
+    const some = await viewer.clusters.list({ filter: { neverUpgrades: true, search: 'telemeter-stage' }, limit: 500 });
+    expect(some.items.map((c) => c.name)).toEqual(flagged.filter((n) => n.includes('telemeter-stage')));
+    const chart = await viewer.clusters.versionDistribution({ filter: { neverUpgrades: true } });
+    expect(chart.reduce((n, r) => n + r.total, 0)).toBe(flagged.length);
+  });
+
   it('sorts versions numerically, not as text', async () => {
     const page = await callerAs('viewer').clusters.list({ sort: 'version', direction: 'asc', limit: 500 });
     const versions = page.items.map((c) => c.version.split('.').map(Number));

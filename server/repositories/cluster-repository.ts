@@ -13,6 +13,8 @@ export interface ClusterFilter {
   version?: string;
   reason?: string;
   managed?: boolean;
+  /** only these clusters (an empty list matches none) */
+  names?: readonly string[];
 }
 
 export const CLUSTER_SORT_KEYS = ['name', 'version', 'sector', 'state', 'channel', 'nextRun'] as const;
@@ -35,6 +37,7 @@ function whereOf(filter: ClusterFilter): SQL | undefined {
   if (filter.state) parts.push(sql`${clusters.upgradeState} = ${filter.state}`);
   if (filter.version) parts.push(like(clusters.version, filter.version.endsWith('.') ? `${filter.version}%` : filter.version));
   if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
+  if (filter.names) parts.push(filter.names.length ? inArray(clusters.name, [...filter.names]) : sql`0`);
   if (filter.managed !== undefined)
     parts.push(filter.managed ? sql`${clusters.upgradePolicy} is not null` : sql`${clusters.upgradePolicy} is null`);
   if (filter.workload) {

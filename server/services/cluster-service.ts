@@ -43,9 +43,11 @@ export interface ClusterSummary {
 interface EngineLookup {
   soaking(cluster: string): SoakingUpgrade[];
   never(cluster: string): string[] | null;
+  /** every cluster that will never upgrade as configured */
+  allNever(): string[];
 }
 
-const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null };
+const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null, allNever: () => [] };
 
 function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
   return {
@@ -57,6 +59,7 @@ function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
           : [],
       ),
     never: (cluster) => evaluation.neverUpgrades(cluster)?.reasons ?? null,
+    allNever: () => [...evaluation.allNeverUpgrades().keys()],
   };
 }
 
@@ -111,14 +114,19 @@ export function createClusterService(db: Db, now: () => Date) {
 
   return {
     list(input: {
-      filter: clustersRepo.ClusterFilter;
+      /** `neverUpgrades`: only the clusters that will never upgrade as configured (the engine's verdict) */
+      filter: clustersRepo.ClusterFilter & { neverUpgrades?: boolean };
       sort: clustersRepo.ClusterSortKey;
       direction: 'asc' | 'desc';
       offset: number;
       limit: number;
     }) {
-      const { rows, total } = clustersRepo.listClusters(db, input);
       const engine = engineLookup();
+      const { neverUpgrades, ...filter } = input.filter;
+      const { rows, total } = clustersRepo.listClusters(db, {
+        ...input,
+        filter: neverUpgrades ? { ...filter, names: engine.allNever() } : filter,
+      });
       const lastSnapshot = readSnapshotObservedAt(db);
       return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },
@@ -143,13 +151,15 @@ export function createClusterService(db: Db, now: () => Date) {
     },
 
     facets() {
-      return clustersRepo.distinctValues(db);
+      return { ...clustersRepo.distinctValues(db), neverUpgrades: engineLookup().allNever().length };
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
-    versionDistribution(filter: clustersRepo.ClusterFilter = {}) {
+    versionDistribution(input: clustersRepo.ClusterFilter & { neverUpgrades?: boolean } = {}) {
+      const { neverUpgrades, ...filter } = input;
       const byVersion = new Map<string, Record<string, number>>();
-      for (const { version, state, count } of clustersRepo.countByVersion(db, filter)) {
+      const selected = neverUpgrades ? { ...filter, names: engineLookup().allNever() } : filter;
+      for (const { version, state, count } of clustersRepo.countByVersion(db, selected)) {
         const entry = byVersion.get(version) ?? {};
         entry[state] = (entry[state] ?? 0) + count;
         byVersion.set(version, entry);

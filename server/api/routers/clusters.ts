@@ -7,7 +7,16 @@ const name = z.string().min(1).max(253);
 const short = z.string().max(200).optional();
 
 const ZClusterFilter = z
-  .object({ search: short, sector: short, workload: short, state: short, version: short, reason: short, managed: z.boolean().optional() })
+  .object({
+    search: short,
+    sector: short,
+    workload: short,
+    state: short,
+    version: short,
+    reason: short,
+    managed: z.boolean().optional(),
+    neverUpgrades: z.boolean().optional(),
+  })
   .default({});
 
 export const ZListClustersInput = z.object({
