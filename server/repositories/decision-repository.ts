@@ -4,6 +4,7 @@ import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
+import { readSetting, writeSetting } from './scheduler-repository';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 /** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
@@ -104,9 +105,8 @@ export const SNAPSHOT_OBSERVED_AT_SETTING = 'snapshot.observedAt';
 
 /** The instant of the last stored snapshot, or null before the first. */
 export function readSnapshotObservedAt(db: Db): Date | null {
-  const row = db.$client.prepare('select value from settings where key = ?').get(SNAPSHOT_OBSERVED_AT_SETTING) as
-    { value: string } | undefined;
-  return row ? new Date(JSON.parse(row.value) as number) : null;
+  const at = readSetting<number>(db, SNAPSHOT_OBSERVED_AT_SETTING);
+  return at === undefined ? null : new Date(at);
 }
 
 export function writeSnapshots(
@@ -162,11 +162,7 @@ export function writeSnapshots(
       at,
     );
   }
-  client
-    .prepare(
-      'insert into settings (key, value, updated_at) values (@key, @value, @at) on conflict(key) do update set value = @value, updated_at = @at',
-    )
-    .run({ key: SNAPSHOT_OBSERVED_AT_SETTING, value: JSON.stringify(at), at });
+  writeSetting(db, SNAPSHOT_OBSERVED_AT_SETTING, at, observedAt);
 }
 
 /** Upgrade history: move the open row for (cluster, target) forward, or open one. */

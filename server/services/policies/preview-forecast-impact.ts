@@ -1,13 +1,9 @@
 import { diffForecasts } from '@/server/domain/forecast/forecast-diff';
-import { defaultTargetVersion } from '@/server/domain/forecast/forecast-rollout';
-import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { DEFAULT_UPGRADE_MINUTES, defaultTargetVersion, type ForecastResult } from '@/server/domain/forecast/forecast-rollout';
 import type { NamedProblem } from '@/server/domain/policy-files/named-problems';
-import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { DEFAULT_UPGRADE_MINUTES } from '@/server/domain/forecast/forecast-rollout';
 import { readDataVersion } from '@/server/repositories/data-version-repository';
-import type { ForecastResult } from '@/server/domain/forecast/forecast-rollout';
 import { gatedForecastOptions, runForecastSliced } from '../forecast-runner';
-import { evaluationInstant } from '../stored-fleet-evaluation';
+import { evaluateStoredFleet, evaluationInstant } from '../stored-fleet-evaluation';
 import { evaluateDraft, type PolicyDraft } from './evaluate-draft';
 import type { PolicyContext } from './policy-store';
 
@@ -30,7 +26,8 @@ export async function previewForecastImpact(ctx: PolicyContext, draft: PolicyDra
   const minute = evaluationInstant(ctx.now());
   const result = evaluateDraft({ ...ctx, now: () => minute }, draft);
   if (!result.ok) return { ok: false as const, problems: result.problems, diff: null, horizonDays: IMPACT_HORIZON_DAYS };
-  const current = validatePlanInput(loadPlanDocument(ctx.db, result.org.id, result.at));
+  // the stored fleet as the other views see it at this minute (validated once per data version)
+  const current = evaluateStoredFleet(ctx.db, result.org, minute);
   if (!current.ok) {
     const problems: NamedProblem[] = [{ path: '', message: 'the stored fleet does not validate, so there is no forecast to compare with' }];
     return { ok: false as const, problems, diff: null, horizonDays: IMPACT_HORIZON_DAYS };

@@ -2,26 +2,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { captureIo } from './capture-io';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { runExportCommand } from '@/server/cli/export-command';
-import { runImportCommand, type CliIo } from '@/server/cli/import-command';
+import { runImportCommand } from '@/server/cli/import-command';
 
 let dir: string;
 let dbFile: string;
 
-function io(): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    env: { DATABASE_URL: dbFile, FLEETPLAN_ACTOR: 'cli:test' },
-    stdout: (t: string) => void (o.out += t),
-    stderr: (t: string) => void (o.err += t),
-  };
-  return o;
-}
+const io = () => captureIo(dbFile);
 
 function tableCounts(): { revisions: number; audit: number; revision: number } {
   const db = openDatabase(dbFile);

@@ -4,26 +4,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { captureIo } from './capture-io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { runDemoCommand, runOrgCommand } from '@/server/cli/org-command';
-import type { CliIo } from '@/server/cli/import-command';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-org-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function io(dbFile: string): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    env: { DATABASE_URL: dbFile, FLEETPLAN_ACTOR: 'cli:test' },
-    stdout: (t: string) => void (o.out += t),
-    stderr: (t: string) => void (o.err += t),
-  };
-  return o;
-}
+const io = captureIo;
 
 function query<T>(dbFile: string, sql: string): T[] {
   const db = openDatabase(dbFile);
