@@ -103,6 +103,37 @@ describe('forecastRollout', () => {
     expect(startOf(r, 'prod-1')).toBe(start);
   });
 
+  it('a lower version soaking is taken while the highest waits for a sector', () => {
+    // prod's newest candidate 4.13.3 waits for dev (which stays on 4.13.2 for good); 4.13.2 soaks
+    // on dev from now on and passes prod's 1 day on Tuesday 00:00, so prod takes it at Tuesday's
+    // 10:00 run although nothing else happens in the fleet to wake it up
+    const input = planInput(
+      [
+        { name: 'dev-1', sector: 'dev', version: '4.13.2', available: [] },
+        { name: 'prod-1', sector: 'prod', available: ['4.13.2', '4.13.3'], soakDays: 1 },
+      ],
+      [{ name: 'dev' }, { name: 'prod', dependencies: ['dev'] }],
+    );
+    const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 5 });
+    expect(r.clusters.find((c) => c.cluster === 'prod-1')?.upgrades.map((u) => [u.version, u.start])).toEqual([
+      ['4.13.2', '2024-03-05T10:00:00Z'],
+    ]);
+  });
+
+  it('the time a cluster spent on a version before leaving it soaks that version', () => {
+    // a-1 runs 4.13.2 from Monday 00:00 and leaves it at 10:00 (4.13.3 done 11:30): a scheduler
+    // ticking every 10 minutes credits 4.13.2 up to 11:20, 0.47 days, past b-1's 0.45 (at 10:48).
+    // Crediting it only up to the last decision before the completion (the window at 08:00,
+    // 0.33 days) would leave b-1 waiting for ever.
+    const input = planInput([
+      { name: 'a-1', version: '4.13.2', available: ['4.13.3'] },
+      { name: 'b-1', available: ['4.13.2'], soakDays: 0.45 },
+    ]);
+    const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 3 });
+    expect(startOf(r, 'a-1')).toBe('2024-03-04T10:00:00Z');
+    expect(r.clusters.find((c) => c.cluster === 'b-1')?.upgrades.map((u) => u.start)).toEqual(['2024-03-05T10:00:00Z']);
+  });
+
   it('a shared mutex makes the upgrades sequential', () => {
     const input = planInput(['a', 'b', 'c'].map((name) => ({ name, mutexes: ['m'], schedule: '0 * * * *' })));
     const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 2 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluateFleet, type ClusterEvaluation } from '@/server/domain/evaluation/evaluate-fleet';
 import { forecastRollout } from '@/server/domain/forecast/forecast-rollout';
 import type { PlanInput } from '@/server/domain/plan/types';
+import { compareVersions } from '@/server/domain/version/version';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import type { GatedDecision, GateState } from '@/server/domain/scheduling/apply-gates';
 
@@ -284,5 +285,85 @@ describe('evaluateFleet properties', () => {
       { numRuns: RUNS },
     );
     expect(explained).toBeGreaterThan(RUNS);
+  });
+});
+
+/**
+ * The scheduler as it would run: every cluster decided at every tick of the grid (no skipping
+ * ahead), with the forecast's model of what an upgrade does (scheduled at its run, done after
+ * `upgradeMinutes`, then offered only what is newer). The forecast must give the same upgrades.
+ */
+function tickEveryStep(input: PlanInput, gates: GateState, horizonDays: number, stepMinutes: number, upgradeMinutes: number) {
+  const stepMs = stepMinutes * 60_000;
+  const from = Date.parse(input.now);
+  const until = from + horizonDays * 24 * HOUR;
+  const duration = upgradeMinutes * 60_000;
+  const offered = new Map(input.clusters.map((c) => [c.name, c.availableUpgrades.filter((v) => compareVersions(v, c.version) > 0)]));
+  let clusters = input.clusters.map((c) => ({ ...c }));
+  const ends = new Map<string, number>();
+  const upgrades = new Map<string, { version: string; start: string }[]>();
+  for (const c of clusters) {
+    if (c.currentUpgrade && c.upgradePolicy) ends.set(c.name, (Date.parse(c.currentUpgrade.nextRun) || from) + duration);
+  }
+  let versionData = input.versionData;
+  for (let t = from; t <= until; t = Math.ceil((t + 1) / stepMs) * stepMs) {
+    clusters = clusters.map((c) => {
+      const cu = c.currentUpgrade;
+      if (!cu || !c.upgradePolicy) return c;
+      if ((ends.get(c.name) ?? Infinity) <= t) {
+        ends.delete(c.name);
+        const rest = {
+          ...c,
+          version: cu.version,
+          availableUpgrades: offered.get(c.name)!.filter((v) => compareVersions(v, cu.version) > 0),
+        };
+        delete rest.currentUpgrade;
+        return rest;
+      }
+      if (cu.state === 'scheduled' && Date.parse(cu.nextRun) <= t) return { ...c, currentUpgrade: { ...cu, state: 'started' as const } };
+      return c;
+    });
+    const now = new Date(t).toISOString().replace('.000Z', 'Z');
+    const result = evaluateFleet({ ...input, now, clusters, versionData }, gates);
+    versionData = result.versionData;
+    for (const d of result.decisions) {
+      const i = clusters.findIndex((c) => c.name === d.cluster);
+      const c = clusters[i]!;
+      if (d.action === 'upgrade') {
+        clusters[i] = { ...c, currentUpgrade: { version: d.version!, nextRun: d.nextRun!, state: 'scheduled' } };
+        ends.set(c.name, Date.parse(d.nextRun!) + duration);
+        (upgrades.get(c.name) ?? upgrades.set(c.name, []).get(c.name)!).push({ version: d.version!, start: d.nextRun! });
+      } else if (d.action === 'cancel') {
+        const rest = { ...c };
+        delete rest.currentUpgrade;
+        clusters[i] = rest;
+        ends.delete(c.name);
+      }
+    }
+  }
+  return upgrades;
+}
+
+describe('forecast properties', () => {
+  it('skipping ahead gives the same upgrades as deciding every cluster at every tick', () => {
+    let upgrades = 0;
+    fc.assert(
+      fc.property(arbFleet, (raw) => {
+        const s = scenario(raw);
+        if (!s) return;
+        // a 7-minute grid: soak crossings (whole days over a few clusters) do not fall on a tick,
+        // where float sums of different step lengths could disagree by an ulp
+        const options = { ...s.forecastGates, horizonDays: 3, stepMinutes: 7, upgradeMinutes: 90 };
+        const forecast = forecastRollout(s.input, options);
+        const expected = tickEveryStep(s.input, s.gates, 3, 7, 90);
+        for (const c of forecast.clusters) {
+          const started = c.upgrades.filter((u) => !u.inFlight).map((u) => ({ version: u.version, start: u.start }));
+          expect(started, c.cluster).toEqual(expected.get(c.cluster) ?? []);
+          upgrades += started.length;
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    expect(upgrades).toBeGreaterThan(RUNS);
   });
 });

@@ -9,7 +9,7 @@
  * turn (mutexes taken earlier in the order count), and only for the clusters asked for: the tick
  * and the forecast ask for none and pay nothing extra. Pure and synchronous: time is `input.now`.
  */
-import { PlanRun, type ManagedCluster, type SectorMin } from '@/server/domain/plan/decide-upgrades';
+import { PlanRun, type ManagedCluster, type SectorMin, type VersionCheck } from '@/server/domain/plan/decide-upgrades';
 import { parseInstant } from '@/server/domain/plan/time';
 import type { Decision, PlanInput, PlanResult, RuleCheck, VersionData } from '@/server/domain/plan/types';
 import {
@@ -68,6 +68,8 @@ export interface FleetVersionView {
    * fleet); null for an unknown or unmanaged cluster.
    */
   candidateSoak(cluster: string): CandidateSoakVerdict[] | null;
+  /** The engine's version rules (blocked, sector, soak per workload) for each of a managed cluster's candidates, highest first. */
+  versionChecks(cluster: ManagedCluster): VersionCheck[];
   /** The newest candidate version not blocked for the cluster (org or its own patterns), if any. */
   newestUnblocked(cluster: string): string | null;
   /**
@@ -80,7 +82,7 @@ export interface FleetVersionView {
 }
 
 export interface FleetEvaluation extends FleetVersionView {
-  /** one per managed cluster, in the engine's order: what the scheduler acts on */
+  /** one per managed cluster (per decided one, see EvaluateOptions.decide), in the engine's order: what the scheduler acts on */
   decisions: GatedDecision[];
   /** engine runs needed to reach a mutex-consistent result */
   runs: number;
@@ -93,6 +95,13 @@ export type CandidateSoakVerdict = { version: string; blockedBy: string | null; 
 export interface EvaluateOptions {
   /** clusters to explain: true = all, a list = those names (unknown names are left out) */
   explain?: boolean | readonly string[];
+  /**
+   * The clusters to decide (default: all). The others sit the run out and get no decision. Only
+   * for a caller that knows those clusters' decisions are skips, which take no mutex and so
+   * cannot change anyone else's: the forecast's clusters that nothing has woken since their last
+   * verdict (a pending upgrade, a window not yet open, soak not yet reached).
+   */
+  decide?: (cluster: ManagedCluster) => boolean;
 }
 
 type Explained = { run: PlanRun; checks: RuleCheck[]; newer: string[]; ignored: string[]; cluster: ManagedCluster; order: number };
@@ -106,14 +115,17 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
   let explained = new Map<string, Explained>();
 
   const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
-    const run = new PlanRun(plain);
+    // a re-run for the gates is over the same input: it borrows the first run's indexes
+    const run = new PlanRun(plain, lastRun);
     const turn = new Map<string, Explained>();
-    const decisions = run.order.map((c, order) => {
-      if (explainAll || wanted!.has(c.name)) {
+    const decisions: Decision[] = [];
+    run.order.forEach((c, order) => {
+      if (explainAll || (wanted!.size > 0 && wanted!.has(c.name))) {
         const { newer, ignored } = run.candidates(c);
         turn.set(c.name, { run, checks: clusterRuleChecks(run, c, newer), newer, ignored, cluster: c, order });
       }
-      return heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c);
+      if (options.decide && !options.decide(c)) return;
+      decisions.push(heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c));
     });
     lastRun = run;
     lastEngine = decisions;
@@ -191,6 +203,7 @@ function versionViewOf(run: PlanRun): FleetVersionView {
     sectorFloor: (sector, workload) => run.requiredMin(sector, workload),
     neverUpgrades: (name) => (never ??= findNeverUpgrades(run)).get(name) ?? null,
     allNeverUpgrades: () => (never ??= findNeverUpgrades(run)),
+    versionChecks: (c) => run.candidates(c).newer.map((version) => run.checkVersion(c, version)),
     newestUnblocked: (name) => {
       const c = managedByName().get(name);
       return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined)) ?? null;

@@ -2,23 +2,29 @@
  * Rollout forecast: runs the decision engine forward in simulated time.
  *
  * Each step calls the SAME `evaluateFleet` as the scheduler tick (engine plus gates: freeze,
- * maintenance exclusions, health gate) with `now` = the step time and feeds its result back: decided upgrades become `currentUpgrade` (scheduled, started at nextRun, completed after
+ * maintenance exclusions, health gate) with `now` = the step time and feeds its result back:
+ * decided upgrades become `currentUpgrade` (scheduled, started at nextRun, completed after
  * the assumed duration: the version changes and availableUpgrades shrinks to the remaining newer
  * candidates), cancelled upgrades are dropped, and the returned versionData (soak) is the next
  * step's input. Health stays as it is now for the whole forecast.
  *
- * Speed: the real scheduler ticks every few minutes, but between two ticks nothing the engine
- * looks at changes except soak (linear in time) and which schedules are within their 2-hour
- * window. So instead of visiting every tick we jump to the next *interesting* tick (on a fixed
- * grid of `stepMinutes`): a completion, the first tick at which an idle cluster's next schedule
- * run enters the window, or — for a cluster waiting for soak — the first window tick after its
- * soak crosses the threshold at the current accumulation rate. Clusters blocked by a mutex, a
- * sector dependency or a missing version stay asleep until something completes (the only
- * events that can change those conditions). Pure: no clock, no I/O.
+ * What it must equal: a scheduler ticking on a fixed grid of `stepMinutes` that decides every
+ * cluster at every tick (tests/property/evaluate-fleet.test.ts checks this against exactly that
+ * loop). It gets there faster by visiting only the *interesting* ticks: between two ticks nothing
+ * the engine looks at changes except soak (linear in time) and which schedules are within their
+ * 2-hour window. Each cluster sleeps until the first tick at which its verdict could change — a
+ * window opening, its soak crossing the threshold at today's rate (for each candidate the sector
+ * rule lets through, not only the highest one the engine names), the tick from which its next
+ * run leaves a maintenance exclusion, or any completion or release for the rest (mutex, sector,
+ * versions) — and only awake clusters are decided. A completion's tick is visited, and the
+ * tick before it soaks the versions left there, as the gridded scheduler would. Pure: no clock,
+ * no I/O.
  */
 import { findBlockingPattern } from '../plan/blocked-versions';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
-import { evaluateFleet } from '../evaluation/evaluate-fleet';
+import { accumulateSoak } from '../plan/soak';
+import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
+import type { ManagedCluster } from '../plan/decide-upgrades';
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
@@ -205,6 +211,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   });
   const byName = new Map(sims.map((s) => [s.base.name, s]));
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
+  const managedStates = () => managed.map((s) => s.state);
 
   let versionData: VersionData = input.versionData;
   let engineRuns = 0;
@@ -231,37 +238,73 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return completed;
   };
 
-  /** Time at which some candidate's soak reaches the cluster's threshold at today's rate. */
-  const soakCrossing = (s: SimCluster, t: number, rates: Map<string, number>): number => {
-    const policy = s.state.upgradePolicy;
-    const required = policy?.conditions.soakDays;
-    if (!policy || required === undefined) return t;
+  /**
+   * The earliest time one of the cluster's candidates may pass the version rules, for a cluster
+   * held by them (NOT_SOAKED, SECTOR_BEHIND): a candidate its sector rule holds back waits for a
+   * completion (which wakes everyone); the others when their soak crosses the threshold at
+   * today's rate. The engine reports only the highest candidate's failure, so every candidate is
+   * looked at: a lower one may be soaking while the highest waits for a sector.
+   */
+  const nextVersionChance = (s: SimCluster, t: number, rates: Map<string, number>, view: FleetVersionView): number => {
+    if (!s.state.upgradePolicy) return Infinity;
     let best = Infinity;
-    for (const v of s.state.availableUpgrades) {
-      if (compareVersions(v, s.state.version) <= 0) continue;
-      if (findBlockingPattern(v, input.organization.blockedVersions, policy.conditions.blockedVersions) !== undefined) continue;
+    for (const check of view.versionChecks(s.state as ManagedCluster)) {
+      if (check.blockedBy !== undefined || !check.sector.pass) continue;
       let at = t;
-      for (const w of policy.workloads) {
-        const soaked = versionData.versions[v]?.workloads[w]?.soakDays ?? 0;
-        if (soaked >= required) continue;
-        const rate = rates.get(`${v}\u0000${w}`) ?? 0;
+      for (const p of check.soak.perWorkload) {
+        if (p.pass || p.required === null) continue;
+        const rate = rates.get(`${check.version}\u0000${p.workload}`) ?? 0;
         if (rate <= 0) {
           at = Infinity;
           break;
         }
         // one second of slack so float sums are past the threshold when we look again
-        at = Math.max(at, t + ((required - soaked) / rate) * DAY_MS + 1000);
+        at = Math.max(at, t + ((p.required - p.soaked) / rate) * DAY_MS + 1000);
       }
       best = Math.min(best, at);
     }
     return best;
   };
 
-  /** When the exclusion covering the cluster's next run in the window ends (its next chance). */
-  const exclusionEnd = (s: SimCluster, t: number): number => {
-    const run = s.compiled ? listRuns(s.compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] : undefined;
+  /**
+   * When a cluster whose next run falls in a maintenance exclusion may next be given an upgrade:
+   * the tick from which the first run after the lead time is the first one at or after the
+   * exclusion's end (every run before it lies inside the exclusion), and not before that run
+   * enters the 2-hour window. Per schedule and exclusion end.
+   */
+  const exclusionWake = new Map<string, number>();
+  const afterExclusion = (s: SimCluster, t: number): number => {
+    const compiled = s.compiled;
+    const run = compiled ? listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] : undefined;
     const excl = run === undefined ? undefined : findExclusion(exclusions, s.base.name, s.sector ?? undefined, run);
-    return excl ? excl.endsAt : t;
+    if (!compiled || !excl) return t;
+    const key = `${compiled.key}\u0000${excl.endsAt}`;
+    let wake = exclusionWake.get(key);
+    if (wake === undefined) {
+      const earliest = excl.endsAt - WINDOW_MS;
+      // runs at most a window and a lead before the end: a schedule firing every minute has ~126
+      const before = listRuns(compiled, earliest - MIN_LEAD_MS - 1, 200, excl.endsAt - 1);
+      const last = before[before.length - 1];
+      wake = last === undefined ? earliest : Math.max(earliest, last - MIN_LEAD_MS);
+      exclusionWake.set(key, wake);
+    }
+    return Math.max(t, wake);
+  };
+
+  // Soak accumulation rate per (version, workload): healthy managed clusters running it. Only a
+  // completion changes it; computed when some cluster waits for soak.
+  let rates: Map<string, number> | null = null;
+  const soakRates = (): Map<string, number> => {
+    if (rates) return rates;
+    const counted = new Map<string, number>();
+    for (const s of managed) {
+      if (!s.state.healthy) continue;
+      for (const w of s.state.upgradePolicy!.workloads) {
+        const key = `${s.state.version}\u0000${w}`;
+        counted.set(key, (counted.get(key) ?? 0) + 1);
+      }
+    }
+    return (rates = counted);
   };
 
   let t = fromMs;
@@ -283,27 +326,19 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         break;
       }
       const reset = first ? false : advanceUpgrades(t);
+      if (reset) rates = null;
       if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
 
-      const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates);
+      // Only awake clusters are decided: an asleep one's verdict cannot have changed since it was
+      // given (that is what put it to sleep), and a skip takes no mutex. The first step decides
+      // everyone (blocked or gated upgrades in flight are cancelled there).
+      const awake = new Set<Cluster>();
+      for (const s of managed) if (first || (!s.state.currentUpgrade && s.eligibleAt <= t)) awake.add(s.state);
+      const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates, {
+        decide: (c) => awake.has(c),
+      });
       engineRuns++;
       versionData = result.versionData;
-
-      // Soak accumulation rate per (version, workload): healthy managed clusters running it
-      // (computed only when some cluster waits for soak).
-      let rates: Map<string, number> | null = null;
-      const soakRates = (): Map<string, number> => {
-        if (rates) return rates;
-        rates = new Map();
-        for (const s of managed) {
-          if (!s.state.healthy) continue;
-          for (const w of s.state.upgradePolicy!.workloads) {
-            const key = `${s.state.version}\u0000${w}`;
-            rates.set(key, (rates.get(key) ?? 0) + 1);
-          }
-        }
-        return rates;
-      };
 
       let released = false;
       for (const d of result.decisions) {
@@ -331,7 +366,6 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'UPGRADE_PENDING':
             case 'MUTEX_LOCKED':
             case 'MAX_PARALLEL_UPGRADES':
-            case 'SECTOR_BEHIND':
             case 'NO_AVAILABLE_UPGRADES':
             case 'VERSION_BLOCKED':
             case 'SUSPENDED':
@@ -340,10 +374,11 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
               s.eligibleAt = Infinity;
               break;
             case 'EXCLUDED':
-              s.eligibleAt = exclusionEnd(s, t);
+              s.eligibleAt = afterExclusion(s, t);
               break;
             case 'NOT_SOAKED':
-              s.eligibleAt = soakCrossing(s, t, soakRates());
+            case 'SECTOR_BEHIND':
+              s.eligibleAt = nextVersionChance(s, t, soakRates(), result);
               break;
             default:
               s.eligibleAt = t;
@@ -352,9 +387,11 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       }
       if (released) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
 
-      // Next interesting tick.
+      // Next interesting tick: a completion (applied at the first tick at or after it), or a
+      // window opening for an awake cluster.
       let next = Infinity;
       for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
+      const completionTick = next;
       // per schedule and grid tick: the first tick whose window holds a run
       const memo = new Map<string, Map<number, number>>();
       for (const s of managed) {
@@ -371,12 +408,22 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
           bySchedule.set(g0, tick);
         }
+        // until its window opens the engine can only say OUTSIDE_WINDOW: asleep till then
+        s.eligibleAt = tick;
         next = Math.min(next, tick);
       }
       first = false;
       if (next === Infinity) {
         done = true;
         break;
+      }
+      // A scheduler ticking on the grid also runs at the tick just before a completion is applied:
+      // the engine credits the time since its last run to the version each cluster runs *now*, so
+      // that tick soaks the old version up to there. No decision can change at it (or it would be
+      // `next`), so only the soak is accumulated, by the engine's own rule.
+      const soakTick = completionTick - stepMs;
+      if (next === completionTick && soakTick > t && soakTick <= untilMs) {
+        versionData = accumulateSoak(versionData, managedStates(), soakTick);
       }
       t = next;
     }

@@ -55,18 +55,55 @@ function soakDaysOf(c: ManagedCluster): number {
 
 /** Orders managed clusters: version ascending, then soakDays ascending, then input order. */
 export function orderManagedClusters(clusters: readonly Cluster[]): ManagedCluster[] {
-  // a fleet runs a few dozen distinct versions: compare those once, then sort by their rank
-  const distinct = [...new Set(clusters.map((c) => c.version))].sort(compareVersions);
-  const rank = new Map<string, number>();
-  distinct.forEach((v, i) => rank.set(v, i > 0 && compareVersions(distinct[i - 1]!, v) === 0 ? rank.get(distinct[i - 1]!)! : i));
-  const managed: { c: ManagedCluster; rank: number; soakDays: number; index: number }[] = [];
-  clusters.forEach((c, index) => {
-    if (c.upgradePolicy !== undefined)
-      managed.push({ c: c as ManagedCluster, rank: rank.get(c.version)!, soakDays: soakDaysOf(c as ManagedCluster), index });
+  // A fleet runs a few dozen distinct versions and soakDays values: rank those once, then place
+  // the clusters by (version rank, soakDays rank) with a stable counting sort — linear, and
+  // cheap enough for the forecast, which orders the whole fleet at every step.
+  const versionRank = ranksOf(clusters, (c) => c.version, compareVersions);
+  const soakRank = ranksOf(
+    clusters,
+    (c) => soakDaysOf(c as ManagedCluster),
+    (a, b) => a - b,
+  );
+  const soakKinds = soakRank.size;
+  const keys = new Int32Array(clusters.length).fill(-1);
+  let kinds = 0;
+  clusters.forEach((c, i) => {
+    if (c.upgradePolicy === undefined) return;
+    const key = versionRank.get(c.version)! * soakKinds + soakRank.get(soakDaysOf(c as ManagedCluster))!;
+    keys[i] = key;
+    kinds = Math.max(kinds, key + 1);
   });
-  managed.sort((a, b) => a.rank - b.rank || a.soakDays - b.soakDays || a.index - b.index);
-  return managed.map((x) => x.c);
+  const starts = new Int32Array(kinds + 1);
+  for (const key of keys) if (key >= 0) starts[key + 1]!++;
+  for (let k = 1; k <= kinds; k++) starts[k]! += starts[k - 1]!;
+  const ordered = new Array<ManagedCluster>(starts[kinds]!);
+  clusters.forEach((c, i) => {
+    const key = keys[i]!;
+    if (key >= 0) ordered[starts[key]!++] = c as ManagedCluster;
+  });
+  return ordered;
 }
+
+/** Dense ranks of the managed clusters' values of `valueOf` (values comparing equal share one). */
+function ranksOf<T>(clusters: readonly Cluster[], valueOf: (c: Cluster) => T, compare: (a: T, b: T) => number): Map<T, number> {
+  const distinct = new Set<T>();
+  for (const c of clusters) if (c.upgradePolicy !== undefined) distinct.add(valueOf(c));
+  const sorted = [...distinct].sort(compare);
+  const rank = new Map<T, number>();
+  let dense = -1;
+  sorted.forEach((v, i) => {
+    if (i === 0 || compare(sorted[i - 1]!, v) !== 0) dense++;
+    rank.set(v, dense);
+  });
+  return rank;
+}
+
+type SectorTables = {
+  /** sector → mutex → number of the sector's clusters having that mutex */
+  mutexClusters: Map<string, Map<string, number>>;
+  /** sector → workload → lowest current version of the sector's clusters running it */
+  workloadMin: Map<string, Map<string, SectorMin>>;
+};
 
 /** One engine run over a validated input: precomputed indexes plus the lock state. */
 export class PlanRun {
@@ -75,42 +112,73 @@ export class PlanRun {
   readonly order: ManagedCluster[];
   readonly versionData: VersionData;
   private readonly input: PlanInput;
-  private readonly sectors = new Map<string, Sector>();
-  /** sector → mutex → number of the sector's clusters having that mutex. */
-  private readonly sectorMutexClusters = new Map<string, Map<string, number>>();
-  /** sector → workload → lowest current version of the sector's clusters running it. */
-  private readonly sectorWorkloadMin = new Map<string, Map<string, SectorMin>>();
-  private readonly requiredMinCache = new Map<string, SectorMin | null>();
-  private readonly windowCache = new Map<string, number | null>();
-  private readonly nextRunCache = new Map<string, number | null>();
+  private readonly sectors: Map<string, Sector>;
+  /** the sector tables, built on first use (shared with a re-run over the same input) */
+  private readonly lazy: { tables?: SectorTables };
+  private readonly requiredMinCache: Map<string, SectorMin | null>;
+  private readonly windowCache: Map<string, number | null>;
+  private readonly nextRunCache: Map<string, number | null>;
   /** the OUTSIDE_WINDOW message per schedule (same for every cluster sharing it in this run) */
-  private readonly outsideWindowCache = new Map<string, string>();
+  private readonly outsideWindowCache: Map<string, string>;
   private readonly holders = new Map<string, Holder[]>();
   private readonly sectorHolders = new Map<string, Map<string, number>>();
 
-  constructor(input: PlanInput) {
+  /**
+   * A run over `input`. `again` — an earlier run over the very same input — lends its indexes
+   * (order, soak, sector tables and memoized schedule answers depend only on the input) so a
+   * second run with other clusters held back (the scheduler's gates) costs only its decisions.
+   */
+  constructor(input: PlanInput, again?: PlanRun) {
     this.input = input;
-    const nowMs = parseInstant(input.now);
-    if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
-    this.nowMs = nowMs;
-    this.now = formatInstant(nowMs);
-    this.order = orderManagedClusters(input.clusters);
-    this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
-    for (const s of input.organization.sectors) this.sectors.set(s.name, s);
+    if (again && again.input === input) {
+      this.nowMs = again.nowMs;
+      this.now = again.now;
+      this.order = again.order;
+      this.versionData = again.versionData;
+      this.sectors = again.sectors;
+      this.lazy = again.lazy;
+      this.requiredMinCache = again.requiredMinCache;
+      this.windowCache = again.windowCache;
+      this.nextRunCache = again.nextRunCache;
+      this.outsideWindowCache = again.outsideWindowCache;
+    } else {
+      const nowMs = parseInstant(input.now);
+      if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
+      this.nowMs = nowMs;
+      this.now = formatInstant(nowMs);
+      this.order = orderManagedClusters(input.clusters);
+      this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
+      this.sectors = new Map();
+      this.lazy = {};
+      this.requiredMinCache = new Map();
+      this.windowCache = new Map();
+      this.nextRunCache = new Map();
+      this.outsideWindowCache = new Map();
+      for (const sector of input.organization.sectors) this.sectors.set(sector.name, sector);
+    }
+    for (const c of this.order) if (c.currentUpgrade) this.hold(c);
+  }
+
+  /**
+   * Per sector: how many of its clusters have each mutex, and the lowest version running each
+   * workload. Built when a cluster first reaches the mutex or sector rule, so a run in which
+   * nobody does (the forecast's quiet steps) does not pay for a pass over the fleet.
+   */
+  private get tables(): SectorTables {
+    if (this.lazy.tables) return this.lazy.tables;
+    const tables: SectorTables = { mutexClusters: new Map(), workloadMin: new Map() };
     for (const c of this.order) {
       const { sector, mutexes } = c.upgradePolicy.conditions;
       if (sector === undefined) continue;
-      let counts = this.sectorMutexClusters.get(sector);
-      if (!counts) this.sectorMutexClusters.set(sector, (counts = new Map<string, number>()));
+      let counts = tables.mutexClusters.get(sector);
+      if (!counts) tables.mutexClusters.set(sector, (counts = new Map<string, number>()));
       for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
-      let mins = this.sectorWorkloadMin.get(sector);
-      if (!mins) this.sectorWorkloadMin.set(sector, (mins = new Map<string, SectorMin>()));
-      for (const w of c.upgradePolicy.workloads) {
-        const cur = mins.get(w);
-        if (!cur || compareVersions(c.version, cur.version) < 0) mins.set(w, { version: c.version, cluster: c.name, sector });
-      }
+      let mins = tables.workloadMin.get(sector);
+      if (!mins) tables.workloadMin.set(sector, (mins = new Map<string, SectorMin>()));
+      // the order is by version: the first cluster met is the lowest (the first of equals)
+      for (const w of c.upgradePolicy.workloads) if (!mins.has(w)) mins.set(w, { version: c.version, cluster: c.name, sector });
     }
-    for (const c of this.order) if (c.currentUpgrade) this.hold(c);
+    return (this.lazy.tables = tables);
   }
 
   /** Takes the cluster's mutexes for the rest of this run. */
@@ -192,7 +260,7 @@ export class PlanRun {
       }
     }
     for (const m of mutexes) {
-      const n = this.sectorMutexClusters.get(sector.name)?.get(m) ?? 1;
+      const n = this.tables.mutexClusters.get(sector.name)?.get(m) ?? 1;
       const limit = Math.max(1, mpu.kind === 'count' ? mpu.value : percentOfRoundedHalfEven(mpu.value, n));
       const held = this.sectorHolders.get(sector.name)?.get(m) ?? 0;
       if (held >= limit) {
@@ -229,7 +297,7 @@ export class PlanRun {
       const dep = top.dependencies[top.next++]!;
       if (visited.has(dep)) continue;
       visited.add(dep);
-      const min = this.sectorWorkloadMin.get(dep)?.get(workload);
+      const min = this.tables.workloadMin.get(dep)?.get(workload);
       if (min) {
         if (!best || compareVersions(min.version, best.version) < 0) best = min;
       } else stack.push({ dependencies: this.sectors.get(dep)?.dependencies ?? [], next: 0 });

@@ -16,6 +16,28 @@ function daysInMonth(year: number, month: number): number {
  */
 export function parseInstant(text: unknown): number | null {
   if (typeof text !== 'string') return null;
+  const known = parsedInstants.get(text);
+  if (known !== undefined) return known;
+  const parsed = parseInstantText(text);
+  remember(parsedInstants, text, parsed);
+  return parsed;
+}
+
+/**
+ * The engine and the forecast parse and format the same few instants (next runs shared by every
+ * cluster of a schedule, the step's now) tens of thousands of times per run; both functions are
+ * pure, so their results are kept, a bounded number of them.
+ */
+const MEMO_LIMIT = 8192;
+const parsedInstants = new Map<string, number | null>();
+const formattedInstants = new Map<number, string>();
+
+function remember<K, V>(memo: Map<K, V>, key: K, value: V): void {
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value);
+}
+
+function parseInstantText(text: string): number | null {
   const m = ISO_RE.exec(text.trim());
   if (!m) return null;
   const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
@@ -41,6 +63,10 @@ export function formatInstantToSecond(at: number | Date): string {
 }
 
 export function formatInstant(ms: number): string {
+  const known = formattedInstants.get(ms);
+  if (known !== undefined) return known;
   const iso = new Date(ms).toISOString();
-  return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
+  const formatted = iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
+  remember(formattedInstants, ms, formatted);
+  return formatted;
 }

@@ -151,9 +151,14 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
 
 type ClusterIndex = ReadonlyMap<string, PlanInput['clusters'][number]>;
 
-function gateFor(d: Decision, input: PlanInput, byName: ClusterIndex, state: GateState): { reason: GateReason; message: string } | null {
+function gateFor(
+  d: Decision,
+  input: PlanInput,
+  sectorOf: (cluster: string) => string | undefined,
+  state: GateState,
+): { reason: GateReason; message: string } | null {
   if (d.action !== 'upgrade') return null;
-  const sector = byName.get(d.cluster)?.upgradePolicy?.conditions.sector;
+  const sector = sectorOf(d.cluster);
   const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
   const failed = gateChecks(d.cluster, sector, at, state, d.version).find((g) => !g.pass);
   return failed ? { reason: failed.reason, message: failed.message } : null;
@@ -188,14 +193,20 @@ export function decideWithGates(
   )
     return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();
-  const byName: ClusterIndex = new Map(input.clusters.map((c) => [c.name, c]));
+  // the cluster index (10,000 entries at scale) is built only when a gate needs a cluster:
+  // a sector for exclusions or halts, a scheduled upgrade to cancel under a freeze or exclusion
+  let index: ClusterIndex | undefined;
+  const clusterNamed = (name: string) => (index ??= new Map(input.clusters.map((c) => [c.name, c]))).get(name);
+  const sectorMatters = state.exclusions.length > 0 || (state.halts !== undefined && hasHalts(state.halts));
+  const sectorOf = (name: string) => (sectorMatters ? clusterNamed(name)?.upgradePolicy?.conditions.sector : undefined);
+  const mayCancel = state.frozen || state.exclusions.length > 0;
   const versionData = result.versionData;
   let runs = 1;
   for (;;) {
     let added = false;
     for (const d of result.decisions) {
       if (gated.has(d.cluster)) continue;
-      const g = gateFor(d, input, byName, state);
+      const g = gateFor(d, input, sectorOf, state);
       if (g) {
         gated.set(d.cluster, g);
         added = true;
@@ -210,9 +221,10 @@ export function decideWithGates(
   const decisions: GatedDecision[] = result.decisions.map((d) => {
     const g = gated.get(d.cluster);
     if (g) return { cluster: d.cluster, action: 'skip', reason: g.reason, message: g.message };
-    const cluster = byName.get(d.cluster);
+    if (!mayCancel || d.action !== 'skip' || d.reason !== 'UPGRADE_PENDING') return d;
+    const cluster = clusterNamed(d.cluster);
     const cu = cluster?.currentUpgrade;
-    if (d.action === 'skip' && d.reason === 'UPGRADE_PENDING' && cu && cu.state === 'scheduled') {
+    if (cluster && cu && cu.state === 'scheduled') {
       const runAt = parseInstant(cu.nextRun) ?? nowMs;
       if (runAt > nowMs) {
         if (state.frozen)
