@@ -150,6 +150,13 @@ export async function runServeBench(): Promise<void> {
     );
     console.log(describe('GET /api/healthz', health));
     console.log(describe('Fleet list (clusters.list, 50 rows)', fleet));
+    // The Forecast page over HTTP while the scheduler keeps ticking: the first 90-day forecast
+    // (cold: load, validate, simulate in slices between other requests), then the next page.
+    const forecastUrl = (offset: number) =>
+      `${base}/api/trpc/forecast.run?input=${encodeURIComponent(JSON.stringify({ horizonDays: 90, upgradeMinutes: 90, offset, limit: 50 }))}`;
+    const cold = await timed(forecastUrl(0), auth);
+    const warm = await timed(forecastUrl(50), auth);
+    console.log(`Forecast page (forecast.run, 90 days): cold ${Math.round(cold)} ms, next page ${Math.round(warm)} ms`);
     console.log(`failed requests: ${failures.size ? [...failures].map(([p, n]) => `${p} ${n}`).join(', ') : 'none'}`);
   } catch (err) {
     console.log(serverLog.split('\n').slice(-30).join('\n'));

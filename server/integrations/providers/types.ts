@@ -58,6 +58,19 @@ export interface ClusterSnapshot {
   currentUpgrade: ProviderUpgrade | null;
   /** the most recent finished upgrade, when the provider reports one */
   lastUpgrade?: FinishedUpgrade | null;
+  /** discovery: where and what the cluster is, when the provider knows (absent = not reported) */
+  discovery?: ClusterDiscovery;
+}
+
+/** What a provider reports about a cluster beyond its version: for selection, filters and display. */
+export interface ClusterDiscovery {
+  /** OCM subscription labels; Kubernetes: labels of the context/cluster (as the provider defines them) */
+  labels: Record<string, string>;
+  /** aws, gcp, azure, baremetal, … ; null = unknown */
+  cloud: string | null;
+  region: string | null;
+  /** nodes (OCM: nodes.compute + nodes.master/infra; Kubernetes: Node objects); null = unknown */
+  nodeCount: number | null;
 }
 
 /** A cluster that could not be read this time. */
