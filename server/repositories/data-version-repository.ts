@@ -45,3 +45,33 @@ export function readPlanStructureRevision(db: Db): number | null {
   }
   return statement.get()?.revision ?? null;
 }
+
+const forecastInputsOf = new WeakMap<Database.Database, Database.Statement<[{ org: number }], { fingerprint: string }>>();
+
+/**
+ * What a forecast of the organization's fleet depends on, as one token: the plan structure
+ * revision (policies, sectors, blocked versions, each cluster's version, upgrade and health),
+ * the freeze, the maintenance exclusions, the health-gate setting, and which clusters report
+ * soak for which version. Soak *days* are left out: they grow at every tick by the engine's own
+ * rule from what is in the token, so a forecast kept for a short while stays right; nor do the
+ * scheduler's own bookkeeping writes (its lease, tick rows) move it, which readDataVersion does —
+ * on a running server that made every forecast a cache miss. Null when it cannot be trusted.
+ */
+export function readForecastInputsRevision(db: Db, organizationId: number): string | null {
+  const structure = readPlanStructureRevision(db);
+  if (structure === null) return null;
+  const client = db.$client;
+  let statement = forecastInputsOf.get(client);
+  if (!statement) {
+    statement = client.prepare<[{ org: number }], { fingerprint: string }>(
+      `SELECT json_array(
+         (SELECT json_array(frozen, frozen_reason) FROM organizations WHERE id = @org),
+         (SELECT json_group_array(json_array(id, scope, subject, starts_at, ends_at, reason)) FROM maintenance_exclusions WHERE organization_id = @org),
+         (SELECT value FROM settings WHERE key = 'scheduler.healthGate'),
+         (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org)
+       ) AS fingerprint`,
+    );
+    forecastInputsOf.set(client, statement);
+  }
+  return `${structure}:${statement.get({ org: organizationId })!.fingerprint}`;
+}

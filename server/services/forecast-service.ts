@@ -1,9 +1,9 @@
 // Forecast use case: the stored fleet (plus in-memory what-if overrides) run forward through the
 // decision engine. A simulation of 10,000 clusters costs seconds, so results are kept per
-// database connection and keyed by what they depend on: the stored data (readDataVersion moves
-// with any write: policies, the scheduler's snapshot, settings, exclusions, a freeze) and the
-// request's options, not by the clock. Paging and filtering read the kept result; only one page
-// of clusters is returned at a time. A kept forecast is re-used while the fleet clock has moved
+// database connection and keyed by what they depend on: the stored inputs
+// (readForecastInputsRevision: policies, the fleet's versions, upgrades and health, exclusions, a
+// freeze, the health gate, soak reporting) and the request's options, not by the clock. Paging
+// and filtering read the kept result; only one page of clusters is returned at a time. A kept forecast is re-used while the fleet clock has moved
 // less than MAX_AGE_MS past its start (the scheduler, when it runs, writes sooner than that).
 import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
@@ -17,7 +17,7 @@ import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { readDataVersion } from '@/server/repositories/data-version-repository';
+import { readForecastInputsRevision } from '@/server/repositories/data-version-repository';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
@@ -86,11 +86,12 @@ export function createForecastService(db: Db, now: () => Date) {
     // Minute resolution: the scheduler's grid (a copy: the clock's own Date is left as it is).
     const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
-    const dataVersion = readDataVersion(db);
+    const org = findOrganization(db);
+    const inputs = org ? readForecastInputsRevision(db, org.id) : null;
     const key =
-      dataVersion === null
+      inputs === null
         ? null
-        : JSON.stringify([dataVersion, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
+        : JSON.stringify([inputs, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
     let cache = caches.get(db.$client);
     if (!cache) caches.set(db.$client, (cache = new Map<string, Promise<CacheEntry>>()));
     const hit = key === null ? undefined : cache.get(key);

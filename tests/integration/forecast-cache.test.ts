@@ -6,6 +6,8 @@ import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { createForecastService } from '@/server/services/forecast-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
+import { createExclusionService } from '@/server/services/exclusion-service';
+import { acquireLease, finishTick, insertTick, writeSetting, HEALTH_GATE_SETTING } from '@/server/repositories/scheduler-repository';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
@@ -22,7 +24,12 @@ function setup() {
   );
   const page = (more: { offset?: number; sector?: string; search?: string } = {}) =>
     forecast.run({ horizonDays: 30, upgradeMinutes: 90, offset: 0, limit: 5, ...more });
-  return { page, policies, setClock: (at: Date) => (clock = at) };
+  const exclusions = createExclusionService(
+    db,
+    () => clock,
+    () => clock,
+  );
+  return { db, page, policies, exclusions, setClock: (at: Date) => (clock = at) };
 }
 
 describe('the forecast cache', () => {
@@ -60,6 +67,31 @@ describe('the forecast cache', () => {
     expect(later.cached).toBe(false);
     expect(later.from).not.toBe(first.from);
     s.setClock(NOW);
+    expect((await s.page()).cached).toBe(false);
+  });
+
+  it("the scheduler's own bookkeeping (its lease, a tick row) keeps the kept forecast", async () => {
+    const s = setup();
+    expect((await s.page()).cached).toBe(false);
+    acquireLease(s.db, 'scheduler', 'replica-a', NOW.getTime(), 30_000);
+    const tick = insertTick(s.db, { startedAt: NOW, dryRun: true, holder: 'replica-a' });
+    finishTick(s.db, tick, { finishedAt: NOW, status: 'succeeded', summary: { decisions: 0 } });
+    expect((await s.page({ offset: 5 })).cached).toBe(true);
+  });
+
+  it('an exclusion or the health gate switched off forecasts again', async () => {
+    const s = setup();
+    await s.page();
+    s.exclusions.create({
+      scope: 'organization',
+      startsAt: new Date(NOW.getTime() + 60 * MINUTE),
+      endsAt: new Date(NOW.getTime() + 3 * 24 * 60 * MINUTE),
+      reason: 'quarter end',
+      actor: { name: 'admin', role: 'admin', via: 'session' },
+    });
+    expect((await s.page()).cached).toBe(false);
+    expect((await s.page()).cached).toBe(true);
+    writeSetting(s.db, HEALTH_GATE_SETTING, false, NOW);
     expect((await s.page()).cached).toBe(false);
   });
 });
