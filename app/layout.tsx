@@ -4,6 +4,7 @@ import './globals.css';
 import { Providers } from './providers';
 import { NavLinks } from '@/components/shell/nav-links';
 import { TopBar } from '@/components/shell/top-bar';
+import { SetupBanner } from '@/components/shell/setup-banner';
 
 // Every page is rendered per request: proxy.ts gives each one a fresh CSP nonce, which Next can put
 // on its scripts only while rendering (a prerendered page would have scripts the CSP blocks).
@@ -36,6 +37,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <div className="main">
               <TopBar />
               <main className="content" id="main">
+                <SetupBanner />
                 {children}
               </main>
             </div>

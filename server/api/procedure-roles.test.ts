@@ -91,6 +91,10 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'scheduler.setClockSpeed': 'operator',
   'scheduler.setHealthGate': 'operator',
   // users, webhooks
+  // bringing a real fleet in
+  'setup.status': 'viewer',
+  'setup.nameOrganization': 'admin',
+  'setup.testConnection': 'admin',
   'users.create': 'admin',
   'users.list': 'admin',
   'users.resetPassword': 'admin',

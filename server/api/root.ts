@@ -18,6 +18,7 @@ import { webhooksRouter } from './routers/webhooks';
 import { hooksRouter } from './routers/hooks';
 import { activityRouter } from './routers/activity';
 import { graphsRouter } from './routers/graphs';
+import { setupRouter } from './routers/setup';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -38,6 +39,7 @@ export const appRouter = createTRPCRouter({
   hooks: hooksRouter,
   activity: activityRouter,
   graphs: graphsRouter,
+  setup: setupRouter,
 });
 
 export type AppRouter = typeof appRouter;

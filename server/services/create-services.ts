@@ -22,6 +22,7 @@ import { createHookService } from './hooks/hook-service';
 import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
+import { createSetupService } from './setup-service';
 
 /**
  * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
@@ -62,6 +63,7 @@ export function createServices(deps: ServiceDeps) {
     activity: createActivityService(deps.db),
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
+    setup: createSetupService(deps),
   };
 }
 
