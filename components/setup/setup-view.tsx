@@ -158,9 +158,11 @@ function ProviderStep({ status, canTest }: { status: Status; canTest: boolean })
         variables, see the README). Testing lists the fleet once; it writes nothing.
       </p>
       {canTest ? (
-        <button type="button" className="btn" onClick={() => test.mutate()} disabled={test.isPending}>
-          {test.isPending ? 'Testing…' : 'Test connection'}
-        </button>
+        <div className={styles.row}>
+          <button type="button" className="btn" onClick={() => test.mutate()} disabled={test.isPending}>
+            {test.isPending ? 'Testing…' : 'Test connection'}
+          </button>
+        </div>
       ) : (
         <p className="small muted">An admin can test the connection.</p>
       )}
