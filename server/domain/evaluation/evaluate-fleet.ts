@@ -206,7 +206,7 @@ function versionViewOf(run: PlanRun): FleetVersionView {
     versionChecks: (c) => run.candidates(c).newer.map((version) => run.checkVersion(c, version)),
     newestUnblocked: (name) => {
       const c = managedByName().get(name);
-      return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined)) ?? null;
+      return (c && run.candidates(c).newer.find((v) => run.isBlocked(c, v) === undefined && run.exceededBound(c, v) === undefined)) ?? null;
     },
     candidateSoak: (name) => {
       const c = managedByName().get(name);

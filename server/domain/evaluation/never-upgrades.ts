@@ -46,6 +46,10 @@ function likenessOf(c: ManagedCluster): string {
     p.schedule.cron,
     p.schedule.location,
     p.schedule.isoWeek ?? '',
+    // targets and caps (the sector's too): the versions above them are not candidates
+    p.conditions.sector ?? '',
+    p.conditions.targetVersion?.raw ?? '',
+    p.conditions.maxVersion?.raw ?? '',
   ].join(KEY_SEPARATOR + KEY_SEPARATOR);
 }
 
@@ -80,7 +84,11 @@ export function findNeverUpgrades(run: PlanRun): Map<string, NeverUpgrades> {
     if (required === undefined) return true;
     return (run.versionData.versions[version]?.workloads[w]?.soakDays ?? 0) >= required || canSoak(w, version);
   };
-  const newerOf = new Map<ManagedCluster, string[]>(alike.map((c) => [c, run.candidates(c).newer]));
+  // a version above the cluster's target or cap is never taken: as if it were not offered (a
+  // cluster at its target is done, not stuck)
+  const newerOf = new Map<ManagedCluster, string[]>(
+    alike.map((c) => [c, run.candidates(c).newer.filter((v) => run.exceededBound(c, v) === undefined)]),
+  );
 
   // The least fixed point, with a work list: each offered version of each kind of cluster waits
   // for the workloads that cannot soak it yet; a (workload, version) pair that becomes able to

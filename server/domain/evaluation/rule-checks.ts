@@ -108,6 +108,14 @@ export function candidateRuleChecks(
         details: { pattern: check.blockedBy ?? null },
       },
       {
+        rule: 'bound',
+        pass: check.exceeds === undefined,
+        message: check.exceeds === undefined ? 'within the targets and caps' : `above ${run.describeBound(c, check.exceeds)}`,
+        details: check.exceeds
+          ? { bound: check.exceeds.kind, value: check.exceeds.bound.raw, scope: check.exceeds.scope }
+          : { bounds: run.boundsOf(c).length },
+      },
+      {
         rule: 'sector',
         pass: check.sector.pass,
         message: check.sector.message,

@@ -249,7 +249,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     if (!s.state.upgradePolicy) return Infinity;
     let best = Infinity;
     for (const check of view.versionChecks(s.state as ManagedCluster)) {
-      if (check.blockedBy !== undefined || !check.sector.pass) continue;
+      if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass) continue;
       let at = t;
       for (const p of check.soak.perWorkload) {
         if (p.pass || p.required === null) continue;
@@ -368,6 +368,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'MAX_PARALLEL_UPGRADES':
             case 'NO_AVAILABLE_UPGRADES':
             case 'VERSION_BLOCKED':
+            case 'AT_TARGET':
+            case 'ABOVE_CAP':
+            case 'MAX_CONCURRENT_UPGRADES':
             case 'SUSPENDED':
             case 'FROZEN':
             case 'UNHEALTHY':

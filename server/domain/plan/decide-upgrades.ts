@@ -15,6 +15,7 @@
 import { findBlockingPattern } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak } from './soak';
+import { appliedBounds, boundExceeded, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from '../version/version';
@@ -26,6 +27,8 @@ export const WINDOW_MS = 2 * HOUR_MS;
 
 export type ManagedCluster = Cluster & { upgradePolicy: UpgradePolicy };
 
+const NO_BOUNDS: AppliedBound[] = [];
+
 type Holder = { name: string; sector?: string };
 
 export type SectorMin = { version: string; cluster: string; sector: string };
@@ -35,6 +38,8 @@ export type CheckResult = { pass: true } | { pass: false; reason: DecisionReason
 export type VersionCheck = {
   version: string;
   blockedBy?: string;
+  /** the target or cap the version is above (version-bounds.ts): never taken */
+  exceeds?: AppliedBound;
   sector: { pass: boolean; message: string; required?: SectorMin };
   soak: { pass: boolean; message: string; perWorkload: { workload: string; soaked: number; required: number | null; pass: boolean }[] };
 };
@@ -99,6 +104,8 @@ function ranksOf<T>(clusters: readonly Cluster[], valueOf: (c: Cluster) => T, co
 }
 
 type SectorTables = {
+  /** sector → its managed clusters */
+  clusters: Map<string, number>;
   /** sector → mutex → number of the sector's clusters having that mutex */
   mutexClusters: Map<string, Map<string, number>>;
   /** sector → workload → lowest current version of the sector's clusters running it */
@@ -122,6 +129,8 @@ export class PlanRun {
   private readonly outsideWindowCache: Map<string, string>;
   private readonly holders = new Map<string, Holder[]>();
   private readonly sectorHolders = new Map<string, Map<string, number>>();
+  /** sector → its clusters upgrading (held), whatever their mutexes: maxConcurrentUpgrades */
+  private readonly sectorUpgrading = new Map<string, number>();
 
   /**
    * A run over `input`. `again` — an earlier run over the very same input — lends its indexes
@@ -166,10 +175,11 @@ export class PlanRun {
    */
   private get tables(): SectorTables {
     if (this.lazy.tables) return this.lazy.tables;
-    const tables: SectorTables = { mutexClusters: new Map(), workloadMin: new Map() };
+    const tables: SectorTables = { clusters: new Map(), mutexClusters: new Map(), workloadMin: new Map() };
     for (const c of this.order) {
       const { sector, mutexes } = c.upgradePolicy.conditions;
       if (sector === undefined) continue;
+      tables.clusters.set(sector, (tables.clusters.get(sector) ?? 0) + 1);
       let counts = tables.mutexClusters.get(sector);
       if (!counts) tables.mutexClusters.set(sector, (counts = new Map<string, number>()));
       for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
@@ -184,6 +194,7 @@ export class PlanRun {
   /** Takes the cluster's mutexes for the rest of this run. */
   hold(c: ManagedCluster): void {
     const sector = c.upgradePolicy.conditions.sector;
+    if (sector !== undefined) this.sectorUpgrading.set(sector, (this.sectorUpgrading.get(sector) ?? 0) + 1);
     for (const m of c.upgradePolicy.conditions.mutexes) {
       let list = this.holders.get(m);
       if (!list) this.holders.set(m, (list = []));
@@ -198,6 +209,33 @@ export class PlanRun {
 
   isBlocked(c: ManagedCluster, version: string): string | undefined {
     return findBlockingPattern(version, this.input.organization.blockedVersions, c.upgradePolicy.conditions.blockedVersions);
+  }
+
+  /** The targets and caps that apply to the cluster (organization, sector, policy); usually none. */
+  boundsOf(c: ManagedCluster): AppliedBound[] {
+    const { conditions } = c.upgradePolicy;
+    const org = this.input.organization;
+    const sector = conditions.sector === undefined ? undefined : this.sectors.get(conditions.sector);
+    if (
+      !org.targetVersion &&
+      !org.maxVersion &&
+      !sector?.targetVersion &&
+      !sector?.maxVersion &&
+      !conditions.targetVersion &&
+      !conditions.maxVersion
+    )
+      return NO_BOUNDS;
+    return appliedBounds({ organization: org, sector, cluster: conditions });
+  }
+
+  /** The bound `version` is above for the cluster, if any: such a candidate is never taken. */
+  exceededBound(c: ManagedCluster, version: string): AppliedBound | undefined {
+    const bounds = this.boundsOf(c);
+    return bounds.length === 0 ? undefined : boundExceeded(version, bounds);
+  }
+
+  describeBound(c: ManagedCluster, bound: AppliedBound): string {
+    return describeBound(bound, c.upgradePolicy.conditions.sector);
   }
 
   /** First run strictly after now + 6 min, if it is at most 2 h after now (memoized per schedule). */
@@ -241,8 +279,29 @@ export class PlanRun {
     return `no run of ${describeSchedule(schedule)} within 2h (${when})`;
   }
 
-  /** Rule 4: mutexes, or the sector's maxParallelUpgrades. */
+  /** Rule 4: mutexes, or the sector's maxParallelUpgrades; then the sector's maxConcurrentUpgrades. */
   checkMutexes(c: ManagedCluster): CheckResult {
+    const mutexes = this.checkMutexLocks(c);
+    return mutexes.pass ? this.checkSectorConcurrency(c) : mutexes;
+  }
+
+  /** The sector's maxConcurrentUpgrades: its clusters upgrading at once, mutexes or not (beyond the reference). */
+  checkSectorConcurrency(c: ManagedCluster): CheckResult {
+    const name = c.upgradePolicy.conditions.sector;
+    const limitSpec = name === undefined ? undefined : this.sectors.get(name)?.maxConcurrentUpgrades;
+    if (name === undefined || !limitSpec) return { pass: true };
+    const n = this.tables.clusters.get(name) ?? 1;
+    const limit = Math.max(1, limitSpec.kind === 'count' ? limitSpec.value : percentOfRoundedHalfEven(limitSpec.value, n));
+    const upgrading = this.sectorUpgrading.get(name) ?? 0;
+    if (upgrading < limit) return { pass: true };
+    return {
+      pass: false,
+      reason: 'MAX_CONCURRENT_UPGRADES',
+      message: `sector ${name} reached maxConcurrentUpgrades ${limitSpec.raw}: ${upgrading} of its ${n} clusters are upgrading (limit ${limit})`,
+    };
+  }
+
+  private checkMutexLocks(c: ManagedCluster): CheckResult {
     const { mutexes, sector: sectorName } = c.upgradePolicy.conditions;
     const sector = sectorName === undefined ? undefined : this.sectors.get(sectorName);
     const mpu = sector?.maxParallelUpgrades;
@@ -344,6 +403,8 @@ export class PlanRun {
         };
     const out: VersionCheck = { version, sector, soak };
     if (blockedBy !== undefined) out.blockedBy = blockedBy;
+    const exceeds = this.exceededBound(c, version);
+    if (exceeds) out.exceeds = exceeds;
     return out;
   }
 
@@ -354,6 +415,31 @@ export class PlanRun {
     for (const v of c.availableUpgrades) (compareVersions(v, c.version) > 0 ? newer : ignored).push(v);
     newer.sort((a, b) => compareVersions(b, a));
     return { newer, ignored };
+  }
+
+  /**
+   * Nothing left below the cluster's bounds: it runs its target (AT_TARGET), or every unblocked
+   * candidate is above a target or cap it has not reached (ABOVE_CAP).
+   */
+  private boundVerdict(c: ManagedCluster, newer: readonly string[]): Decision {
+    const bounds = this.boundsOf(c);
+    const above = newer.filter((v) => this.isBlocked(c, v) === undefined);
+    const reached = bounds.find((b) => b.kind === 'targetVersion' && reachesBound(c.version, b.bound));
+    if (reached) {
+      return {
+        cluster: c.name,
+        action: 'skip',
+        reason: 'AT_TARGET',
+        message: `runs ${c.version}, at its ${this.describeBound(c, reached)}; ${above.join(', ')} not taken`,
+      };
+    }
+    const bound = this.exceededBound(c, above[above.length - 1]!)!;
+    return {
+      cluster: c.name,
+      action: 'skip',
+      reason: 'ABOVE_CAP',
+      message: `${above.join(', ')} ${above.length === 1 ? 'is' : 'are'} above ${this.describeBound(c, bound)}`,
+    };
   }
 
   /** Decides for one cluster (rules 1-6), taking its mutexes when it gets an upgrade. */
@@ -370,6 +456,16 @@ export class PlanRun {
           version: current.version,
           reason: 'VERSION_BLOCKED',
           message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}) targets a blocked version (${blockedBy})`,
+        };
+      }
+      const exceeds = current.state === 'scheduled' && nextRunMs > this.nowMs ? this.exceededBound(c, current.version) : undefined;
+      if (exceeds) {
+        return {
+          cluster,
+          action: 'cancel',
+          version: current.version,
+          reason: 'ABOVE_CAP',
+          message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}) is above ${this.describeBound(c, exceeds)}`,
         };
       }
       const what = current.state === 'started' ? 'started' : 'already scheduled';
@@ -392,8 +488,14 @@ export class PlanRun {
     const { newer } = this.candidates(c);
     if (newer.length === 0) return { cluster, action: 'skip', reason: 'NO_AVAILABLE_UPGRADES', message: 'no available upgrades' };
     let firstFailure: VersionCheck | undefined;
+    let aboveBound: { version: string; bound: AppliedBound } | undefined;
     for (const v of newer) {
       if (this.isBlocked(c, v) !== undefined) continue;
+      const exceeds = this.exceededBound(c, v);
+      if (exceeds) {
+        aboveBound ??= { version: v, bound: exceeds };
+        continue;
+      }
       const check = this.checkVersion(c, v);
       if (check.sector.pass && check.soak.pass) {
         this.hold(c);
@@ -410,6 +512,7 @@ export class PlanRun {
       }
       firstFailure ??= check;
     }
+    if (!firstFailure && aboveBound) return this.boundVerdict(c, newer);
     if (!firstFailure) {
       return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
     }

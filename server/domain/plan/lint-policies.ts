@@ -91,6 +91,28 @@ function lintMutexes(managed: Managed[], warnings: Warning[]): void {
   }
 }
 
+/**
+ * `maxParallelUpgrades` counts only clusters of the sector that share a mutex: a sector whose
+ * clusters share none is not limited at all (all of them may upgrade at once). Say so, and point
+ * at `maxConcurrentUpgrades`, which limits the sector's upgrades whatever the mutexes.
+ */
+function lintParallelLimits(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  input.organization.sectors.forEach((sector, i) => {
+    if (!sector.maxParallelUpgrades) return;
+    const members = managed.filter((m) => m.cluster.upgradePolicy.conditions.sector === sector.name);
+    if (members.length < 2) return;
+    const holders = new Map<string, number>();
+    for (const m of members)
+      for (const mutex of m.cluster.upgradePolicy.conditions.mutexes) holders.set(mutex, (holders.get(mutex) ?? 0) + 1);
+    if ([...holders.values()].some((n) => n >= 2)) return;
+    warnings.push({
+      code: 'MAX_PARALLEL_LIMITS_NOTHING',
+      path: `organization.sectors[${i}].maxParallelUpgrades`,
+      message: `maxParallelUpgrades ${sector.maxParallelUpgrades.raw} limits nothing: it counts clusters sharing a mutex, and none of the ${members.length} clusters of sector ${sector.name} share one (maxConcurrentUpgrades limits the sector's upgrades at once)`,
+    });
+  });
+}
+
 function lintBlockedVersions(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
   const lint = (pattern: string, path: string, versions: string[]): void => {
     if (versions.length === 0) return;
@@ -139,7 +161,7 @@ function lintSchedules(input: PlanInput, managed: Managed[], warnings: Warning[]
 
 /**
  * Warnings for a validated input: workloads nobody starts soaking, sectors whose dependencies
- * never gate them, single-cluster mutexes, blocked-version regexes that match nothing or
+ * never gate them, single-cluster mutexes, maxParallelUpgrades without a shared mutex, blocked-version regexes that match nothing or
  * everything available, schedules that never fire.
  */
 export function lintPolicies(input: PlanInput): Warning[] {
@@ -148,6 +170,7 @@ export function lintPolicies(input: PlanInput): Warning[] {
   lintSoakStarters(managed, warnings);
   lintSectors(input, managed, warnings);
   lintMutexes(managed, warnings);
+  lintParallelLimits(input, managed, warnings);
   lintBlockedVersions(input, managed, warnings);
   lintSchedules(input, managed, warnings);
   return warnings;

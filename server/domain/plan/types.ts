@@ -6,6 +6,7 @@
  * @see tests/contracts/plan.md (vendored from ../shared/contracts/plan.md)
  */
 import type { LifecycleOptions } from '@/server/domain/lifecycle/options';
+import type { VersionBound } from './version-bounds';
 
 /** One problem found while parsing or validating a plan document. */
 export type Problem = { path: string; message: string; line?: number };
@@ -18,6 +19,11 @@ export type MaxParallelUpgrades = { kind: 'count'; value: number; raw: string } 
 export type Sector = {
   name: string;
   maxParallelUpgrades?: MaxParallelUpgrades;
+  /** clusters of the sector upgrading at once, whatever their mutexes (beyond the reference) */
+  maxConcurrentUpgrades?: MaxParallelUpgrades;
+  /** where the sector's clusters stop (version-bounds.ts; beyond the reference) */
+  targetVersion?: VersionBound;
+  maxVersion?: VersionBound;
   /** Names of the sectors this one depends on (all known sectors; no cycles). */
   dependencies: string[];
 };
@@ -28,6 +34,9 @@ export type Organization = {
   upgradePolicyAllowedWorkloads?: string[];
   upgradePolicyAllowedMutexes?: string[];
   sectors: Sector[];
+  /** where every cluster stops (version-bounds.ts; beyond the reference) */
+  targetVersion?: VersionBound;
+  maxVersion?: VersionBound;
 };
 
 /**
@@ -47,6 +56,9 @@ export type UpgradeConditions = {
   mutexes: string[];
   sector?: string;
   blockedVersions: string[];
+  /** where this cluster stops (version-bounds.ts; beyond the reference) */
+  targetVersion?: VersionBound;
+  maxVersion?: VersionBound;
 };
 
 export type UpgradePolicy = {
@@ -103,6 +115,10 @@ export const DECISION_REASONS = [
   'NO_AVAILABLE_UPGRADES',
   'SECTOR_BEHIND',
   'NOT_SOAKED',
+  // beyond the reference (only with the fields that ask for them)
+  'AT_TARGET',
+  'ABOVE_CAP',
+  'MAX_CONCURRENT_UPGRADES',
 ] as const;
 export type DecisionReason = (typeof DECISION_REASONS)[number];
 
@@ -124,7 +140,7 @@ export type PlanResult = {
 };
 
 export type RuleCheck = {
-  rule: 'blocked' | 'sector' | 'soak' | 'schedule' | 'mutex' | 'pending' | 'suspend' | 'available';
+  rule: 'blocked' | 'bound' | 'sector' | 'soak' | 'schedule' | 'mutex' | 'pending' | 'suspend' | 'available';
   pass: boolean;
   message: string;
   /** Numbers behind the verdict, for display (e.g. soaked, required). */

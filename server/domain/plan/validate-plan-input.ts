@@ -3,6 +3,7 @@
  * at the path of the offending field (`clusters[1].upgradePolicy.conditions.soakDays`; a problem
  * with one list item names the item). Free of Node APIs so the browser editor and tRPC share it.
  */
+import { parseVersionBound, type VersionBound } from './version-bounds';
 import { identifierProblem } from '../identifiers';
 import { checkBlockedVersionPattern } from './blocked-versions';
 import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
@@ -115,6 +116,19 @@ export function parseMaxParallelUpgrades(value: unknown): MaxParallelUpgrades | 
   return bad;
 }
 
+/** `targetVersion` / `maxVersion` of one level (organization, sector, conditions), when present. */
+function boundsOf(c: Collector, raw: Record<string, unknown>, path: string): { targetVersion?: VersionBound; maxVersion?: VersionBound } {
+  const out: { targetVersion?: VersionBound; maxVersion?: VersionBound } = {};
+  for (const key of ['targetVersion', 'maxVersion'] as const) {
+    const value = raw[key];
+    if (value === undefined || value === null) continue;
+    const bound = parseVersionBound(value);
+    if (typeof bound === 'string') c.add(`${path}.${key}`, bound);
+    else out[key] = bound;
+  }
+  return out;
+}
+
 function validateOrganization(c: Collector, raw: unknown): Organization {
   const org: Organization = { name: '', blockedVersions: [], sectors: [] };
   if (raw === undefined || raw === null) return org;
@@ -129,6 +143,7 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
   if (allowedWorkloads) org.upgradePolicyAllowedWorkloads = allowedWorkloads;
   const allowedMutexes = stringList(c, raw.upgradePolicyAllowedMutexes, 'organization.upgradePolicyAllowedMutexes', { names: true });
   if (allowedMutexes) org.upgradePolicyAllowedMutexes = allowedMutexes;
+  Object.assign(org, boundsOf(c, raw, 'organization'));
 
   if (raw.sectors === undefined || raw.sectors === null) return org;
   if (!Array.isArray(raw.sectors)) {
@@ -159,6 +174,12 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
       if (typeof mpu === 'string') c.add(`${path}.maxParallelUpgrades`, mpu);
       else sector.maxParallelUpgrades = mpu;
     }
+    if (s.maxConcurrentUpgrades !== undefined && s.maxConcurrentUpgrades !== null) {
+      const limit = parseMaxParallelUpgrades(s.maxConcurrentUpgrades);
+      if (typeof limit === 'string') c.add(`${path}.maxConcurrentUpgrades`, limit);
+      else sector.maxConcurrentUpgrades = limit;
+    }
+    Object.assign(sector, boundsOf(c, s, path));
     if (s.dependencies !== undefined && s.dependencies !== null) {
       if (!Array.isArray(s.dependencies)) c.add(`${path}.dependencies`, 'must be a list of {name}');
       else
@@ -349,6 +370,7 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
       } else conditions.sector = rc.sector;
     }
     conditions.blockedVersions = regexList(c, rc.blockedVersions, `${cp}.blockedVersions`);
+    Object.assign(conditions, boundsOf(c, rc, cp));
   }
   let lifecycle: LifecycleOptions | undefined;
   if (raw.lifecycle !== undefined && raw.lifecycle !== null) {
