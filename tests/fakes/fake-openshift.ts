@@ -156,7 +156,7 @@ interface ClusterState {
   infrastructure: Json;
   nodes: Json[];
   remainingItemCount: boolean;
-  /** path → an error Status answered instead */
+  /** `METHOD path` (or `* path`) → an error Status answered instead */
   pathFaults: Map<string, FakeResponse>;
   alerts: FakeAlert[];
   alertsReadable: boolean;
@@ -187,8 +187,8 @@ export interface FakeOpenShift extends RunningFake {
   offerConditionally(cluster: string, version: string): void;
   setUpgradeable(cluster: string, status: 'True' | 'False' | 'Unknown', message?: string): void;
   setFault(cluster: string, fault: FakeFault): void;
-  /** answer `path` (e.g. CV_PATH) with a `Status` of this code and message until cleared (code null) */
-  setPathFault(cluster: string, path: string, code: number | null, message?: string): void;
+  /** answer `path` (e.g. CV_PATH; only `method` requests when given) with a `Status` of this code and message until cleared (code null) */
+  setPathFault(cluster: string, path: string, code: number | null, message?: string, method?: string): void;
   degradePool(cluster: string, pool: string, message: string): void;
   /** whether node lists carry metadata.remainingItemCount (servers may leave it out) */
   setRemainingItemCount(cluster: string, on: boolean): void;
@@ -406,7 +406,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     if (s.fault === 500) return status(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
     // as the API server: a valid bearer token wins; else a verified client certificate
     if (bearer(req) !== token && req.clientCertCN !== certUser) return status(401, 'Unauthorized', 'Unauthorized');
-    const pathFault = s.pathFaults.get(rest);
+    const pathFault = s.pathFaults.get(`${req.method} ${rest}`) ?? s.pathFaults.get(`* ${rest}`);
     if (pathFault) return pathFault;
     if (rest === CV_PATH && req.method === 'GET') return { status: 200, body: s.cv };
     if (rest === CV_PATH && req.method === 'PATCH') {
@@ -546,12 +546,13 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       setCondition(s, { type: 'Upgradeable', status: value, ...(message ? { reason: 'FakeReason', message } : {}) });
     },
     setFault: (name, fault) => void (get(name).fault = fault),
-    setPathFault(name, p, code, message) {
+    setPathFault(name, p, code, message, method) {
+      const key = `${method ?? '*'} ${p}`;
       const s = get(name);
-      if (code === null) s.pathFaults.delete(p);
+      if (code === null) s.pathFaults.delete(key);
       else {
         const reason = code === 403 ? 'Forbidden' : code === 404 ? 'NotFound' : code === 401 ? 'Unauthorized' : 'InternalError';
-        s.pathFaults.set(p, status(code, reason, message ?? reason));
+        s.pathFaults.set(key, status(code, reason, message ?? reason));
       }
     },
     degradePool(name, pool, message) {

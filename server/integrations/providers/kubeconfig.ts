@@ -9,13 +9,15 @@
  * proxy-url (HTTP(S) and SOCKS). What this file adds, each where client-node differs from kubectl
  * (client-go), because fleetplan reads kubeconfigs written for kubectl:
  * - each context is loaded separately (client-node loads a whole file or refuses it);
- * - relative paths (certificate-authority, client-certificate, client-key, token-file and an exec
+ * - `tokenFile` (client-go's field name; client-node knows only `token-file`, also accepted) is
+ *   read at every request and trimmed, as client-go's cached file token source reads a rotating
+ *   projected token (client-node reads it once, untrimmed: a trailing newline breaks the header);
+ * - relative paths (certificate-authority, client-certificate, client-key, tokenFile and an exec
  *   command containing a `/`) are relative to the kubeconfig file that names them, as client-go's
- *   ResolvePaths does; client-node resolves only the first three and never token-file;
- * - token-file is read at every request and trimmed, as client-go's cached file token source reads
- *   a rotating projected token (client-node reads it once, untrimmed: a trailing newline breaks
- *   the header);
- * - exec plugins get KUBERNETES_EXEC_INFO (non-interactive), which client-go always sets;
+ *   ResolvePaths does; client-node resolves only the first three;
+ * - exec plugins get KUBERNETES_EXEC_INFO (non-interactive), which client-go always sets, and a
+ *   time limit (client-node waits for them forever; a login waiting for a browser would leave one
+ *   process behind per tick);
  * - a plain `http://` server is allowed (client-node refuses it unless insecure-skip-tls-verify
  *   is set; there is no TLS to verify; e.g. `kubectl proxy`);
  * - several files (`KUBECONFIG=a:b`) merge with the first file winning for a name, as in client-go.
@@ -23,6 +25,7 @@
  * Labels: a context may carry `extensions: [{name: fleetplan, extension: {labels: {key: value}}}]`
  * (kubeconfig's NamedExtension, ignored by kubectl); they become the cluster's discovery labels.
  */
+import { spawn, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -30,6 +33,13 @@ import { parse as parseYaml } from 'yaml';
 
 /** the context extension fleetplan reads its per-cluster settings (labels) from */
 export const FLEETPLAN_EXTENSION = 'fleetplan';
+/** an exec credential plugin that has not answered by then is stopped */
+export const DEFAULT_EXEC_TIMEOUT_MS = 30_000;
+
+export interface LoadOptions {
+  /** exec credential plugins' time limit (default DEFAULT_EXEC_TIMEOUT_MS) */
+  execTimeoutMs?: number;
+}
 
 export interface LoadedContext {
   name: string;
@@ -69,7 +79,7 @@ export function kubeconfigFiles(setting: string): string[] {
  * Reads the kubeconfig file(s) and builds each context (`only`: just these, in this order; a name
  * not in the files is an error entry). Throws only when no file can be read or parsed at all.
  */
-export function loadKubeconfig(setting: string, only?: readonly string[]): LoadedContext[] {
+export function loadKubeconfig(setting: string, only?: readonly string[], opts: LoadOptions = {}): LoadedContext[] {
   const clusters = new Map<string, Named>();
   const users = new Map<string, Named>();
   const contexts = new Map<string, Named>();
@@ -107,7 +117,7 @@ export function loadKubeconfig(setting: string, only?: readonly string[]): Loade
     const ctx = contexts.get(name);
     if (!ctx) return { name, labels: {}, error: `no context ${name} in the kubeconfig` };
     try {
-      return buildContext(name, ctx, clusters, users, fileKey);
+      return buildContext(name, ctx, clusters, users, fileKey, opts.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS);
     } catch (err) {
       return { name, labels: labelsOf(ctx.item), error: `kubeconfig context ${name}: ${err instanceof Error ? err.message : String(err)}` };
     }
@@ -130,7 +140,14 @@ function resolveIn(dir: string, file: unknown): string | undefined {
   return f === undefined ? undefined : path.isAbsolute(f) ? f : path.join(dir, f);
 }
 
-function buildContext(name: string, ctx: Named, clusters: Map<string, Named>, users: Map<string, Named>, fileKey: string): LoadedContext {
+function buildContext(
+  name: string,
+  ctx: Named,
+  clusters: Map<string, Named>,
+  users: Map<string, Named>,
+  fileKey: string,
+  execTimeoutMs: number,
+): LoadedContext {
   const labels = labelsOf(ctx.item);
   const body = isRecord(ctx.item.context) ? ctx.item.context : {};
   const clusterName = str(body.cluster);
@@ -157,8 +174,10 @@ function buildContext(name: string, ctx: Named, clusters: Map<string, Named>, us
       const f = resolveIn(user.dir, userBody[key]);
       if (f) userBody[key] = f;
     }
-    // client-go: a token wins over token-file; the file is ours to read (see tokenFileAuthenticator)
-    if (!str(userBody.token)) tokenFile = resolveIn(user.dir, userBody['token-file']);
+    // client-go's field is `tokenFile`; client-node reads only `token-file` (accepted too). A token
+    // wins over the file; the file is ours to read (see tokenFileAuthenticator).
+    if (!str(userBody.token)) tokenFile = resolveIn(user.dir, userBody.tokenFile ?? userBody['token-file']);
+    delete userBody.tokenFile;
     delete userBody['token-file'];
     if (isRecord(userBody.exec)) {
       const exec: Raw = { ...userBody.exec };
@@ -193,13 +212,14 @@ function buildContext(name: string, ctx: Named, clusters: Map<string, Named>, us
   if (tokenFile && fs.readFileSync(tokenFile, 'utf8').trim() === '') throw new Error(`token file ${tokenFile} is empty`);
 
   const key = `${fileKey}\0${name}`;
-  const fingerprint = JSON.stringify([mini, tokenFile ?? null]);
+  const fingerprint = JSON.stringify([mini, tokenFile ?? null, execTimeoutMs]);
   const cached = built.get(key);
   if (cached && cached.fingerprint === fingerprint) return { name, server, kubeConfig: cached.kubeConfig, labels };
   const kubeConfig = new KubeConfig();
   // JSON is YAML: client-node parses it with its own loader, which also validates the entries
   kubeConfig.loadFromString(JSON.stringify(mini));
   if (tokenFile && userName) kubeConfig.addAuthenticator(tokenFileAuthenticator(userName, tokenFile));
+  limitExecPlugins(kubeConfig, execTimeoutMs);
   built.set(key, { fingerprint, kubeConfig });
   return { name, server, kubeConfig, labels };
 }
@@ -222,4 +242,29 @@ function tokenFileAuthenticator(userName: string, file: string): Authenticator {
       opts.headers = { ...(isRecord(opts.headers) ? opts.headers : {}), Authorization: `Bearer ${token}` };
     },
   };
+}
+
+/**
+ * Puts a time limit on client-node's exec credential plugins. Its ExecAuth runs the plugin through
+ * its `execFn` (child_process.spawn), with no limit and no way to pass one; the wrapper stops a
+ * plugin still running after `timeoutMs` and hands ExecAuth an error saying so (ExecAuth rejects
+ * with the child's 'error' when there was one). `authenticators` is private in client-node's
+ * types, hence the reflection; the dependency is pinned, and the exec test fails if this stops
+ * finding it.
+ */
+function limitExecPlugins(kubeConfig: KubeConfig, timeoutMs: number): void {
+  const authenticators: unknown = Reflect.get(kubeConfig, 'authenticators');
+  if (!Array.isArray(authenticators)) return;
+  for (const auth of authenticators as unknown[]) {
+    if (!isRecord(auth) || typeof auth.execFn !== 'function') continue;
+    auth.execFn = (command: string, args: readonly string[] | undefined, options: SpawnOptions) => {
+      const child = spawn(command, args ?? [], options);
+      const timer = setTimeout(() => {
+        child.emit('error', new Error(`exec credential plugin ${command} gave no credential within ${timeoutMs} ms`));
+        child.kill('SIGKILL');
+      }, timeoutMs);
+      child.once('exit', () => clearTimeout(timer));
+      return child;
+    };
+  }
 }

@@ -98,6 +98,8 @@ const NODE_PAGE = 500;
 export interface KubernetesProviderOptions {
   /** per request (default 15 s) */
   requestTimeoutMs?: number;
+  /** exec credential plugins' time limit (default 30 s) */
+  execTimeoutMs?: number;
   /** per cluster read (default 4 requests' worth: one read is the ClusterVersion, then the rest at once) */
   clusterDeadlineMs?: number;
 }
@@ -366,7 +368,10 @@ export function createKubernetesProviderFromKubeconfig(
     contexts?: string[];
   } & KubernetesProviderOptions,
 ): FleetProvider {
-  return createKubernetesProvider(loadKubeconfig(opts.kubeconfigPath, opts.contexts), opts);
+  return createKubernetesProvider(
+    loadKubeconfig(opts.kubeconfigPath, opts.contexts, opts.execTimeoutMs === undefined ? {} : { execTimeoutMs: opts.execTimeoutMs }),
+    opts,
+  );
 }
 
 export function createKubernetesProvider(contexts: LoadedContext[], opts: KubernetesProviderOptions = {}): FleetProvider {
