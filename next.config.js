@@ -5,6 +5,9 @@ const nextConfig = {
   // several dev servers may share one checkout (NEXT_DIST_DIR=.next-x)
   distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
+  // Node-only (child processes for exec credential plugins, proxy agents, sockets) and ~5 MB of
+  // generated API code: loaded from node_modules at run time rather than bundled into the server.
+  serverExternalPackages: ['@kubernetes/client-node'],
   // `npm run typecheck` (part of `npm test`) checks the whole repo once; the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
   experimental: {

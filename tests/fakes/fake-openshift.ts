@@ -9,23 +9,36 @@
  *   conditional) release starts the update: `status.desired`, a `Partial` history entry,
  *   `Progressing=True`; an unknown one is not accepted (`ReleaseAccepted=False`).
  * - `GET  /apis/config.openshift.io/v1/clusteroperators` (fixtures/clusteroperator.json per operator)
+ * - `GET  /apis/machineconfiguration.openshift.io/v1/machineconfigpools` (fixtures/machineconfigpool.json
+ *   per pool: master and worker)
+ * - `GET  /apis/config.openshift.io/v1/infrastructures/cluster` (fixtures/infrastructure.json; the
+ *   platform type and region per cluster)
+ * - `GET  /api/v1/nodes?limit=N[&continue=T]` (fixtures/node.json per node): chunked as the API server
+ *   does, with `metadata.continue` and `metadata.remainingItemCount` (which can be switched off, as
+ *   servers may omit it)
  * - Prometheus `GET /api/v1/query?query=ALERTS{...}`, directly and through the API server's
  *   service proxy to thanos-querier (the provider's default), label matchers `=` honoured.
+ * Authentication: the bearer token, or (over HTTPS with `tls.ca`) a client certificate chaining to
+ * that CA whose common name is `certUser`. Errors are Kubernetes `Status` objects.
  * Scriptable (in process, or `POST /_fake/clusters/{name}/{action}` with a JSON body when run
  * standalone by tests/fakes/serve.ts): complete or fail the running update, degrade an operator
  * or make it unavailable, fire alerts or make them unreadable, withdraw a release, offer one
- * conditionally, publish a new release, set Upgradeable, make the cluster unreachable or answer 500.
+ * conditionally, publish a new release, set Upgradeable, make the cluster unreachable, answer 500 or
+ * never answer (`hang`), degrade a MachineConfigPool, answer one path with a given error `Status`.
  * Every write (PATCH) is counted per cluster; `onWrite` runs once a write is accepted, before it
  * is answered (the crash test kills the server there).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bearer, mergePatch, serveJson, type FakeRequest, type FakeResponse, type RunningFake } from './http-server';
+import { bearer, mergePatch, serveJson, type FakeRequest, type FakeResponse, type FakeTls, type RunningFake } from './http-server';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
+const MCP_PATH = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
+const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures/cluster';
+const NODES_PATH = '/api/v1/nodes';
 const PROXY_PREFIX = '/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy';
 export const DEFAULT_OPERATORS = ['authentication', 'dns', 'etcd', 'ingress', 'kube-apiserver', 'machine-config', 'network'];
 
@@ -79,6 +92,28 @@ export interface FakeOpenShiftClusterSpec {
   /** offered only as conditional updates (status.conditionalUpdates, with a risk) */
   conditional?: string[];
   operators?: string[];
+  /** Infrastructure status.platformStatus: `type` as OpenShift spells it (AWS, GCP, Azure, BareMetal, …); default AWS in us-east-1 */
+  platform?: { type: string; region?: string };
+  /** Node objects (the first three are masters); default 6 */
+  nodes?: number;
+}
+
+/** The throw-away TLS material in fixtures/tls (see generate.sh there): a CA, a server and a client certificate. */
+export function fakeTlsFiles(): { ca: string; serverCert: string; serverKey: string; clientCert: string; clientKey: string } {
+  const dir = path.join(FIXTURES, 'tls');
+  return {
+    ca: path.join(dir, 'ca.crt'),
+    serverCert: path.join(dir, 'server.crt'),
+    serverKey: path.join(dir, 'server.key'),
+    clientCert: path.join(dir, 'client.crt'),
+    clientKey: path.join(dir, 'client.key'),
+  };
+}
+
+/** HTTPS for the fake with the fixtures' server certificate, verifying client certificates against their CA. */
+export function fakeTls(): FakeTls {
+  const f = fakeTlsFiles();
+  return { key: fs.readFileSync(f.serverKey), cert: fs.readFileSync(f.serverCert), ca: fs.readFileSync(f.ca) };
 }
 
 export interface FakeOpenShiftOptions {
@@ -86,9 +121,24 @@ export interface FakeOpenShiftOptions {
   token?: string;
   now?: () => Date;
   port?: number;
+  /** serve HTTPS (see fakeTls()); plain HTTP without */
+  tls?: FakeTls;
+  /** the client certificate common name accepted as authenticated (default `fleetplan-cert-user`, as in fixtures/tls) */
+  certUser?: string;
   /** extra `/_fake/...` routes (serve.ts adds its own); undefined falls through to the fake's */
   control?: (req: FakeRequest) => FakeResponse | undefined;
 }
+
+export interface FakeRequestRecord {
+  cluster: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** bearer token, or `cert:CN` for a client certificate, or null */
+  identity: string | null;
+}
+
+export type FakeFault = 'unreachable' | 500 | 'hang' | null;
 
 export interface FakeWrite {
   cluster: string;
@@ -102,11 +152,17 @@ interface ClusterState {
   spec: FakeOpenShiftClusterSpec;
   cv: ClusterVersion;
   operators: Json[];
+  pools: Json[];
+  infrastructure: Json;
+  nodes: Json[];
+  remainingItemCount: boolean;
+  /** `METHOD path` (or `* path`) → an error Status answered instead */
+  pathFaults: Map<string, FakeResponse>;
   alerts: FakeAlert[];
   alertsReadable: boolean;
   withdrawn: Set<string>;
   conditional: Set<string>;
-  fault: 'unreachable' | 500 | null;
+  fault: FakeFault;
 }
 
 export interface FakeOpenShift extends RunningFake {
@@ -130,7 +186,14 @@ export interface FakeOpenShift extends RunningFake {
   withdrawRelease(cluster: string, version: string): void;
   offerConditionally(cluster: string, version: string): void;
   setUpgradeable(cluster: string, status: 'True' | 'False' | 'Unknown', message?: string): void;
-  setFault(cluster: string, fault: 'unreachable' | 500 | null): void;
+  setFault(cluster: string, fault: FakeFault): void;
+  /** answer `path` (e.g. CV_PATH; only `method` requests when given) with a `Status` of this code and message until cleared (code null) */
+  setPathFault(cluster: string, path: string, code: number | null, message?: string, method?: string): void;
+  degradePool(cluster: string, pool: string, message: string): void;
+  /** whether node lists carry metadata.remainingItemCount (servers may leave it out) */
+  setRemainingItemCount(cluster: string, on: boolean): void;
+  /** every request answered (or dropped), in order */
+  requests(cluster?: string): FakeRequestRecord[];
   /** a new release appears in the cluster's channel (offered once newer than its version) */
   publishRelease(cluster: string, version: string): void;
   /** called when a write is accepted, before it is answered */
@@ -174,6 +237,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
   const token = opts.token ?? 'fake-kube-token';
   const now = () => (opts.now ? opts.now() : new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const writes: FakeWrite[] = [];
+  const requestLog: FakeRequestRecord[] = [];
+  const certUser = opts.certUser ?? 'fleetplan-cert-user';
   let writeHook: ((write: FakeWrite) => void) | null = null;
   const clusters = new Map<string, ClusterState>();
 
@@ -209,6 +274,35 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     JSON.parse(
       JSON.stringify(readFixture<Json>('clusteroperator.json')).replaceAll('OPERATOR_NAME', name).replaceAll('4.13.10', version),
     ) as Json;
+  const poolObject = (name: string): Json =>
+    JSON.parse(JSON.stringify(readFixture<Json>('machineconfigpool.json')).replaceAll('POOL_NAME', name)) as Json;
+  const infrastructureObject = (spec: FakeOpenShiftClusterSpec): Json => {
+    const infra = readFixture<Json & { status: Json }>('infrastructure.json');
+    const type = spec.platform?.type ?? 'AWS';
+    const region = spec.platform ? spec.platform.region : 'us-east-1';
+    // platformStatus carries a member named after the platform (aws, gcp, ibmcloud, …) holding the
+    // region where the platform has one (openshift/api PlatformStatus)
+    const member = type.toLowerCase();
+    infra.status = {
+      ...infra.status,
+      infrastructureName: `${spec.name}-x7k2p`,
+      platform: type,
+      platformStatus: { type, ...(region ? { [member]: { region } } : type === 'None' ? {} : { [member]: {} }) },
+    };
+    infra.spec = { ...(infra.spec as Json), platformSpec: { type, ...(type === 'None' ? {} : { [member]: {} }) } };
+    return infra;
+  };
+  const nodeObjects = (spec: FakeOpenShiftClusterSpec): Json[] =>
+    Array.from({ length: spec.nodes ?? 6 }, (_, i) => {
+      const role = i < 3 ? 'master' : 'worker';
+      const name = `ip-10-0-${i}-${100 + i}.ec2.internal`;
+      return JSON.parse(
+        JSON.stringify(readFixture<Json>('node.json'))
+          .replaceAll('NODE_NAME', name)
+          .replaceAll('NODE_ROLE', role)
+          .replaceAll('NODE_REGION', spec.platform?.region ?? 'us-east-1'),
+      ) as Json;
+    });
   for (const spec of opts.clusters) {
     const cv = readFixture<ClusterVersion>('clusterversion.json');
     const image = releaseImage(spec.version);
@@ -225,6 +319,11 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       spec,
       cv,
       operators: (spec.operators ?? DEFAULT_OPERATORS).map((o) => operatorObject(o, spec.version)),
+      pools: ['master', 'worker'].map(poolObject),
+      infrastructure: infrastructureObject(spec),
+      nodes: nodeObjects(spec),
+      remainingItemCount: true,
+      pathFaults: new Map(),
       alerts: [],
       alertsReadable: true,
       withdrawn: new Set(),
@@ -299,10 +398,16 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     setCondition(s, { type: 'Failing', status: 'False' });
   };
 
-  const handleCluster = (s: ClusterState, req: FakeRequest, rest: string): FakeResponse => {
+  const handleCluster = (s: ClusterState, req: FakeRequest, rest: string): FakeResponse | Promise<FakeResponse> => {
+    const identity = req.clientCertCN ? `cert:${req.clientCertCN}` : (bearer(req) ?? null);
+    requestLog.push({ cluster: s.spec.name, method: req.method, path: rest, query: Object.fromEntries(req.query), identity });
     if (s.fault === 'unreachable') return { status: 0, drop: true };
+    if (s.fault === 'hang') return new Promise<FakeResponse>(() => {}); // answered never; close() drops the connection
     if (s.fault === 500) return status(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
-    if (bearer(req) !== token) return status(401, 'Unauthorized', 'Unauthorized');
+    // as the API server: a valid bearer token wins; else a verified client certificate
+    if (bearer(req) !== token && req.clientCertCN !== certUser) return status(401, 'Unauthorized', 'Unauthorized');
+    const pathFault = s.pathFaults.get(`${req.method} ${rest}`) ?? s.pathFaults.get(`* ${rest}`);
+    if (pathFault) return pathFault;
     if (rest === CV_PATH && req.method === 'GET') return { status: 200, body: s.cv };
     if (rest === CV_PATH && req.method === 'PATCH') {
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -337,6 +442,39 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         status: 200,
         body: { apiVersion: 'config.openshift.io/v1', kind: 'ClusterOperatorList', metadata: { resourceVersion: '1' }, items: s.operators },
       };
+    if (rest === MCP_PATH && req.method === 'GET')
+      return {
+        status: 200,
+        body: {
+          apiVersion: 'machineconfiguration.openshift.io/v1',
+          kind: 'MachineConfigPoolList',
+          metadata: { resourceVersion: '1' },
+          items: s.pools,
+        },
+      };
+    if (rest === INFRA_PATH && req.method === 'GET') return { status: 200, body: s.infrastructure };
+    if (rest === NODES_PATH && req.method === 'GET') {
+      // chunked lists (API concepts, "Retrieving large results sets in chunks"): `limit` items, an
+      // opaque `continue` token while more remain, and remainingItemCount
+      const limit = Number(req.query.get('limit') ?? 0);
+      const from = Number(req.query.get('continue') ?? 0);
+      const items = limit > 0 ? s.nodes.slice(from, from + limit) : s.nodes.slice(from);
+      const remaining = s.nodes.length - from - items.length;
+      return {
+        status: 200,
+        body: {
+          kind: 'NodeList',
+          apiVersion: 'v1',
+          metadata: {
+            resourceVersion: '1',
+            ...(remaining > 0
+              ? { continue: String(from + items.length), ...(s.remainingItemCount ? { remainingItemCount: remaining } : {}) }
+              : {}),
+          },
+          items,
+        },
+      };
+    }
     if ((rest === '/api/v1/query' || rest === `${PROXY_PREFIX}/api/v1/query`) && req.method === 'GET') {
       if (!s.alertsReadable) return { status: 503, body: { status: 'error', errorType: 'unavailable', error: 'no healthy upstream' } };
       const matchers = alertMatchers(req.query.get('query') ?? '');
@@ -408,6 +546,34 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       setCondition(s, { type: 'Upgradeable', status: value, ...(message ? { reason: 'FakeReason', message } : {}) });
     },
     setFault: (name, fault) => void (get(name).fault = fault),
+    setPathFault(name, p, code, message, method) {
+      const key = `${method ?? '*'} ${p}`;
+      const s = get(name);
+      if (code === null) s.pathFaults.delete(key);
+      else {
+        const reason = code === 403 ? 'Forbidden' : code === 404 ? 'NotFound' : code === 401 ? 'Unauthorized' : 'InternalError';
+        s.pathFaults.set(key, status(code, reason, message ?? reason));
+      }
+    },
+    degradePool(name, pool, message) {
+      const p = get(name).pools.find((x) => (x.metadata as Json).name === pool);
+      if (!p) throw new Error(`fake OpenShift: no pool ${pool} on ${name}`);
+      const st = p.status as { conditions: Condition[]; degradedMachineCount: number };
+      st.degradedMachineCount = 1;
+      st.conditions = st.conditions.map((c) =>
+        c.type === 'Degraded' || c.type === 'NodeDegraded'
+          ? {
+              ...c,
+              status: 'True',
+              reason: c.type === 'NodeDegraded' ? '1 nodes are reporting degraded status on sync' : '',
+              message,
+              lastTransitionTime: now(),
+            }
+          : c,
+      );
+    },
+    setRemainingItemCount: (name, on) => void (get(name).remainingItemCount = on),
+    requests: (name) => requestLog.filter((r) => !name || r.cluster === name),
     publishRelease(name, version) {
       const s = get(name);
       if (!s.spec.releases.includes(version)) s.spec = { ...s.spec, releases: [...s.spec.releases, version] };
@@ -442,7 +608,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         api.publishRelease(name, str('version'));
         break;
       case 'fault':
-        api.setFault(name, args.fault === 500 || args.fault === 'unreachable' ? args.fault : null);
+        api.setFault(name, args.fault === 500 || args.fault === 'unreachable' || args.fault === 'hang' ? args.fault : null);
         break;
       default:
         return { status: 404, body: { message: `no action ${action}` } };
@@ -450,17 +616,21 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     return { status: 200, body: get(name).cv };
   };
 
-  const server = await serveJson((req) => {
-    const extra = req.path.startsWith('/_fake/') ? opts.control?.(req) : undefined;
-    if (extra) return extra;
-    if (req.path === '/_fake/writes') return { status: 200, body: { writes } };
-    const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
-    if (ctl && req.method === 'POST') return control(req, decodeURIComponent(ctl[1]!), ctl[2]!);
-    const m = /^\/clusters\/([^/]+)(\/.*)$/.exec(req.path);
-    const s = m ? clusters.get(decodeURIComponent(m[1]!)) : undefined;
-    if (!m || !s) return status(404, 'NotFound', `no such cluster (${req.path})`);
-    return handleCluster(s, req, m[2]!);
-  }, opts.port);
+  const server = await serveJson(
+    (req) => {
+      const extra = req.path.startsWith('/_fake/') ? opts.control?.(req) : undefined;
+      if (extra) return extra;
+      if (req.path === '/_fake/writes') return { status: 200, body: { writes } };
+      const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
+      if (ctl && req.method === 'POST') return control(req, decodeURIComponent(ctl[1]!), ctl[2]!);
+      const m = /^\/clusters\/([^/]+)(\/.*)$/.exec(req.path);
+      const s = m ? clusters.get(decodeURIComponent(m[1]!)) : undefined;
+      if (!m || !s) return status(404, 'NotFound', `no such cluster (${req.path})`);
+      return handleCluster(s, req, m[2]!);
+    },
+    opts.port,
+    opts.tls,
+  );
   const serverUrl = (name: string) => `${server.url}/clusters/${encodeURIComponent(name)}`;
   return {
     ...server,
@@ -472,7 +642,10 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         'apiVersion: v1',
         'kind: Config',
         'clusters:',
-        ...opts.clusters.map((c) => `- name: ${c.name}\n  cluster: {server: "${serverUrl(c.name)}"}`),
+        ...opts.clusters.map(
+          (c) =>
+            `- name: ${c.name}\n  cluster: {server: "${serverUrl(c.name)}"${opts.tls ? `, certificate-authority-data: "${Buffer.from(opts.tls.ca ?? opts.tls.cert).toString('base64')}"` : ''}}`,
+        ),
         'users:',
         `- name: fake-admin\n  user: {token: "${token}"}`,
         'contexts:',

@@ -1,7 +1,9 @@
-// The small HTTP plumbing the fake APIs share: JSON bodies, loopback-only listening, and a
-// registry of servers so tests can close them.
+// The small HTTP plumbing the fake APIs share: JSON bodies, loopback-only listening (plain HTTP, or
+// HTTPS with optional client certificates), and a registry of servers so tests can close them.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 export interface FakeRequest {
   method: string;
@@ -12,6 +14,15 @@ export interface FakeRequest {
   /** parsed JSON body; `undefined` when empty; the raw text when it is not JSON */
   body: unknown;
   rawBody: string;
+  /** HTTPS with `tls.ca`: the common name of a client certificate that chains to that CA */
+  clientCertCN?: string;
+}
+
+/** Serve HTTPS with this certificate; with `ca`, ask for client certificates and verify them against it. */
+export interface FakeTls {
+  key: string | Buffer;
+  cert: string | Buffer;
+  ca?: string | Buffer;
 }
 
 export interface FakeResponse {
@@ -28,8 +39,12 @@ export interface RunningFake {
 }
 
 /** Serves `handle` on 127.0.0.1 (port 0 = any free port). Only loopback: these are test servers. */
-export async function serveJson(handle: (req: FakeRequest) => FakeResponse | Promise<FakeResponse>, port = 0): Promise<RunningFake> {
-  const server = http.createServer((req, res) => {
+export async function serveJson(
+  handle: (req: FakeRequest) => FakeResponse | Promise<FakeResponse>,
+  port = 0,
+  tls?: FakeTls,
+): Promise<RunningFake> {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -43,9 +58,22 @@ export async function serveJson(handle: (req: FakeRequest) => FakeResponse | Pro
         }
       }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // A client certificate counts only when it chains to the configured CA (the API server's
+      // --client-ca-file); the connection itself is accepted either way so bearer tokens still work.
+      const socket = req.socket as Partial<TLSSocket>;
+      const peer = tls?.ca && socket.authorized ? socket.getPeerCertificate?.() : undefined;
+      const clientCertCN = peer && typeof peer.subject?.CN === 'string' ? peer.subject.CN : undefined;
       Promise.resolve()
         .then(() =>
-          handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, rawBody }),
+          handle({
+            method: req.method ?? 'GET',
+            path: url.pathname,
+            query: url.searchParams,
+            headers: req.headers,
+            body,
+            rawBody,
+            ...(clientCertCN ? { clientCertCN } : {}),
+          }),
         )
         .then(
           (out) => {
@@ -63,14 +91,20 @@ export async function serveJson(handle: (req: FakeRequest) => FakeResponse | Pro
           },
         );
     });
-  });
+  };
+  const server = tls
+    ? https.createServer(
+        { key: tls.key, cert: tls.cert, ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: false } : {}) },
+        listener,
+      )
+    : http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
   const actual = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${actual}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${actual}`,
     port: actual,
     close: () =>
       new Promise<void>((resolve) => {

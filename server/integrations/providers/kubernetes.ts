@@ -1,20 +1,40 @@
 /**
- * Kubernetes/OpenShift provider: one cluster per kubeconfig context (bearer-token users).
+ * Kubernetes/OpenShift provider: one cluster per kubeconfig context, through
+ * @kubernetes/client-node (kubeconfig loading per context in ./kubeconfig.ts: every auth method
+ * kubectl has, TLS and proxy settings).
  *
- * Request shapes relied on (openshift/api config/v1 ClusterVersion and ClusterOperator, the
- * Prometheus HTTP API; see tests/fakes/PROVENANCE.md):
- * - `GET /apis/config.openshift.io/v1/clusterversions/version` → `{spec: {channel, clusterID, desiredUpdate?: {version, image}},
- *   status: {desired: {version, image}, history: [{state: "Completed"|"Partial", version, image, startedTime, completionTime}] (newest first),
+ * What is read (openshift/api config/v1 and machineconfiguration/v1 types, core/v1 Node, the
+ * Prometheus HTTP API; see tests/fakes/PROVENANCE.md), every read a GET:
+ * - ClusterVersion `version` (CustomObjectsApi, config.openshift.io/v1 clusterversions) →
+ *   `{spec: {channel, clusterID, desiredUpdate?: {version, image}}, status: {desired: {version, image},
+ *   history: [{state: "Completed"|"Partial", version, image, startedTime, completionTime}] (newest first),
  *   availableUpdates: [{version, image}] | null, conditionalUpdates?: [{release: {version, image}, risks, conditions}],
- *   conditions: [{type: "Available"|"Progressing"|"Failing"|"Upgradeable"|..., status, reason, message}]}}`
- * - `PATCH` the same path with `application/merge-patch+json` `{spec: {desiredUpdate: {version, image}}}` starts an upgrade;
- *   it is this provider's only write.
- * - `GET /apis/config.openshift.io/v1/clusteroperators` → `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded"|"Available", status, message}]}}]}`
- * - Prometheus `GET /api/v1/query?query=ALERTS{alertstate="firing"}` →
- *   `{status: "success", data: {resultType: "vector", result: [{metric: {alertname, namespace, severity}, value: [ts, "1"]}]}}`
+ *   conditions: [{type: "Available"|"Progressing"|"Failing"|"Upgradeable"|..., status, reason, message}]}}`;
+ * - ClusterOperators (config.openshift.io/v1 clusteroperators) →
+ *   `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded"|"Available", status, message}]}}]}`;
+ * - MachineConfigPools (machineconfiguration.openshift.io/v1 machineconfigpools) →
+ *   `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded"|"NodeDegraded"|"RenderDegraded"|"Updating"|…, status, message}]}}]}`:
+ *   a Degraded pool is a health issue (`other`); updating is not (every upgrade rolls the pools);
+ * - firing alerts: Prometheus `GET /api/v1/query?query=ALERTS{alertstate="firing"}` through the API
+ *   server's service proxy to thanos-querier (openshift-monitoring, https:thanos-querier:9091), with the
+ *   context's credentials → `{status: "success", data: {result: [{metric: {alertname, namespace, severity}}]}}`;
+ *   alerts that cannot be read are `null` (not a gate), as before;
+ * - discovery, best effort (a failed read leaves its part null): Infrastructure `cluster`
+ *   (config.openshift.io/v1 infrastructures) `status.platformStatus.type` → cloud and
+ *   `status.platformStatus.<platform>.region` → region; Nodes listed with `limit=1`, counted from
+ *   `metadata.remainingItemCount` (paged when the server leaves it out), and the first node's
+ *   `topology.kubernetes.io/region` label as the region where the platform has none (Azure,
+ *   vSphere); labels from the kubeconfig context's `fleetplan` extension (./kubeconfig.ts).
  *
- * Reading never writes. The cluster-version operator has no notion of a future start, so
- * `startUpgrade` begins the upgrade at once (startLeadMs 0: it is called at the slot).
+ * The only write: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
+ * {version, image}` on the ClusterVersion; `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
+ * while the cluster-version operator has not begun that update (what `oc adm upgrade --clear` does).
+ * The operator has no notion of a future start, so `startUpgrade` begins at once (startLeadMs 0: it
+ * is called at the slot).
+ *
+ * Each request has its own timeout, and each cluster's read a deadline (an exec plugin that hangs
+ * is not under the request timeout), so one slow cluster does not hold the tick; errors keep the
+ * API server's `Status.message`.
  *
  * How the ClusterVersion reads as an upgrade:
  * - the newest history entry `Partial` without a completion time is the running upgrade; so is a
@@ -24,15 +44,29 @@
  *   failed upgrade whose reason is the Failing message;
  * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
-import { formatInstantToSecond } from '@/server/domain/plan/time';
-import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import {
+  ApiException,
+  CoreV1Api,
+  createConfiguration,
+  CustomObjectsApi,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  PatchStrategy,
+  ServerConfiguration,
+  setHeaderOptions,
+  wrapHttpLibrary,
+  type Configuration,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import { z } from 'zod';
+import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { httpJson } from './http-json';
+import { summarizeHealth } from './health-reading';
+import { loadKubeconfig, type LoadedContext } from './kubeconfig';
 import { errorMessage, mapSettled } from './map-settled';
 import type {
   AlertReading,
+  ClusterDiscovery,
   ClusterRef,
   ClusterSnapshot,
   FinishedUpgrade,
@@ -43,23 +77,31 @@ import type {
   UpgradeableCondition,
 } from './types';
 import { ProviderError } from './types';
-import { summarizeHealth } from './health-reading';
 
+const CLUSTER_VERSION = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' } as const;
+const CLUSTER_OPERATORS = { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' } as const;
+const INFRASTRUCTURE = { group: 'config.openshift.io', version: 'v1', plural: 'infrastructures', name: 'cluster' } as const;
+const MACHINE_CONFIG_POOLS = { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools' } as const;
 export const CLUSTER_VERSION_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
-export const CLUSTER_OPERATORS_PATH = '/apis/config.openshift.io/v1/clusteroperators';
+/** the in-cluster route to the Thanos querier (Prometheus API over every Prometheus) through the API server */
+export const ALERTS_PROXY_PATH = '/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy/api/v1/query';
 export const FIRING_ALERTS_QUERY = 'ALERTS{alertstate="firing"}';
 /** how far in the future a start may lie and still begin now (clock skew between tick and call) */
 const START_TOLERANCE_MS = 60_000;
 const READ_CONCURRENCY = 8;
+/** per request, as the hand-written client had */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+/** node list pages read when the server does not say how many remain (then counting pages through) */
+const MAX_NODE_PAGES = 20;
+const NODE_PAGE = 500;
 
-export interface KubeContext {
-  name: string;
-  server: string;
-  token: string;
-  ca?: string;
-  insecure?: boolean;
-  /** Prometheus (or Thanos querier) base URL; default: the API server's service proxy to thanos-querier */
-  prometheusUrl?: string;
+export interface KubernetesProviderOptions {
+  /** per request (default 15 s) */
+  requestTimeoutMs?: number;
+  /** exec credential plugins' time limit (default 30 s) */
+  execTimeoutMs?: number;
+  /** per cluster read (default 4 requests' worth: one read is the ClusterVersion, then the rest at once) */
+  clusterDeadlineMs?: number;
 }
 
 const ZCondition = z.object({ type: z.string(), status: z.string(), reason: z.string().optional(), message: z.string().optional() });
@@ -94,7 +136,8 @@ const ZClusterVersion = z.object({
   }),
 });
 type ClusterVersion = z.infer<typeof ZClusterVersion>;
-const ZOperators = z.object({
+/** ClusterOperator and MachineConfigPool lists: names and conditions are all that is read */
+const ZConditionedList = z.object({
   items: z
     .array(
       z.object({
@@ -104,56 +147,23 @@ const ZOperators = z.object({
     )
     .nullish(),
 });
+type ConditionedList = z.infer<typeof ZConditionedList>;
 const ZAlerts = z.object({
   status: z.literal('success'),
   data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }),
+});
+const ZInfrastructure = z.object({
+  status: z
+    .object({
+      platform: z.string().optional(),
+      platformStatus: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
 });
 
 function isoOf(text: string | undefined, fallback: Date): string {
   const ms = text ? Date.parse(text) : NaN;
   return formatInstantToSecond(Number.isFinite(ms) ? new Date(ms) : fallback);
-}
-/** Reads the contexts of a kubeconfig (token users only; client certificates are not supported). */
-export function readKubeconfig(text: string, only?: string[]): KubeContext[] {
-  const doc = parseYaml(text) as {
-    clusters?: {
-      name: string;
-      cluster: {
-        server: string;
-        'certificate-authority-data'?: string;
-        'certificate-authority'?: string;
-        'insecure-skip-tls-verify'?: boolean;
-      };
-    }[];
-    users?: { name: string; user: { token?: string } }[];
-    contexts?: { name: string; context: { cluster: string; user: string } }[];
-  };
-  const out: KubeContext[] = [];
-  for (const ctx of doc.contexts ?? []) {
-    if (only && only.length && !only.includes(ctx.name)) continue;
-    const cluster = doc.clusters?.find((c) => c.name === ctx.context.cluster)?.cluster;
-    const token = doc.users?.find((u) => u.name === ctx.context.user)?.user.token;
-    if (!cluster || !token) throw new Error(`kubeconfig context ${ctx.name}: needs a cluster server and a user token`);
-    const ca = cluster['certificate-authority-data']
-      ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8')
-      : cluster['certificate-authority']
-        ? fs.readFileSync(cluster['certificate-authority'], 'utf8')
-        : undefined;
-    out.push({ name: ctx.name, server: cluster.server, token, ca, insecure: cluster['insecure-skip-tls-verify'] });
-  }
-  return out;
-}
-
-export function createKubernetesProviderFromKubeconfig(opts: {
-  kubeconfigPath: string;
-  contexts?: string[];
-  prometheusUrls?: Record<string, string>;
-}): FleetProvider {
-  const contexts = readKubeconfig(fs.readFileSync(opts.kubeconfigPath, 'utf8'), opts.contexts).map((c) => ({
-    ...c,
-    prometheusUrl: opts.prometheusUrls?.[c.name],
-  }));
-  return createKubernetesProvider(contexts);
 }
 
 function condition(cv: ClusterVersion, type: string) {
@@ -239,51 +249,182 @@ export function readClusterVersion(
   };
 }
 
-export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider {
-  const call = <T>(ctx: KubeContext, path: string, init: { method?: 'GET' | 'PATCH'; body?: unknown } = {}) =>
-    httpJson<T>(`${ctx.server.replace(/\/$/, '')}${path}`, {
-      token: ctx.token,
-      ca: ctx.ca,
-      insecure: ctx.insecure,
-      provider: 'kubernetes',
-      method: init.method,
-      body: init.body,
-      contentType: 'application/merge-patch+json',
-    });
+/** ClusterOperators as health readings: Degraded=True, or Available=False, with that condition's message. */
+function readOperatorList(list: ConditionedList): OperatorReading[] {
+  return (list.items ?? []).map((o) => {
+    const conditions = o.status?.conditions ?? [];
+    const degraded = conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
+    const unavailable = conditions.find((c) => c.type === 'Available' && c.status === 'False');
+    const message = degraded?.message ?? unavailable?.message;
+    return { name: o.metadata.name, degraded: !!degraded, available: !unavailable, ...(message ? { message } : {}) };
+  });
+}
+
+/**
+ * Degraded MachineConfigPools as health issues. The machine-config operator sets `Degraded` when
+ * `NodeDegraded` or `RenderDegraded` is, and often leaves its own message empty: the first message
+ * among the three is kept. `Updating` is not an issue (every upgrade rolls the pools).
+ */
+export function readPoolList(list: ConditionedList): string[] {
+  const issues: string[] = [];
+  for (const pool of list.items ?? []) {
+    const conditions = pool.status?.conditions ?? [];
+    const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
+    const degraded = isTrue('Degraded') ?? isTrue('NodeDegraded') ?? isTrue('RenderDegraded');
+    if (!degraded) continue;
+    const message = [isTrue('Degraded'), isTrue('NodeDegraded'), isTrue('RenderDegraded')].map((c) => c?.message).find((m) => m);
+    issues.push(`MachineConfigPool ${pool.metadata.name} Degraded${message ? `: ${message}` : ''}`);
+  }
+  return issues;
+}
+
+/**
+ * Cloud and region from an Infrastructure object: `status.platformStatus.type` (`AWS`, `GCP`,
+ * `Azure`, `BareMetal`, `None`, …; the older `status.platform` when there is no platformStatus)
+ * in lower case, and the region of the platform's own member (`aws.region`, `gcp.region`,
+ * `powervs.region`, `alibabaCloud.region`, `ibmcloud.location`), null where it has none (Azure).
+ */
+export function readInfrastructure(body: unknown): { cloud: string | null; region: string | null } {
+  const parsed = ZInfrastructure.safeParse(body);
+  if (!parsed.success) return { cloud: null, region: null };
+  const ps = parsed.data.status?.platformStatus ?? {};
+  const type = typeof ps.type === 'string' && ps.type ? ps.type : parsed.data.status?.platform;
+  if (!type) return { cloud: null, region: null };
+  const member = Object.entries(ps).find(([k]) => k !== 'type' && k.toLowerCase() === type.toLowerCase())?.[1];
+  const fields = typeof member === 'object' && member !== null ? (member as Record<string, unknown>) : {};
+  const region = [fields.region, fields.location].find((v): v is string => typeof v === 'string' && v !== '') ?? null;
+  return { cloud: type.toLowerCase(), region };
+}
+
+/** The API server's `Status.message` from an error body (JSON text, or a Buffer of it), when there is one. */
+function statusMessage(body: unknown): string | undefined {
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+  if (typeof text !== 'string' || !text) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON: a proxy or load balancer page
+  }
+  return text.slice(0, 200);
+}
+
+/**
+ * A client-node failure as a ProviderError naming the request: HTTP errors with the API server's
+ * `Status.message` (client-node's own ApiException message is the whole response with its
+ * headers; on 401 it drops the body, so that one reads `Unauthorized`), timeouts as such, and
+ * connection, TLS and credential (exec plugin, token file) failures with their own message.
+ */
+export function kubernetesError(what: string, err: unknown, timeoutMs: number): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (err instanceof ApiException) {
+    const code = Number(err.code);
+    const message = statusMessage(err.body) ?? (code === 401 ? 'Unauthorized' : 'no message');
+    return new ProviderError('kubernetes', `${what} → HTTP ${code}: ${message}`, code);
+  }
+  if (err instanceof Error && err.name === 'AbortError')
+    return new ProviderError('kubernetes', `${what}: no answer within ${timeoutMs} ms`);
+  return new ProviderError('kubernetes', `${what}: ${errorMessage(err).trim() || 'failed without a message'}`);
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProviderError('kubernetes', `${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+interface Client {
+  kubeConfig: KubeConfig;
+  config: Configuration;
+  custom: CustomObjectsApi;
+  core: CoreV1Api;
+}
+
+/**
+ * The typed APIs of one context, as `KubeConfig.makeApiClient` makes them, with a timeout per
+ * request (client-node sets none: its fetch would wait as long as the socket stays open).
+ */
+function makeClient(kubeConfig: KubeConfig, timeoutMs: number): Client {
+  const server = kubeConfig.getCurrentCluster()?.server;
+  if (!server) throw new ProviderError('kubernetes', 'the context has no cluster server');
+  const fetchLibrary = new IsomorphicFetchHttpLibrary();
+  const httpApi = wrapHttpLibrary({
+    send(request) {
+      request.setSignal(AbortSignal.timeout(timeoutMs));
+      return fetchLibrary.send(request).toPromise();
+    },
+  });
+  const config = createConfiguration({ baseServer: new ServerConfiguration(server, {}), authMethods: { default: kubeConfig }, httpApi });
+  return { kubeConfig, config, custom: new CustomObjectsApi(config), core: new CoreV1Api(config) };
+}
+
+export function createKubernetesProviderFromKubeconfig(
+  opts: {
+    /** one file, or several joined with the path delimiter (as KUBECONFIG) */
+    kubeconfigPath: string;
+    /** only these contexts (default: every context of the file) */
+    contexts?: string[];
+  } & KubernetesProviderOptions,
+): FleetProvider {
+  return createKubernetesProvider(
+    loadKubeconfig(opts.kubeconfigPath, opts.contexts, opts.execTimeoutMs === undefined ? {} : { execTimeoutMs: opts.execTimeoutMs }),
+    opts,
+  );
+}
+
+export function createKubernetesProvider(contexts: LoadedContext[], opts: KubernetesProviderOptions = {}): FleetProvider {
+  const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const deadlineMs = opts.clusterDeadlineMs ?? 4 * timeoutMs;
+  const clients = new Map<string, Client>();
+  const clientOf = (ctx: LoadedContext): Client => {
+    if (!ctx.kubeConfig) throw new ProviderError('kubernetes', ctx.error ?? `kubeconfig context ${ctx.name} cannot be used`);
+    let client = clients.get(ctx.name);
+    if (!client) clients.set(ctx.name, (client = makeClient(ctx.kubeConfig, timeoutMs)));
+    return client;
+  };
   const ctxOf = (ref: ClusterRef) => {
     const c = contexts.find((x) => x.name === ref.externalId);
     if (!c) throw new ProviderError('kubernetes', `no kubeconfig context ${ref.externalId}`);
     return c;
   };
-  const readCv = async (ctx: KubeContext) => {
-    const parsed = ZClusterVersion.safeParse((await call<unknown>(ctx, CLUSTER_VERSION_PATH)).body);
-    if (!parsed.success)
-      throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterVersion: ${parsed.error.issues[0]?.message}`);
+  /** one request, its failure as a ProviderError naming it */
+  const request = async <T>(what: string, send: () => Promise<T>): Promise<T> => {
+    try {
+      return await send();
+    } catch (err) {
+      throw kubernetesError(what, err, timeoutMs);
+    }
+  };
+  const readCv = async (client: Client): Promise<ClusterVersion> => {
+    const body: unknown = await request('GET clusterversions.config.openshift.io/version', () =>
+      client.custom.getClusterCustomObject(CLUSTER_VERSION),
+    );
+    const parsed = ZClusterVersion.safeParse(body);
+    if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ClusterVersion: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
-  const readOperators = async (ctx: KubeContext): Promise<OperatorReading[]> => {
-    const parsed = ZOperators.safeParse((await call<unknown>(ctx, CLUSTER_OPERATORS_PATH)).body);
-    if (!parsed.success)
-      throw new ProviderError('kubernetes', `${ctx.name}: unexpected ClusterOperator list: ${parsed.error.issues[0]?.message}`);
-    return (parsed.data.items ?? []).map((o) => {
-      const conditions = o.status?.conditions ?? [];
-      const degraded = conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
-      const unavailable = conditions.find((c) => c.type === 'Available' && c.status === 'False');
-      const message = degraded?.message ?? unavailable?.message;
-      return { name: o.metadata.name, degraded: !!degraded, available: !unavailable, ...(message ? { message } : {}) };
-    });
+  const readList = async (client: Client, what: string, ref: { group: string; version: string; plural: string }) => {
+    const body: unknown = await request(`GET ${what}`, () => client.custom.listClusterCustomObject(ref));
+    const parsed = ZConditionedList.safeParse(body);
+    if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ${what} list: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
   };
   /** null when the alerts cannot be read (no monitoring, no permission): not a health failure by itself */
-  const readAlerts = async (ctx: KubeContext): Promise<AlertReading[] | null> => {
-    const promBase =
-      ctx.prometheusUrl ??
-      `${ctx.server.replace(/\/$/, '')}/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy`;
+  const readAlerts = async (client: Client): Promise<AlertReading[] | null> => {
     try {
-      const res = await httpJson<unknown>(
-        `${promBase.replace(/\/$/, '')}/api/v1/query?${new URLSearchParams({ query: FIRING_ALERTS_QUERY })}`,
-        { token: ctx.token, ca: ctx.ca, insecure: ctx.insecure, provider: 'kubernetes' },
-      );
-      const parsed = ZAlerts.safeParse(res.body);
+      // The service proxy takes the Prometheus query string, which client-node's typed proxy call
+      // (connectGetNamespacedServiceProxyWithPath) cannot pass; the request is built on the same
+      // configuration (server, TLS, credentials, proxy, timeout) instead.
+      const req = client.config.baseServer.makeRequestContext(ALERTS_PROXY_PATH, HttpMethod.GET);
+      req.setQueryParam('query', FIRING_ALERTS_QUERY);
+      req.setHeaderParam('Accept', 'application/json');
+      await client.kubeConfig.applySecurityAuthentication(req);
+      const res = await client.config.httpApi.send(req).toPromise();
+      const text = await res.body.text();
+      if (res.httpStatusCode !== 200) return null;
+      const parsed = ZAlerts.safeParse(JSON.parse(text));
       if (!parsed.success) return null;
       return parsed.data.data.result.map((r) => ({
         name: r.metric.alertname ?? 'unknown',
@@ -294,10 +435,58 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
       return null;
     }
   };
-  const observeContext = async (ctx: KubeContext, now: Date): Promise<ClusterSnapshot> => {
-    const [cv, operators, alerts] = await Promise.all([readCv(ctx), readOperators(ctx), readAlerts(ctx)]);
-    const health: HealthReading = { operators, alerts, other: [] };
-    return { externalId: ctx.name, name: ctx.name, ...readClusterVersion(cv, now), health, ...summarizeHealth(health) };
+  /**
+   * Node count without downloading every Node: one item with `limit=1`, plus the list's
+   * `remainingItemCount`; a server that leaves that out (it may) is paged through, up to
+   * MAX_NODE_PAGES pages, else the count is unknown. Also the first node's region label.
+   */
+  const readNodes = async (client: Client): Promise<{ count: number | null; region: string | null }> => {
+    const first = await client.core.listNode({ limit: 1 });
+    const region = first.items[0]?.metadata?.labels?.['topology.kubernetes.io/region'] || null;
+    let count = first.items.length;
+    let next = first.metadata?._continue;
+    if (next && typeof first.metadata?.remainingItemCount === 'number') return { count: count + first.metadata.remainingItemCount, region };
+    for (let page = 0; next && page < MAX_NODE_PAGES; page++) {
+      const list = await client.core.listNode({ limit: NODE_PAGE, _continue: next });
+      count += list.items.length;
+      next = list.metadata?._continue;
+    }
+    return { count: next ? null : count, region };
+  };
+  /** best effort: a part that cannot be read is null, never the cluster's failure */
+  const readDiscovery = async (client: Client, ctx: LoadedContext): Promise<ClusterDiscovery> => {
+    const [infra, nodes] = await Promise.allSettled([client.custom.getClusterCustomObject(INFRASTRUCTURE), readNodes(client)]);
+    const { cloud, region } = infra.status === 'fulfilled' ? readInfrastructure(infra.value) : { cloud: null, region: null };
+    return {
+      labels: { ...ctx.labels },
+      cloud,
+      region: region ?? (nodes.status === 'fulfilled' ? nodes.value.region : null),
+      nodeCount: nodes.status === 'fulfilled' ? nodes.value.count : null,
+    };
+  };
+  const observeContext = (ctx: LoadedContext, now: Date): Promise<ClusterSnapshot> => {
+    const read = async (): Promise<ClusterSnapshot> => {
+      const client = clientOf(ctx);
+      // the ClusterVersion first: without it there is nothing to report, and an exec plugin's
+      // credential is then cached for the reads that follow instead of being fetched by each
+      const cv = await readCv(client);
+      const [operators, pools, alerts, discovery] = await Promise.all([
+        readList(client, 'clusteroperators.config.openshift.io', CLUSTER_OPERATORS).then(readOperatorList),
+        readList(client, 'machineconfigpools.machineconfiguration.openshift.io', MACHINE_CONFIG_POOLS).then(readPoolList),
+        readAlerts(client),
+        readDiscovery(client, ctx),
+      ]);
+      const health: HealthReading = { operators, alerts, other: pools };
+      return {
+        externalId: ctx.name,
+        name: ctx.name,
+        ...readClusterVersion(cv, now),
+        health,
+        ...summarizeHealth(health),
+        discovery,
+      };
+    };
+    return withDeadline(read(), deadlineMs, `reading ${ctx.name}`);
   };
   return {
     name: 'kubernetes',
@@ -317,13 +506,13 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
       return observeContext(ctxOf(ref), now);
     },
     async startUpgrade(req, now) {
-      const ctx = ctxOf(req);
+      const client = clientOf(ctxOf(req));
       if (req.at.getTime() > now.getTime() + START_TOLERANCE_MS)
         throw new ProviderError(
           'kubernetes',
           `${req.name}: an upgrade cannot be held for ${formatInstantToSecond(req.at)} (the cluster-version operator starts at once); start it at its slot`,
         );
-      const cv = await readCv(ctx);
+      const cv = await readCv(client);
       const seen = readClusterVersion(cv, now);
       if (seen.currentUpgrade?.version === req.version || cv.spec?.desiredUpdate?.version === req.version) return; // already asked
       if (isSemver(seen.version) && isSemver(req.version) && compareVersions(seen.version, req.version) >= 0) return; // already there
@@ -334,14 +523,26 @@ export function createKubernetesProvider(contexts: KubeContext[]): FleetProvider
         cv.status.conditionalUpdates?.find((u) => u.release.version === req.version)?.release;
       if (!release)
         throw new ProviderError('kubernetes', `${req.name}: ${req.version} is not among the cluster's available or conditional updates`);
-      await call(ctx, CLUSTER_VERSION_PATH, {
-        method: 'PATCH',
-        body: { spec: { desiredUpdate: { version: release.version, ...(release.image ? { image: release.image } : {}) } } },
-      });
+      const body = { spec: { desiredUpdate: { version: release.version, ...(release.image ? { image: release.image } : {}) } } };
+      await request('PATCH clusterversions.config.openshift.io/version', () =>
+        client.custom.patchClusterCustomObject({ ...CLUSTER_VERSION, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+      );
     },
-    async cancelUpgrade() {
-      // Nothing is ever held at the cluster for later (startUpgrade begins at once), and a running
-      // cluster-version update is not withdrawn: there is nothing to cancel.
+    async cancelUpgrade(req) {
+      // Only a desiredUpdate the cluster-version operator has not begun is withdrawn (a running
+      // update is not rolled back by clearing it): it names this version, which is neither the
+      // desired release the operator reports nor in its history (e.g. not accepted yet).
+      const client = clientOf(ctxOf(req));
+      const cv = await readCv(client);
+      if (cv.spec?.desiredUpdate?.version !== req.version) return;
+      const begun = cv.status.desired?.version === req.version || cv.status.history.some((h) => h.version === req.version);
+      if (begun) return;
+      await request('PATCH clusterversions.config.openshift.io/version', () =>
+        client.custom.patchClusterCustomObject(
+          { ...CLUSTER_VERSION, body: { spec: { desiredUpdate: null } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
     },
   };
 }

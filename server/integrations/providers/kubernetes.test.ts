@@ -1,0 +1,622 @@
+// The Kubernetes provider's kubeconfig handling (each auth method client-node brings, the paths and
+// token files kubectl users write) and its per-cluster isolation, discovery and writes, over real
+// HTTPS against the fake OpenShift API (tests/fakes/fake-openshift.ts, shapes in PROVENANCE.md).
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeTls, fakeTlsFiles, startFakeOpenShift, type FakeOpenShift, type FakeOpenShiftClusterSpec } from '@/tests/fakes/fake-openshift';
+import { loadKubeconfig } from './kubeconfig';
+import {
+  CLUSTER_VERSION_PATH,
+  createKubernetesProviderFromKubeconfig,
+  readInfrastructure,
+  type KubernetesProviderOptions,
+} from './kubernetes';
+
+const NOW = new Date('2021-08-30T18:00:00Z');
+const RELEASES = ['4.13.10', '4.13.11', '4.14.1'];
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function tmpDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-kube-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function fakeCluster(
+  clusters: FakeOpenShiftClusterSpec[] = [{ name: 'east', version: '4.13.10', releases: RELEASES }],
+  token = 'sha256~fake',
+): Promise<FakeOpenShift> {
+  const fake = await startFakeOpenShift({ clusters, token, now: () => NOW, tls: fakeTls() });
+  cleanup.push(() => fake.close());
+  return fake;
+}
+
+/** a kubeconfig document (JSON is YAML) */
+function kubeconfig(doc: {
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users?: { name: string; user: Record<string, unknown> }[];
+  contexts: { name: string; context: Record<string, unknown> }[];
+}): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Config', users: [], ...doc, 'current-context': doc.contexts[0]?.name });
+}
+
+function writeFile(dir: string, name: string, text: string | Buffer): string {
+  const file = path.join(dir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** the fixtures' CA and client certificate copied under `dir/tls/` (so a kubeconfig can name them relatively) */
+function copyTls(dir: string): void {
+  const f = fakeTlsFiles();
+  for (const [name, from] of [
+    ['ca.crt', f.ca],
+    ['client.crt', f.clientCert],
+    ['client.key', f.clientKey],
+  ] as const)
+    writeFile(dir, path.join('tls', name), fs.readFileSync(from));
+}
+
+const caData = () => fs.readFileSync(fakeTlsFiles().ca).toString('base64');
+
+function provider(file: string, opts: KubernetesProviderOptions & { contexts?: string[] } = {}) {
+  return createKubernetesProviderFromKubeconfig({ kubeconfigPath: file, ...opts });
+}
+
+/** a port nothing listens on (bound, then closed) */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('Kubernetes provider: kubeconfig auth methods', () => {
+  it('token user with inline CA data', async () => {
+    const fake = await fakeCluster();
+    const file = writeFile(tmpDir(), 'config', fake.kubeconfig().replace('fake-kube-token', fake.token));
+    const { clusters, errors } = await provider(file).observe(NOW);
+    expect(errors).toEqual([]);
+    expect(clusters.map((c) => [c.name, c.version])).toEqual([['east', '4.13.10']]);
+    expect(new Set(fake.requests().map((r) => r.identity))).toEqual(new Set([fake.token]));
+  });
+
+  it('client certificate and key from files, and the CA file, all relative to the kubeconfig', async () => {
+    const fake = await fakeCluster();
+    const dir = tmpDir();
+    copyTls(dir);
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority': 'tls/ca.crt' } }],
+        users: [{ name: 'admin', user: { 'client-certificate': 'tls/client.crt', 'client-key': 'tls/client.key' } }],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'admin' } }],
+      }),
+    );
+    // relative to the file, not to the working directory (which has no tls/ folder)
+    expect(fs.existsSync(path.join(process.cwd(), 'tls'))).toBe(false);
+    const { clusters, errors } = await provider(file).observe(NOW);
+    expect(errors).toEqual([]);
+    expect(clusters).toHaveLength(1);
+    expect(new Set(fake.requests().map((r) => r.identity))).toEqual(new Set(['cert:fleetplan-cert-user']));
+  });
+
+  it('client certificate and key as inline data', async () => {
+    const fake = await fakeCluster();
+    const f = fakeTlsFiles();
+    const file = writeFile(
+      tmpDir(),
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        users: [
+          {
+            name: 'admin',
+            user: {
+              'client-certificate-data': fs.readFileSync(f.clientCert).toString('base64'),
+              'client-key-data': fs.readFileSync(f.clientKey).toString('base64'),
+            },
+          },
+        ],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'admin' } }],
+      }),
+    );
+    expect((await provider(file).observe(NOW)).errors).toEqual([]);
+    expect(fake.requests()[0]?.identity).toBe('cert:fleetplan-cert-user');
+  });
+
+  it('tokenFile relative to the kubeconfig, trimmed, and read again at each request (a rotated token is used)', async () => {
+    const fake = await fakeCluster();
+    const dir = tmpDir();
+    writeFile(dir, 'secrets/token', `${fake.token}\n`);
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        // `tokenFile` is client-go's field name (client-node only knows `token-file`)
+        users: [{ name: 'sa', user: { tokenFile: 'secrets/token' } }],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sa' } }],
+      }),
+    );
+    const kube = provider(file);
+    expect((await kube.observe(NOW)).errors).toEqual([]);
+    expect(new Set(fake.requests().map((r) => r.identity))).toEqual(new Set([fake.token]));
+    writeFile(dir, 'secrets/token', 'sha256~rotated-and-not-accepted\n');
+    const { errors } = await kube.observe(NOW);
+    expect(errors).toEqual([
+      { externalId: 'east', name: 'east', message: 'GET clusterversions.config.openshift.io/version → HTTP 401: Unauthorized' },
+    ]);
+    expect(fake.requests().at(-1)?.identity).toBe('sha256~rotated-and-not-accepted');
+  });
+
+  it('an exec credential plugin (relative command): run with KUBERNETES_EXEC_INFO and its env, its token cached until it expires', async () => {
+    const fake = await fakeCluster();
+    const dir = tmpDir();
+    const log = path.join(dir, 'plugin.log');
+    // a tiny credential plugin, as `oc`/cloud logins are: prints an ExecCredential, logs each run
+    writeFile(
+      dir,
+      'bin/fake-login.mjs',
+      `#!/usr/bin/env node
+import fs from 'node:fs';
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ info: process.env.KUBERNETES_EXEC_INFO, args: process.argv.slice(2) }) + '\\n');
+process.stdout.write(JSON.stringify({
+  apiVersion: 'client.authentication.k8s.io/v1',
+  kind: 'ExecCredential',
+  status: { token: process.env.FAKE_LOGIN_TOKEN, expirationTimestamp: new Date(Date.now() + 3600e3).toISOString() },
+}));
+`,
+    );
+    fs.chmodSync(path.join(dir, 'bin/fake-login.mjs'), 0o755);
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        users: [
+          {
+            name: 'sso',
+            user: {
+              exec: {
+                apiVersion: 'client.authentication.k8s.io/v1',
+                command: './bin/fake-login.mjs',
+                args: ['get-token', '--cluster', 'east'],
+                env: [{ name: 'FAKE_LOGIN_TOKEN', value: fake.token }],
+                interactiveMode: 'Never',
+              },
+            },
+          },
+        ],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
+      }),
+    );
+    expect((await provider(file).observe(NOW)).errors).toEqual([]);
+    // the provider is rebuilt every tick: the credential outlives it
+    expect((await provider(file).observe(NOW)).errors).toEqual([]);
+    expect(new Set(fake.requests().map((r) => r.identity))).toEqual(new Set([fake.token]));
+    const runs = fs
+      .readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { info: string; args: string[] });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.args).toEqual(['get-token', '--cluster', 'east']);
+    expect(JSON.parse(runs[0]!.info)).toEqual({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      spec: { interactive: false },
+    });
+  });
+
+  it('a failing exec plugin is that context’s error, with what the plugin said', async () => {
+    const fake = await fakeCluster();
+    const dir = tmpDir();
+    writeFile(dir, 'login.mjs', `process.stderr.write('error: You must be logged in to the server (token expired)');\nprocess.exit(1);\n`);
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        users: [
+          {
+            name: 'sso',
+            user: {
+              exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [path.join(dir, 'login.mjs')] },
+            },
+          },
+        ],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
+      }),
+    );
+    const { errors } = await provider(file).observe(NOW);
+    expect(errors[0]?.message).toMatch(/You must be logged in to the server \(token expired\)/);
+    expect(fake.requests()).toEqual([]);
+  });
+
+  it('insecure-skip-tls-verify reads a server whose CA it was not given; without it the TLS failure is the error', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.10', releases: RELEASES },
+    ]);
+    const file = writeFile(
+      tmpDir(),
+      'config',
+      kubeconfig({
+        clusters: [
+          { name: 'east', cluster: { server: fake.serverUrl('east'), 'insecure-skip-tls-verify': true } },
+          { name: 'west', cluster: { server: fake.serverUrl('west') } },
+        ],
+        users: [{ name: 'admin', user: { token: fake.token } }],
+        contexts: [
+          { name: 'east', context: { cluster: 'east', user: 'admin' } },
+          { name: 'west', context: { cluster: 'west', user: 'admin' } },
+        ],
+      }),
+    );
+    const { clusters, errors } = await provider(file).observe(NOW);
+    expect(clusters.map((c) => c.name)).toEqual(['east']);
+    expect(errors.map((e) => e.name)).toEqual(['west']);
+    expect(errors[0]!.message).toMatch(/certificate/);
+  });
+
+  it('merges several files (KUBECONFIG=a:b), the first one winning for a name, each resolving its own relative paths', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.11', releases: RELEASES },
+    ]);
+    const a = tmpDir();
+    const b = tmpDir();
+    copyTls(b);
+    const fileA = writeFile(
+      a,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        users: [{ name: 'admin', user: { token: fake.token } }],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'admin' } }],
+      }),
+    );
+    const fileB = writeFile(
+      b,
+      'config',
+      kubeconfig({
+        clusters: [
+          { name: 'west', cluster: { server: fake.serverUrl('west'), 'certificate-authority': 'tls/ca.crt' } },
+          { name: 'east', cluster: { server: 'https://127.0.0.1:1' } },
+        ],
+        users: [{ name: 'admin', user: { token: 'not-this-one' } }],
+        contexts: [
+          { name: 'west', context: { cluster: 'west', user: 'admin' } },
+          { name: 'east', context: { cluster: 'east', user: 'admin' } },
+        ],
+      }),
+    );
+    const { clusters, errors } = await provider([fileA, fileB].join(path.delimiter)).observe(NOW);
+    expect(errors).toEqual([]);
+    expect(clusters.map((c) => [c.name, c.version])).toEqual([
+      ['east', '4.13.10'],
+      ['west', '4.13.11'],
+    ]);
+  });
+});
+
+describe('Kubernetes provider: per-context errors', () => {
+  it('reads the good contexts and reports each broken one with its reason', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.10', releases: RELEASES },
+    ]);
+    const dir = tmpDir();
+    const port = await closedPort();
+    const ca = { 'certificate-authority-data': caData() };
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [
+          { name: 'east', cluster: { server: fake.serverUrl('east'), ...ca } },
+          { name: 'west', cluster: { server: fake.serverUrl('west'), ...ca } },
+          { name: 'gone', cluster: { server: `https://127.0.0.1:${port}`, ...ca } },
+          { name: 'nocafile', cluster: { server: fake.serverUrl('east'), 'certificate-authority': 'missing/ca.crt' } },
+        ],
+        users: [
+          { name: 'admin', user: { token: fake.token } },
+          { name: 'certless', user: { 'client-certificate': 'nope.crt', 'client-key': 'nope.key' } },
+        ],
+        contexts: [
+          { name: 'east', context: { cluster: 'east', user: 'admin' } },
+          { name: 'unreachable', context: { cluster: 'gone', user: 'admin' } },
+          { name: 'no-such-user', context: { cluster: 'east', user: 'nobody' } },
+          { name: 'no-such-cluster', context: { cluster: 'nowhere', user: 'admin' } },
+          { name: 'missing-ca', context: { cluster: 'nocafile', user: 'admin' } },
+          { name: 'missing-cert', context: { cluster: 'east', user: 'certless' } },
+          { name: 'west', context: { cluster: 'west', user: 'admin' } },
+        ],
+      }),
+    );
+    const { clusters, errors } = await provider(file).observe(NOW);
+    expect(clusters.map((c) => c.name)).toEqual(['east', 'west']);
+    const byName = Object.fromEntries(errors.map((e) => [e.name, e.message]));
+    expect(Object.keys(byName)).toEqual(['unreachable', 'no-such-user', 'no-such-cluster', 'missing-ca', 'missing-cert']);
+    expect(byName.unreachable).toMatch(new RegExp(`GET clusterversions.config.openshift.io/version: .*ECONNREFUSED 127.0.0.1:${port}`));
+    expect(byName['no-such-user']).toBe('kubeconfig context no-such-user: no user nobody in the kubeconfig');
+    expect(byName['no-such-cluster']).toBe('kubeconfig context no-such-cluster: no cluster nowhere in the kubeconfig');
+    expect(byName['missing-ca']).toContain(path.join(dir, 'missing/ca.crt'));
+    expect(byName['missing-cert']).toContain(path.join(dir, 'nope.crt'));
+    // the broken contexts sent nothing; observeCluster of one throws its reason
+    await expect(provider(file).observeCluster({ externalId: 'no-such-user', name: 'no-such-user' }, NOW)).rejects.toMatchObject({
+      name: 'ProviderError',
+      message: 'kubeconfig context no-such-user: no user nobody in the kubeconfig',
+    });
+  });
+
+  it('a configured context that is not in the file is an error; the configured ones are read in their order', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.10', releases: RELEASES },
+    ]);
+    const file = writeFile(tmpDir(), 'config', fake.kubeconfig());
+    const { clusters, errors } = await provider(file, { contexts: ['west', 'typo'] }).observe(NOW);
+    expect(clusters.map((c) => c.name)).toEqual(['west']);
+    expect(errors).toEqual([{ externalId: 'typo', name: 'typo', message: 'no context typo in the kubeconfig' }]);
+    expect(fake.requests('east')).toEqual([]);
+  });
+
+  it("keeps a 403 or 404 Status's message in the error", async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.10', releases: RELEASES },
+      { name: 'plain', version: '4.13.10', releases: RELEASES },
+    ]);
+    const forbidden =
+      'clusterversions.config.openshift.io "version" is forbidden: User "system:serviceaccount:fleetplan:reader" cannot get resource "clusterversions" in API group "config.openshift.io" at the cluster scope';
+    fake.setPathFault('east', CLUSTER_VERSION_PATH, 403, forbidden);
+    fake.setPathFault('plain', CLUSTER_VERSION_PATH, 404, 'the server could not find the requested resource');
+    const file = writeFile(tmpDir(), 'config', fake.kubeconfig());
+    const { clusters, errors } = await provider(file).observe(NOW);
+    expect(clusters.map((c) => c.name)).toEqual(['west']);
+    expect(errors).toEqual([
+      { externalId: 'east', name: 'east', message: `GET clusterversions.config.openshift.io/version → HTTP 403: ${forbidden}` },
+      {
+        externalId: 'plain',
+        name: 'plain',
+        message: 'GET clusterversions.config.openshift.io/version → HTTP 404: the server could not find the requested resource',
+      },
+    ]);
+    await expect(provider(file).observeCluster({ externalId: 'east', name: 'east' }, NOW)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('a cluster that never answers times out on its own; the others are read meanwhile', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES },
+      { name: 'west', version: '4.13.10', releases: RELEASES },
+    ]);
+    fake.setFault('east', 'hang');
+    const file = writeFile(tmpDir(), 'config', fake.kubeconfig());
+    const started = Date.now();
+    const { clusters, errors } = await provider(file, { requestTimeoutMs: 300 }).observe(NOW);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(clusters.map((c) => c.name)).toEqual(['west']);
+    expect(errors).toEqual([
+      { externalId: 'east', name: 'east', message: 'GET clusterversions.config.openshift.io/version: no answer within 300 ms' },
+    ]);
+  });
+
+  /** a context whose exec credential plugin never answers (an interactive login waiting for a browser); it gives up after 5 s */
+  function hangingLogin(fake: FakeOpenShift, dir: string): { file: string; pidFile: string } {
+    const pidFile = path.join(dir, 'plugin.pid');
+    writeFile(
+      dir,
+      'hang.mjs',
+      `import fs from 'node:fs';\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nsetTimeout(() => process.exit(1), 5000);\n`,
+    );
+    const file = writeFile(
+      dir,
+      'config',
+      kubeconfig({
+        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+        users: [
+          {
+            name: 'sso',
+            user: {
+              exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [path.join(dir, 'hang.mjs')] },
+            },
+          },
+        ],
+        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
+      }),
+    );
+    return { file, pidFile };
+  }
+
+  it('stops an exec plugin that does not answer in time, and says so', async () => {
+    const fake = await fakeCluster();
+    const dir = tmpDir();
+    const { file, pidFile } = hangingLogin(fake, dir);
+    const { errors } = await provider(file, { execTimeoutMs: 500 }).observe(NOW);
+    expect(errors).toEqual([
+      {
+        externalId: 'east',
+        name: 'east',
+        message: `GET clusterversions.config.openshift.io/version: exec credential plugin ${process.execPath} gave no credential within 500 ms`,
+      },
+    ]);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await expect
+      .poll(() => {
+        try {
+          process.kill(pid, 0);
+          return 'running';
+        } catch {
+          return 'gone';
+        }
+      })
+      .toBe('gone');
+  });
+
+  it('bounds a cluster read as a whole (the deadline covers what the request timeout does not)', async () => {
+    const fake = await fakeCluster();
+    const { file } = hangingLogin(fake, tmpDir());
+    const { errors } = await provider(file, { execTimeoutMs: 1500, clusterDeadlineMs: 300 }).observe(NOW);
+    expect(errors).toEqual([{ externalId: 'east', name: 'east', message: 'reading east: no answer within 300 ms' }]);
+  });
+});
+
+describe('Kubernetes provider: health and discovery', () => {
+  it('reports a Degraded MachineConfigPool as a health issue', async () => {
+    const fake = await fakeCluster();
+    fake.degradePool('east', 'worker', 'Node ip-10-0-3-103.ec2.internal is reporting: "unexpected on-disk state"');
+    const c = await provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).observeCluster({ externalId: 'east', name: 'east' }, NOW);
+    expect(c.healthy).toBe(false);
+    expect(c.health.other).toEqual([
+      'MachineConfigPool worker Degraded: Node ip-10-0-3-103.ec2.internal is reporting: "unexpected on-disk state"',
+    ]);
+    expect(c.healthIssues).toEqual(c.health.other);
+  });
+
+  it('fills discovery: labels from the context extension, cloud and region from Infrastructure, the node count from one list item', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES, nodes: 250 },
+      { name: 'gcp', version: '4.13.10', releases: RELEASES, platform: { type: 'GCP', region: 'europe-west4' }, nodes: 1 },
+      { name: 'azure', version: '4.13.10', releases: RELEASES, platform: { type: 'Azure', region: 'westeurope' } },
+      { name: 'metal', version: '4.13.10', releases: RELEASES, platform: { type: 'BareMetal' } },
+    ]);
+    const ca = { 'certificate-authority-data': caData() };
+    const file = writeFile(
+      tmpDir(),
+      'config',
+      kubeconfig({
+        clusters: ['east', 'gcp', 'azure', 'metal'].map((n) => ({ name: n, cluster: { server: fake.serverUrl(n), ...ca } })),
+        users: [{ name: 'admin', user: { token: fake.token } }],
+        contexts: ['east', 'gcp', 'azure', 'metal'].map((n) => ({
+          name: n,
+          context: {
+            cluster: n,
+            user: 'admin',
+            ...(n === 'east'
+              ? { extensions: [{ name: 'fleetplan', extension: { labels: { env: 'prod', tier: 1, nested: { no: 'x' } } } }] }
+              : {}),
+          },
+        })),
+      }),
+    );
+    const { clusters } = await provider(file).observe(NOW);
+    expect(Object.fromEntries(clusters.map((c) => [c.name, c.discovery]))).toEqual({
+      east: { labels: { env: 'prod', tier: '1' }, cloud: 'aws', region: 'us-east-1', nodeCount: 250 },
+      gcp: { labels: {}, cloud: 'gcp', region: 'europe-west4', nodeCount: 1 },
+      // Azure's platformStatus has no region: the nodes' topology label says it
+      azure: { labels: {}, cloud: 'azure', region: 'westeurope', nodeCount: 6 },
+      metal: { labels: {}, cloud: 'baremetal', region: 'us-east-1', nodeCount: 6 },
+    });
+    // one Node in the answer, never the 250
+    expect(fake.requests('east').filter((r) => r.path === '/api/v1/nodes')).toEqual([expect.objectContaining({ query: { limit: '1' } })]);
+  });
+
+  it('pages through the nodes when the server leaves remainingItemCount out, and leaves a part it cannot read null', async () => {
+    const fake = await fakeCluster([{ name: 'east', version: '4.13.10', releases: RELEASES, nodes: 1201 }]);
+    fake.setRemainingItemCount('east', false);
+    fake.setPathFault(
+      'east',
+      '/apis/config.openshift.io/v1/infrastructures/cluster',
+      403,
+      'infrastructures.config.openshift.io "cluster" is forbidden',
+    );
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const c = await kube.observeCluster({ externalId: 'east', name: 'east' }, NOW);
+    expect(c.discovery).toEqual({ labels: {}, cloud: null, region: 'us-east-1', nodeCount: 1201 });
+    expect(
+      fake
+        .requests('east')
+        .filter((r) => r.path === '/api/v1/nodes')
+        .map((r) => r.query.limit),
+    ).toEqual(['1', '500', '500', '500']);
+    fake.setPathFault('east', '/api/v1/nodes', 403, 'nodes is forbidden');
+    expect((await kube.observeCluster({ externalId: 'east', name: 'east' }, NOW)).discovery).toEqual({
+      labels: {},
+      cloud: null,
+      region: null,
+      nodeCount: null,
+    });
+  });
+
+  it('reads the platform of every Infrastructure shape it may meet', () => {
+    const infra = (platformStatus: unknown, platform?: string) => ({ status: { platformStatus, ...(platform ? { platform } : {}) } });
+    expect(readInfrastructure(infra({ type: 'AWS', aws: { region: 'eu-west-1' } }))).toEqual({ cloud: 'aws', region: 'eu-west-1' });
+    expect(readInfrastructure(infra({ type: 'IBMCloud', ibmcloud: { location: 'us-south' } }))).toEqual({
+      cloud: 'ibmcloud',
+      region: 'us-south',
+    });
+    expect(readInfrastructure(infra({ type: 'AlibabaCloud', alibabaCloud: { region: 'cn-hangzhou' } }))).toEqual({
+      cloud: 'alibabacloud',
+      region: 'cn-hangzhou',
+    });
+    expect(readInfrastructure(infra({ type: 'None' }))).toEqual({ cloud: 'none', region: null });
+    expect(readInfrastructure(infra(undefined, 'VSphere'))).toEqual({ cloud: 'vsphere', region: null });
+    expect(readInfrastructure({})).toEqual({ cloud: null, region: null });
+    expect(readInfrastructure('not an object')).toEqual({ cloud: null, region: null });
+  });
+});
+
+describe('Kubernetes provider: start and cancel', () => {
+  const ref = { externalId: 'east', name: 'east' };
+
+  it('writes nothing when spec.desiredUpdate already names the version; cancel clears it while the operator has not begun it', async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    // someone asked for 4.14.1 (not offered: the operator does not accept it, it stays in spec only)
+    fake.clusterVersion('east').spec.desiredUpdate = { version: '4.14.1-rc.0', image: 'quay.io/x@sha256:0' };
+    await kube.startUpgrade({ ...ref, version: '4.14.1-rc.0', at: NOW, idempotencyKey: 'k' }, NOW);
+    expect(fake.writes()).toEqual([]);
+    // cancel of another version: nothing
+    await kube.cancelUpgrade({ ...ref, version: '4.13.11', idempotencyKey: 'c0' }, NOW);
+    expect(fake.writes()).toEqual([]);
+    await kube.cancelUpgrade({ ...ref, version: '4.14.1-rc.0', idempotencyKey: 'c1' }, NOW);
+    expect(fake.writes()).toEqual([
+      expect.objectContaining({ method: 'PATCH', path: CLUSTER_VERSION_PATH, body: { spec: { desiredUpdate: null } } }),
+    ]);
+    expect(fake.clusterVersion('east').spec.desiredUpdate).toBeUndefined();
+    expect(fake.clusterVersion('east').spec.channel).toBe('stable-4.13');
+    // nothing left to cancel
+    await kube.cancelUpgrade({ ...ref, version: '4.14.1-rc.0', idempotencyKey: 'c2' }, NOW);
+    expect(fake.writes()).toHaveLength(1);
+  });
+
+  it('does not cancel an update the operator has begun (clearing desiredUpdate does not roll it back)', async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    await kube.startUpgrade({ ...ref, version: '4.13.11', at: NOW, idempotencyKey: 'k' }, NOW);
+    expect(fake.writes()).toHaveLength(1);
+    await kube.cancelUpgrade({ ...ref, version: '4.13.11', idempotencyKey: 'c' }, NOW);
+    expect(fake.writes()).toHaveLength(1);
+    expect((await kube.observeCluster(ref, NOW)).currentUpgrade).toMatchObject({ version: '4.13.11', state: 'started' });
+  });
+
+  it("a refused patch is the start's error with the API server's message (RBAC without patch)", async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const denied =
+      'clusterversions.config.openshift.io "version" is forbidden: User "system:serviceaccount:fleetplan:reader" cannot patch resource "clusterversions" in API group "config.openshift.io" at the cluster scope';
+    fake.setPathFault('east', CLUSTER_VERSION_PATH, 403, denied, 'PATCH'); // reading is allowed, patching not
+    await expect(kube.startUpgrade({ ...ref, version: '4.13.11', at: NOW, idempotencyKey: 'k' }, NOW)).rejects.toMatchObject({
+      status: 403,
+      message: `PATCH clusterversions.config.openshift.io/version → HTTP 403: ${denied}`,
+    });
+    expect(fake.clusterVersion('east').spec.desiredUpdate).toBeUndefined();
+  });
+});
+
+describe('kubeconfig loading', () => {
+  it('throws only when no file can be read at all', () => {
+    expect(() => loadKubeconfig('/nonexistent/kubeconfig')).toThrow(/cannot read the kubeconfig: \/nonexistent\/kubeconfig: ENOENT/);
+  });
+});
