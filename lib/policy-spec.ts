@@ -26,7 +26,7 @@ export function extraKeys(obj: Obj, known: readonly string[]): Extra | undefined
 }
 
 export const POLICY_KEYS = ['workloads', 'schedule', 'conditions', 'lifecycle'] as const;
-export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions'] as const;
+export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions', 'targetVersion', 'maxVersion'] as const;
 export const SCHEDULE_KEYS = ['cron', 'location', 'isoWeek', 'suspend'] as const;
 export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'dependencies'] as const;
 
@@ -52,6 +52,8 @@ function conditionsFromDocument(obj: Obj): ConditionsSpec {
   if (Array.isArray(obj.mutexes)) spec.mutexes = strings(obj.mutexes);
   if (typeof obj.sector === 'string') spec.sector = obj.sector;
   if (Array.isArray(obj.blockedVersions)) spec.blockedVersions = strings(obj.blockedVersions);
+  if (typeof obj.targetVersion === 'string') spec.targetVersion = obj.targetVersion;
+  if (typeof obj.maxVersion === 'string') spec.maxVersion = obj.maxVersion;
   const extra = extraKeys(obj, CONDITION_KEYS);
   if (extra) spec.extra = extra;
   return spec;
@@ -87,6 +89,8 @@ export function policySpecToDocument(spec: UpgradePolicySpec): Obj {
     if (c.mutexes !== undefined) cond.mutexes = [...c.mutexes];
     if (c.sector !== undefined) cond.sector = c.sector;
     if (c.blockedVersions !== undefined) cond.blockedVersions = [...c.blockedVersions];
+    if (c.targetVersion !== undefined) cond.targetVersion = c.targetVersion;
+    if (c.maxVersion !== undefined) cond.maxVersion = c.maxVersion;
     Object.assign(cond, c.extra ?? {});
     doc.conditions = cond;
   }

@@ -145,6 +145,32 @@ export function ClusterPolicyForm({
           )}
         </Field>
       </div>
+      <div className="grid-2" style={{ gap: 10 }}>
+        <Field label="Target version" hint="4.16.3 or 4.16.*: upgrades stop there" problems={problems['conditions.targetVersion']}>
+          {(a) => (
+            <input
+              type="text"
+              {...a}
+              placeholder="none"
+              value={typeof conditions.targetVersion === 'string' ? conditions.targetVersion : ''}
+              onChange={(e) => onChange(withConditions(doc, { targetVersion: e.target.value.trim() || undefined }))}
+              style={invalidStyle(a['aria-invalid'])}
+            />
+          )}
+        </Field>
+        <Field label="Cap (max version)" hint="4.16.3 or 4.16.*: never past it" problems={problems['conditions.maxVersion']}>
+          {(a) => (
+            <input
+              type="text"
+              {...a}
+              placeholder="none"
+              value={typeof conditions.maxVersion === 'string' ? conditions.maxVersion : ''}
+              onChange={(e) => onChange(withConditions(doc, { maxVersion: e.target.value.trim() || undefined }))}
+              style={invalidStyle(a['aria-invalid'])}
+            />
+          )}
+        </Field>
+      </div>
       <Field label="Mutexes" hint="comma-separated; one cluster at a time per mutex" problems={problems['conditions.mutexes']}>
         {(a) => (
           <ListInput

@@ -242,6 +242,22 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect((await op.policies.clusterPolicy({ name: cp.name })).policy).toEqual(original);
   });
 
+  it('a cluster policy may set a target and a cap: stored, explained, and a bad one refused at its path', async () => {
+    const op = callerAs('operator');
+    const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const capped = { ...cp.policy!, conditions: { ...cp.policy!.conditions, targetVersion: '4.13.*', maxVersion: '4.13.41' } };
+    await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: capped });
+    const stored = await op.policies.clusterPolicy({ name: cp.name });
+    expect(stored.policy!.conditions).toMatchObject({ targetVersion: '4.13.*', maxVersion: '4.13.41' });
+    const bad = { ...capped, conditions: { ...capped.conditions, maxVersion: '4.13' } };
+    const err = await rejection(op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: stored.revision, policy: bad }));
+    expect(err).toMatchObject({
+      code: 'BAD_REQUEST',
+      problems: [{ path: 'policy.conditions.maxVersion', message: "'4.13' is neither a release (4.16.3) nor a minor (4.16.*)" }],
+    });
+    expect((await op.policies.clusterPolicy({ name: cp.name })).revision).toBe(stored.revision);
+  });
+
   it('reverts an organization revision, refusing when the result would be invalid', async () => {
     const op = callerAs('operator');
     const org = await op.policies.organization();

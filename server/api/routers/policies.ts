@@ -36,6 +36,8 @@ export const ZUpgradePolicySpec = z.object({
       mutexes: z.array(label).max(100).optional(),
       sector: label.optional(),
       blockedVersions: z.array(z.string().max(500)).max(200).optional(),
+      targetVersion: z.string().max(100).optional(),
+      maxVersion: z.string().max(100).optional(),
       extra,
     })
     .optional(),

@@ -27,6 +27,9 @@ export type ConditionsSpec = {
   mutexes?: string[];
   sector?: string;
   blockedVersions?: string[];
+  /** where this cluster stops: a release (4.16.3) or a minor (4.16.*) — beyond the reference schema */
+  targetVersion?: string;
+  maxVersion?: string;
   extra?: Extra;
 };
 
