@@ -22,6 +22,9 @@ import { createHookService } from './hooks/hook-service';
 import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
+import { createVersionGateService } from './version-gate-service';
+import { createProvider } from '@/server/integrations/providers/create-provider';
+import type { FleetProvider } from '@/server/integrations/providers/types';
 
 /**
  * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
@@ -38,6 +41,8 @@ export interface ServiceDeps {
   env: FleetplanEnv;
   /** the process's scheduler loop; without one, "run now" is refused (CLI, benchmarks) */
   scheduler?: SchedulerControl;
+  /** the provider for an operator's write there (a version gate agreement); built when needed, the configured one by default */
+  provider?: () => Promise<FleetProvider>;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -62,6 +67,11 @@ export function createServices(deps: ServiceDeps) {
     activity: createActivityService(deps.db),
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
+    versionGates: createVersionGateService({
+      db: deps.db,
+      realNow: deps.realNow,
+      provider: deps.provider ?? (() => createProvider(deps.db, deps.env.provider)),
+    }),
   };
 }
 
