@@ -109,6 +109,18 @@ export const clusters = sqliteTable(
     channel: text('channel').notNull(),
     region: text('region').notNull().default(''),
     nodeCount: integer('node_count').notNull().default(3),
+    /** discovery: the provider's labels of the cluster (OCM subscription labels) */
+    labels: json<Record<string, string>>('labels')
+      .notNull()
+      .$defaultFn(() => ({})),
+    /** discovery: aws, gcp, … ; null = not reported */
+    cloud: text('cloud'),
+    /** version gates the cluster has not agreed to, per minor (OCM); they hold upgrades to that minor (VERSION_GATE) */
+    pendingVersionGates: json<{ id: string; minor: string; description: string; documentationUrl: string | null }[]>(
+      'pending_version_gates',
+    )
+      .notNull()
+      .$defaultFn(() => []),
     availableUpgrades: json<string[]>('available_upgrades')
       .notNull()
       .$defaultFn(() => []),

@@ -35,6 +35,7 @@ const REASONS = [
   'FROZEN',
   'EXCLUDED',
   'UNHEALTHY',
+  'VERSION_GATE',
 ];
 const CHANGE_AREAS = ['policy', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
 const RANGES = [

@@ -12,6 +12,7 @@ import { QueryState, type QueryLike } from '@/components/ui/query-state';
 import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { LifecyclePanel } from './lifecycle-panel';
+import { VersionGatesPanel } from './version-gates-panel';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone, formatSpan, isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
@@ -60,6 +61,7 @@ function ClusterView({ name, cluster: c, explain }: { name: string; cluster: Det
       <QueryState query={explain} loadingRows={2} frame={(state) => <div className="panel">{state}</div>}>
         {(data) => <DecisionPanel explain={data} zone={zone} />}
       </QueryState>
+      <VersionGatesPanel cluster={name} provider={c.provider} gates={c.pendingVersionGates} />
       <div className="grid-3">
         <ClusterFacts cluster={c} zone={zone} />
         <PolicyPanel cluster={c} explain={explain.data} />
@@ -175,7 +177,9 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
         {cluster && (
           <p>
             <span className="mono">{cluster.version}</span> on {cluster.channel} ·{' '}
-            {cluster.sector ? `sector ${cluster.sector}` : 'no sector'} · {cluster.provider} {cluster.region}
+            {cluster.sector ? `sector ${cluster.sector}` : 'no sector'} · {cluster.provider}
+            {cluster.cloud ? ` · ${cluster.cloud}` : ''}
+            {cluster.region ? ` ${cluster.region}` : ''}
           </p>
         )}
       </div>
@@ -344,8 +348,33 @@ function ClusterFacts({ cluster: c, zone }: { cluster: Detail; zone: string }) {
             <span className="muted">none</span>
           )}
         </dd>
+        <dt>Where</dt>
+        <dd>{c.cloud || c.region ? [c.cloud, c.region].filter(Boolean).join(' · ') : <span className="muted">not reported</span>}</dd>
         <dt>Nodes</dt>
         <dd>{c.nodeCount}</dd>
+        <dt>Labels</dt>
+        <dd>
+          {Object.keys(c.labels).length === 0 ? (
+            <span className="muted">none reported</span>
+          ) : (
+            <ul className="label-chips" aria-label="Provider labels">
+              {Object.entries(c.labels).map(([key, value]) => (
+                <li key={key}>
+                  {/* a chip filters the Fleet by its label */}
+                  <Link
+                    className="badge label-chip"
+                    href={`/fleet?label=${encodeURIComponent(`${key}=${value}`)}`}
+                    title={`Clusters labelled ${key}=${value}`}
+                  >
+                    <span className="mono">
+                      {key}={value}
+                    </span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
         <dt>Provider id</dt>
         <dd className="mono small" style={{ overflowWrap: 'anywhere' }}>
           {c.externalId}

@@ -30,13 +30,16 @@ export const FLEET_URL_DEFAULTS = {
   state: '',
   version: '',
   reason: '',
+  /** a provider label, `key=value` (or `key`: the label is set) */
+  label: '',
+  region: '',
   /** '1': only the clusters that will never upgrade as configured */
   never: '',
   sort: 'name',
   dir: 'asc',
   page: 1,
 };
-type FilterKey = 'sector' | 'workload' | 'state' | 'version' | 'reason';
+type FilterKey = 'sector' | 'workload' | 'state' | 'version' | 'reason' | 'label' | 'region';
 
 export function FleetTable() {
   const trpc = useTRPC();
@@ -55,6 +58,8 @@ export function FleetTable() {
     state: url.state || undefined,
     version: url.version || undefined,
     reason: url.reason || undefined,
+    label: url.label || undefined,
+    region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };
 
@@ -97,6 +102,9 @@ export function FleetTable() {
       {select('state', 'State', facets.data?.states)}
       {select('version', 'Minor', facets.data?.minors)}
       {select('reason', 'Reason', facets.data?.reasons)}
+      {select('region', 'Region', facets.data?.regions)}
+      {/* the provider's labels (a label chip on a cluster page links here too) */}
+      {(url.label || (facets.data?.labels.length ?? 0) > 0) && select('label', 'Label', facets.data?.labels)}
       {(url.never === '1' || (facets.data?.neverUpgrades ?? 0) > 0) && (
         <label className="small" title="The clusters the engine says will never upgrade as configured, with the releases available now">
           <input type="checkbox" checked={url.never === '1'} onChange={(e) => setUrl({ never: e.target.checked ? '1' : '', page: 1 })} />{' '}
@@ -160,7 +168,18 @@ const COLUMNS: Column<Cluster>[] = [
       </>
     ),
   },
-  { id: 'region', header: 'Region', hidden: true, className: 'nowrap', csv: (c) => c.region, cell: (c) => c.region },
+  // hidden by default: the region already shows under the cluster's name (the table stays within 1440 px)
+  { id: 'region', header: 'Region', hidden: true, sortKey: 'region', className: 'nowrap', csv: (c) => c.region, cell: (c) => c.region },
+  {
+    id: 'labels',
+    header: 'Labels',
+    hidden: true,
+    csv: (c) =>
+      Object.entries(c.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' '),
+    cell: (c) => <BadgeList items={Object.entries(c.labels).map(([k, v]) => `${k}=${v}`)} />,
+  },
   {
     id: 'version',
     header: 'Version / channel',

@@ -24,6 +24,8 @@ export function VersionDistributionChart() {
     sector: url.sector || undefined,
     workload: url.workload || undefined,
     reason: url.reason || undefined,
+    label: url.label || undefined,
+    region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };
   const filtered = Object.values(filter).some(Boolean);

@@ -91,3 +91,28 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
     await expect(callerAs(null).clusters.list({})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });
+
+describe('clusters router: discovery', () => {
+  it('filters by a provider label (key=value, or the key alone) and by region, lists them as facets, and shows them on a cluster', async () => {
+    const [first, second] = (await callerAs('viewer').clusters.list({ limit: 2 })).items;
+    db.$client
+      .prepare(`update clusters set labels = ?, cloud = 'aws' where name = ?`)
+      .run(JSON.stringify({ 'api.openshift.com/env': 'prod', team: 'a=b' }), first!.name);
+    db.$client.prepare(`update clusters set labels = ? where name = ?`).run(JSON.stringify({ team: 'search' }), second!.name);
+    const names = async (filter: { label?: string; region?: string }) =>
+      (await callerAs('viewer').clusters.list({ filter, limit: 100 })).items.map((c) => c.name);
+    expect(await names({ label: 'api.openshift.com/env=prod' })).toEqual([first!.name]);
+    expect(await names({ label: 'team=a=b' })).toEqual([first!.name]);
+    expect(await names({ label: 'team' })).toEqual([first!.name, second!.name].sort());
+    expect(await names({ label: 'team=nobody' })).toEqual([]);
+    expect(await names({ region: first!.region })).toContain(first!.name);
+    const facets = await callerAs('viewer').clusters.facets();
+    expect(facets.labels).toEqual(['api.openshift.com/env=prod', 'team=a=b', 'team=search']);
+    expect(facets.regions).toContain(first!.region);
+    expect(await callerAs('viewer').clusters.byName({ name: first!.name })).toMatchObject({
+      labels: { 'api.openshift.com/env': 'prod', team: 'a=b' },
+      cloud: 'aws',
+      pendingVersionGates: [],
+    });
+  });
+});

@@ -31,6 +31,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'activity.changes': 'viewer',
   'activity.decisions': 'viewer',
   'activity.upgrades': 'viewer',
+  'clusters.acknowledgeVersionGate': 'operator',
   'clusters.byName': 'viewer',
   'clusters.explain': 'viewer',
   'clusters.facets': 'viewer',

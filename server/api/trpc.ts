@@ -13,6 +13,7 @@ import { internalErrorMessage, reportInternalError } from '@/server/http/interna
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
 import { processSchedulerControl } from '@/server/scheduler/start';
+import type { FleetProvider } from '@/server/integrations/providers/types';
 
 export interface ContextInner {
   db: Db;
@@ -42,6 +43,8 @@ export function createContextInner(opts: {
   csrfOk?: boolean;
   secureCookies?: boolean;
   clientAddress?: string;
+  /** the provider an operator's write goes to (tests pass a fake; the configured one otherwise) */
+  provider?: () => Promise<FleetProvider>;
 }): ContextInner {
   const realNow = opts.realNow ?? (() => new Date());
   const fleetNow = opts.fleetNow ?? realNow;
@@ -50,7 +53,14 @@ export function createContextInner(opts: {
     fleetNow,
     realNow,
     actor: opts.actor,
-    services: createServices({ db: opts.db, fleetNow, realNow, env: opts.env ?? getEnv(), scheduler: processSchedulerControl() }),
+    services: createServices({
+      db: opts.db,
+      fleetNow,
+      realNow,
+      env: opts.env ?? getEnv(),
+      scheduler: processSchedulerControl(),
+      provider: opts.provider,
+    }),
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,

@@ -15,9 +15,12 @@ export interface ClusterFilter {
   managed?: boolean;
   /** only these clusters (an empty list matches none) */
   names?: readonly string[];
+  /** a provider label: `key` present (value undefined) or `key` = value */
+  label?: { key: string; value?: string };
+  region?: string;
 }
 
-export const CLUSTER_SORT_KEYS = ['name', 'version', 'sector', 'state', 'channel', 'nextRun'] as const;
+export const CLUSTER_SORT_KEYS = ['name', 'version', 'sector', 'state', 'channel', 'nextRun', 'region'] as const;
 export type ClusterSortKey = (typeof CLUSTER_SORT_KEYS)[number];
 
 function whereOf(filter: ClusterFilter): SQL | undefined {
@@ -37,6 +40,16 @@ function whereOf(filter: ClusterFilter): SQL | undefined {
   if (filter.state) parts.push(sql`${clusters.upgradeState} = ${filter.state}`);
   if (filter.version) parts.push(like(clusters.version, filter.version.endsWith('.') ? `${filter.version}%` : filter.version));
   if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
+  if (filter.region) parts.push(eq(clusters.region, filter.region));
+  if (filter.label) {
+    // json_each matches the key as it is (dots and slashes of `api.openshift.com/…` keys included)
+    const { key, value } = filter.label;
+    parts.push(
+      value === undefined
+        ? sql`exists (select 1 from json_each(${clusters.labels}) where json_each.key = ${key})`
+        : sql`exists (select 1 from json_each(${clusters.labels}) where json_each.key = ${key} and json_each.value = ${value})`,
+    );
+  }
   if (filter.names) parts.push(filter.names.length ? inArray(clusters.name, [...filter.names]) : sql`0`);
   if (filter.managed !== undefined)
     parts.push(filter.managed ? sql`${clusters.upgradePolicy} is not null` : sql`${clusters.upgradePolicy} is null`);
@@ -58,6 +71,7 @@ const SORT_COLUMNS = {
   state: clusters.upgradeState,
   channel: clusters.channel,
   nextRun: clusters.nextRun,
+  region: clusters.region,
 } as const;
 
 export function listClusters(
@@ -110,7 +124,15 @@ export function countByVersion(db: Db, filter: ClusterFilter = {}): { version: s
     .all();
 }
 
-export function distinctValues(db: Db): { sectors: string[]; workloads: string[]; states: string[]; reasons: string[]; minors: string[] } {
+export function distinctValues(db: Db): {
+  sectors: string[];
+  workloads: string[];
+  states: string[];
+  reasons: string[];
+  minors: string[];
+  regions: string[];
+  labels: string[];
+} {
   const col = <T extends { v: string | null }>(rows: T[]) => rows.map((r) => r.v).filter((v): v is string => !!v);
   return {
     sectors: col(db.selectDistinct({ v: clusters.sector }).from(clusters).orderBy(clusters.sector).all()),
@@ -120,6 +142,15 @@ export function distinctValues(db: Db): { sectors: string[]; workloads: string[]
     minors: [
       ...new Set(col(db.selectDistinct({ v: clusters.version }).from(clusters).all()).map((v) => v.split('.').slice(0, 2).join('.'))),
     ].sort(),
+    regions: col(db.selectDistinct({ v: clusters.region }).from(clusters).orderBy(clusters.region).all()),
+    // every key=value pair in use, for the label filter's suggestions (a few hundred at most in practice)
+    labels: col(
+      db.$client
+        .prepare(
+          `select distinct json_each.key || '=' || json_each.value as v from clusters, json_each(clusters.labels) order by v limit 500`,
+        )
+        .all() as { v: string }[],
+    ),
   };
 }
 
@@ -141,4 +172,18 @@ export function listGoneClusterNames(db: Db, organizationId: number): string[] {
     .where(and(eq(clusters.organizationId, organizationId), eq(clusters.upgradeState, 'gone')))
     .all()
     .map((r) => r.name);
+}
+
+/**
+ * Takes an acknowledged version gate off the cluster's pending list at once (the next snapshot
+ * says the same): false when it was not pending.
+ */
+export function removePendingVersionGate(db: Db, clusterId: number, gateId: string): boolean {
+  const row = db.select({ gates: clusters.pendingVersionGates }).from(clusters).where(eq(clusters.id, clusterId)).get();
+  if (!row || !row.gates.some((g) => g.id === gateId)) return false;
+  db.update(clusters)
+    .set({ pendingVersionGates: row.gates.filter((g) => g.id !== gateId) })
+    .where(eq(clusters.id, clusterId))
+    .run();
+  return true;
 }

@@ -23,6 +23,15 @@ export function cachedStatement(db: Db, text: string): import('better-sqlite3').
 }
 
 type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;
+type PendingVersionGatesJson = (typeof clusters.$inferSelect)['pendingVersionGates'];
+
+/** What the provider reported of where and what the cluster is; null fields are unknown. */
+export interface SnapshotDiscovery {
+  labels: Record<string, string>;
+  cloud: string | null;
+  region: string | null;
+  nodeCount: number | null;
+}
 
 export interface StoredClusterState {
   id: number;
@@ -74,6 +83,9 @@ export interface SnapshotUpdate {
   healthIssues: string[];
   currentUpgrade: ClusterUpgradeJson | null;
   upgradeState: string;
+  /** null: not reported this time (the stored labels, cloud, region and nodes stay) */
+  discovery: SnapshotDiscovery | null;
+  pendingVersionGates: PendingVersionGatesJson;
 }
 
 export interface SnapshotInsert {
@@ -87,6 +99,8 @@ export interface SnapshotInsert {
   healthIssues: string[];
   currentUpgrade: ClusterUpgradeJson | null;
   upgradeState: string;
+  discovery: SnapshotDiscovery | null;
+  pendingVersionGates: PendingVersionGatesJson;
 }
 
 /**
@@ -120,17 +134,30 @@ export function writeSnapshots(
   // Only rows whose observed values changed are written (on a 10,000-cluster fleet most ticks
   // change a handful): the others keep their observed_at, and the tick's instant is recorded
   // once for the whole snapshot (SNAPSHOT_OBSERVED_AT_SETTING) for the pages to show.
+  // Discovery is written only when reported (@discovered), each value only when known: a provider
+  // that could not read labels this time, or knows no node count, erases nothing stored.
   const upd = client.prepare(
     `update clusters set version = @version, channel = @channel, available_upgrades = @availableUpgrades, healthy = @healthy,
-       health_issues = @healthIssues, current_upgrade = @currentUpgrade, upgrade_state = @upgradeState, observed_at = @at
+       health_issues = @healthIssues, current_upgrade = @currentUpgrade, upgrade_state = @upgradeState,
+       pending_version_gates = @pendingVersionGates,
+       labels = iif(@discovered, @labels, labels), cloud = iif(@discovered, @cloud, cloud),
+       region = iif(@discovered and @region is not null, @region, region),
+       node_count = iif(@discovered and @nodeCount is not null, @nodeCount, node_count), observed_at = @at
      where id = @id and (version is not @version or channel is not @channel or available_upgrades is not @availableUpgrades
        or healthy is not @healthy or health_issues is not @healthIssues or current_upgrade is not @currentUpgrade
-       or upgrade_state is not @upgradeState)`,
+       or upgrade_state is not @upgradeState or pending_version_gates is not @pendingVersionGates
+       or (@discovered and (labels is not @labels or cloud is not @cloud or (@region is not null and region is not @region)
+         or (@nodeCount is not null and node_count is not @nodeCount))))`,
   );
   const ins = client.prepare(
-    `insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy, health_issues, current_upgrade, upgrade_state, observed_at)
-     values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy, health_issues,
+       current_upgrade, upgrade_state, pending_version_gates, labels, cloud, region, node_count, observed_at)
+     values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+       coalesce(?, ''), coalesce(?, 3), ?)`,
   );
+  // labels are stored with sorted keys: the same labels in another order are no change
+  const labelsJson = (d: SnapshotDiscovery | null) =>
+    d ? JSON.stringify(Object.fromEntries(Object.entries(d.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))) : null;
   const at = observedAt.getTime();
   for (const u of updates) {
     upd.run({
@@ -141,6 +168,12 @@ export function writeSnapshots(
       healthIssues: JSON.stringify(u.healthIssues),
       currentUpgrade: u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null,
       upgradeState: u.upgradeState,
+      pendingVersionGates: JSON.stringify(u.pendingVersionGates),
+      discovered: u.discovery ? 1 : 0,
+      labels: labelsJson(u.discovery),
+      cloud: u.discovery?.cloud ?? null,
+      region: u.discovery?.region ?? null,
+      nodeCount: u.discovery?.nodeCount ?? null,
       at,
       id: u.id,
     });
@@ -159,6 +192,11 @@ export function writeSnapshots(
       JSON.stringify(i.healthIssues),
       i.currentUpgrade ? JSON.stringify(i.currentUpgrade) : null,
       i.upgradeState,
+      JSON.stringify(i.pendingVersionGates),
+      labelsJson(i.discovery) ?? '{}',
+      i.discovery?.cloud ?? null,
+      i.discovery?.region ?? null,
+      i.discovery?.nodeCount ?? null,
       at,
     );
   }

@@ -1,10 +1,11 @@
 // The scheduler's gates as stored: the organization's freeze, the maintenance exclusions still
-// ahead and the health gate with each cluster's health issues. The tick and every view that
-// explains decisions (why-not, forecast, sectors, metrics) load them here, so they all judge
-// with the same gates.
+// ahead, the health gate with each cluster's health issues and the version gates clusters have
+// not agreed to. The tick and every view that explains decisions (why-not, forecast, sectors,
+// metrics) load them here, so they all judge with the same gates.
 import type { Db } from '@/db/open-database';
 import { buildHaltIndex, EMPTY_HALTS, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
+import type { PendingGate } from '@/server/domain/lifecycle/gates';
 import { listUnacknowledgedFailures } from '@/server/repositories/lifecycle-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
@@ -36,7 +37,16 @@ export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIs
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
     healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
     halts: loadHalts(db, org.id),
+    versionGates: loadPendingVersionGates(db, org.id),
   };
+}
+
+/** Per cluster, the version gates it has not agreed to as the last snapshot reported them (only clusters with some). */
+export function loadPendingVersionGates(db: Db, organizationId: number): ReadonlyMap<string, readonly PendingGate[]> {
+  const rows = db.$client
+    .prepare(`select name, pending_version_gates as gates from clusters where organization_id = ? and pending_version_gates <> '[]'`)
+    .all(organizationId) as { name: string; gates: string }[];
+  return new Map(rows.map((r) => [r.name, JSON.parse(r.gates) as PendingGate[]]));
 }
 
 /** The unacknowledged upgrade failures and what they halt (lifecycle/halts.ts). */

@@ -211,6 +211,10 @@ export interface SimulatedClusterRow {
   availableUpgrades: string[];
   healthIssues: string[];
   currentUpgrade: (typeof clusters.$inferSelect)['currentUpgrade'];
+  /** where the simulated cluster "runs" (the demo seed's region and node count) and its sector */
+  region: string;
+  nodeCount: number;
+  sector: string | null;
 }
 
 export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
@@ -223,6 +227,9 @@ export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
       availableUpgrades: clusters.availableUpgrades,
       healthIssues: clusters.healthIssues,
       currentUpgrade: clusters.currentUpgrade,
+      region: clusters.region,
+      nodeCount: clusters.nodeCount,
+      sector: clusters.sector,
     })
     .from(clusters)
     .where(eq(clusters.provider, 'simulator'))

@@ -378,3 +378,68 @@ describe('runTick: short writes', () => {
     expect(readSnapshotObservedAt(db)?.getTime()).toBe(later.getTime());
   });
 });
+
+describe('runTick: discovery and version gates', () => {
+  function discoveryFleet() {
+    const db = openDatabase(':memory:');
+    const { fakeClusters } = insertTestFleet(db, twoStage, NOW);
+    const provider = createFakeProvider({ clusters: fakeClusters });
+    const fake = (name: string) => fakeClusters.find((c) => c.name === name)!;
+    const row = (name: string) => db.select().from(t.clusters).where(eq(t.clusters.name, name)).get()!;
+    return { db, provider, fake, row };
+  }
+
+  it('stores what the provider discovered, writes a row again only when it changed, and keeps it when not reported', async () => {
+    const { db, provider, fake, row } = discoveryFleet();
+    fake('prod-2').discovery = { labels: { team: 'payments', env: 'prod' }, cloud: 'aws', region: 'eu-west-1', nodeCount: 9 };
+    expect((await tick(db, provider, NOW)).status).toBe('succeeded');
+    expect(row('prod-2')).toMatchObject({
+      labels: { env: 'prod', team: 'payments' },
+      cloud: 'aws',
+      region: 'eu-west-1',
+      nodeCount: 9,
+      observedAt: NOW,
+    });
+    // the same labels in another order, an hour later: no write
+    const later = new Date(NOW.getTime() + 60 * MIN);
+    fake('prod-2').discovery = { labels: { env: 'prod', team: 'payments' }, cloud: 'aws', region: 'eu-west-1', nodeCount: 9 };
+    expect((await tick(db, provider, later)).status).toBe('succeeded');
+    expect(row('prod-2').observedAt).toEqual(NOW);
+    // a node more: written
+    const evenLater = new Date(NOW.getTime() + 120 * MIN);
+    fake('prod-2').discovery = { labels: { env: 'prod', team: 'payments' }, cloud: 'aws', region: 'eu-west-1', nodeCount: 10 };
+    expect((await tick(db, provider, evenLater)).status).toBe('succeeded');
+    expect(row('prod-2')).toMatchObject({ nodeCount: 10, observedAt: evenLater });
+    // not reported (the provider could not read the labels this time): everything stays
+    delete fake('prod-2').discovery;
+    expect((await tick(db, provider, new Date(NOW.getTime() + 180 * MIN))).status).toBe('succeeded');
+    expect(row('prod-2')).toMatchObject({ labels: { env: 'prod', team: 'payments' }, cloud: 'aws', nodeCount: 10, observedAt: evenLater });
+  });
+
+  it('holds an upgrade to a minor whose version gate the cluster has not agreed to (VERSION_GATE), and plans it once agreed', async () => {
+    const db = openDatabase(':memory:');
+    const fleet: TestFleet = {
+      sectors: [{ name: 'stage' }],
+      clusters: [{ name: 'stage-1', version: '4.13.1', releases: ['4.13.2', '4.14.1'], soakDays: 0, sector: 'stage' }],
+    };
+    const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+    const gate = { id: 'gate-414', minor: '4.14', description: 'Kubernetes 1.27 removes APIs', documentationUrl: null };
+    fakeClusters[0]!.pendingVersionGates = [gate];
+    const provider = createFakeProvider({ clusters: fakeClusters });
+    const r = await tick(db, provider, NOW);
+    expect(r.status).toBe('succeeded');
+    if (r.status !== 'succeeded') return;
+    expect(r.decisions[0]).toMatchObject({
+      cluster: 'stage-1',
+      action: 'skip',
+      reason: 'VERSION_GATE',
+      message: '4.14.1 needs the version gate for 4.14, not acknowledged for this cluster: Kubernetes 1.27 removes APIs',
+    });
+    expect(db.select().from(t.clusters).get()!.pendingVersionGates).toEqual([gate]);
+    expect(db.select().from(t.upgradeLifecycles).all()).toEqual([]);
+
+    fakeClusters[0]!.pendingVersionGates = [];
+    const later = await tick(db, provider, new Date(NOW.getTime() + 60 * MIN));
+    expect(later.status === 'succeeded' && later.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.14.1' });
+  });
+});

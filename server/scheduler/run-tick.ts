@@ -216,6 +216,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
       health: snap.health,
       currentUpgrade: snap.currentUpgrade,
       lastUpgrade: snap.lastUpgrade ?? null,
+      ...(snap.pendingVersionGates ? { pendingVersionGates: snap.pendingVersionGates } : {}),
     },
   };
 }

@@ -36,6 +36,7 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'token.revoke': TOKEN,
   'exclusion.create': EXCLUSION,
   'lifecycle.acknowledge-failure': { fields: ['state', 'reason', 'message', 'acknowledged', 'comment'] },
+  'cluster.acknowledge-version-gate': { fields: ['gateId', 'minor', 'description', 'agreed', 'atProvider'] },
   'exclusion.delete': EXCLUSION,
   'webhook.create': WEBHOOK,
   'webhook.delete': WEBHOOK,

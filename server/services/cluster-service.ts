@@ -23,6 +23,11 @@ export interface ClusterSummary {
   channel: string;
   region: string;
   nodeCount: number;
+  /** discovery: the provider's labels and cloud (empty / null until a provider reports them) */
+  labels: Record<string, string>;
+  cloud: string | null;
+  /** version gates the cluster has not agreed to (they hold upgrades to their minor) */
+  pendingVersionGates: { id: string; minor: string; description: string; documentationUrl: string | null }[];
   sector: string | null;
   workloads: string[];
   managed: boolean;
@@ -81,6 +86,9 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
     channel: row.channel,
     region: row.region,
     nodeCount: row.nodeCount,
+    labels: row.labels,
+    cloud: row.cloud,
+    pendingVersionGates: row.pendingVersionGates,
     sector: row.sector,
     workloads: policy?.workloads ?? [],
     managed: policy !== null,
@@ -104,6 +112,15 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
   };
 }
 
+/** The Fleet filter's `label=key=value` (or `label=key`) as the repository's filter: split at the first '='. */
+export function parseLabelFilter(label: string | undefined): clustersRepo.ClusterFilter['label'] {
+  if (!label) return undefined;
+  const at = label.indexOf('=');
+  return at < 0 ? { key: label.trim() } : { key: label.slice(0, at).trim(), value: label.slice(at + 1).trim() };
+}
+
+type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string };
+
 export function createClusterService(db: Db, now: () => Date) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
   function engineLookup(): EngineLookup {
@@ -114,15 +131,16 @@ export function createClusterService(db: Db, now: () => Date) {
 
   return {
     list(input: {
-      /** `neverUpgrades`: only the clusters that will never upgrade as configured (the engine's verdict) */
-      filter: clustersRepo.ClusterFilter & { neverUpgrades?: boolean };
+      /** `neverUpgrades`: only the clusters that will never upgrade as configured (the engine's verdict); `label`: key=value */
+      filter: ListFilter;
       sort: clustersRepo.ClusterSortKey;
       direction: 'asc' | 'desc';
       offset: number;
       limit: number;
     }) {
       const engine = engineLookup();
-      const { neverUpgrades, ...filter } = input.filter;
+      const { neverUpgrades, label, ...rest } = input.filter;
+      const filter = { ...rest, label: parseLabelFilter(label) };
       const { rows, total } = clustersRepo.listClusters(db, {
         ...input,
         filter: neverUpgrades ? { ...filter, names: engine.allNever() } : filter,
@@ -155,8 +173,9 @@ export function createClusterService(db: Db, now: () => Date) {
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
-    versionDistribution(input: clustersRepo.ClusterFilter & { neverUpgrades?: boolean } = {}) {
-      const { neverUpgrades, ...filter } = input;
+    versionDistribution(input: ListFilter = {}) {
+      const { neverUpgrades, label, ...rest } = input;
+      const filter = { ...rest, label: parseLabelFilter(label) };
       const byVersion = new Map<string, Record<string, number>>();
       const selected = neverUpgrades ? { ...filter, names: engineLookup().allNever() } : filter;
       for (const { version, state, count } of clustersRepo.countByVersion(db, selected)) {

@@ -23,6 +23,9 @@ import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
 import { createSetupService } from './setup-service';
+import { createVersionGateService } from './version-gate-service';
+import { createProvider } from '@/server/integrations/providers/create-provider';
+import type { FleetProvider } from '@/server/integrations/providers/types';
 
 /**
  * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
@@ -39,6 +42,8 @@ export interface ServiceDeps {
   env: FleetplanEnv;
   /** the process's scheduler loop; without one, "run now" is refused (CLI, benchmarks) */
   scheduler?: SchedulerControl;
+  /** the provider for an operator's write there (a version gate agreement); built when needed, the configured one by default */
+  provider?: () => Promise<FleetProvider>;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -64,6 +69,11 @@ export function createServices(deps: ServiceDeps) {
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
     setup: createSetupService(deps),
+    versionGates: createVersionGateService({
+      db: deps.db,
+      realNow: deps.realNow,
+      provider: deps.provider ?? (() => createProvider(deps.db, deps.env.provider)),
+    }),
   };
 }
 

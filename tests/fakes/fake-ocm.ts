@@ -15,6 +15,12 @@
  * - policy lists are paged like every OCM list (`page`, `size`, `total`)
  * - `automaticPolicy`: a recurring policy (`schedule_type: "automatic"`, a cron `schedule`) set by
  *   the cluster's owner in OCM
+ * - `GET    /api/accounts_mgmt/v1/subscriptions?fetchLabels=true&search=id in ('…', …)` (SubscriptionList,
+ *   paged, each subscription with its `labels`; only the `id in (…)` search is evaluated) — the
+ *   clusters carry `subscription`, `cloud_provider`, `region`, `nodes` and `metrics.nodes`
+ * - `GET    /api/clusters_mgmt/v1/version_gates` (VersionGateList, paged) and
+ *   `GET|POST /api/clusters_mgmt/v1/clusters/{id}/gate_agreements` (VersionGateAgreementList; POST
+ *   `{version_gate: {id}}`, refused (400) for an unknown gate or one already agreed)
  * - `POST /_sso/token` (form-encoded): Red Hat SSO's token endpoint for an offline token
  *   (`grant_type=refresh_token`, `client_id=cloud-services`) or a service account
  *   (`grant_type=client_credentials`); the API then takes the static token or any unexpired access
@@ -48,8 +54,33 @@ export interface FakeOcmClusterSpec {
   state?: string;
   /** a hosted control plane: upgrade policies live under `control_plane/` */
   hypershift?: boolean;
-  /** a recurring policy the owner set in OCM (cron schedule) */
-  automaticPolicy?: { schedule: string };
+  /** a recurring policy the owner set in OCM (cron schedule); `version`: the upgrade OCM scheduled for its next run */
+  automaticPolicy?: { schedule: string; version?: string };
+  /** the subscription's labels (accounts_mgmt) */
+  labels?: Record<string, string>;
+  /** `cloud_provider.id` (default aws) and `region.id` (default us-east-1) */
+  cloud?: string;
+  region?: string;
+  /** ClusterNodes asked for (default compute 3, master 3, infra 2; hosted: compute only) */
+  nodes?: { compute: number; master?: number; infra?: number };
+  /** ClusterMetricsNodes: the nodes running, when OCM has metrics for the cluster */
+  metricsNodes?: { compute: number; master?: number; infra?: number; total: number };
+  /** `aws.sts.enabled` (hosted control planes are always STS) */
+  sts?: boolean;
+  /** ids of the version gates the cluster already agreed to */
+  agreedGates?: string[];
+}
+
+/** A version gate (clusters_mgmt VersionGate) */
+export interface FakeVersionGate {
+  id: string;
+  version_raw_id_prefix: string;
+  label: string;
+  value?: string;
+  description: string;
+  warning_message?: string;
+  documentation_url?: string;
+  sts_only: boolean;
 }
 
 interface Policy {
@@ -68,6 +99,7 @@ interface ClusterState {
   state: string;
   policies: Policy[];
   policyFault: number | null;
+  agreements: { id: string; gateId: string; agreedAt: string }[];
 }
 
 export interface FakeOcmWrite {
@@ -94,6 +126,10 @@ export interface FakeOcmOptions {
   accessTokenTtlSeconds?: number;
   /** page size of upgrade policy lists (default 100) */
   policyPageSize?: number;
+  /** the version gates OCM publishes */
+  versionGates?: FakeVersionGate[];
+  /** answer `status` to every subscription search (null or absent: normal) */
+  subscriptionFault?: number | null;
 }
 
 export interface FakeOcm extends RunningFake {
@@ -118,10 +154,17 @@ export interface FakeOcm extends RunningFake {
   onWrite(hook: ((write: FakeOcmWrite) => void) | null): void;
   /** access tokens issued by `/_sso/token`, with the grant that asked */
   tokenGrants(): { grantType: string; at: string }[];
+  /** accepted POSTs of gate agreements (kept apart from the upgrade policy writes) */
+  gateAgreementWrites(cluster?: string): { cluster: string; gateId: string; at: string }[];
+  setLabels(id: string, labels: Record<string, string>): void;
 }
 
 function readFixture<T>(name: string): T {
   return JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
+}
+
+function withoutVersion({ version: _version, ...rest }: Record<string, unknown>): Record<string, unknown> {
+  return rest;
 }
 
 function compare(a: string, b: string): number {
@@ -153,11 +196,12 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
         spec,
         version: spec.version,
         state: spec.state ?? 'ready',
+        agreements: (spec.agreedGates ?? []).map((gateId, i) => ({ id: `agreement-${spec.id}-${i}`, gateId, agreedAt: iso(nowMs()) })),
         policies: spec.automaticPolicy
           ? [
               {
                 id: `policy-auto-${spec.id}`,
-                version: '',
+                version: spec.automaticPolicy.version ?? '',
                 next_run: iso(nowMs() + 86_400_000),
                 schedule_type: 'automatic',
                 schedule: spec.automaticPolicy.schedule,
@@ -210,6 +254,15 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       state: c.state,
       hypershift: { enabled: c.spec.hypershift === true },
       subscription: { kind: 'SubscriptionLink', id: `sub-${c.spec.id}`, href: `/api/accounts_mgmt/v1/subscriptions/sub-${c.spec.id}` },
+      cloud_provider: { kind: 'CloudProviderLink', id: c.spec.cloud ?? 'aws', href: `${API}/cloud_providers/${c.spec.cloud ?? 'aws'}` },
+      region: {
+        kind: 'CloudRegionLink',
+        id: c.spec.region ?? 'us-east-1',
+        href: `${API}/cloud_providers/${c.spec.cloud ?? 'aws'}/regions/${c.spec.region ?? 'us-east-1'}`,
+      },
+      nodes: { ...(t.nodes as object), ...(c.spec.nodes ?? (c.spec.hypershift ? { compute: 2 } : { compute: 3, master: 3, infra: 2 })) },
+      ...(c.spec.metricsNodes ? { metrics: { ...(t.metrics as object), nodes: c.spec.metricsNodes } } : {}),
+      aws: { ...(t.aws as object), sts: { enabled: c.spec.sts === true || c.spec.hypershift === true } },
       version: {
         ...t.version,
         id: `openshift-v${c.version}`,
@@ -221,7 +274,8 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
     };
   };
   const policyJson = (c: ClusterState, p: Policy) => ({
-    ...readFixture<Record<string, unknown>>('ocm-upgrade-policy.json'),
+    // the template's placeholder version goes: an automatic policy without a scheduled run has none
+    ...withoutVersion(readFixture<Record<string, unknown>>('ocm-upgrade-policy.json')),
     ...(c.spec.hypershift ? { kind: 'ControlPlaneUpgradePolicy', state: p.state } : {}),
     id: p.id,
     href: `${API}/clusters/${c.spec.id}/${c.spec.hypershift ? 'control_plane/' : ''}upgrade_policies/${p.id}`,
@@ -239,6 +293,56 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       if (p.state.value === 'scheduled' && Date.parse(p.next_run) <= nowMs())
         p.state = { value: 'started', description: 'Upgrade in progress.' };
     }
+  };
+
+  const gateAgreementWrites: { cluster: string; gateId: string; at: string }[] = [];
+  const versionGates = opts.versionGates ?? [];
+  const gateJson = (g: FakeVersionGate) => ({
+    kind: 'VersionGate',
+    href: `${API}/version_gates/${g.id}`,
+    creation_timestamp: '2024-01-10T00:00:00Z',
+    ...g,
+  });
+  /** one page of an OCM list, as every list answers (`page`, `size`, `total`) */
+  const listPage = <T>(req: FakeRequest, kind: string, all: T[]) => {
+    const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+    const size = Math.max(1, Math.min(500, Number(req.query.get('size') ?? 100) || 100));
+    const items = all.slice((page - 1) * size, page * size);
+    return { status: 200, body: { kind, page, size: items.length, total: all.length, items } };
+  };
+  /** accounts_mgmt subscriptions: the fake evaluates only `id in ('a', 'b')` (what the provider sends) */
+  const subscriptions = (req: FakeRequest): FakeResponse => {
+    if (opts.subscriptionFault) return error(opts.subscriptionFault, 'Internal server error');
+    const search = req.query.get('search') ?? '';
+    const m = /^id in \((.*)\)$/.exec(search.trim());
+    const wanted = m ? new Set([...m[1]!.matchAll(/'((?:[^']|'')*)'/g)].map((x) => x[1]!.replace(/''/g, "'"))) : null;
+    const withLabels = req.query.get('fetchLabels') === 'true';
+    const items = [...clusters.values()]
+      .filter((c) => !wanted || wanted.has(`sub-${c.spec.id}`))
+      .map((c) => ({
+        kind: 'Subscription',
+        id: `sub-${c.spec.id}`,
+        href: `/api/accounts_mgmt/v1/subscriptions/sub-${c.spec.id}`,
+        cluster_id: c.spec.id,
+        external_cluster_id: `ext-${c.spec.id}`,
+        display_name: c.spec.name,
+        status: 'Active',
+        managed: true,
+        ...(withLabels
+          ? {
+              labels: Object.entries(c.spec.labels ?? {}).map(([key, value], i) => ({
+                kind: 'Label',
+                id: `label-${c.spec.id}-${i}`,
+                href: `/api/accounts_mgmt/v1/subscriptions/sub-${c.spec.id}/labels/${key}`,
+                key,
+                value,
+                internal: false,
+                subscription_id: `sub-${c.spec.id}`,
+              })),
+            }
+          : {}),
+      }));
+    return listPage(req, 'SubscriptionList', items);
   };
 
   const api: Omit<FakeOcm, keyof RunningFake | 'token'> = {
@@ -275,6 +379,11 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
     },
     onWrite: (h) => void (writeHook = h),
     tokenGrants: () => [...tokenGrants],
+    gateAgreementWrites: (cluster) => gateAgreementWrites.filter((w) => !cluster || w.cluster === cluster),
+    setLabels(id, labels) {
+      const c = get(id);
+      c.spec = { ...c.spec, labels };
+    },
   };
 
   /** Red Hat SSO's token endpoint (Keycloak): form-encoded grant in, `{access_token, expires_in, token_type}` out */
@@ -321,10 +430,39 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
       return { status: 200, body: api.cluster(id) };
     }
     if (req.path === '/_sso/token' && req.method === 'POST') return ssoToken(req);
-    if (!req.path.startsWith(API)) return error(404, `no route ${req.method} ${req.path}`);
+    const accounts = req.path.startsWith('/api/accounts_mgmt/v1/');
+    if (!req.path.startsWith(API) && !accounts) return error(404, `no route ${req.method} ${req.path}`);
     requests.push({ method: req.method, path: req.path });
     hook?.({ method: req.method, path: req.path });
     if (!authorized(req)) return error(401, 'Invalid token');
+    if (accounts)
+      return req.method === 'GET' && req.path === '/api/accounts_mgmt/v1/subscriptions'
+        ? subscriptions(req)
+        : error(404, `no route ${req.method} ${req.path}`);
+    if (req.method === 'GET' && req.path === `${API}/version_gates`) return listPage(req, 'VersionGateList', versionGates.map(gateJson));
+    const agreementsOf = /^\/api\/clusters_mgmt\/v1\/clusters\/([^/]+)\/gate_agreements$/.exec(req.path);
+    if (agreementsOf) {
+      const c = clusters.get(decodeURIComponent(agreementsOf[1]!));
+      if (!c) return error(404, `Cluster '${agreementsOf[1]}' not found`);
+      const agreementJson = (a: ClusterState['agreements'][number]) => ({
+        kind: 'VersionGateAgreement',
+        id: a.id,
+        href: `${API}/clusters/${c.spec.id}/gate_agreements/${a.id}`,
+        version_gate: gateJson(versionGates.find((g) => g.id === a.gateId) ?? ({ id: a.gateId } as FakeVersionGate)),
+        agreed_timestamp: a.agreedAt,
+      });
+      if (req.method === 'GET') return listPage(req, 'VersionGateAgreementList', c.agreements.map(agreementJson));
+      if (req.method !== 'POST') return error(405, 'method not allowed');
+      const gateId = ((req.body ?? {}) as { version_gate?: { id?: unknown } }).version_gate?.id;
+      if (typeof gateId !== 'string' || !versionGates.some((g) => g.id === gateId))
+        return error(400, `Version gate '${String(gateId)}' not found`);
+      if (c.agreements.some((a) => a.gateId === gateId))
+        return error(400, `Version gate agreement for gate '${gateId}' already exists for cluster '${c.spec.name}'`);
+      const a = { id: `agreement-${c.spec.id}-${c.agreements.length}`, gateId, agreedAt: iso(nowMs()) };
+      c.agreements.push(a);
+      gateAgreementWrites.push({ cluster: c.spec.id, gateId, at: a.agreedAt });
+      return { status: 201, body: agreementJson(a) };
+    }
     if (req.method === 'GET' && req.path === `${API}/clusters`) {
       const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
       const size = Math.max(1, Math.min(500, Number(req.query.get('size') ?? 100) || 100));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLUSTER_SORT_KEYS } from '@/server/repositories/cluster-repository';
-import { createTRPCRouter, viewerProcedure } from '../trpc';
+import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 import { clusterExplainProcedures } from './cluster-explain';
 
 const name = z.string().min(1).max(253);
@@ -16,6 +16,9 @@ const ZClusterFilter = z
     reason: short,
     managed: z.boolean().optional(),
     neverUpgrades: z.boolean().optional(),
+    region: short,
+    /** `key=value` (or `key`: the label is set); the value may contain '=' */
+    label: short,
   })
   .default({});
 
@@ -34,5 +37,11 @@ export const clustersRouter = createTRPCRouter({
   versionDistribution: viewerProcedure
     .input(z.object({ filter: ZClusterFilter }).default({ filter: {} }))
     .query(({ ctx, input }) => ctx.services.clusters.versionDistribution(input.filter)),
+  /** an operator agrees to a provider's version gate for the cluster (a write at the provider, once; audited) */
+  acknowledgeVersionGate: operatorProcedure
+    .input(z.object({ cluster: name, gateId: z.string().min(1).max(200) }))
+    .mutation(({ ctx, input }) =>
+      ctx.services.versionGates.acknowledge({ cluster: input.cluster, gateId: input.gateId, actor: ctx.actor }),
+    ),
   ...clusterExplainProcedures,
 });

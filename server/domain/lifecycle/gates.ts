@@ -42,6 +42,30 @@ export interface UpgradeTarget {
   slot: number;
 }
 
+/** A version gate the cluster has not agreed to (the provider's fact; the rule is below). */
+export interface PendingGate {
+  id: string;
+  /** `4.16`: it holds upgrades to this minor */
+  minor: string;
+  description: string;
+}
+
+/**
+ * The rule of version gates, in one place: an upgrade to `toVersion` is held while the cluster
+ * has not agreed to a gate of its minor (OCM refuses such an upgrade until then). The first such
+ * gate, with the sentence the decision and the start gate show.
+ */
+export function versionGateFor(pending: readonly PendingGate[], toVersion: string): { id: string; minor: string; message: string } | null {
+  const minor = minorLabel(toVersion);
+  const gate = minor === null ? undefined : pending.find((g) => g.minor === minor);
+  if (!gate) return null;
+  return {
+    id: gate.id,
+    minor: gate.minor,
+    message: `${toVersion} needs the version gate for ${gate.minor}, not acknowledged for this cluster: ${gate.description}`,
+  };
+}
+
 export interface StartGate {
   reason: LifecycleReason;
   pass: boolean;
@@ -107,6 +131,7 @@ export function startGates(
   const conditional = !offered && c.conditionalUpgrades.includes(to);
   const minor = isMinorUpgrade(target.fromVersion, to);
   const health = healthProblems(c.health, options.healthChecks);
+  const versionGate = versionGateFor(c.pendingVersionGates ?? [], to);
   gates.push(
     { reason: 'PROVIDER_ERROR', pass: true, message: 'provider read the cluster' },
     {
@@ -142,6 +167,11 @@ export function startGates(
           : minor
             ? `Upgradeable=${c.upgradeable?.status ?? 'not reported'}`
             : 'z-stream update (Upgradeable not required)',
+    },
+    {
+      reason: 'VERSION_GATE',
+      pass: versionGate === null,
+      message: versionGate ? versionGate.message : 'no version gate pending',
     },
     { reason: 'UNHEALTHY', pass: health.length === 0, message: health.length === 0 ? 'healthy' : health.join('; ') },
   );

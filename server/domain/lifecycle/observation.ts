@@ -40,6 +40,8 @@ export interface ObservedCluster {
   health: HealthReading;
   currentUpgrade: { version: string; state: 'scheduled' | 'started'; delayed?: boolean; message?: string } | null;
   lastUpgrade?: { version: string; state: 'completed' | 'failed'; message?: string } | null;
+  /** version gates the cluster has not agreed to (absent: the provider has none) */
+  pendingVersionGates?: { id: string; minor: string; description: string }[];
 }
 
 /** A read of one cluster: its data, or why it could not be read. */

@@ -17,6 +17,8 @@ export const LIFECYCLE_REASONS = {
   CONDITIONAL_NOT_ALLOWED: 'The target is only a conditional update and the policy does not allow conditional updates.',
   NOT_OFFERED: 'The target is no longer offered to the cluster (not in its available updates).',
   NOT_UPGRADEABLE: 'A minor upgrade while the cluster reports Upgradeable=False.',
+  VERSION_GATE:
+    "The target's minor needs a provider version gate (OCM) the cluster has not agreed to; an operator acknowledges it on the cluster page.",
   UNHEALTHY: 'Degraded or unavailable ClusterOperators, firing critical alerts or other health errors (after the configured exclusions).',
   HOOK_REFUSED: 'The pre-upgrade hook answered anything but a 2xx with {"allow": true}.',
   HOOK_TIMEOUT: 'The pre-upgrade hook gave no verdict before the latest start.',

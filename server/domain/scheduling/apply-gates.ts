@@ -14,8 +14,9 @@
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
 import { parseInstant } from '@/server/domain/plan/time';
 import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
+import { versionGateFor, type PendingGate } from '@/server/domain/lifecycle/gates';
 
-export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY', 'PROVIDER_ERROR', 'HALTED_BY_FAILURE'] as const;
+export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY', 'PROVIDER_ERROR', 'HALTED_BY_FAILURE', 'VERSION_GATE'] as const;
 export type GateReason = (typeof GATE_REASONS)[number];
 
 export interface ExclusionWindow {
@@ -38,6 +39,8 @@ export interface GateState {
   providerErrors?: ReadonlyMap<string, string>;
   /** unacknowledged upgrade failures (lifecycle/halts.ts): their version is halted where they apply */
   halts?: HaltIndex;
+  /** per cluster: the provider's version gates it has not agreed to (they hold upgrades to their minor) */
+  versionGates?: ReadonlyMap<string, readonly PendingGate[]>;
 }
 
 /** A decision after the gates; `reason` may now be a gate reason too. */
@@ -66,7 +69,7 @@ export function findExclusion(
   );
 }
 
-export const GATE_NAMES = ['freeze', 'exclusion', 'health', 'provider', 'halt'] as const;
+export const GATE_NAMES = ['freeze', 'exclusion', 'health', 'provider', 'halt', 'version-gate'] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 
 /**
@@ -95,6 +98,7 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
   const issues = state.healthIssues.get(cluster) ?? [];
   const providerError = state.providerErrors?.get(cluster);
   const halted = version && state.halts ? haltReason(state.halts, cluster, sector, version) : null;
+  const gate = version ? versionGateFor(state.versionGates?.get(cluster) ?? [], version) : null;
   return [
     {
       gate: 'freeze',
@@ -146,6 +150,13 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
       message: halted ?? (version ? `no unacknowledged failure of ${version} halts it` : 'no upgrade to halt'),
       details: {},
     },
+    {
+      gate: 'version-gate',
+      pass: gate === null,
+      reason: 'VERSION_GATE',
+      message: gate ? gate.message : version ? `no version gate pending for ${version}` : 'no upgrade to gate',
+      details: gate ? { gateId: gate.id, minor: gate.minor } : {},
+    },
   ];
 }
 
@@ -189,7 +200,8 @@ export function decideWithGates(
     state.exclusions.length === 0 &&
     !(state.healthGate && state.healthIssues.size > 0) &&
     !(state.providerErrors && state.providerErrors.size > 0) &&
-    !(state.halts && hasHalts(state.halts))
+    !(state.halts && hasHalts(state.halts)) &&
+    !(state.versionGates && state.versionGates.size > 0)
   )
     return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();

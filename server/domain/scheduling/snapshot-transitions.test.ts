@@ -158,6 +158,8 @@ describe('observeSnapshots: lifecycle transitions and upgrade state of a known c
         healthIssues: [],
         currentUpgrade: started,
         upgradeState: 'upgrading',
+        discovery: null,
+        pendingVersionGates: [],
       },
     ]);
     expect(observed.transitions).toEqual([]);
@@ -180,7 +182,16 @@ describe('observeSnapshots: lifecycle transitions and upgrade state of a known c
       healthIssues: ['operator degraded'],
       currentUpgrade: { ...started, startedAt: '2021-08-30T19:01:00Z', progress: 0 },
       upgradeState: 'upgrading',
+      discovery: null,
+      pendingVersionGates: [],
     });
+  });
+
+  it('passes on the discovery and the pending version gates the provider reported (null: not reported, the stored ones stay)', () => {
+    const discovery = { labels: { env: 'prod' }, cloud: 'aws', region: 'us-east-1', nodeCount: 9 };
+    const gate = { id: 'g', minor: '4.14', description: 'read the notes', documentationUrl: null };
+    const [update] = observeSnapshots([known], [{ ...seen, discovery, pendingVersionGates: [gate] }]).updates;
+    expect(update).toMatchObject({ discovery, pendingVersionGates: [gate] });
   });
 
   it('applies the updates to the stored clusters it names and leaves the others', () => {

@@ -38,6 +38,22 @@ export interface FinishedUpgradeReport {
   message?: string;
 }
 
+/** Where and what the cluster is, as the provider reports it (stored for display and filters). */
+export interface ObservedDiscovery {
+  labels: Record<string, string>;
+  cloud: string | null;
+  region: string | null;
+  nodeCount: number | null;
+}
+
+/** A version gate the cluster has not agreed to (it holds upgrades to `minor`: lifecycle/gates.ts). */
+export interface ObservedVersionGate {
+  id: string;
+  minor: string;
+  description: string;
+  documentationUrl: string | null;
+}
+
 /** What the provider says about one cluster (the fields this step reads). */
 export interface ObservedCluster {
   externalId: string;
@@ -49,6 +65,10 @@ export interface ObservedCluster {
   healthIssues: string[];
   currentUpgrade: (ObservedUpgrade & { phase?: string }) | null;
   lastUpgrade?: FinishedUpgradeReport | null;
+  /** absent: the provider did not report it this time (the stored values stay) */
+  discovery?: ObservedDiscovery;
+  /** absent: the provider has no version gates (none pending) */
+  pendingVersionGates?: ObservedVersionGate[];
 }
 
 /** The stored cluster (the fields this step reads). */
@@ -79,6 +99,9 @@ export interface ObservedClusterRow {
   healthIssues: string[];
   currentUpgrade: ObservedUpgrade | null;
   upgradeState: ClusterUpgradeState;
+  /** null: not reported this time, the stored discovery stays */
+  discovery: ObservedDiscovery | null;
+  pendingVersionGates: ObservedVersionGate[];
 }
 
 export type NewClusterRow = ObservedClusterRow & { name: string; externalId: string };
@@ -188,6 +211,8 @@ export function observeSnapshots(
       healthy: snap.healthy,
       healthIssues: snap.healthIssues,
       currentUpgrade: current,
+      discovery: snap.discovery ?? null,
+      pendingVersionGates: snap.pendingVersionGates ?? [],
     };
     if (!prev) {
       result.inserts.push({ name: snap.name, externalId: snap.externalId, ...row, upgradeState: upgradeStateOf(current, 'idle', false) });

@@ -9,7 +9,14 @@ export async function createProvider(db: Db, settings: ProviderSettings = getEnv
   if (settings.name === 'simulator') return createSimulatorProvider(db);
   if (settings.name === 'ocm') {
     const { createOcmProvider } = await import('./ocm');
-    return createOcmProvider({ baseUrl: settings.url, auth: settings.auth, search: settings.search });
+    const { createOcmRefusalRepository } = await import('@/server/repositories/ocm-refusal-repository');
+    // refused starts outlive the provider, which is built for one tick
+    return createOcmProvider({
+      baseUrl: settings.url,
+      auth: settings.auth,
+      search: settings.search,
+      refusals: createOcmRefusalRepository(db),
+    });
   }
   const { createKubernetesProviderFromKubeconfig } = await import('./kubernetes');
   return createKubernetesProviderFromKubeconfig({ kubeconfigPath: settings.kubeconfigPath, contexts: settings.contexts });

@@ -8,7 +8,7 @@ import { inProcess } from './in-process';
 import fs from 'node:fs';
 import { compareVersions } from '@/server/domain/version/version';
 import { healthFromIssues, summarizeHealth } from './health-reading';
-import type { ClusterSnapshot, FleetProvider, ProviderUpgrade } from './types';
+import type { ClusterDiscovery, ClusterSnapshot, FleetProvider, PendingVersionGate, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
 
 export interface FakeCluster {
@@ -19,6 +19,9 @@ export interface FakeCluster {
   /** every release the channel will ever offer; those newer than the cluster's version are offered */
   releases: string[];
   healthIssues?: string[];
+  /** reported as is (mutable: a test changes it between ticks) */
+  discovery?: ClusterDiscovery;
+  pendingVersionGates?: PendingVersionGate[];
 }
 
 export type FakeRecord =
@@ -126,6 +129,8 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       ...summarizeHealth(health),
       currentUpgrade: s.current,
       lastUpgrade: s.last,
+      ...(c.discovery ? { discovery: c.discovery } : {}),
+      ...(c.pendingVersionGates ? { pendingVersionGates: c.pendingVersionGates } : {}),
     };
   };
   return {

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOcm, type FakeOcmOptions } from '@/tests/fakes/fake-ocm';
 import { httpJson } from './http-json';
-import { createOcmProvider, OCM_REFUSAL_BACKOFF_MS } from './ocm';
+import { openDatabase } from '@/db/open-database';
+import { createOcmRefusalRepository } from '@/server/repositories/ocm-refusal-repository';
+import { createOcmProvider, OCM_REFUSAL_BACKOFF_MS, refusalBackoffMs } from './ocm';
 import type { OcmAuth } from './ocm-auth';
 
 const T0 = new Date('2026-03-02T08:00:00Z');
@@ -75,45 +77,89 @@ describe('OCM provider: hosted control planes', () => {
 });
 
 describe('OCM provider: policies the owner set in OCM', () => {
-  it('leaves a cluster with an automatic upgrade policy alone: a read error for that cluster only, and no start', async () => {
-    const owned = {
-      id: 'c-auto',
-      name: 'self-managed-1',
-      version: '4.15.20',
-      releases: RELEASES,
-      automaticPolicy: { schedule: '0 3 * * 1' },
-    };
+  const owned = {
+    id: 'c-auto',
+    name: 'self-managed-1',
+    version: '4.15.20',
+    releases: RELEASES,
+    automaticPolicy: { schedule: '0 3 * * 1' },
+  };
+
+  it('leaves a cluster with an automatic policy and no scheduled run alone: a read error for that cluster only, and no start', async () => {
     const { fake, ocm } = await fleet({ clusters: [classic, owned] });
     const { clusters, errors } = await ocm.observe(now);
     expect(clusters.map((c) => c.name)).toEqual(['rosa-classic-1']);
     expect(errors.map((e) => e.name)).toEqual(['self-managed-1']);
     expect(errors[0]!.message).toContain("automatic upgrade policy in OCM (schedule '0 3 * * 1')");
     await expect(ocm.startUpgrade(start(owned, '4.15.21'), now)).rejects.toThrow('it upgrades on its own schedule');
+    await ocm.cancelUpgrade({ externalId: owned.id, name: owned.name, version: '4.15.21', idempotencyKey: 'c' }, now);
     expect(fake.writes()).toEqual([]);
+  });
+
+  it("reports the run an automatic policy scheduled as the cluster's current upgrade, with the schedule as its message, and never cancels it", async () => {
+    const scheduled = { ...owned, automaticPolicy: { schedule: '0 3 * * 1', version: '4.15.21' } };
+    const { fake, ocm } = await fleet({ clusters: [scheduled] });
+    const { clusters, errors } = await ocm.observe(now);
+    expect(errors).toEqual([]);
+    expect(clusters[0]!.currentUpgrade).toMatchObject({
+      version: '4.15.21',
+      state: 'scheduled',
+      message: expect.stringContaining("automatic upgrade policy in OCM (schedule '0 3 * * 1')") as unknown,
+    });
+    // the lifecycle may ask for the very same version: still not ours to write
+    await expect(ocm.startUpgrade(start(scheduled, '4.15.21'), now)).rejects.toThrow('it upgrades on its own schedule');
+    await ocm.cancelUpgrade({ externalId: owned.id, name: owned.name, version: '4.15.21', idempotencyKey: 'c' }, now);
+    expect(fake.writes()).toEqual([]);
+    expect(fake.cluster('c-auto').policies).toHaveLength(1);
   });
 });
 
 describe('OCM provider: refused starts back off', () => {
-  it('does not POST a refused start again before 2, then 4 minutes, and forgets the refusals once OCM accepts', async () => {
-    const { fake, ocm } = await fleet({ clusters: [classic] });
+  it('does not POST for a refused cluster again before 5, then 10 minutes, whatever the version, and forgets once OCM accepts', async () => {
+    const { fake, ocm } = await fleet({ clusters: [classic, { ...classic, id: 'c-other', name: 'rosa-classic-2' }] });
     // 4.14.9 is not an available upgrade: OCM refuses it
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('is not an available upgrade');
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('not asked again before 2026-03-02T08:02:00Z');
+    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow(
+      /is not an available upgrade.*refusal 1 in a row: no upgrade is sent for rosa-classic-1 before 2026-03-02T08:05:00Z/,
+    );
+    // the back-off holds the cluster, not the version: another target is not sent either
+    await expect(ocm.startUpgrade(start(classic, '4.15.21'), now)).rejects.toThrow(
+      'OCM refused 1 start(s) in a row (last: the upgrade to 4.14.9',
+    );
     now = new Date(T0.getTime() + OCM_REFUSAL_BACKOFF_MS - 1000);
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('refused the upgrade to 4.14.9 1 time(s)');
+    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('backs off and sends no upgrade for this cluster before');
     expect(fake.refusals()).toHaveLength(1);
+    // another cluster is not held back by it
+    await ocm.startUpgrade(start({ id: 'c-other', name: 'rosa-classic-2' }, '4.15.21'), now);
 
     now = new Date(T0.getTime() + OCM_REFUSAL_BACKOFF_MS);
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('is not an available upgrade');
+    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('refusal 2 in a row');
     expect(fake.refusals()).toHaveLength(2);
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('2 time(s)');
     now = new Date(now.getTime() + 2 * OCM_REFUSAL_BACKOFF_MS - 1000);
-    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('2 time(s)');
+    await expect(ocm.startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('2 start(s) in a row');
     expect(fake.refusals()).toHaveLength(2);
 
-    // another version of the same cluster is not held back by it
+    now = new Date(now.getTime() + 1000);
     await ocm.startUpgrade(start(classic, '4.15.21'), now);
-    expect(fake.writes().map((w) => w.version)).toEqual(['4.15.21']);
+    expect(fake.writes().map((w) => [w.cluster, w.version])).toEqual([
+      ['c-other', '4.15.21'],
+      ['c-classic', '4.15.21'],
+    ]);
+  });
+
+  it('waits 5, 10, 20, 40 and then 60 minutes at most', () => {
+    expect([1, 2, 3, 4, 5, 6, 12].map((n) => refusalBackoffMs(n) / MIN)).toEqual([5, 10, 20, 40, 60, 60, 60]);
+  });
+
+  it('keeps the refusals in its store: a provider built for the next tick does not POST again', async () => {
+    const fake = await startFakeOcm({ now: () => now, clusters: [classic] });
+    running.push(fake);
+    // the store the scheduler's provider uses: the database (a provider is built per tick)
+    const refusals = createOcmRefusalRepository(openDatabase(':memory:'));
+    const tick = () => createOcmProvider({ baseUrl: fake.url, token: fake.token, refusals });
+    await expect(tick().startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('refusal 1 in a row');
+    now = new Date(T0.getTime() + 2 * MIN);
+    await expect(tick().startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('backs off');
+    expect(fake.refusals()).toHaveLength(1);
   });
 });
 
@@ -181,5 +227,116 @@ describe('provider HTTP answers', () => {
       'the answer is larger than 1048576 bytes',
     );
     await expect(httpJson<string[]>(url, { provider: 'ocm' })).resolves.toMatchObject({ status: 200 });
+  });
+});
+
+describe('OCM provider: discovery', () => {
+  it('reports labels from the subscriptions (searched per page of clusters, every page read), cloud, region and nodes', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      id: `c${i}`,
+      name: `cluster-${i}`,
+      version: '4.15.20',
+      releases: RELEASES,
+      labels: { team: i % 2 ? 'payments' : 'search' },
+    }));
+    const labelled = {
+      ...classic,
+      labels: { env: 'prod', team: 'platform' },
+      cloud: 'gcp',
+      region: 'europe-west1',
+      nodes: { compute: 6, master: 3, infra: 3 },
+    };
+    const running = { ...hosted, metricsNodes: { compute: 4, total: 4 } };
+    const { fake, ocm } = await fleet({ clusters: [labelled, running, ...many] });
+    const { clusters, errors } = await ocm.observe(now);
+    expect(errors).toEqual([]);
+    expect(clusters.find((c) => c.name === 'rosa-classic-1')?.discovery).toEqual({
+      labels: { env: 'prod', team: 'platform' },
+      cloud: 'gcp',
+      region: 'europe-west1',
+      nodeCount: 12,
+    });
+    // the nodes running (metrics) rather than those asked for
+    expect(clusters.find((c) => c.name === 'rosa-hcp-1')?.discovery).toEqual({
+      labels: {},
+      cloud: 'aws',
+      region: 'us-east-1',
+      nodeCount: 4,
+    });
+    expect(clusters.find((c) => c.name === 'cluster-149')?.discovery?.labels).toEqual({ team: 'payments' });
+    const searches = fake.requests().filter((r) => r.path === '/api/accounts_mgmt/v1/subscriptions');
+    expect(searches).toHaveLength(2); // 152 subscriptions, 100 ids per search
+    expect(fake.writes()).toEqual([]);
+  });
+
+  it('leaves discovery out (not "no labels") when the subscriptions cannot be read, and reads the clusters anyway', async () => {
+    const { ocm } = await fleet({ clusters: [{ ...classic, labels: { env: 'prod' } }], subscriptionFault: 503 });
+    const { clusters, errors } = await ocm.observe(now);
+    expect(errors).toEqual([]);
+    expect(clusters[0]).toMatchObject({ name: 'rosa-classic-1', version: '4.15.20' });
+    expect(clusters[0]!.discovery).toBeUndefined();
+  });
+});
+
+describe('OCM provider: version gates', () => {
+  const gates = [
+    {
+      id: 'gate-416-ocp',
+      version_raw_id_prefix: '4.16',
+      label: 'api.openshift.com/gate-ocp',
+      value: '4.16',
+      description: 'OpenShift 4.16 removes deprecated Kubernetes 1.29 APIs; check your workloads first.',
+      documentation_url: 'https://access.redhat.com/articles/6955381',
+      sts_only: false,
+    },
+    {
+      id: 'gate-416-sts',
+      version_raw_id_prefix: '4.16',
+      label: 'api.openshift.com/gate-sts',
+      value: '4.16',
+      description: 'STS clusters need updated IAM roles before 4.16.',
+      sts_only: true,
+    },
+    { id: 'gate-415', version_raw_id_prefix: '4.15', label: 'api.openshift.com/gate-ocp', description: 'old one', sts_only: false },
+  ];
+
+  it('lists the gates of the offered minors the cluster has not agreed to (sts_only ones for STS clusters only)', async () => {
+    const { fake, ocm } = await fleet({
+      clusters: [classic, hosted, { ...classic, id: 'c-agreed', name: 'agreed-1', agreedGates: ['gate-416-ocp'] }],
+      versionGates: gates,
+    });
+    const { clusters } = await ocm.observe(now);
+    const pending = (name: string) => clusters.find((c) => c.name === name)?.pendingVersionGates?.map((g) => g.id);
+    expect(pending('rosa-classic-1')).toEqual(['gate-416-ocp']);
+    expect(pending('rosa-hcp-1')).toEqual(['gate-416-ocp', 'gate-416-sts']);
+    expect(pending('agreed-1')).toEqual([]);
+    expect(clusters[0]!.pendingVersionGates![0]).toEqual({
+      id: 'gate-416-ocp',
+      minor: '4.16',
+      description: 'OpenShift 4.16 removes deprecated Kubernetes 1.29 APIs; check your workloads first.',
+      documentationUrl: 'https://access.redhat.com/articles/6955381',
+    });
+    // the gates once per read, not per cluster
+    expect(fake.requests().filter((r) => r.path.endsWith('/version_gates'))).toHaveLength(1);
+    expect(fake.gateAgreementWrites()).toEqual([]);
+  });
+
+  it('reads no agreements for a cluster offered no gated minor', async () => {
+    const zOnly = { ...classic, releases: ['4.15.20', '4.15.21'] };
+    const { fake, ocm } = await fleet({ clusters: [zOnly], versionGates: gates });
+    expect((await ocm.observe(now)).clusters[0]!.pendingVersionGates).toEqual([]);
+    expect(fake.requests().filter((r) => r.path.includes('gate'))).toEqual([]);
+  });
+
+  it('acknowledges a gate with one POST, and not again when it is already agreed', async () => {
+    const { fake, ocm } = await fleet({ clusters: [classic], versionGates: gates });
+    const ref = { externalId: classic.id, name: classic.name };
+    expect(await ocm.acknowledgeVersionGate!(ref, 'gate-416-ocp', now)).toBe('agreed');
+    expect(await ocm.acknowledgeVersionGate!(ref, 'gate-416-ocp', now)).toBe('already-agreed');
+    expect(fake.gateAgreementWrites()).toMatchObject([{ cluster: 'c-classic', gateId: 'gate-416-ocp' }]);
+    expect((await ocm.observeCluster(ref, now)).pendingVersionGates).toEqual([]);
+    await expect(ocm.acknowledgeVersionGate!(ref, 'gate-nope', now)).rejects.toThrow('OCM has no version gate gate-nope');
+    expect(fake.gateAgreementWrites()).toHaveLength(1);
+    expect(fake.writes()).toEqual([]);
   });
 });

@@ -14,11 +14,25 @@
  * - hosted control planes (`hypershift.enabled`): the same under `/clusters/{id}/control_plane/upgrade_policies`,
  *   each policy with its `state` inline, created with `upgrade_type: "ControlPlane"` (as the upgrade
  *   service does: qontract-reconcile `reconcile/utils/ocm/upgrades.py`)
- * OCM removes a policy when its upgrade finishes. Policy lists are paged like the cluster list. A
- * cluster with an automatic (recurring) policy set by its owner in OCM upgrades on its own
- * schedule: it is reported as a read error for that cluster (PROVIDER_ERROR), never overridden.
- * A start OCM refuses (4xx) is not sent again for the same cluster and version until a back-off
- * (2, 4, 8 … 60 minutes) has passed: a stuck cluster must not be POSTed every tick.
+ * - `GET  /api/accounts_mgmt/v1/subscriptions?page=N&size=100&fetchLabels=true&search=id in ('…')` →
+ *   `{kind: "SubscriptionList", items: [{id, cluster_id, labels: [{key, value, internal}]}]}`: the labels of
+ *   the clusters' subscriptions (`cluster.subscription.id`), one search per page of clusters
+ * - `GET  /api/clusters_mgmt/v1/version_gates` → `{items: [{id, version_raw_id_prefix, label, description,
+ *   warning_message, documentation_url, sts_only}]}` and `GET|POST /clusters/{id}/gate_agreements`
+ *   (`{items: [{id, version_gate: {id, …}, agreed_timestamp}]}`, POST body `{version_gate: {id}}`)
+ * OCM removes a policy when its upgrade finishes. Policy lists are paged like the cluster list.
+ *
+ * A cluster with an automatic (recurring) policy set by its owner in OCM upgrades on OCM's
+ * schedule, and fleetplan must not fight it: when the policy names the version of its next run,
+ * that is the cluster's current upgrade (with the policy's schedule as its message), so the
+ * lifecycle sees an upgrade under way and starts nothing else; when it names none yet, the
+ * cluster is a read error (PROVIDER_ERROR: nothing is started on it) saying why. Either way
+ * startUpgrade refuses it without a request.
+ *
+ * A start OCM refuses (4xx) is not sent again for the same cluster, whatever the version, until a
+ * back-off (5, 10, 20, 40, 60 minutes) has passed: a stuck cluster must not be POSTed every tick.
+ * The provider is built anew for every tick, so the refusals are kept in a `refusals` store (the
+ * database, see ocm-refusal-repository) and not in the provider.
  *
  * Consistency of a snapshot: every cluster's policies (and their states) are read BEFORE the
  * cluster list whose versions the snapshot reports. An upgrade that completes in between shows
@@ -32,7 +46,17 @@ import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
 import { createOcmTokenSource, type OcmAuth } from './ocm-auth';
 import { errorMessage, mapSettled } from './map-settled';
-import type { ClusterRef, ClusterSnapshot, FinishedUpgrade, FleetProvider, FleetSnapshot, HealthReading, ProviderUpgrade } from './types';
+import type {
+  ClusterDiscovery,
+  ClusterRef,
+  ClusterSnapshot,
+  FinishedUpgrade,
+  FleetProvider,
+  FleetSnapshot,
+  HealthReading,
+  PendingVersionGate,
+  ProviderUpgrade,
+} from './types';
 import { ProviderError } from './types';
 import { summarizeHealth } from './health-reading';
 
@@ -44,15 +68,57 @@ export const OCM_START_LEAD_MS = 10 * 60_000;
 const PAGE_SIZE = 100;
 const READ_CONCURRENCY = 8;
 /** the first wait after OCM refused a start, doubled per refusal up to the maximum */
-export const OCM_REFUSAL_BACKOFF_MS = 2 * 60_000;
+export const OCM_REFUSAL_BACKOFF_MS = 5 * 60_000;
 export const OCM_REFUSAL_BACKOFF_MAX_MS = 60 * 60_000;
+/** the OCM search expression of one subscription query names at most this many subscriptions */
+const SUBSCRIPTIONS_PER_SEARCH = 100;
 
+/** OCM refused starts for one cluster: when the next POST may be sent (ms). */
+export interface OcmRefusal {
+  refusals: number;
+  notBefore: number;
+  /** what OCM answered last, and for which version */
+  reason: string;
+  version: string;
+}
+
+/** Where the refusals are kept between ticks (the provider itself lives for one tick). */
+export interface OcmRefusalStore {
+  get(externalId: string): OcmRefusal | undefined;
+  set(externalId: string, refusal: OcmRefusal): void;
+  clear(externalId: string): void;
+}
+
+/** A store for one provider object (tests, a process without a database). */
+export function createMemoryRefusalStore(): OcmRefusalStore {
+  const byCluster = new Map<string, OcmRefusal>();
+  return {
+    get: (id) => byCluster.get(id),
+    set: (id, r) => void byCluster.set(id, r),
+    clear: (id) => void byCluster.delete(id),
+  };
+}
+
+/** The wait after the `refusals`-th refusal in a row: 5, 10, 20, 40 then 60 minutes. */
+export function refusalBackoffMs(refusals: number): number {
+  return Math.min(OCM_REFUSAL_BACKOFF_MS * 2 ** Math.max(0, refusals - 1), OCM_REFUSAL_BACKOFF_MAX_MS);
+}
+
+const ZNodeCounts = z.object({ compute: z.number().optional(), master: z.number().optional(), infra: z.number().optional() });
 const ZCluster = z.object({
   id: z.string(),
   name: z.string(),
   state: z.string().optional(),
   channel: z.string().optional(),
   hypershift: z.object({ enabled: z.boolean().optional() }).nullish(),
+  /** STS clusters (and every hosted control plane) also need the `sts_only` version gates */
+  aws: z.object({ sts: z.object({ enabled: z.boolean().optional() }).nullish() }).nullish(),
+  subscription: z.object({ id: z.string() }).nullish(),
+  cloud_provider: z.object({ id: z.string() }).nullish(),
+  region: z.object({ id: z.string() }).nullish(),
+  /** the nodes asked for (ClusterNodes); `metrics.nodes` are those running (ClusterMetricsNodes) */
+  nodes: ZNodeCounts.nullish(),
+  metrics: z.object({ nodes: ZNodeCounts.extend({ total: z.number().optional() }).nullish() }).nullish(),
   version: z
     .object({
       raw_id: z.string().optional(),
@@ -81,6 +147,26 @@ const ZPolicy = z.object({
   state: ZPolicyState.optional(),
 });
 const ZPolicyList = z.object({ items: z.array(ZPolicy).nullish(), total: z.number().optional() });
+const ZSubscription = z.object({
+  id: z.string(),
+  labels: z.array(z.object({ key: z.string(), value: z.string(), internal: z.boolean().optional() })).nullish(),
+});
+const ZSubscriptionList = z.object({ items: z.array(ZSubscription).nullish(), total: z.number().optional() });
+const ZVersionGate = z.object({
+  id: z.string(),
+  version_raw_id_prefix: z.string(),
+  label: z.string().optional(),
+  description: z.string().optional(),
+  warning_message: z.string().optional(),
+  documentation_url: z.string().optional(),
+  sts_only: z.boolean().optional(),
+});
+type OcmVersionGate = z.infer<typeof ZVersionGate>;
+const ZVersionGateList = z.object({ items: z.array(ZVersionGate).nullish(), total: z.number().optional() });
+const ZGateAgreementList = z.object({
+  items: z.array(z.object({ id: z.string().optional(), version_gate: z.object({ id: z.string() }) })).nullish(),
+  total: z.number().optional(),
+});
 
 export interface OcmProviderOptions {
   baseUrl: string;
@@ -89,6 +175,49 @@ export interface OcmProviderOptions {
   token?: string;
   /** OCM search expression, e.g. `organization.id='...' and managed='true'` */
   search?: string;
+  /** where refused starts are remembered between ticks (default: for this provider object only) */
+  refusals?: OcmRefusalStore;
+}
+
+/** An OCM search string literal: single quotes doubled, as OCM's search language (SQL-like) reads them. */
+function quoted(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+function minorOf(version: string): string | null {
+  const m = /^(\d+)\.(\d+)\./.exec(version);
+  return m ? `${m[1]}.${m[2]}` : null;
+}
+
+/** Nodes running (metrics), else those asked for; null when OCM says neither (e.g. autoscaled compute not yet reported). */
+function nodeCountOf(c: OcmCluster): number | null {
+  const running = c.metrics?.nodes;
+  if (running?.total !== undefined && running.total > 0) return Math.round(running.total);
+  const sum = (n: z.infer<typeof ZNodeCounts> | null | undefined) =>
+    n && n.compute !== undefined ? n.compute + (n.master ?? 0) + (n.infra ?? 0) : null;
+  return sum(running) || sum(c.nodes);
+}
+
+/** The cluster's discovery metadata; `labels` null when its subscription could not be read this time. */
+function discoveryOf(c: OcmCluster, labels: Record<string, string> | undefined): ClusterDiscovery | undefined {
+  // without the labels the snapshot says nothing rather than "no labels" (which would erase them)
+  if (labels === undefined) return undefined;
+  return { labels, cloud: c.cloud_provider?.id ?? null, region: c.region?.id ?? null, nodeCount: nodeCountOf(c) };
+}
+
+/** Gates that apply to the cluster for an upgrade to `minor` (sts_only ones only to STS clusters). */
+function gatesFor(c: OcmCluster, minor: string, gates: readonly OcmVersionGate[]): OcmVersionGate[] {
+  const sts = isHostedControlPlane(c) || c.aws?.sts?.enabled === true;
+  return gates.filter((g) => g.version_raw_id_prefix === minor && (!g.sts_only || sts));
+}
+
+function pendingGateOf(g: OcmVersionGate): PendingVersionGate {
+  return {
+    id: g.id,
+    minor: g.version_raw_id_prefix,
+    description: g.description || g.warning_message || g.label || `version gate ${g.id}`,
+    documentationUrl: g.documentation_url || null,
+  };
 }
 
 function isHostedControlPlane(c: OcmCluster): boolean {
@@ -115,6 +244,20 @@ interface PolicyReading {
   active: { id: string; version: string; nextRun: string; value: string; description?: string } | null;
   /** a policy OCM reports finished but has not removed yet */
   finished: { version: string; value: 'completed' | 'failed'; nextRun: string; description?: string } | null;
+  /** the owner's recurring policy, when there is one: OCM schedules the cluster's upgrades */
+  automatic: { schedule: string | null } | null;
+}
+
+/** What one read of the fleet shares between its clusters (fetched at most once per read). */
+interface ReadContext {
+  gates: () => Promise<OcmVersionGate[]>;
+}
+
+function automaticMessage(cluster: OcmCluster, schedule: string | null): string {
+  return (
+    `${cluster.name} has an automatic upgrade policy in OCM${schedule ? ` (schedule '${schedule}')` : ''}: ` +
+    'it upgrades on its own schedule, so fleetplan leaves it alone; remove that policy in OCM to let fleetplan plan its upgrades'
+  );
 }
 
 export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
@@ -124,8 +267,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   const tokens = createOcmTokenSource(auth);
   const clusterPath = (id: string) => `${API}/clusters/${encodeURIComponent(id)}`;
   const policiesPath = (c: OcmCluster) => `${clusterPath(c.id)}/${isHostedControlPlane(c) ? 'control_plane/' : ''}upgrade_policies`;
-  /** refused starts per cluster and version: when the next POST may be sent */
-  const refused = new Map<string, { refusals: number; notBefore: number; reason: string }>();
+  const refused = opts.refusals ?? createMemoryRefusalStore();
 
   /** one request; a 401 fetches a new access token once (an expired or revoked one) */
   const call = async <T>(path: string, init: { method?: 'GET' | 'POST' | 'DELETE'; body?: unknown } = {}) => {
@@ -143,27 +285,29 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       throw new ProviderError('ocm', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     return parsed.data;
   };
-  const readCluster = (id: string) => get(clusterPath(id), ZCluster);
-  const readPolicies = async (cluster: OcmCluster): Promise<PolicyReading> => {
-    const items: z.infer<typeof ZPolicy>[] = [];
-    for (let page = 1; page < 1_000; page++) {
-      const list = await get(
-        `${policiesPath(cluster)}?${new URLSearchParams({ page: String(page), size: String(PAGE_SIZE) })}`,
-        ZPolicyList,
-      );
+  /** every item of an OCM list (`page`, `size`, `total`), page by page */
+  const getAll = async <I>(
+    path: string,
+    params: Record<string, string>,
+    schema: z.ZodType<{ items?: I[] | null; total?: number }>,
+  ): Promise<I[]> => {
+    const items: I[] = [];
+    for (let page = 1; page < 10_000; page++) {
+      const list = await get(`${path}?${new URLSearchParams({ ...params, page: String(page), size: String(PAGE_SIZE) })}`, schema);
       const got = list.items ?? [];
       items.push(...got);
       if (got.length < PAGE_SIZE || (list.total !== undefined && items.length >= list.total)) break;
     }
-    const reading: PolicyReading = { active: null, finished: null };
+    return items;
+  };
+  const readCluster = (id: string) => get(clusterPath(id), ZCluster);
+  const readPolicies = async (cluster: OcmCluster): Promise<PolicyReading> => {
+    const items = await getAll(policiesPath(cluster), {}, ZPolicyList);
+    const reading: PolicyReading = { active: null, finished: null, automatic: null };
     for (const p of items) {
-      if (p.schedule_type !== undefined && p.schedule_type !== 'manual')
-        throw new ProviderError(
-          'ocm',
-          `${cluster.name} has an ${p.schedule_type} upgrade policy in OCM${p.schedule ? ` (schedule '${p.schedule}')` : ''}: ` +
-            'it upgrades on its own schedule, so fleetplan leaves it alone; remove that policy in OCM to let fleetplan plan its upgrades',
-        );
-      if (!p.version || !p.next_run) continue;
+      const automatic = p.schedule_type !== undefined && p.schedule_type !== 'manual';
+      if (automatic) reading.automatic = { schedule: p.schedule ?? null };
+      if (!p.version || !isSemver(p.version) || !p.next_run) continue; // an automatic policy before OCM scheduled its next run
       let state: z.infer<typeof ZPolicyState>;
       if (p.state) state = p.state;
       else
@@ -174,7 +318,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           throw err;
         }
       const nextRun = formatInstantToSecond(new Date(p.next_run));
-      const description = state.description || undefined;
+      const description = automatic ? automaticMessage(cluster, p.schedule ?? null) : state.description || undefined;
       if (state.value === 'completed' || state.value === 'failed')
         reading.finished = { version: p.version, value: state.value, nextRun, ...(description ? { description } : {}) };
       else if (state.value !== 'cancelled' && !reading.active)
@@ -182,18 +326,55 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
     }
     return reading;
   };
-  const listAll = async (): Promise<OcmCluster[]> => {
-    const items: OcmCluster[] = [];
-    for (let page = 1; page < 10_000; page++) {
-      const q = new URLSearchParams({ page: String(page), size: String(PAGE_SIZE), ...(opts.search ? { search: opts.search } : {}) });
-      const list = await get(`${API}/clusters?${q}`, ZClusterList);
-      const got = list.items ?? [];
-      items.push(...got);
-      if (got.length < PAGE_SIZE || (list.total !== undefined && items.length >= list.total)) break;
-    }
-    return items;
+  const listAll = (): Promise<OcmCluster[]> => getAll(`${API}/clusters`, opts.search ? { search: opts.search } : {}, ZClusterList);
+  /**
+   * The labels of the clusters' subscriptions, by subscription id; a subscription search that
+   * fails leaves its clusters without discovery this time (discovery is not worth a read error).
+   */
+  const readLabels = async (clusters: readonly OcmCluster[]): Promise<Map<string, Record<string, string>>> => {
+    const ids = [...new Set(clusters.flatMap((c) => (c.subscription?.id ? [c.subscription.id] : [])))];
+    const chunks: string[][] = [];
+    for (let i = 0; i < ids.length; i += SUBSCRIPTIONS_PER_SEARCH) chunks.push(ids.slice(i, i + SUBSCRIPTIONS_PER_SEARCH));
+    const labels = new Map<string, Record<string, string>>();
+    const read = await mapSettled(chunks, READ_CONCURRENCY, (chunk) =>
+      getAll(
+        '/api/accounts_mgmt/v1/subscriptions',
+        { fetchLabels: 'true', search: `id in (${chunk.map(quoted).join(', ')})` },
+        ZSubscriptionList,
+      ),
+    );
+    for (const r of read)
+      if (r.status === 'fulfilled')
+        for (const sub of r.value)
+          labels.set(
+            sub.id,
+            // internal labels are Red Hat's own bookkeeping, not the owner's
+            Object.fromEntries((sub.labels ?? []).filter((l) => !l.internal).map((l) => [l.key, l.value])),
+          );
+    return labels;
   };
-  const snapshotOf = (c: OcmCluster, policies: PolicyReading): ClusterSnapshot => {
+  const newReadContext = (): ReadContext => {
+    let gates: Promise<OcmVersionGate[]> | undefined;
+    return { gates: () => (gates ??= getAll(`${API}/version_gates`, {}, ZVersionGateList)) };
+  };
+  const readAgreedGateIds = async (cluster: OcmCluster): Promise<Set<string>> =>
+    new Set((await getAll(`${clusterPath(cluster.id)}/gate_agreements`, {}, ZGateAgreementList)).map((a) => a.version_gate.id));
+  /**
+   * The gates the cluster has not agreed to for the minors it is offered beyond its own. The
+   * agreements are read only for a cluster some gate applies to (most clusters, most of the time,
+   * are offered no gated minor).
+   */
+  const readPendingGates = async (cluster: OcmCluster, ctx: ReadContext): Promise<PendingVersionGate[]> => {
+    const own = minorOf(versionOf(cluster));
+    const minors = new Set((cluster.version?.available_upgrades ?? []).map(minorOf).filter((m): m is string => m !== null && m !== own));
+    if (minors.size === 0) return [];
+    const gates = await ctx.gates();
+    const applicable = [...minors].sort().flatMap((m) => gatesFor(cluster, m, gates));
+    if (applicable.length === 0) return [];
+    const agreed = await readAgreedGateIds(cluster);
+    return applicable.filter((g) => !agreed.has(g.id)).map(pendingGateOf);
+  };
+  const snapshotOf = (c: OcmCluster, policies: PolicyReading, pendingGates: PendingVersionGate[], discovery?: ClusterDiscovery) => {
     const version = versionOf(c);
     const ready = (c.state ?? 'ready') === 'ready';
     const health: HealthReading = { operators: [], alerts: null, other: ready ? [] : [`cluster state is ${c.state}`] };
@@ -224,7 +405,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
               message: f.description ?? 'upgrade failed (no description from OCM)',
             }
           : { version: f.version, state: 'completed', startedAt: f.nextRun };
-    return {
+    const snapshot: ClusterSnapshot = {
       externalId: c.id,
       name: c.name,
       version,
@@ -236,23 +417,41 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       ...summarizeHealth(health),
       currentUpgrade,
       lastUpgrade,
+      pendingVersionGates: pendingGates,
+      ...(discovery ? { discovery } : {}),
     };
+    return snapshot;
+  };
+  /** Everything about one cluster that is read before its version (see the consistency note above). */
+  const readBeforeVersion = async (c: OcmCluster, ctx: ReadContext) => {
+    const policies = await readPolicies(c);
+    // an automatic policy with no upgrade of its own to show: nothing tells the lifecycle to keep
+    // off the cluster but an error for it (nothing starts on a cluster the provider could not read)
+    if (policies.automatic && !policies.active) throw new ProviderError('ocm', automaticMessage(c, policies.automatic.schedule));
+    return { policies, pendingGates: await readPendingGates(c, ctx) };
   };
   return {
     name: 'ocm',
     startLeadMs: OCM_START_LEAD_MS,
     minStartNoticeMs: OCM_MIN_LEAD_MS,
     async observe(): Promise<FleetSnapshot> {
+      const ctx = newReadContext();
       const known = await listAll();
-      const policies = await mapSettled(known, READ_CONCURRENCY, (c) => readPolicies(c));
+      const [before, labels] = await Promise.all([
+        mapSettled(known, READ_CONCURRENCY, (c) => readBeforeVersion(c, ctx)),
+        readLabels(known),
+      ]);
       // read again after the policies: the versions reported are at least as new as the policies
       const fresh = new Map((await listAll()).map((c) => [c.id, c]));
       const snapshot: FleetSnapshot = { clusters: [], errors: [] };
       known.forEach((first, i) => {
-        const p = policies[i]!;
+        const p = before[i]!;
         const c = fresh.get(first.id);
         if (p.status === 'rejected') snapshot.errors.push({ externalId: first.id, name: first.name, message: errorMessage(p.reason) });
-        else if (c) snapshot.clusters.push(snapshotOf(c, p.value));
+        else if (c)
+          snapshot.clusters.push(
+            snapshotOf(c, p.value.policies, p.value.pendingGates, discoveryOf(c, c.subscription ? labels.get(c.subscription.id) : {})),
+          );
         // a cluster gone from the second list was deleted meanwhile: not reported, as if read after
       });
       for (const c of fresh.values())
@@ -261,9 +460,10 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       return snapshot;
     },
     async observeCluster(ref: ClusterRef) {
-      // the kind of cluster says where its policies are; its version is read after them (see above)
-      const policies = await readPolicies(await readCluster(ref.externalId));
-      return snapshotOf(await readCluster(ref.externalId), policies);
+      // the kind of cluster says where its policies are; its version is read after them (see
+      // above). No discovery: the start-time gates do not read it, and absent keeps what is stored.
+      const { policies, pendingGates } = await readBeforeVersion(await readCluster(ref.externalId), newReadContext());
+      return snapshotOf(await readCluster(ref.externalId), policies, pendingGates);
     },
     async startUpgrade(req, now) {
       if (req.at.getTime() < now.getTime() + OCM_MIN_LEAD_MS)
@@ -271,15 +471,17 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           'ocm',
           `${req.name}: next_run ${formatInstantToSecond(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
         );
-      const key = `${req.externalId}@${req.version}`;
-      const backoff = refused.get(key);
+      const backoff = refused.get(req.externalId);
       if (backoff && now.getTime() < backoff.notBefore)
         throw new ProviderError(
           'ocm',
-          `${req.name}: OCM refused the upgrade to ${req.version} ${backoff.refusals} time(s) (${backoff.reason}); not asked again before ${formatInstantToSecond(new Date(backoff.notBefore))}`,
+          `${req.name}: OCM refused ${backoff.refusals} start(s) in a row (last: the upgrade to ${backoff.version}: ${backoff.reason}); ` +
+            `fleetplan backs off and sends no upgrade for this cluster before ${formatInstantToSecond(new Date(backoff.notBefore))}`,
         );
       const cluster = await readCluster(req.externalId);
-      const existing = (await readPolicies(cluster)).active;
+      const reading = await readPolicies(cluster);
+      if (reading.automatic) throw new ProviderError('ocm', automaticMessage(cluster, reading.automatic.schedule));
+      const existing = reading.active;
       if (existing?.version === req.version) return; // already there: idempotent
       if (existing) throw new ProviderError('ocm', `cluster ${req.name} already has an upgrade policy to ${existing.version}`);
       try {
@@ -293,21 +495,38 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
             next_run: formatInstantToSecond(req.at),
           },
         });
-        refused.delete(key);
+        if (backoff) refused.clear(req.externalId);
       } catch (err) {
+        // a refusal (4xx but an expired token) holds the cluster back; a 5xx or a network error is OCM's, not the request's
         if (err instanceof ProviderError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 401) {
           const refusals = (backoff?.refusals ?? 0) + 1;
-          const wait = Math.min(OCM_REFUSAL_BACKOFF_MS * 2 ** (refusals - 1), OCM_REFUSAL_BACKOFF_MAX_MS);
-          refused.set(key, { refusals, notBefore: now.getTime() + wait, reason: err.message });
+          const notBefore = now.getTime() + refusalBackoffMs(refusals);
+          refused.set(req.externalId, { refusals, notBefore, reason: err.message, version: req.version });
+          throw new ProviderError(
+            'ocm',
+            `${err.message} (refusal ${refusals} in a row: no upgrade is sent for ${req.name} before ${formatInstantToSecond(new Date(notBefore))})`,
+            err.status,
+          );
         }
         throw err;
       }
     },
     async cancelUpgrade(req) {
       const cluster = await readCluster(req.externalId);
-      const existing = (await readPolicies(cluster)).active;
+      const reading = await readPolicies(cluster);
+      // the owner's automatic policy is never ours to withdraw
+      const existing = reading.automatic ? null : reading.active;
       if (!existing || existing.version !== req.version || (existing.value !== 'scheduled' && existing.value !== 'pending')) return;
       await call(`${policiesPath(cluster)}/${encodeURIComponent(existing.id)}`, { method: 'DELETE' });
+    },
+    async acknowledgeVersionGate(ref, gateId) {
+      const cluster = await readCluster(ref.externalId);
+      const gate = (await getAll(`${API}/version_gates`, {}, ZVersionGateList)).find((g) => g.id === gateId);
+      if (!gate) throw new ProviderError('ocm', `OCM has no version gate ${gateId}`, 404);
+      // exactly once: an agreement already there (another fleetplan, the OCM console) is not posted again
+      if ((await readAgreedGateIds(cluster)).has(gateId)) return 'already-agreed';
+      await call(`${clusterPath(cluster.id)}/gate_agreements`, { method: 'POST', body: { version_gate: { id: gateId } } });
+      return 'agreed';
     },
   };
 }

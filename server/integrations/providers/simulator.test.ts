@@ -2,7 +2,7 @@
 // structured health problems, withdrawn releases.
 import { describe, expect, it } from 'vitest';
 import { healthFromIssues } from './health-reading';
-import { loadDemoGraph, simulateCluster, stuckAt, upgradeDurationMs, withdrawnAt, hashUnit } from './simulator';
+import { loadDemoGraph, simulateCluster, simulatedDiscovery, stuckAt, upgradeDurationMs, withdrawnAt, hashUnit } from './simulator';
 
 const HOUR = 3_600_000;
 const BASE = Date.parse('2024-03-04T10:00:00Z');
@@ -15,6 +15,9 @@ const row = (over: Partial<Parameters<typeof simulateCluster>[0]> = {}) => ({
   availableUpgrades: [],
   healthIssues: [],
   currentUpgrade: null,
+  region: 'eu-west-1',
+  nodeCount: 9,
+  sector: 'prod-eu',
   ...over,
 });
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -110,5 +113,29 @@ describe('simulator failure modes', () => {
   it('is deterministic: the same row and instant give the same snapshot', () => {
     const r = row({ currentUpgrade: { version: '4.13.11', nextRun: iso(BASE), state: 'scheduled' } });
     expect(simulateCluster(r, BASE + HOUR, graph)).toEqual(simulateCluster(r, BASE + HOUR, graph));
+  });
+});
+
+describe('simulator discovery', () => {
+  it('reports the seed region and nodes on AWS, with env and team labels fixed per cluster', () => {
+    const snap = simulateCluster(row(), BASE, graph);
+    expect(snap.discovery).toEqual({
+      labels: { env: 'production', team: expect.any(String) as unknown },
+      cloud: 'aws',
+      region: 'eu-west-1',
+      nodeCount: 9,
+    });
+    expect(simulateCluster(row(), BASE + 48 * HOUR, graph).discovery).toEqual(snap.discovery);
+    expect(simulatedDiscovery({ externalId: 'sim-2', region: '', nodeCount: 3, sector: 'stage' })).toMatchObject({
+      labels: { env: 'staging' },
+      region: null,
+    });
+    const teams = new Set(
+      Array.from(
+        { length: 40 },
+        (_, i) => simulatedDiscovery({ externalId: `sim-${i}`, region: 'x', nodeCount: 3, sector: null }).labels.team,
+      ),
+    );
+    expect(teams.size).toBeGreaterThan(2);
   });
 });

@@ -29,7 +29,7 @@ import {
   writeSetting,
   type SimulatedClusterRow,
 } from '@/server/repositories/scheduler-repository';
-import type { AlertReading, ClusterRef, ClusterSnapshot, FleetProvider, OperatorReading, ProviderUpgrade } from './types';
+import type { AlertReading, ClusterDiscovery, ClusterRef, ClusterSnapshot, FleetProvider, OperatorReading, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
 import { healthFromIssues, summarizeHealth } from './health-reading';
 
@@ -199,6 +199,24 @@ export function stuckAt(externalId: string, version: string, startedAt: string):
   return h < STUCK_RATE ? 0.5 + (h / STUCK_RATE) * 0.4 : null;
 }
 
+const TEAMS = ['payments', 'search', 'platform', 'identity', 'data'];
+
+/**
+ * What a real provider would report of where and what the cluster is, for the demo: the seed's
+ * region and node count, AWS (the seed's regions are AWS'), and labels as an OCM subscription
+ * would carry them: `env` (from the sector the demo put it in) and a `team` fixed per cluster.
+ */
+export function simulatedDiscovery(row: Pick<SimulatedClusterRow, 'externalId' | 'region' | 'nodeCount' | 'sector'>): ClusterDiscovery {
+  const sector = row.sector ?? '';
+  const env = /prod/.test(sector) ? 'production' : /stag/.test(sector) ? 'staging' : /dev/.test(sector) ? 'development' : 'integration';
+  return {
+    labels: { env, team: TEAMS[Math.floor(hashUnit(`${row.externalId}|team`) * TEAMS.length)] ?? TEAMS[0]! },
+    cloud: 'aws',
+    region: row.region || null,
+    nodeCount: row.nodeCount,
+  };
+}
+
 /** The simulated state of one cluster at `nowMs`, from its stored row. Pure given the graph. */
 export function simulateCluster(
   row: SimulatedClusterRow,
@@ -263,6 +281,7 @@ export function simulateCluster(
     ...summarizeHealth(health),
     currentUpgrade,
     lastUpgrade,
+    discovery: simulatedDiscovery(row),
   };
 }
 

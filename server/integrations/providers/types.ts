@@ -60,6 +60,23 @@ export interface ClusterSnapshot {
   lastUpgrade?: FinishedUpgrade | null;
   /** discovery: where and what the cluster is, when the provider knows (absent = not reported) */
   discovery?: ClusterDiscovery;
+  /**
+   * Version gates the cluster has not agreed to, for the minors it is offered (OCM version gates;
+   * absent = the provider has none). A fact only: the rule that holds an upgrade for them is the
+   * lifecycle's (server/domain/lifecycle/gates.ts, VERSION_GATE).
+   */
+  pendingVersionGates?: PendingVersionGate[];
+}
+
+/** A version gate an upgrade to `minor` needs and the cluster has not agreed to. */
+export interface PendingVersionGate {
+  /** the provider's gate id (OCM `version_gate.id`): what an acknowledgement agrees to */
+  id: string;
+  /** `4.16`: upgrades to this minor need the agreement */
+  minor: string;
+  /** what the operator agrees to (OCM `description`, else its `warning_message`) */
+  description: string;
+  documentationUrl: string | null;
 }
 
 /** What a provider reports about a cluster beyond its version: for selection, filters and display. */
@@ -127,6 +144,12 @@ export interface FleetProvider {
   startUpgrade(req: StartUpgradeRequest, now: Date): Promise<void>;
   /** Withdraws an upgrade that has not started (OCM: DELETE its policy). No-op when there is none. */
   cancelUpgrade(req: CancelUpgradeRequest, now: Date): Promise<void>;
+  /**
+   * Agrees to a version gate for the cluster (OCM: POST gate_agreements), an operator's decision.
+   * Exactly once: re-reads the cluster's agreements first and writes nothing when it is already
+   * agreed ('already-agreed'). Absent: the provider has no version gates.
+   */
+  acknowledgeVersionGate?(ref: ClusterRef, gateId: string, now: Date): Promise<'agreed' | 'already-agreed'>;
 }
 
 export class ProviderError extends Error {

@@ -1,0 +1,39 @@
+// Starts OCM refused, per cluster, kept between ticks: the scheduler builds its provider anew for
+// every tick (and its worker thread may restart), so a back-off held in the provider would be
+// forgotten at once and a stuck cluster POSTed every tick (issue 12: 102–123 refused POSTs in
+// 36 minutes for one cluster). One settings row holds them all: a handful of clusters at most.
+import type { Db } from '@/db/open-database';
+import { readSetting, writeSetting } from './scheduler-repository';
+
+/** One cluster's refusals (the OCM provider's `OcmRefusal`, which this module may not import). */
+export interface StoredOcmRefusal {
+  refusals: number;
+  /** no POST before this instant (ms) */
+  notBefore: number;
+  reason: string;
+  version: string;
+}
+
+export interface OcmRefusalRepository {
+  get(externalId: string): StoredOcmRefusal | undefined;
+  set(externalId: string, refusal: StoredOcmRefusal): void;
+  clear(externalId: string): void;
+}
+
+export const OCM_REFUSALS_SETTING = 'ocm.refusals';
+
+type StoredRefusals = Record<string, StoredOcmRefusal>;
+
+export function createOcmRefusalRepository(db: Db, realNow: () => Date = () => new Date()): OcmRefusalRepository {
+  const all = (): StoredRefusals => readSetting<StoredRefusals>(db, OCM_REFUSALS_SETTING) ?? {};
+  return {
+    get: (externalId) => all()[externalId],
+    set(externalId, refusal) {
+      writeSetting(db, OCM_REFUSALS_SETTING, { ...all(), [externalId]: refusal }, realNow());
+    },
+    clear(externalId) {
+      const { [externalId]: _cleared, ...rest } = all();
+      writeSetting(db, OCM_REFUSALS_SETTING, rest, realNow());
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// An operator acknowledges a provider's version gate for one cluster (OCM: a gate agreement), so
+// upgrades to its minor are no longer held (VERSION_GATE). Acknowledging is a write to the
+// provider: it checks the gate is still pending here, asks the provider (which re-reads the
+// cluster's agreements and agrees at most once), then takes the gate off the cluster and writes
+// the audit row in one transaction.
+import type { Db } from '@/db/open-database';
+import type { Actor } from '@/server/auth/actor';
+import type { FleetProvider } from '@/server/integrations/providers/types';
+import { appendAudit } from '@/server/repositories/audit-repository';
+import { findClusterByName, removePendingVersionGate } from '@/server/repositories/cluster-repository';
+import { withTransaction } from '@/server/repositories/transaction';
+import { AppError } from './app-error';
+
+/**
+ * Acknowledgements in progress in this process, by cluster and gate: a second click (or a second
+ * operator) while the first is with the provider waits for the same answer instead of asking again.
+ */
+const inFlight = new Map<string, Promise<VersionGateAcknowledgement>>();
+
+export interface VersionGateAcknowledgement {
+  cluster: string;
+  gateId: string;
+  minor: string;
+  /** 'already-agreed': the provider had it (agreed elsewhere); nothing was written there */
+  atProvider: 'agreed' | 'already-agreed';
+  acknowledgedBy: string;
+  acknowledgedAt: string;
+}
+
+export function createVersionGateService(deps: { db: Db; realNow: () => Date; provider: () => Promise<FleetProvider> }) {
+  const { db } = deps;
+
+  async function acknowledgeOnce(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
+    const row = findClusterByName(db, input.cluster);
+    if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.cluster}`);
+    const gate = row.pendingVersionGates.find((g) => g.id === input.gateId);
+    if (!gate)
+      throw new AppError(
+        'CONFLICT',
+        `${input.cluster} has no pending version gate ${input.gateId} (already acknowledged, or no longer offered)`,
+      );
+    const provider = await deps.provider();
+    if (!provider.acknowledgeVersionGate)
+      throw new AppError('PRECONDITION_FAILED', `The ${provider.name} provider has no version gates to acknowledge`);
+    let atProvider: 'agreed' | 'already-agreed';
+    try {
+      atProvider = await provider.acknowledgeVersionGate({ externalId: row.externalId, name: row.name }, gate.id, deps.realNow());
+    } catch (err) {
+      // nothing changed here: the gate stays pending and no audit row claims an agreement
+      throw new AppError(
+        'PRECONDITION_FAILED',
+        `${provider.name} did not take the agreement: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    const at = deps.realNow();
+    withTransaction(db, (tx) => {
+      removePendingVersionGate(tx, row.id, gate.id);
+      appendAudit(tx, {
+        at,
+        actor: input.actor.name,
+        action: 'cluster.acknowledge-version-gate',
+        target: `${row.name}@${gate.minor}`,
+        before: { gateId: gate.id, minor: gate.minor, description: gate.description, agreed: false },
+        after: { gateId: gate.id, minor: gate.minor, agreed: true, atProvider },
+      });
+    });
+    return {
+      cluster: row.name,
+      gateId: gate.id,
+      minor: gate.minor,
+      atProvider,
+      acknowledgedBy: input.actor.name,
+      acknowledgedAt: at.toISOString(),
+    };
+  }
+
+  return {
+    acknowledge(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
+      const key = `${input.cluster}\u0000${input.gateId}`;
+      const running = inFlight.get(key);
+      if (running) return running;
+      const p = acknowledgeOnce(input).finally(() => inFlight.delete(key));
+      inFlight.set(key, p);
+      return p;
+    },
+  };
+}
