@@ -55,6 +55,10 @@ export const organizations = sqliteTable('organizations', {
   frozenReason: text('frozen_reason'),
   /** last soak accumulation (versionData.checkIn) */
   soakCheckIn: timestamp('soak_check_in'),
+  /** where every cluster's upgrades stop: a release (4.16.3) or a minor (4.16.*); null = none (beyond the reference) */
+  targetVersion: text('target_version'),
+  /** never past this: a release or a minor; null = none */
+  maxVersion: text('max_version'),
   /** optimistic-concurrency counter for the organization policy */
   revision: integer('revision').notNull().default(1),
   updatedAt: timestamp('updated_at').notNull(),
@@ -70,6 +74,11 @@ export const sectors = sqliteTable(
     name: text('name').notNull(),
     position: integer('position').notNull().default(0),
     maxParallelUpgrades: text('max_parallel_upgrades'),
+    /** "N" or "P%": the sector's clusters upgrading at once, whatever their mutexes (beyond the reference) */
+    maxConcurrentUpgrades: text('max_concurrent_upgrades'),
+    /** where the sector's clusters stop / never past: a release or a minor (beyond the reference) */
+    targetVersion: text('target_version'),
+    maxVersion: text('max_version'),
     dependencies: json<string[]>('dependencies')
       .notNull()
       .$defaultFn(() => []),

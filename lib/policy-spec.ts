@@ -28,7 +28,7 @@ export function extraKeys(obj: Obj, known: readonly string[]): Extra | undefined
 export const POLICY_KEYS = ['workloads', 'schedule', 'conditions', 'lifecycle'] as const;
 export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions', 'targetVersion', 'maxVersion'] as const;
 export const SCHEDULE_KEYS = ['cron', 'location', 'isoWeek', 'suspend'] as const;
-export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'dependencies'] as const;
+export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'maxConcurrentUpgrades', 'targetVersion', 'maxVersion', 'dependencies'] as const;
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -102,6 +102,9 @@ export function policySpecToDocument(spec: UpgradePolicySpec): Obj {
 export function sectorSpecToDocument(s: SectorSpec): Obj {
   const doc: Obj = { name: s.name };
   if (s.maxParallelUpgrades !== undefined) doc.maxParallelUpgrades = s.maxParallelUpgrades;
+  if (s.maxConcurrentUpgrades !== undefined) doc.maxConcurrentUpgrades = s.maxConcurrentUpgrades;
+  if (s.targetVersion !== undefined) doc.targetVersion = s.targetVersion;
+  if (s.maxVersion !== undefined) doc.maxVersion = s.maxVersion;
   if (s.dependencies.length > 0) doc.dependencies = s.dependencies.map((name) => ({ name }));
   Object.assign(doc, s.extra ?? {});
   return doc;
@@ -113,6 +116,8 @@ export function organizationSettingsToPlanOrganization(settings: OrganizationSet
   if (settings.upgradePolicyAllowedWorkloads) org.upgradePolicyAllowedWorkloads = [...settings.upgradePolicyAllowedWorkloads];
   if (settings.upgradePolicyAllowedMutexes) org.upgradePolicyAllowedMutexes = [...settings.upgradePolicyAllowedMutexes];
   org.sectors = settings.sectors.map(sectorSpecToDocument);
+  if (settings.targetVersion !== undefined) org.targetVersion = settings.targetVersion;
+  if (settings.maxVersion !== undefined) org.maxVersion = settings.maxVersion;
   return org;
 }
 

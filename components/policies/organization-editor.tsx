@@ -19,7 +19,17 @@ import { YamlPane } from './yaml-pane';
 
 type Settings = inferRouterInputs<AppRouter>['policies']['updateOrganization']['organization'];
 
-const EMPTY: Settings = { sectors: [], blockedVersions: [], upgradePolicyAllowedWorkloads: null, upgradePolicyAllowedMutexes: null };
+const EMPTY: Settings = {
+  sectors: [],
+  blockedVersions: [],
+  upgradePolicyAllowedWorkloads: null,
+  upgradePolicyAllowedMutexes: null,
+  targetVersion: null,
+  maxVersion: null,
+};
+
+/** A YAML scalar as the API's optional text (absent or null: unset). */
+const optionalScalar = (v: unknown): string | null => (v === undefined || v === null ? null : scalarText(v));
 
 /** Whatever the YAML holds, in the API's shape (wrong types become empty; the validator speaks). */
 function settingsFromYaml(v: unknown): Settings {
@@ -31,6 +41,9 @@ function settingsFromYaml(v: unknown): Settings {
       return {
         name: scalarText(x.name),
         maxParallelUpgrades: mpu === undefined || mpu === null ? null : scalarText(mpu),
+        maxConcurrentUpgrades: optionalScalar(x.maxConcurrentUpgrades),
+        targetVersion: optionalScalar(x.targetVersion),
+        maxVersion: optionalScalar(x.maxVersion),
         dependencies: strings(x.dependencies),
       };
     }),
@@ -39,6 +52,8 @@ function settingsFromYaml(v: unknown): Settings {
     ),
     upgradePolicyAllowedWorkloads: Array.isArray(o.upgradePolicyAllowedWorkloads) ? strings(o.upgradePolicyAllowedWorkloads) : null,
     upgradePolicyAllowedMutexes: Array.isArray(o.upgradePolicyAllowedMutexes) ? strings(o.upgradePolicyAllowedMutexes) : null,
+    targetVersion: optionalScalar(o.targetVersion),
+    maxVersion: optionalScalar(o.maxVersion),
   };
 }
 
@@ -48,11 +63,16 @@ function yamlDocOf(s: Settings): unknown {
     sectors: s.sectors.map((x) => ({
       name: x.name,
       ...(x.maxParallelUpgrades ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}),
+      ...(x.maxConcurrentUpgrades ? { maxConcurrentUpgrades: x.maxConcurrentUpgrades } : {}),
+      ...(x.targetVersion ? { targetVersion: x.targetVersion } : {}),
+      ...(x.maxVersion ? { maxVersion: x.maxVersion } : {}),
       dependencies: x.dependencies,
     })),
     blockedVersions: s.blockedVersions,
     ...(s.upgradePolicyAllowedWorkloads ? { upgradePolicyAllowedWorkloads: s.upgradePolicyAllowedWorkloads } : {}),
     ...(s.upgradePolicyAllowedMutexes ? { upgradePolicyAllowedMutexes: s.upgradePolicyAllowedMutexes } : {}),
+    ...(s.targetVersion ? { targetVersion: s.targetVersion } : {}),
+    ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
   };
 }
 
@@ -74,11 +94,16 @@ export function OrganizationEditor() {
         sectors: stored.data.sectors.map((s) => ({
           name: s.name,
           maxParallelUpgrades: s.maxParallelUpgrades,
+          maxConcurrentUpgrades: s.maxConcurrentUpgrades,
+          targetVersion: s.targetVersion,
+          maxVersion: s.maxVersion,
           dependencies: s.dependencies,
         })),
         blockedVersions: stored.data.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
         upgradePolicyAllowedWorkloads: stored.data.upgradePolicyAllowedWorkloads,
         upgradePolicyAllowedMutexes: stored.data.upgradePolicyAllowedMutexes,
+        targetVersion: stored.data.targetVersion,
+        maxVersion: stored.data.maxVersion,
       },
     [stored.data],
   );
@@ -245,12 +270,51 @@ export function OrganizationEditor() {
                     >
                       ✕
                     </button>
+                    <div style={{ gridColumn: '1 / -1', display: 'grid', gridTemplateColumns: 'repeat(3, minmax(0, 1fr))', gap: 8 }}>
+                      {(
+                        [
+                          ['maxConcurrentUpgrades', 'At once (all clusters)', 'N or P%'],
+                          ['targetVersion', 'Target version', '4.16.3 or 4.16.*'],
+                          ['maxVersion', 'Cap', '4.16.3 or 4.16.*'],
+                        ] as const
+                      ).map(([key, label, placeholder]) => (
+                        <Field key={key} label={label} problems={problemsAt(problems, `sectors[${i}].${key}`)}>
+                          {(a) => (
+                            <input
+                              type="text"
+                              {...a}
+                              aria-label={`Sector ${s.name || i + 1} ${label.toLowerCase()}`}
+                              placeholder={placeholder}
+                              value={s[key] ?? ''}
+                              onChange={(e) =>
+                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, [key]: e.target.value.trim() || null } : x)) })
+                              }
+                              style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                            />
+                          )}
+                        </Field>
+                      ))}
+                    </div>
                   </div>
                 ))}
                 <FieldErrors id="sectors-err" problems={problems.filter((p) => /^(organization\.)?sectors$/.test(p.path))} />
                 <button
                   className="btn"
-                  onClick={() => set({ sectors: [...d.sectors, { name: '', maxParallelUpgrades: null, dependencies: [] }] })}
+                  onClick={() =>
+                    set({
+                      sectors: [
+                        ...d.sectors,
+                        {
+                          name: '',
+                          maxParallelUpgrades: null,
+                          maxConcurrentUpgrades: null,
+                          targetVersion: null,
+                          maxVersion: null,
+                          dependencies: [],
+                        },
+                      ],
+                    })
+                  }
                 >
                   Add sector
                 </button>
@@ -313,6 +377,42 @@ export function OrganizationEditor() {
                 <button className="btn" onClick={() => set({ blockedVersions: [...d.blockedVersions, { pattern: '', reason: '' }] })}>
                   Block a version
                 </button>
+              </fieldset>
+
+              <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+                <legend>
+                  <h2 style={{ margin: 0 }}>Where upgrades stop</h2>
+                </legend>
+                <p className="small muted" style={{ marginTop: 0 }}>
+                  For every cluster: a release (4.16.3) or a whole minor (4.16.*). Sectors and cluster policies may set lower ones; the
+                  lowest applies. Empty: none.
+                </p>
+                <div className="grid-2" style={{ gap: 10 }}>
+                  <Field label="Target version" problems={problemsAt(problems, 'targetVersion')}>
+                    {(a) => (
+                      <input
+                        type="text"
+                        {...a}
+                        placeholder="none"
+                        value={d.targetVersion ?? ''}
+                        onChange={(e) => set({ targetVersion: e.target.value.trim() || null })}
+                        style={invalidStyle(a['aria-invalid'])}
+                      />
+                    )}
+                  </Field>
+                  <Field label="Cap (max version)" problems={problemsAt(problems, 'maxVersion')}>
+                    {(a) => (
+                      <input
+                        type="text"
+                        {...a}
+                        placeholder="none"
+                        value={d.maxVersion ?? ''}
+                        onChange={(e) => set({ maxVersion: e.target.value.trim() || null })}
+                        style={invalidStyle(a['aria-invalid'])}
+                      />
+                    )}
+                  </Field>
+                </div>
               </fieldset>
 
               <fieldset style={{ border: 0, padding: 0, margin: 0, minWidth: 0, display: 'flex', flexDirection: 'column', gap: 10 }}>

@@ -258,6 +258,45 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect((await op.policies.clusterPolicy({ name: cp.name })).revision).toBe(stored.revision);
   });
 
+  it('the organization and its sectors may set a target, a cap and a limit on upgrades at once: stored, planned, exported, kept when a client leaves them out', async () => {
+    const op = callerAs('operator');
+    const org = await op.policies.organization();
+    const settings = settingsOf(org);
+    const withBounds = {
+      ...settings,
+      maxVersion: '4.13.*',
+      sectors: settings.sectors.map((s, i) => (i === 0 ? { ...s, maxConcurrentUpgrades: '1', targetVersion: '4.13.42' } : s)),
+    };
+    const saved = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: withBounds });
+    expect(saved.organization).toMatchObject({ maxVersion: '4.13.*', targetVersion: null });
+    expect(saved.organization.sectors[0]).toMatchObject({ maxConcurrentUpgrades: '1', targetVersion: '4.13.42', maxVersion: null });
+    // the engine reads them: no decision takes a version past the sector's target
+    const first = saved.organization.sectors[0]!.name;
+    const members = new Set(
+      (db.$client.prepare('select name from clusters where sector = ?').all(first) as { name: string }[]).map((r) => r.name),
+    );
+    const plan = await op.plans.evaluate({});
+    const decided = plan.decisions.filter((d) => members.has(d.cluster));
+    expect(decided.length).toBeGreaterThan(0);
+    expect(decided.filter((d) => d.action === 'upgrade' && d.version !== '4.13.42')).toEqual([]);
+    expect(decided.filter((d) => d.action === 'upgrade').length).toBeLessThanOrEqual(1);
+    // a client that does not know the new settings leaves them as they are
+    const again = await op.policies.updateOrganization({ expectedRevision: saved.revision, organization: settingsOf(saved.organization) });
+    expect(again.organization).toMatchObject({ maxVersion: '4.13.*' });
+    expect(again.organization.sectors[0]).toMatchObject({ maxConcurrentUpgrades: '1', targetVersion: '4.13.42' });
+    // the organization file carries them, and a bad one is refused at its path
+    const exported = parseYaml((await op.policies.exportOrganization()).yaml) as {
+      maxVersion?: string;
+      sectors: Record<string, unknown>[];
+    };
+    expect(exported.maxVersion).toBe('4.13.*');
+    expect(exported.sectors[0]).toMatchObject({ maxConcurrentUpgrades: '1', targetVersion: '4.13.42' });
+    const err = await rejection(
+      op.policies.updateOrganization({ expectedRevision: again.revision, organization: { ...withBounds, targetVersion: 'latest' } }),
+    );
+    expect(err).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'organization.targetVersion' }] });
+  });
+
   it('reverts an organization revision, refusing when the result would be invalid', async () => {
     const op = callerAs('operator');
     const org = await op.policies.organization();

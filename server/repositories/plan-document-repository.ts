@@ -12,7 +12,16 @@ export interface PlanDocument {
     blockedVersions: string[];
     upgradePolicyAllowedWorkloads?: string[];
     upgradePolicyAllowedMutexes?: string[];
-    sectors: { name: string; maxParallelUpgrades?: string; dependencies: { name: string }[] }[];
+    sectors: {
+      name: string;
+      maxParallelUpgrades?: string;
+      maxConcurrentUpgrades?: string;
+      targetVersion?: string;
+      maxVersion?: string;
+      dependencies: { name: string }[];
+    }[];
+    targetVersion?: string;
+    maxVersion?: string;
   };
   clusters: {
     name: string;
@@ -74,9 +83,14 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
       blockedVersions: blocked.map((b) => b.pattern),
       ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
       ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
+      ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
+      ...(org.maxVersion ? { maxVersion: org.maxVersion } : {}),
       sectors: sectorRows.map((s) => ({
         name: s.name,
         ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+        ...(s.maxConcurrentUpgrades ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
+        ...(s.targetVersion ? { targetVersion: s.targetVersion } : {}),
+        ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
     },

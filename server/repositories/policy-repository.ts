@@ -23,6 +23,8 @@ export interface OrganizationFields {
   name?: string;
   allowedWorkloads?: string[] | null;
   allowedMutexes?: string[] | null;
+  targetVersion?: string | null;
+  maxVersion?: string | null;
   frozen?: boolean;
   frozenReason?: string | null;
 }
@@ -49,6 +51,10 @@ export function updateOrganizationRow(
 export interface SectorInput {
   name: string;
   maxParallelUpgrades: string | null;
+  /** `?? null` on write: sectors snapshotted before these settings existed lack them */
+  maxConcurrentUpgrades?: string | null;
+  targetVersion?: string | null;
+  maxVersion?: string | null;
   dependencies: string[];
 }
 
@@ -57,7 +63,16 @@ export function replaceSectors(db: DbOrTx, organizationId: number, list: readonl
   db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
   list.forEach((s, position) => {
     db.insert(sectors)
-      .values({ organizationId, name: s.name, position, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: [...s.dependencies] })
+      .values({
+        organizationId,
+        name: s.name,
+        position,
+        maxParallelUpgrades: s.maxParallelUpgrades,
+        maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
+        targetVersion: s.targetVersion ?? null,
+        maxVersion: s.maxVersion ?? null,
+        dependencies: [...s.dependencies],
+      })
       .run();
   });
 }

@@ -50,6 +50,9 @@ export const ZOrganizationSettings = z.object({
       z.object({
         name: label,
         maxParallelUpgrades: z.string().max(20).nullable().optional(),
+        maxConcurrentUpgrades: z.string().max(20).nullable().optional(),
+        targetVersion: z.string().max(100).nullable().optional(),
+        maxVersion: z.string().max(100).nullable().optional(),
         dependencies: z.array(label).max(100),
       }),
     )
@@ -57,6 +60,8 @@ export const ZOrganizationSettings = z.object({
   blockedVersions: z.array(z.object({ pattern: z.string().max(500), reason })).max(500),
   upgradePolicyAllowedWorkloads: z.array(label).max(1000).nullable(),
   upgradePolicyAllowedMutexes: z.array(label).max(1000).nullable(),
+  targetVersion: z.string().max(100).nullable().optional(),
+  maxVersion: z.string().max(100).nullable().optional(),
 });
 
 export const ZPolicyDraft = z.object({

@@ -12,10 +12,14 @@ import { organizationFilePath } from './parse-policy-files';
 
 const base: OrganizationSnapshot = {
   name: 'acme',
-  sectors: [{ name: 'dev', maxParallelUpgrades: null, dependencies: [] }],
+  sectors: [
+    { name: 'dev', maxParallelUpgrades: null, maxConcurrentUpgrades: null, targetVersion: null, maxVersion: null, dependencies: [] },
+  ],
   blockedVersions: [{ pattern: '^4\\.13\\.0$', reason: 'bug' }],
   upgradePolicyAllowedWorkloads: null,
   upgradePolicyAllowedMutexes: null,
+  targetVersion: null,
+  maxVersion: null,
   frozen: false,
   frozenReason: null,
 };
@@ -73,7 +77,9 @@ describe('describeOrganizationChange', () => {
     const after: OrganizationSnapshot = {
       ...base,
       name: 'acme2',
-      sectors: [{ name: 'prod', maxParallelUpgrades: null, dependencies: [] }],
+      sectors: [
+        { name: 'prod', maxParallelUpgrades: null, maxConcurrentUpgrades: null, targetVersion: null, maxVersion: null, dependencies: [] },
+      ],
       blockedVersions: [{ pattern: 'rc', reason: 'r' }],
       upgradePolicyAllowedWorkloads: ['w'],
       frozen: true,

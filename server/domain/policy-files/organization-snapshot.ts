@@ -9,6 +9,21 @@ export interface SectorInput {
   name: string;
   /** "N" or "P%"; null/absent = no limit */
   maxParallelUpgrades?: string | null;
+  /** "N" or "P%" of the sector's clusters upgrading at once; null/absent = no limit */
+  maxConcurrentUpgrades?: string | null;
+  /** a release (4.16.3) or a minor (4.16.*); null/absent = none */
+  targetVersion?: string | null;
+  maxVersion?: string | null;
+  dependencies: string[];
+}
+
+/** A sector as stored and snapshotted: every optional setting null when unset. */
+export interface SectorSettings {
+  name: string;
+  maxParallelUpgrades: string | null;
+  maxConcurrentUpgrades: string | null;
+  targetVersion: string | null;
+  maxVersion: string | null;
   dependencies: string[];
 }
 
@@ -24,15 +39,21 @@ export interface OrganizationSettingsInput {
   /** null = no allow-list (any workload allowed) */
   upgradePolicyAllowedWorkloads: string[] | null;
   upgradePolicyAllowedMutexes: string[] | null;
+  /** where every cluster stops: a release or a minor; null/absent = none */
+  targetVersion?: string | null;
+  maxVersion?: string | null;
 }
 
 /** What an organization revision stores as before/after (and revert restores). */
 export interface OrganizationSnapshot {
   name: string;
-  sectors: { name: string; maxParallelUpgrades: string | null; dependencies: string[] }[];
+  sectors: SectorSettings[];
   blockedVersions: BlockedVersionInput[];
   upgradePolicyAllowedWorkloads: string[] | null;
   upgradePolicyAllowedMutexes: string[] | null;
+  /** absent in revisions stored before targets and caps existed: read as null */
+  targetVersion: string | null;
+  maxVersion: string | null;
   frozen: boolean;
   frozenReason: string | null;
 }
@@ -45,23 +66,48 @@ export interface PlanOrganizationDocument {
   blockedVersions: string[];
   upgradePolicyAllowedWorkloads?: string[];
   upgradePolicyAllowedMutexes?: string[];
-  sectors: { name: string; maxParallelUpgrades?: string; dependencies: { name: string }[] }[];
+  sectors: {
+    name: string;
+    maxParallelUpgrades?: string;
+    maxConcurrentUpgrades?: string;
+    targetVersion?: string;
+    maxVersion?: string;
+    dependencies: { name: string }[];
+  }[];
+  targetVersion?: string;
+  maxVersion?: string;
 }
 
-/** Settings as stored: a blank sector limit is no limit, limits trimmed, lists copied. */
-export function normalizeSettings(input: OrganizationSettingsInput): OrganizationSettings {
+/** A setting as stored: trimmed text, blank or absent = null. */
+function optionalText(v: string | number | null | undefined): string | null {
+  return v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim();
+}
+
+/**
+ * Settings as stored: a blank sector limit is no limit, limits trimmed, lists copied. A setting
+ * the input leaves out (undefined: a client written before it existed) keeps its `stored` value
+ * (a sector's by name); null or blank clears it.
+ */
+export function normalizeSettings(input: OrganizationSettingsInput, stored?: OrganizationSettings): OrganizationSettings {
+  const storedSectors = new Map((stored?.sectors ?? []).map((s) => [s.name, s]));
+  const kept = <T>(value: T | undefined, previous: T | null | undefined) => (value === undefined ? (previous ?? null) : value);
   return {
-    sectors: input.sectors.map((s) => ({
-      name: s.name,
-      maxParallelUpgrades:
-        s.maxParallelUpgrades === undefined || s.maxParallelUpgrades === null || String(s.maxParallelUpgrades).trim() === ''
-          ? null
-          : String(s.maxParallelUpgrades).trim(),
-      dependencies: [...s.dependencies],
-    })),
+    sectors: input.sectors.map((s) => {
+      const before = storedSectors.get(s.name);
+      return {
+        name: s.name,
+        maxParallelUpgrades: optionalText(s.maxParallelUpgrades),
+        maxConcurrentUpgrades: optionalText(kept(s.maxConcurrentUpgrades, before?.maxConcurrentUpgrades)),
+        targetVersion: optionalText(kept(s.targetVersion, before?.targetVersion)),
+        maxVersion: optionalText(kept(s.maxVersion, before?.maxVersion)),
+        dependencies: [...s.dependencies],
+      };
+    }),
     blockedVersions: input.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: input.upgradePolicyAllowedWorkloads ? [...input.upgradePolicyAllowedWorkloads] : null,
     upgradePolicyAllowedMutexes: input.upgradePolicyAllowedMutexes ? [...input.upgradePolicyAllowedMutexes] : null,
+    targetVersion: optionalText(kept(input.targetVersion, stored?.targetVersion)),
+    maxVersion: optionalText(kept(input.maxVersion, stored?.maxVersion)),
   };
 }
 
@@ -74,6 +120,9 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
     sectors: file.sectors.map((s) => ({
       name: s.name,
       maxParallelUpgrades: s.maxParallelUpgrades === undefined ? null : String(s.maxParallelUpgrades),
+      maxConcurrentUpgrades: s.maxConcurrentUpgrades === undefined ? null : String(s.maxConcurrentUpgrades),
+      targetVersion: s.targetVersion ?? null,
+      maxVersion: s.maxVersion ?? null,
       dependencies: s.dependencies,
     })),
     blockedVersions: file.blockedVersions.map((pattern) => ({
@@ -82,6 +131,8 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
     })),
     upgradePolicyAllowedWorkloads: file.upgradePolicyAllowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: file.upgradePolicyAllowedMutexes ?? null,
+    targetVersion: file.targetVersion ?? null,
+    maxVersion: file.maxVersion ?? null,
   });
 }
 
@@ -95,8 +146,14 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
     sectors: s.sectors.map((x) => ({
       name: x.name,
       ...(x.maxParallelUpgrades !== null ? { maxParallelUpgrades: x.maxParallelUpgrades } : {}),
+      // `?? null`: sectors snapshotted before these settings existed lack them
+      ...((x.maxConcurrentUpgrades ?? null) !== null ? { maxConcurrentUpgrades: x.maxConcurrentUpgrades! } : {}),
+      ...((x.targetVersion ?? null) !== null ? { targetVersion: x.targetVersion! } : {}),
+      ...((x.maxVersion ?? null) !== null ? { maxVersion: x.maxVersion! } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),
+    ...((s.targetVersion ?? null) !== null ? { targetVersion: s.targetVersion! } : {}),
+    ...((s.maxVersion ?? null) !== null ? { maxVersion: s.maxVersion! } : {}),
   };
 }
 
@@ -116,6 +173,8 @@ export function describeOrganizationChange(before: OrganizationSnapshot, after: 
   if (unblocked.length) parts.push(`unblocked ${unblocked.join(', ')}`);
   if (!jsonEqual(before.upgradePolicyAllowedWorkloads, after.upgradePolicyAllowedWorkloads)) parts.push('changed allowed workloads');
   if (!jsonEqual(before.upgradePolicyAllowedMutexes, after.upgradePolicyAllowedMutexes)) parts.push('changed allowed mutexes');
+  if ((before.targetVersion ?? null) !== (after.targetVersion ?? null)) parts.push(`target version ${after.targetVersion ?? 'removed'}`);
+  if ((before.maxVersion ?? null) !== (after.maxVersion ?? null)) parts.push(`cap ${after.maxVersion ?? 'removed'}`);
   if (before.frozen !== after.frozen) parts.push(after.frozen ? 'froze upgrades' : 'lifted the freeze');
   if (before.name !== after.name) parts.push(`renamed to ${after.name}`);
   return parts.length ? parts.join('; ') : 'no change';

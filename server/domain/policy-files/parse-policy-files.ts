@@ -30,6 +30,9 @@ const ORGANIZATION_KEYS = [
   'upgradePolicyAllowedMutexes',
   'sectors',
   'upgradePolicyClusters',
+  // beyond the reference schema (rollout controls)
+  'targetVersion',
+  'maxVersion',
 ] as const;
 const CLUSTER_ENTRY_KEYS = ['name', 'upgradePolicy'] as const;
 const CLUSTER_FILE_KEYS = ['$schema', 'name', 'upgradePolicy'] as const;
@@ -72,11 +75,17 @@ function settingsFromRaw(raw: Obj, notices: FileProblem[]): OrganizationSettings
   };
   if (Array.isArray(raw.upgradePolicyAllowedWorkloads)) settings.upgradePolicyAllowedWorkloads = strings(raw.upgradePolicyAllowedWorkloads);
   if (Array.isArray(raw.upgradePolicyAllowedMutexes)) settings.upgradePolicyAllowedMutexes = strings(raw.upgradePolicyAllowedMutexes);
+  if (typeof raw.targetVersion === 'string') settings.targetVersion = raw.targetVersion;
+  if (typeof raw.maxVersion === 'string') settings.maxVersion = raw.maxVersion;
   (Array.isArray(raw.sectors) ? raw.sectors : []).forEach((s: unknown, i) => {
     if (!isPlainObject(s) || typeof s.name !== 'string') return;
     const sector: SectorSpec = { name: s.name, dependencies: [] };
     if (typeof s.maxParallelUpgrades === 'string' || typeof s.maxParallelUpgrades === 'number')
       sector.maxParallelUpgrades = s.maxParallelUpgrades;
+    if (typeof s.maxConcurrentUpgrades === 'string' || typeof s.maxConcurrentUpgrades === 'number')
+      sector.maxConcurrentUpgrades = s.maxConcurrentUpgrades;
+    if (typeof s.targetVersion === 'string') sector.targetVersion = s.targetVersion;
+    if (typeof s.maxVersion === 'string') sector.maxVersion = s.maxVersion;
     (Array.isArray(s.dependencies) ? s.dependencies : []).forEach((d: unknown, j) => {
       const name = isPlainObject(d) ? d.name : d;
       if (typeof name === 'string' && !sector.dependencies.includes(name)) sector.dependencies.push(name);

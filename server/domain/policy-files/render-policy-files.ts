@@ -21,6 +21,8 @@ export function organizationFileToDocument(file: OrganizationFile): Obj {
   if (file.blockedVersions.length > 0) doc.blockedVersions = org.blockedVersions;
   if (org.upgradePolicyAllowedWorkloads) doc.upgradePolicyAllowedWorkloads = org.upgradePolicyAllowedWorkloads;
   if (org.upgradePolicyAllowedMutexes) doc.upgradePolicyAllowedMutexes = org.upgradePolicyAllowedMutexes;
+  if (org.targetVersion !== undefined) doc.targetVersion = org.targetVersion;
+  if (org.maxVersion !== undefined) doc.maxVersion = org.maxVersion;
   if (file.sectors.length > 0) doc.sectors = org.sectors;
   if (file.upgradePolicyClusters.length > 0) {
     doc.upgradePolicyClusters = file.upgradePolicyClusters.map((c) => ({

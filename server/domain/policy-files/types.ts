@@ -47,6 +47,11 @@ export type SectorSpec = {
   name: string;
   /** "N" or "P%" (numbers as written) */
   maxParallelUpgrades?: string | number;
+  /** beyond the reference schema: "N" or "P%" of the sector's clusters upgrading at once */
+  maxConcurrentUpgrades?: string | number;
+  /** beyond the reference schema: a release (4.16.3) or a minor (4.16.*) */
+  targetVersion?: string;
+  maxVersion?: string;
   /** names of the sectors this one follows */
   dependencies: string[];
   extra?: Extra;
@@ -60,6 +65,9 @@ export type OrganizationSettingsSpec = {
   upgradePolicyAllowedWorkloads?: string[];
   upgradePolicyAllowedMutexes?: string[];
   sectors: SectorSpec[];
+  /** beyond the reference schema: where every cluster stops, a release or a minor */
+  targetVersion?: string;
+  maxVersion?: string;
 };
 
 export type ClusterPolicyEntrySpec = {

@@ -4,7 +4,7 @@ import { policySpecToDocument, unknownPolicyKeys } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
 import { listGoneClusterNames } from '@/server/repositories/cluster-repository';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
-import { checkDocument, documentWith, lintInput, requireOrganization, type PolicyContext } from './policy-store';
+import { checkDocument, documentWith, lintInput, requireOrganization, snapshotOf, type PolicyContext } from './policy-store';
 
 /** Unsaved edits: new organization settings and/or new policies for some clusters (null = unmanage). */
 export interface PolicyDraft {
@@ -12,9 +12,9 @@ export interface PolicyDraft {
   clusters?: { name: string; policy: UpgradePolicySpec | null }[];
 }
 
-function draftChange(draft: PolicyDraft, org: OrganizationRow) {
+function draftChange(ctx: PolicyContext, draft: PolicyDraft, org: OrganizationRow) {
   return {
-    ...(draft.organization ? { organization: { name: org.name, ...normalizeSettings(draft.organization) } } : {}),
+    ...(draft.organization ? { organization: { name: org.name, ...normalizeSettings(draft.organization, snapshotOf(ctx.db, org)) } } : {}),
     clusters: (draft.clusters ?? []).map((c) => ({ name: c.name, policy: c.policy ? policySpecToDocument(c.policy) : null })),
   };
 }
@@ -32,7 +32,7 @@ function draftMapping(draft: PolicyDraft): PathMapping {
 export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
   const org = requireOrganization(ctx.db);
   const at = ctx.now();
-  const { doc, unknown } = documentWith(ctx, org, draftChange(draft, org), at);
+  const { doc, unknown } = documentWith(ctx, org, draftChange(ctx, draft, org), at);
   const mapping = draftMapping(draft);
   const unknownProblems: NamedProblem[] = unknown.map((u) => ({
     path: `clusters[${u.index}].name`,

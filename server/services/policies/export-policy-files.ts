@@ -15,6 +15,9 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
     return {
       name: s.name,
       ...(s.maxParallelUpgrades !== null ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+      ...(s.maxConcurrentUpgrades !== null ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
+      ...(s.targetVersion !== null ? { targetVersion: s.targetVersion } : {}),
+      ...(s.maxVersion !== null ? { maxVersion: s.maxVersion } : {}),
       dependencies: s.dependencies,
       ...(extra ? { extra } : {}),
     };
@@ -31,6 +34,8 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
     blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => b.pattern),
     ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
     ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
+    ...(org.targetVersion !== null ? { targetVersion: org.targetVersion } : {}),
+    ...(org.maxVersion !== null ? { maxVersion: org.maxVersion } : {}),
     sectors,
     upgradePolicyClusters,
     ...(extras.file ? { extra: extras.file } : {}),

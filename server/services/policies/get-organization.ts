@@ -26,6 +26,9 @@ export function getOrganization(ctx: PolicyContext) {
     sectors: repo.listSectors(db, org.id).map((s) => ({
       name: s.name,
       maxParallelUpgrades: s.maxParallelUpgrades,
+      maxConcurrentUpgrades: s.maxConcurrentUpgrades,
+      targetVersion: s.targetVersion,
+      maxVersion: s.maxVersion,
       dependencies: s.dependencies,
       clusterCount: bySector.get(s.name) ?? 0,
     })),
@@ -34,6 +37,8 @@ export function getOrganization(ctx: PolicyContext) {
       .map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
+    targetVersion: org.targetVersion,
+    maxVersion: org.maxVersion,
     /** what the policies use, sorted: the editor offers these */
     workloadsInUse: [...workloads].sort(),
     mutexesInUse: [...mutexes].sort(),

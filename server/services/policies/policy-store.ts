@@ -37,12 +37,19 @@ export function requireOrganization(tx: Db): OrganizationRow {
 export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
   return {
     name: org.name,
-    sectors: repo
-      .listSectors(tx, org.id)
-      .map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+    sectors: repo.listSectors(tx, org.id).map((s) => ({
+      name: s.name,
+      maxParallelUpgrades: s.maxParallelUpgrades,
+      maxConcurrentUpgrades: s.maxConcurrentUpgrades,
+      targetVersion: s.targetVersion,
+      maxVersion: s.maxVersion,
+      dependencies: s.dependencies,
+    })),
     blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
+    targetVersion: org.targetVersion,
+    maxVersion: org.maxVersion,
     frozen: org.frozen,
     frozenReason: org.frozenReason ?? null,
   };
@@ -142,6 +149,8 @@ export function writeOrganization(
       name: after.name,
       allowedWorkloads: after.upgradePolicyAllowedWorkloads,
       allowedMutexes: after.upgradePolicyAllowedMutexes,
+      targetVersion: after.targetVersion ?? null,
+      maxVersion: after.maxVersion ?? null,
       frozen: after.frozen,
       frozenReason: after.frozenReason,
     },

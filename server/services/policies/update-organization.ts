@@ -12,12 +12,11 @@ export function updateOrganization(
   actor: string,
   input: { expectedRevision: number; organization: OrganizationSettingsInput; reason?: string },
 ) {
-  const settings = normalizeSettings(input.organization);
   const result = commitOrganization(
     ctx,
     actor,
     input.expectedRevision,
-    (before) => ({ ...before, ...settings }),
+    (before) => ({ ...before, ...normalizeSettings(input.organization, before) }),
     {
       action: 'policy.organization.update',
       summary: (before, after) => withReason(describeOrganizationChange(before, after), input.reason),
