@@ -1,7 +1,7 @@
 'use client';
 // The form side of a cluster policy: workloads, schedule (cron string or object with zone,
 // ISO weeks and suspend), soak days, mutexes, sector and the cluster's own blocked versions.
-import { Field, invalidStyle, ListInput, ZoneSelect, type FieldProblem } from './fields';
+import { Field, invalidStyle, ListInput, VersionBoundField, ZoneSelect, type FieldProblem } from './fields';
 import { isObject, strings, withConditions, type PolicyDoc } from './policy-doc';
 
 export function ClusterPolicyForm({
@@ -146,30 +146,20 @@ export function ClusterPolicyForm({
         </Field>
       </div>
       <div className="grid-2" style={{ gap: 10 }}>
-        <Field label="Target version" hint="4.16.3 or 4.16.*: upgrades stop there" problems={problems['conditions.targetVersion']}>
-          {(a) => (
-            <input
-              type="text"
-              {...a}
-              placeholder="none"
-              value={typeof conditions.targetVersion === 'string' ? conditions.targetVersion : ''}
-              onChange={(e) => onChange(withConditions(doc, { targetVersion: e.target.value.trim() || undefined }))}
-              style={invalidStyle(a['aria-invalid'])}
-            />
-          )}
-        </Field>
-        <Field label="Cap (max version)" hint="4.16.3 or 4.16.*: never past it" problems={problems['conditions.maxVersion']}>
-          {(a) => (
-            <input
-              type="text"
-              {...a}
-              placeholder="none"
-              value={typeof conditions.maxVersion === 'string' ? conditions.maxVersion : ''}
-              onChange={(e) => onChange(withConditions(doc, { maxVersion: e.target.value.trim() || undefined }))}
-              style={invalidStyle(a['aria-invalid'])}
-            />
-          )}
-        </Field>
+        <VersionBoundField
+          label="Target version"
+          hint="4.16.3 or 4.16.*: upgrades stop there"
+          value={typeof conditions.targetVersion === 'string' ? conditions.targetVersion : null}
+          problems={problems['conditions.targetVersion']}
+          onChange={(v) => onChange(withConditions(doc, { targetVersion: v ?? undefined }))}
+        />
+        <VersionBoundField
+          label="Cap (max version)"
+          hint="4.16.3 or 4.16.*: never past it"
+          value={typeof conditions.maxVersion === 'string' ? conditions.maxVersion : null}
+          problems={problems['conditions.maxVersion']}
+          onChange={(v) => onChange(withConditions(doc, { maxVersion: v ?? undefined }))}
+        />
       </div>
       <Field label="Mutexes" hint="comma-separated; one cluster at a time per mutex" problems={problems['conditions.mutexes']}>
         {(a) => (

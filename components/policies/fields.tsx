@@ -150,3 +150,33 @@ export function ZoneSelect({
     </select>
   );
 }
+
+/** A target version or a cap: a release (4.16.3) or a whole minor (4.16.*); empty = none (null). */
+export function VersionBoundField({
+  label,
+  hint,
+  value,
+  problems,
+  onChange,
+}: {
+  label: string;
+  hint?: string;
+  value: string | null | undefined;
+  problems?: FieldProblem[];
+  onChange: (value: string | null) => void;
+}) {
+  return (
+    <Field label={label} hint={hint} problems={problems}>
+      {(a) => (
+        <input
+          type="text"
+          {...a}
+          placeholder="none"
+          value={value ?? ''}
+          onChange={(e) => onChange(e.target.value.trim() || null)}
+          style={invalidStyle(a['aria-invalid'])}
+        />
+      )}
+    </Field>
+  );
+}

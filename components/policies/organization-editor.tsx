@@ -11,7 +11,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
 import { ForecastImpactPanel } from './forecast-impact-panel';
 import { ChangesPanel, ConflictBanner, HistoryPanel, ImpactPanel, ValidationPanel, SaveReasonInput } from './editor-panels';
-import { Field, FieldErrors, invalidStyle, ListInput, type FieldProblem } from './fields';
+import { Field, FieldErrors, invalidStyle, ListInput, VersionBoundField, type FieldProblem } from './fields';
 import { isObject, scalarText, strings } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft';
@@ -388,30 +388,18 @@ export function OrganizationEditor() {
                   lowest applies. Empty: none.
                 </p>
                 <div className="grid-2" style={{ gap: 10 }}>
-                  <Field label="Target version" problems={problemsAt(problems, 'targetVersion')}>
-                    {(a) => (
-                      <input
-                        type="text"
-                        {...a}
-                        placeholder="none"
-                        value={d.targetVersion ?? ''}
-                        onChange={(e) => set({ targetVersion: e.target.value.trim() || null })}
-                        style={invalidStyle(a['aria-invalid'])}
-                      />
-                    )}
-                  </Field>
-                  <Field label="Cap (max version)" problems={problemsAt(problems, 'maxVersion')}>
-                    {(a) => (
-                      <input
-                        type="text"
-                        {...a}
-                        placeholder="none"
-                        value={d.maxVersion ?? ''}
-                        onChange={(e) => set({ maxVersion: e.target.value.trim() || null })}
-                        style={invalidStyle(a['aria-invalid'])}
-                      />
-                    )}
-                  </Field>
+                  <VersionBoundField
+                    label="Target version"
+                    value={d.targetVersion}
+                    problems={problemsAt(problems, 'targetVersion')}
+                    onChange={(v) => set({ targetVersion: v })}
+                  />
+                  <VersionBoundField
+                    label="Cap (max version)"
+                    value={d.maxVersion}
+                    problems={problemsAt(problems, 'maxVersion')}
+                    onChange={(v) => set({ maxVersion: v })}
+                  />
                 </div>
               </fieldset>
 

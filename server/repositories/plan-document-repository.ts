@@ -3,26 +3,12 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
+import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
 import { blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
 
 export interface PlanDocument {
   now: string;
-  organization: {
-    name: string;
-    blockedVersions: string[];
-    upgradePolicyAllowedWorkloads?: string[];
-    upgradePolicyAllowedMutexes?: string[];
-    sectors: {
-      name: string;
-      maxParallelUpgrades?: string;
-      maxConcurrentUpgrades?: string;
-      targetVersion?: string;
-      maxVersion?: string;
-      dependencies: { name: string }[];
-    }[];
-    targetVersion?: string;
-    maxVersion?: string;
-  };
+  organization: PlanOrganizationDocument;
   clusters: {
     name: string;
     version: string;

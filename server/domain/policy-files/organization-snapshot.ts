@@ -78,6 +78,18 @@ export interface PlanOrganizationDocument {
   maxVersion?: string;
 }
 
+/** A stored sector's settings (a row holds more: ids, position). */
+export function sectorSettingsOf(row: SectorSettings): SectorSettings {
+  return {
+    name: row.name,
+    maxParallelUpgrades: row.maxParallelUpgrades,
+    maxConcurrentUpgrades: row.maxConcurrentUpgrades,
+    targetVersion: row.targetVersion,
+    maxVersion: row.maxVersion,
+    dependencies: row.dependencies,
+  };
+}
+
 /** A setting as stored: trimmed text, blank or absent = null. */
 function optionalText(v: string | number | null | undefined): string | null {
   return v === undefined || v === null || String(v).trim() === '' ? null : String(v).trim();

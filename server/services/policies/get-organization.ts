@@ -1,3 +1,4 @@
+import { sectorSettingsOf } from '@/server/domain/policy-files/organization-snapshot';
 import { policySpecFromDocument } from '@/lib/policy-spec';
 import * as repo from '@/server/repositories/policy-repository';
 import { requireOrganization, type PolicyContext } from './policy-store';
@@ -23,15 +24,7 @@ export function getOrganization(ctx: PolicyContext) {
     updatedAt: org.updatedAt.toISOString(),
     frozen: org.frozen,
     frozenReason: org.frozenReason ?? null,
-    sectors: repo.listSectors(db, org.id).map((s) => ({
-      name: s.name,
-      maxParallelUpgrades: s.maxParallelUpgrades,
-      maxConcurrentUpgrades: s.maxConcurrentUpgrades,
-      targetVersion: s.targetVersion,
-      maxVersion: s.maxVersion,
-      dependencies: s.dependencies,
-      clusterCount: bySector.get(s.name) ?? 0,
-    })),
+    sectors: repo.listSectors(db, org.id).map((s) => ({ ...sectorSettingsOf(s), clusterCount: bySector.get(s.name) ?? 0 })),
     blockedVersions: repo
       .listBlockedVersions(db, org.id)
       .map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),

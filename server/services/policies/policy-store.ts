@@ -8,7 +8,7 @@ import { lintPolicies } from '@/server/domain/plan/lint-policies';
 import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems, type NamedProblem, type NamedWarning, type PathMapping } from '@/server/domain/policy-files/named-problems';
-import { planOrganizationOf, type OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
+import { planOrganizationOf, sectorSettingsOf, type OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findOrganization, type OrganizationRow } from '@/server/repositories/organization-repository';
 import { loadPlanDocument, type PlanDocument } from '@/server/repositories/plan-document-repository';
@@ -37,14 +37,7 @@ export function requireOrganization(tx: Db): OrganizationRow {
 export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
   return {
     name: org.name,
-    sectors: repo.listSectors(tx, org.id).map((s) => ({
-      name: s.name,
-      maxParallelUpgrades: s.maxParallelUpgrades,
-      maxConcurrentUpgrades: s.maxConcurrentUpgrades,
-      targetVersion: s.targetVersion,
-      maxVersion: s.maxVersion,
-      dependencies: s.dependencies,
-    })),
+    sectors: repo.listSectors(tx, org.id).map(sectorSettingsOf),
     blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
