@@ -276,6 +276,33 @@ describe('forecastRollout', () => {
 });
 
 describe('defaultTargetVersion', () => {
+  it("leaves out versions above a cluster's target or cap", () => {
+    const input = planInput(
+      [
+        { name: 'a', version: '4.15.9', available: ['4.15.12', '4.16.3'] },
+        { name: 'b', version: '4.15.9', available: ['4.15.12', '4.16.3'], sector: 's' },
+      ],
+      [{ name: 's' }],
+    );
+    expect(defaultTargetVersion(input)).toBe('4.16.3');
+    const capped = {
+      ...input,
+      organization: { ...input.organization, maxVersion: { kind: 'minor' as const, major: 4, minor: 15, raw: '4.15.*' } },
+    };
+    expect(defaultTargetVersion(capped)).toBe('4.15.12');
+    // the forecast then tracks 4.15.12, which both reach; asked for 4.16.3, neither is offered it
+    const tracked = forecastRollout(capped, { targetVersion: defaultTargetVersion(capped)!, horizonDays: 3 });
+    expect(tracked.clusters.map((c) => [c.cluster, c.targetOffered, c.finalVersion])).toEqual([
+      ['a', true, '4.15.12'],
+      ['b', true, '4.15.12'],
+    ]);
+    const asked = forecastRollout(capped, { targetVersion: '4.16.3', horizonDays: 3 });
+    expect(asked.clusters.map((c) => [c.cluster, c.targetOffered, c.reachesTargetAt])).toEqual([
+      ['a', false, null],
+      ['b', false, null],
+    ]);
+  });
+
   it('is the newest unblocked version offered to a managed cluster', () => {
     const input = planInput([
       { name: 'a', available: ['4.13.2', '4.13.5'] },

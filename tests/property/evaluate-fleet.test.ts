@@ -354,12 +354,16 @@ describe('forecast properties', () => {
         // a 7-minute grid: soak crossings (whole days over a few clusters) do not fall on a tick,
         // where float sums of different step lengths could disagree by an ulp
         const options = { ...s.forecastGates, horizonDays: 3, stepMinutes: 7, upgradeMinutes: 90 };
-        const forecast = forecastRollout(s.input, options);
-        const expected = tickEveryStep(s.input, s.gates, 3, 7, 90);
-        for (const c of forecast.clusters) {
-          const started = c.upgrades.filter((u) => !u.inFlight).map((u) => ({ version: u.version, start: u.start }));
-          expect(started, c.cluster).toEqual(expected.get(c.cluster) ?? []);
-          upgrades += started.length;
+        // from a start on the grid and from one off it (a server forecasts from the current minute)
+        for (const now of [s.input.now, '2021-08-30T18:03:00Z']) {
+          const input = { ...s.input, now };
+          const forecast = forecastRollout(input, options);
+          const expected = tickEveryStep(input, s.gates, 3, 7, 90);
+          for (const c of forecast.clusters) {
+            const started = c.upgrades.filter((u) => !u.inFlight).map((u) => ({ version: u.version, start: u.start }));
+            expect(started, `${c.cluster} from ${now}`).toEqual(expected.get(c.cluster) ?? []);
+            upgrades += started.length;
+          }
         }
       }),
       { numRuns: RUNS },

@@ -21,6 +21,7 @@
  * no I/O.
  */
 import { findBlockingPattern } from '../plan/blocked-versions';
+import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { accumulateSoak } from '../plan/soak';
 import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
@@ -130,11 +131,20 @@ type SimCluster = {
 
 /** The newest version any managed cluster is offered (unblocked by the organization), or null. */
 export function defaultTargetVersion(input: PlanInput): string | null {
+  const sectors = new Map(input.organization.sectors.map((s) => [s.name, s]));
   let best: string | null = null;
   for (const c of input.clusters) {
     if (!c.upgradePolicy) continue;
+    const { conditions } = c.upgradePolicy;
+    const bounds = boundsForCluster(
+      input.organization,
+      conditions.sector === undefined ? undefined : sectors.get(conditions.sector),
+      conditions,
+    );
     for (const v of c.availableUpgrades) {
-      if (findBlockingPattern(v, input.organization.blockedVersions, c.upgradePolicy.conditions.blockedVersions) !== undefined) continue;
+      if (findBlockingPattern(v, input.organization.blockedVersions, conditions.blockedVersions) !== undefined) continue;
+      // a version above the cluster's target or cap is never taken (version-bounds.ts)
+      if (boundExceeded(v, bounds) !== undefined) continue;
       if (best === null || compareVersions(v, best) > 0) best = v;
     }
   }
@@ -393,7 +403,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // Next interesting tick: a completion (applied at the first tick at or after it), or a
       // window opening for an awake cluster.
       let next = Infinity;
-      for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), t + stepMs));
+      // (the first tick after `t` is on the grid even when `t`, the forecast's start, is not)
+      for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), ceilGrid(t + 1)));
       const completionTick = next;
       // per schedule and grid tick: the first tick whose window holds a run
       const memo = new Map<string, Map<number, number>>();
@@ -433,6 +444,13 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return done;
   };
 
+  const sectorByName = new Map(input.organization.sectors.map((x) => [x.name, x]));
+  /** the targets and caps of a cluster: a version above them is never taken, so never "offered" */
+  const boundsOfSim = (s: SimCluster) =>
+    s.base.upgradePolicy
+      ? boundsForCluster(input.organization, s.sector === null ? undefined : sectorByName.get(s.sector), s.base.upgradePolicy.conditions)
+      : [];
+
   const finish = (): ForecastResult => {
     // Completions between the last engine run and the horizon still count.
     advanceUpgrades(untilMs);
@@ -446,7 +464,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       upgrades: s.upgrades,
       reachesTargetAt: s.reachedAt === null ? null : formatInstant(s.reachedAt),
       targetOffered:
-        target !== null && (compareVersions(s.base.version, target) >= 0 || s.offered.some((v) => compareVersions(v, target) >= 0)),
+        target !== null &&
+        (compareVersions(s.base.version, target) >= 0 ||
+          s.offered.some((v) => compareVersions(v, target) >= 0 && boundExceeded(v, boundsOfSim(s)) === undefined)),
       lastDecision:
         s.lastDecision === null
           ? null

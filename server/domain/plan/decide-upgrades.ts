@@ -15,7 +15,7 @@
 import { findBlockingPattern } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak } from './soak';
-import { appliedBounds, boundExceeded, describeBound, reachesBound, type AppliedBound } from './version-bounds';
+import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from '../version/version';
@@ -26,8 +26,6 @@ export const MIN_LEAD_MS = 6 * MINUTE_MS;
 export const WINDOW_MS = 2 * HOUR_MS;
 
 export type ManagedCluster = Cluster & { upgradePolicy: UpgradePolicy };
-
-const NO_BOUNDS: AppliedBound[] = [];
 
 type Holder = { name: string; sector?: string };
 
@@ -214,18 +212,11 @@ export class PlanRun {
   /** The targets and caps that apply to the cluster (organization, sector, policy); usually none. */
   boundsOf(c: ManagedCluster): AppliedBound[] {
     const { conditions } = c.upgradePolicy;
-    const org = this.input.organization;
-    const sector = conditions.sector === undefined ? undefined : this.sectors.get(conditions.sector);
-    if (
-      !org.targetVersion &&
-      !org.maxVersion &&
-      !sector?.targetVersion &&
-      !sector?.maxVersion &&
-      !conditions.targetVersion &&
-      !conditions.maxVersion
-    )
-      return NO_BOUNDS;
-    return appliedBounds({ organization: org, sector, cluster: conditions });
+    return boundsForCluster(
+      this.input.organization,
+      conditions.sector === undefined ? undefined : this.sectors.get(conditions.sector),
+      conditions,
+    );
   }
 
   /** The bound `version` is above for the cluster, if any: such a candidate is never taken. */

@@ -7,6 +7,7 @@
  * below its bounds waits with AT_TARGET (it runs its target) or ABOVE_CAP.
  */
 import { compareVersions, parseVersion } from '../version/version';
+import type { Organization, Sector, UpgradeConditions } from './types';
 
 export type VersionBound =
   | { kind: 'release'; version: string; raw: string }
@@ -60,6 +61,25 @@ export function appliedBounds(levels: { organization?: VersionBounds; sector?: V
     if (level.maxVersion) out.push({ kind: 'maxVersion', scope, bound: level.maxVersion });
   }
   return out;
+}
+
+const NO_BOUNDS: AppliedBound[] = [];
+
+/**
+ * The targets and caps that apply to a cluster with these conditions in `sector` (usually none):
+ * the one definition the engine (PlanRun.boundsOf) and the forecast's default target use.
+ */
+export function boundsForCluster(organization: Organization, sector: Sector | undefined, conditions: UpgradeConditions): AppliedBound[] {
+  if (
+    !organization.targetVersion &&
+    !organization.maxVersion &&
+    !sector?.targetVersion &&
+    !sector?.maxVersion &&
+    !conditions.targetVersion &&
+    !conditions.maxVersion
+  )
+    return NO_BOUNDS;
+  return appliedBounds({ organization, sector, cluster: conditions });
 }
 
 /** The first applied bound `version` is above, or undefined when it is within all of them. */
