@@ -29,7 +29,21 @@ import { spawn, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLError } from 'yaml';
+
+/**
+ * Why a kubeconfig file could not be read, without its contents: a YAML error's message quotes
+ * the offending line, which may hold a token or a key, and this message reaches tick rows, the
+ * log and the Set-up page. Only the position and the kind of error are kept.
+ */
+export function describeReadError(err: unknown): string {
+  if (err instanceof YAMLError) {
+    const at = err.linePos?.[0];
+    return `not valid YAML (${err.code}${at ? ` at line ${at.line}, column ${at.col}` : ''})`;
+  }
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code ? `cannot read the file (${code})` : 'cannot read the file';
+}
 
 /** the context extension fleetplan reads its per-cluster settings (labels) from */
 export const FLEETPLAN_EXTENSION = 'fleetplan';
@@ -91,7 +105,7 @@ export function loadKubeconfig(setting: string, only?: readonly string[], opts: 
       doc = parseYaml(fs.readFileSync(file, 'utf8'));
       readable++;
     } catch (err) {
-      problems.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`${file}: ${describeReadError(err)}`);
       continue;
     }
     if (!isRecord(doc)) continue;

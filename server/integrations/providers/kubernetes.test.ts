@@ -617,6 +617,8 @@ describe('Kubernetes provider: start and cancel', () => {
 
 describe('kubeconfig loading', () => {
   it('throws only when no file can be read at all', () => {
-    expect(() => loadKubeconfig('/nonexistent/kubeconfig')).toThrow(/cannot read the kubeconfig: \/nonexistent\/kubeconfig: ENOENT/);
+    expect(() => loadKubeconfig('/nonexistent/kubeconfig')).toThrow(
+      /cannot read the kubeconfig: \/nonexistent\/kubeconfig: cannot read the file \(ENOENT\)/,
+    );
   });
 });
