@@ -2,6 +2,7 @@
 // stored data (the fleet evaluation) key a cache by it instead of re-reading 10,000 clusters.
 import type Database from 'better-sqlite3';
 import type { Db } from '@/db/open-database';
+import { FAILURE_STATES } from '@/server/domain/lifecycle/machine';
 
 const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { changes: number }>>();
 
@@ -50,9 +51,9 @@ const forecastInputsOf = new WeakMap<Database.Database, Database.Statement<[{ or
 
 /**
  * What a forecast of the organization's fleet depends on, as one token: the plan structure
- * revision (policies, sectors, blocked versions, each cluster's version, upgrade and health),
- * the freeze, the maintenance exclusions, the health-gate setting, and which clusters report
- * soak for which version. Soak *days* are left out: they grow at every tick by the engine's own
+ * revision (policies, sectors, blocked versions, each cluster's version, upgrade, health and
+ * pending version gates), the freeze, the maintenance exclusions, the health-gate setting, which
+ * clusters report soak for which version, and the unacknowledged failures (they halt versions). Soak *days* are left out: they grow at every tick by the engine's own
  * rule from what is in the token, so a forecast kept for a short while stays right; nor do the
  * scheduler's own bookkeeping writes (its lease, tick rows) move it, which readDataVersion does —
  * on a running server that made every forecast a cache miss. Null when it cannot be trusted.
@@ -68,7 +69,8 @@ export function readForecastInputsRevision(db: Db, organizationId: number): stri
          (SELECT json_array(frozen, frozen_reason) FROM organizations WHERE id = @org),
          (SELECT json_group_array(json_array(id, scope, subject, starts_at, ends_at, reason)) FROM maintenance_exclusions WHERE organization_id = @org),
          (SELECT value FROM settings WHERE key = 'scheduler.healthGate'),
-         (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org)
+         (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org),
+         (SELECT json_group_array(id) FROM upgrade_lifecycles WHERE acknowledged_at IS NULL AND state IN (${[...FAILURE_STATES].map((state) => `'${state}'`).join(', ')}))
        ) AS fingerprint`,
     );
     forecastInputsOf.set(client, statement);

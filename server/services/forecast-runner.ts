@@ -38,6 +38,9 @@ export function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, op
     frozen: org.frozen && !opts.ignoreFreeze,
     healthGate: gates.healthGate,
     healthIssues: gates.healthIssues,
+    // as the scheduler would: a halted version and an unacknowledged version gate hold their clusters
+    ...(gates.halts ? { halts: gates.halts } : {}),
+    ...(gates.versionGates ? { versionGates: gates.versionGates } : {}),
   };
 }
 

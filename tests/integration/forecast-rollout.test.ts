@@ -134,6 +134,19 @@ describe('forecastRollout', () => {
     expect(r.clusters.find((c) => c.cluster === 'b-1')?.upgrades.map((u) => u.start)).toEqual(['2024-03-05T10:00:00Z']);
   });
 
+  it('a version gate the cluster has not agreed to holds it for the whole forecast, as the scheduler would', () => {
+    const input = planInput([
+      { name: 'gated-1', version: '4.13.9', available: ['4.14.2'] },
+      { name: 'free-1', version: '4.13.9', available: ['4.14.2'] },
+    ]);
+    const versionGates = new Map([['gated-1', [{ id: 'g-414', minor: '4.14', description: 'Kubernetes 1.27 removes APIs' }]]]);
+    const r = forecastRollout(input, { targetVersion: '4.14.2', horizonDays: 5, versionGates });
+    expect(startOf(r, 'free-1')).toBe('2024-03-04T10:00:00Z');
+    const gated = r.clusters.find((c) => c.cluster === 'gated-1')!;
+    expect(gated.upgrades).toEqual([]);
+    expect(gated.lastDecision).toMatchObject({ action: 'skip', reason: 'VERSION_GATE' });
+  });
+
   it('a shared mutex makes the upgrades sequential', () => {
     const input = planInput(['a', 'b', 'c'].map((name) => ({ name, mutexes: ['m'], schedule: '0 * * * *' })));
     const r = forecastRollout(input, { targetVersion: '4.13.2', horizonDays: 2 });

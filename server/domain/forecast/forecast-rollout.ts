@@ -60,6 +60,10 @@ export type ForecastOptions = {
   healthGate?: boolean;
   /** Per cluster: why it is unhealthy now (assumed to last the whole forecast). */
   healthIssues?: ReadonlyMap<string, readonly string[]>;
+  /** Unacknowledged upgrade failures and what they halt (assumed unacknowledged the whole forecast). */
+  halts?: GateState['halts'];
+  /** Per cluster: provider version gates not agreed to (assumed not agreed to the whole forecast). */
+  versionGates?: GateState['versionGates'];
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
 };
@@ -187,6 +191,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     exclusions,
     healthGate: options.healthGate ?? false,
     healthIssues: options.healthIssues ?? new Map(),
+    ...(options.halts ? { halts: options.halts } : {}),
+    ...(options.versionGates ? { versionGates: options.versionGates } : {}),
   };
 
   const sims: SimCluster[] = input.clusters.map((c) => {
@@ -384,6 +390,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'SUSPENDED':
             case 'FROZEN':
             case 'UNHEALTHY':
+            case 'HALTED_BY_FAILURE':
+            case 'VERSION_GATE':
               s.eligibleAt = Infinity;
               break;
             case 'EXCLUDED':
