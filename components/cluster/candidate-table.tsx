@@ -19,10 +19,8 @@ function verdict(c: Candidate): { label: string; tone: string } {
   const failed = c.checks.filter((k) => !k.pass);
   if (failed.length === 0) return { label: 'eligible', tone: 'accent' };
   const first = failed[0]!.rule;
-  return {
-    label: first === 'blocked' ? 'blocked' : first === 'sector' ? 'sector behind' : 'not soaked',
-    tone: first === 'blocked' ? 'bad' : 'warn',
-  };
+  const labels: Record<string, string> = { blocked: 'blocked', bound: 'above target or cap', sector: 'sector behind', soak: 'not soaked' };
+  return { label: labels[first] ?? first, tone: first === 'blocked' ? 'bad' : first === 'bound' ? 'info' : 'warn' };
 }
 
 const checkOf = (c: Candidate, rule: RuleCheck['rule']) => c.checks.find((k) => k.rule === rule);

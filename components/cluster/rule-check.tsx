@@ -9,9 +9,10 @@ export const RULE_LABEL: Record<string, string> = {
   pending: 'No pending upgrade',
   suspend: 'Schedule not suspended',
   schedule: 'Maintenance window (next run within 2 h)',
-  mutex: 'Mutexes / max parallel',
+  mutex: 'Mutexes / max parallel / at once',
   available: 'Available upgrades',
   blocked: 'Not blocked',
+  bound: 'Within the targets and caps',
   sector: 'Sector order',
   soak: 'Soak',
 };

@@ -287,7 +287,7 @@ function PoliciesStep({ status, canImport }: { status: Status; canImport: boolea
               type="button"
               className="btn primary"
               disabled={checked === null || checked.yaml !== yaml || apply.isPending}
-              onClick={() => apply.mutate({ yaml, dryRun: false, expectedRevision: status.organization?.revision })}
+              onClick={() => checked && apply.mutate({ yaml, dryRun: false, expectedRevision: checked.result.revision })}
             >
               Import
             </button>

@@ -39,6 +39,15 @@ describe('runTick lifecycle', () => {
     expect(db.select().from(t.clusters).get()!.currentUpgrade).toBeNull();
   });
 
+  it('a cap set after the upgrade was planned cancels it before the start, as a blocked version does', async () => {
+    const { db, provider, tick } = setup();
+    await tick(0);
+    db.update(t.organizations).set({ maxVersion: '4.13.1' }).run();
+    await tick(7);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'VERSION_BLOCKED' });
+  });
+
   it('after the scheduler was down past slot + maxUpgradeStartDelay, nothing starts (START_LATE)', async () => {
     const { db, provider, tick } = setup();
     await tick(0);

@@ -23,7 +23,8 @@ import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
-import type { Cluster as PlanCluster } from '@/server/domain/plan/types';
+import type { Cluster as PlanCluster, PlanInput } from '@/server/domain/plan/types';
+import { boundExceeded, boundsForCluster, describeBound } from '@/server/domain/plan/version-bounds';
 import { findExclusion, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
 import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '@/server/domain/scheduling/snapshot-transitions';
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
@@ -230,6 +231,8 @@ interface LifecycleEnv {
   frozen: { reason: string | null } | null;
   exclusions: ReturnType<typeof loadGateState>['exclusions'];
   orgBlocked: string[];
+  /** the engine's organization (its sectors' and its own targets and caps) */
+  organization: PlanInput['organization'];
   halts: HaltIndex;
   clusters: ReadonlyMap<string, PlanCluster>;
   states: ReadonlyMap<string, StoredClusterState>;
@@ -298,7 +301,10 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         paused: env.paused,
         frozen: env.frozen,
         exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
-        blockedBy: findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ?? null,
+        blockedBy:
+          findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ??
+          // a target or cap set after the upgrade was planned holds its start as a blocked pattern does
+          aboveBound(env.organization, policy, attempt.toVersion),
         haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
       },
       decisionWithdrawn:
@@ -628,6 +634,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         frozen: gates.frozen ? { reason: gates.frozenReason ?? null } : null,
         exclusions: gates.exclusions,
         orgBlocked: input.organization.blockedVersions,
+        organization: input.organization,
         halts: gates.halts ?? EMPTY_HALTS,
         clusters,
         states: statesByName,
@@ -694,4 +701,12 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     log('tick failed', { tickId, error });
     return { status: 'failed', tickId, error };
   }
+}
+
+/** `above maxVersion 4.16.* (organization)` when `version` is above a target or cap of the cluster's policy, else null. */
+function aboveBound(organization: PlanInput['organization'], policy: PlanCluster['upgradePolicy'], version: string): string | null {
+  if (!policy) return null;
+  const sector = organization.sectors.find((s) => s.name === policy.conditions.sector);
+  const exceeded = boundExceeded(version, boundsForCluster(organization, sector, policy.conditions));
+  return exceeded ? `above ${describeBound(exceeded, policy.conditions.sector)}` : null;
 }

@@ -9,7 +9,7 @@ export const LIFECYCLE_REASONS = {
   FROZEN: 'The organization is frozen: nothing starts.',
   EXCLUDED: 'A maintenance exclusion (organization, sector or cluster) covers the start.',
   START_LATE: 'The start would be later than the slot plus maxUpgradeStartDelay (e.g. the scheduler was down).',
-  VERSION_BLOCKED: 'The target matches a current blockedVersions pattern.',
+  VERSION_BLOCKED: 'The target matches a current blockedVersions pattern, or is above a target version or cap set since it was planned.',
   HALTED_BY_FAILURE:
     'An unacknowledged failure of this version in this sector, or a sector it depends on, halts it (onFailure: halt); on the failed cluster itself the version is never retried until acknowledged.',
   VERSION_CHANGED: 'The cluster no longer runs the version the upgrade was planned from.',
