@@ -223,7 +223,9 @@ export function OrganizationEditor() {
                       gridTemplateColumns: 'minmax(0,1.3fr) 88px minmax(0,1.3fr) auto',
                       gap: 8,
                       alignItems: 'start',
-                      marginBottom: 8,
+                      marginBottom: 10,
+                      paddingBottom: 10,
+                      borderBottom: '1px solid var(--border)',
                     }}
                   >
                     <Field label={`Sector ${i + 1} name`} problems={problemsAt(problems, `sectors[${i}].name`)}>
