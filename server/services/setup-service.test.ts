@@ -8,6 +8,7 @@ import { parseEnv } from '@/server/env';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { startFakeOcm } from '@/tests/fakes/fake-ocm';
 import { createSetupService, type ConnectionTest } from './setup-service';
+import type { FleetProvider, FleetSnapshot } from '@/server/integrations/providers/types';
 
 /** The failed result, or the test fails saying what came back instead. */
 function failed(result: ConnectionTest): Extract<ConnectionTest, { ok: false }> {
@@ -100,5 +101,44 @@ describe('set-up: testing the provider connection', () => {
     const result = failed(await setup.testConnection());
     expect(result.status).toBeNull();
     expect(result.message).toMatch(/ECONNREFUSED|refused|connect/i);
+  });
+
+  it('tests asked for while one runs share its provider read; none starts while a read outlives its test', async () => {
+    let reads = 0;
+    let finish: (() => void) | undefined;
+    const provider = {
+      name: 'slow',
+      startLeadMs: 0,
+      minStartNoticeMs: 0,
+      observe: () => {
+        reads++;
+        return new Promise<FleetSnapshot>((resolve) => {
+          finish = () => resolve({ clusters: [], errors: [] });
+        });
+      },
+    } as unknown as FleetProvider;
+    const db = openDatabase(':memory:');
+    const setup = createSetupService({
+      db,
+      env: parseEnv({ DATABASE_URL: ':memory:', FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't' }),
+      fleetNow: () => NOW,
+      realNow: () => NOW,
+      provider: () => Promise.resolve(provider),
+      connectionTestTimeoutMs: 50,
+    });
+    const first = setup.testConnection();
+    const second = setup.testConnection();
+    expect(second).toBe(first);
+    // the test gives up after its limit; its read goes on, and no new read starts meanwhile
+    expect(await first).toMatchObject({ ok: false, message: 'ocm provider: no answer within 0.05 s' });
+    expect(await setup.testConnection()).toMatchObject({ ok: false, message: expect.stringContaining('has not finished yet') as string });
+    expect(reads).toBe(1);
+    finish!();
+    await new Promise((r) => setTimeout(r, 10));
+    const again = setup.testConnection();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(reads).toBe(2);
+    finish!();
+    expect(await again).toMatchObject({ ok: true, clusters: 0 });
   });
 });

@@ -10,6 +10,11 @@ import { readSnapshotObservedAt } from '@/server/repositories/decision-repositor
 import { findOrganization, organizationContents } from '@/server/repositories/organization-repository';
 import { createOrganizationAdminService, UNNAMED_ORGANIZATION } from './organization-admin-service';
 
+/** The connection test under way per database (one per process and installation). */
+const testsInFlight = new WeakMap<Db['$client'], Promise<ConnectionTest>>();
+/** databases whose connection test's provider read is still under way (it may outlive the test) */
+const stillReading = new WeakSet<Db['$client']>();
+
 /** A connection test that takes longer than this is reported as failed (the provider may be slow, not down). */
 export const CONNECTION_TEST_TIMEOUT_MS = 30_000;
 const SAMPLE = 10;
@@ -56,11 +61,14 @@ export interface SetupDeps {
   realNow: () => Date;
   /** the provider to test (tests pass a fake); default: the one the settings name */
   provider?: () => Promise<FleetProvider>;
+  /** default CONNECTION_TEST_TIMEOUT_MS */
+  connectionTestTimeoutMs?: number;
 }
 
 export function createSetupService(deps: SetupDeps) {
   const { db, env } = deps;
   const admin = createOrganizationAdminService(db, deps.realNow);
+  const limitMs = deps.connectionTestTimeoutMs ?? CONNECTION_TEST_TIMEOUT_MS;
   return {
     /** Where the installation stands: each step done or not. */
     status() {
@@ -87,38 +95,58 @@ export function createSetupService(deps: SetupDeps) {
       return admin.create(actor, name.trim());
     },
 
-    /** Lists the fleet through the configured provider, READ-ONLY, and says what came back. */
-    async testConnection(): Promise<ConnectionTest> {
-      const started = performance.now();
-      const elapsed = () => Math.round(performance.now() - started);
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const provider = await (deps.provider ?? (() => createProvider(db, env.provider)))();
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${CONNECTION_TEST_TIMEOUT_MS / 1000} s`)),
-            CONNECTION_TEST_TIMEOUT_MS,
-          );
-        });
-        const snapshot = await Promise.race([provider.observe(deps.fleetNow()), timeout]);
-        return {
-          ok: true,
-          elapsedMs: elapsed(),
-          clusters: snapshot.clusters.length + snapshot.errors.length,
-          sample: snapshot.clusters.slice(0, SAMPLE).map((c) => c.name),
-          unreadable: snapshot.errors.slice(0, SAMPLE).map((e) => ({ name: e.name, message: e.message })),
-        };
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        return {
+    /**
+     * Lists the fleet through the configured provider, READ-ONLY, and says what came back. Tests
+     * asked for while one is running share it: a read of a large fleet is not started twice.
+     */
+    testConnection(): Promise<ConnectionTest> {
+      const running = testsInFlight.get(db.$client);
+      if (running) return running;
+      if (stillReading.has(db.$client)) {
+        return Promise.resolve({
           ok: false,
-          elapsedMs: elapsed(),
-          message: `${describeProvider(env.provider).name} provider: ${message}`,
-          status: err instanceof ProviderError ? (err.status ?? null) : null,
-        };
-      } finally {
-        clearTimeout(timer);
+          elapsedMs: 0,
+          message: `${describeProvider(env.provider).name} provider: the previous test's read has not finished yet (it took longer than ${limitMs / 1000} s); try again later`,
+          status: null,
+        });
       }
+      const test = runConnectionTest().finally(() => testsInFlight.delete(db.$client));
+      testsInFlight.set(db.$client, test);
+      return test;
     },
   };
+
+  async function runConnectionTest(): Promise<ConnectionTest> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const provider = await (deps.provider ?? (() => createProvider(db, env.provider)))();
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs);
+      });
+      // a read that outlives the time limit goes on in the background: no second one meanwhile
+      const reading = provider.observe(deps.fleetNow());
+      stillReading.add(db.$client);
+      void reading.catch(() => undefined).finally(() => stillReading.delete(db.$client));
+      const snapshot = await Promise.race([reading, timeout]);
+      return {
+        ok: true,
+        elapsedMs: elapsed(),
+        clusters: snapshot.clusters.length + snapshot.errors.length,
+        sample: snapshot.clusters.slice(0, SAMPLE).map((c) => c.name),
+        unreadable: snapshot.errors.slice(0, SAMPLE).map((e) => ({ name: e.name, message: e.message })),
+      };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return {
+        ok: false,
+        elapsedMs: elapsed(),
+        message: `${describeProvider(env.provider).name} provider: ${message}`,
+        status: err instanceof ProviderError ? (err.status ?? null) : null,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
