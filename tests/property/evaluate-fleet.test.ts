@@ -351,11 +351,12 @@ describe('forecast properties', () => {
       fc.property(arbFleet, (raw) => {
         const s = scenario(raw);
         if (!s) return;
-        // a 7-minute grid: soak crossings (whole days over a few clusters) do not fall on a tick,
-        // where float sums of different step lengths could disagree by an ulp
         const options = { ...s.forecastGates, horizonDays: 3, stepMinutes: 7, upgradeMinutes: 90 };
-        // from a start on the grid and from one off it (a server forecasts from the current minute)
-        for (const now of [s.input.now, '2021-08-30T18:03:00Z']) {
+        // From a start on the 7-minute grid and from one off it (a server forecasts from the current
+        // minute). Both are chosen so that whole days of soak from the start never end exactly on a
+        // tick (18:06 is on the grid and 1,440 is not a multiple of 7; 18:03:30 is half a minute off):
+        // there, sums of steps of different lengths may differ by an ulp and decide differently.
+        for (const now of ['2021-08-30T18:06:00Z', '2021-08-30T18:03:30Z']) {
           const input = { ...s.input, now };
           const forecast = forecastRollout(input, options);
           const expected = tickEveryStep(input, s.gates, 3, 7, 90);

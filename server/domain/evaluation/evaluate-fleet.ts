@@ -102,6 +102,11 @@ export interface EvaluateOptions {
    * verdict (a pending upgrade, a window not yet open, soak not yet reached).
    */
   decide?: (cluster: ManagedCluster) => boolean;
+  /**
+   * The engine's order of `input.clusters` (orderManagedClusters) when the caller already has it:
+   * the forecast keeps it between completions, since only a version change moves it.
+   */
+  order?: readonly ManagedCluster[];
 }
 
 type Explained = { run: PlanRun; checks: RuleCheck[]; newer: string[]; ignored: string[]; cluster: ManagedCluster; order: number };
@@ -116,7 +121,7 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
 
   const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
     // a re-run for the gates is over the same input: it borrows the first run's indexes
-    const run = new PlanRun(plain, lastRun);
+    const run = new PlanRun(plain, lastRun, options.order);
     const turn = new Map<string, Explained>();
     const decisions: Decision[] = [];
     run.order.forEach((c, order) => {

@@ -25,7 +25,7 @@ import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { accumulateSoak } from '../plan/soak';
 import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
-import type { ManagedCluster } from '../plan/decide-upgrades';
+import { orderManagedClusters, type ManagedCluster } from '../plan/decide-upgrades';
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
@@ -323,6 +323,14 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return (rates = counted);
   };
 
+  // The engine's order of the managed clusters (orderManagedClusters: by version, then soakDays,
+  // then input order), kept as simulated clusters: only a completion changes a version.
+  let engineOrder: SimCluster[] | null = null;
+  const orderOfSims = (): SimCluster[] => {
+    const simOf = new Map<Cluster, SimCluster>(managed.map((s) => [s.state, s]));
+    return orderManagedClusters(sims.map((s) => s.state)).map((c) => simOf.get(c)!);
+  };
+
   let t = fromMs;
   let first = true;
   let done = false;
@@ -350,8 +358,10 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // everyone (blocked or gated upgrades in flight are cancelled there).
       const awake = new Set<Cluster>();
       for (const s of managed) if (first || (!s.state.currentUpgrade && s.eligibleAt <= t)) awake.add(s.state);
+      if (reset || engineOrder === null) engineOrder = orderOfSims();
       const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates, {
         decide: (c) => awake.has(c),
+        order: engineOrder.map((s) => s.state as ManagedCluster),
       });
       engineRuns++;
       versionData = result.versionData;

@@ -110,6 +110,34 @@ type SectorTables = {
   workloadMin: Map<string, Map<string, SectorMin>>;
 };
 
+function countSectorClusters(order: readonly ManagedCluster[]): Pick<SectorTables, 'clusters' | 'mutexClusters'> {
+  const clusters = new Map<string, number>();
+  const mutexClusters = new Map<string, Map<string, number>>();
+  for (const c of order) {
+    const { sector, mutexes } = c.upgradePolicy.conditions;
+    if (sector === undefined) continue;
+    clusters.set(sector, (clusters.get(sector) ?? 0) + 1);
+    if (mutexes.length === 0) continue;
+    let counts = mutexClusters.get(sector);
+    if (!counts) mutexClusters.set(sector, (counts = new Map<string, number>()));
+    for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
+  }
+  return { clusters, mutexClusters };
+}
+
+function sectorWorkloadMins(order: readonly ManagedCluster[]): SectorTables['workloadMin'] {
+  const mins = new Map<string, Map<string, SectorMin>>();
+  for (const c of order) {
+    const sector = c.upgradePolicy.conditions.sector;
+    if (sector === undefined) continue;
+    let bySector = mins.get(sector);
+    if (!bySector) mins.set(sector, (bySector = new Map<string, SectorMin>()));
+    // the order is by version: the first cluster met is the lowest (the first of equals)
+    for (const w of c.upgradePolicy.workloads) if (!bySector.has(w)) bySector.set(w, { version: c.version, cluster: c.name, sector });
+  }
+  return mins;
+}
+
 /** One engine run over a validated input: precomputed indexes plus the lock state. */
 export class PlanRun {
   readonly nowMs: number;
@@ -119,7 +147,11 @@ export class PlanRun {
   private readonly input: PlanInput;
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
-  private readonly lazy: { tables?: SectorTables };
+  private readonly lazy: {
+    tables?: SectorTables;
+    counts?: Pick<SectorTables, 'clusters' | 'mutexClusters'>;
+    mins?: SectorTables['workloadMin'];
+  };
   private readonly requiredMinCache: Map<string, SectorMin | null>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
@@ -135,7 +167,7 @@ export class PlanRun {
    * (order, soak, sector tables and memoized schedule answers depend only on the input) so a
    * second run with other clusters held back (the scheduler's gates) costs only its decisions.
    */
-  constructor(input: PlanInput, again?: PlanRun) {
+  constructor(input: PlanInput, again?: PlanRun, order?: readonly ManagedCluster[]) {
     this.input = input;
     if (again && again.input === input) {
       this.nowMs = again.nowMs;
@@ -153,7 +185,8 @@ export class PlanRun {
       if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
       this.nowMs = nowMs;
       this.now = formatInstant(nowMs);
-      this.order = orderManagedClusters(input.clusters);
+      // a caller that already has the order of these clusters (the forecast, between completions) passes it
+      this.order = order ? [...order] : orderManagedClusters(input.clusters);
       this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
       this.sectors = new Map();
       this.lazy = {};
@@ -171,22 +204,24 @@ export class PlanRun {
    * workload. Built when a cluster first reaches the mutex or sector rule, so a run in which
    * nobody does (the forecast's quiet steps) does not pay for a pass over the fleet.
    */
+  /**
+   * Per sector: its managed clusters and how many of them have each mutex (the concurrency
+   * rules), and the lowest version running each workload (the sector rule). Each is built when a
+   * rule first needs it: the forecast's steps mostly need only the versions, some none.
+   */
   private get tables(): SectorTables {
-    if (this.lazy.tables) return this.lazy.tables;
-    const tables: SectorTables = { clusters: new Map(), mutexClusters: new Map(), workloadMin: new Map() };
-    for (const c of this.order) {
-      const { sector, mutexes } = c.upgradePolicy.conditions;
-      if (sector === undefined) continue;
-      tables.clusters.set(sector, (tables.clusters.get(sector) ?? 0) + 1);
-      let counts = tables.mutexClusters.get(sector);
-      if (!counts) tables.mutexClusters.set(sector, (counts = new Map<string, number>()));
-      for (const m of mutexes) counts.set(m, (counts.get(m) ?? 0) + 1);
-      let mins = tables.workloadMin.get(sector);
-      if (!mins) tables.workloadMin.set(sector, (mins = new Map<string, SectorMin>()));
-      // the order is by version: the first cluster met is the lowest (the first of equals)
-      for (const w of c.upgradePolicy.workloads) if (!mins.has(w)) mins.set(w, { version: c.version, cluster: c.name, sector });
-    }
-    return (this.lazy.tables = tables);
+    const { lazy, order } = this;
+    return (lazy.tables ??= {
+      get clusters() {
+        return (lazy.counts ??= countSectorClusters(order)).clusters;
+      },
+      get mutexClusters() {
+        return (lazy.counts ??= countSectorClusters(order)).mutexClusters;
+      },
+      get workloadMin() {
+        return (lazy.mins ??= sectorWorkloadMins(order));
+      },
+    });
   }
 
   /** Takes the cluster's mutexes for the rest of this run. */
