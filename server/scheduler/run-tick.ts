@@ -706,7 +706,6 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
 /** `above maxVersion 4.16.* (organization)` when `version` is above a target or cap of the cluster's policy, else null. */
 function aboveBound(organization: PlanInput['organization'], policy: PlanCluster['upgradePolicy'], version: string): string | null {
   if (!policy) return null;
-  const sector = organization.sectors.find((s) => s.name === policy.conditions.sector);
-  const exceeded = boundExceeded(version, boundsForCluster(organization, sector, policy.conditions));
+  const exceeded = boundExceeded(version, boundsForCluster(organization, policy.conditions));
   return exceeded ? `above ${describeBound(exceeded, policy.conditions.sector)}` : null;
 }

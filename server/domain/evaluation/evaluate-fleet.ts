@@ -106,7 +106,7 @@ export interface EvaluateOptions {
    * The engine's order of `input.clusters` (orderManagedClusters) when the caller already has it:
    * the forecast keeps it between completions, since only a version change moves it.
    */
-  order?: readonly ManagedCluster[];
+  order?: ManagedCluster[];
 }
 
 type Explained = { run: PlanRun; checks: RuleCheck[]; newer: string[]; ignored: string[]; cluster: ManagedCluster; order: number };

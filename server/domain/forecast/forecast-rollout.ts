@@ -135,16 +135,11 @@ type SimCluster = {
 
 /** The newest version any managed cluster is offered (unblocked by the organization), or null. */
 export function defaultTargetVersion(input: PlanInput): string | null {
-  const sectors = new Map(input.organization.sectors.map((s) => [s.name, s]));
   let best: string | null = null;
   for (const c of input.clusters) {
     if (!c.upgradePolicy) continue;
     const { conditions } = c.upgradePolicy;
-    const bounds = boundsForCluster(
-      input.organization,
-      conditions.sector === undefined ? undefined : sectors.get(conditions.sector),
-      conditions,
-    );
+    const bounds = boundsForCluster(input.organization, conditions);
     for (const v of c.availableUpgrades) {
       if (findBlockingPattern(v, input.organization.blockedVersions, conditions.blockedVersions) !== undefined) continue;
       // a version above the cluster's target or cap is never taken (version-bounds.ts)
@@ -227,7 +222,6 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   });
   const byName = new Map(sims.map((s) => [s.base.name, s]));
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
-  const managedStates = () => managed.map((s) => s.state);
 
   let versionData: VersionData = input.versionData;
   let engineRuns = 0;
@@ -455,19 +449,20 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // `next`), so only the soak is accumulated, by the engine's own rule.
       const soakTick = completionTick - stepMs;
       if (next === completionTick && soakTick > t && soakTick <= untilMs) {
-        versionData = accumulateSoak(versionData, managedStates(), soakTick);
+        versionData = accumulateSoak(
+          versionData,
+          managed.map((s) => s.state),
+          soakTick,
+        );
       }
       t = next;
     }
     return done;
   };
 
-  const sectorByName = new Map(input.organization.sectors.map((x) => [x.name, x]));
   /** the targets and caps of a cluster: a version above them is never taken, so never "offered" */
   const boundsOfSim = (s: SimCluster) =>
-    s.base.upgradePolicy
-      ? boundsForCluster(input.organization, s.sector === null ? undefined : sectorByName.get(s.sector), s.base.upgradePolicy.conditions)
-      : [];
+    s.base.upgradePolicy ? boundsForCluster(input.organization, s.base.upgradePolicy.conditions) : [];
 
   const finish = (): ForecastResult => {
     // Completions between the last engine run and the horizon still count.

@@ -101,16 +101,16 @@ function ranksOf<T>(clusters: readonly Cluster[], valueOf: (c: Cluster) => T, co
   return rank;
 }
 
-type SectorTables = {
+type SectorCounts = {
   /** sector → its managed clusters */
   clusters: Map<string, number>;
   /** sector → mutex → number of the sector's clusters having that mutex */
   mutexClusters: Map<string, Map<string, number>>;
-  /** sector → workload → lowest current version of the sector's clusters running it */
-  workloadMin: Map<string, Map<string, SectorMin>>;
 };
+/** sector → workload → lowest current version of the sector's clusters running it */
+type SectorMins = Map<string, Map<string, SectorMin>>;
 
-function countSectorClusters(order: readonly ManagedCluster[]): Pick<SectorTables, 'clusters' | 'mutexClusters'> {
+function countSectorClusters(order: readonly ManagedCluster[]): SectorCounts {
   const clusters = new Map<string, number>();
   const mutexClusters = new Map<string, Map<string, number>>();
   for (const c of order) {
@@ -125,7 +125,7 @@ function countSectorClusters(order: readonly ManagedCluster[]): Pick<SectorTable
   return { clusters, mutexClusters };
 }
 
-function sectorWorkloadMins(order: readonly ManagedCluster[]): SectorTables['workloadMin'] {
+function sectorWorkloadMins(order: readonly ManagedCluster[]): SectorMins {
   const mins = new Map<string, Map<string, SectorMin>>();
   for (const c of order) {
     const sector = c.upgradePolicy.conditions.sector;
@@ -147,11 +147,7 @@ export class PlanRun {
   private readonly input: PlanInput;
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
-  private readonly lazy: {
-    tables?: SectorTables;
-    counts?: Pick<SectorTables, 'clusters' | 'mutexClusters'>;
-    mins?: SectorTables['workloadMin'];
-  };
+  private readonly lazy: { counts?: SectorCounts; mins?: SectorMins };
   private readonly requiredMinCache: Map<string, SectorMin | null>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
@@ -167,7 +163,7 @@ export class PlanRun {
    * (order, soak, sector tables and memoized schedule answers depend only on the input) so a
    * second run with other clusters held back (the scheduler's gates) costs only its decisions.
    */
-  constructor(input: PlanInput, again?: PlanRun, order?: readonly ManagedCluster[]) {
+  constructor(input: PlanInput, again?: PlanRun, order?: ManagedCluster[]) {
     this.input = input;
     if (again && again.input === input) {
       this.nowMs = again.nowMs;
@@ -186,7 +182,7 @@ export class PlanRun {
       this.nowMs = nowMs;
       this.now = formatInstant(nowMs);
       // a caller that already has the order of these clusters (the forecast, between completions) passes it
-      this.order = order ? [...order] : orderManagedClusters(input.clusters);
+      this.order = order ?? orderManagedClusters(input.clusters);
       this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
       this.sectors = new Map();
       this.lazy = {};
@@ -199,29 +195,14 @@ export class PlanRun {
     for (const c of this.order) if (c.currentUpgrade) this.hold(c);
   }
 
-  /**
-   * Per sector: how many of its clusters have each mutex, and the lowest version running each
-   * workload. Built when a cluster first reaches the mutex or sector rule, so a run in which
-   * nobody does (the forecast's quiet steps) does not pay for a pass over the fleet.
-   */
-  /**
-   * Per sector: its managed clusters and how many of them have each mutex (the concurrency
-   * rules), and the lowest version running each workload (the sector rule). Each is built when a
-   * rule first needs it: the forecast's steps mostly need only the versions, some none.
-   */
-  private get tables(): SectorTables {
-    const { lazy, order } = this;
-    return (lazy.tables ??= {
-      get clusters() {
-        return (lazy.counts ??= countSectorClusters(order)).clusters;
-      },
-      get mutexClusters() {
-        return (lazy.counts ??= countSectorClusters(order)).mutexClusters;
-      },
-      get workloadMin() {
-        return (lazy.mins ??= sectorWorkloadMins(order));
-      },
-    });
+  /** Per sector: its managed clusters and how many of them have each mutex (built when a concurrency rule first needs them). */
+  private get sectorCounts(): SectorCounts {
+    return (this.lazy.counts ??= countSectorClusters(this.order));
+  }
+
+  /** Per sector and workload: the lowest version running it (built when the sector rule first needs it). */
+  private get sectorMins(): SectorMins {
+    return (this.lazy.mins ??= sectorWorkloadMins(this.order));
   }
 
   /** Takes the cluster's mutexes for the rest of this run. */
@@ -247,11 +228,7 @@ export class PlanRun {
   /** The targets and caps that apply to the cluster (organization, sector, policy); usually none. */
   boundsOf(c: ManagedCluster): AppliedBound[] {
     const { conditions } = c.upgradePolicy;
-    return boundsForCluster(
-      this.input.organization,
-      conditions.sector === undefined ? undefined : this.sectors.get(conditions.sector),
-      conditions,
-    );
+    return boundsForCluster(this.input.organization, conditions, this.sectors);
   }
 
   /** The bound `version` is above for the cluster, if any: such a candidate is never taken. */
@@ -316,7 +293,7 @@ export class PlanRun {
     const name = c.upgradePolicy.conditions.sector;
     const limitSpec = name === undefined ? undefined : this.sectors.get(name)?.maxConcurrentUpgrades;
     if (name === undefined || !limitSpec) return { pass: true };
-    const n = this.tables.clusters.get(name) ?? 1;
+    const n = this.sectorCounts.clusters.get(name) ?? 1;
     const limit = Math.max(1, limitSpec.kind === 'count' ? limitSpec.value : percentOfRoundedHalfEven(limitSpec.value, n));
     const upgrading = this.sectorUpgrading.get(name) ?? 0;
     if (upgrading < limit) return { pass: true };
@@ -345,7 +322,7 @@ export class PlanRun {
       }
     }
     for (const m of mutexes) {
-      const n = this.tables.mutexClusters.get(sector.name)?.get(m) ?? 1;
+      const n = this.sectorCounts.mutexClusters.get(sector.name)?.get(m) ?? 1;
       const limit = Math.max(1, mpu.kind === 'count' ? mpu.value : percentOfRoundedHalfEven(mpu.value, n));
       const held = this.sectorHolders.get(sector.name)?.get(m) ?? 0;
       if (held >= limit) {
@@ -382,7 +359,7 @@ export class PlanRun {
       const dep = top.dependencies[top.next++]!;
       if (visited.has(dep)) continue;
       visited.add(dep);
-      const min = this.tables.workloadMin.get(dep)?.get(workload);
+      const min = this.sectorMins.get(dep)?.get(workload);
       if (min) {
         if (!best || compareVersions(min.version, best.version) < 0) best = min;
       } else stack.push({ dependencies: this.sectors.get(dep)?.dependencies ?? [], next: 0 });
@@ -514,12 +491,11 @@ export class PlanRun {
     const { newer } = this.candidates(c);
     if (newer.length === 0) return { cluster, action: 'skip', reason: 'NO_AVAILABLE_UPGRADES', message: 'no available upgrades' };
     let firstFailure: VersionCheck | undefined;
-    let aboveBound: { version: string; bound: AppliedBound } | undefined;
+    let anyAboveBound = false;
     for (const v of newer) {
       if (this.isBlocked(c, v) !== undefined) continue;
-      const exceeds = this.exceededBound(c, v);
-      if (exceeds) {
-        aboveBound ??= { version: v, bound: exceeds };
+      if (this.exceededBound(c, v)) {
+        anyAboveBound = true;
         continue;
       }
       const check = this.checkVersion(c, v);
@@ -538,7 +514,7 @@ export class PlanRun {
       }
       firstFailure ??= check;
     }
-    if (!firstFailure && aboveBound) return this.boundVerdict(c, newer);
+    if (!firstFailure && anyAboveBound) return this.boundVerdict(c, newer);
     if (!firstFailure) {
       return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
     }

@@ -20,9 +20,6 @@ export type BoundScope = 'organization' | 'sector' | 'cluster';
 /** One bound that applies to a cluster, and where it comes from (for the explanation). */
 export type AppliedBound = { kind: BoundKind; scope: BoundScope; bound: VersionBound };
 
-/** The bounds a document level may carry (absent = none). */
-export type VersionBounds = { targetVersion?: VersionBound; maxVersion?: VersionBound };
-
 const MINOR = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.\*$/;
 
 /** Parses `4.16.3` or `4.16.*`; a message when it is neither. */
@@ -51,35 +48,30 @@ export function reachesBound(version: string, bound: VersionBound): boolean {
   return v.major > bound.major || (v.major === bound.major && v.minor >= bound.minor);
 }
 
-/** Every bound that applies to a cluster: its organization's, its sector's, its policy's. */
-export function appliedBounds(levels: { organization?: VersionBounds; sector?: VersionBounds; cluster?: VersionBounds }): AppliedBound[] {
-  const out: AppliedBound[] = [];
-  for (const scope of ['organization', 'sector', 'cluster'] as const) {
-    const level = levels[scope];
-    if (!level) continue;
-    if (level.targetVersion) out.push({ kind: 'targetVersion', scope, bound: level.targetVersion });
-    if (level.maxVersion) out.push({ kind: 'maxVersion', scope, bound: level.maxVersion });
-  }
-  return out;
-}
-
 const NO_BOUNDS: AppliedBound[] = [];
 
 /**
- * The targets and caps that apply to a cluster with these conditions in `sector` (usually none):
- * the one definition the engine (PlanRun.boundsOf) and the forecast's default target use.
+ * The targets and caps that apply to a cluster with these conditions: its organization's, its
+ * sector's, its policy's (usually none). `sectors` is the organization's sectors by name when the
+ * caller has that map (the engine, per candidate); otherwise the short list is searched.
  */
-export function boundsForCluster(organization: Organization, sector: Sector | undefined, conditions: UpgradeConditions): AppliedBound[] {
-  if (
-    !organization.targetVersion &&
-    !organization.maxVersion &&
-    !sector?.targetVersion &&
-    !sector?.maxVersion &&
-    !conditions.targetVersion &&
-    !conditions.maxVersion
-  )
-    return NO_BOUNDS;
-  return appliedBounds({ organization, sector, cluster: conditions });
+export function boundsForCluster(
+  organization: Organization,
+  conditions: UpgradeConditions,
+  sectors?: ReadonlyMap<string, Sector>,
+): AppliedBound[] {
+  const name = conditions.sector;
+  const sector = name === undefined ? undefined : (sectors?.get(name) ?? organization.sectors.find((s) => s.name === name));
+  const out: AppliedBound[] = [];
+  for (const [scope, level] of [
+    ['organization', organization],
+    ['sector', sector],
+    ['cluster', conditions],
+  ] as const) {
+    if (level?.targetVersion) out.push({ kind: 'targetVersion', scope, bound: level.targetVersion });
+    if (level?.maxVersion) out.push({ kind: 'maxVersion', scope, bound: level.maxVersion });
+  }
+  return out.length === 0 ? NO_BOUNDS : out;
 }
 
 /** The first applied bound `version` is above, or undefined when it is within all of them. */
