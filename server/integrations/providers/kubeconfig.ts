@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml, YAMLError } from 'yaml';
+import { errorMessage } from './map-settled';
 
 /**
  * Why a kubeconfig file could not be read, without its contents: a YAML error's message quotes
@@ -99,7 +100,8 @@ export function loadKubeconfig(setting: string, only?: readonly string[], opts: 
   const contexts = new Map<string, Named>();
   const problems: string[] = [];
   let readable = 0;
-  for (const file of kubeconfigFiles(setting)) {
+  const files = kubeconfigFiles(setting);
+  for (const file of files) {
     let doc: unknown;
     try {
       doc = parseYaml(fs.readFileSync(file, 'utf8'));
@@ -123,9 +125,7 @@ export function loadKubeconfig(setting: string, only?: readonly string[], opts: 
   }
   if (readable === 0) throw new Error(`cannot read the kubeconfig: ${problems.join('; ') || 'no file given'}`);
   const names = only && only.length ? [...only] : [...contexts.keys()];
-  const fileKey = kubeconfigFiles(setting)
-    .map((f) => path.resolve(f))
-    .join(path.delimiter);
+  const fileKey = files.map((f) => path.resolve(f)).join(path.delimiter);
   if (built.size > MAX_BUILT) built.clear();
   return names.map((name) => {
     const ctx = contexts.get(name);
@@ -133,7 +133,7 @@ export function loadKubeconfig(setting: string, only?: readonly string[], opts: 
     try {
       return buildContext(name, ctx, clusters, users, fileKey, opts.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS);
     } catch (err) {
-      return { name, labels: labelsOf(ctx.item), error: `kubeconfig context ${name}: ${err instanceof Error ? err.message : String(err)}` };
+      return { name, labels: labelsOf(ctx.item), error: `kubeconfig context ${name}: ${errorMessage(err)}` };
     }
   });
 }

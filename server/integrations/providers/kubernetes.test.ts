@@ -66,6 +66,20 @@ function copyTls(dir: string): void {
 
 const caData = () => fs.readFileSync(fakeTlsFiles().ca).toString('base64');
 
+/** a kubeconfig of the one context `east`: the fake's server with its CA inline, and this user */
+function eastKubeconfig(fake: FakeOpenShift, user: { name: string; user: Record<string, unknown> }): string {
+  return kubeconfig({
+    clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
+    users: [user],
+    contexts: [{ name: 'east', context: { cluster: 'east', user: user.name } }],
+  });
+}
+
+/** a user whose exec credential plugin is the Node script `script` */
+function nodeScriptExecUser(script: string): { name: string; user: Record<string, unknown> } {
+  return { name: 'sso', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [script] } } };
+}
+
 function provider(file: string, opts: KubernetesProviderOptions & { contexts?: string[] } = {}) {
   return createKubernetesProviderFromKubeconfig({ kubeconfigPath: file, ...opts });
 }
@@ -116,18 +130,12 @@ describe('Kubernetes provider: kubeconfig auth methods', () => {
     const file = writeFile(
       tmpDir(),
       'config',
-      kubeconfig({
-        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
-        users: [
-          {
-            name: 'admin',
-            user: {
-              'client-certificate-data': fs.readFileSync(f.clientCert).toString('base64'),
-              'client-key-data': fs.readFileSync(f.clientKey).toString('base64'),
-            },
-          },
-        ],
-        contexts: [{ name: 'east', context: { cluster: 'east', user: 'admin' } }],
+      eastKubeconfig(fake, {
+        name: 'admin',
+        user: {
+          'client-certificate-data': fs.readFileSync(f.clientCert).toString('base64'),
+          'client-key-data': fs.readFileSync(f.clientKey).toString('base64'),
+        },
       }),
     );
     expect((await provider(file).observe(NOW)).errors).toEqual([]);
@@ -138,16 +146,8 @@ describe('Kubernetes provider: kubeconfig auth methods', () => {
     const fake = await fakeCluster();
     const dir = tmpDir();
     writeFile(dir, 'secrets/token', `${fake.token}\n`);
-    const file = writeFile(
-      dir,
-      'config',
-      kubeconfig({
-        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
-        // `tokenFile` is client-go's field name (client-node only knows `token-file`)
-        users: [{ name: 'sa', user: { tokenFile: 'secrets/token' } }],
-        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sa' } }],
-      }),
-    );
+    // `tokenFile` is client-go's field name (client-node only knows `token-file`)
+    const file = writeFile(dir, 'config', eastKubeconfig(fake, { name: 'sa', user: { tokenFile: 'secrets/token' } }));
     const kube = provider(file);
     expect((await kube.observe(NOW)).errors).toEqual([]);
     expect(new Set(fake.requests().map((r) => r.identity))).toEqual(new Set([fake.token]));
@@ -181,23 +181,17 @@ process.stdout.write(JSON.stringify({
     const file = writeFile(
       dir,
       'config',
-      kubeconfig({
-        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
-        users: [
-          {
-            name: 'sso',
-            user: {
-              exec: {
-                apiVersion: 'client.authentication.k8s.io/v1',
-                command: './bin/fake-login.mjs',
-                args: ['get-token', '--cluster', 'east'],
-                env: [{ name: 'FAKE_LOGIN_TOKEN', value: fake.token }],
-                interactiveMode: 'Never',
-              },
-            },
+      eastKubeconfig(fake, {
+        name: 'sso',
+        user: {
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: './bin/fake-login.mjs',
+            args: ['get-token', '--cluster', 'east'],
+            env: [{ name: 'FAKE_LOGIN_TOKEN', value: fake.token }],
+            interactiveMode: 'Never',
           },
-        ],
-        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
+        },
       }),
     );
     expect((await provider(file).observe(NOW)).errors).toEqual([]);
@@ -222,22 +216,7 @@ process.stdout.write(JSON.stringify({
     const fake = await fakeCluster();
     const dir = tmpDir();
     writeFile(dir, 'login.mjs', `process.stderr.write('error: You must be logged in to the server (token expired)');\nprocess.exit(1);\n`);
-    const file = writeFile(
-      dir,
-      'config',
-      kubeconfig({
-        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
-        users: [
-          {
-            name: 'sso',
-            user: {
-              exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [path.join(dir, 'login.mjs')] },
-            },
-          },
-        ],
-        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
-      }),
-    );
+    const file = writeFile(dir, 'config', eastKubeconfig(fake, nodeScriptExecUser(path.join(dir, 'login.mjs'))));
     const { errors } = await provider(file).observe(NOW);
     expect(errors[0]?.message).toMatch(/You must be logged in to the server \(token expired\)/);
     expect(fake.requests()).toEqual([]);
@@ -420,22 +399,7 @@ describe('Kubernetes provider: per-context errors', () => {
       'hang.mjs',
       `import fs from 'node:fs';\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nsetTimeout(() => process.exit(1), 5000);\n`,
     );
-    const file = writeFile(
-      dir,
-      'config',
-      kubeconfig({
-        clusters: [{ name: 'east', cluster: { server: fake.serverUrl('east'), 'certificate-authority-data': caData() } }],
-        users: [
-          {
-            name: 'sso',
-            user: {
-              exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [path.join(dir, 'hang.mjs')] },
-            },
-          },
-        ],
-        contexts: [{ name: 'east', context: { cluster: 'east', user: 'sso' } }],
-      }),
-    );
+    const file = writeFile(dir, 'config', eastKubeconfig(fake, nodeScriptExecUser(path.join(dir, 'hang.mjs'))));
     return { file, pidFile };
   }
 

@@ -260,6 +260,9 @@ function readOperatorList(list: ConditionedList): OperatorReading[] {
   });
 }
 
+/** a MachineConfigPool condition that, True, makes the pool Degraded (in the order their messages are preferred) */
+const POOL_DEGRADED_TYPES = ['Degraded', 'NodeDegraded', 'RenderDegraded'] as const;
+
 /**
  * Degraded MachineConfigPools as health issues. The machine-config operator sets `Degraded` when
  * `NodeDegraded` or `RenderDegraded` is, and often leaves its own message empty: the first message
@@ -269,10 +272,11 @@ export function readPoolList(list: ConditionedList): string[] {
   const issues: string[] = [];
   for (const pool of list.items ?? []) {
     const conditions = pool.status?.conditions ?? [];
-    const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
-    const degraded = isTrue('Degraded') ?? isTrue('NodeDegraded') ?? isTrue('RenderDegraded');
-    if (!degraded) continue;
-    const message = [isTrue('Degraded'), isTrue('NodeDegraded'), isTrue('RenderDegraded')].map((c) => c?.message).find((m) => m);
+    const degraded = POOL_DEGRADED_TYPES.map((type) => conditions.find((c) => c.type === type && c.status === 'True')).filter(
+      (c) => c !== undefined,
+    );
+    if (degraded.length === 0) continue;
+    const message = degraded.map((c) => c.message).find((m) => m);
     issues.push(`MachineConfigPool ${pool.metadata.name} Degraded${message ? `: ${message}` : ''}`);
   }
   return issues;
@@ -411,6 +415,14 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
     if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ${what} list: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
+  /** the provider's only write: a merge patch of the ClusterVersion's `spec.desiredUpdate` (null clears it) */
+  const patchDesiredUpdate = (client: Client, desiredUpdate: { version: string; image?: string } | null) =>
+    request('PATCH clusterversions.config.openshift.io/version', () =>
+      client.custom.patchClusterCustomObject(
+        { ...CLUSTER_VERSION, body: { spec: { desiredUpdate } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
   /** null when the alerts cannot be read (no monitoring, no permission): not a health failure by itself */
   const readAlerts = async (client: Client): Promise<AlertReading[] | null> => {
     try {
@@ -523,10 +535,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         cv.status.conditionalUpdates?.find((u) => u.release.version === req.version)?.release;
       if (!release)
         throw new ProviderError('kubernetes', `${req.name}: ${req.version} is not among the cluster's available or conditional updates`);
-      const body = { spec: { desiredUpdate: { version: release.version, ...(release.image ? { image: release.image } : {}) } } };
-      await request('PATCH clusterversions.config.openshift.io/version', () =>
-        client.custom.patchClusterCustomObject({ ...CLUSTER_VERSION, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
-      );
+      await patchDesiredUpdate(client, { version: release.version, ...(release.image ? { image: release.image } : {}) });
     },
     async cancelUpgrade(req) {
       // Only a desiredUpdate the cluster-version operator has not begun is withdrawn (a running
@@ -537,12 +546,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       if (cv.spec?.desiredUpdate?.version !== req.version) return;
       const begun = cv.status.desired?.version === req.version || cv.status.history.some((h) => h.version === req.version);
       if (begun) return;
-      await request('PATCH clusterversions.config.openshift.io/version', () =>
-        client.custom.patchClusterCustomObject(
-          { ...CLUSTER_VERSION, body: { spec: { desiredUpdate: null } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
-      );
+      await patchDesiredUpdate(client, null);
     },
   };
 }

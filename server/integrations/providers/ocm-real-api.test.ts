@@ -246,8 +246,8 @@ describe('OCM provider: discovery', () => {
       region: 'europe-west1',
       nodes: { compute: 6, master: 3, infra: 3 },
     };
-    const running = { ...hosted, metricsNodes: { compute: 4, total: 4 } };
-    const { fake, ocm } = await fleet({ clusters: [labelled, running, ...many] });
+    const metered = { ...hosted, metricsNodes: { compute: 4, total: 4 } };
+    const { fake, ocm } = await fleet({ clusters: [labelled, metered, ...many] });
     const { clusters, errors } = await ocm.observe(now);
     expect(errors).toEqual([]);
     expect(clusters.find((c) => c.name === 'rosa-classic-1')?.discovery).toEqual({

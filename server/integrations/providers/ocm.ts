@@ -42,7 +42,7 @@
  */
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { z } from 'zod';
-import { compareVersions, isSemver } from '@/server/domain/version/version';
+import { compareVersions, isSemver, minorLabel } from '@/server/domain/version/version';
 import { httpJson } from './http-json';
 import { createOcmTokenSource, type OcmAuth } from './ocm-auth';
 import { errorMessage, mapSettled } from './map-settled';
@@ -104,6 +104,9 @@ export function refusalBackoffMs(refusals: number): number {
   return Math.min(OCM_REFUSAL_BACKOFF_MS * 2 ** Math.max(0, refusals - 1), OCM_REFUSAL_BACKOFF_MAX_MS);
 }
 
+/** an OCM list (`kind: …List`): its items and how many there are in all (see getAll) */
+const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item).nullish(), total: z.number().optional() });
+
 const ZNodeCounts = z.object({ compute: z.number().optional(), master: z.number().optional(), infra: z.number().optional() });
 const ZCluster = z.object({
   id: z.string(),
@@ -146,12 +149,12 @@ const ZPolicy = z.object({
   /** inline on control-plane policies; classic ones have a `/state` sub-resource */
   state: ZPolicyState.optional(),
 });
-const ZPolicyList = z.object({ items: z.array(ZPolicy).nullish(), total: z.number().optional() });
+const ZPolicyList = listOf(ZPolicy);
 const ZSubscription = z.object({
   id: z.string(),
   labels: z.array(z.object({ key: z.string(), value: z.string(), internal: z.boolean().optional() })).nullish(),
 });
-const ZSubscriptionList = z.object({ items: z.array(ZSubscription).nullish(), total: z.number().optional() });
+const ZSubscriptionList = listOf(ZSubscription);
 const ZVersionGate = z.object({
   id: z.string(),
   version_raw_id_prefix: z.string(),
@@ -162,11 +165,8 @@ const ZVersionGate = z.object({
   sts_only: z.boolean().optional(),
 });
 type OcmVersionGate = z.infer<typeof ZVersionGate>;
-const ZVersionGateList = z.object({ items: z.array(ZVersionGate).nullish(), total: z.number().optional() });
-const ZGateAgreementList = z.object({
-  items: z.array(z.object({ id: z.string().optional(), version_gate: z.object({ id: z.string() }) })).nullish(),
-  total: z.number().optional(),
-});
+const ZVersionGateList = listOf(ZVersionGate);
+const ZGateAgreementList = listOf(z.object({ id: z.string().optional(), version_gate: z.object({ id: z.string() }) }));
 
 export interface OcmProviderOptions {
   baseUrl: string;
@@ -182,11 +182,6 @@ export interface OcmProviderOptions {
 /** An OCM search string literal: single quotes doubled, as OCM's search language (SQL-like) reads them. */
 function quoted(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
-}
-
-function minorOf(version: string): string | null {
-  const m = /^(\d+)\.(\d+)\./.exec(version);
-  return m ? `${m[1]}.${m[2]}` : null;
 }
 
 /** Nodes running (metrics), else those asked for; null when OCM says neither (e.g. autoscaled compute not yet reported). */
@@ -353,9 +348,10 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           );
     return labels;
   };
+  const readGates = () => getAll(`${API}/version_gates`, {}, ZVersionGateList);
   const newReadContext = (): ReadContext => {
     let gates: Promise<OcmVersionGate[]> | undefined;
-    return { gates: () => (gates ??= getAll(`${API}/version_gates`, {}, ZVersionGateList)) };
+    return { gates: () => (gates ??= readGates()) };
   };
   const readAgreedGateIds = async (cluster: OcmCluster): Promise<Set<string>> =>
     new Set((await getAll(`${clusterPath(cluster.id)}/gate_agreements`, {}, ZGateAgreementList)).map((a) => a.version_gate.id));
@@ -365,8 +361,8 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
    * are offered no gated minor).
    */
   const readPendingGates = async (cluster: OcmCluster, ctx: ReadContext): Promise<PendingVersionGate[]> => {
-    const own = minorOf(versionOf(cluster));
-    const minors = new Set((cluster.version?.available_upgrades ?? []).map(minorOf).filter((m): m is string => m !== null && m !== own));
+    const own = minorLabel(versionOf(cluster));
+    const minors = new Set((cluster.version?.available_upgrades ?? []).map(minorLabel).filter((m): m is string => m !== null && m !== own));
     if (minors.size === 0) return [];
     const gates = await ctx.gates();
     const applicable = [...minors].sort().flatMap((m) => gatesFor(cluster, m, gates));
@@ -521,7 +517,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
     },
     async acknowledgeVersionGate(ref, gateId) {
       const cluster = await readCluster(ref.externalId);
-      const gate = (await getAll(`${API}/version_gates`, {}, ZVersionGateList)).find((g) => g.id === gateId);
+      const gate = (await readGates()).find((g) => g.id === gateId);
       if (!gate) throw new ProviderError('ocm', `OCM has no version gate ${gateId}`, 404);
       // exactly once: an agreement already there (another fleetplan, the OCM console) is not posted again
       if ((await readAgreedGateIds(cluster)).has(gateId)) return 'already-agreed';
