@@ -13,14 +13,21 @@ interface Candidate {
   checks: RuleCheck[];
 }
 
+/** The verdict of a candidate by the first rule it fails. */
+const FAILED_VERDICT: Record<string, { label: string; tone: string }> = {
+  blocked: { label: 'blocked', tone: 'bad' },
+  bound: { label: 'above target or cap', tone: 'info' },
+  sector: { label: 'sector behind', tone: 'warn' },
+  soak: { label: 'not soaked', tone: 'warn' },
+};
+
 function verdict(c: Candidate): { label: string; tone: string } {
   if (c.chosen) return { label: 'chosen', tone: 'ok' };
   if (c.checks.length === 0) return { label: 'not evaluated', tone: '' };
   const failed = c.checks.filter((k) => !k.pass);
   if (failed.length === 0) return { label: 'eligible', tone: 'accent' };
   const first = failed[0]!.rule;
-  const labels: Record<string, string> = { blocked: 'blocked', bound: 'above target or cap', sector: 'sector behind', soak: 'not soaked' };
-  return { label: labels[first] ?? first, tone: first === 'blocked' ? 'bad' : first === 'bound' ? 'info' : 'warn' };
+  return FAILED_VERDICT[first] ?? { label: first, tone: 'warn' };
 }
 
 const checkOf = (c: Candidate, rule: RuleCheck['rule']) => c.checks.find((k) => k.rule === rule);

@@ -147,6 +147,9 @@ export function FleetTable() {
   );
 }
 
+/** A cluster's provider labels as `key=value` (as the Label filter takes them). */
+const labelTexts = (c: Cluster) => Object.entries(c.labels).map(([k, v]) => `${k}=${v}`);
+
 const COLUMNS: Column<Cluster>[] = [
   {
     id: 'name',
@@ -174,11 +177,8 @@ const COLUMNS: Column<Cluster>[] = [
     id: 'labels',
     header: 'Labels',
     hidden: true,
-    csv: (c) =>
-      Object.entries(c.labels)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' '),
-    cell: (c) => <BadgeList items={Object.entries(c.labels).map(([k, v]) => `${k}=${v}`)} />,
+    csv: (c) => labelTexts(c).join(' '),
+    cell: (c) => <BadgeList items={labelTexts(c)} />,
   },
   {
     id: 'version',

@@ -4,11 +4,12 @@
 // (checked first, then applied) — and where the installation stands.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type ChangeEvent, type FormEvent, type ReactNode } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { problemsOf } from '@/components/scheduler/field-problems';
+import { FormError } from '@/components/scheduler/form-field';
 import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import styles from './setup.module.css';
@@ -21,7 +22,8 @@ const MAX_FILE_BYTES = 5_000_000;
 
 export function SetupView() {
   const trpc = useTRPC();
-  const status = useQuery({ ...trpc.setup.status.queryOptions(), refetchInterval: 5_000 });
+  // no polling of its own: a finished scheduler tick refetches it (LiveUpdates), and so do this page's own changes
+  const status = useQuery(trpc.setup.status.queryOptions());
   const me = useQuery(trpc.auth.me.queryOptions());
   if (status.isPending || me.isPending) return <LoadingRows rows={6} />;
   if (status.isError) return <ErrorState error={status.error} onRetry={() => void status.refetch()} />;
@@ -50,7 +52,7 @@ export function SetupView() {
   );
 }
 
-function Step({ n, title, done, children }: { n: number; title: string; done: boolean; children: React.ReactNode }) {
+function Step({ n, title, done, children }: { n: number; title: string; done: boolean; children: ReactNode }) {
   return (
     <li className={`panel ${styles.step}`} aria-labelledby={`setup-step-${n}`} data-done={done ? 'true' : 'false'}>
       <h2 id={`setup-step-${n}`} className={styles.stepTitle}>
@@ -115,11 +117,7 @@ function OrganizationStep({ status, canEdit }: { status: Status; canEdit: boolea
       ) : (
         <p className="small muted">An admin names the organization.</p>
       )}
-      {(general || byField.name) && (
-        <div className="banner bad small" role="alert">
-          {[general, ...(byField.name ?? [])].filter(Boolean).join('; ')}
-        </div>
-      )}
+      <FormError message={[general, ...(byField.name ?? [])].filter(Boolean).join('; ')} />
     </Step>
   );
 }
@@ -131,7 +129,7 @@ function ProviderStep({ status, canTest }: { status: Status; canTest: boolean })
   const result = test.data;
   return (
     <Step n={2} title="Connect the provider" done={status.clusters > 0}>
-      <dl className={styles.facts}>
+      <dl className={`props ${styles.facts}`}>
         <dt>Provider</dt>
         <dd data-testid="setup-provider">{p.name}</dd>
         {p.target && (
@@ -166,11 +164,7 @@ function ProviderStep({ status, canTest }: { status: Status; canTest: boolean })
       ) : (
         <p className="small muted">An admin can test the connection.</p>
       )}
-      {test.error && (
-        <div className="banner bad small" role="alert">
-          {test.error.message}
-        </div>
-      )}
+      <FormError message={test.error?.message} />
       {result && result.ok && (
         <div className="banner info small" role="status" data-testid="connection-result">
           Connected in {result.elapsedMs} ms: the provider lists {result.clusters} clusters
@@ -266,11 +260,7 @@ function PoliciesStep({ status, canImport }: { status: Status; canImport: boolea
               aria-label="Organization file (YAML)"
             />
           </label>
-          {fileError && (
-            <div className="banner bad small" role="alert">
-              {fileError}
-            </div>
-          )}
+          <FormError message={fileError} />
           <div className={styles.row}>
             <button
               type="button"

@@ -9,7 +9,8 @@ import { useTRPC } from '@/components/trpc/client';
 export function SetupBanner() {
   const trpc = useTRPC();
   const pathname = usePathname();
-  const status = useQuery({ ...trpc.setup.status.queryOptions(), retry: false, staleTime: 30_000 });
+  // not asked for on the sign-in page, where it would only be refused
+  const status = useQuery({ ...trpc.setup.status.queryOptions(), retry: false, staleTime: 30_000, enabled: pathname !== '/login' });
   if (pathname === '/setup' || pathname === '/login' || !status.data) return null;
   const s = status.data;
   if (s.complete || s.demo) return null;
