@@ -80,7 +80,7 @@ export function VersionGatesPanel({ cluster, provider, gates }: { cluster: strin
               {chosen.minor} be planned. It is written to the activity log under your name.
             </p>
             {ack.error ? <p role="alert">{ack.error.message}</p> : null}
-            <div className="row">
+            <div className="dialog-actions">
               <button type="submit" className="btn primary" disabled={ack.isPending}>
                 {ack.isPending ? 'Acknowledging…' : 'Acknowledge'}
               </button>
