@@ -9,7 +9,7 @@
  * turn (mutexes taken earlier in the order count), and only for the clusters asked for: the tick
  * and the forecast ask for none and pay nothing extra. Pure and synchronous: time is `input.now`.
  */
-import { PlanRun, type ManagedCluster, type SectorMin, type VersionCheck } from '@/server/domain/plan/decide-upgrades';
+import { PlanRun, type ManagedCluster, type RunKept, type SectorMin, type VersionCheck } from '@/server/domain/plan/decide-upgrades';
 import { parseInstant } from '@/server/domain/plan/time';
 import type { Decision, PlanInput, PlanResult, RuleCheck, VersionData } from '@/server/domain/plan/types';
 import {
@@ -96,17 +96,20 @@ export interface EvaluateOptions {
   /** clusters to explain: true = all, a list = those names (unknown names are left out) */
   explain?: boolean | readonly string[];
   /**
-   * The clusters to decide (default: all). The others sit the run out and get no decision. Only
-   * for a caller that knows those clusters' decisions are skips, which take no mutex and so
-   * cannot change anyone else's: the forecast's clusters that nothing has woken since their last
-   * verdict (a pending upgrade, a window not yet open, soak not yet reached).
+   * The clusters to decide, in the engine's order (default: all). The others sit the run out and
+   * get no decision. Only for a caller that knows those clusters' decisions are skips, which take
+   * no mutex and so cannot change anyone else's: the forecast's clusters that nothing has woken
+   * since their last verdict (a pending upgrade, a window not yet open, soak not yet reached).
+   * Objects of `input.clusters`, so they need `order` too.
    */
-  decide?: (cluster: ManagedCluster) => boolean;
+  decideOnly?: readonly ManagedCluster[];
   /**
    * The engine's order of `input.clusters` (orderManagedClusters) when the caller already has it:
    * the forecast keeps it between completions, since only a version change moves it.
    */
   order?: ManagedCluster[];
+  /** more the caller keeps between runs over the same clusters (see RunKept): the forecast's soak ledger and sector tables */
+  kept?: Omit<RunKept, 'order'>;
 }
 
 type Explained = { run: PlanRun; checks: RuleCheck[]; newer: string[]; ignored: string[]; cluster: ManagedCluster; order: number };
@@ -121,17 +124,22 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
 
   const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
     // a re-run for the gates is over the same input: it borrows the first run's indexes
-    const run = new PlanRun(plain, lastRun, options.order);
+    const run = new PlanRun(plain, lastRun, { ...options.kept, order: options.order });
     const turn = new Map<string, Explained>();
     const decisions: Decision[] = [];
-    run.order.forEach((c, order) => {
-      if (explainAll || (wanted!.size > 0 && wanted!.has(c.name))) {
-        const { newer, ignored } = run.candidates(c);
-        turn.set(c.name, { run, checks: clusterRuleChecks(run, c, newer), newer, ignored, cluster: c, order });
-      }
-      if (options.decide && !options.decide(c)) return;
-      decisions.push(heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c));
-    });
+    const decideOne = (c: ManagedCluster) => decisions.push(heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c));
+    if (!explainAll && wanted!.size === 0 && options.decideOnly) {
+      options.decideOnly.forEach(decideOne);
+    } else {
+      const only = options.decideOnly ? new Set(options.decideOnly) : null;
+      run.order.forEach((c, order) => {
+        if (explainAll || wanted!.has(c.name)) {
+          const { newer, ignored } = run.candidates(c);
+          turn.set(c.name, { run, checks: clusterRuleChecks(run, c, newer), newer, ignored, cluster: c, order });
+        }
+        if (only === null || only.has(c)) decideOne(c);
+      });
+    }
     lastRun = run;
     lastEngine = decisions;
     explained = turn;

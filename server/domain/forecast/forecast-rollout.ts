@@ -23,9 +23,9 @@
 import { findBlockingPattern } from '../plan/blocked-versions';
 import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
-import { accumulateSoak } from '../plan/soak';
+import { SoakLedger } from '../plan/soak';
 import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
-import { orderManagedClusters, type ManagedCluster } from '../plan/decide-upgrades';
+import { engineOrderPositions, type ManagedCluster, type SectorTables } from '../plan/decide-upgrades';
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
@@ -224,6 +224,10 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
 
   let versionData: VersionData = input.versionData;
+  // Kept between engine runs (the engine would derive them from the clusters at every step): the
+  // soak ledger follows each completion; the sector tables are rebuilt after one.
+  let ledger: SoakLedger | null = null;
+  let sectorTables: SectorTables = {};
   let engineRuns = 0;
   let upgradesStarted = 0;
   let truncated = false;
@@ -236,8 +240,10 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       if (!cu) continue;
       if (s.endsAt !== null && s.endsAt <= t) {
         const version = cu.version;
+        const from = s.state.version;
         s.state = { ...s.state, version, availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0) };
         delete s.state.currentUpgrade;
+        ledger?.moved(s.state, from);
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
         s.endsAt = null;
         completed = true;
@@ -255,7 +261,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
    * today's rate. The engine reports only the highest candidate's failure, so every candidate is
    * looked at: a lower one may be soaking while the highest waits for a sector.
    */
-  const nextVersionChance = (s: SimCluster, t: number, rates: Map<string, number>, view: FleetVersionView): number => {
+  const nextVersionChance = (s: SimCluster, t: number, soak: SoakLedger, view: FleetVersionView): number => {
     if (!s.state.upgradePolicy) return Infinity;
     let best = Infinity;
     for (const check of view.versionChecks(s.state as ManagedCluster)) {
@@ -263,7 +269,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       let at = t;
       for (const p of check.soak.perWorkload) {
         if (p.pass || p.required === null) continue;
-        const rate = rates.get(`${check.version}\u0000${p.workload}`) ?? 0;
+        const rate = soak.reporters(check.version, p.workload);
         if (rate <= 0) {
           at = Infinity;
           break;
@@ -301,29 +307,10 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return Math.max(t, wake);
   };
 
-  // Soak accumulation rate per (version, workload): healthy managed clusters running it. Only a
-  // completion changes it; computed when some cluster waits for soak.
-  let rates: Map<string, number> | null = null;
-  const soakRates = (): Map<string, number> => {
-    if (rates) return rates;
-    const counted = new Map<string, number>();
-    for (const s of managed) {
-      if (!s.state.healthy) continue;
-      for (const w of s.state.upgradePolicy!.workloads) {
-        const key = `${s.state.version}\u0000${w}`;
-        counted.set(key, (counted.get(key) ?? 0) + 1);
-      }
-    }
-    return (rates = counted);
-  };
-
   // The engine's order of the managed clusters (orderManagedClusters: by version, then soakDays,
   // then input order), kept as simulated clusters: only a completion changes a version.
   let engineOrder: SimCluster[] | null = null;
-  const orderOfSims = (): SimCluster[] => {
-    const simOf = new Map<Cluster, SimCluster>(managed.map((s) => [s.state, s]));
-    return orderManagedClusters(sims.map((s) => s.state)).map((c) => simOf.get(c)!);
-  };
+  const orderOfSims = (): SimCluster[] => Array.from(engineOrderPositions(sims.map((s) => s.state)), (i) => sims[i]!);
 
   let t = fromMs;
   let first = true;
@@ -344,18 +331,25 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         break;
       }
       const reset = first ? false : advanceUpgrades(t);
-      if (reset) rates = null;
+      if (reset) sectorTables = {};
       if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
 
       // Only awake clusters are decided: an asleep one's verdict cannot have changed since it was
       // given (that is what put it to sleep), and a skip takes no mutex. The first step decides
       // everyone (blocked or gated upgrades in flight are cancelled there).
-      const awake = new Set<Cluster>();
-      for (const s of managed) if (first || (!s.state.currentUpgrade && s.eligibleAt <= t)) awake.add(s.state);
       if (reset || engineOrder === null) engineOrder = orderOfSims();
+      const order: ManagedCluster[] = [];
+      const awake: ManagedCluster[] = [];
+      for (const s of engineOrder) {
+        const state = s.state as ManagedCluster;
+        order.push(state);
+        if (first || (!state.currentUpgrade && s.eligibleAt <= t)) awake.push(state);
+      }
+      ledger ??= new SoakLedger(order);
       const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates, {
-        decide: (c) => awake.has(c),
-        order: engineOrder.map((s) => s.state as ManagedCluster),
+        decideOnly: awake,
+        order,
+        kept: { soak: ledger, sectorTables },
       });
       engineRuns++;
       versionData = result.versionData;
@@ -403,7 +397,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
               break;
             case 'NOT_SOAKED':
             case 'SECTOR_BEHIND':
-              s.eligibleAt = nextVersionChance(s, t, soakRates(), result);
+              s.eligibleAt = nextVersionChance(s, t, ledger, result);
               break;
             default:
               s.eligibleAt = t;
@@ -449,11 +443,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // `next`), so only the soak is accumulated, by the engine's own rule.
       const soakTick = completionTick - stepMs;
       if (next === completionTick && soakTick > t && soakTick <= untilMs) {
-        versionData = accumulateSoak(
-          versionData,
-          managed.map((s) => s.state),
-          soakTick,
-        );
+        versionData = ledger.accumulate(versionData, soakTick);
       }
       t = next;
     }

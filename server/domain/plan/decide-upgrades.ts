@@ -14,7 +14,7 @@
  */
 import { findBlockingPattern } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
-import { accumulateSoak } from './soak';
+import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
@@ -58,9 +58,17 @@ function soakDaysOf(c: ManagedCluster): number {
 
 /** Orders managed clusters: version ascending, then soakDays ascending, then input order. */
 export function orderManagedClusters(clusters: readonly Cluster[]): ManagedCluster[] {
+  return Array.from(engineOrderPositions(clusters), (i) => clusters[i] as ManagedCluster);
+}
+
+/**
+ * The positions in `clusters` of its managed clusters, in the engine's order (orderManagedClusters):
+ * for a caller keeping its own record per cluster, which it can then order without a lookup.
+ */
+export function engineOrderPositions(clusters: readonly Cluster[]): Int32Array {
   // A fleet runs a few dozen distinct versions and soakDays values: rank those once, then place
   // the clusters by (version rank, soakDays rank) with a stable counting sort — linear, and
-  // cheap enough for the forecast, which orders the whole fleet at every step.
+  // cheap enough for the forecast, which orders the whole fleet after every completion.
   const versionRank = ranksOf(clusters, (c) => c.version, compareVersions);
   const soakRank = ranksOf(
     clusters,
@@ -79,12 +87,11 @@ export function orderManagedClusters(clusters: readonly Cluster[]): ManagedClust
   const starts = new Int32Array(kinds + 1);
   for (const key of keys) if (key >= 0) starts[key + 1]!++;
   for (let k = 1; k <= kinds; k++) starts[k]! += starts[k - 1]!;
-  const ordered = new Array<ManagedCluster>(starts[kinds]!);
-  clusters.forEach((c, i) => {
-    const key = keys[i]!;
-    if (key >= 0) ordered[starts[key]!++] = c as ManagedCluster;
+  const positions = new Int32Array(starts[kinds]!);
+  keys.forEach((key, i) => {
+    if (key >= 0) positions[starts[key]!++] = i;
   });
-  return ordered;
+  return positions;
 }
 
 /** Dense ranks of the managed clusters' values of `valueOf` (values comparing equal share one). */
@@ -138,6 +145,27 @@ function sectorWorkloadMins(order: readonly ManagedCluster[]): SectorMins {
   return mins;
 }
 
+/**
+ * The sector tables of a run, built when a rule first needs them. They read only the clusters'
+ * versions, sectors, mutexes and workloads, so runs over clusters that differ only in their
+ * upgrades in flight can share them (an empty object to start).
+ */
+export type SectorTables = { counts?: SectorCounts; mins?: SectorMins };
+
+/**
+ * What a caller running the engine again and again over the same clusters — the forecast, between
+ * two completions — keeps from run to run instead of the run deriving it again. Each must describe
+ * the run's `input.clusters` (versions, health, policies) exactly.
+ */
+export type RunKept = {
+  /** the engine's order of the managed clusters (orderManagedClusters) */
+  order?: ManagedCluster[];
+  /** accumulates the soak of exactly these clusters (a ledger kept in step with their versions) */
+  soak?: SoakLedger;
+  /** sector tables shared by the runs */
+  sectorTables?: SectorTables;
+};
+
 /** One engine run over a validated input: precomputed indexes plus the lock state. */
 export class PlanRun {
   readonly nowMs: number;
@@ -147,7 +175,7 @@ export class PlanRun {
   private readonly input: PlanInput;
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
-  private readonly lazy: { counts?: SectorCounts; mins?: SectorMins };
+  private readonly lazy: SectorTables;
   private readonly requiredMinCache: Map<string, SectorMin | null>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
@@ -162,8 +190,10 @@ export class PlanRun {
    * A run over `input`. `again` — an earlier run over the very same input — lends its indexes
    * (order, soak, sector tables and memoized schedule answers depend only on the input) so a
    * second run with other clusters held back (the scheduler's gates) costs only its decisions.
+   * `kept` is what a caller running the engine again and again over the same clusters (the
+   * forecast) already has from the previous run: see RunKept.
    */
-  constructor(input: PlanInput, again?: PlanRun, order?: ManagedCluster[]) {
+  constructor(input: PlanInput, again?: PlanRun, kept: RunKept = {}) {
     this.input = input;
     if (again && again.input === input) {
       this.nowMs = again.nowMs;
@@ -181,11 +211,10 @@ export class PlanRun {
       if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
       this.nowMs = nowMs;
       this.now = formatInstant(nowMs);
-      // a caller that already has the order of these clusters (the forecast, between completions) passes it
-      this.order = order ?? orderManagedClusters(input.clusters);
-      this.versionData = accumulateSoak(input.versionData, this.order, nowMs);
+      this.order = kept.order ?? orderManagedClusters(input.clusters);
+      this.versionData = kept.soak ? kept.soak.accumulate(input.versionData, nowMs) : accumulateSoak(input.versionData, this.order, nowMs);
       this.sectors = new Map();
-      this.lazy = {};
+      this.lazy = kept.sectorTables ?? {};
       this.requiredMinCache = new Map();
       this.windowCache = new Map();
       this.nextRunCache = new Map();
