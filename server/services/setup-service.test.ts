@@ -84,6 +84,8 @@ describe('set-up: testing the provider connection', () => {
     const result = await setup.testConnection();
     expect(result).toMatchObject({ ok: true, clusters: 2, sample: ['prod-east-1', 'prod-west-1'], unreadable: [] });
     expect(fake.writes()).toEqual([]);
+    // one page of the cluster list, not every cluster's policies, gates and labels
+    expect(fake.requests()).toEqual([{ method: 'GET', path: '/api/clusters_mgmt/v1/clusters' }]);
   });
 
   it('a token OCM refuses is reported with the status and OCM’s reason', async () => {

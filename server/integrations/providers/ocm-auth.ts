@@ -3,6 +3,7 @@
 // client_id=cloud-services) or a service account (grant_type=client_credentials), keeps it until
 // a minute before it expires, and fetches a new one when OCM answers 401. A fixed bearer token
 // is still accepted (tests, a token minted elsewhere) and never refreshed.
+import { createHash } from 'node:crypto';
 import { httpForm } from './http-json';
 import { ProviderError } from './types';
 
@@ -25,9 +26,26 @@ export interface OcmTokenSource {
   invalidate(): boolean;
 }
 
+/**
+ * The token sources of this process, by credential: the scheduler builds a provider for every
+ * tick, and each would otherwise ask SSO for a new access token although the last one is good for
+ * minutes more. Keyed by a hash of the secret (never the secret itself); a handful of entries at
+ * most, the oldest dropped first.
+ */
+const sharedSources = new Map<string, OcmTokenSource>();
+const MAX_SHARED_SOURCES = 16;
+
 export function createOcmTokenSource(auth: OcmAuth): OcmTokenSource {
   if (auth.kind === 'bearer') return { token: () => Promise.resolve(auth.token), invalidate: () => false };
-  return refreshingTokenSource(auth);
+  const secret = auth.kind === 'offline-token' ? auth.offlineToken : `${auth.clientId}\u0000${auth.clientSecret}`;
+  const key = `${auth.kind}\u0000${auth.tokenUrl}\u0000${createHash('sha256').update(secret).digest('hex')}`;
+  let source = sharedSources.get(key);
+  if (!source) {
+    source = refreshingTokenSource(auth);
+    sharedSources.set(key, source);
+    if (sharedSources.size > MAX_SHARED_SOURCES) sharedSources.delete(sharedSources.keys().next().value!);
+  }
+  return source;
 }
 
 function refreshingTokenSource(auth: Exclude<OcmAuth, { kind: 'bearer' }>): OcmTokenSource {

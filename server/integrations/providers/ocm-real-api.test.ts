@@ -163,6 +163,15 @@ describe('OCM provider: refused starts back off', () => {
   });
 });
 
+describe('OCM provider: probe', () => {
+  it('tells the fleet size and the first names from one page of the cluster list', async () => {
+    const many = Array.from({ length: 25 }, (_, i) => ({ ...classic, id: `c-${i}`, name: `rosa-${String(i).padStart(2, '0')}` }));
+    const { fake, ocm } = await fleet({ clusters: many });
+    expect(await ocm.probe!(now, 10)).toEqual({ clusters: 25, sample: many.slice(0, 10).map((c) => c.name) });
+    expect(fake.requests()).toEqual([{ method: 'GET', path: '/api/clusters_mgmt/v1/clusters' }]);
+  });
+});
+
 describe('OCM provider: access tokens from Red Hat SSO', () => {
   it('exchanges an offline token for an access token, reuses it, and gets a new one when OCM answers 401', async () => {
     const { fake, ocm } = await fleet(
@@ -171,6 +180,12 @@ describe('OCM provider: access tokens from Red Hat SSO', () => {
     );
     await ocm.observe(now);
     await ocm.observe(now);
+    // the scheduler builds a provider per tick: the next one reuses the token too
+    const nextTick = createOcmProvider({
+      baseUrl: fake.url,
+      auth: { kind: 'offline-token', offlineToken: 'offline-token-of-the-org', tokenUrl: `${fake.url}/_sso/token` },
+    });
+    await nextTick.observe(now);
     expect(fake.tokenGrants().map((g) => g.grantType)).toEqual(['refresh_token']);
     // the access token expires at OCM (its clock moved past the 15 minutes)
     now = new Date(T0.getTime() + 20 * MIN);

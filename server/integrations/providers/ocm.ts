@@ -430,6 +430,12 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
     name: 'ocm',
     startLeadMs: OCM_START_LEAD_MS,
     minStartNoticeMs: OCM_MIN_LEAD_MS,
+    async probe(_now, sample) {
+      const params = { ...(opts.search ? { search: opts.search } : {}), page: '1', size: String(Math.max(1, sample)) };
+      const list = await get(`${API}/clusters?${new URLSearchParams(params)}`, ZClusterList);
+      const items = list.items ?? [];
+      return { clusters: list.total ?? items.length, sample: items.slice(0, sample).map((c) => c.name) };
+    },
     async observe(): Promise<FleetSnapshot> {
       const ctx = newReadContext();
       const known = await listAll();

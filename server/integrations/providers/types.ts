@@ -133,6 +133,12 @@ export interface FleetProvider {
   readonly minStartNoticeMs: number;
   /** READ-ONLY. Never writes anything. Consistent per cluster (an upgrade completing mid-read is seen as completed). */
   observe(now: Date): Promise<FleetSnapshot>;
+  /**
+   * READ-ONLY and cheap: does the provider answer with these credentials? The fleet's size and the
+   * first few names (OCM: one page of the cluster list, where `observe` reads every cluster's
+   * policies, gates and labels). Absent: a caller that needs the answer reads the whole fleet.
+   */
+  probe?(now: Date, sample: number): Promise<{ clusters: number; sample: string[] }>;
   /** READ-ONLY fresh read of one cluster, for the start-time gates and post-checks. Throws ProviderError. */
   observeCluster(ref: ClusterRef, now: Date): Promise<ClusterSnapshot>;
   /**
