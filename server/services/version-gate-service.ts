@@ -61,7 +61,7 @@ export function createVersionGateService(deps: { db: Db; realNow: () => Date; pr
         action: 'cluster.acknowledge-version-gate',
         target: `${row.name}@${gate.minor}`,
         before: { gateId: gate.id, minor: gate.minor, description: gate.description, agreed: false },
-        after: { gateId: gate.id, minor: gate.minor, agreed: true, atProvider },
+        after: { gateId: gate.id, minor: gate.minor, description: gate.description, agreed: true, atProvider },
       });
     });
     return {

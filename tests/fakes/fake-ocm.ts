@@ -415,7 +415,7 @@ export async function startFakeOcm(opts: FakeOcmOptions): Promise<FakeOcm> {
   const handle = (req: FakeRequest): FakeResponse => {
     const extra = req.path.startsWith('/_fake/') ? opts.control?.(req) : undefined;
     if (extra) return extra;
-    if (req.path === '/_fake/writes') return { status: 200, body: { writes, refusals } };
+    if (req.path === '/_fake/writes') return { status: 200, body: { writes, refusals, gateAgreements: gateAgreementWrites } };
     const ctl = /^\/_fake\/clusters\/([^/]+)\/([a-z]+)$/.exec(req.path);
     if (ctl && req.method === 'POST') {
       const id = decodeURIComponent(ctl[1]!);

@@ -4,7 +4,7 @@
 //   node --import tsx tests/fakes/serve.ts ocm|openshift --port N [--fleet FLEET.json] [--kubeconfig OUT.yaml]
 //
 // FLEET.json: {"clusters": [...]} as FakeOcmClusterSpec / FakeOpenShiftClusterSpec (a small default
-// fleet otherwise). Prints one line `listening URL` when ready. Scripting and the write counters
+// fleet otherwise); for OCM also "versionGates": [...] as FakeVersionGate. Prints one line `listening URL` when ready. Scripting and the write counters
 // are under `/_fake/` (see fake-ocm.ts and fake-openshift.ts), plus, for the crash test:
 //   POST /_fake/kill-on-write {"pgid": N, "afterMs": 0}  on the next accepted write, SIGKILL the
 //        process group N: at once (before the write is answered, so the server never learns that
@@ -12,7 +12,7 @@
 //   GET  /_fake/kills  the kills done so far, each with the write that triggered it.
 import fs from 'node:fs';
 import type { FakeRequest, FakeResponse } from './http-server';
-import { startFakeOcm, type FakeOcmClusterSpec } from './fake-ocm';
+import { startFakeOcm, type FakeOcmClusterSpec, type FakeVersionGate } from './fake-ocm';
 import { startFakeOpenShift, type FakeOpenShiftClusterSpec } from './fake-openshift';
 
 const RELEASES = ['4.13.10', '4.13.11', '4.13.12', '4.13.13', '4.14.1'];
@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   if ((kind !== 'ocm' && kind !== 'openshift') || !Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error('usage: serve.ts ocm|openshift --port N [--fleet FLEET.json] [--kubeconfig OUT.yaml]');
   const fleetFile = flag(args, '--fleet');
-  const fleet = fleetFile ? (JSON.parse(fs.readFileSync(fleetFile, 'utf8')) as { clusters: unknown[] }) : null;
+  const fleet = fleetFile
+    ? (JSON.parse(fs.readFileSync(fleetFile, 'utf8')) as { clusters: unknown[]; versionGates?: FakeVersionGate[] })
+    : null;
   let close: () => Promise<void>;
   const switcher = killSwitch();
   const control = (req: FakeRequest) => switcher.control(req);
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
       { id: 'c-stage-1', name: 'stage-1', version: '4.13.10', releases: RELEASES },
       { id: 'c-prod-1', name: 'prod-1', version: '4.13.10', releases: RELEASES },
     ];
-    const fake = await startFakeOcm({ clusters, port, token: process.env.FAKE_OCM_TOKEN, control });
+    const fake = await startFakeOcm({ clusters, versionGates: fleet?.versionGates, port, token: process.env.FAKE_OCM_TOKEN, control });
     fake.onWrite((w) => switcher.onWrite(w));
     close = () => fake.close();
     process.stdout.write(`listening ${fake.url}\n`);
