@@ -37,6 +37,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
     run: async (args) => (await import('./org-command')).runDemoCommand(args),
   },
+  gate: {
+    summary: 'gate list | gate ack CLUSTER MINOR provider version gates not agreed to; agree to one (--yes; audited)',
+    run: async (args) => (await import('./gate-command')).runGateCommand(args),
+  },
   export: {
     summary: 'export [--cluster NAME]           the policies as an OCM organization (or cluster) file on stdout',
     run: async (args) => (await import('./export-command')).runExportCommand(args),

@@ -7,7 +7,7 @@ import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findClusterByName, removePendingVersionGate } from '@/server/repositories/cluster-repository';
+import { findClusterByName, listPendingVersionGates, removePendingVersionGate } from '@/server/repositories/cluster-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 
@@ -25,6 +25,14 @@ export interface VersionGateAcknowledgement {
   atProvider: 'agreed' | 'already-agreed';
   acknowledgedBy: string;
   acknowledgedAt: string;
+}
+
+export interface PendingVersionGate {
+  cluster: string;
+  gateId: string;
+  minor: string;
+  description: string;
+  documentationUrl: string | null;
 }
 
 export function createVersionGateService(deps: { db: Db; realNow: () => Date; provider: () => Promise<FleetProvider> }) {
@@ -75,6 +83,20 @@ export function createVersionGateService(deps: { db: Db; realNow: () => Date; pr
   }
 
   return {
+    /** every gate a cluster has not agreed to, by cluster name then minor */
+    pending(): PendingVersionGate[] {
+      return listPendingVersionGates(db).flatMap((row) =>
+        [...row.gates]
+          .sort((a, b) => a.minor.localeCompare(b.minor, 'en', { numeric: true }))
+          .map((g) => ({
+            cluster: row.cluster,
+            gateId: g.id,
+            minor: g.minor,
+            description: g.description,
+            documentationUrl: g.documentationUrl,
+          })),
+      );
+    },
     acknowledge(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
       const key = `${input.cluster}\u0000${input.gateId}`;
       const running = inFlight.get(key);
