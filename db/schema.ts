@@ -130,6 +130,14 @@ export const clusters = sqliteTable(
     )
       .notNull()
       .$defaultFn(() => []),
+    /**
+     * installed operators and removed-API use (Kubernetes provider: OLM CSVs, APIRequestCount);
+     * they hold some upgrades (OPERATOR_INCOMPATIBLE, REMOVED_API_IN_USE); null = not reported
+     */
+    inhibitors: json<{
+      operators: { name: string; namespace: string; maxOpenShiftVersion: string | null }[];
+      removedApis: { resource: string; removedInRelease: string; requestCount: number; users: string[] }[];
+    }>('inhibitors'),
     availableUpgrades: json<string[]>('available_upgrades')
       .notNull()
       .$defaultFn(() => []),

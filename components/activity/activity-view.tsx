@@ -39,6 +39,8 @@ const REASONS = [
   'EXCLUDED',
   'UNHEALTHY',
   'VERSION_GATE',
+  'OPERATOR_INCOMPATIBLE',
+  'REMOVED_API_IN_USE',
 ];
 const CHANGE_AREAS = ['policy', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
 const RANGES = [

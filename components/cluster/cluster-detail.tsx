@@ -13,6 +13,7 @@ import { CandidateTable } from './candidate-table';
 import { ClusterEvents } from './cluster-events';
 import { LifecyclePanel } from './lifecycle-panel';
 import { VersionGatesPanel } from './version-gates-panel';
+import { InhibitorsPanel } from './inhibitors-panel';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone, formatSpan, isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
@@ -100,6 +101,7 @@ function ClusterView({ name, cluster: c, explain }: { name: string; cluster: Det
           }
         </QueryState>
       </section>
+      <InhibitorsPanel facts={c.inhibitors} />
       <LifecyclePanel cluster={c.name} />
       <HistoryPanel history={c.history} />
       <ClusterEvents explain={explain} />

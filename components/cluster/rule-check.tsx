@@ -24,6 +24,9 @@ export const GATE_LABEL: Record<string, string> = {
   health: 'Gate: health',
   provider: 'Gate: provider read the cluster',
   halt: 'Gate: no unacknowledged failure halts it',
+  'version-gate': 'Gate: no provider version gate pending',
+  operators: 'Gate: installed operators support the version',
+  'removed-apis': 'Gate: no API it removes is in use',
 };
 
 export function PassMark({ pass }: { pass: boolean }) {

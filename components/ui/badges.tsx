@@ -12,6 +12,8 @@ const REASON_TONE: Record<string, string> = {
   AT_TARGET: 'ok',
   ABOVE_CAP: 'info',
   VERSION_GATE: 'warn',
+  OPERATOR_INCOMPATIBLE: 'warn',
+  REMOVED_API_IN_USE: 'warn',
   VERSION_BLOCKED: 'bad',
   OUTSIDE_WINDOW: '',
   NO_AVAILABLE_UPGRADES: 'ok',

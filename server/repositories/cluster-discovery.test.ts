@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER, openDatabase } from '@/db/open-database';
 import { readPlanStructureRevision } from './data-version-repository';
-import { loadPendingVersionGates } from './gate-state-repository';
+import { loadInhibitors, loadPendingVersionGates } from './gate-state-repository';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -50,6 +50,33 @@ describe('migration 0009_cluster_discovery', () => {
     db.$client.prepare('update clusters set pending_version_gates = ?').run(JSON.stringify([gate]));
     expect(revision()).toBe((r0 ?? 0) + 1);
     expect(loadPendingVersionGates(db, 1)).toEqual(new Map([['c1', [gate]]]));
+    db.$client.close();
+  });
+});
+
+describe('migration 0011_cluster_inhibitors', () => {
+  it('gives existing clusters no facts; writing them moves the plan structure; only facts that can hold are loaded', () => {
+    const upTo0010 = migrationsUpTo('0010_rollout_controls');
+    const file = path.join(upTo0010, 'fleet.db');
+    const before = openDatabase(file, { migrationsFolder: upTo0010 });
+    before.$client.exec(`insert into organizations (name, updated_at) values ('org', 0)`);
+    for (const name of ['c1', 'c2'])
+      before.$client.exec(
+        `insert into clusters (organization_id, name, external_id, provider, version, channel, available_upgrades, health_issues, observed_at)
+         values (1, '${name}', 'ext-${name}', 'kubernetes', '4.15.20', 'stable-4.15', '[]', '[]', 0)`,
+      );
+    before.$client.close();
+
+    const db = openDatabase(file);
+    expect(db.$client.prepare('select inhibitors from clusters').all()).toEqual([{ inhibitors: null }, { inhibitors: null }]);
+    const r0 = readPlanStructureRevision(db);
+    const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };
+    const noLimit = { name: 'cert-manager.v1.13.0', namespace: 'cert-manager', maxOpenShiftVersion: null };
+    const set = db.$client.prepare('update clusters set inhibitors = ? where name = ?');
+    set.run(JSON.stringify({ operators: [logging, noLimit], removedApis: [] }), 'c1');
+    set.run(JSON.stringify({ operators: [noLimit], removedApis: [] }), 'c2');
+    expect(readPlanStructureRevision(db)).toBe((r0 ?? 0) + 2);
+    expect(loadInhibitors(db, 1)).toEqual(new Map([['c1', { operators: [logging], removedApis: [] }]]));
     db.$client.close();
   });
 });

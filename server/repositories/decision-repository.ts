@@ -1,5 +1,6 @@
 // Per-tick persistence: cluster snapshots, decisions, intents and upgrade history rows.
 // Prepared statements on the raw handle: a tick writes up to one row per cluster.
+import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
@@ -86,6 +87,8 @@ export interface SnapshotUpdate {
   /** null: not reported this time (the stored labels, cloud, region and nodes stay) */
   discovery: SnapshotDiscovery | null;
   pendingVersionGates: PendingVersionGatesJson;
+  /** null: not read this time (the stored facts stay) */
+  inhibitors: ClusterInhibitorFacts | null;
 }
 
 export interface SnapshotInsert {
@@ -101,6 +104,7 @@ export interface SnapshotInsert {
   upgradeState: string;
   discovery: SnapshotDiscovery | null;
   pendingVersionGates: PendingVersionGatesJson;
+  inhibitors: ClusterInhibitorFacts | null;
 }
 
 /**
@@ -139,20 +143,21 @@ export function writeSnapshots(
   const upd = client.prepare(
     `update clusters set version = @version, channel = @channel, available_upgrades = @availableUpgrades, healthy = @healthy,
        health_issues = @healthIssues, current_upgrade = @currentUpgrade, upgrade_state = @upgradeState,
-       pending_version_gates = @pendingVersionGates,
+       pending_version_gates = @pendingVersionGates, inhibitors = iif(@inhibitors is null, inhibitors, @inhibitors),
        labels = iif(@discovered, @labels, labels), cloud = iif(@discovered, @cloud, cloud),
        region = iif(@discovered and @region is not null, @region, region),
        node_count = iif(@discovered and @nodeCount is not null, @nodeCount, node_count), observed_at = @at
      where id = @id and (version is not @version or channel is not @channel or available_upgrades is not @availableUpgrades
        or healthy is not @healthy or health_issues is not @healthIssues or current_upgrade is not @currentUpgrade
        or upgrade_state is not @upgradeState or pending_version_gates is not @pendingVersionGates
+       or (@inhibitors is not null and inhibitors is not @inhibitors)
        or (@discovered and (labels is not @labels or cloud is not @cloud or (@region is not null and region is not @region)
          or (@nodeCount is not null and node_count is not @nodeCount))))`,
   );
   const ins = client.prepare(
     `insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy, health_issues,
-       current_upgrade, upgrade_state, pending_version_gates, labels, cloud, region, node_count, observed_at)
-     values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+       current_upgrade, upgrade_state, pending_version_gates, inhibitors, labels, cloud, region, node_count, observed_at)
+     values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
        coalesce(?, ''), coalesce(?, 3), ?)`,
   );
   // labels are stored with sorted keys: the same labels in another order are no change
@@ -169,6 +174,7 @@ export function writeSnapshots(
       currentUpgrade: u.currentUpgrade ? JSON.stringify(u.currentUpgrade) : null,
       upgradeState: u.upgradeState,
       pendingVersionGates: JSON.stringify(u.pendingVersionGates),
+      inhibitors: u.inhibitors ? JSON.stringify(u.inhibitors) : null,
       discovered: u.discovery ? 1 : 0,
       labels: labelsJson(u.discovery),
       cloud: u.discovery?.cloud ?? null,
@@ -193,6 +199,7 @@ export function writeSnapshots(
       i.currentUpgrade ? JSON.stringify(i.currentUpgrade) : null,
       i.upgradeState,
       JSON.stringify(i.pendingVersionGates),
+      i.inhibitors ? JSON.stringify(i.inhibitors) : null,
       labelsJson(i.discovery) ?? '{}',
       i.discovery?.cloud ?? null,
       i.discovery?.region ?? null,

@@ -2,6 +2,7 @@
 // ahead, the health gate with each cluster's health issues and the version gates clusters have
 // not agreed to. The tick and every view that explains decisions (why-not, forecast, sectors,
 // metrics) load them here, so they all judge with the same gates.
+import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { Db } from '@/db/open-database';
 import { buildHaltIndex, EMPTY_HALTS, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
@@ -38,7 +39,21 @@ export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIs
     healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
     halts: loadHalts(db, org.id),
     versionGates: loadPendingVersionGates(db, org.id),
+    inhibitors: loadInhibitors(db, org.id),
   };
+}
+
+/** Per cluster, the operators and removed-API use that can hold an upgrade, as last reported (only clusters with some). */
+export function loadInhibitors(db: Db, organizationId: number): ReadonlyMap<string, ClusterInhibitorFacts> {
+  const rows = db.$client
+    .prepare(`select name, inhibitors from clusters where organization_id = ? and inhibitors is not null`)
+    .all(organizationId) as { name: string; inhibitors: string }[];
+  const found = new Map<string, ClusterInhibitorFacts>();
+  for (const r of rows) {
+    const facts = inhibitingFacts(JSON.parse(r.inhibitors) as ClusterInhibitorFacts);
+    if (facts) found.set(r.name, facts);
+  }
+  return found;
 }
 
 /** Per cluster, the version gates it has not agreed to as the last snapshot reported them (only clusters with some). */

@@ -442,4 +442,40 @@ describe('runTick: discovery and version gates', () => {
     const later = await tick(db, provider, new Date(NOW.getTime() + 60 * MIN));
     expect(later.status === 'succeeded' && later.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.14.1' });
   });
+
+  it('holds a minor an installed operator does not support, then a removed API in use, and plans it once both are gone', async () => {
+    const db = openDatabase(':memory:');
+    const fleet: TestFleet = {
+      sectors: [{ name: 'stage' }],
+      clusters: [{ name: 'stage-1', version: '4.15.1', releases: ['4.15.2', '4.16.1'], soakDays: 0, sector: 'stage' }],
+    };
+    const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+    const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };
+    const flowschemas = {
+      resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
+      removedInRelease: '1.29',
+      requestCount: 7,
+      users: ['ci-robot'],
+    };
+    fakeClusters[0]!.inhibitors = { operators: [logging], removedApis: [flowschemas] };
+    const provider = createFakeProvider({ clusters: fakeClusters });
+    const decisionAt = async (minutes: number) => {
+      const r = await tick(db, provider, new Date(NOW.getTime() + minutes * MIN));
+      expect(r.status).toBe('succeeded');
+      return r.status === 'succeeded' ? r.decisions[0] : undefined;
+    };
+    expect(await decisionAt(0)).toMatchObject({
+      action: 'skip',
+      reason: 'OPERATOR_INCOMPATIBLE',
+      message: '4.16.1 is newer than installed operators support: cluster-logging.v5.8.1 (openshift-logging) supports up to 4.15',
+    });
+    expect(db.select().from(t.upgradeLifecycles).all()).toEqual([]);
+    fakeClusters[0]!.inhibitors = { operators: [{ ...logging, maxOpenShiftVersion: '4.16' }], removedApis: [flowschemas] };
+    expect(await decisionAt(10)).toMatchObject({ action: 'skip', reason: 'REMOVED_API_IN_USE' });
+    fakeClusters[0]!.inhibitors = {
+      operators: [{ ...logging, maxOpenShiftVersion: '4.16' }],
+      removedApis: [{ ...flowschemas, requestCount: 0 }],
+    };
+    expect(await decisionAt(20)).toMatchObject({ action: 'upgrade', version: '4.16.1' });
+  });
 });

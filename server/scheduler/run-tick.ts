@@ -218,6 +218,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
       currentUpgrade: snap.currentUpgrade,
       lastUpgrade: snap.lastUpgrade ?? null,
       ...(snap.pendingVersionGates ? { pendingVersionGates: snap.pendingVersionGates } : {}),
+      ...(snap.inhibitors ? { inhibitors: snap.inhibitors } : {}),
     },
   };
 }

@@ -1,4 +1,5 @@
 // Use cases around clusters: the fleet list, one cluster, the fleet's version distribution.
+import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { compareVersions } from '@/server/domain/version/version';
 import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
@@ -28,6 +29,8 @@ export interface ClusterSummary {
   cloud: string | null;
   /** version gates the cluster has not agreed to (they hold upgrades to their minor) */
   pendingVersionGates: { id: string; minor: string; description: string; documentationUrl: string | null }[];
+  /** installed operators and removed-API use as last reported (null: the provider reads neither) */
+  inhibitors: ClusterInhibitorFacts | null;
   sector: string | null;
   workloads: string[];
   managed: boolean;
@@ -89,6 +92,7 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
     labels: row.labels,
     cloud: row.cloud,
     pendingVersionGates: row.pendingVersionGates,
+    inhibitors: row.inhibitors,
     sector: row.sector,
     workloads: policy?.workloads ?? [],
     managed: policy !== null,

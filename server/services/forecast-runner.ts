@@ -41,6 +41,7 @@ export function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, op
     // as the scheduler would: a halted version and an unacknowledged version gate hold their clusters
     ...(gates.halts ? { halts: gates.halts } : {}),
     ...(gates.versionGates ? { versionGates: gates.versionGates } : {}),
+    ...(gates.inhibitors ? { inhibitors: gates.inhibitors } : {}),
   };
 }
 

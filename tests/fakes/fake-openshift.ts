@@ -11,6 +11,10 @@
  * - `GET  /apis/config.openshift.io/v1/clusteroperators` (fixtures/clusteroperator.json per operator)
  * - `GET  /apis/machineconfiguration.openshift.io/v1/machineconfigpools` (fixtures/machineconfigpool.json
  *   per pool: master and worker)
+ * - `GET  /apis/operators.coreos.com/v1alpha1/clusterserviceversions` (fixtures/clusterserviceversion.json
+ *   per installed operator, plus OLM's copy of it in another namespace) and
+ *   `GET  /apis/apiserver.openshift.io/v1/apirequestcounts` (fixtures/apirequestcount.json per removed
+ *   API in use, plus one API nothing removes); 404 for both when the spec says `olm: false`
  * - `GET  /apis/config.openshift.io/v1/infrastructures/cluster` (fixtures/infrastructure.json; the
  *   platform type and region per cluster)
  * - `GET  /api/v1/nodes?limit=N[&continue=T]` (fixtures/node.json per node): chunked as the API server
@@ -38,6 +42,8 @@ const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
 const MCP_PATH = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
 const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures/cluster';
+const CSV_PATH = '/apis/operators.coreos.com/v1alpha1/clusterserviceversions';
+const ARC_PATH = '/apis/apiserver.openshift.io/v1/apirequestcounts';
 const NODES_PATH = '/api/v1/nodes';
 const PROXY_PREFIX = '/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy';
 export const DEFAULT_OPERATORS = ['authentication', 'dns', 'etcd', 'ingress', 'kube-apiserver', 'machine-config', 'network'];
@@ -96,6 +102,16 @@ export interface FakeOpenShiftClusterSpec {
   platform?: { type: string; region?: string };
   /** Node objects (the first three are masters); default 6 */
   nodes?: number;
+  /**
+   * OLM ClusterServiceVersions installed (fixtures/clusterversion.json shape); `maxOpenShiftVersion`
+   * goes into `olm.properties`. Each is also listed as a copy in `openshift-operators-copy` (OLM
+   * copies a global operator's CSV into every namespace), which a reader must leave out. Absent: none.
+   */
+  installedOperators?: { name: string; namespace: string; maxOpenShiftVersion?: string }[];
+  /** APIRequestCounts of APIs a later release removes (fixtures/apirequestcount.json shape); users and their requests in 24 h */
+  removedApiUse?: { resource: string; removedInRelease: string; users: { username: string; requests: number }[] }[];
+  /** false: OLM and APIRequestCount are not installed (404 for both lists) */
+  olm?: boolean;
 }
 
 /** The throw-away TLS material in fixtures/tls (see generate.sh there): a CA, a server and a client certificate. */
@@ -155,6 +171,8 @@ interface ClusterState {
   pools: Json[];
   infrastructure: Json;
   nodes: Json[];
+  csvs: Json[];
+  apiRequestCounts: Json[];
   remainingItemCount: boolean;
   /** `METHOD path` (or `* path`) → an error Status answered instead */
   pathFaults: Map<string, FakeResponse>;
@@ -292,6 +310,55 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     infra.spec = { ...(infra.spec as Json), platformSpec: { type, ...(type === 'None' ? {} : { [member]: {} }) } };
     return infra;
   };
+  const csvObjects = (spec: FakeOpenShiftClusterSpec): Json[] =>
+    (spec.installedOperators ?? []).flatMap((op) => {
+      const csv = readFixture<Json & { metadata: Json & { annotations: Record<string, string>; labels: Record<string, string> } }>(
+        'clusterserviceversion.json',
+      );
+      csv.metadata = { ...csv.metadata, name: op.name, namespace: op.namespace };
+      csv.metadata.annotations = {
+        ...csv.metadata.annotations,
+        'olm.properties': JSON.stringify(
+          op.maxOpenShiftVersion ? [{ type: 'olm.maxOpenShiftVersion', value: op.maxOpenShiftVersion }] : [],
+        ),
+      };
+      // OLM's copy of a global operator's CSV in another namespace: labelled olm.copiedFrom, status reason Copied
+      const copy = structuredClone(csv);
+      copy.metadata = { ...copy.metadata, namespace: 'openshift-operators-copy' };
+      copy.metadata.labels = { ...copy.metadata.labels, 'olm.copiedFrom': op.namespace };
+      copy.status = {
+        ...(copy.status as Json),
+        reason: 'Copied',
+        message: 'The operator is running in openshift-logging but is managing this namespace',
+      };
+      return [csv, copy];
+    });
+  const apiRequestCountObjects = (spec: FakeOpenShiftClusterSpec): Json[] => {
+    const used = (spec.removedApiUse ?? []).map((api) => {
+      const arc = readFixture<Json & { metadata: Json; status: Json }>('apirequestcount.json');
+      const total = api.users.reduce((n, u) => n + u.requests, 0);
+      const byUser = api.users.map((u) => ({
+        username: u.username,
+        userAgent: 'kubectl/v1.27.4',
+        requestCount: u.requests,
+        byVerb: [{ verb: 'get', requestCount: u.requests }],
+      }));
+      arc.metadata = { ...arc.metadata, name: api.resource };
+      arc.status = {
+        ...arc.status,
+        removedInRelease: api.removedInRelease,
+        requestCount: total,
+        currentHour: { requestCount: 0, byNode: [] },
+        last24h: [{ requestCount: total, byNode: [{ nodeName: '10.0.131.17', requestCount: total, byUser }] }],
+      };
+      return arc;
+    });
+    // an API nothing removes, in use (every cluster has thousands): not an inhibitor
+    const kept = readFixture<Json & { metadata: Json; status: Json }>('apirequestcount.json');
+    kept.metadata = { ...kept.metadata, name: 'pods.v1' };
+    kept.status = { ...kept.status, removedInRelease: '' };
+    return [...used, kept];
+  };
   const nodeObjects = (spec: FakeOpenShiftClusterSpec): Json[] =>
     Array.from({ length: spec.nodes ?? 6 }, (_, i) => {
       const role = i < 3 ? 'master' : 'worker';
@@ -322,6 +389,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       pools: ['master', 'worker'].map(poolObject),
       infrastructure: infrastructureObject(spec),
       nodes: nodeObjects(spec),
+      csvs: csvObjects(spec),
+      apiRequestCounts: apiRequestCountObjects(spec),
       remainingItemCount: true,
       pathFaults: new Map(),
       alerts: [],
@@ -453,6 +522,40 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         },
       };
     if (rest === INFRA_PATH && req.method === 'GET') return { status: 200, body: s.infrastructure };
+    if ((rest === CSV_PATH || rest === ARC_PATH) && req.method === 'GET') {
+      const csv = rest === CSV_PATH;
+      if (s.spec.olm === false) {
+        const what = csv ? 'clusterserviceversions.operators.coreos.com' : 'apirequestcounts.apiserver.openshift.io';
+        return {
+          status: 404,
+          body: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: `the server could not find the requested resource (get ${what})`,
+            reason: 'NotFound',
+            code: 404,
+          },
+        };
+      }
+      return {
+        status: 200,
+        body: csv
+          ? {
+              apiVersion: 'operators.coreos.com/v1alpha1',
+              kind: 'ClusterServiceVersionList',
+              metadata: { resourceVersion: '1' },
+              items: s.csvs,
+            }
+          : {
+              apiVersion: 'apiserver.openshift.io/v1',
+              kind: 'APIRequestCountList',
+              metadata: { resourceVersion: '1' },
+              items: s.apiRequestCounts,
+            },
+      };
+    }
     if (rest === NODES_PATH && req.method === 'GET') {
       // chunked lists (API concepts, "Retrieving large results sets in chunks"): `limit` items, an
       // opaque `continue` token while more remain, and remainingItemCount

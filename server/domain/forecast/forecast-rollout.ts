@@ -64,6 +64,8 @@ export type ForecastOptions = {
   halts?: GateState['halts'];
   /** Per cluster: provider version gates not agreed to (assumed not agreed to the whole forecast). */
   versionGates?: GateState['versionGates'];
+  /** Per cluster: operators and removed-API use that hold some upgrades (assumed unchanged the whole forecast). */
+  inhibitors?: GateState['inhibitors'];
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
 };
@@ -188,6 +190,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     healthIssues: options.healthIssues ?? new Map(),
     ...(options.halts ? { halts: options.halts } : {}),
     ...(options.versionGates ? { versionGates: options.versionGates } : {}),
+    ...(options.inhibitors ? { inhibitors: options.inhibitors } : {}),
   };
 
   const sims: SimCluster[] = input.clusters.map((c) => {
@@ -390,6 +393,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'UNHEALTHY':
             case 'HALTED_BY_FAILURE':
             case 'VERSION_GATE':
+            case 'OPERATOR_INCOMPATIBLE':
+            case 'REMOVED_API_IN_USE':
               s.eligibleAt = Infinity;
               break;
             case 'EXCLUDED':

@@ -7,6 +7,7 @@ import { minorLabel } from '@/server/domain/version/version';
 import { healthProblems, type ClusterReading } from './observation';
 import { formatDuration, type LifecycleOptions } from './options';
 import type { LifecycleReason } from './reasons';
+import { upgradeInhibitors, type InhibitorReason } from './inhibitors';
 
 /** What the rest of fleetplan says about the cluster at the check (not the provider's data). */
 export interface FleetConditions {
@@ -132,6 +133,11 @@ export function startGates(
   const minor = isMinorUpgrade(target.fromVersion, to);
   const health = healthProblems(c.health, options.healthChecks);
   const versionGate = versionGateFor(c.pendingVersionGates ?? [], to);
+  const inhibitors = upgradeInhibitors(c.inhibitors, to);
+  const inhibitor = (reason: InhibitorReason, passed: string): StartGate => {
+    const found = inhibitors.find((i) => i.reason === reason);
+    return { reason, pass: found === undefined, message: found?.message ?? passed };
+  };
   gates.push(
     { reason: 'PROVIDER_ERROR', pass: true, message: 'provider read the cluster' },
     {
@@ -173,6 +179,8 @@ export function startGates(
       pass: versionGate === null,
       message: versionGate ? versionGate.message : 'no version gate pending',
     },
+    inhibitor('OPERATOR_INCOMPATIBLE', 'no installed operator limits the target'),
+    inhibitor('REMOVED_API_IN_USE', 'no API the target removes is in use'),
     { reason: 'UNHEALTHY', pass: health.length === 0, message: health.length === 0 ? 'healthy' : health.join('; ') },
   );
   return gates;

@@ -2,6 +2,7 @@
  * What the lifecycle reads of a cluster at the provider: a structural subset of the providers'
  * ClusterSnapshot (server/integrations/providers/types.ts), so the domain does not depend on them.
  */
+import type { ClusterInhibitorFacts } from './inhibitors';
 import type { HealthCheckConfig } from './options';
 
 export interface OperatorReading {
@@ -42,6 +43,8 @@ export interface ObservedCluster {
   lastUpgrade?: { version: string; state: 'completed' | 'failed'; message?: string } | null;
   /** version gates the cluster has not agreed to (absent: the provider has none) */
   pendingVersionGates?: { id: string; minor: string; description: string }[];
+  /** installed operators and removed-API use (absent: the provider reads neither) */
+  inhibitors?: ClusterInhibitorFacts;
 }
 
 /** A read of one cluster: its data, or why it could not be read. */

@@ -19,6 +19,10 @@ export const LIFECYCLE_REASONS = {
   NOT_UPGRADEABLE: 'A minor upgrade while the cluster reports Upgradeable=False.',
   VERSION_GATE:
     "The target's minor needs a provider version gate (OCM) the cluster has not agreed to; an operator acknowledges it on the cluster page.",
+  OPERATOR_INCOMPATIBLE:
+    "An installed operator's olm.maxOpenShiftVersion is older than the target's minor (the message names the operator); update or remove it first.",
+  REMOVED_API_IN_USE:
+    'The target removes an API (APIRequestCount removedInRelease) that something called in the last 24 hours; the message names the API and its callers.',
   UNHEALTHY: 'Degraded or unavailable ClusterOperators, firing critical alerts or other health errors (after the configured exclusions).',
   HOOK_REFUSED: 'The pre-upgrade hook answered anything but a 2xx with {"allow": true}.',
   HOOK_TIMEOUT: 'The pre-upgrade hook gave no verdict before the latest start.',

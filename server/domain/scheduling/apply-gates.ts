@@ -15,8 +15,18 @@ import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types
 import { parseInstant } from '@/server/domain/plan/time';
 import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import { versionGateFor, type PendingGate } from '@/server/domain/lifecycle/gates';
+import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 
-export const GATE_REASONS = ['FROZEN', 'EXCLUDED', 'UNHEALTHY', 'PROVIDER_ERROR', 'HALTED_BY_FAILURE', 'VERSION_GATE'] as const;
+export const GATE_REASONS = [
+  'FROZEN',
+  'EXCLUDED',
+  'UNHEALTHY',
+  'PROVIDER_ERROR',
+  'HALTED_BY_FAILURE',
+  'VERSION_GATE',
+  'OPERATOR_INCOMPATIBLE',
+  'REMOVED_API_IN_USE',
+] as const;
 export type GateReason = (typeof GATE_REASONS)[number];
 
 export interface ExclusionWindow {
@@ -41,6 +51,11 @@ export interface GateState {
   halts?: HaltIndex;
   /** per cluster: the provider's version gates it has not agreed to (they hold upgrades to their minor) */
   versionGates?: ReadonlyMap<string, readonly PendingGate[]>;
+  /**
+   * per cluster: installed operators with a maxOpenShiftVersion and removed APIs still called
+   * (lifecycle/inhibitors.ts); only clusters that have any
+   */
+  inhibitors?: ReadonlyMap<string, ClusterInhibitorFacts>;
 }
 
 /** A decision after the gates; `reason` may now be a gate reason too. */
@@ -69,7 +84,7 @@ export function findExclusion(
   );
 }
 
-export const GATE_NAMES = ['freeze', 'exclusion', 'health', 'provider', 'halt', 'version-gate'] as const;
+export const GATE_NAMES = ['freeze', 'exclusion', 'health', 'provider', 'halt', 'version-gate', 'operators', 'removed-apis'] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 
 /**
@@ -99,6 +114,9 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
   const providerError = state.providerErrors?.get(cluster);
   const halted = version && state.halts ? haltReason(state.halts, cluster, sector, version) : null;
   const gate = version ? versionGateFor(state.versionGates?.get(cluster) ?? [], version) : null;
+  const inhibitors = version ? upgradeInhibitors(state.inhibitors?.get(cluster), version) : [];
+  const operators = inhibitors.find((i) => i.reason === 'OPERATOR_INCOMPATIBLE');
+  const removedApis = inhibitors.find((i) => i.reason === 'REMOVED_API_IN_USE');
   return [
     {
       gate: 'freeze',
@@ -157,6 +175,20 @@ export function gateChecks(cluster: string, sector: string | undefined, at: numb
       message: gate ? gate.message : version ? `no version gate pending for ${version}` : 'no upgrade to gate',
       details: gate ? { gateId: gate.id, minor: gate.minor } : {},
     },
+    {
+      gate: 'operators',
+      pass: operators === undefined,
+      reason: 'OPERATOR_INCOMPATIBLE',
+      message: operators?.message ?? (version ? `no installed operator limits ${version}` : 'no upgrade to check'),
+      details: {},
+    },
+    {
+      gate: 'removed-apis',
+      pass: removedApis === undefined,
+      reason: 'REMOVED_API_IN_USE',
+      message: removedApis?.message ?? (version ? `no API ${version} removes is in use` : 'no upgrade to check'),
+      details: {},
+    },
   ];
 }
 
@@ -201,7 +233,8 @@ export function decideWithGates(
     !(state.healthGate && state.healthIssues.size > 0) &&
     !(state.providerErrors && state.providerErrors.size > 0) &&
     !(state.halts && hasHalts(state.halts)) &&
-    !(state.versionGates && state.versionGates.size > 0)
+    !(state.versionGates && state.versionGates.size > 0) &&
+    !(state.inhibitors && state.inhibitors.size > 0)
   )
     return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();

@@ -160,6 +160,7 @@ describe('observeSnapshots: lifecycle transitions and upgrade state of a known c
         upgradeState: 'upgrading',
         discovery: null,
         pendingVersionGates: [],
+        inhibitors: null,
       },
     ]);
     expect(observed.transitions).toEqual([]);
@@ -184,6 +185,7 @@ describe('observeSnapshots: lifecycle transitions and upgrade state of a known c
       upgradeState: 'upgrading',
       discovery: null,
       pendingVersionGates: [],
+      inhibitors: null,
     });
   });
 

@@ -15,6 +15,7 @@
  *
  * Starting and cancelling by fleetplan itself are the upgrade lifecycle's (server/domain/lifecycle).
  */
+import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 
 /** The `upgrade_state` a cluster row holds. */
@@ -69,6 +70,8 @@ export interface ObservedCluster {
   discovery?: ObservedDiscovery;
   /** absent: the provider has no version gates (none pending) */
   pendingVersionGates?: ObservedVersionGate[];
+  /** absent: not read this time (the stored facts stay) */
+  inhibitors?: ClusterInhibitorFacts;
 }
 
 /** The stored cluster (the fields this step reads). */
@@ -102,6 +105,8 @@ export interface ObservedClusterRow {
   /** null: not reported this time, the stored discovery stays */
   discovery: ObservedDiscovery | null;
   pendingVersionGates: ObservedVersionGate[];
+  /** null: not read this time, the stored facts stay */
+  inhibitors: ClusterInhibitorFacts | null;
 }
 
 export type NewClusterRow = ObservedClusterRow & { name: string; externalId: string };
@@ -213,6 +218,7 @@ export function observeSnapshots(
       currentUpgrade: current,
       discovery: snap.discovery ?? null,
       pendingVersionGates: snap.pendingVersionGates ?? [],
+      inhibitors: snap.inhibitors ?? null,
     };
     if (!prev) {
       result.inserts.push({ name: snap.name, externalId: snap.externalId, ...row, upgradeState: upgradeStateOf(current, 'idle', false) });

@@ -4,6 +4,7 @@
  * read. A `startUpgrade` is a trigger record whose upgrade starts at its `at` (kept as nextRun)
  * and completes `durationMs` later. Reads never write.
  */
+import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { inProcess } from './in-process';
 import fs from 'node:fs';
 import { compareVersions } from '@/server/domain/version/version';
@@ -22,6 +23,8 @@ export interface FakeCluster {
   /** reported as is (mutable: a test changes it between ticks) */
   discovery?: ClusterDiscovery;
   pendingVersionGates?: PendingVersionGate[];
+  /** installed operators and removed-API use, as the Kubernetes provider reports them */
+  inhibitors?: ClusterInhibitorFacts;
 }
 
 export type FakeRecord =
@@ -131,6 +134,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       lastUpgrade: s.last,
       ...(c.discovery ? { discovery: c.discovery } : {}),
       ...(c.pendingVersionGates ? { pendingVersionGates: c.pendingVersionGates } : {}),
+      ...(c.inhibitors ? { inhibitors: c.inhibitors } : {}),
     };
   };
   return {

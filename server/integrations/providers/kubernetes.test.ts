@@ -531,6 +531,54 @@ describe('Kubernetes provider: health and discovery', () => {
   });
 });
 
+describe('Kubernetes provider: operators and removed APIs', () => {
+  it('reads installed operators (each once, with its maxOpenShiftVersion) and removed APIs in use with their callers', async () => {
+    const fake = await fakeCluster([
+      {
+        name: 'east',
+        version: '4.15.20',
+        releases: RELEASES,
+        installedOperators: [
+          { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' },
+          { name: 'cert-manager.v1.13.0', namespace: 'cert-manager' },
+        ],
+        removedApiUse: [
+          {
+            resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
+            removedInRelease: '1.29',
+            users: [
+              { username: 'ci-robot', requests: 6 },
+              { username: 'system:serviceaccount:monitoring:kube-state-metrics', requests: 36 },
+            ],
+          },
+        ],
+      },
+    ]);
+    const c = await provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).observeCluster({ externalId: 'east', name: 'east' }, NOW);
+    expect(c.inhibitors).toEqual({
+      operators: [
+        { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' },
+        { name: 'cert-manager.v1.13.0', namespace: 'cert-manager', maxOpenShiftVersion: null },
+      ],
+      removedApis: [
+        {
+          resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
+          removedInRelease: '1.29',
+          requestCount: 42,
+          users: ['system:serviceaccount:monitoring:kube-state-metrics', 'ci-robot'],
+        },
+      ],
+    });
+  });
+
+  it('leaves the facts out for a cluster without OLM or APIRequestCount (not an error)', async () => {
+    const fake = await fakeCluster([{ name: 'east', version: '4.15.20', releases: RELEASES, olm: false }]);
+    const c = await provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).observeCluster({ externalId: 'east', name: 'east' }, NOW);
+    expect(c.version).toBe('4.15.20');
+    expect(c.inhibitors).toBeUndefined();
+  });
+});
+
 describe('Kubernetes provider: start and cancel', () => {
   const ref = { externalId: 'east', name: 'east' };
 

@@ -26,6 +26,12 @@
  *   `topology.kubernetes.io/region` label as the region where the platform has none (Azure,
  *   vSphere); labels from the kubeconfig context's `fleetplan` extension (./kubeconfig.ts).
  *
+ * - upgrade inhibitors, best effort (lifecycle/inhibitors.ts): ClusterServiceVersions in all namespaces
+ *   (operators.coreos.com/v1alpha1, operator-framework/api: `metadata.annotations["olm.properties"]`
+ *   a JSON list holding `{type: "olm.maxOpenShiftVersion", value}`; copies labelled `olm.copiedFrom`
+ *   left out) and APIRequestCounts (apiserver.openshift.io/v1, openshift/api: `status.removedInRelease`,
+ *   `status.requestCount` over 24 h, `status.last24h[].byNode[].byUser[] {username, requestCount}`).
+ *
  * The only write: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
  * {version, image}` on the ClusterVersion; `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
  * while the cluster-version operator has not begun that update (what `oc adm upgrade --clear` does).
@@ -44,6 +50,7 @@
  *   failed upgrade whose reason is the Failing message;
  * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
+import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
 import {
   ApiException,
   CoreV1Api,
@@ -81,6 +88,10 @@ import { ProviderError } from './types';
 const CLUSTER_VERSION = { group: 'config.openshift.io', version: 'v1', plural: 'clusterversions', name: 'version' } as const;
 const CLUSTER_OPERATORS = { group: 'config.openshift.io', version: 'v1', plural: 'clusteroperators' } as const;
 const INFRASTRUCTURE = { group: 'config.openshift.io', version: 'v1', plural: 'infrastructures', name: 'cluster' } as const;
+const CLUSTER_SERVICE_VERSIONS = { group: 'operators.coreos.com', version: 'v1alpha1', plural: 'clusterserviceversions' } as const;
+const API_REQUEST_COUNTS = { group: 'apiserver.openshift.io', version: 'v1', plural: 'apirequestcounts' } as const;
+/** callers named per removed API, most requests first */
+const REMOVED_API_USERS = 3;
 const MACHINE_CONFIG_POOLS = { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools' } as const;
 export const CLUSTER_VERSION_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 /** the in-cluster route to the Thanos querier (Prometheus API over every Prometheus) through the API server */
@@ -364,6 +375,89 @@ function makeClient(kubeConfig: KubeConfig, timeoutMs: number): Client {
   return { kubeConfig, config, custom: new CustomObjectsApi(config), core: new CoreV1Api(config) };
 }
 
+const ZCsvList = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({
+          name: z.string(),
+          namespace: z.string().optional(),
+          labels: z.record(z.string(), z.string()).nullish(),
+          annotations: z.record(z.string(), z.string()).nullish(),
+        }),
+        status: z.object({ reason: z.string().optional() }).optional(),
+      }),
+    )
+    .nullish(),
+});
+const ZOlmProperties = z.array(z.object({ type: z.string(), value: z.unknown() }));
+
+/**
+ * The installed operators from a ClusterServiceVersion list (all namespaces), each once: OLM
+ * copies a global operator's CSV into every namespace (label `olm.copiedFrom`, reason `Copied`).
+ * `olm.maxOpenShiftVersion` is a property in the `olm.properties` annotation (a JSON list).
+ */
+export function readInstalledOperators(body: unknown): InstalledOperator[] {
+  const parsed = ZCsvList.safeParse(body);
+  if (!parsed.success) return [];
+  const operators: InstalledOperator[] = [];
+  for (const csv of parsed.data.items ?? []) {
+    if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined || csv.status?.reason === 'Copied') continue;
+    let max: string | null = null;
+    const raw = csv.metadata.annotations?.['olm.properties'];
+    if (raw) {
+      try {
+        const props = ZOlmProperties.safeParse(JSON.parse(raw));
+        const found = props.success ? props.data.find((p) => p.type === 'olm.maxOpenShiftVersion') : undefined;
+        if (typeof found?.value === 'string' || typeof found?.value === 'number') max = String(found.value);
+      } catch {
+        // an annotation that is not JSON states no limit OLM would act on either
+      }
+    }
+    operators.push({ name: csv.metadata.name, namespace: csv.metadata.namespace ?? '', maxOpenShiftVersion: max });
+  }
+  return operators;
+}
+
+const ZUserCount = z.object({ username: z.string(), requestCount: z.number() });
+const ZArcList = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({ name: z.string() }),
+        status: z
+          .object({
+            removedInRelease: z.string().optional(),
+            requestCount: z.number().optional(),
+            last24h: z.array(z.object({ byNode: z.array(z.object({ byUser: z.array(ZUserCount).nullish() })).nullish() })).nullish(),
+          })
+          .optional(),
+      }),
+    )
+    .nullish(),
+});
+
+/** The APIs a later release removes (APIRequestCount `status.removedInRelease`), with their last 24 hours' requests and callers. */
+export function readRemovedApiUse(body: unknown): RemovedApiUse[] {
+  const parsed = ZArcList.safeParse(body);
+  if (!parsed.success) return [];
+  const used: RemovedApiUse[] = [];
+  for (const arc of parsed.data.items ?? []) {
+    const removedIn = arc.status?.removedInRelease;
+    if (!removedIn) continue;
+    const byUser = new Map<string, number>();
+    for (const hour of arc.status?.last24h ?? [])
+      for (const node of hour.byNode ?? [])
+        for (const u of node.byUser ?? []) byUser.set(u.username, (byUser.get(u.username) ?? 0) + u.requestCount);
+    const users = [...byUser]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, REMOVED_API_USERS)
+      .map(([name]) => name);
+    used.push({ resource: arc.metadata.name, removedInRelease: removedIn, requestCount: arc.status?.requestCount ?? 0, users });
+  }
+  return used;
+}
+
 export function createKubernetesProviderFromKubeconfig(
   opts: {
     /** one file, or several joined with the path delimiter (as KUBECONFIG) */
@@ -465,6 +559,22 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
     }
     return { count: next ? null : count, region };
   };
+  /**
+   * Installed operators and removed-API use, best effort: a cluster without OLM or APIRequestCount
+   * (plain Kubernetes), or a credential that may not list them, reports none of that part; when
+   * neither can be read the facts are left out (the stored ones stay).
+   */
+  const readInhibitors = async (client: Client): Promise<ClusterInhibitorFacts | undefined> => {
+    const [csvs, counts] = await Promise.allSettled([
+      client.custom.listClusterCustomObject(CLUSTER_SERVICE_VERSIONS),
+      client.custom.listClusterCustomObject(API_REQUEST_COUNTS),
+    ]);
+    if (csvs.status === 'rejected' && counts.status === 'rejected') return undefined;
+    return {
+      operators: csvs.status === 'fulfilled' ? readInstalledOperators(csvs.value) : [],
+      removedApis: counts.status === 'fulfilled' ? readRemovedApiUse(counts.value) : [],
+    };
+  };
   /** best effort: a part that cannot be read is null, never the cluster's failure */
   const readDiscovery = async (client: Client, ctx: LoadedContext): Promise<ClusterDiscovery> => {
     const [infra, nodes] = await Promise.allSettled([client.custom.getClusterCustomObject(INFRASTRUCTURE), readNodes(client)]);
@@ -482,11 +592,12 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       // the ClusterVersion first: without it there is nothing to report, and an exec plugin's
       // credential is then cached for the reads that follow instead of being fetched by each
       const cv = await readCv(client);
-      const [operators, pools, alerts, discovery] = await Promise.all([
+      const [operators, pools, alerts, discovery, inhibitors] = await Promise.all([
         readList(client, 'clusteroperators.config.openshift.io', CLUSTER_OPERATORS).then(readOperatorList),
         readList(client, 'machineconfigpools.machineconfiguration.openshift.io', MACHINE_CONFIG_POOLS).then(readPoolList),
         readAlerts(client),
         readDiscovery(client, ctx),
+        readInhibitors(client),
       ]);
       const health: HealthReading = { operators, alerts, other: pools };
       return {
@@ -496,6 +607,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         health,
         ...summarizeHealth(health),
         discovery,
+        ...(inhibitors ? { inhibitors } : {}),
       };
     };
     return withDeadline(read(), deadlineMs, `reading ${ctx.name}`);

@@ -13,6 +13,8 @@
  * a published release is withdrawn again (it leaves availableUpgrades two days later).
  * Reading never writes: the simulated state only changes through startUpgrade and cancelUpgrade.
  */
+import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
+import { parseVersion } from '@/server/domain/version/version';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { inProcess } from './in-process';
 import fs from 'node:fs';
@@ -217,6 +219,33 @@ export function simulatedDiscovery(row: Pick<SimulatedClusterRow, 'externalId' |
   };
 }
 
+/**
+ * What the Kubernetes provider would read of the cluster's operators and removed-API use, for the
+ * demo (fixed per cluster and minor): every cluster runs cert-manager (no OpenShift limit); about a
+ * third run OpenShift Logging, whose release supports up to the next minor; clusters on 4.12 run
+ * an Elasticsearch operator that stops at 4.12, and some of them still call the v1beta1
+ * FlowSchema API that Kubernetes 1.26 (OpenShift 4.13) removes — what would hold them at 4.12.
+ */
+export function simulatedInhibitors(externalId: string, version: string): ClusterInhibitorFacts {
+  const minor = parseVersion(version)?.minor ?? 0;
+  const operators: InstalledOperator[] = [{ name: 'cert-manager.v1.13.0', namespace: 'cert-manager', maxOpenShiftVersion: null }];
+  if (hashUnit(`${externalId}|logging`) < 0.35)
+    operators.push({ name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: `4.${minor + 1}` });
+  const removedApis: RemovedApiUse[] = [];
+  if (minor === 12) {
+    operators.push({ name: 'elasticsearch-operator.v5.5.3', namespace: 'openshift-operators-redhat', maxOpenShiftVersion: '4.12' });
+    const calls = Math.floor(hashUnit(`${externalId}|flowschemas`) * 90);
+    if (calls > 30)
+      removedApis.push({
+        resource: 'flowschemas.v1beta1.flowcontrol.apiserver.k8s.io',
+        removedInRelease: '1.26',
+        requestCount: calls,
+        users: ['system:serviceaccount:openshift-monitoring:kube-state-metrics'],
+      });
+  }
+  return { operators, removedApis };
+}
+
 /** The simulated state of one cluster at `nowMs`, from its stored row. Pure given the graph. */
 export function simulateCluster(
   row: SimulatedClusterRow,
@@ -282,6 +311,7 @@ export function simulateCluster(
     currentUpgrade,
     lastUpgrade,
     discovery: simulatedDiscovery(row),
+    inhibitors: simulatedInhibitors(row.externalId, version),
   };
 }
 

@@ -5,6 +5,7 @@
  * Reading and acting are separate: `observe` and `observeCluster` never write anything at the
  * provider; `startUpgrade` and `cancelUpgrade` are the only writes.
  */
+import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { HealthReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
 export type CurrentUpgradeState = 'scheduled' | 'started';
 
@@ -66,6 +67,12 @@ export interface ClusterSnapshot {
    * lifecycle's (server/domain/lifecycle/gates.ts, VERSION_GATE).
    */
   pendingVersionGates?: PendingVersionGate[];
+  /**
+   * Installed operators and removed-API use (Kubernetes: OLM ClusterServiceVersions and
+   * APIRequestCount). Absent: not read this time (the stored facts stay). A fact only: the rule
+   * that holds an upgrade for them is the lifecycle's (server/domain/lifecycle/inhibitors.ts).
+   */
+  inhibitors?: ClusterInhibitorFacts;
 }
 
 /** A version gate an upgrade to `minor` needs and the cluster has not agreed to. */

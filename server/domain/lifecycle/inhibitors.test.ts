@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { decideWithGates, gateChecks, type GateState } from '@/server/domain/scheduling/apply-gates';
+import type { PlanInput, PlanResult } from '@/server/domain/plan/types';
+import { firstFailingGate, NO_FLEET_OBSTACLES, startGates } from './gates';
+import { inhibitingFacts, kubernetesMinorOf, upgradeInhibitors, type ClusterInhibitorFacts } from './inhibitors';
+import { DEFAULT_LIFECYCLE_OPTIONS } from './options';
+
+const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };
+const unlimited = { name: 'cert-manager.v1.13.0', namespace: 'cert-manager', maxOpenShiftVersion: null };
+const flowschemas = {
+  resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
+  removedInRelease: '1.29',
+  requestCount: 42,
+  users: ['system:serviceaccount:monitoring:kube-state-metrics'],
+};
+const facts: ClusterInhibitorFacts = { operators: [logging, unlimited], removedApis: [flowschemas] };
+
+describe('kubernetesMinorOf', () => {
+  it.each([
+    ['4.13.40', '1.26'],
+    ['4.16', '1.29'],
+    ['4.18.2', '1.31'],
+    ['4.2.0', null],
+    ['5.0.0', null],
+    ['nonsense', null],
+  ])('%s → %s', (ocp, kube) => expect(kubernetesMinorOf(ocp)).toBe(kube));
+});
+
+describe('upgradeInhibitors', () => {
+  it('holds a minor the operator does not support, naming it; a z-stream within its limit passes', () => {
+    expect(upgradeInhibitors({ operators: [logging, unlimited], removedApis: [] }, '4.16.3')).toEqual([
+      {
+        reason: 'OPERATOR_INCOMPATIBLE',
+        message: '4.16.3 is newer than installed operators support: cluster-logging.v5.8.1 (openshift-logging) supports up to 4.15',
+      },
+    ]);
+    expect(upgradeInhibitors({ operators: [logging], removedApis: [] }, '4.15.30')).toEqual([]);
+    // a limit given with a patch is still a minor limit
+    expect(upgradeInhibitors({ operators: [{ ...logging, maxOpenShiftVersion: '4.15.3' }], removedApis: [] }, '4.15.9')).toEqual([]);
+  });
+
+  it('holds a target whose Kubernetes removes an API still called, naming the API and its callers', () => {
+    const found = upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.16.3');
+    expect(found).toEqual([
+      {
+        reason: 'REMOVED_API_IN_USE',
+        message:
+          '4.16.3 (Kubernetes 1.29) removes APIs still in use: flowschemas.v1beta2.flowcontrol.apiserver.k8s.io (removed in Kubernetes 1.29; 42 requests in 24 h by system:serviceaccount:monitoring:kube-state-metrics)',
+      },
+    ]);
+    // removed later than the target, or not called: no hold
+    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.15.30')).toEqual([]);
+    expect(upgradeInhibitors({ operators: [], removedApis: [{ ...flowschemas, requestCount: 0 }] }, '4.16.3')).toEqual([]);
+    // removed by an earlier release than the target's also breaks it (a two-minor run)
+    expect(upgradeInhibitors({ operators: [], removedApis: [{ ...flowschemas, removedInRelease: '1.28' }] }, '4.16.3')).toHaveLength(1);
+  });
+
+  it('lists operators first, then APIs; nothing reported holds nothing', () => {
+    expect(upgradeInhibitors(facts, '4.16.3').map((i) => i.reason)).toEqual(['OPERATOR_INCOMPATIBLE', 'REMOVED_API_IN_USE']);
+    expect(upgradeInhibitors(undefined, '4.16.3')).toEqual([]);
+  });
+
+  it('keeps only the facts that can hold an upgrade', () => {
+    expect(inhibitingFacts({ operators: [unlimited], removedApis: [{ ...flowschemas, requestCount: 0 }] })).toBeNull();
+    expect(inhibitingFacts(facts)).toEqual({ operators: [logging], removedApis: [flowschemas] });
+  });
+});
+
+describe('inhibitors as scheduler gates', () => {
+  const state = (inhibitors: Map<string, ClusterInhibitorFacts>): GateState => ({
+    frozen: false,
+    exclusions: [],
+    healthGate: false,
+    healthIssues: new Map(),
+    inhibitors,
+  });
+
+  it('come after the version gate in the order the scheduler checks, and pass without facts', () => {
+    const checks = gateChecks('prod-1', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3');
+    expect(checks.map((c) => c.gate).slice(-3)).toEqual(['version-gate', 'operators', 'removed-apis']);
+    expect(checks.filter((c) => !c.pass).map((c) => c.reason)).toEqual(['OPERATOR_INCOMPATIBLE', 'REMOVED_API_IN_USE']);
+    expect(gateChecks('other', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3').every((c) => c.pass)).toBe(true);
+  });
+
+  it('turn an upgrade of an inhibited cluster into a skip with the first reason; others go ahead', () => {
+    const input = { now: '2026-03-02T08:00:00Z', clusters: [] } as unknown as PlanInput;
+    const engine = (): PlanResult => ({
+      now: input.now,
+      versionData: { versions: {} },
+      decisions: [
+        { cluster: 'prod-1', action: 'upgrade', version: '4.16.3', nextRun: '2026-03-02T08:10:00Z', message: '' },
+        { cluster: 'prod-2', action: 'upgrade', version: '4.16.3', nextRun: '2026-03-02T08:10:00Z', message: '' },
+      ],
+    });
+    const plan = decideWithGates(input, state(new Map([['prod-1', facts]])), engine);
+    expect(plan.decisions.map((d) => [d.cluster, d.action, d.reason])).toEqual([
+      ['prod-1', 'skip', 'OPERATOR_INCOMPATIBLE'],
+      ['prod-2', 'upgrade', undefined],
+    ]);
+  });
+});
+
+describe('inhibitors as start gates', () => {
+  it('hold the start on the fresh read, in order, and let it go once they are gone', () => {
+    const NOW = Date.parse('2026-03-02T08:00:00Z');
+    const cluster = {
+      version: '4.15.20',
+      availableUpgrades: ['4.16.3'],
+      conditionalUpgrades: [],
+      upgradeable: null,
+      health: { operators: [], alerts: null, other: [] },
+      currentUpgrade: null,
+      inhibitors: facts,
+    };
+    const target = { fromVersion: '4.15.20', toVersion: '4.16.3', slot: NOW };
+    const first = (c: typeof cluster) =>
+      firstFailingGate(startGates(target, NOW, DEFAULT_LIFECYCLE_OPTIONS, { ok: true, cluster: c }, NO_FLEET_OBSTACLES));
+    expect(first(cluster)).toMatchObject({ reason: 'OPERATOR_INCOMPATIBLE' });
+    expect(first({ ...cluster, inhibitors: { operators: [], removedApis: [flowschemas] } })).toMatchObject({
+      reason: 'REMOVED_API_IN_USE',
+    });
+    expect(first({ ...cluster, inhibitors: { operators: [unlimited], removedApis: [] } })).toBeNull();
+  });
+});
