@@ -205,6 +205,67 @@ export function ReleasesPanel({ solved }: { solved: Solved }) {
   );
 }
 
+type HopRow = NonNullable<Solved['hopInhibitors']>['hops'][number];
+
+const HOP_COLUMNS: Column<HopRow>[] = [
+  {
+    id: 'hop',
+    header: 'Hop',
+    value: (h) => `${h.from} → ${h.to}`,
+    cell: (h) => (
+      <span className="mono">
+        {h.from} → {h.to}
+      </span>
+    ),
+  },
+  {
+    id: 'held',
+    header: 'On this cluster',
+    value: (h) => h.inhibitors.map((i) => `${i.reason}: ${i.message}`).join('; '),
+    cell: (h) =>
+      h.inhibitors.length === 0 ? (
+        <span className="badge ok">nothing holds it</span>
+      ) : (
+        <ul className="tight-list">
+          {h.inhibitors.map((i) => (
+            <li key={i.reason}>
+              <span className="badge warn">{i.reason}</span> {i.message}
+            </li>
+          ))}
+        </ul>
+      ),
+  },
+];
+
+/** For a chosen cluster: what its installed operators and removed-API use would hold at each hop (the scheduler's rule). */
+export function HopInhibitorsPanel({ solved }: { solved: Solved }) {
+  const hops = solved.hopInhibitors;
+  if (!hops || !solved.cluster || hops.hops.length === 0) return null;
+  const held = hops.hops.filter((h) => h.inhibitors.length > 0).length;
+  return (
+    <section className="panel" aria-label="Operators and removed APIs per hop">
+      <h2>
+        Operators and removed APIs on <span className="mono">{solved.cluster.name}</span>
+      </h2>
+      {!hops.reported ? (
+        <p className="small muted" style={{ marginTop: 0 }}>
+          The provider reports no installed operators or API use for this cluster (the Kubernetes provider reads them from OLM and
+          APIRequestCount), so nothing is known to hold a hop.
+        </p>
+      ) : (
+        <>
+          <p className="small muted" style={{ marginTop: 0 }}>
+            {held === 0
+              ? 'No installed operator or removed API in use holds any hop of this path.'
+              : `${held} of ${hops.hops.length} hops would wait until these are dealt with (the scheduler holds them with the same reasons).`}
+          </p>
+          <DataTable id="path-hop-inhibitors" label="Inhibitors per hop" bare rows={hops.hops} columns={HOP_COLUMNS} rowKey={(h) => h.to} />
+        </>
+      )}
+    </section>
+  );
+}
+
 export function SafetyPanel({ solved }: { solved: Solved }) {
   const skew = solved.skew;
   const d = solved.duration;

@@ -9,7 +9,7 @@ import { EmptyState } from '@/components/ui/states';
 import { QueryState } from '@/components/ui/query-state';
 import { GraphManager } from './graph-manager';
 import { PathGraph } from './path-graph';
-import { ExportsPanel, PathSummary, PathWarnings, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
+import { ExportsPanel, HopInhibitorsPanel, PathSummary, PathWarnings, ReleasesPanel, SafetyPanel, type Solved } from './path-results';
 import { useUrlState } from '@/components/ui/use-url-state';
 import './paths.css';
 
@@ -248,6 +248,7 @@ export function PathsView() {
                     <ReleasesPanel solved={data} />
                     <SafetyPanel solved={data} />
                   </div>
+                  <HopInhibitorsPanel solved={data} />
                   <ExportsPanel solved={data} />
                 </>
               )}

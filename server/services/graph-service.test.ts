@@ -127,6 +127,34 @@ describe('graph service', () => {
     );
   });
 
+  it("lists, hop by hop, what the cluster's operators and removed-API use would hold (the scheduler's rule)", async () => {
+    const cluster = listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 }).rows[0]!;
+    const solve = () => caller(viewer).graphs.solve({ clusterName: cluster.name, channel: 'eus-4.8', allowConditional: false });
+    db.$client.prepare('update clusters set version = ?, inhibitors = null where id = ?').run('4.6.30', cluster.id);
+    expect((await solve()).hopInhibitors).toMatchObject({
+      reported: false,
+      hops: [
+        { to: '4.7.60', inhibitors: [] },
+        { to: '4.8.54', inhibitors: [] },
+      ],
+    });
+
+    const facts = {
+      operators: [{ name: 'cluster-logging.v5.2.0', namespace: 'openshift-logging', maxOpenShiftVersion: '4.7' }],
+      removedApis: [{ resource: 'ingresses.v1beta1.extensions', removedInRelease: '1.22', requestCount: 5, users: ['ci-robot'] }],
+    };
+    db.$client.prepare('update clusters set inhibitors = ? where id = ?').run(JSON.stringify(facts), cluster.id);
+    const r = await solve();
+    expect(r.answer.path).toEqual(['4.6.30', '4.7.60', '4.8.54']);
+    // 4.8 ships Kubernetes 1.21: the API removed in 1.22 holds no hop; the operator's 4.7 limit holds the second
+    expect(r.hopInhibitors!.reported).toBe(true);
+    expect(r.hopInhibitors!.hops.map((h) => [h.from, h.to, h.inhibitors.map((i) => i.reason)])).toEqual([
+      ['4.6.30', '4.7.60', []],
+      ['4.7.60', '4.8.54', ['OPERATOR_INCOMPATIBLE']],
+    ]);
+    expect((await caller(viewer).graphs.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false })).hopInhibitors).toBeNull();
+  });
+
   it('builds the merged index once per set of stored graphs, and again after an import', () => {
     const service = createGraphService(db, () => NOW);
     service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });

@@ -31,6 +31,7 @@ import {
 } from '@/server/repositories/update-graph-repository';
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { AppError } from './app-error';
+import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
@@ -210,12 +211,14 @@ export function createGraphService(db: Db, now: () => Date) {
     solve(input: SolveInput) {
       const { index, graphs } = requireIndex();
       let cluster: { name: string; version: string; channel: string; nodeCount: number } | null = null;
+      let facts: ClusterInhibitorFacts | null = null;
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
         const row = findClusterByName(db, input.clusterName);
         if (!row)
           throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
         cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };
+        facts = row.inhibitors;
         from = row.version;
       }
       if (!from) throw new AppError('INVALID_INPUT', 'Give a source version or a cluster', [{ path: 'from', message: 'required' }]);
@@ -277,6 +280,18 @@ export function createGraphService(db: Db, now: () => Date) {
         runbook: found?.runbook ?? null,
         imageset: found?.imageset ?? null,
         mirrorList: found ? { text: found.mirrorText, json: found.mirrorJson } : null,
+        // for a chosen cluster: what its operators and removed-API use would hold at each hop (the scheduler's rule)
+        hopInhibitors:
+          cluster && answer.path
+            ? {
+                reported: facts !== null,
+                hops: answer.path.slice(1).map((to, i) => ({
+                  from: answer.path[i]!,
+                  to,
+                  inhibitors: facts ? upgradeInhibitors(facts, to) : [],
+                })),
+              }
+            : null,
         graphs: graphs.map((g) => g.name),
       };
     },
