@@ -32,7 +32,6 @@ const apiColumns: Column<RemovedApi>[] = [
     value: (a) => a.removedInRelease,
     cell: (a) => <span className="mono">{a.removedInRelease}</span>,
   },
-  { id: 'requests', header: 'Requests (24 h)', value: (a) => a.requestCount, cell: (a) => a.requestCount.toLocaleString('en-US') },
   { id: 'users', header: 'Called by', value: (a) => a.users.join(' '), cell: (a) => (a.users.length ? a.users.join(', ') : '—') },
 ];
 
@@ -42,7 +41,7 @@ export function InhibitorsPanel({ facts }: { facts: ClusterInhibitorFacts | null
   const operators = [...facts.operators].sort(
     (a, b) => Number(b.maxOpenShiftVersion !== null) - Number(a.maxOpenShiftVersion !== null) || a.name.localeCompare(b.name),
   );
-  const inUse = facts.removedApis.filter((a) => a.requestCount > 0);
+  const inUse = facts.removedApis;
   return (
     <section className="panel" aria-labelledby="inhibitors-h">
       <h2 id="inhibitors-h">Operators and removed APIs</h2>

@@ -174,20 +174,20 @@ export function listGoneClusterNames(db: Db, organizationId: number): string[] {
     .map((r) => r.name);
 }
 
-/**
- * Takes an acknowledged version gate off the cluster's pending list at once (the next snapshot
- * says the same): false when it was not pending.
- */
-/** The clusters holding provider version gates they have not agreed to, by name. */
+/** The clusters (not gone) holding provider version gates they have not agreed to, by name. */
 export function listPendingVersionGates(db: Db): { cluster: string; gates: ClusterRow['pendingVersionGates'] }[] {
   return db
     .select({ cluster: clusters.name, gates: clusters.pendingVersionGates })
     .from(clusters)
-    .where(sql`json_array_length(${clusters.pendingVersionGates}) > 0`)
+    .where(and(sql`json_array_length(${clusters.pendingVersionGates}) > 0`, sql`${clusters.upgradeState} <> 'gone'`))
     .orderBy(asc(clusters.name))
     .all();
 }
 
+/**
+ * Takes an acknowledged version gate off the cluster's pending list at once (the next snapshot
+ * says the same): false when it was not pending.
+ */
 export function removePendingVersionGate(db: Db, clusterId: number, gateId: string): boolean {
   const row = db.select({ gates: clusters.pendingVersionGates }).from(clusters).where(eq(clusters.id, clusterId)).get();
   if (!row || !row.gates.some((g) => g.id === gateId)) return false;

@@ -451,12 +451,7 @@ describe('runTick: discovery and version gates', () => {
     };
     const { fakeClusters } = insertTestFleet(db, fleet, NOW);
     const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };
-    const flowschemas = {
-      resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
-      removedInRelease: '1.29',
-      requestCount: 7,
-      users: ['ci-robot'],
-    };
+    const flowschemas = { resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io', removedInRelease: '1.29', users: ['ci-robot'] };
     fakeClusters[0]!.inhibitors = { operators: [logging], removedApis: [flowschemas] };
     const provider = createFakeProvider({ clusters: fakeClusters });
     const decisionAt = async (minutes: number) => {
@@ -472,10 +467,7 @@ describe('runTick: discovery and version gates', () => {
     expect(db.select().from(t.upgradeLifecycles).all()).toEqual([]);
     fakeClusters[0]!.inhibitors = { operators: [{ ...logging, maxOpenShiftVersion: '4.16' }], removedApis: [flowschemas] };
     expect(await decisionAt(10)).toMatchObject({ action: 'skip', reason: 'REMOVED_API_IN_USE' });
-    fakeClusters[0]!.inhibitors = {
-      operators: [{ ...logging, maxOpenShiftVersion: '4.16' }],
-      removedApis: [{ ...flowschemas, requestCount: 0 }],
-    };
+    fakeClusters[0]!.inhibitors = { operators: [{ ...logging, maxOpenShiftVersion: '4.16' }], removedApis: [] };
     expect(await decisionAt(20)).toMatchObject({ action: 'upgrade', version: '4.16.1' });
   });
 });

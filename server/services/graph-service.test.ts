@@ -141,7 +141,7 @@ describe('graph service', () => {
 
     const facts = {
       operators: [{ name: 'cluster-logging.v5.2.0', namespace: 'openshift-logging', maxOpenShiftVersion: '4.7' }],
-      removedApis: [{ resource: 'ingresses.v1beta1.extensions', removedInRelease: '1.22', requestCount: 5, users: ['ci-robot'] }],
+      removedApis: [{ resource: 'ingresses.v1beta1.extensions', removedInRelease: '1.22', users: ['ci-robot'] }],
     };
     db.$client.prepare('update clusters set inhibitors = ? where id = ?').run(JSON.stringify(facts), cluster.id);
     const r = await solve();

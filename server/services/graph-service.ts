@@ -288,7 +288,7 @@ export function createGraphService(db: Db, now: () => Date) {
                 hops: answer.path.slice(1).map((to, i) => ({
                   from: answer.path[i]!,
                   to,
-                  inhibitors: facts ? upgradeInhibitors(facts, to) : [],
+                  inhibitors: facts ? upgradeInhibitors(facts, answer.path[i]!, to) : [],
                 })),
               }
             : null,

@@ -182,7 +182,7 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
         checks: e.checks,
         candidates: candidateRuleChecks(e.run, e.cluster, chosen, e.newer),
         ignoredVersions: e.ignored,
-        gates: gateChecks(c.name, sector, gateInstant(run, e.cluster, decision), gates, chosen),
+        gates: gateChecks(c.name, sector, gateInstant(run, e.cluster, decision), gates, chosen, c.version),
       });
     }
   }

@@ -133,7 +133,7 @@ export function startGates(
   const minor = isMinorUpgrade(target.fromVersion, to);
   const health = healthProblems(c.health, options.healthChecks);
   const versionGate = versionGateFor(c.pendingVersionGates ?? [], to);
-  const inhibitors = upgradeInhibitors(c.inhibitors, to);
+  const inhibitors = upgradeInhibitors(c.inhibitors, c.version, to);
   const inhibitor = (reason: InhibitorReason, passed: string): StartGate => {
     const found = inhibitors.find((i) => i.reason === reason);
     return { reason, pass: found === undefined, message: found?.message ?? passed };

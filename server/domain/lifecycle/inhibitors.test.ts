@@ -10,7 +10,6 @@ const unlimited = { name: 'cert-manager.v1.13.0', namespace: 'cert-manager', max
 const flowschemas = {
   resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
   removedInRelease: '1.29',
-  requestCount: 42,
   users: ['system:serviceaccount:monitoring:kube-state-metrics'],
 };
 const facts: ClusterInhibitorFacts = { operators: [logging, unlimited], removedApis: [flowschemas] };
@@ -27,41 +26,63 @@ describe('kubernetesMinorOf', () => {
 });
 
 describe('upgradeInhibitors', () => {
-  it('holds a minor the operator does not support, naming it; a z-stream within its limit passes', () => {
-    expect(upgradeInhibitors({ operators: [logging, unlimited], removedApis: [] }, '4.16.3')).toEqual([
+  it('holds a minor upgrade the operator does not support, naming it; never a z-stream', () => {
+    expect(upgradeInhibitors({ operators: [logging, unlimited], removedApis: [] }, '4.15.20', '4.16.3')).toEqual([
       {
         reason: 'OPERATOR_INCOMPATIBLE',
         message: '4.16.3 is newer than installed operators support: cluster-logging.v5.8.1 (openshift-logging) supports up to 4.15',
       },
     ]);
-    expect(upgradeInhibitors({ operators: [logging], removedApis: [] }, '4.15.30')).toEqual([]);
-    // a limit given with a patch is still a minor limit
-    expect(upgradeInhibitors({ operators: [{ ...logging, maxOpenShiftVersion: '4.15.3' }], removedApis: [] }, '4.15.9')).toEqual([]);
+    expect(upgradeInhibitors({ operators: [logging], removedApis: [] }, '4.15.20', '4.15.30')).toEqual([]);
+    // a cluster already past an operator's limit may still take its z-streams (OLM holds only minor upgrades)
+    expect(upgradeInhibitors({ operators: [logging], removedApis: [] }, '4.16.1', '4.16.5')).toEqual([]);
+    // a limit given with a patch is still a minor limit; minors compare as numbers (4.9 < 4.10)
+    expect(upgradeInhibitors({ operators: [{ ...logging, maxOpenShiftVersion: '4.15.3' }], removedApis: [] }, '4.14.9', '4.15.9')).toEqual(
+      [],
+    );
+    expect(upgradeInhibitors({ operators: [{ ...logging, maxOpenShiftVersion: '4.10' }], removedApis: [] }, '4.9.59', '4.10.3')).toEqual(
+      [],
+    );
+    expect(
+      upgradeInhibitors({ operators: [{ ...logging, maxOpenShiftVersion: '4.9' }], removedApis: [] }, '4.9.59', '4.10.3'),
+    ).toHaveLength(1);
+  });
+
+  it('holds every minor upgrade for a limit that is not a version, as OLM does', () => {
+    const odd = { ...logging, maxOpenShiftVersion: 'four-fifteen' };
+    expect(upgradeInhibitors({ operators: [odd], removedApis: [] }, '4.15.20', '4.16.3')).toEqual([
+      {
+        reason: 'OPERATOR_INCOMPATIBLE',
+        message:
+          "4.16.3 is newer than installed operators support: cluster-logging.v5.8.1 (openshift-logging) declares a maxOpenShiftVersion that is not a version ('four-fifteen')",
+      },
+    ]);
+    expect(upgradeInhibitors({ operators: [odd], removedApis: [] }, '4.15.20', '4.15.21')).toEqual([]);
   });
 
   it('holds a target whose Kubernetes removes an API still called, naming the API and its callers', () => {
-    const found = upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.16.3');
-    expect(found).toEqual([
+    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.15.20', '4.16.3')).toEqual([
       {
         reason: 'REMOVED_API_IN_USE',
         message:
-          '4.16.3 (Kubernetes 1.29) removes APIs still in use: flowschemas.v1beta2.flowcontrol.apiserver.k8s.io (removed in Kubernetes 1.29; 42 requests in 24 h by system:serviceaccount:monitoring:kube-state-metrics)',
+          '4.16.3 (Kubernetes 1.29) removes APIs still in use: flowschemas.v1beta2.flowcontrol.apiserver.k8s.io (removed in Kubernetes 1.29; called by system:serviceaccount:monitoring:kube-state-metrics)',
       },
     ]);
-    // removed later than the target, or not called: no hold
-    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.15.30')).toEqual([]);
-    expect(upgradeInhibitors({ operators: [], removedApis: [{ ...flowschemas, requestCount: 0 }] }, '4.16.3')).toEqual([]);
-    // removed by an earlier release than the target's also breaks it (a two-minor run)
-    expect(upgradeInhibitors({ operators: [], removedApis: [{ ...flowschemas, removedInRelease: '1.28' }] }, '4.16.3')).toHaveLength(1);
+    // removed later than the target: no hold
+    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.14.9', '4.15.30')).toEqual([]);
+    // removed by a release between the cluster and the target also breaks it (a two-minor run) ...
+    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.15.20', '4.17.1')).toHaveLength(1);
+    // ... but not an API the cluster's own Kubernetes already removed (a z-stream on 4.16)
+    expect(upgradeInhibitors({ operators: [], removedApis: [flowschemas] }, '4.16.1', '4.16.5')).toEqual([]);
   });
 
   it('lists operators first, then APIs; nothing reported holds nothing', () => {
-    expect(upgradeInhibitors(facts, '4.16.3').map((i) => i.reason)).toEqual(['OPERATOR_INCOMPATIBLE', 'REMOVED_API_IN_USE']);
-    expect(upgradeInhibitors(undefined, '4.16.3')).toEqual([]);
+    expect(upgradeInhibitors(facts, '4.15.20', '4.16.3').map((i) => i.reason)).toEqual(['OPERATOR_INCOMPATIBLE', 'REMOVED_API_IN_USE']);
+    expect(upgradeInhibitors(undefined, '4.15.20', '4.16.3')).toEqual([]);
   });
 
   it('keeps only the facts that can hold an upgrade', () => {
-    expect(inhibitingFacts({ operators: [unlimited], removedApis: [{ ...flowschemas, requestCount: 0 }] })).toBeNull();
+    expect(inhibitingFacts({ operators: [unlimited], removedApis: [] })).toBeNull();
     expect(inhibitingFacts(facts)).toEqual({ operators: [logging], removedApis: [flowschemas] });
   });
 });
@@ -76,14 +97,20 @@ describe('inhibitors as scheduler gates', () => {
   });
 
   it('come after the version gate in the order the scheduler checks, and pass without facts', () => {
-    const checks = gateChecks('prod-1', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3');
+    const checks = gateChecks('prod-1', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3', '4.15.20');
     expect(checks.map((c) => c.gate).slice(-3)).toEqual(['version-gate', 'operators', 'removed-apis']);
     expect(checks.filter((c) => !c.pass).map((c) => c.reason)).toEqual(['OPERATOR_INCOMPATIBLE', 'REMOVED_API_IN_USE']);
-    expect(gateChecks('other', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3').every((c) => c.pass)).toBe(true);
+    expect(gateChecks('other', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3', '4.15.20').every((c) => c.pass)).toBe(true);
   });
 
   it('turn an upgrade of an inhibited cluster into a skip with the first reason; others go ahead', () => {
-    const input = { now: '2026-03-02T08:00:00Z', clusters: [] } as unknown as PlanInput;
+    const input = {
+      now: '2026-03-02T08:00:00Z',
+      clusters: [
+        { name: 'prod-1', version: '4.15.20' },
+        { name: 'prod-2', version: '4.15.20' },
+      ],
+    } as unknown as PlanInput;
     const engine = (): PlanResult => ({
       now: input.now,
       versionData: { versions: {} },

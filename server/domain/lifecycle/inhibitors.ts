@@ -7,10 +7,13 @@
  * an upgrade is planned) and by the lifecycle's start gates (on a fresh read). Pure.
  *
  * - An operator's `olm.maxOpenShiftVersion` (a CSV property, "4.15" or "4.15.3") is the newest
- *   OpenShift minor it supports: an upgrade to a later minor is held (OPERATOR_INCOMPATIBLE).
+ *   OpenShift minor it supports: a *minor* upgrade to a later minor is held (OPERATOR_INCOMPATIBLE),
+ *   as OLM holds it; a limit that does not read as a version holds every minor upgrade (OLM too
+ *   refuses to guess). A z-stream within the current minor is never held.
  * - APIRequestCount's `status.removedInRelease` is the *Kubernetes* minor that removes an API;
- *   OpenShift 4.Y ships Kubernetes 1.(Y+13) since 4.3. An API removed in the target's Kubernetes
- *   minor or earlier, with requests in the last 24 hours, holds the upgrade (REMOVED_API_IN_USE).
+ *   OpenShift 4.Y ships Kubernetes 1.(Y+13) since 4.3. An API called in the last 24 hours that the
+ *   target's Kubernetes removes and the current one still serves holds the upgrade
+ *   (REMOVED_API_IN_USE).
  */
 import { parseVersion } from '@/server/domain/version/version';
 
@@ -22,14 +25,16 @@ export interface InstalledOperator {
   maxOpenShiftVersion: string | null;
 }
 
+/**
+ * An API a later release removes that was called in the last 24 hours. Only what the rule reads is
+ * kept (not the rolling request counts, which would change the stored facts at every read).
+ */
 export interface RemovedApiUse {
   /** APIRequestCount's name: `resource.version.group`, e.g. `flowschemas.v1beta2.flowcontrol.apiserver.k8s.io` */
   resource: string;
   /** the Kubernetes minor that removes it, e.g. `1.29` */
   removedInRelease: string;
-  /** requests in the last 24 hours */
-  requestCount: number;
-  /** who made them, most requests first (a few) */
+  /** the callers with the most requests (a few, by name) */
   users: string[];
 }
 
@@ -63,18 +68,30 @@ export function kubernetesMinorOf(openshiftVersion: string): string | null {
   return `1.${m[1] + 13}`;
 }
 
-/** The operators that do not support `toVersion`'s minor, and the removed APIs it would break, in that order. */
-export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, toVersion: string): Inhibitor[] {
+/**
+ * What holds an upgrade from `fromVersion` to `toVersion`: the operators that do not support the
+ * target's minor, then the removed APIs it would break.
+ */
+export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, fromVersion: string, toVersion: string): Inhibitor[] {
   if (!facts) return [];
   const target = minorOf(toVersion);
   if (!target) return [];
+  const current = minorOf(fromVersion);
   const found: Inhibitor[] = [];
-  const incompatible = facts.operators.filter((op) => {
-    const max = op.maxOpenShiftVersion === null ? null : minorOf(op.maxOpenShiftVersion);
-    return max !== null && compareMinor(target, max) > 0;
-  });
+  const minorUpgrade = current === null || compareMinor(target, current) > 0;
+  const incompatible = minorUpgrade
+    ? facts.operators.filter((op) => {
+        if (op.maxOpenShiftVersion === null) return false;
+        const max = minorOf(op.maxOpenShiftVersion);
+        return max === null || compareMinor(target, max) > 0;
+      })
+    : [];
   if (incompatible.length > 0) {
-    const named = incompatible.map((op) => `${op.name} (${op.namespace}) supports up to ${op.maxOpenShiftVersion}`);
+    const named = incompatible.map((op) =>
+      minorOf(op.maxOpenShiftVersion!) === null
+        ? `${op.name} (${op.namespace}) declares a maxOpenShiftVersion that is not a version ('${op.maxOpenShiftVersion}')`
+        : `${op.name} (${op.namespace}) supports up to ${op.maxOpenShiftVersion}`,
+    );
     found.push({
       reason: 'OPERATOR_INCOMPATIBLE',
       message: `${toVersion} is newer than installed operators support: ${named.join('; ')}`,
@@ -82,17 +99,19 @@ export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, toVe
   }
   const kube = kubernetesMinorOf(toVersion);
   const kubeMinor = kube === null ? null : minorOf(kube);
+  const fromKube = kubernetesMinorOf(fromVersion);
+  const fromKubeMinor = fromKube === null ? null : minorOf(fromKube);
   const removed =
     kubeMinor === null
       ? []
       : facts.removedApis.filter((api) => {
           const gone = minorOf(api.removedInRelease);
-          return api.requestCount > 0 && gone !== null && compareMinor(gone, kubeMinor) <= 0;
+          // removed by the target, and still served where the cluster is
+          return gone !== null && compareMinor(gone, kubeMinor) <= 0 && (fromKubeMinor === null || compareMinor(gone, fromKubeMinor) > 0);
         });
   if (removed.length > 0) {
     const named = removed.map(
-      (api) =>
-        `${api.resource} (removed in Kubernetes ${api.removedInRelease}; ${api.requestCount} requests in 24 h${api.users.length ? ` by ${api.users.join(', ')}` : ''})`,
+      (api) => `${api.resource} (removed in Kubernetes ${api.removedInRelease}${api.users.length ? `; called by ${api.users.join(', ')}` : ''})`,
     );
     found.push({
       reason: 'REMOVED_API_IN_USE',
@@ -105,6 +124,5 @@ export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, toVe
 /** Only the facts that could ever hold an upgrade (an operator with a limit, a removed API in use); null when none. */
 export function inhibitingFacts(facts: ClusterInhibitorFacts): ClusterInhibitorFacts | null {
   const operators = facts.operators.filter((op) => op.maxOpenShiftVersion !== null);
-  const removedApis = facts.removedApis.filter((api) => api.requestCount > 0);
-  return operators.length === 0 && removedApis.length === 0 ? null : { operators, removedApis };
+  return operators.length === 0 && facts.removedApis.length === 0 ? null : { operators, removedApis: facts.removedApis };
 }

@@ -107,14 +107,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * upgrade in the messages when there is one. The scheduler stops an upgrade at the first failing
  * gate of this list, in this order.
  */
-export function gateChecks(cluster: string, sector: string | undefined, at: number, state: GateState, version?: string): GateCheck[] {
+export function gateChecks(
+  cluster: string,
+  sector: string | undefined,
+  at: number,
+  state: GateState,
+  version?: string,
+  /** the version the cluster runs (what an upgrade to `version` starts from) */
+  fromVersion?: string,
+): GateCheck[] {
   const frozenWhy = state.frozenReason ? `: ${state.frozenReason}` : '';
   const excl = findExclusion(state.exclusions, cluster, sector, at);
   const issues = state.healthIssues.get(cluster) ?? [];
   const providerError = state.providerErrors?.get(cluster);
   const halted = version && state.halts ? haltReason(state.halts, cluster, sector, version) : null;
   const gate = version ? versionGateFor(state.versionGates?.get(cluster) ?? [], version) : null;
-  const inhibitors = version ? upgradeInhibitors(state.inhibitors?.get(cluster), version) : [];
+  const inhibitors = version && fromVersion ? upgradeInhibitors(state.inhibitors?.get(cluster), fromVersion, version) : [];
   const operators = inhibitors.find((i) => i.reason === 'OPERATOR_INCOMPATIBLE');
   const removedApis = inhibitors.find((i) => i.reason === 'REMOVED_API_IN_USE');
   return [
@@ -199,11 +207,13 @@ function gateFor(
   input: PlanInput,
   sectorOf: (cluster: string) => string | undefined,
   state: GateState,
+  versionOf: (cluster: string) => string | undefined,
 ): { reason: GateReason; message: string } | null {
   if (d.action !== 'upgrade') return null;
   const sector = sectorOf(d.cluster);
   const at = parseInstant(d.nextRun) ?? parseInstant(input.now) ?? 0;
-  const failed = gateChecks(d.cluster, sector, at, state, d.version).find((g) => !g.pass);
+  const fromVersion = state.inhibitors?.has(d.cluster) ? versionOf(d.cluster) : undefined;
+  const failed = gateChecks(d.cluster, sector, at, state, d.version, fromVersion).find((g) => !g.pass);
   return failed ? { reason: failed.reason, message: failed.message } : null;
 }
 
@@ -251,7 +261,7 @@ export function decideWithGates(
     let added = false;
     for (const d of result.decisions) {
       if (gated.has(d.cluster)) continue;
-      const g = gateFor(d, input, sectorOf, state);
+      const g = gateFor(d, input, sectorOf, state, (name) => clusterNamed(name)?.version);
       if (g) {
         gated.set(d.cluster, g);
         added = true;

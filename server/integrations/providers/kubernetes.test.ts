@@ -11,6 +11,7 @@ import { loadKubeconfig } from './kubeconfig';
 import {
   CLUSTER_VERSION_PATH,
   createKubernetesProviderFromKubeconfig,
+  maxOpenShiftVersionOf,
   readInfrastructure,
   type KubernetesProviderOptions,
 } from './kubernetes';
@@ -564,18 +565,48 @@ describe('Kubernetes provider: operators and removed APIs', () => {
         {
           resource: 'flowschemas.v1beta2.flowcontrol.apiserver.k8s.io',
           removedInRelease: '1.29',
-          requestCount: 42,
-          users: ['system:serviceaccount:monitoring:kube-state-metrics', 'ci-robot'],
+          users: ['ci-robot', 'system:serviceaccount:monitoring:kube-state-metrics'],
         },
       ],
     });
   });
 
-  it('leaves the facts out for a cluster without OLM or APIRequestCount (not an error)', async () => {
+  it('leaves the facts out when one of the two lists cannot be read (a partial read must not erase a stored limit)', async () => {
+    const fake = await fakeCluster([
+      {
+        name: 'east',
+        version: '4.15.20',
+        releases: RELEASES,
+        installedOperators: [{ name: 'a.v1', namespace: 'a', maxOpenShiftVersion: '4.15' }],
+      },
+    ]);
+    fake.setPathFault('east', '/apis/operators.coreos.com/v1alpha1/clusterserviceversions', 403);
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const c = await kube.observeCluster({ externalId: 'east', name: 'east' }, NOW);
+    expect(c.version).toBe('4.15.20');
+    expect(c.inhibitors).toBeUndefined();
+    fake.setPathFault('east', '/apis/operators.coreos.com/v1alpha1/clusterserviceversions', null);
+    expect((await kube.observeCluster({ externalId: 'east', name: 'east' }, NOW)).inhibitors?.operators).toEqual([
+      { name: 'a.v1', namespace: 'a', maxOpenShiftVersion: '4.15' },
+    ]);
+  });
+
+  it('reads maxOpenShiftVersion as OLM does: the raw JSON, quotes trimmed', () => {
+    const prop = (value: string) =>
+      `[{"type":"olm.package","value":{"packageName":"x"}},{"type":"olm.maxOpenShiftVersion","value":${value}}]`;
+    expect(maxOpenShiftVersionOf(prop('"4.15"'))).toBe('4.15');
+    expect(maxOpenShiftVersionOf(prop('4.10'))).toBe('4.10');
+    expect(maxOpenShiftVersionOf(prop('"\\"4.16\\""'))).toBe('4.16');
+    expect(maxOpenShiftVersionOf('[{"value":"4.14.2","type":"olm.maxOpenShiftVersion"}]')).toBe('4.14.2');
+    expect(maxOpenShiftVersionOf(prop('"four"'))).toBe('four');
+    expect(maxOpenShiftVersionOf('[{"type":"olm.package","value":{"packageName":"x"}}]')).toBeNull();
+  });
+
+  it('reports none for a cluster without OLM or APIRequestCount (404: not installed; not an error)', async () => {
     const fake = await fakeCluster([{ name: 'east', version: '4.15.20', releases: RELEASES, olm: false }]);
     const c = await provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).observeCluster({ externalId: 'east', name: 'east' }, NOW);
     expect(c.version).toBe('4.15.20');
-    expect(c.inhibitors).toBeUndefined();
+    expect(c.inhibitors).toEqual({ operators: [], removedApis: [] });
   });
 });
 

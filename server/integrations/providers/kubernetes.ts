@@ -90,8 +90,10 @@ const CLUSTER_OPERATORS = { group: 'config.openshift.io', version: 'v1', plural:
 const INFRASTRUCTURE = { group: 'config.openshift.io', version: 'v1', plural: 'infrastructures', name: 'cluster' } as const;
 const CLUSTER_SERVICE_VERSIONS = { group: 'operators.coreos.com', version: 'v1alpha1', plural: 'clusterserviceversions' } as const;
 const API_REQUEST_COUNTS = { group: 'apiserver.openshift.io', version: 'v1', plural: 'apirequestcounts' } as const;
-/** callers named per removed API, most requests first */
+/** callers named per removed API (those with the most requests) */
 const REMOVED_API_USERS = 3;
+/** the operators and API-use read is optional: it gets its own, shorter deadline and never fails the cluster */
+const INHIBITOR_READ_MS = 20_000;
 const MACHINE_CONFIG_POOLS = { group: 'machineconfiguration.openshift.io', version: 'v1', plural: 'machineconfigpools' } as const;
 export const CLUSTER_VERSION_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 /** the in-cluster route to the Thanos querier (Prometheus API over every Prometheus) through the API server */
@@ -390,31 +392,49 @@ const ZCsvList = z.object({
     )
     .nullish(),
 });
-const ZOlmProperties = z.array(z.object({ type: z.string(), value: z.unknown() }));
+
+// `{"type": "olm.maxOpenShiftVersion", "value": V}` in either key order; V a JSON string or number as written
+const MAX_OCP_VALUE_AFTER = /"type"\s*:\s*"olm\.maxOpenShiftVersion"\s*,\s*"value"\s*:\s*("(?:[^"\\]|\\.)*"|[-+0-9.eE]+)/;
+const MAX_OCP_VALUE_BEFORE = /"value"\s*:\s*("(?:[^"\\]|\\.)*"|[-+0-9.eE]+)\s*,\s*"type"\s*:\s*"olm\.maxOpenShiftVersion"/;
+
+/**
+ * The `olm.maxOpenShiftVersion` an `olm.properties` annotation declares, as OLM reads it: from the
+ * raw JSON (an unquoted 4.10 is "4.10", not the number 4.1) with surrounding quotes trimmed (a
+ * doubly quoted "\"4.16\"" is 4.16). Null: no such property. A value that is not a version is
+ * returned as written (the rule holds minor upgrades for it, as OLM does).
+ */
+export function maxOpenShiftVersionOf(annotation: string): string | null {
+  const m = MAX_OCP_VALUE_AFTER.exec(annotation) ?? MAX_OCP_VALUE_BEFORE.exec(annotation);
+  if (!m) return null;
+  const raw = m[1]!;
+  let value = raw;
+  if (raw.startsWith('"')) {
+    try {
+      value = JSON.parse(raw) as string;
+    } catch {
+      value = raw;
+    }
+  }
+  return value.replace(/^"+|"+$/g, '').trim();
+}
 
 /**
  * The installed operators from a ClusterServiceVersion list (all namespaces), each once: OLM
- * copies a global operator's CSV into every namespace (label `olm.copiedFrom`, reason `Copied`).
- * `olm.maxOpenShiftVersion` is a property in the `olm.properties` annotation (a JSON list).
+ * copies a global operator's CSV into every namespace (label `olm.copiedFrom`, reason `Copied`;
+ * the list asks the server to leave them out, and what still comes is dropped here).
  */
 export function readInstalledOperators(body: unknown): InstalledOperator[] {
   const parsed = ZCsvList.safeParse(body);
-  if (!parsed.success) return [];
+  if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ClusterServiceVersion list: ${parsed.error.issues[0]?.message}`);
   const operators: InstalledOperator[] = [];
   for (const csv of parsed.data.items ?? []) {
     if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined || csv.status?.reason === 'Copied') continue;
-    let max: string | null = null;
-    const raw = csv.metadata.annotations?.['olm.properties'];
-    if (raw) {
-      try {
-        const props = ZOlmProperties.safeParse(JSON.parse(raw));
-        const found = props.success ? props.data.find((p) => p.type === 'olm.maxOpenShiftVersion') : undefined;
-        if (typeof found?.value === 'string' || typeof found?.value === 'number') max = String(found.value);
-      } catch {
-        // an annotation that is not JSON states no limit OLM would act on either
-      }
-    }
-    operators.push({ name: csv.metadata.name, namespace: csv.metadata.namespace ?? '', maxOpenShiftVersion: max });
+    const annotation = csv.metadata.annotations?.['olm.properties'];
+    operators.push({
+      name: csv.metadata.name,
+      namespace: csv.metadata.namespace ?? '',
+      maxOpenShiftVersion: annotation ? maxOpenShiftVersionOf(annotation) : null,
+    });
   }
   return operators;
 }
@@ -437,14 +457,18 @@ const ZArcList = z.object({
     .nullish(),
 });
 
-/** The APIs a later release removes (APIRequestCount `status.removedInRelease`), with their last 24 hours' requests and callers. */
+/**
+ * The APIs a later release removes (APIRequestCount `status.removedInRelease`) that were called in
+ * the last 24 hours, with their top callers (by requests, then listed by name so that the stored
+ * facts change only when the callers do, not with every request).
+ */
 export function readRemovedApiUse(body: unknown): RemovedApiUse[] {
   const parsed = ZArcList.safeParse(body);
-  if (!parsed.success) return [];
+  if (!parsed.success) throw new ProviderError('kubernetes', `unexpected APIRequestCount list: ${parsed.error.issues[0]?.message}`);
   const used: RemovedApiUse[] = [];
   for (const arc of parsed.data.items ?? []) {
     const removedIn = arc.status?.removedInRelease;
-    if (!removedIn) continue;
+    if (!removedIn || !(arc.status?.requestCount ?? 0)) continue;
     const byUser = new Map<string, number>();
     for (const hour of arc.status?.last24h ?? [])
       for (const node of hour.byNode ?? [])
@@ -452,8 +476,9 @@ export function readRemovedApiUse(body: unknown): RemovedApiUse[] {
     const users = [...byUser]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, REMOVED_API_USERS)
-      .map(([name]) => name);
-    used.push({ resource: arc.metadata.name, removedInRelease: removedIn, requestCount: arc.status?.requestCount ?? 0, users });
+      .map(([name]) => name)
+      .sort();
+    used.push({ resource: arc.metadata.name, removedInRelease: removedIn, users });
   }
   return used;
 }
@@ -565,15 +590,34 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
    * neither can be read the facts are left out (the stored ones stay).
    */
   const readInhibitors = async (client: Client): Promise<ClusterInhibitorFacts | undefined> => {
-    const [csvs, counts] = await Promise.allSettled([
-      client.custom.listClusterCustomObject(CLUSTER_SERVICE_VERSIONS),
-      client.custom.listClusterCustomObject(API_REQUEST_COUNTS),
-    ]);
-    if (csvs.status === 'rejected' && counts.status === 'rejected') return undefined;
-    return {
-      operators: csvs.status === 'fulfilled' ? readInstalledOperators(csvs.value) : [],
-      removedApis: counts.status === 'fulfilled' ? readRemovedApiUse(counts.value) : [],
+    // 404: not installed (plain Kubernetes), so none; any other failure (no permission, a timeout,
+    // an answer that does not parse): unknown, and the facts are left out so the stored ones stay
+    // — a partial read must not erase an operator's limit
+    const list = async <T>(
+      ref: { group: string; version: string; plural: string },
+      read: (body: unknown) => T[],
+      labelSelector?: string,
+    ) => {
+      try {
+        return read(await client.custom.listClusterCustomObject({ ...ref, ...(labelSelector ? { labelSelector } : {}) }));
+      } catch (err) {
+        if (kubernetesError(`GET ${ref.plural}`, err, timeoutMs).status === 404) return [];
+        throw err;
+      }
     };
+    try {
+      const [operators, removedApis] = await withDeadline(
+        Promise.all([
+          list(CLUSTER_SERVICE_VERSIONS, readInstalledOperators, '!olm.copiedFrom'),
+          list(API_REQUEST_COUNTS, readRemovedApiUse),
+        ]),
+        Math.min(deadlineMs, INHIBITOR_READ_MS),
+        'reading operators and API use',
+      );
+      return { operators, removedApis };
+    } catch {
+      return undefined;
+    }
   };
   /** best effort: a part that cannot be read is null, never the cluster's failure */
   const readDiscovery = async (client: Client, ctx: LoadedContext): Promise<ClusterDiscovery> => {

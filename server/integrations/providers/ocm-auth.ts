@@ -22,8 +22,12 @@ export type OcmAuth =
 export interface OcmTokenSource {
   /** a token valid now (cached) */
   token(now?: number): Promise<string>;
-  /** OCM refused the last token: the next call fetches a new one (false: nothing to refresh) */
-  invalidate(): boolean;
+  /**
+   * OCM refused `token`: the next call fetches a new one unless that already happened (the source
+   * is shared by every provider of the process, and a late 401 for an old token must not drop a
+   * fresh one). False: nothing to refresh (a fixed bearer token).
+   */
+  invalidate(token: string): boolean;
 }
 
 /**
@@ -80,8 +84,8 @@ function refreshingTokenSource(auth: Exclude<OcmAuth, { kind: 'bearer' }>): OcmT
       inFlight ??= fetchToken(now).finally(() => (inFlight = null));
       return inFlight;
     },
-    invalidate() {
-      cached = null;
+    invalidate(refused) {
+      if (cached?.token === refused) cached = null;
       return true;
     },
   };

@@ -9,7 +9,7 @@ import { httpJson } from './http-json';
 import { openDatabase } from '@/db/open-database';
 import { createOcmRefusalRepository } from '@/server/repositories/ocm-refusal-repository';
 import { createOcmProvider, OCM_REFUSAL_BACKOFF_MS, refusalBackoffMs } from './ocm';
-import type { OcmAuth } from './ocm-auth';
+import { createOcmTokenSource, type OcmAuth } from './ocm-auth';
 
 const T0 = new Date('2026-03-02T08:00:00Z');
 const MIN = 60_000;
@@ -192,6 +192,18 @@ describe('OCM provider: access tokens from Red Hat SSO', () => {
     const { clusters, errors } = await ocm.observe(now);
     expect(errors).toEqual([]);
     expect(clusters).toHaveLength(1);
+    expect(fake.tokenGrants()).toHaveLength(2);
+  });
+
+  it('a 401 for a token already replaced does not drop the fresh one (the source is shared by every provider)', async () => {
+    const { fake } = await fleet({ clusters: [classic], offlineToken: 'offline-token-shared', accessTokenTtlSeconds: 900 });
+    const source = createOcmTokenSource({ kind: 'offline-token', offlineToken: 'offline-token-shared', tokenUrl: `${fake.url}/_sso/token` });
+    const first = await source.token(now.getTime());
+    expect(source.invalidate('an-older-token')).toBe(true);
+    expect(await source.token(now.getTime())).toBe(first);
+    expect(fake.tokenGrants()).toHaveLength(1);
+    source.invalidate(first);
+    expect(await source.token(now.getTime())).not.toBe(first);
     expect(fake.tokenGrants()).toHaveLength(2);
   });
 

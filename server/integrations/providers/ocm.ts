@@ -266,11 +266,12 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
 
   /** one request; a 401 fetches a new access token once (an expired or revoked one) */
   const call = async <T>(path: string, init: { method?: 'GET' | 'POST' | 'DELETE'; body?: unknown } = {}) => {
-    const send = async () => httpJson<T>(`${base}${path}`, { ...init, token: await tokens.token(), provider: 'ocm' });
+    let used = '';
+    const send = async () => httpJson<T>(`${base}${path}`, { ...init, token: (used = await tokens.token()), provider: 'ocm' });
     try {
       return await send();
     } catch (err) {
-      if (err instanceof ProviderError && err.status === 401 && tokens.invalidate()) return send();
+      if (err instanceof ProviderError && err.status === 401 && tokens.invalidate(used)) return send();
       throw err;
     }
   };

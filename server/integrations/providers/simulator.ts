@@ -239,7 +239,6 @@ export function simulatedInhibitors(externalId: string, version: string): Cluste
       removedApis.push({
         resource: 'flowschemas.v1beta1.flowcontrol.apiserver.k8s.io',
         removedInRelease: '1.26',
-        requestCount: calls,
         users: ['system:serviceaccount:openshift-monitoring:kube-state-metrics'],
       });
   }
