@@ -37,7 +37,7 @@ export function requireOrganization(tx: Db): OrganizationRow {
 export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
   return {
     name: org.name,
-    sectors: repo.listSectors(tx, org.id).map(sectorSettingsOf),
+    sectors: repo.listSectors(tx, org.id).map((s) => sectorSettingsOf(s)),
     blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
