@@ -19,7 +19,15 @@ import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
-import { approvalKey, approvalSet, describeApprovalWait, describeNotBefore, type ApprovalWait, type NotBefore } from './sector-gates';
+import {
+  afterGatedSectors,
+  approvalSet,
+  describeApprovalWait,
+  describeNotBefore,
+  unapprovedGate,
+  type ApprovalWait,
+  type NotBefore,
+} from './sector-gates';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from '../version/version';
 
@@ -229,32 +237,14 @@ export class PlanRun {
     const name = c.upgradePolicy.conditions.sector;
     if (!this.gated || name === undefined) return undefined;
     const approved = (this.lazy.approvals ??= approvalSet(this.input.approvals));
-    if (this.sectors.get(name)?.approval?.before && !approved.has(approvalKey('before', name, version))) {
-      return { kind: 'before', sector: name, version };
-    }
-    for (const gate of this.afterGatesOf(name)) {
-      if (!approved.has(approvalKey('after', gate, version))) return { kind: 'after', sector: gate, version };
-    }
-    return undefined;
+    return unapprovedGate(this.sectors, approved, name, version, this.afterGatesOf(name));
   }
 
   /** The sectors `name` follows, directly or through others, that declare an after-gate (in dependency order). */
   private afterGatesOf(name: string): string[] {
     const all = (this.lazy.afterGates ??= new Map<string, string[]>());
     let hit = all.get(name);
-    if (hit) return hit;
-    hit = [];
-    const seen = new Set<string>([name]);
-    const queue = [...(this.sectors.get(name)?.dependencies ?? [])];
-    for (let i = 0; i < queue.length; i++) {
-      const dep = queue[i]!;
-      if (seen.has(dep)) continue;
-      seen.add(dep);
-      const sector = this.sectors.get(dep);
-      if (sector?.approval?.after) hit.push(dep);
-      queue.push(...(sector?.dependencies ?? []));
-    }
-    all.set(name, hit);
+    if (!hit) all.set(name, (hit = afterGatedSectors(this.sectors, name)));
     return hit;
   }
 

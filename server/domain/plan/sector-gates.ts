@@ -14,6 +14,7 @@
  */
 import { isKnownTimeZone, localToInstants } from './cron-schedule';
 import { formatInstant, parseInstant } from './time';
+import type { Organization, Sector } from './types';
 
 export const APPROVAL_KINDS = ['before', 'after'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -74,6 +75,67 @@ export function approvalSet(approvals: readonly Approval[] | undefined): Readonl
 
 /** The gate a version waits for in a cluster's sector: the sector's own before-gate or an after-gate of a sector it follows. */
 export type ApprovalWait = { kind: ApprovalKind; sector: string; version: string };
+
+/**
+ * The sectors `name` follows, directly or through others, that declare an after-gate, nearest
+ * first (breadth first over the dependencies; each once).
+ */
+export function afterGatedSectors(sectors: ReadonlyMap<string, Sector>, name: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>([name]);
+  const queue = [...(sectors.get(name)?.dependencies ?? [])];
+  for (let i = 0; i < queue.length; i++) {
+    const dep = queue[i]!;
+    if (seen.has(dep)) continue;
+    seen.add(dep);
+    const sector = sectors.get(dep);
+    if (sector?.approval?.after) out.push(dep);
+    queue.push(...(sector?.dependencies ?? []));
+  }
+  return out;
+}
+
+/**
+ * The approval gate an upgrade to `version` of a cluster in `sector` waits for (its sector's
+ * before-gate, then the after-gates of the sectors it follows), or undefined when every one it
+ * passes is approved. `afterGates` is afterGatedSectors for the sector (callers may cache it).
+ */
+export function unapprovedGate(
+  sectors: ReadonlyMap<string, Sector>,
+  approved: ReadonlySet<string>,
+  sector: string,
+  version: string,
+  afterGates: readonly string[] = afterGatedSectors(sectors, sector),
+): ApprovalWait | undefined {
+  if (sectors.get(sector)?.approval?.before && !approved.has(approvalKey('before', sector, version))) {
+    return { kind: 'before', sector, version };
+  }
+  for (const gate of afterGates) {
+    if (!approved.has(approvalKey('after', gate, version))) return { kind: 'after', sector: gate, version };
+  }
+  return undefined;
+}
+
+/**
+ * What holds the start of an upgrade to `version` in `sector` at `at` (the lifecycle's start
+ * gate re-checks this, so a revoked approval or a notBefore set since stops a planned upgrade):
+ * an unapproved gate, then the sector's notBefore; null when nothing does.
+ */
+export function sectorStartHold(
+  organization: Organization,
+  approvals: readonly Approval[] | undefined,
+  sector: string | undefined,
+  version: string,
+  at: number,
+): { reason: 'AWAITING_APPROVAL' | 'NOT_BEFORE'; message: string } | null {
+  if (sector === undefined) return null;
+  const sectors = new Map(organization.sectors.map((s) => [s.name, s]));
+  const wait = unapprovedGate(sectors, approvalSet(approvals), sector, version);
+  if (wait) return { reason: 'AWAITING_APPROVAL', message: describeApprovalWait(wait, sector) };
+  const nb = sectors.get(sector)?.notBefore;
+  if (nb && at < nb.at) return { reason: 'NOT_BEFORE', message: `sector ${sector} starts ${describeNotBefore(nb)}` };
+  return null;
+}
 
 /** `4.14.5 into sector prod awaits approval` / `4.14.5 awaits approval of sector stage's completion` */
 export function describeApprovalWait(w: ApprovalWait, clusterSector: string): string {
