@@ -39,8 +39,10 @@ const REASONS = [
   'EXCLUDED',
   'UNHEALTHY',
   'VERSION_GATE',
+  'AWAITING_APPROVAL',
+  'NOT_BEFORE',
 ];
-const CHANGE_AREAS = ['policy', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
+const CHANGE_AREAS = ['policy', 'approval', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
 const RANGES = [
   { id: 'all', label: 'any time', ms: 0 },
   { id: '1h', label: 'last hour', ms: 3_600_000 },

@@ -12,6 +12,8 @@ const REASON_TONE: Record<string, string> = {
   AT_TARGET: 'ok',
   ABOVE_CAP: 'info',
   VERSION_GATE: 'warn',
+  AWAITING_APPROVAL: 'warn',
+  NOT_BEFORE: 'info',
   VERSION_BLOCKED: 'bad',
   OUTSIDE_WINDOW: '',
   NO_AVAILABLE_UPGRADES: 'ok',
