@@ -100,6 +100,23 @@ describe('approvals router', () => {
     expect(approvalAudit()).toEqual([]);
   });
 
+  it('the forecast stops at a pending gate and reports it; approved, the sector upgrades in the forecast', async () => {
+    db.update(sectors).set({ approvalBefore: true }).where(eq(sectors.name, 'dev')).run();
+    const op = callerAs('operator');
+    const gated = await op.forecast.run({ horizonDays: 10, upgradeMinutes: 90, sector: 'dev', limit: 50, offset: 0 });
+    const devGate = gated.approvalGates.find((g) => g.sector === 'dev' && g.kind === 'before');
+    expect(devGate).toMatchObject({ heldSectors: ['dev'] });
+    expect(devGate!.clusters).toBeGreaterThan(0);
+    expect(Date.parse(devGate!.earliest)).toBeGreaterThanOrEqual(NOW.getTime());
+    const upgradesTo = (r: typeof gated, version: string) =>
+      r.rows.flatMap((c) => c.upgrades.filter((u) => u.version === version && !u.inFlight));
+    expect(upgradesTo(gated, devGate!.version)).toEqual([]);
+    await op.approvals.approve({ sector: 'dev', version: devGate!.version });
+    const approved = await op.forecast.run({ horizonDays: 10, upgradeMinutes: 90, sector: 'dev', limit: 50, offset: 0 });
+    expect(approved.approvalGates.filter((g) => g.sector === 'dev' && g.version === devGate!.version)).toEqual([]);
+    expect(upgradesTo(approved, devGate!.version).length).toBeGreaterThan(0);
+  });
+
   it('a viewer may list but neither approve nor revoke', async () => {
     const viewer = callerAs('viewer');
     expect(await viewer.approvals.list()).toEqual([]);
