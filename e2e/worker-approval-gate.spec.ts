@@ -55,6 +55,7 @@ test('a gated sector waits with AWAITING_APPROVAL until an operator approves on 
   await expect(pending).toBeVisible();
   const version = (await pending.getAttribute('data-gate-version'))!;
   expect(version).toMatch(/^4\.\d+\.\d+$/);
+  await page.screenshot({ path: 'test-results/screenshots/sectors-approval-gate.png' });
   await pending.getByRole('button', { name: 'Approve…' }).click();
   const dialog = page.getByRole('dialog', { name: `Approve ${version} into the sector dev?` });
   await expect(dialog).toBeVisible();

@@ -62,9 +62,18 @@ const COLUMN_WIDTH = 390;
 /** Rendered height estimate (for stacking a layer's nodes without overlap). */
 function nodeHeight(s: Sector): number {
   return (
-    78 + s.workloads.length * 36 + s.workloads.filter((w) => w.waitsFor).length * 19 + (s.gates ? 24 + s.gates.versions.length * 30 : 0)
+    78 +
+    s.workloads.length * 36 +
+    s.workloads.filter((w) => w.waitsFor).length * 19 +
+    (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0)
   );
 }
+
+/** the versions a node lists: every pending one, and the three newest approvals */
+const shownGateVersions = (g: NonNullable<Sector['gates']>) => [
+  ...g.versions.filter((v) => v.state === 'pending'),
+  ...g.versions.filter((v) => v.state === 'approved').slice(0, 3),
+];
 
 const gateKindText = (kind: GateVersion['kind']) => (kind === 'before' ? 'into the sector' : 'past the sector');
 
@@ -79,7 +88,7 @@ function SectorGatesView({ data }: { data: SectorNode['data'] }) {
         <strong>Gates:</strong> {kinds.join(' · ')}
       </div>
       <ul className="sector-gate-list">
-        {g.versions.map((v) => (
+        {shownGateVersions(g).map((v) => (
           <li key={`${v.kind}|${v.version}|${v.state}`} data-gate-state={v.state} data-gate-version={v.version}>
             <span className={`badge ${v.state === 'pending' ? 'warn' : 'ok'}`}>{v.state === 'pending' ? 'pending' : 'approved'}</span>{' '}
             <span className="mono">{v.version}</span>{' '}
