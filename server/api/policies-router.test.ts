@@ -324,6 +324,18 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     };
     const err = await rejection(op.policies.updateOrganization({ expectedRevision: again.revision, organization: bad }));
     expect(err).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'organization.sectors[1].notBefore' }] });
+    // the organization file: imported as written, a misspelt gate key refused at its path with nothing written
+    const file = parseYaml((await op.policies.exportOrganization()).yaml) as { sectors: Record<string, unknown>[] };
+    file.sectors[0]!.approval = { after: true };
+    await op.policies.importOrganization({ yaml: stringify(file) });
+    expect((await op.policies.organization()).sectors[0]).toMatchObject({ approval: { before: false, after: true } });
+    file.sectors[0]!.approval = { afer: true };
+    const before = dumpPolicyState();
+    const typo = await rejection(op.policies.importOrganization({ yaml: stringify(file) }));
+    expect(typo.problems).toEqual([
+      expect.objectContaining({ path: 'sectors[0].approval.afer', message: "unknown key 'afer': did you mean 'after'?" }),
+    ]);
+    expect(dumpPolicyState()).toEqual(before);
   });
 
   it('reverts an organization revision, refusing when the result would be invalid', async () => {

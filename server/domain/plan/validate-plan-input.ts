@@ -235,7 +235,7 @@ function approvalGatesOf(c: Collector, raw: unknown, path: string): SectorApprov
   for (const [key, value] of Object.entries(raw)) {
     const known = (APPROVAL_GATE_KEYS as readonly string[]).includes(key);
     if (!known) {
-      const guess = APPROVAL_GATE_KEYS.find((k) => k === key.toLowerCase() || k.startsWith(key.toLowerCase().slice(0, 3)));
+      const guess = APPROVAL_GATE_KEYS.find((k) => editDistance(k, key.toLowerCase()) <= 2);
       c.add(
         `${path}.${key}`,
         guess ? `unknown key '${key}': did you mean '${guess}'?` : `unknown key '${key}' (known here: before, after)`,
@@ -247,6 +247,17 @@ function approvalGatesOf(c: Collector, raw: unknown, path: string): SectorApprov
     } else if (value === true) gates[key as keyof SectorApprovalGates] = true;
   }
   return ok && (gates.before || gates.after) ? gates : undefined;
+}
+
+/** Levenshtein distance of two short words (a misspelt key's likely meaning). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** The document's `approvals` (the engine's input of given approvals): [{sector, version, kind}], kind `before` by default. */
