@@ -7,6 +7,7 @@ import { evaluateFleet, NO_GATES } from '../evaluation/evaluate-fleet';
 import { listBlockers } from '../evaluation/blockers';
 import { findNeverUpgrades } from '../evaluation/never-upgrades';
 import { decideUpgrades, PlanRun } from './decide-upgrades';
+import { lintPolicies } from './lint-policies';
 import { approvalKey, parseNotBefore } from './sector-gates';
 import { testCluster, testPlanInput, TEST_NOW, type RawCluster } from './test-plan-input';
 import { validatePlanInput } from './validate-plan-input';
@@ -232,6 +233,29 @@ describe('why not, and never-upgrades', () => {
     ]);
     expect(blockers.holding).toBe(0);
     expect(findNeverUpgrades(new PlanRun(input)).size).toBe(0);
+  });
+});
+
+describe('lint: sector gates that hold nothing', () => {
+  it('warns of an after-gate no sector follows and of a notBefore already past, not of gates that hold', () => {
+    const input = testPlanInput([testCluster('p1', {}, { sector: 'prod' })], {
+      organization: chain({
+        stage: { approval: { after: true }, notBefore: '2099-01-01T00:00:00Z' },
+        edge: { approval: { after: true }, notBefore: '2021-08-30T17:59 UTC' },
+      }),
+    });
+    expect(lintPolicies(input).filter((w) => w.code === 'APPROVAL_AFTER_GATES_NOTHING' || w.code === 'NOT_BEFORE_PASSED')).toEqual([
+      {
+        code: 'APPROVAL_AFTER_GATES_NOTHING',
+        path: 'organization.sectors[2].approval.after',
+        message: 'approval.after of sector edge holds nothing: no sector depends on it',
+      },
+      {
+        code: 'NOT_BEFORE_PASSED',
+        path: 'organization.sectors[2].notBefore',
+        message: 'notBefore 2021-08-30T17:59 UTC of sector edge has passed: it holds nothing any more',
+      },
+    ]);
   });
 });
 
