@@ -117,6 +117,31 @@ describe('approvals router', () => {
     expect(upgradesTo(approved, devGate!.version).length).toBeGreaterThan(0);
   });
 
+  it('a sector with approvals may still be removed (its approvals no longer count)', async () => {
+    const op = callerAs('operator');
+    const org = await op.policies.organization();
+    const settings = (
+      sectors: { name: string; maxParallelUpgrades: string | null; dependencies: string[]; approval?: { before: boolean } }[],
+    ) => ({
+      sectors,
+      blockedVersions: org.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
+      upgradePolicyAllowedWorkloads: org.upgradePolicyAllowedWorkloads,
+      upgradePolicyAllowedMutexes: org.upgradePolicyAllowedMutexes,
+    });
+    const current = org.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies }));
+    const added = await op.policies.updateOrganization({
+      expectedRevision: org.revision,
+      organization: settings([...current, { name: 'canary', maxParallelUpgrades: null, dependencies: [], approval: { before: true } }]),
+    });
+    await op.approvals.approve({ sector: 'canary', version: '4.13.99' });
+    expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toEqual([
+      { sector: 'canary', version: '4.13.99', kind: 'before' },
+    ]);
+    const removed = await op.policies.updateOrganization({ expectedRevision: added.revision, organization: settings(current) });
+    expect(removed.organization.sectors.map((s) => s.name)).not.toContain('canary');
+    expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toBeUndefined();
+  });
+
   it('a viewer may list but neither approve nor revoke', async () => {
     const viewer = callerAs('viewer');
     expect(await viewer.approvals.list()).toEqual([]);

@@ -72,7 +72,14 @@ export function documentWith(
 ): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
   // gone clusters too: their policies must stay valid for the day the provider lists them again
   const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
-  if (change.organization) doc.organization = planOrganizationOf(change.organization);
+  if (change.organization) {
+    doc.organization = planOrganizationOf(change.organization);
+    // approvals of a sector the change removes or renames no longer count (they stay stored)
+    const names = new Set(doc.organization.sectors.map((s) => s.name));
+    const kept = doc.approvals?.filter((a) => names.has(a.sector));
+    if (kept && kept.length > 0) doc.approvals = kept;
+    else delete doc.approvals;
+  }
   const unknown: { index: number; name: string }[] = [];
   (change.clusters ?? []).forEach((c, index) => {
     const target = doc.clusters.find((x) => x.name === c.name);
