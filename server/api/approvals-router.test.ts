@@ -142,6 +142,32 @@ describe('approvals router', () => {
     expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toBeUndefined();
   });
 
+  it('the Sectors overview shows a gate pending with the clusters ready but for it, then approved by whom', async () => {
+    db.update(sectors).set({ approvalBefore: true, notBefore: '2020-01-01T00:00:00Z' }).where(eq(sectors.name, 'dev')).run();
+    const op = callerAs('operator', 'alice');
+    const before = (await op.sectors.overview()).sectors;
+    expect(before.find((s) => s.name === 'hive-production')!.gates).toBeNull();
+    const gates = before.find((s) => s.name === 'dev')!.gates!;
+    expect(gates).toMatchObject({ before: true, after: false, notBefore: '2020-01-01T00:00:00Z' });
+    const pending = gates.versions.filter((v) => v.state === 'pending');
+    expect(pending.length).toBeGreaterThan(0);
+    expect(pending.every((v) => v.kind === 'before' && v.waiting > 0)).toBe(true);
+    const newest = pending[0]!.version;
+    await op.approvals.approve({ sector: 'dev', version: newest, reason: 'CAB-1' });
+    const after = (await op.sectors.overview()).sectors.find((s) => s.name === 'dev')!.gates!;
+    expect(after.versions.filter((v) => v.version === newest)).toEqual([
+      {
+        kind: 'before',
+        version: newest,
+        state: 'approved',
+        waiting: 0,
+        approvedBy: 'alice',
+        approvedAt: NOW.toISOString(),
+        reason: 'CAB-1',
+      },
+    ]);
+  });
+
   it('a viewer may list but neither approve nor revoke', async () => {
     const viewer = callerAs('viewer');
     expect(await viewer.approvals.list()).toEqual([]);
