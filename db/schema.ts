@@ -10,6 +10,9 @@ const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 // migration): the database stays plain text, the code that reads and writes rows is checked.
 /** server/auth/actor.ts's Role (schema-types.test.ts keeps them equal) */
 export type RoleValue = 'viewer' | 'operator' | 'admin';
+/** an API token's scope: a role, or one narrow permission (server/auth/actor.ts) */
+export type TokenScopeValue = RoleValue | 'approvals:write';
+export const APPROVAL_KIND_VALUES = ['before', 'after'] as const;
 export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'failed' | 'gone';
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
@@ -79,6 +82,11 @@ export const sectors = sqliteTable(
     /** where the sector's clusters stop / never past: a release or a minor (beyond the reference) */
     targetVersion: text('target_version'),
     maxVersion: text('max_version'),
+    /** approval gates (server/domain/plan/sector-gates.ts): before the sector, and after it for the sectors that follow */
+    approvalBefore: integer('approval_before', { mode: 'boolean' }).notNull().default(false),
+    approvalAfter: integer('approval_after', { mode: 'boolean' }).notNull().default(false),
+    /** no upgrade of the sector starts before: `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null = none */
+    notBefore: text('not_before'),
     dependencies: json<string[]>('dependencies')
       .notNull()
       .$defaultFn(() => []),
@@ -273,6 +281,30 @@ export const auditLog = sqliteTable(
     after: json<unknown>('after'),
   },
   (t) => [index('audit_log_at').on(t.at)],
+);
+
+/**
+ * Approvals of sectors' gates (issue 14): the rollout of `version` into `sector` (kind before) or
+ * past it (kind after) may go on. One row per (organization, sector, version, kind): approving
+ * again after a revocation clears `revokedAt`; the audit log keeps every approval and revocation.
+ */
+export const approvals = sqliteTable(
+  'approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    sector: text('sector').notNull(),
+    version: text('version').notNull(),
+    kind: text('kind', { enum: APPROVAL_KIND_VALUES }).notNull(),
+    approvedBy: text('approved_by').notNull(),
+    approvedAt: timestamp('approved_at').notNull(),
+    reason: text('reason').notNull().default(''),
+    revokedAt: timestamp('revoked_at'),
+    revokedBy: text('revoked_by'),
+  },
+  (t) => [uniqueIndex('approvals_gate').on(t.organizationId, t.sector, t.version, t.kind)],
 );
 
 /** engine decisions recorded by scheduler ticks */
@@ -601,7 +633,7 @@ export const apiTokens = sqliteTable('api_tokens', {
   tokenHash: text('token_hash').notNull().unique(),
   prefix: text('prefix').notNull(),
   /** viewer | operator | admin, at most the owner's role */
-  scope: text('scope').$type<RoleValue>().notNull(),
+  scope: text('scope').$type<TokenScopeValue>().notNull(),
   createdAt: timestamp('created_at').notNull(),
   lastUsedAt: timestamp('last_used_at'),
   /** chosen at creation; null only for tokens made before expiry existed */

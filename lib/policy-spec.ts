@@ -28,7 +28,16 @@ export function extraKeys(obj: Obj, known: readonly string[]): Extra | undefined
 export const POLICY_KEYS = ['workloads', 'schedule', 'conditions', 'lifecycle'] as const;
 export const CONDITION_KEYS = ['soakDays', 'mutexes', 'sector', 'blockedVersions', 'targetVersion', 'maxVersion'] as const;
 export const SCHEDULE_KEYS = ['cron', 'location', 'isoWeek', 'suspend'] as const;
-export const SECTOR_KEYS = ['name', 'maxParallelUpgrades', 'maxConcurrentUpgrades', 'targetVersion', 'maxVersion', 'dependencies'] as const;
+export const SECTOR_KEYS = [
+  'name',
+  'maxParallelUpgrades',
+  'maxConcurrentUpgrades',
+  'targetVersion',
+  'maxVersion',
+  'approval',
+  'notBefore',
+  'dependencies',
+] as const;
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
@@ -105,6 +114,8 @@ export function sectorSpecToDocument(s: SectorSpec): Obj {
   if (s.maxConcurrentUpgrades !== undefined) doc.maxConcurrentUpgrades = s.maxConcurrentUpgrades;
   if (s.targetVersion !== undefined) doc.targetVersion = s.targetVersion;
   if (s.maxVersion !== undefined) doc.maxVersion = s.maxVersion;
+  if (s.approval !== undefined) doc.approval = { ...s.approval };
+  if (s.notBefore !== undefined) doc.notBefore = s.notBefore;
   if (s.dependencies.length > 0) doc.dependencies = s.dependencies.map((name) => ({ name }));
   Object.assign(doc, s.extra ?? {});
   return doc;

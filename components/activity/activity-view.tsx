@@ -41,8 +41,10 @@ const REASONS = [
   'VERSION_GATE',
   'OPERATOR_INCOMPATIBLE',
   'REMOVED_API_IN_USE',
+  'AWAITING_APPROVAL',
+  'NOT_BEFORE',
 ];
-const CHANGE_AREAS = ['policy', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
+const CHANGE_AREAS = ['policy', 'approval', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
 const RANGES = [
   { id: 'all', label: 'any time', ms: 0 },
   { id: '1h', label: 'last hour', ms: 3_600_000 },

@@ -13,6 +13,8 @@ import styles from './auth.module.css';
 
 type Role = 'viewer' | 'operator' | 'admin';
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+/** a role, or the one narrow permission (server/auth/actor.ts TOKEN_SCOPES) */
+type TokenScope = Role | 'approvals:write';
 
 /** lifetimes offered at creation; the server accepts 1 to 366 days (server/services/token-service.ts) */
 const LIFETIME_DAYS = [7, 30, 90, 180, 366] as const;
@@ -71,7 +73,7 @@ export function TokensPanel({ role }: { role: Role }) {
   const [all, setAll] = useState(false);
   const tokens = useQuery(trpc.tokens.list.queryOptions({ all }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tokens.pathKey() });
-  const [form, setForm] = useState({ name: '', scope: 'viewer' as Role, expiresInDays: DEFAULT_LIFETIME_DAYS });
+  const [form, setForm] = useState({ name: '', scope: 'viewer' as TokenScope, expiresInDays: DEFAULT_LIFETIME_DAYS });
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const create = useMutation(
     trpc.tokens.create.mutationOptions({
@@ -120,12 +122,14 @@ export function TokensPanel({ role }: { role: Role }) {
         </label>
         <label>
           Scope
-          <select value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value as Role })}>
+          <select value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value as TokenScope })}>
             {(['viewer', 'operator', 'admin'] as const)
               .filter((r) => RANK[r] <= RANK[role])
               .map((r) => (
                 <option key={r}>{r}</option>
               ))}
+            {/* a narrow scope: approves sectors' gates and nothing else (a CI job); needs an operator */}
+            {RANK[role] >= RANK.operator && <option value="approvals:write">approvals:write (approve gates only)</option>}
           </select>
         </label>
         <label>

@@ -8,6 +8,7 @@ export type RuleCheck = Explain['checks'][number];
 export const RULE_LABEL: Record<string, string> = {
   pending: 'No pending upgrade',
   suspend: 'Schedule not suspended',
+  notBefore: "Sector's notBefore (start gate)",
   schedule: 'Maintenance window (next run within 2 h)',
   mutex: 'Mutexes / max parallel / at once',
   available: 'Available upgrades',
@@ -15,6 +16,7 @@ export const RULE_LABEL: Record<string, string> = {
   bound: 'Within the targets and caps',
   sector: 'Sector order',
   soak: 'Soak',
+  approval: 'Approval gate',
 };
 
 /** The scheduler's gates, shown after the engine's rules. */

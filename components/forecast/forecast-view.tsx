@@ -179,6 +179,14 @@ export function ForecastView() {
                 the freeze.
               </div>
             )}
+            {data.approvalGates.map((g) => (
+              <div key={`${g.kind}|${g.sector}|${g.version}`} className="banner warn" role="status" data-testid="forecast-approval-gate">
+                {g.heldSectors.join(', ')} start{g.heldSectors.length === 1 ? 's' : ''} {g.version} after approval
+                {g.kind === 'before' ? '' : ` of ${g.sector}'s completion`}, earliest <ZonedTime iso={g.earliest} /> ({g.clusters} cluster
+                {g.clusters === 1 ? '' : 's'} wait at the {g.kind === 'before' ? 'approval.before' : 'approval.after'} gate of {g.sector};
+                the forecast assumes no approval is given). Approve on the Sectors page.
+              </div>
+            ))}
             {data.stats.truncated && (
               <div className="banner warn" role="status">
                 The simulation stopped early (too many engine runs); later upgrades are missing.

@@ -18,6 +18,8 @@ import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft'
 import { YamlPane } from './yaml-pane';
 
 type Settings = inferRouterInputs<AppRouter>['policies']['updateOrganization']['organization'];
+/** a sector's approval gates as the API takes them */
+type ApprovalGates = NonNullable<Settings['sectors'][number]['approval']>;
 
 const EMPTY: Settings = {
   sectors: [],
@@ -44,6 +46,9 @@ function settingsFromYaml(v: unknown): Settings {
         maxConcurrentUpgrades: optionalScalar(x.maxConcurrentUpgrades),
         targetVersion: optionalScalar(x.targetVersion),
         maxVersion: optionalScalar(x.maxVersion),
+        // as written: the validator names a wrong key or value at its path
+        approval: isObject(x.approval) ? x.approval : null,
+        notBefore: optionalScalar(x.notBefore),
         dependencies: strings(x.dependencies),
       };
     }),
@@ -66,6 +71,8 @@ function yamlDocOf(s: Settings): unknown {
       ...(x.maxConcurrentUpgrades ? { maxConcurrentUpgrades: x.maxConcurrentUpgrades } : {}),
       ...(x.targetVersion ? { targetVersion: x.targetVersion } : {}),
       ...(x.maxVersion ? { maxVersion: x.maxVersion } : {}),
+      ...(x.approval && (x.approval.before || x.approval.after) ? { approval: x.approval } : {}),
+      ...(x.notBefore ? { notBefore: x.notBefore } : {}),
       dependencies: x.dependencies,
     })),
     blockedVersions: s.blockedVersions,
@@ -97,6 +104,8 @@ export function OrganizationEditor() {
           maxConcurrentUpgrades: s.maxConcurrentUpgrades,
           targetVersion: s.targetVersion,
           maxVersion: s.maxVersion,
+          approval: (s.approval as ApprovalGates | null) ?? null,
+          notBefore: s.notBefore ?? null,
           dependencies: s.dependencies,
         })),
         blockedVersions: stored.data.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
@@ -297,6 +306,53 @@ export function OrganizationEditor() {
                         </Field>
                       ))}
                     </div>
+                    <div
+                      style={{ gridColumn: '1 / -1', display: 'grid', gridTemplateColumns: 'repeat(3, minmax(0, 1fr))', gap: 8 }}
+                      data-testid={`sector-gates-${i}`}
+                    >
+                      {(
+                        [
+                          ['before', 'Approval before', 'a version waits for an approval before it enters this sector'],
+                          ['after', 'Approval after', 'the sectors after this one wait until its completion of a version is approved'],
+                        ] as const
+                      ).map(([key, label, title]) => (
+                        <Field key={key} label={label} problems={problemsAt(problems, `sectors[${i}].approval.${key}`)}>
+                          {(a) => (
+                            <input
+                              type="checkbox"
+                              {...a}
+                              title={title}
+                              aria-label={`Sector ${s.name || i + 1} ${label.toLowerCase()}`}
+                              checked={s.approval?.[key] === true}
+                              onChange={(e) => {
+                                const gates = {
+                                  before: s.approval?.before === true,
+                                  after: s.approval?.after === true,
+                                  [key]: e.target.checked,
+                                };
+                                const approval = gates.before || gates.after ? gates : null;
+                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, approval } : x)) });
+                              }}
+                            />
+                          )}
+                        </Field>
+                      ))}
+                      <Field label="Not before" problems={problemsAt(problems, `sectors[${i}].notBefore`)}>
+                        {(a) => (
+                          <input
+                            type="text"
+                            {...a}
+                            aria-label={`Sector ${s.name || i + 1} not before`}
+                            placeholder="2026-11-29T20:00 Europe/Zurich"
+                            value={s.notBefore ?? ''}
+                            onChange={(e) =>
+                              set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, notBefore: e.target.value.trim() || null } : x)) })
+                            }
+                            style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                          />
+                        )}
+                      </Field>
+                    </div>
                   </div>
                 ))}
                 <FieldErrors id="sectors-err" problems={problems.filter((p) => /^(organization\.)?sectors$/.test(p.path))} />
@@ -312,6 +368,8 @@ export function OrganizationEditor() {
                           maxConcurrentUpgrades: null,
                           targetVersion: null,
                           maxVersion: null,
+                          approval: null,
+                          notBefore: null,
                           dependencies: [],
                         },
                       ],

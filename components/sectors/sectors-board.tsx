@@ -17,7 +17,8 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import Link from 'next/link';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
@@ -31,7 +32,8 @@ import './sectors.css';
 
 type Overview = inferRouterOutputs<AppRouter>['sectors']['overview'];
 type Sector = Overview['sectors'][number];
-type SectorNode = Node<{ sector: Sector }, 'sector'>;
+type GateVersion = NonNullable<Sector['gates']>['versions'][number];
+type SectorNode = Node<{ sector: Sector; canOperate: boolean; onApprove: (sector: string, gate: GateVersion) => void }, 'sector'>;
 type SectorWorkload = Sector['workloads'][number] & { sector: string };
 
 const soakingText = (w: SectorWorkload) =>
@@ -59,11 +61,63 @@ const COLUMN_WIDTH = 390;
 
 /** Rendered height estimate (for stacking a layer's nodes without overlap). */
 function nodeHeight(s: Sector): number {
-  return 78 + s.workloads.length * 36 + s.workloads.filter((w) => w.waitsFor).length * 19;
+  return (
+    78 +
+    s.workloads.length * 36 +
+    s.workloads.filter((w) => w.waitsFor).length * 19 +
+    (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0)
+  );
+}
+
+/** the versions a node lists: every pending one, and the three newest approvals */
+const shownGateVersions = (g: NonNullable<Sector['gates']>) => [
+  ...g.versions.filter((v) => v.state === 'pending'),
+  ...g.versions.filter((v) => v.state === 'approved').slice(0, 3),
+];
+
+const gateKindText = (kind: GateVersion['kind']) => (kind === 'before' ? 'into the sector' : 'past the sector');
+
+/** The sector's gates on its node: approval before/after and notBefore, each version pending or approved. */
+function SectorGatesView({ data }: { data: SectorNode['data'] }) {
+  const { sector: s, canOperate, onApprove } = data;
+  const g = s.gates!;
+  const kinds = [g.before && 'approval before', g.after && 'approval after', g.notBefore && `not before ${g.notBefore}`].filter(Boolean);
+  return (
+    <div className="sector-gates" data-testid={`sector-gates-${s.name}`}>
+      <div className="small">
+        <strong>Gates:</strong> {kinds.join(' · ')}
+      </div>
+      <ul className="sector-gate-list">
+        {shownGateVersions(g).map((v) => (
+          <li key={`${v.kind}|${v.version}|${v.state}`} data-gate-state={v.state} data-gate-version={v.version}>
+            <span className={`badge ${v.state === 'pending' ? 'warn' : 'ok'}`}>{v.state === 'pending' ? 'pending' : 'approved'}</span>{' '}
+            <span className="mono">{v.version}</span>{' '}
+            <span className="small muted">
+              {gateKindText(v.kind)} ·{' '}
+              {v.state === 'pending' ? `${v.waiting} cluster${v.waiting === 1 ? '' : 's'} waiting` : `by ${v.approvedBy ?? '?'}`}
+            </span>
+            {v.state === 'pending' && (
+              <button
+                type="button"
+                className="btn nodrag sector-gate-approve"
+                disabled={!canOperate}
+                title={canOperate ? `Approve ${v.version} ${gateKindText(v.kind)} ${s.name}` : OPERATOR_ONLY}
+                onClick={() => onApprove(s.name, v)}
+              >
+                Approve…
+              </button>
+            )}
+          </li>
+        ))}
+        {g.versions.length === 0 && (g.before || g.after) && <li className="small muted">no version waiting at a gate</li>}
+      </ul>
+    </div>
+  );
 }
 
 function SectorCard({ data }: NodeProps<SectorNode>) {
   const s = data.sector;
+  const gated = s.gates !== null;
   const thresholds = s.soakThresholds.filter((t) => t.soakDays !== null).map((t) => `${t.soakDays} d`);
   return (
     <div className="sector-node" style={{ width: NODE_WIDTH }} data-sector={s.name}>
@@ -123,8 +177,80 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
             waits: {w.waitsFor!.sector} on {w.waitsFor!.version} ({w.workload})
           </div>
         ))}
+      {gated && <SectorGatesView data={data} />}
       <Handle type="source" position={Position.Right} aria-label={`${s.name}: drag to a sector that depends on it`} />
     </div>
+  );
+}
+
+/** The confirm dialog of an approval: which version, into or past which sector, and an optional reason. */
+function ApproveDialog({
+  gate,
+  dialog,
+  onDone,
+}: {
+  gate: { sector: string; version: GateVersion } | null;
+  dialog: React.RefObject<HTMLDialogElement | null>;
+  onDone: () => void;
+}) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [reason, setReason] = useState('');
+  const approve = useMutation(
+    trpc.approvals.approve.mutationOptions({
+      onSuccess: () => {
+        dialog.current?.close();
+        onDone();
+      },
+      onSettled: () => {
+        void qc.invalidateQueries({ queryKey: trpc.sectors.pathKey() });
+        void qc.invalidateQueries({ queryKey: trpc.approvals.pathKey() });
+        void qc.invalidateQueries({ queryKey: trpc.activity.pathKey() });
+      },
+    }),
+  );
+  useEffect(() => {
+    setReason('');
+    approve.reset();
+    // a new gate opens a fresh dialog
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [gate]);
+  return (
+    <dialog ref={dialog} aria-labelledby="approve-gate-h">
+      {gate && (
+        <form
+          method="dialog"
+          onSubmit={(e) => {
+            e.preventDefault();
+            approve.mutate({ sector: gate.sector, version: gate.version.version, kind: gate.version.kind, reason });
+          }}
+        >
+          <h3 id="approve-gate-h">
+            Approve {gate.version.version} {gateKindText(gate.version.kind)} {gate.sector}?
+          </h3>
+          <p className="small muted">
+            {gate.version.kind === 'before'
+              ? `The rollout of ${gate.version.version} into ${gate.sector} may start at its clusters' next windows`
+              : `The sectors after ${gate.sector} may take ${gate.version.version}`}{' '}
+            ({gate.version.waiting} cluster{gate.version.waiting === 1 ? '' : 's'} waiting now). It is written to the activity log under
+            your name; an operator can revoke it until an upgrade starts.
+          </p>
+          <label>
+            Reason (optional)
+            <input value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} placeholder="e.g. CAB-1234" />
+          </label>
+          {approve.error ? <p role="alert">{approve.error.message}</p> : null}
+          <div className="dialog-actions">
+            <button type="submit" className="btn primary" disabled={approve.isPending}>
+              {approve.isPending ? 'Approving…' : 'Approve'}
+            </button>
+            <button type="button" className="btn" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
   );
 }
 
@@ -143,6 +269,13 @@ export function SectorsBoard() {
   const [message, setMessage] = useState<{ tone: 'bad' | 'info' | 'ok'; text: string } | null>(null);
   const [addFrom, setAddFrom] = useState('');
   const [addTo, setAddTo] = useState('');
+  const { canOperate } = useRole();
+  const approveDialog = useRef<HTMLDialogElement>(null);
+  const [approving, setApproving] = useState<{ sector: string; version: GateVersion } | null>(null);
+  const onApprove = useCallback((sector: string, version: GateVersion) => {
+    setApproving({ sector, version });
+    approveDialog.current?.showModal();
+  }, []);
 
   const sectors = useMemo(() => overview.data?.sectors ?? [], [overview.data]);
   useEffect(() => {
@@ -204,10 +337,10 @@ export function SectorsBoard() {
         id: s.name,
         type: 'sector' as const,
         position: positions.get(s.name) ?? { x: 0, y: 0 },
-        data: { sector: s },
+        data: { sector: s, canOperate, onApprove },
         ariaLabel: `Sector ${s.name}`,
       })),
-    [sectors, positions],
+    [sectors, positions, canOperate, onApprove],
   );
   const edges: Edge[] = useMemo(
     () =>
@@ -268,6 +401,11 @@ export function SectorsBoard() {
               {message.text}
             </div>
           )}
+          <ApproveDialog
+            gate={approving}
+            dialog={approveDialog}
+            onDone={() => setMessage({ tone: 'ok', text: `Approved ${approving?.version.version ?? ''} for ${approving?.sector ?? ''}.` })}
+          />
           <section className="panel flush" aria-label="Sector dependency graph">
             <div className="toolbar">
               <span className="small muted" style={{ flex: '1 1 320px' }}>

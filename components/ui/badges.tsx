@@ -14,6 +14,8 @@ const REASON_TONE: Record<string, string> = {
   VERSION_GATE: 'warn',
   OPERATOR_INCOMPATIBLE: 'warn',
   REMOVED_API_IN_USE: 'warn',
+  AWAITING_APPROVAL: 'warn',
+  NOT_BEFORE: 'info',
   VERSION_BLOCKED: 'bad',
   OUTSIDE_WINDOW: '',
   NO_AVAILABLE_UPGRADES: 'ok',

@@ -297,6 +297,47 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(err).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'organization.targetVersion' }] });
   });
 
+  it('a sector may declare approval gates and a notBefore: stored, exported, kept when a client leaves them out, refused at their path when bad', async () => {
+    const op = callerAs('operator');
+    const org = await op.policies.organization();
+    const settings = settingsOf(org);
+    const gated = {
+      ...settings,
+      sectors: settings.sectors.map((s, i) =>
+        i === 1 ? { ...s, approval: { before: true, after: true }, notBefore: '2026-11-29T20:00 Europe/Zurich' } : s,
+      ),
+    };
+    const saved = await op.policies.updateOrganization({ expectedRevision: org.revision, organization: gated });
+    expect(saved.organization.sectors[1]).toMatchObject({
+      approval: { before: true, after: true },
+      notBefore: '2026-11-29T20:00 Europe/Zurich',
+    });
+    expect(saved.organization.sectors[0]).toMatchObject({ approval: null, notBefore: null });
+    const again = await op.policies.updateOrganization({ expectedRevision: saved.revision, organization: settingsOf(saved.organization) });
+    expect(again.organization.sectors[1]).toMatchObject({ approval: { before: true, after: true } });
+    const exported = parseYaml((await op.policies.exportOrganization()).yaml) as { sectors: Record<string, unknown>[] };
+    expect(exported.sectors[1]).toMatchObject({ approval: { before: true, after: true }, notBefore: '2026-11-29T20:00 Europe/Zurich' });
+    expect(exported.sectors[0]).not.toHaveProperty('approval');
+    const bad = {
+      ...gated,
+      sectors: gated.sectors.map((s, i) => (i === 1 ? { ...s, notBefore: 'Sunday 20:00' } : s)),
+    };
+    const err = await rejection(op.policies.updateOrganization({ expectedRevision: again.revision, organization: bad }));
+    expect(err).toMatchObject({ code: 'BAD_REQUEST', problems: [{ path: 'organization.sectors[1].notBefore' }] });
+    // the organization file: imported as written, a misspelt gate key refused at its path with nothing written
+    const file = parseYaml((await op.policies.exportOrganization()).yaml) as { sectors: Record<string, unknown>[] };
+    file.sectors[0]!.approval = { after: true };
+    await op.policies.importOrganization({ yaml: stringify(file) });
+    expect((await op.policies.organization()).sectors[0]).toMatchObject({ approval: { before: false, after: true } });
+    file.sectors[0]!.approval = { afer: true };
+    const before = dumpPolicyState();
+    const typo = await rejection(op.policies.importOrganization({ yaml: stringify(file) }));
+    expect(typo.problems).toEqual([
+      expect.objectContaining({ path: 'sectors[0].approval.afer', message: "unknown key 'afer': did you mean 'after'?" }),
+    ]);
+    expect(dumpPolicyState()).toEqual(before);
+  });
+
   it('reverts an organization revision, refusing when the result would be invalid', async () => {
     const op = callerAs('operator');
     const org = await op.policies.organization();

@@ -38,6 +38,7 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'clusters.list': 'viewer',
   'clusters.versionDistribution': 'viewer',
   'exclusions.list': 'viewer',
+  'approvals.list': 'viewer',
   'lifecycle.forCluster': 'viewer',
   'fleet.status': 'viewer',
   'graphs.channels': 'viewer',
@@ -71,6 +72,9 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'tokens.revoke': 'viewer',
   // changing policies, blocked versions, freezes, exclusions, the scheduler and the simulator clock
   'exclusions.create': 'operator',
+  // operators, and tokens scoped to approvals:write (approvals.approve only: approvals-router.test.ts)
+  'approvals.approve': 'operator',
+  'approvals.revoke': 'operator',
   'lifecycle.acknowledge': 'operator',
   'exclusions.delete': 'operator',
   'graphs.delete': 'operator',

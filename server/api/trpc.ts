@@ -4,7 +4,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { Db } from '@/db/open-database';
-import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import { hasRole, type Actor, type Role, type TokenPermission } from '@/server/auth/actor';
 import type { RequestIdentity } from '@/server/auth/resolve-request-actor';
 import { clientAddressOf } from '@/server/auth/sign-in-throttle';
 import { getEnv, type FleetplanEnv } from '@/server/env';
@@ -154,18 +154,27 @@ export interface ProcedureRefusal {
 export function procedureRefusal(
   actor: Actor | null,
   role: Role,
-  call: { path: string; mutation: boolean; csrfOk: boolean },
+  call: { path: string; mutation: boolean; csrfOk: boolean; permission?: TokenPermission },
 ): ProcedureRefusal | null {
   if (!actor) return { code: 'UNAUTHORIZED', message: 'Sign in first' };
   if (actor.mustChangePassword && call.path !== CHANGE_PASSWORD_PATH) return { code: 'FORBIDDEN', message: 'Change your password first' };
+  // a token scoped to one permission may call only what accepts it, and that whatever its role
+  if (actor.permission) {
+    return actor.permission === call.permission ? null : { code: 'FORBIDDEN', message: `This token may only do ${actor.permission}` };
+  }
   if (!hasRole(actor, role)) return { code: 'FORBIDDEN', message: `This needs the ${role} role; you are ${actor.role}` };
   if (call.mutation && actor.via === 'session' && !call.csrfOk) return { code: 'FORBIDDEN', message: 'Missing or wrong CSRF token' };
   return null;
 }
 
-function requireRole(role: Role) {
+function requireRole(role: Role, permission?: TokenPermission) {
   return t.middleware(({ ctx, type, path, next }) => {
-    const refusal = procedureRefusal(ctx.actor, role, { path, mutation: type === 'mutation', csrfOk: ctx.csrfOk === true });
+    const refusal = procedureRefusal(ctx.actor, role, {
+      path,
+      mutation: type === 'mutation',
+      csrfOk: ctx.csrfOk === true,
+      ...(permission ? { permission } : {}),
+    });
     if (refusal) throw new TRPCError(refusal);
     // no refusal: there is an actor
     return next({ ctx: { ...ctx, actor: ctx.actor! } });
@@ -180,3 +189,5 @@ export const publicProcedure = base;
 export const viewerProcedure = base.use(requireRole('viewer'));
 export const operatorProcedure = base.use(requireRole('operator'));
 export const adminProcedure = base.use(requireRole('admin'));
+/** operators, and API tokens scoped to `approvals:write` (a CI job that approves gates and nothing else) */
+export const approverProcedure = base.use(requireRole('operator', 'approvals:write'));

@@ -2,6 +2,23 @@
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Narrow permissions an API token may carry instead of a role: `approvals:write` approves sectors'
+ * gates (a CI job's token) and does nothing else, not even read.
+ */
+export const TOKEN_PERMISSIONS = ['approvals:write'] as const;
+export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
+/** what an API token is scoped to: a role, or one permission */
+export const TOKEN_SCOPES = [...ROLES, ...TOKEN_PERMISSIONS] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** the role a token owner needs to hand out a permission */
+export const PERMISSION_ROLE: Record<TokenPermission, Role> = { 'approvals:write': 'operator' };
+
+export function isTokenPermission(value: string): value is TokenPermission {
+  return (TOKEN_PERMISSIONS as readonly string[]).includes(value);
+}
+
 export interface Actor {
   /** username; `token:<token name>@<username>` for API tokens; `system:<name>` for internal callers */
   name: string;
@@ -13,6 +30,11 @@ export interface Actor {
   sessionIdHash?: string;
   /** the API token used, when via = 'token' */
   tokenId?: number;
+  /**
+   * a token scoped to one permission (TOKEN_PERMISSIONS): it may call only the procedures that
+   * accept that permission, whatever `role` says (`viewer`, the least)
+   */
+  permission?: TokenPermission;
   /** signed in with a printed or admin-set password: only changing it (and signing out) works */
   mustChangePassword?: boolean;
 }

@@ -7,7 +7,7 @@ import type { Db } from '@/db/open-database';
 import { isSecureRequest } from '@/server/http/security-headers';
 import { findLiveSession } from '@/server/repositories/session-repository';
 import { findActiveTokenByHash, markTokenUsed } from '@/server/repositories/token-repository';
-import { isRole, lowerRole, type Actor } from './actor';
+import { hasRole, isRole, isTokenPermission, lowerRole, PERMISSION_ROLE, type Actor, type Role } from './actor';
 import { ensureAuthBootstrap } from './bootstrap';
 import { parseCookieHeader, SESSION_COOKIE } from './cookies';
 import { API_TOKEN_PREFIX, safeEqual, sha256Hex } from './secrets';
@@ -39,13 +39,18 @@ function isSameOrigin(req: Request): boolean {
 function resolveBearer(db: Db, token: string, now: Date): Actor | null {
   if (!token.startsWith(API_TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return null;
   const found = findActiveTokenByHash(db, sha256Hex(token), now);
-  if (!found || found.user.disabled || !isRole(found.token.scope) || !isRole(found.user.role)) return null;
+  if (!found || found.user.disabled || !isRole(found.user.role)) return null;
+  const scope: string = found.token.scope;
+  const permission = isTokenPermission(scope) ? scope : undefined;
+  // a permission needs its role of the owner at every use (a demoted owner's token stops working)
+  if (permission ? !hasRole({ name: '', role: found.user.role, via: 'token' }, PERMISSION_ROLE[permission]) : !isRole(scope)) return null;
   if (!found.token.lastUsedAt || now.getTime() - found.token.lastUsedAt.getTime() > TOKEN_LAST_USED_RESOLUTION_MS) {
     markTokenUsed(db, found.token.id, now);
   }
   return {
     name: `token:${found.token.name}@${found.user.username}`,
-    role: lowerRole(found.token.scope, found.user.role),
+    role: permission ? 'viewer' : lowerRole(scope as Role, found.user.role),
+    ...(permission ? { permission } : {}),
     via: 'token',
     userId: found.user.id,
     tokenId: found.token.id,

@@ -33,6 +33,14 @@ const COMMANDS: Record<string, Command> = {
     summary: 'org list | org create NAME        the organization; create (or name) it on a fresh database',
     run: async (args) => (await import('./org-command')).runOrgCommand(args),
   },
+  approve: {
+    summary: 'approve --sector S --version V    approve a sector gate (--kind before|after, --reason TEXT)',
+    run: async (args) => (await import('./approve-command')).runApproveCommand(args),
+  },
+  approvals: {
+    summary: 'approvals list [--all] | revoke … approvals of sector gates; revoke one (same options as approve)',
+    run: async (args) => (await import('./approve-command')).runApprovalsCommand(args),
+  },
   demo: {
     summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
     run: async (args) => (await import('./org-command')).runDemoCommand(args),

@@ -1,10 +1,12 @@
 // Reads the stored organization, clusters and soak into the decision engine's input document
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
-import { blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
+import { approvals, blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
+import { approvalSettingOf } from '@/server/domain/policy-files/organization-snapshot';
+import type { Approval } from '@/server/domain/plan/sector-gates';
 
 export interface PlanDocument {
   now: string;
@@ -19,6 +21,8 @@ export interface PlanDocument {
     currentUpgrade?: { version: string; nextRun: string; state: 'scheduled' | 'started' };
   }[];
   versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
+  /** the approvals given and not revoked, for the sectors that exist (absent when there are none) */
+  approvals?: Approval[];
 }
 
 /**
@@ -77,6 +81,8 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         ...(s.maxConcurrentUpgrades ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
         ...(s.targetVersion ? { targetVersion: s.targetVersion } : {}),
         ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
+        ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
+        ...(s.notBefore ? { notBefore: s.notBefore } : {}),
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
     },
@@ -92,7 +98,20 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         : {}),
     })),
     versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
+    ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
   };
+}
+
+/** The unrevoked approvals of sectors that exist (an approval outlives a renamed or removed sector, unused). */
+function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<string>): { approvals?: Approval[] } {
+  const rows = db
+    .select({ sector: approvals.sector, version: approvals.version, kind: approvals.kind })
+    .from(approvals)
+    .where(and(eq(approvals.organizationId, organizationId), isNull(approvals.revokedAt)))
+    .orderBy(asc(approvals.id))
+    .all()
+    .filter((a) => sectorNames.has(a.sector));
+  return rows.length > 0 ? { approvals: rows } : {};
 }
 
 /**

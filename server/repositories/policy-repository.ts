@@ -55,6 +55,9 @@ export interface SectorInput {
   maxConcurrentUpgrades?: string | null;
   targetVersion?: string | null;
   maxVersion?: string | null;
+  /** approval gates as the settings carry them ({before, after}, validated); null = none */
+  approval?: Record<string, unknown> | null;
+  notBefore?: string | null;
   dependencies: string[];
 }
 
@@ -71,6 +74,9 @@ export function replaceSectors(db: DbOrTx, organizationId: number, list: readonl
         maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
         targetVersion: s.targetVersion ?? null,
         maxVersion: s.maxVersion ?? null,
+        approvalBefore: s.approval?.before === true,
+        approvalAfter: s.approval?.after === true,
+        notBefore: s.notBefore ?? null,
         dependencies: [...s.dependencies],
       })
       .run();

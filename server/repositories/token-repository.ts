@@ -1,7 +1,7 @@
 // API tokens, stored as SHA-256 hashes. Listing never selects the hash.
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { apiTokens, users, type RoleValue } from '@/db/schema';
+import { apiTokens, users, type TokenScopeValue } from '@/db/schema';
 
 export type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -22,7 +22,7 @@ export type TokenListing = {
   id: number;
   name: string;
   prefix: string;
-  scope: string;
+  scope: TokenScopeValue;
   createdAt: Date;
   lastUsedAt: Date | null;
   expiresAt: Date | null;
@@ -47,7 +47,7 @@ export function findTokenById(db: Db, id: number): TokenListing | undefined {
 
 export function insertToken(
   db: Db,
-  row: { name: string; userId: number; tokenHash: string; prefix: string; scope: RoleValue; createdAt: Date; expiresAt: Date },
+  row: { name: string; userId: number; tokenHash: string; prefix: string; scope: TokenScopeValue; createdAt: Date; expiresAt: Date },
 ): number {
   return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
 }

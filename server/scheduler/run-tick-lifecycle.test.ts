@@ -48,6 +48,41 @@ describe('runTick lifecycle', () => {
     expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'VERSION_BLOCKED' });
   });
 
+  it('an approval revoked after the upgrade was planned stops it before the start (AWAITING_APPROVAL); approved, it is scheduled', async () => {
+    const db = openDatabase(':memory:');
+    const gated: TestFleet = { sectors: [{ name: 'prod' }], clusters: [{ ...fleet.clusters[0]!, sector: 'prod' }] };
+    const { fakeClusters, organizationId } = insertTestFleet(db, gated, NOW);
+    const provider = createFakeProvider({ clusters: fakeClusters });
+    const tick = (minutes: number) =>
+      runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), holder: 'test', realNow: () => NOW });
+    db.update(t.sectors).set({ approvalBefore: true }).run();
+    await tick(0);
+    expect(db.select().from(t.clusters).get()).toMatchObject({ lastDecisionReason: 'AWAITING_APPROVAL', currentUpgrade: null });
+    db.insert(t.approvals)
+      .values({ organizationId, sector: 'prod', version: '4.13.2', kind: 'before', approvedBy: 'alice', approvedAt: NOW })
+      .run();
+    await tick(1);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'scheduled', toVersion: '4.13.2' });
+    db.update(t.approvals).set({ revokedAt: NOW, revokedBy: 'bob' }).run();
+    await tick(8);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'AWAITING_APPROVAL' });
+  });
+
+  it('a notBefore set after the upgrade was planned stops it before the start (NOT_BEFORE)', async () => {
+    const db = openDatabase(':memory:');
+    const gated: TestFleet = { sectors: [{ name: 'prod' }], clusters: [{ ...fleet.clusters[0]!, sector: 'prod' }] };
+    const { fakeClusters } = insertTestFleet(db, gated, NOW);
+    const provider = createFakeProvider({ clusters: fakeClusters });
+    const tick = (minutes: number) =>
+      runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), holder: 'test', realNow: () => NOW });
+    await tick(0);
+    db.update(t.sectors).set({ notBefore: '2021-08-31T00:00:00Z' }).run();
+    await tick(7);
+    expect(provider.records()).toEqual([]);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'cancelled', reason: 'NOT_BEFORE' });
+  });
+
   it('after the scheduler was down past slot + maxUpgradeStartDelay, nothing starts (START_LATE)', async () => {
     const { db, provider, tick } = setup();
     await tick(0);

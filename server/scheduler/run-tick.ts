@@ -25,6 +25,7 @@ import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
 import type { Cluster as PlanCluster, PlanInput } from '@/server/domain/plan/types';
 import { boundExceeded, boundsForCluster, describeBound } from '@/server/domain/plan/version-bounds';
+import { sectorStartHold } from '@/server/domain/plan/sector-gates';
 import { findExclusion, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
 import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '@/server/domain/scheduling/snapshot-transitions';
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
@@ -232,8 +233,10 @@ interface LifecycleEnv {
   frozen: { reason: string | null } | null;
   exclusions: ReturnType<typeof loadGateState>['exclusions'];
   orgBlocked: string[];
-  /** the engine's organization (its sectors' and its own targets and caps) */
+  /** the engine's organization (its sectors' and its own targets and caps, gates and notBefore) */
   organization: PlanInput['organization'];
+  /** the approvals given (the engine's input): the start gate re-checks the sectors' gates */
+  approvals: PlanInput['approvals'];
   halts: HaltIndex;
   clusters: ReadonlyMap<string, PlanCluster>;
   states: ReadonlyMap<string, StoredClusterState>;
@@ -307,6 +310,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           // a target or cap set after the upgrade was planned holds its start as a blocked pattern does
           aboveBound(env.organization, policy, attempt.toVersion),
         haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
+        sectorGate: sectorStartHold(env.organization, env.approvals, sector ?? undefined, attempt.toVersion, Math.max(now, attempt.slot)),
       },
       decisionWithdrawn:
         decision?.action === 'cancel' && decision.version === attempt.toVersion
@@ -636,6 +640,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         exclusions: gates.exclusions,
         orgBlocked: input.organization.blockedVersions,
         organization: input.organization,
+        approvals: input.approvals,
         halts: gates.halts ?? EMPTY_HALTS,
         clusters,
         states: statesByName,

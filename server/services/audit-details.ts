@@ -38,6 +38,8 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'lifecycle.acknowledge-failure': { fields: ['state', 'reason', 'message', 'acknowledged', 'comment'] },
   'cluster.acknowledge-version-gate': { fields: ['gateId', 'minor', 'description', 'agreed', 'atProvider'] },
   'exclusion.delete': EXCLUSION,
+  'approval.approve': { fields: ['sector', 'version', 'kind', 'approved', 'reason'] },
+  'approval.revoke': { fields: ['sector', 'version', 'kind', 'approved', 'reason'] },
   'webhook.create': WEBHOOK,
   'webhook.delete': WEBHOOK,
   'graph.import': GRAPH,

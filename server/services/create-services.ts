@@ -24,6 +24,7 @@ import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
 import { createSetupService } from './setup-service';
 import { createVersionGateService } from './version-gate-service';
+import { createApprovalService } from './approval-service';
 import { createProvider } from '@/server/integrations/providers/create-provider';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 
@@ -69,6 +70,7 @@ export function createServices(deps: ServiceDeps) {
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
     setup: createSetupService(deps),
+    approvals: createApprovalService(deps.db, deps.realNow),
     versionGates: createVersionGateService({
       db: deps.db,
       realNow: deps.realNow,

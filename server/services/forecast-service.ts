@@ -49,6 +49,8 @@ export interface ForecastRunOutput {
   managedClusters: number;
   reachedClusters: number;
   sectors: (SectorForecast & { depth: number })[];
+  /** approval gates the rollout waits at (approvals as they are now), earliest first */
+  approvalGates: ForecastResult['approvalGates'];
   /** versions appearing in the page's bars and the fleet's target, oldest first */
   versions: string[];
   total: number;
@@ -184,6 +186,7 @@ export function createForecastService(db: Db, now: () => Date) {
         sectors: result.sectors
           .map((s) => ({ ...s, depth: depths.get(s.sector) ?? 0 }))
           .sort((a, b) => (order.get(a.sector) ?? 0) - (order.get(b.sector) ?? 0)),
+        approvalGates: result.approvalGates,
         versions: [...versions].sort(compareVersions),
         total: filtered.length,
         offset: input.offset,

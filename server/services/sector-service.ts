@@ -7,6 +7,9 @@ import { compareVersions } from '@/server/domain/version/version';
 import { findOrganization } from '@/server/repositories/organization-repository';
 import * as repo from '@/server/repositories/sector-repository';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
+import type { ManagedCluster } from '@/server/domain/plan/decide-upgrades';
+import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
+import { listApprovals } from '@/server/repositories/approval-repository';
 
 export interface SectorWorkloadSummary {
   workload: string;
@@ -23,6 +26,27 @@ export interface SectorWorkloadSummary {
   waitsFor: { sector: string; version: string; target: string } | null;
 }
 
+/** One version at one of a sector's gates: waiting for an approval, or approved. */
+export interface SectorGateVersion {
+  kind: ApprovalKind;
+  version: string;
+  state: 'pending' | 'approved';
+  /** clusters (of this sector, or of the sectors after it for an after-gate) ready but for this approval */
+  waiting: number;
+  approvedBy: string | null;
+  approvedAt: string | null;
+  reason: string | null;
+}
+
+/** A sector's gates (issue 14): null when it has none. */
+export interface SectorGates {
+  before: boolean;
+  after: boolean;
+  notBefore: string | null;
+  /** pending first, then the approved ones (newest approval first) */
+  versions: SectorGateVersion[];
+}
+
 export interface SectorSummary {
   name: string;
   dependencies: string[];
@@ -37,6 +61,7 @@ export interface SectorSummary {
   workloads: SectorWorkloadSummary[];
   /** people-readable blockers, e.g. "prod-blue waits: stage still runs 4.13.39 for workload ocm" */
   waits: string[];
+  gates: SectorGates | null;
 }
 
 export interface SectorsOverview {
@@ -81,6 +106,7 @@ export function createSectorService(db: Db, now: () => Date) {
           }
         }
       }
+      const gatesOf = sectorGates(db, org.id, rows, stored);
       const soakOf = (version: string, workload: string) => evaluation?.versionData.versions[version]?.workloads[workload]?.soakDays ?? 0;
 
       const sectors = rows.map((row): SectorSummary => {
@@ -130,10 +156,66 @@ export function createSectorService(db: Db, now: () => Date) {
           waits: workloads
             .filter((w) => w.waitsFor)
             .map((w) => `${row.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`),
+          gates: gatesOf(row),
         };
       });
       return { organization: { name: org.name, revision: org.revision, frozen: org.frozen }, sectors };
     },
+  };
+}
+
+/**
+ * Each gated sector's gates with the versions at them: pending where the engine holds a cluster
+ * that every other version rule lets through (blocked, bound, sector order, soak), approved where
+ * an unrevoked approval exists. Nothing is worked out when no sector has a gate.
+ */
+function sectorGates(
+  db: Db,
+  organizationId: number,
+  rows: readonly repo.SectorRow[],
+  stored: ReturnType<typeof evaluateStoredFleet>,
+): (row: repo.SectorRow) => SectorGates | null {
+  const gated = rows.filter((r) => r.approvalBefore || r.approvalAfter || r.notBefore);
+  if (gated.length === 0) return () => null;
+  const waiting = new Map<string, number>();
+  const key = (sector: string, kind: ApprovalKind, version: string) => `${sector}\u0000${kind}\u0000${version}`;
+  if (stored.ok && gated.some((r) => r.approvalBefore || r.approvalAfter)) {
+    for (const c of stored.input.clusters) {
+      if (!c.upgradePolicy?.conditions.sector || c.currentUpgrade) continue;
+      const held = new Set<string>();
+      for (const check of stored.view.versionChecks(c as ManagedCluster)) {
+        const w = check.awaits;
+        if (!w || check.blockedBy !== undefined || check.exceeds || !check.sector.pass || !check.soak.pass) continue;
+        held.add(key(w.sector, w.kind, w.version));
+      }
+      for (const k of held) waiting.set(k, (waiting.get(k) ?? 0) + 1);
+    }
+  }
+  const approved = listApprovals(db, organizationId);
+  return (row) => {
+    if (!row.approvalBefore && !row.approvalAfter && !row.notBefore) return null;
+    const versions: SectorGateVersion[] = [];
+    for (const [k, n] of waiting) {
+      const [sector, kind, version] = k.split('\u0000') as [string, ApprovalKind, string];
+      if (sector === row.name)
+        versions.push({ kind, version, state: 'pending', waiting: n, approvedBy: null, approvedAt: null, reason: null });
+    }
+    versions.sort((a, b) => compareVersions(b.version, a.version));
+    const mine = approved
+      .filter((a) => a.sector === row.name && (a.kind === 'before' ? row.approvalBefore : row.approvalAfter))
+      .sort((a, b) => b.approvedAt.getTime() - a.approvedAt.getTime());
+    for (const a of mine) {
+      versions.push({
+        kind: a.kind,
+        version: a.version,
+        state: 'approved',
+        waiting: 0,
+        approvedBy: a.approvedBy,
+        approvedAt: a.approvedAt.toISOString(),
+        reason: a.reason || null,
+      });
+    }
+    return { before: row.approvalBefore, after: row.approvalAfter, notBefore: row.notBefore, versions };
   };
 }
 

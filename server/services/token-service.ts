@@ -1,7 +1,7 @@
 // API tokens for the CLI and automation: `fp_…` secrets shown once, stored as SHA-256, scoped to at
 // most the owner's role (and capped again at use, should the owner be demoted), revocable.
 import type { Db } from '@/db/open-database';
-import { hasRole, type Actor, type Role } from '@/server/auth/actor';
+import { hasRole, isTokenPermission, PERMISSION_ROLE, type Actor, type TokenScope } from '@/server/auth/actor';
 import { generateApiToken } from '@/server/auth/secrets';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import * as tokensRepo from '@/server/repositories/token-repository';
@@ -13,7 +13,8 @@ export interface TokenSummary {
   name: string;
   /** the first characters of the token, to tell tokens apart; never the secret */
   prefix: string;
-  scope: Role;
+  /** a role, or one permission (`approvals:write`) */
+  scope: TokenScope;
   owner: string;
   createdAt: string;
   lastUsedAt: string | null;
@@ -30,7 +31,7 @@ function toSummary(row: tokensRepo.TokenListing): TokenSummary {
     id: row.id,
     name: row.name,
     prefix: row.prefix,
-    scope: row.scope as Role,
+    scope: row.scope,
     owner: row.owner,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
@@ -56,13 +57,14 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       return rows.map(toSummary);
     },
 
-    create(input: { name: string; scope: Role; expiresInDays?: number; actor: Actor }): { token: string; summary: TokenSummary } {
+    create(input: { name: string; scope: TokenScope; expiresInDays?: number; actor: Actor }): { token: string; summary: TokenSummary } {
       // a token must not mint more tokens: a leaked one could otherwise outlive its revocation
       if (input.actor.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens are created from a signed-in browser session');
       const userId = requireUserActor(input.actor);
       const owner = findUserById(db, userId);
       if (!owner || owner.disabled) throw new AppError('FORBIDDEN', 'Your account is disabled');
-      if (!hasRole({ ...input.actor, role: owner.role }, input.scope)) {
+      const needed = isTokenPermission(input.scope) ? PERMISSION_ROLE[input.scope] : input.scope;
+      if (!hasRole({ ...input.actor, role: owner.role }, needed)) {
         throw new AppError('FORBIDDEN', `A token's scope cannot exceed your role (${owner.role})`);
       }
       const days = input.expiresInDays ?? DEFAULT_TOKEN_DAYS;

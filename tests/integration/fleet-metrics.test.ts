@@ -59,6 +59,22 @@ async function scrape(): Promise<ParsedExposition> {
   return parseExposition(await res.text());
 }
 
+describe('/api/metrics and narrow tokens', () => {
+  it('refuses a token scoped to approvals:write (it approves gates and reads nothing)', async () => {
+    const services = createServices({ db, fleetNow: () => NOW, realNow: () => new Date(), env: parseEnv({}) });
+    const { token } = services.tokens.create({
+      name: 'ci',
+      scope: 'approvals:write',
+      actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 },
+    });
+    const res = await metricsGet(
+      new Request('http://fleet.test/api/metrics', { headers: { authorization: `Bearer ${token}`, host: 'fleet.test' } }),
+    );
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe('this token may only do approvals:write\n');
+  });
+});
+
 describe('/api/metrics: the reference upgrade service families', () => {
   it('aus_cluster_upgrade_policy_info: one series per cluster with a policy, every reference label in its order', async () => {
     const info = series(await scrape(), 'aus_cluster_upgrade_policy_info');

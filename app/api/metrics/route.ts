@@ -27,6 +27,13 @@ export const GET = withApiHeaders(async (req: Request): Promise<Response> => {
         headers: { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer realm="fleetplan"' },
       });
     }
+    // a token scoped to one permission (approvals:write) reads nothing, metrics included
+    if (actor.permission) {
+      return new Response(`this token may only do ${actor.permission}\n`, {
+        status: 403,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      });
+    }
   }
   const body = renderFleetMetrics(db, getFleetClock(db)(), { providerName: env.provider.name });
   return new Response(body, { headers: { 'content-type': EXPOSITION_CONTENT_TYPE } });

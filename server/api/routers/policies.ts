@@ -53,6 +53,8 @@ export const ZOrganizationSettings = z.object({
         maxConcurrentUpgrades: z.string().max(20).nullable().optional(),
         targetVersion: z.string().max(100).nullable().optional(),
         maxVersion: z.string().max(100).nullable().optional(),
+        approval: z.object({ before: z.boolean().optional(), after: z.boolean().optional() }).strict().nullable().optional(),
+        notBefore: z.string().max(100).nullable().optional(),
         dependencies: z.array(label).max(100),
       }),
     )

@@ -1,6 +1,6 @@
 // API tokens: everyone manages their own; admins also see and revoke everyone's.
 import { z } from 'zod';
-import { ROLES } from '@/server/auth/actor';
+import { TOKEN_SCOPES } from '@/server/auth/actor';
 import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '@/server/services/token-service';
 import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, viewerProcedure } from '../trpc';
@@ -13,7 +13,7 @@ export const tokensRouter = createTRPCRouter({
     .input(
       z.object({
         name: z.string().trim().pipe(identifierSchema(80)),
-        scope: z.enum(ROLES),
+        scope: z.enum(TOKEN_SCOPES),
         expiresInDays: z.number().int().min(1).max(MAX_TOKEN_DAYS).default(DEFAULT_TOKEN_DAYS),
       }),
     )

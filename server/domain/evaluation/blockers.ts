@@ -3,8 +3,11 @@
  * the order the scheduler meets it, from one evaluation (evaluate-fleet.ts):
  * 1. the gates (freeze, exclusion, health, provider, halt), judged at the instant the upgrade
  *    would start;
- * 2. the engine's cluster rules (pending upgrade, suspend, window, mutexes, available upgrades);
- * 3. the version rules (blocked, sector order, soak) of each newer version, highest first.
+ * 2. the engine's cluster rules (pending upgrade, suspend, the sector's notBefore, window,
+ *    mutexes, available upgrades);
+ * 3. the version rules (blocked, bound, sector order, soak, approval) of each newer version,
+ *    highest first. notBefore and approval gates hold until the moment comes or an operator
+ *    approves: they never clear by the next run on their own.
  *
  * Each blocker says whether it clears by the next run by itself: the maintenance window does (the
  * next run is in it), and so may a mutex (its holder finishes); every other one still holds

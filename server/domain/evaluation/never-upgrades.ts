@@ -13,7 +13,9 @@
  * upgrade to it, that is: the version is offered to it, not blocked for it, and for each of its
  * workloads already soaked enough or able to soak. The sector rule and mutexes are left out:
  * they wait for other clusters, which this does not follow, so the answer "never" stays certain
- * while a cluster it calls possible may still wait long.
+ * while a cluster it calls possible may still wait long. Approval gates and a sector's notBefore
+ * are left out for the same reason: they are waits that clear (an operator approves, the moment
+ * comes), never "will never upgrade".
  *
  * Pure: the engine run (PlanRun) gives the candidates, block patterns and soak it decides with.
  */

@@ -6,6 +6,7 @@
 import type { ManagedCluster, PlanRun, VersionCheck } from '@/server/domain/plan/decide-upgrades';
 import { formatInstant, HOUR_MS, parseInstant } from '@/server/domain/plan/time';
 import type { CandidateExplanation, RuleCheck } from '@/server/domain/plan/types';
+import { describeNotBefore } from '@/server/domain/plan/sector-gates';
 
 /** Cluster-level rules before the cluster's decision: pending upgrade, suspend, window, mutexes, available. */
 export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readonly string[]): RuleCheck[] {
@@ -35,6 +36,20 @@ export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readon
   });
   const inWindow = run.nextRunInWindow(schedule);
   const next = run.nextRunAfterLead(schedule);
+  // the sector's notBefore comes before the window, as in the engine
+  const sectorName = c.upgradePolicy.conditions.sector;
+  const notBefore = sectorName === undefined ? undefined : run.notBeforeOf(sectorName);
+  if (notBefore) {
+    const holding = run.notBeforeHolding(c, inWindow ?? run.nowMs);
+    checks.push({
+      rule: 'notBefore',
+      pass: holding === undefined,
+      message: holding
+        ? `sector ${sectorName} starts ${describeNotBefore(holding)}`
+        : `sector ${sectorName}'s notBefore (${formatInstant(notBefore.at)}) does not hold this start`,
+      details: { notBefore: notBefore.raw, earliest: formatInstant(notBefore.at) },
+    });
+  }
   checks.push({
     rule: 'schedule',
     pass: inWindow !== null,
@@ -133,6 +148,17 @@ export function candidateRuleChecks(
         details: { workload: p.workload, soaked: p.soaked, required: p.required },
       })),
     ];
+    // only where a sector declares a gate (a fleet without gates explains as before)
+    if (check.awaits) {
+      checks.push({
+        rule: 'approval',
+        pass: false,
+        message: run.describeApprovalWait(c, check.awaits),
+        details: { gate: check.awaits.kind, sector: check.awaits.sector, version: version },
+      });
+    } else if (run.hasApprovalGates(c)) {
+      checks.push({ rule: 'approval', pass: true, message: `${version} approved for every gate it passes`, details: {} });
+    }
     return { version, chosen: version === chosen, checks, blockedBy: check.blockedBy ?? null, soak: candidateSoak(check) };
   });
 }

@@ -106,6 +106,22 @@ export type SectorForecast = {
   allReachAt: string | null;
 };
 
+/**
+ * An approval gate the forecast reached and left pending (approvals are taken as they are now):
+ * the rollout of `version` stops there; approved now, its first upgrade would start at `earliest`.
+ */
+export type PendingApprovalGate = {
+  kind: 'before' | 'after';
+  /** the sector whose gate it is */
+  sector: string;
+  version: string;
+  /** the first slot a held cluster had when only the approval kept it (UTC) */
+  earliest: string;
+  /** the sectors and clusters it holds */
+  heldSectors: string[];
+  clusters: number;
+};
+
 export type ForecastResult = {
   from: string;
   until: string;
@@ -114,6 +130,8 @@ export type ForecastResult = {
   upgradeMinutes: number;
   clusters: ClusterForecast[];
   sectors: SectorForecast[];
+  /** approval gates the rollout waits at, earliest first (empty without gates) */
+  approvalGates: PendingApprovalGate[];
   stats: { engineRuns: number; upgrades: number; truncated: boolean };
 };
 
@@ -268,7 +286,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     if (!s.state.upgradePolicy) return Infinity;
     let best = Infinity;
     for (const check of view.versionChecks(s.state as ManagedCluster)) {
-      if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass) continue;
+      // an approval is not given within the forecast: a version awaiting one never passes
+      if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass || check.awaits) continue;
       let at = t;
       for (const p of check.soak.perWorkload) {
         if (p.pass || p.required === null) continue;
@@ -314,6 +333,36 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   // then input order), kept as simulated clusters: only a completion changes a version.
   let engineOrder: SimCluster[] | null = null;
   const orderOfSims = (): SimCluster[] => Array.from(engineOrderPositions(sims.map((s) => s.state)), (i) => sims[i]!);
+
+  // approval gates and notBefore (sector-gates.ts): where the rollout waits for an operator
+  const notBeforeOf = new Map(input.organization.sectors.flatMap((x) => (x.notBefore ? [[x.name, x.notBefore.at] as const] : [])));
+  const pendingGates = new Map<
+    string,
+    { gate: Omit<PendingApprovalGate, 'earliest' | 'heldSectors' | 'clusters'>; earliest: number; held: Set<string>; clusters: Set<string> }
+  >();
+  const notePendingApproval = (s: SimCluster, d: GatedDecision, t: number, view: FleetVersionView) => {
+    const awaits =
+      d.version && s.state.upgradePolicy
+        ? view.versionChecks(s.state as ManagedCluster).find((v) => v.version === d.version)?.awaits
+        : undefined;
+    if (!awaits) return;
+    const key = `${awaits.kind}\u0000${awaits.sector}\u0000${awaits.version}`;
+    let entry = pendingGates.get(key);
+    if (!entry)
+      pendingGates.set(
+        key,
+        (entry = {
+          gate: { kind: awaits.kind, sector: awaits.sector, version: awaits.version },
+          earliest: Infinity,
+          held: new Set(),
+          clusters: new Set(),
+        }),
+      );
+    const slot = s.compiled ? (listRuns(s.compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] ?? t) : t;
+    entry.earliest = Math.min(entry.earliest, slot);
+    if (s.sector) entry.held.add(s.sector);
+    entry.clusters.add(s.base.name);
+  };
 
   let t = fromMs;
   let first = true;
@@ -400,9 +449,17 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'EXCLUDED':
               s.eligibleAt = afterExclusion(s, t);
               break;
+            case 'AWAITING_APPROVAL':
+              notePendingApproval(s, d, t, result);
+              s.eligibleAt = nextVersionChance(s, t, ledger, result);
+              break;
             case 'NOT_SOAKED':
             case 'SECTOR_BEHIND':
               s.eligibleAt = nextVersionChance(s, t, ledger, result);
+              break;
+            case 'NOT_BEFORE':
+              // no run before the sector's notBefore can be in the window before this tick
+              s.eligibleAt = Math.max(t + 1, (notBeforeOf.get(s.sector ?? '') ?? t) - WINDOW_MS);
               break;
             default:
               s.eligibleAt = t;
@@ -508,6 +565,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       upgradeMinutes: durationMs / MINUTE_MS,
       clusters,
       sectors,
+      approvalGates: [...pendingGates.values()]
+        .sort((a, b) => a.earliest - b.earliest)
+        .map((e) => ({ ...e.gate, earliest: formatInstant(e.earliest), heldSectors: [...e.held].sort(), clusters: e.clusters.size })),
       stats: { engineRuns, upgrades: upgradesStarted, truncated },
     };
   };

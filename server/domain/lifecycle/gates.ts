@@ -25,6 +25,8 @@ export interface FleetConditions {
   blockedBy: string | null;
   /** why an unacknowledged failure halts this version here */
   haltedBy: string | null;
+  /** the sector's approval gate or notBefore holding the start (plan/sector-gates.ts sectorStartHold); absent = none */
+  sectorGate?: { reason: 'AWAITING_APPROVAL' | 'NOT_BEFORE'; message: string } | null;
 }
 
 export const NO_FLEET_OBSTACLES: FleetConditions = {
@@ -121,6 +123,8 @@ export function startGates(
       message: fleet.blockedBy ? `${to} is blocked (${fleet.blockedBy})` : 'not blocked',
     },
     { reason: 'HALTED_BY_FAILURE', pass: fleet.haltedBy === null, message: fleet.haltedBy ?? 'no failure halts it' },
+    // only where a sector has gates: an approval revoked, or a notBefore set, since it was planned
+    ...(fleet.sectorGate ? [{ reason: fleet.sectorGate.reason, pass: false, message: fleet.sectorGate.message }] : []),
   ];
   if (!reading.ok) {
     gates.push({ reason: 'PROVIDER_ERROR', pass: false, message: `provider could not read the cluster: ${reading.message}` });

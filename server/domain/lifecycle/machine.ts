@@ -200,6 +200,7 @@ function cancelCause(input: StepInput): { reason: LifecycleReason; message: stri
   if (f.exclusion) return { reason: 'EXCLUDED', message: f.exclusion };
   if (f.blockedBy) return { reason: 'VERSION_BLOCKED', message: `the target is blocked (${f.blockedBy})` };
   if (f.haltedBy) return { reason: 'HALTED_BY_FAILURE', message: f.haltedBy };
+  if (f.sectorGate) return { reason: f.sectorGate.reason, message: f.sectorGate.message };
   if (input.decisionWithdrawn) return { reason: 'DECISION_CHANGED', message: input.decisionWithdrawn.message };
   return null;
 }

@@ -12,6 +12,9 @@ export const LIFECYCLE_REASONS = {
   VERSION_BLOCKED: 'The target matches a current blockedVersions pattern, or is above a target version or cap set since it was planned.',
   HALTED_BY_FAILURE:
     'An unacknowledged failure of this version in this sector, or a sector it depends on, halts it (onFailure: halt); on the failed cluster itself the version is never retried until acknowledged.',
+  AWAITING_APPROVAL:
+    'The target into this sector (approval.before), or past a sector it follows (approval.after), is not approved (any more): an approval revoked, or a gate set, since it was planned.',
+  NOT_BEFORE: "The start is before the sector's notBefore (set since it was planned).",
   VERSION_CHANGED: 'The cluster no longer runs the version the upgrade was planned from.',
   UPGRADE_IN_PROGRESS: 'The provider reports another upgrade on the cluster.',
   CONDITIONAL_NOT_ALLOWED: 'The target is only a conditional update and the policy does not allow conditional updates.',

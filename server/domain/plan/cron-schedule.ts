@@ -251,7 +251,7 @@ function zoneOffsetMs(zone: string, instant: number): number {
  * The instants at which local wall time `wall` (ms, as if UTC) occurs in `zone`: none in a gap,
  * two in an overlap, sorted.
  */
-function localToInstants(zone: string, wall: number): number[] {
+export function localToInstants(zone: string, wall: number): number[] {
   if (isUtc(zone)) return [wall];
   const candidates = new Set([zoneOffsetMs(zone, wall - DAY_MS), zoneOffsetMs(zone, wall), zoneOffsetMs(zone, wall + DAY_MS)]);
   const out: number[] = [];

@@ -6,8 +6,10 @@
  *    input order; the order gives priority when clusters share a mutex.
  * 3. A cluster holds its mutexes while it has a currentUpgrade and, within this run, once it is
  *    given an upgrade (a cancelled upgrade still holds them for this run).
- * 4. For each cluster the first rule that applies decides: pending/cancel, suspended, window,
- *    mutexes (or the sector's maxParallelUpgrades), version (blocked, sector, soak), upgrade.
+ * 4. For each cluster the first rule that applies decides: pending/cancel, suspended, the
+ *    sector's notBefore, window, mutexes (or the sector's maxParallelUpgrades), version (blocked,
+ *    bound, sector, soak, approval), upgrade. notBefore and approval gates (sector-gates.ts) act
+ *    only where a sector declares them.
  *
  * Everything per run is precomputed or memoized (sector minimum versions, next run per schedule,
  * regex results), so a run is O(clusters × (workloads + candidate versions)), not quadratic.
@@ -17,6 +19,15 @@ import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
+import {
+  afterGatedSectors,
+  approvalSet,
+  describeApprovalWait,
+  describeNotBefore,
+  unapprovedGate,
+  type ApprovalWait,
+  type NotBefore,
+} from './sector-gates';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from '../version/version';
 
@@ -40,6 +51,8 @@ export type VersionCheck = {
   exceeds?: AppliedBound;
   sector: { pass: boolean; message: string; required?: SectorMin };
   soak: { pass: boolean; message: string; perWorkload: { workload: string; soaked: number; required: number | null; pass: boolean }[] };
+  /** the approval gate the version waits for in the cluster's sector; absent when none applies or all are approved */
+  awaits?: ApprovalWait;
 };
 
 /** Rounds half to even (Python's `round`): 2.5 → 2, 3.5 → 4. Exact for P% × n with integers. */
@@ -147,10 +160,16 @@ function sectorWorkloadMins(order: readonly ManagedCluster[]): SectorMins {
 
 /**
  * The sector tables of a run, built when a rule first needs them. They read only the clusters'
- * versions, sectors, mutexes and workloads, so runs over clusters that differ only in their
- * upgrades in flight can share them (an empty object to start).
+ * versions, sectors, mutexes and workloads, and the input's sectors and approvals, so runs over
+ * clusters that differ only in their upgrades in flight can share them (an empty object to start).
  */
-export type SectorTables = { counts?: SectorCounts; mins?: SectorMins };
+export type SectorTables = {
+  counts?: SectorCounts;
+  mins?: SectorMins;
+  approvals?: ReadonlySet<string>;
+  /** sector → the sectors it follows (directly or not) that have an after-gate */
+  afterGates?: Map<string, string[]>;
+};
 
 /**
  * What a caller running the engine again and again over the same clusters — the forecast, between
@@ -176,6 +195,8 @@ export class PlanRun {
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
   private readonly lazy: SectorTables;
+  /** some sector declares an approval gate (else the approval rule is skipped) */
+  private readonly gated: boolean;
   private readonly requiredMinCache: Map<string, SectorMin | null>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
@@ -206,6 +227,7 @@ export class PlanRun {
       this.windowCache = again.windowCache;
       this.nextRunCache = again.nextRunCache;
       this.outsideWindowCache = again.outsideWindowCache;
+      this.gated = again.gated;
     } else {
       const nowMs = parseInstant(input.now);
       if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
@@ -219,7 +241,12 @@ export class PlanRun {
       this.windowCache = new Map();
       this.nextRunCache = new Map();
       this.outsideWindowCache = new Map();
-      for (const sector of input.organization.sectors) this.sectors.set(sector.name, sector);
+      let gated = false;
+      for (const sector of input.organization.sectors) {
+        this.sectors.set(sector.name, sector);
+        if (sector.approval) gated = true;
+      }
+      this.gated = gated;
     }
     for (const c of this.order) if (c.currentUpgrade) this.hold(c);
   }
@@ -232,6 +259,44 @@ export class PlanRun {
   /** Per sector and workload: the lowest version running it (built when the sector rule first needs it). */
   private get sectorMins(): SectorMins {
     return (this.lazy.mins ??= sectorWorkloadMins(this.order));
+  }
+
+  /** The approval gate `version` waits for in the cluster's sector (its before-gate, then the after-gates of the sectors it follows). */
+  approvalWait(c: ManagedCluster, version: string): ApprovalWait | undefined {
+    const name = c.upgradePolicy.conditions.sector;
+    if (!this.gated || name === undefined) return undefined;
+    const approved = (this.lazy.approvals ??= approvalSet(this.input.approvals));
+    return unapprovedGate(this.sectors, approved, name, version, this.afterGatesOf(name));
+  }
+
+  /** The sectors `name` follows, directly or through others, that declare an after-gate (in dependency order). */
+  private afterGatesOf(name: string): string[] {
+    const all = (this.lazy.afterGates ??= new Map<string, string[]>());
+    let hit = all.get(name);
+    if (!hit) all.set(name, (hit = afterGatedSectors(this.sectors, name)));
+    return hit;
+  }
+
+  /** Whether any approval gate applies to the cluster's sector (its own before-gate, an after-gate of one it follows). */
+  hasApprovalGates(c: ManagedCluster): boolean {
+    const name = c.upgradePolicy.conditions.sector;
+    if (!this.gated || name === undefined) return false;
+    return this.sectors.get(name)?.approval?.before === true || this.afterGatesOf(name).length > 0;
+  }
+
+  notBeforeOf(sector: string): NotBefore | undefined {
+    return this.sectors.get(sector)?.notBefore;
+  }
+
+  /** The sector's notBefore while it still holds a start at `at`, else undefined. */
+  notBeforeHolding(c: ManagedCluster, at: number): NotBefore | undefined {
+    const name = c.upgradePolicy.conditions.sector;
+    const nb = name === undefined ? undefined : this.sectors.get(name)?.notBefore;
+    return nb && at < nb.at ? nb : undefined;
+  }
+
+  describeApprovalWait(c: ManagedCluster, wait: ApprovalWait): string {
+    return describeApprovalWait(wait, c.upgradePolicy.conditions.sector ?? wait.sector);
   }
 
   /** Takes the cluster's mutexes for the rest of this run. */
@@ -437,6 +502,8 @@ export class PlanRun {
     if (blockedBy !== undefined) out.blockedBy = blockedBy;
     const exceeds = this.exceededBound(c, version);
     if (exceeds) out.exceeds = exceeds;
+    const awaits = this.approvalWait(c, version);
+    if (awaits) out.awaits = awaits;
     return out;
   }
 
@@ -500,6 +567,28 @@ export class PlanRun {
           message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}) is above ${this.describeBound(c, exceeds)}`,
         };
       }
+      const future = current.state === 'scheduled' && nextRunMs > this.nowMs;
+      // a gate set or an approval revoked after the upgrade was planned holds it, as a cap does
+      const awaits = future ? this.approvalWait(c, current.version) : undefined;
+      if (awaits) {
+        return {
+          cluster,
+          action: 'cancel',
+          version: current.version,
+          reason: 'AWAITING_APPROVAL',
+          message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}): ${this.describeApprovalWait(c, awaits)}`,
+        };
+      }
+      const early = future ? this.notBeforeHolding(c, nextRunMs) : undefined;
+      if (early) {
+        return {
+          cluster,
+          action: 'cancel',
+          version: current.version,
+          reason: 'NOT_BEFORE',
+          message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}): sector ${c.upgradePolicy.conditions.sector} starts ${describeNotBefore(early)}`,
+        };
+      }
       const what = current.state === 'started' ? 'started' : 'already scheduled';
       return {
         cluster,
@@ -511,6 +600,15 @@ export class PlanRun {
     const { schedule } = c.upgradePolicy;
     if (schedule.suspend) return { cluster, action: 'skip', reason: 'SUSPENDED', message: 'schedule suspended' };
     const nextRun = this.nextRunInWindow(schedule);
+    const early = this.notBeforeHolding(c, nextRun ?? this.nowMs);
+    if (early) {
+      return {
+        cluster,
+        action: 'skip',
+        reason: 'NOT_BEFORE',
+        message: `sector ${c.upgradePolicy.conditions.sector} starts ${describeNotBefore(early)}`,
+      };
+    }
     if (nextRun === null) {
       return { cluster, action: 'skip', reason: 'OUTSIDE_WINDOW', message: this.describeOutsideWindow(schedule) };
     }
@@ -528,11 +626,9 @@ export class PlanRun {
         continue;
       }
       const check = this.checkVersion(c, v);
-      if (check.sector.pass && check.soak.pass) {
+      if (check.sector.pass && check.soak.pass && !check.awaits) {
         this.hold(c);
-        const note = firstFailure
-          ? `; higher ${firstFailure.version} not eligible (${firstFailure.sector.pass ? firstFailure.soak.message : firstFailure.sector.message})`
-          : '';
+        const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})` : '';
         return {
           cluster,
           action: 'upgrade',
@@ -548,7 +644,22 @@ export class PlanRun {
       return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
     }
     if (!firstFailure.sector.pass) return { cluster, action: 'skip', reason: 'SECTOR_BEHIND', message: firstFailure.sector.message };
-    return { cluster, action: 'skip', reason: 'NOT_SOAKED', message: firstFailure.soak.message };
+    if (!firstFailure.soak.pass) return { cluster, action: 'skip', reason: 'NOT_SOAKED', message: firstFailure.soak.message };
+    // the version awaiting approval is named: the gate's key for the views (Sectors graph, forecast)
+    return {
+      cluster,
+      action: 'skip',
+      version: firstFailure.version,
+      reason: 'AWAITING_APPROVAL',
+      message: this.describeApprovalWait(c, firstFailure.awaits!),
+    };
+  }
+
+  /** The first version rule a candidate fails: sector, soak, then approval. */
+  private failureMessage(c: ManagedCluster, check: VersionCheck): string {
+    if (!check.sector.pass) return check.sector.message;
+    if (!check.soak.pass || !check.awaits) return check.soak.message;
+    return this.describeApprovalWait(c, check.awaits);
   }
 }
 

@@ -160,9 +160,34 @@ function lintSchedules(input: PlanInput, managed: Managed[], warnings: Warning[]
 }
 
 /**
+ * A sector's gates that hold nothing: an after-gate on a sector no other sector follows, and a
+ * notBefore already past (sector-gates.ts). Valid, and harmless, but likely not what was meant.
+ */
+function lintSectorGates(input: PlanInput, warnings: Warning[]): void {
+  const nowMs = parseInstant(input.now) ?? 0;
+  const followed = new Set(input.organization.sectors.flatMap((s) => s.dependencies));
+  input.organization.sectors.forEach((sector, i) => {
+    if (sector.approval?.after && !followed.has(sector.name)) {
+      warnings.push({
+        code: 'APPROVAL_AFTER_GATES_NOTHING',
+        path: `organization.sectors[${i}].approval.after`,
+        message: `approval.after of sector ${sector.name} holds nothing: no sector depends on it`,
+      });
+    }
+    if (sector.notBefore && sector.notBefore.at <= nowMs) {
+      warnings.push({
+        code: 'NOT_BEFORE_PASSED',
+        path: `organization.sectors[${i}].notBefore`,
+        message: `notBefore ${sector.notBefore.raw} of sector ${sector.name} has passed: it holds nothing any more`,
+      });
+    }
+  });
+}
+
+/**
  * Warnings for a validated input: workloads nobody starts soaking, sectors whose dependencies
  * never gate them, single-cluster mutexes, maxParallelUpgrades without a shared mutex, blocked-version regexes that match nothing or
- * everything available, schedules that never fire.
+ * everything available, schedules that never fire, sector gates that hold nothing.
  */
 export function lintPolicies(input: PlanInput): Warning[] {
   const managed = managedClusters(input);
@@ -173,5 +198,6 @@ export function lintPolicies(input: PlanInput): Warning[] {
   lintParallelLimits(input, managed, warnings);
   lintBlockedVersions(input, managed, warnings);
   lintSchedules(input, managed, warnings);
+  lintSectorGates(input, warnings);
   return warnings;
 }

@@ -7,6 +7,7 @@
  */
 import type { LifecycleOptions } from '@/server/domain/lifecycle/options';
 import type { VersionBound } from './version-bounds';
+import type { Approval, NotBefore, SectorApprovalGates } from './sector-gates';
 
 /** One problem found while parsing or validating a plan document. */
 export type Problem = { path: string; message: string; line?: number };
@@ -24,6 +25,10 @@ export type Sector = {
   /** where the sector's clusters stop (version-bounds.ts; beyond the reference) */
   targetVersion?: VersionBound;
   maxVersion?: VersionBound;
+  /** approval gates before the sector and after it (sector-gates.ts; beyond the reference); absent = none */
+  approval?: SectorApprovalGates;
+  /** no upgrade of the sector's clusters starts before this (sector-gates.ts; beyond the reference) */
+  notBefore?: NotBefore;
   /** Names of the sectors this one depends on (all known sectors; no cycles). */
   dependencies: string[];
 };
@@ -103,6 +108,8 @@ export type PlanInput = {
   organization: Organization;
   clusters: Cluster[];
   versionData: VersionData;
+  /** the approvals given to the sectors' gates (sector-gates.ts; beyond the reference); absent = none */
+  approvals?: Approval[];
 };
 
 export const DECISION_REASONS = [
@@ -119,6 +126,8 @@ export const DECISION_REASONS = [
   'AT_TARGET',
   'ABOVE_CAP',
   'MAX_CONCURRENT_UPGRADES',
+  'AWAITING_APPROVAL',
+  'NOT_BEFORE',
 ] as const;
 export type DecisionReason = (typeof DECISION_REASONS)[number];
 
@@ -140,7 +149,7 @@ export type PlanResult = {
 };
 
 export type RuleCheck = {
-  rule: 'blocked' | 'bound' | 'sector' | 'soak' | 'schedule' | 'mutex' | 'pending' | 'suspend' | 'available';
+  rule: 'blocked' | 'bound' | 'sector' | 'soak' | 'approval' | 'schedule' | 'notBefore' | 'mutex' | 'pending' | 'suspend' | 'available';
   pass: boolean;
   message: string;
   /** Numbers behind the verdict, for display (e.g. soaked, required). */

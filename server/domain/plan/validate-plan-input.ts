@@ -4,6 +4,7 @@
  * with one list item names the item). Free of Node APIs so the browser editor and tRPC share it.
  */
 import { parseVersionBound, type VersionBound } from './version-bounds';
+import { APPROVAL_KINDS, parseNotBefore, type Approval, type ApprovalKind, type SectorApprovalGates } from './sector-gates';
 import { identifierProblem } from '../identifiers';
 import { checkBlockedVersionPattern } from './blocked-versions';
 import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
@@ -180,6 +181,15 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
       else sector.maxConcurrentUpgrades = limit;
     }
     Object.assign(sector, boundsOf(c, s, path));
+    if (s.approval !== undefined && s.approval !== null) {
+      const approval = approvalGatesOf(c, s.approval, `${path}.approval`);
+      if (approval) sector.approval = approval;
+    }
+    if (s.notBefore !== undefined && s.notBefore !== null) {
+      const nb = parseNotBefore(s.notBefore);
+      if (typeof nb === 'string') c.add(`${path}.notBefore`, nb);
+      else sector.notBefore = nb;
+    }
     if (s.dependencies !== undefined && s.dependencies !== null) {
       if (!Array.isArray(s.dependencies)) c.add(`${path}.dependencies`, 'must be a list of {name}');
       else
@@ -207,6 +217,80 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
     c.add('organization.sectors', `sector dependency cycle: ${cycle.join(' -> ')}`);
   }
   return org;
+}
+
+const APPROVAL_GATE_KEYS = ['before', 'after'] as const;
+
+/**
+ * A sector's `approval: {before, after}` (booleans, `after` optional); undefined when neither is
+ * true (no gate) or after reporting a problem. An unknown key is refused, with the likely one.
+ */
+function approvalGatesOf(c: Collector, raw: unknown, path: string): SectorApprovalGates | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be an object {before: true|false, after: true|false}, got ${describe(raw)}`);
+    return undefined;
+  }
+  const gates: SectorApprovalGates = { before: false, after: false };
+  let ok = true;
+  for (const [key, value] of Object.entries(raw)) {
+    const known = (APPROVAL_GATE_KEYS as readonly string[]).includes(key);
+    if (!known) {
+      const guess = APPROVAL_GATE_KEYS.find((k) => editDistance(k, key.toLowerCase()) <= 2);
+      c.add(
+        `${path}.${key}`,
+        guess ? `unknown key '${key}': did you mean '${guess}'?` : `unknown key '${key}' (known here: before, after)`,
+      );
+      ok = false;
+    } else if (value !== undefined && value !== null && typeof value !== 'boolean') {
+      c.add(`${path}.${key}`, `must be true or false, got ${describe(value)}`);
+      ok = false;
+    } else if (value === true) gates[key as keyof SectorApprovalGates] = true;
+  }
+  return ok && (gates.before || gates.after) ? gates : undefined;
+}
+
+/** Levenshtein distance of two short words (a misspelt key's likely meaning). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The document's `approvals` (the engine's input of given approvals): [{sector, version, kind}], kind `before` by default. */
+function validateApprovals(c: Collector, raw: unknown, sectorNames: ReadonlySet<string>): Approval[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    c.add('approvals', `must be a list of {sector, version, kind}, got ${describe(raw)}`);
+    return undefined;
+  }
+  const out: Approval[] = [];
+  raw.forEach((a, i) => {
+    const path = `approvals[${i}]`;
+    if (!isObject(a)) {
+      c.add(path, `must be an object {sector, version, kind}, got ${describe(a)}`);
+      return;
+    }
+    const kind = a.kind === undefined || a.kind === null ? 'before' : a.kind;
+    let ok = true;
+    if (typeof a.sector !== 'string' || !sectorNames.has(a.sector)) {
+      c.add(`${path}.sector`, `unknown sector ${describe(a.sector)}`);
+      ok = false;
+    }
+    if (!isSemver(a.version)) {
+      c.add(`${path}.version`, `not a semantic version: ${describe(a.version)}`);
+      ok = false;
+    }
+    if (typeof kind !== 'string' || !(APPROVAL_KINDS as readonly string[]).includes(kind)) {
+      c.add(`${path}.kind`, `must be one of ${APPROVAL_KINDS.join(', ')}, got ${describe(kind)}`);
+      ok = false;
+    }
+    if (ok) out.push({ sector: a.sector as string, version: a.version as string, kind: kind as ApprovalKind });
+  });
+  return out;
 }
 
 /** At most this many cycles are named: a file of thousands of sectors could hold millions. */
@@ -567,6 +651,7 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
   };
   const clusters = validateClusters(c, raw.clusters, ctx);
   const versionData = checkVersionData(c, raw.versionData, nowMs);
+  const approvals = validateApprovals(c, raw.approvals, ctx.sectorNames);
   if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };
-  return { ok: true, input: { now: formatInstant(nowMs), organization, clusters, versionData } };
+  return { ok: true, input: { now: formatInstant(nowMs), organization, clusters, versionData, ...(approvals ? { approvals } : {}) } };
 }

@@ -14,8 +14,15 @@ export interface SectorInput {
   /** a release (4.16.3) or a minor (4.16.*); null/absent = none */
   targetVersion?: string | null;
   maxVersion?: string | null;
+  /** approval gates, as written ({before, after}; validated with the plan document); null/absent = none */
+  approval?: SectorApprovalSetting | null;
+  /** `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null/absent = none */
+  notBefore?: string | null;
   dependencies: string[];
 }
+
+/** A sector's `approval` as written: `{before, after}` (the plan validator refuses other keys and values). */
+export type SectorApprovalSetting = Record<string, unknown>;
 
 /** A sector as stored and snapshotted: every optional setting null when unset. */
 export interface SectorSettings {
@@ -24,6 +31,9 @@ export interface SectorSettings {
   maxConcurrentUpgrades: string | null;
   targetVersion: string | null;
   maxVersion: string | null;
+  /** absent in revisions stored before approval gates existed: read as null */
+  approval?: SectorApprovalSetting | null;
+  notBefore?: string | null;
   dependencies: string[];
 }
 
@@ -72,6 +82,8 @@ export interface PlanOrganizationDocument {
     maxConcurrentUpgrades?: string;
     targetVersion?: string;
     maxVersion?: string;
+    approval?: SectorApprovalSetting;
+    notBefore?: string;
     dependencies: { name: string }[];
   }[];
   targetVersion?: string;
@@ -79,15 +91,24 @@ export interface PlanOrganizationDocument {
 }
 
 /** A stored sector's settings (a row holds more: ids, position). */
-export function sectorSettingsOf(row: SectorSettings): SectorSettings {
+export function sectorSettingsOf(
+  row: Omit<SectorSettings, 'approval' | 'notBefore'> & { approvalBefore: boolean; approvalAfter: boolean; notBefore: string | null },
+): SectorSettings {
   return {
     name: row.name,
     maxParallelUpgrades: row.maxParallelUpgrades,
     maxConcurrentUpgrades: row.maxConcurrentUpgrades,
     targetVersion: row.targetVersion,
     maxVersion: row.maxVersion,
+    approval: approvalSettingOf(row.approvalBefore, row.approvalAfter),
+    notBefore: row.notBefore,
     dependencies: row.dependencies,
   };
+}
+
+/** A stored sector's approval gates as the settings carry them: null when it has none. */
+export function approvalSettingOf(before: boolean, after: boolean): SectorApprovalSetting | null {
+  return before || after ? { before, ...(after ? { after } : {}) } : null;
 }
 
 /** A setting as stored: trimmed text, blank or absent = null. */
@@ -112,6 +133,8 @@ export function normalizeSettings(input: OrganizationSettingsInput, stored?: Org
         maxConcurrentUpgrades: optionalText(kept(s.maxConcurrentUpgrades, before?.maxConcurrentUpgrades)),
         targetVersion: optionalText(kept(s.targetVersion, before?.targetVersion)),
         maxVersion: optionalText(kept(s.maxVersion, before?.maxVersion)),
+        approval: kept(s.approval, before?.approval) ?? null,
+        notBefore: optionalText(kept(s.notBefore, before?.notBefore)),
         dependencies: [...s.dependencies],
       };
     }),
@@ -135,6 +158,8 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
       maxConcurrentUpgrades: s.maxConcurrentUpgrades === undefined ? null : String(s.maxConcurrentUpgrades),
       targetVersion: s.targetVersion ?? null,
       maxVersion: s.maxVersion ?? null,
+      approval: s.approval ?? null,
+      notBefore: s.notBefore ?? null,
       dependencies: s.dependencies,
     })),
     blockedVersions: file.blockedVersions.map((pattern) => ({
@@ -162,6 +187,8 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
       ...((x.maxConcurrentUpgrades ?? null) !== null ? { maxConcurrentUpgrades: x.maxConcurrentUpgrades! } : {}),
       ...((x.targetVersion ?? null) !== null ? { targetVersion: x.targetVersion! } : {}),
       ...((x.maxVersion ?? null) !== null ? { maxVersion: x.maxVersion! } : {}),
+      ...(x.approval ? { approval: x.approval } : {}),
+      ...(x.notBefore ? { notBefore: x.notBefore } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),
     ...((s.targetVersion ?? null) !== null ? { targetVersion: s.targetVersion! } : {}),

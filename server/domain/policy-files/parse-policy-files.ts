@@ -86,6 +86,8 @@ function settingsFromRaw(raw: Obj, notices: FileProblem[]): OrganizationSettings
       sector.maxConcurrentUpgrades = s.maxConcurrentUpgrades;
     if (typeof s.targetVersion === 'string') sector.targetVersion = s.targetVersion;
     if (typeof s.maxVersion === 'string') sector.maxVersion = s.maxVersion;
+    if (isPlainObject(s.approval)) sector.approval = { ...s.approval };
+    if (typeof s.notBefore === 'string') sector.notBefore = s.notBefore;
     (Array.isArray(s.dependencies) ? s.dependencies : []).forEach((d: unknown, j) => {
       const name = isPlainObject(d) ? d.name : d;
       if (typeof name === 'string' && !sector.dependencies.includes(name)) sector.dependencies.push(name);

@@ -52,6 +52,10 @@ export type SectorSpec = {
   /** beyond the reference schema: a release (4.16.3) or a minor (4.16.*) */
   targetVersion?: string;
   maxVersion?: string;
+  /** beyond the reference schema: approval gates {before, after} as written (sector-gates.ts) */
+  approval?: Record<string, unknown>;
+  /** beyond the reference schema: no upgrade starts before (a local time and zone, or an instant) */
+  notBefore?: string;
   /** names of the sectors this one follows */
   dependencies: string[];
   extra?: Extra;

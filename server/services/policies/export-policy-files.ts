@@ -5,6 +5,7 @@ import type { OrganizationRow } from '@/server/repositories/organization-reposit
 import * as repo from '@/server/repositories/policy-repository';
 import type { Db } from '@/db/open-database';
 import { AppError } from '../app-error';
+import { approvalSettingOf } from '@/server/domain/policy-files/organization-snapshot';
 import { requireOrganization, type PolicyContext } from './policy-store';
 
 /** The stored policies as an organization file, with the keys an imported file carried that we do not model. */
@@ -18,6 +19,8 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
       ...(s.maxConcurrentUpgrades !== null ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
       ...(s.targetVersion !== null ? { targetVersion: s.targetVersion } : {}),
       ...(s.maxVersion !== null ? { maxVersion: s.maxVersion } : {}),
+      ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
+      ...(s.notBefore !== null ? { notBefore: s.notBefore } : {}),
       dependencies: s.dependencies,
       ...(extra ? { extra } : {}),
     };

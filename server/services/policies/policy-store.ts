@@ -37,7 +37,7 @@ export function requireOrganization(tx: Db): OrganizationRow {
 export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
   return {
     name: org.name,
-    sectors: repo.listSectors(tx, org.id).map(sectorSettingsOf),
+    sectors: repo.listSectors(tx, org.id).map((s) => sectorSettingsOf(s)),
     blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
@@ -72,7 +72,14 @@ export function documentWith(
 ): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
   // gone clusters too: their policies must stay valid for the day the provider lists them again
   const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
-  if (change.organization) doc.organization = planOrganizationOf(change.organization);
+  if (change.organization) {
+    doc.organization = planOrganizationOf(change.organization);
+    // approvals of a sector the change removes or renames no longer count (they stay stored)
+    const names = new Set(doc.organization.sectors.map((s) => s.name));
+    const kept = doc.approvals?.filter((a) => names.has(a.sector));
+    if (kept && kept.length > 0) doc.approvals = kept;
+    else delete doc.approvals;
+  }
   const unknown: { index: number; name: string }[] = [];
   (change.clusters ?? []).forEach((c, index) => {
     const target = doc.clusters.find((x) => x.name === c.name);

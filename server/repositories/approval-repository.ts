@@ -1,0 +1,66 @@
+// Approvals of sectors' gates (db/schema.ts `approvals`): one row per (organization, sector,
+// version, kind); a revocation stamps the row, a new approval of the same gate reinstates it.
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { approvals } from '@/db/schema';
+import type { Db } from '@/db/open-database';
+import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
+
+export type ApprovalRow = typeof approvals.$inferSelect;
+
+export interface GateKey {
+  organizationId: number;
+  sector: string;
+  version: string;
+  kind: ApprovalKind;
+}
+
+export function findApproval(db: Db, key: GateKey): ApprovalRow | undefined {
+  return db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.organizationId, key.organizationId),
+        eq(approvals.sector, key.sector),
+        eq(approvals.version, key.version),
+        eq(approvals.kind, key.kind),
+      ),
+    )
+    .get();
+}
+
+/** Every approval of the organization (revoked ones too when asked), oldest first. */
+export function listApprovals(db: Db, organizationId: number, opts: { includeRevoked?: boolean } = {}): ApprovalRow[] {
+  return db
+    .select()
+    .from(approvals)
+    .where(
+      opts.includeRevoked
+        ? eq(approvals.organizationId, organizationId)
+        : and(eq(approvals.organizationId, organizationId), isNull(approvals.revokedAt)),
+    )
+    .orderBy(asc(approvals.id))
+    .all();
+}
+
+/** Approves the gate: a new row, or the revoked row of the same gate given again. */
+export function saveApproval(db: Db, key: GateKey, by: { approvedBy: string; approvedAt: Date; reason: string }): ApprovalRow {
+  const existing = findApproval(db, key);
+  if (existing) {
+    return db
+      .update(approvals)
+      .set({ ...by, revokedAt: null, revokedBy: null })
+      .where(eq(approvals.id, existing.id))
+      .returning()
+      .get();
+  }
+  return db
+    .insert(approvals)
+    .values({ ...key, ...by })
+    .returning()
+    .get();
+}
+
+export function revokeApproval(db: Db, id: number, by: { revokedBy: string; revokedAt: Date }): ApprovalRow {
+  return db.update(approvals).set(by).where(eq(approvals.id, id)).returning().get();
+}
