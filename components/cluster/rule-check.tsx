@@ -17,6 +17,7 @@ export const RULE_LABEL: Record<string, string> = {
   sector: 'Sector order',
   soak: 'Soak',
   approval: 'Approval gate',
+  hold: 'Held by the cluster (version gate, operator, removed API)',
 };
 
 /** The scheduler's gates, shown after the engine's rules. */

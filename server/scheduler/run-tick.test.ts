@@ -420,7 +420,8 @@ describe('runTick: discovery and version gates', () => {
     const db = openDatabase(':memory:');
     const fleet: TestFleet = {
       sectors: [{ name: 'stage' }],
-      clusters: [{ name: 'stage-1', version: '4.13.1', releases: ['4.13.2', '4.14.1'], soakDays: 0, sector: 'stage' }],
+      // only the gated minor is offered: nothing else to take meanwhile (a z-stream would be)
+      clusters: [{ name: 'stage-1', version: '4.13.1', releases: ['4.14.1'], soakDays: 0, sector: 'stage' }],
     };
     const { fakeClusters } = insertTestFleet(db, fleet, NOW);
     const gate = { id: 'gate-414', minor: '4.14', description: 'Kubernetes 1.27 removes APIs', documentationUrl: null };
@@ -447,7 +448,7 @@ describe('runTick: discovery and version gates', () => {
     const db = openDatabase(':memory:');
     const fleet: TestFleet = {
       sectors: [{ name: 'stage' }],
-      clusters: [{ name: 'stage-1', version: '4.15.1', releases: ['4.15.2', '4.16.1'], soakDays: 0, sector: 'stage' }],
+      clusters: [{ name: 'stage-1', version: '4.15.1', releases: ['4.16.1'], soakDays: 0, sector: 'stage' }],
     };
     const { fakeClusters } = insertTestFleet(db, fleet, NOW);
     const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };

@@ -13,6 +13,7 @@ import { PlanRun, type ManagedCluster, type RunKept, type SectorMin, type Versio
 import { parseInstant } from '@/server/domain/plan/time';
 import type { Decision, PlanInput, PlanResult, RuleCheck, VersionData } from '@/server/domain/plan/types';
 import {
+  candidateHoldsOf,
   decideWithGates,
   gateChecks,
   heldBackDecision,
@@ -119,12 +120,14 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
   const wanted = options.explain === true ? null : new Set(options.explain || []);
   const explainAll = options.explain === true;
   let lastRun: PlanRun | undefined;
+  // what the clusters themselves hold (version gates, operators, removed APIs): candidate rules in the engine
+  const holds = candidateHoldsOf(gates);
   let lastEngine: Decision[] = [];
   let explained = new Map<string, Explained>();
 
   const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
     // a re-run for the gates is over the same input: it borrows the first run's indexes
-    const run = new PlanRun(plain, lastRun, { ...options.kept, order: options.order });
+    const run = new PlanRun(plain, lastRun, { ...options.kept, order: options.order, ...(holds ? { holds } : {}) });
     const turn = new Map<string, Explained>();
     const decisions: Decision[] = [];
     const decideOne = (c: ManagedCluster) => decisions.push(heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c));

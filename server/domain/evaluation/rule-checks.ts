@@ -159,6 +159,8 @@ export function candidateRuleChecks(
     } else if (run.hasApprovalGates(c)) {
       checks.push({ rule: 'approval', pass: true, message: `${version} approved for every gate it passes`, details: {} });
     }
+    // only where the cluster holds it (a provider version gate, an operator, a removed API)
+    if (check.held) checks.push({ rule: 'hold', pass: false, message: check.held.message, details: { reason: check.held.reason } });
     return { version, chosen: version === chosen, checks, blockedBy: check.blockedBy ?? null, soak: candidateSoak(check) };
   });
 }

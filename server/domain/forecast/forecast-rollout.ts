@@ -287,7 +287,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     let best = Infinity;
     for (const check of view.versionChecks(s.state as ManagedCluster)) {
       // an approval is not given within the forecast: a version awaiting one never passes
-      if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass || check.awaits) continue;
+      if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass || check.awaits || check.held) continue;
       let at = t;
       for (const p of check.soak.perWorkload) {
         if (p.pass || p.required === null) continue;
@@ -441,9 +441,6 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'FROZEN':
             case 'UNHEALTHY':
             case 'HALTED_BY_FAILURE':
-            case 'VERSION_GATE':
-            case 'OPERATOR_INCOMPATIBLE':
-            case 'REMOVED_API_IN_USE':
               s.eligibleAt = Infinity;
               break;
             case 'EXCLUDED':
@@ -453,8 +450,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
               notePendingApproval(s, d, t, result);
               s.eligibleAt = nextVersionChance(s, t, ledger, result);
               break;
+            // (the last three: held by the cluster itself for the whole forecast; a lower candidate may still soak)
             case 'NOT_SOAKED':
             case 'SECTOR_BEHIND':
+            case 'VERSION_GATE':
+            case 'OPERATOR_INCOMPATIBLE':
+            case 'REMOVED_API_IN_USE':
               s.eligibleAt = nextVersionChance(s, t, ledger, result);
               break;
             case 'NOT_BEFORE':

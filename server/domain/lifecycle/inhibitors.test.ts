@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideWithGates, gateChecks, type GateState } from '@/server/domain/scheduling/apply-gates';
-import type { PlanInput, PlanResult } from '@/server/domain/plan/types';
+import { gateChecks, type GateState } from '@/server/domain/scheduling/apply-gates';
+import { evaluateFleet, NO_GATES } from '@/server/domain/evaluation/evaluate-fleet';
+import { testCluster, testPlanInput } from '@/server/domain/plan/test-plan-input';
 import { firstFailingGate, NO_FLEET_OBSTACLES, startGates } from './gates';
 import { inhibitingFacts, kubernetesMinorOf, upgradeInhibitors, type ClusterInhibitorFacts } from './inhibitors';
 import { DEFAULT_LIFECYCLE_OPTIONS } from './options';
@@ -103,27 +104,30 @@ describe('inhibitors as scheduler gates', () => {
     expect(gateChecks('other', undefined, 0, state(new Map([['prod-1', facts]])), '4.16.3', '4.15.20').every((c) => c.pass)).toBe(true);
   });
 
-  it('turn an upgrade of an inhibited cluster into a skip with the first reason; others go ahead', () => {
-    const input = {
-      now: '2026-03-02T08:00:00Z',
-      clusters: [
-        { name: 'prod-1', version: '4.15.20' },
-        { name: 'prod-2', version: '4.15.20' },
-      ],
-    } as unknown as PlanInput;
-    const engine = (): PlanResult => ({
-      now: input.now,
-      versionData: { versions: {} },
-      decisions: [
-        { cluster: 'prod-1', action: 'upgrade', version: '4.16.3', nextRun: '2026-03-02T08:10:00Z', message: '' },
-        { cluster: 'prod-2', action: 'upgrade', version: '4.16.3', nextRun: '2026-03-02T08:10:00Z', message: '' },
-      ],
-    });
-    const plan = decideWithGates(input, state(new Map([['prod-1', facts]])), engine);
-    expect(plan.decisions.map((d) => [d.cluster, d.action, d.reason])).toEqual([
-      ['prod-1', 'skip', 'OPERATOR_INCOMPATIBLE'],
-      ['prod-2', 'upgrade', undefined],
+  it('hold a candidate inside the engine: the best one left is taken (a z-stream below a held minor)', () => {
+    const a = testCluster('a', { version: '4.15.1', availableUpgrades: ['4.15.2', '4.16.1'] });
+    const b = testCluster('b', { version: '4.15.1', availableUpgrades: ['4.16.1'] });
+    const c = testCluster('c', { version: '4.15.1', availableUpgrades: ['4.15.2', '4.16.1'] });
+    const inhibitors = new Map([
+      ['a', facts],
+      ['b', facts],
     ]);
+    const e = evaluateFleet(testPlanInput([a, b, c]), { ...NO_GATES, inhibitors }, { explain: ['a'] });
+    const byName = new Map(e.decisions.map((d) => [d.cluster, d]));
+    expect(byName.get('a')).toMatchObject({ action: 'upgrade', version: '4.15.2' });
+    expect(byName.get('a')!.message).toContain('higher 4.16.1 not eligible (4.16.1 is newer than installed operators support');
+    expect(byName.get('b')).toMatchObject({ action: 'skip', reason: 'OPERATOR_INCOMPATIBLE', version: '4.16.1' });
+    expect(byName.get('c')).toMatchObject({ action: 'upgrade', version: '4.16.1' });
+    // the explanation names the hold on the candidate
+    const held = e.clusters.get('a')!.candidates.find((x) => x.version === '4.16.1')!;
+    expect(held.checks.filter((k) => !k.pass).map((k) => k.rule)).toEqual(['hold']);
+  });
+
+  it('a version gate holds its minor the same way', () => {
+    const a = testCluster('a', { version: '4.15.1', availableUpgrades: ['4.15.2', '4.16.1'] });
+    const versionGates = new Map([['a', [{ id: 'g', minor: '4.16', description: 'APIs removed' }]]]);
+    const e = evaluateFleet(testPlanInput([a]), { ...NO_GATES, versionGates }, {});
+    expect(e.decisions[0]).toMatchObject({ action: 'upgrade', version: '4.15.2' });
   });
 });
 

@@ -53,7 +53,18 @@ export type VersionCheck = {
   soak: { pass: boolean; message: string; perWorkload: { workload: string; soaked: number; required: number | null; pass: boolean }[] };
   /** the approval gate the version waits for in the cluster's sector; absent when none applies or all are approved */
   awaits?: ApprovalWait;
+  /** what the cluster itself holds the version for (a provider version gate, an operator, a removed API); absent: nothing */
+  held?: CandidateHold;
 };
+
+/** A candidate the cluster itself cannot take yet, as its provider reports (facts, not policy). */
+export type CandidateHold = { reason: 'VERSION_GATE' | 'OPERATOR_INCOMPATIBLE' | 'REMOVED_API_IN_USE'; message: string };
+/**
+ * Per cluster and candidate: the hold, or null. The engine skips a held candidate as it skips a
+ * blocked one, so a lower candidate the cluster can take (a z-stream below a gated minor) is taken
+ * instead; the rules live in server/domain/lifecycle (gates.ts, inhibitors.ts).
+ */
+export type CandidateHolds = (c: ManagedCluster, version: string) => CandidateHold | null;
 
 /** Rounds half to even (Python's `round`): 2.5 → 2, 3.5 → 4. Exact for P% × n with integers. */
 export function percentOfRoundedHalfEven(percent: number, n: number): number {
@@ -183,6 +194,8 @@ export type RunKept = {
   soak?: SoakLedger;
   /** sector tables shared by the runs */
   sectorTables?: SectorTables;
+  /** the provider-side holds of candidates (the scheduler's gate state gives them; none without) */
+  holds?: CandidateHolds;
 };
 
 /** One engine run over a validated input: precomputed indexes plus the lock state. */
@@ -194,6 +207,7 @@ export class PlanRun {
   private readonly input: PlanInput;
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
+  private readonly holds: CandidateHolds | undefined;
   private readonly lazy: SectorTables;
   /** some sector declares an approval gate (else the approval rule is skipped) */
   private readonly gated: boolean;
@@ -248,6 +262,7 @@ export class PlanRun {
       }
       this.gated = gated;
     }
+    this.holds = kept.holds ?? again?.holds;
     for (const c of this.order) if (c.currentUpgrade) this.hold(c);
   }
 
@@ -504,6 +519,8 @@ export class PlanRun {
     if (exceeds) out.exceeds = exceeds;
     const awaits = this.approvalWait(c, version);
     if (awaits) out.awaits = awaits;
+    const held = this.holds?.(c, version);
+    if (held) out.held = held;
     return out;
   }
 
@@ -626,7 +643,7 @@ export class PlanRun {
         continue;
       }
       const check = this.checkVersion(c, v);
-      if (check.sector.pass && check.soak.pass && !check.awaits) {
+      if (check.sector.pass && check.soak.pass && !check.awaits && !check.held) {
         this.hold(c);
         const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})` : '';
         return {
@@ -645,6 +662,15 @@ export class PlanRun {
     }
     if (!firstFailure.sector.pass) return { cluster, action: 'skip', reason: 'SECTOR_BEHIND', message: firstFailure.sector.message };
     if (!firstFailure.soak.pass) return { cluster, action: 'skip', reason: 'NOT_SOAKED', message: firstFailure.soak.message };
+    if (!firstFailure.awaits && firstFailure.held) {
+      return {
+        cluster,
+        action: 'skip',
+        version: firstFailure.version,
+        reason: firstFailure.held.reason,
+        message: firstFailure.held.message,
+      };
+    }
     // the version awaiting approval is named: the gate's key for the views (Sectors graph, forecast)
     return {
       cluster,
@@ -658,8 +684,9 @@ export class PlanRun {
   /** The first version rule a candidate fails: sector, soak, then approval. */
   private failureMessage(c: ManagedCluster, check: VersionCheck): string {
     if (!check.sector.pass) return check.sector.message;
-    if (!check.soak.pass || !check.awaits) return check.soak.message;
-    return this.describeApprovalWait(c, check.awaits);
+    if (!check.soak.pass) return check.soak.message;
+    if (check.awaits) return this.describeApprovalWait(c, check.awaits);
+    return check.held?.message ?? check.soak.message;
   }
 }
 

@@ -128,6 +128,10 @@ export const DECISION_REASONS = [
   'MAX_CONCURRENT_UPGRADES',
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
+  // what the cluster itself reports about a candidate (provider facts; only when the scheduler passes them)
+  'VERSION_GATE',
+  'OPERATOR_INCOMPATIBLE',
+  'REMOVED_API_IN_USE',
 ] as const;
 export type DecisionReason = (typeof DECISION_REASONS)[number];
 
@@ -149,7 +153,19 @@ export type PlanResult = {
 };
 
 export type RuleCheck = {
-  rule: 'blocked' | 'bound' | 'sector' | 'soak' | 'approval' | 'schedule' | 'notBefore' | 'mutex' | 'pending' | 'suspend' | 'available';
+  rule:
+    | 'blocked'
+    | 'bound'
+    | 'sector'
+    | 'soak'
+    | 'approval'
+    | 'hold'
+    | 'schedule'
+    | 'notBefore'
+    | 'mutex'
+    | 'pending'
+    | 'suspend'
+    | 'available';
   pass: boolean;
   message: string;
   /** Numbers behind the verdict, for display (e.g. soaked, required). */

@@ -12,6 +12,7 @@
  * not cancel work that a later check at start time may still allow).
  */
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
+import type { CandidateHolds } from '@/server/domain/plan/decide-upgrades';
 import { parseInstant } from '@/server/domain/plan/time';
 import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import { versionGateFor, type PendingGate } from '@/server/domain/lifecycle/gates';
@@ -56,6 +57,24 @@ export interface GateState {
    * (lifecycle/inhibitors.ts); only clusters that have any
    */
   inhibitors?: ReadonlyMap<string, ClusterInhibitorFacts>;
+}
+
+/**
+ * The holds the cluster itself puts on candidates — a provider version gate not agreed to, an
+ * operator that stops before the target's minor, a removed API still called — for the engine,
+ * which skips a held candidate and takes the best one left (a z-stream below a gated minor).
+ * Undefined when the state has none. The gate checks below list them too, for the explanation.
+ */
+export function candidateHoldsOf(state: GateState): CandidateHolds | undefined {
+  const gates = state.versionGates;
+  const inhibitors = state.inhibitors;
+  if (!(gates && gates.size > 0) && !(inhibitors && inhibitors.size > 0)) return undefined;
+  return (c, version) => {
+    const gate = gates ? versionGateFor(gates.get(c.name) ?? [], version) : null;
+    if (gate) return { reason: 'VERSION_GATE', message: gate.message };
+    const found = inhibitors ? upgradeInhibitors(inhibitors.get(c.name), c.version, version)[0] : undefined;
+    return found ? { reason: found.reason, message: found.message } : null;
+  };
 }
 
 /** A decision after the gates; `reason` may now be a gate reason too. */
@@ -242,9 +261,9 @@ export function decideWithGates(
     state.exclusions.length === 0 &&
     !(state.healthGate && state.healthIssues.size > 0) &&
     !(state.providerErrors && state.providerErrors.size > 0) &&
-    !(state.halts && hasHalts(state.halts)) &&
-    !(state.versionGates && state.versionGates.size > 0) &&
-    !(state.inhibitors && state.inhibitors.size > 0)
+    !(state.halts && hasHalts(state.halts))
+    // version gates and inhibitors hold candidates inside the engine (candidateHoldsOf): the
+    // engine never chooses a held version, so they cannot gate a decision here
   )
     return { now: result.now, decisions: result.decisions, versionData: result.versionData, runs: 1 };
   const gated = new Map<string, { reason: GateReason; message: string }>();
