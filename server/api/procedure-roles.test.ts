@@ -91,6 +91,10 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'scheduler.runNow': 'operator',
   'scheduler.setClockSpeed': 'operator',
   'scheduler.setHealthGate': 'operator',
+  // the organizations: every user switches (and remembers their own choice); admins add one
+  'organizations.list': 'viewer',
+  'organizations.select': 'viewer',
+  'organizations.create': 'admin',
   // users, webhooks
   // bringing a real fleet in
   'setup.status': 'viewer',
@@ -169,11 +173,11 @@ describe('procedure roles', () => {
     for (const p of publicOnes) expect(p).toMatch(/^(auth|health)\./);
   });
 
-  it('lets no viewer change anything, except sign-in and their own API tokens', () => {
+  it('lets no viewer change anything, except sign-in, their own API tokens and their remembered organization', () => {
     const weakMutations = Object.entries(procedures)
       .filter(([path, p]) => p._def.type === 'mutation' && RANK[PROCEDURE_MIN_ROLE[path] ?? 'admin'] < RANK.operator)
       .map(([path]) => path)
-      .filter((path) => !/^(auth|tokens)\./.test(path));
+      .filter((path) => !/^(auth|tokens)\./.test(path) && path !== 'organizations.select');
     expect(weakMutations).toEqual([]);
   });
 

@@ -19,6 +19,7 @@ import { hooksRouter } from './routers/hooks';
 import { activityRouter } from './routers/activity';
 import { graphsRouter } from './routers/graphs';
 import { setupRouter } from './routers/setup';
+import { organizationsRouter } from './routers/organizations';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -40,6 +41,7 @@ export const appRouter = createTRPCRouter({
   activity: activityRouter,
   graphs: graphsRouter,
   setup: setupRouter,
+  organizations: organizationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

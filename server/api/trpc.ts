@@ -12,6 +12,7 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
+import { ORGANIZATION_HEADER, organizationScope, type OrganizationScope } from '@/server/services/organization-scope';
 import { processSchedulerControl } from '@/server/scheduler/start';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 
@@ -22,6 +23,8 @@ export interface ContextInner {
   realNow: () => Date;
   actor: Actor | null;
   services: Services;
+  /** the request's organization (server/services/organization-scope.ts) */
+  organization: OrganizationScope;
   /** response headers a procedure may set (session cookies) */
   resHeaders?: Headers;
   /** CSRF check result for the request; mutations refuse when false */
@@ -45,9 +48,12 @@ export function createContextInner(opts: {
   clientAddress?: string;
   /** the provider an operator's write goes to (tests pass a fake; the configured one otherwise) */
   provider?: () => Promise<FleetProvider>;
+  /** the organization the request names (the `x-fleetplan-org` header); else the user's last choice, else the first */
+  organization?: string | null;
 }): ContextInner {
   const realNow = opts.realNow ?? (() => new Date());
   const fleetNow = opts.fleetNow ?? realNow;
+  const organization = organizationScope(opts.db, { name: opts.organization ?? null, userId: opts.actor?.userId ?? null });
   return {
     db: opts.db,
     fleetNow,
@@ -60,7 +66,9 @@ export function createContextInner(opts: {
       env: opts.env ?? getEnv(),
       scheduler: processSchedulerControl(),
       provider: opts.provider,
+      organization,
     }),
+    organization,
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,
@@ -84,7 +92,19 @@ export function createRequestContext(opts: { db: Db; req: Request; identity: Req
     secureCookies: opts.identity.secure,
     clientAddress: clientAddressOf(opts.req.headers, env.trustProxy),
     resHeaders: opts.resHeaders,
+    organization: requestedOrganization(opts.req.headers),
   });
+}
+
+/** The organization name the request's `x-fleetplan-org` header carries (URI-encoded by the client), or null. */
+export function requestedOrganization(headers: Headers): string | null {
+  const raw = headers.get(ORGANIZATION_HEADER);
+  if (!raw) return null;
+  try {
+    return decodeURIComponent(raw).trim() || null;
+  } catch {
+    return raw.trim() || null;
+  }
 }
 
 const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {

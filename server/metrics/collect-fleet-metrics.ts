@@ -8,7 +8,7 @@
 // data nor the fleet minute moves; every value here depends on nothing else, so while a scrape
 // gets the very evaluation the last body was written from, that body is served again.
 import type { Db } from '@/db/open-database';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import {
   countFailedAttempts,
   lastTickStartByStatus,
@@ -47,7 +47,7 @@ export interface MetricsScrapeOptions {
 const lastBody = new WeakMap<StoredFleetEvaluation, { key: string; body: string }>();
 
 export function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions): string {
-  const org = findOrganization(db);
+  const org = findFirstOrganization(db);
   const stored = org ? evaluateStoredFleet(db, org, now) : null;
   const key = opts.providerName;
   const cached = stored ? lastBody.get(stored) : undefined;
@@ -59,7 +59,7 @@ export function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions
 
 function collectFamilies(
   db: Db,
-  org: ReturnType<typeof findOrganization>,
+  org: ReturnType<typeof findFirstOrganization>,
   stored: StoredFleetEvaluation | null,
   opts: MetricsScrapeOptions,
 ): MetricFamily[] {

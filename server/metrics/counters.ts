@@ -3,7 +3,7 @@
 // show each replica's own share. Callers record what happened with the functions below, in the
 // same database the event was written to; the scrape (collect-fleet-metrics.ts) reads them back.
 import type { Db } from '@/db/open-database';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { addToCounters, type CounterIncrement } from '@/server/repositories/metrics-repository';
 
 export const TICKS_TOTAL = 'fleetplan_scheduler_ticks_total';
@@ -39,7 +39,7 @@ export function countTick(db: Db, tick: { status: 'succeeded' | 'failed'; dryRun
     one(`${TICK_DURATION}_sum_ms`, histogram, Math.round(tick.durationSeconds * 1000)),
   );
   if (!tick.dryRun) {
-    const org = findOrganization(db);
+    const org = findFirstOrganization(db);
     if (org) {
       increments.push(one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }));
       if (tick.status === 'failed') increments.push(one(AUS_RECONCILE_ERRORS_TOTAL, { org_id: String(org.id) }));
@@ -55,7 +55,7 @@ export function countTick(db: Db, tick: { status: 'succeeded' | 'failed'; dryRun
 export function countInterruptedTicks(db: Db, interrupted: number): void {
   if (interrupted <= 0) return;
   const increments = [one(TICKS_TOTAL, { status: 'failed' }, interrupted)];
-  const org = findOrganization(db);
+  const org = findFirstOrganization(db);
   if (org)
     increments.push(
       one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }, interrupted),

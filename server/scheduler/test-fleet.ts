@@ -22,13 +22,15 @@ export interface TestFleet {
   blocked?: string[];
   clusters: TestCluster[];
   frozen?: boolean;
+  /** the organization's name (default `test-org`) */
+  organization?: string;
 }
 
 export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
   return db.transaction((tx) => {
     const org = tx
       .insert(t.organizations)
-      .values({ name: 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
+      .values({ name: fleet.organization ?? 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
       .returning({ id: t.organizations.id })
       .get();
     (fleet.sectors ?? []).forEach((s, position) => {

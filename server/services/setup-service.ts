@@ -7,7 +7,8 @@ import type { FleetplanEnv, ProviderSettings } from '@/server/env';
 import { createProvider } from '@/server/integrations/providers/create-provider';
 import { ProviderError, type FleetProvider } from '@/server/integrations/providers/types';
 import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
-import { findOrganization, organizationContents } from '@/server/repositories/organization-repository';
+import { organizationContents } from '@/server/repositories/organization-repository';
+import { organizationScope, type OrganizationScope } from './organization-scope';
 import { createOrganizationAdminService, UNNAMED_ORGANIZATION } from './organization-admin-service';
 
 /** The connection test under way per database (one per process and installation). */
@@ -63,16 +64,19 @@ export interface SetupDeps {
   provider?: () => Promise<FleetProvider>;
   /** default CONNECTION_TEST_TIMEOUT_MS */
   connectionTestTimeoutMs?: number;
+  /** the organization whose set-up is shown (the request's) */
+  organization?: OrganizationScope;
 }
 
 export function createSetupService(deps: SetupDeps) {
   const { db, env } = deps;
   const admin = createOrganizationAdminService(db, deps.realNow);
   const limitMs = deps.connectionTestTimeoutMs ?? CONNECTION_TEST_TIMEOUT_MS;
+  const scope = deps.organization ?? organizationScope(db);
   return {
     /** Where the installation stands: each step done or not. */
     status() {
-      const org = findOrganization(db);
+      const org = scope();
       const held = org ? organizationContents(db, org.id) : null;
       const observedAt = readSnapshotObservedAt(db);
       const named = org !== null && org !== undefined && org.name !== UNNAMED_ORGANIZATION;

@@ -3,7 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { patternMatches } from '@/server/domain/plan/blocked-versions';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { countClustersByVersion, listBlockedVersions, listVersionSoakOf } from '@/server/repositories/version-repository';
 
 export interface VersionHistoryRow {
@@ -22,10 +22,10 @@ function byVersionDesc(a: string, b: string): number {
   return b.localeCompare(a);
 }
 
-export function createVersionService(db: Db) {
+export function createVersionService(db: Db, scope: OrganizationScope) {
   return {
     history() {
-      const org = findOrganization(db);
+      const org = scope();
       if (!org) return { workloads: [], versions: [] as VersionHistoryRow[], blocked: [] };
       const blocked = listBlockedVersions(db, org.id);
       const rows = new Map<string, VersionHistoryRow>();

@@ -5,6 +5,22 @@ import { getEnv, type ProviderSettings } from '@/server/env';
 import { createSimulatorProvider } from './simulator';
 import type { FleetProvider } from './types';
 
+/**
+ * An organization's provider for a scheduler tick. The simulator serves every organization (each
+ * its own simulated clusters); a real provider configured for the instance (FLEETPLAN_PROVIDER)
+ * serves the first organization, the one it always served: other organizations have none (null)
+ * and are left out of the tick.
+ */
+export async function providerForOrganization(
+  db: Db,
+  org: { id: number },
+  first: boolean,
+  settings: ProviderSettings = getEnv().provider,
+): Promise<FleetProvider | null> {
+  if (settings.name === 'simulator') return createSimulatorProvider(db, org.id);
+  return first ? createProvider(db, settings) : null;
+}
+
 export async function createProvider(db: Db, settings: ProviderSettings = getEnv().provider): Promise<FleetProvider> {
   if (settings.name === 'simulator') return createSimulatorProvider(db);
   if (settings.name === 'ocm') {

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { adminProcedure, createTRPCRouter, viewerProcedure } from '../trpc';
+
+const name = z.string().min(1).max(100);
+
+export const organizationsRouter = createTRPCRouter({
+  list: viewerProcedure.query(({ ctx }) => ctx.services.organizations.list()),
+  /** remembers the user's organization (the top bar's switcher) */
+  select: viewerProcedure
+    .input(z.object({ name }))
+    .mutation(({ ctx, input }) => ctx.services.organizations.select({ name: input.name, actor: ctx.actor })),
+  create: adminProcedure
+    .input(z.object({ name }))
+    .mutation(({ ctx, input }) => ctx.services.organizations.create({ name: input.name, actor: ctx.actor })),
+});

@@ -1,0 +1,41 @@
+// The organizations a signed-in user sees and switches between (the top bar), and an admin's
+// "new organization". The choice is remembered per user (users.selected_organization_id), so a
+// visit without `?org=` lands where the user was.
+import type { Db } from '@/db/open-database';
+import type { Actor } from '@/server/auth/actor';
+import { findOrganizationByName, listOrganizations, writeSelectedOrganizationId } from '@/server/repositories/organization-repository';
+import { withTransaction } from '@/server/repositories/transaction';
+import { AppError } from './app-error';
+import { createOrganizationAdminService } from './organization-admin-service';
+import { unknownOrganization, type OrganizationScope } from './organization-scope';
+
+export function createOrganizationService(db: Db, realNow: () => Date, scope: OrganizationScope) {
+  const admin = createOrganizationAdminService(db, realNow);
+  return {
+    /** every organization, and the one this request works on */
+    list() {
+      const current = scope();
+      return {
+        organizations: listOrganizations(db).map((o) => ({ name: o.name, frozen: o.frozen })),
+        current: current?.name ?? null,
+      };
+    },
+
+    /** remembers `name` as the user's organization (the next visit without `?org=` lands there) */
+    select(input: { name: string; actor: Actor }) {
+      if (input.actor.userId === undefined)
+        throw new AppError('PRECONDITION_FAILED', 'Only a signed-in user has a remembered organization');
+      return withTransaction(db, (tx) => {
+        const org = findOrganizationByName(tx, input.name);
+        if (!org) throw unknownOrganization(input.name);
+        writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
+        return { name: org.name };
+      });
+    },
+
+    /** an admin adds an organization (or names the blank first-run one; organization-admin-service.ts) */
+    create(input: { name: string; actor: Actor }) {
+      return admin.create(input.actor.name, input.name.trim());
+    },
+  };
+}
