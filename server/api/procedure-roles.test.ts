@@ -95,6 +95,10 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'organizations.list': 'viewer',
   'organizations.select': 'viewer',
   'organizations.create': 'admin',
+  // the instance's blocked versions (every organization's): admins change them
+  'instance.blockedVersions': 'viewer',
+  'instance.addBlockedVersion': 'admin',
+  'instance.removeBlockedVersion': 'admin',
   // users, webhooks
   // bringing a real fleet in
   'setup.status': 'viewer',

@@ -20,6 +20,7 @@ import { activityRouter } from './routers/activity';
 import { graphsRouter } from './routers/graphs';
 import { setupRouter } from './routers/setup';
 import { organizationsRouter } from './routers/organizations';
+import { instanceRouter } from './routers/instance';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -42,6 +43,7 @@ export const appRouter = createTRPCRouter({
   graphs: graphsRouter,
   setup: setupRouter,
   organizations: organizationsRouter,
+  instance: instanceRouter,
 });
 
 export type AppRouter = typeof appRouter;

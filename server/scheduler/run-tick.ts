@@ -22,7 +22,7 @@ import type { Db } from '@/db/open-database';
 import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
-import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
+import { blockingPatternOf } from '@/server/domain/plan/blocked-versions';
 import type { Cluster as PlanCluster, PlanInput } from '@/server/domain/plan/types';
 import { boundExceeded, boundsForCluster, describeBound } from '@/server/domain/plan/version-bounds';
 import { findExclusion, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
@@ -261,7 +261,6 @@ interface LifecycleEnv {
   paused: boolean;
   frozen: { reason: string | null } | null;
   exclusions: ReturnType<typeof loadGateState>['exclusions'];
-  orgBlocked: string[];
   /** the engine's organization (its sectors' and its own targets and caps) */
   organization: PlanInput['organization'];
   halts: HaltIndex;
@@ -333,7 +332,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         frozen: env.frozen,
         exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
         blockedBy:
-          findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ??
+          blockingPatternOf(attempt.toVersion, env.organization, policy?.conditions.blockedVersions ?? []) ??
           // a target or cap set after the upgrade was planned holds its start as a blocked pattern does
           aboveBound(env.organization, policy, attempt.toVersion),
         haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
@@ -756,7 +755,6 @@ async function tickOrganization(
         paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
         frozen: gates.frozen ? { reason: gates.frozenReason ?? null } : null,
         exclusions: gates.exclusions,
-        orgBlocked: input.organization.blockedVersions,
         organization: input.organization,
         halts: gates.halts ?? EMPTY_HALTS,
         clusters,

@@ -3,6 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { estimateSoakEtas, type SoakThresholdEta } from '@/server/domain/forecast/soak-eta';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
+import { listInstanceBlockedPatterns } from '@/server/repositories/instance-blocked-version-repository';
 import { compareVersions } from '@/server/domain/version/version';
 import type { OrganizationScope } from './organization-scope';
 import { listBlockedPatterns } from '@/server/repositories/sector-repository';
@@ -46,7 +47,7 @@ export function createSoakService(db: Db, now: () => Date, scope: OrganizationSc
     versions(): { options: SoakVersionOption[]; default: { version: string; workload: string } | null } {
       const o = scope();
       if (!o) return { options: [], default: null };
-      const blocked = listBlockedPatterns(db, o.id);
+      const blocked = [...listInstanceBlockedPatterns(db), ...listBlockedPatterns(db, o.id)];
       const soak = new Map(repo.listSoakTotals(db, o.id).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
       const options = new Map<string, SoakVersionOption>();
       for (const row of repo.countOffersByThreshold(db, o.id)) {

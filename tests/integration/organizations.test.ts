@@ -116,6 +116,51 @@ describe('several organizations per instance', () => {
     expect(await callerFor(db, { organization: 'gamma' }).clusters.list({})).toMatchObject({ total: 0 });
   });
 
+  describe('blocked versions of the whole instance', () => {
+    it('an admin blocks a version in every organization: explanations, the forecast and the scheduler say so', async () => {
+      const fleet = twoOrganizations();
+      fleet.db.delete(t.blockedVersions).run();
+      const beta = callerFor(fleet.db, { organization: 'beta' });
+      expect((await beta.forecast.run({ horizonDays: 5, upgradeMinutes: 60, limit: 10, offset: 0 })).stats.upgrades).toBeGreaterThan(0);
+      await expect(
+        callerFor(fleet.db, { role: 'operator' }).instance.addBlockedVersion({ pattern: '^4\\.13\\.2$', reason: 'x' }),
+      ).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
+      const admin = callerFor(fleet.db, { role: 'admin', organization: 'alpha' });
+      await expect(admin.instance.addBlockedVersion({ pattern: '(?=4)', reason: 'bad' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      await admin.instance.addBlockedVersion({ pattern: '^4\\.13\\.2$', reason: 'CVE in 4.13.2' });
+      await expect(admin.instance.addBlockedVersion({ pattern: '^4\\.13\\.2$', reason: 'again' })).rejects.toMatchObject({
+        code: 'CONFLICT',
+      });
+      expect(await beta.instance.blockedVersions()).toMatchObject([{ pattern: '^4\\.13\\.2$', reason: 'CVE in 4.13.2', createdBy: 'vic' }]);
+      // each organization's own list is unchanged
+      expect(fleet.db.select().from(t.blockedVersions).all()).toEqual([]);
+      for (const org of ['alpha', 'beta']) {
+        const why = await callerFor(fleet.db, { organization: org }).clusters.explain({ name: 'shared' });
+        expect(why.explanation?.decision).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
+        expect(why.blockers?.all).toEqual([
+          { rule: 'blocked', version: '4.13.2', message: 'blocked by ^4\\.13\\.2$ (blocked instance-wide)', clearsByNextRun: false },
+        ]);
+      }
+      expect((await beta.forecast.run({ horizonDays: 5, upgradeMinutes: 60, limit: 10, offset: 0 })).stats.upgrades).toBe(0);
+      const r = await runTick({
+        db: fleet.db,
+        now: NOW,
+        holder: 'test',
+        realNow: () => NOW,
+        providerFor: (org) => createFakeProvider({ clusters: org.name === 'alpha' ? fleet.alpha.fakeClusters : fleet.beta.fakeClusters }),
+      });
+      expect(r.status === 'succeeded' && r.decisions.filter((d) => d.action === 'upgrade')).toEqual([]);
+      await admin.instance.removeBlockedVersion({ pattern: '^4\\.13\\.2$' });
+      expect((await beta.clusters.explain({ name: 'shared' })).explanation?.decision).toMatchObject({ action: 'upgrade' });
+      expect(fleet.db.select({ action: t.auditLog.action }).from(t.auditLog).all()).toEqual([
+        { action: 'instance.blocked-version.add' },
+        { action: 'instance.blocked-version.remove' },
+      ]);
+    });
+  });
+
   describe('the scheduler', () => {
     function providers(fleet: ReturnType<typeof twoOrganizations>, failBeta = false) {
       const byOrg = new Map<string, FakeProvider>([

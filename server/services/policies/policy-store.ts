@@ -74,7 +74,9 @@ export function documentWith(
 ): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
   // gone clusters too: their policies must stay valid for the day the provider lists them again
   const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
-  if (change.organization) doc.organization = planOrganizationOf(change.organization);
+  // the instance's blocked versions are not the organization's to change: kept as loaded
+  if (change.organization)
+    doc.organization = { ...planOrganizationOf(change.organization), ...pick(doc.organization.instanceBlockedVersions) };
   const unknown: { index: number; name: string }[] = [];
   (change.clusters ?? []).forEach((c, index) => {
     const target = doc.clusters.find((x) => x.name === c.name);
@@ -83,6 +85,10 @@ export function documentWith(
     else target.upgradePolicy = c.policy;
   });
   return { doc, unknown };
+}
+
+function pick(instanceBlockedVersions: string[] | undefined): { instanceBlockedVersions?: string[] } {
+  return instanceBlockedVersions ? { instanceBlockedVersions } : {};
 }
 
 /** Validates the whole document; problems named for the caller's input. */
