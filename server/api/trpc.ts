@@ -12,6 +12,7 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
+import { actorOnOrganization } from '@/server/services/organization-roles';
 import { ORGANIZATION_HEADER, organizationScope, type OrganizationScope } from '@/server/services/organization-scope';
 import { processSchedulerControl } from '@/server/scheduler/start';
 import type { FleetProvider } from '@/server/integrations/providers/types';
@@ -183,12 +184,18 @@ export function procedureRefusal(
   return null;
 }
 
-function requireRole(role: Role) {
+/**
+ * `organization`: the procedure reads or writes the request's organization, and the actor's role
+ * there counts (a per-organization grant replaces the global role: server/services/organization-roles.ts).
+ * `instance`: the procedure acts on the whole instance, and only the global role counts.
+ */
+function requireRole(role: Role, scope: 'organization' | 'instance') {
   return t.middleware(({ ctx, type, path, next }) => {
-    const refusal = procedureRefusal(ctx.actor, role, { path, mutation: type === 'mutation', csrfOk: ctx.csrfOk === true });
+    const actor = scope === 'organization' ? actorOnOrganization(ctx.db, ctx.actor, ctx.organization) : ctx.actor;
+    const refusal = procedureRefusal(actor, role, { path, mutation: type === 'mutation', csrfOk: ctx.csrfOk === true });
     if (refusal) throw new TRPCError(refusal);
     // no refusal: there is an actor
-    return next({ ctx: { ...ctx, actor: ctx.actor! } });
+    return next({ ctx: { ...ctx, actor: actor! } });
   });
 }
 
@@ -197,6 +204,11 @@ export const createCallerFactory = t.createCallerFactory;
 const base = t.procedure.use(mapAppErrors);
 /** no sign-in needed: only login and health */
 export const publicProcedure = base;
-export const viewerProcedure = base.use(requireRole('viewer'));
-export const operatorProcedure = base.use(requireRole('operator'));
-export const adminProcedure = base.use(requireRole('admin'));
+/** procedures on the request's organization: the role the actor has there */
+export const viewerProcedure = base.use(requireRole('viewer', 'organization'));
+export const operatorProcedure = base.use(requireRole('operator', 'organization'));
+export const adminProcedure = base.use(requireRole('admin', 'organization'));
+/** procedures on the whole instance (users, tokens, the scheduler, update graphs, …): the global role */
+export const instanceViewerProcedure = base.use(requireRole('viewer', 'instance'));
+export const instanceOperatorProcedure = base.use(requireRole('operator', 'instance'));
+export const instanceAdminProcedure = base.use(requireRole('admin', 'instance'));

@@ -49,6 +49,7 @@ function resolveBearer(db: Db, token: string, now: Date): Actor | null {
     via: 'token',
     userId: found.user.id,
     tokenId: found.token.id,
+    tokenScope: found.token.scope,
   };
 }
 

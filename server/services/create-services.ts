@@ -24,6 +24,7 @@ import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
 import { createSetupService } from './setup-service';
 import { createOrganizationService } from './organization-service';
+import { createOrganizationRoleService } from './organization-roles';
 import { createInstanceBlockedVersionService } from './instance-blocked-version-service';
 import { createVersionGateService } from './version-gate-service';
 import { createProvider } from '@/server/integrations/providers/create-provider';
@@ -75,6 +76,7 @@ export function createServices(deps: ServiceDeps) {
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
     instanceBlockedVersions: createInstanceBlockedVersionService(deps.db, deps.realNow),
+    organizationRoles: createOrganizationRoleService(deps.db, deps.realNow),
     organizations: createOrganizationService(deps.db, deps.realNow, org),
     setup: createSetupService({ ...deps, organization: org }),
     versionGates: createVersionGateService({

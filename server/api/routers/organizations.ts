@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { adminProcedure, createTRPCRouter, viewerProcedure } from '../trpc';
+import { instanceAdminProcedure, createTRPCRouter, instanceViewerProcedure } from '../trpc';
 
 const name = z.string().min(1).max(100);
 
 export const organizationsRouter = createTRPCRouter({
-  list: viewerProcedure.query(({ ctx }) => ctx.services.organizations.list()),
+  list: instanceViewerProcedure.query(({ ctx }) => ctx.services.organizations.list()),
   /** remembers the user's organization (the top bar's switcher) */
-  select: viewerProcedure
+  select: instanceViewerProcedure
     .input(z.object({ name }))
     .mutation(({ ctx, input }) => ctx.services.organizations.select({ name: input.name, actor: ctx.actor })),
-  create: adminProcedure
+  create: instanceAdminProcedure
     .input(z.object({ name }))
     .mutation(({ ctx, input }) => ctx.services.organizations.create({ name: input.name, actor: ctx.actor })),
 });
