@@ -3,7 +3,12 @@
 // visit without `?org=` lands where the user was.
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
-import { findOrganizationByName, listOrganizations, writeSelectedOrganizationId } from '@/server/repositories/organization-repository';
+import {
+  findOrganizationByName,
+  listOrganizations,
+  readSelectedOrganizationId,
+  writeSelectedOrganizationId,
+} from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 import { createOrganizationAdminService } from './organization-admin-service';
@@ -12,12 +17,15 @@ import { unknownOrganization, type OrganizationScope } from './organization-scop
 export function createOrganizationService(db: Db, realNow: () => Date, scope: OrganizationScope) {
   const admin = createOrganizationAdminService(db, realNow);
   return {
-    /** every organization, and the one this request works on */
-    list() {
+    /** every organization, the one this request works on, and the one the user last chose */
+    list(actor?: Actor) {
       const current = scope();
+      const all = listOrganizations(db);
+      const rememberedId = actor?.userId !== undefined ? readSelectedOrganizationId(db, actor.userId) : null;
       return {
-        organizations: listOrganizations(db).map((o) => ({ name: o.name, frozen: o.frozen })),
+        organizations: all.map((o) => ({ name: o.name, frozen: o.frozen })),
         current: current?.name ?? null,
+        remembered: all.find((o) => o.id === rememberedId)?.name ?? null,
       };
     },
 

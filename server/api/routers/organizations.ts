@@ -4,7 +4,7 @@ import { instanceAdminProcedure, createTRPCRouter, instanceViewerProcedure } fro
 const name = z.string().min(1).max(100);
 
 export const organizationsRouter = createTRPCRouter({
-  list: instanceViewerProcedure.query(({ ctx }) => ctx.services.organizations.list()),
+  list: instanceViewerProcedure.query(({ ctx }) => ctx.services.organizations.list(ctx.actor)),
   /** remembers the user's organization (the top bar's switcher) */
   select: instanceViewerProcedure
     .input(z.object({ name }))
