@@ -310,7 +310,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     try {
       reading = toReading(await provider.observeCluster({ externalId: state.externalId, name: state.name }, ctx.now));
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe-cluster');
+      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   } else reading = toReading(snap);
@@ -451,12 +451,12 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
         if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
       });
-      countIntent(ctx.db, 'start', 'done');
+      countIntent(ctx.db, 'start', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      countProviderError(ctx.db, provider.name, 'start-upgrade');
-      countIntent(ctx.db, 'start', 'retry');
+      countProviderError(ctx.db, provider.name, 'start-upgrade', ctx.organization.name);
+      countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
       const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
       if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
       env.log('start refused by the provider; retried while the gates allow', { lifecycleId: attempt.id, error: message });
@@ -466,11 +466,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
-      countIntent(ctx.db, 'cancel', 'done');
+      countIntent(ctx.db, 'cancel', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'cancel-upgrade');
-      countIntent(ctx.db, 'cancel', 'failed');
+      countProviderError(ctx.db, provider.name, 'cancel-upgrade', ctx.organization.name);
+      countIntent(ctx.db, 'cancel', 'failed', ctx.organization.name);
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
@@ -494,6 +494,8 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
   const summary = emptySummary();
   const outcomes: OrganizationTickOutcome[] = [];
+  /** the organizations this tick reconciled (had a provider), for the reference's per-organization counters */
+  const reconciled: { id: number; failed: boolean }[] = [];
   try {
     const organizations = listOrganizations(db);
     const decisions: GatedDecision[] = [];
@@ -512,15 +514,16 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         addSummary(summary, part.summary);
         decisions.push(...part.decisions);
         outcomes.push({ organization: org.name, status: 'succeeded' });
+        reconciled.push({ id: org.id, failed: false });
       } catch (err) {
         if (err instanceof LeaseLostError) throw err;
         const error = err instanceof Error ? err.message : String(err);
         outcomes.push({ organization: org.name, status: 'failed', error });
+        reconciled.push({ id: org.id, failed: true });
         log('organization tick failed; the other organizations go on', { tickId, organization: org.name, error });
       }
     }
 
-    countDecisions(db, decisions);
     const durationMs = Math.round(performance.now() - started);
     summary.durationMs = durationMs;
     const failed = outcomes.filter((o) => o.status === 'failed');
@@ -530,7 +533,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         organizations.length === 1 ? failed[0]!.error! : failed.map((f) => `organization ${f.organization}: ${f.error}`).join('; ');
       withTransaction(db, () => {
         finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
-        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
+        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
       });
       log('tick failed', { tickId, error });
       return { status: 'failed', tickId, error, organizations: outcomes };
@@ -541,7 +544,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         status: 'succeeded',
         summary: summary as unknown as Record<string, number>,
       });
-      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000 });
+      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
     });
     log('tick done', { tickId, ...summary });
     return { status: 'succeeded', tickId, summary, decisions, organizations: outcomes };
@@ -611,13 +614,13 @@ async function tickOrganization(
     try {
       observed = await provider.observe(now);
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe');
+      countProviderError(ctx.db, provider.name, 'observe', ctx.organization.name);
       throw err;
     }
     const readErrors = new Map<string, string>();
     for (const e of observed.errors) {
       readErrors.set(e.name, e.message);
-      countProviderError(ctx.db, provider.name, 'observe-cluster');
+      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
     }
     // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
@@ -630,7 +633,7 @@ async function tickOrganization(
         name: JSON.stringify(snap.name),
         problem,
       });
-      countProviderError(ctx.db, provider.name, 'invalid-cluster-name');
+      countProviderError(ctx.db, provider.name, 'invalid-cluster-name', ctx.organization.name);
       return false;
     });
     let states = loadClusterStates(db, org.id);
@@ -795,6 +798,7 @@ async function tickOrganization(
       providerErrors: readErrors.size,
       events: ctx.events,
     });
+    countDecisions(db, plan.decisions, org.name);
     return { summary, decisions: plan.decisions };
   }
 }

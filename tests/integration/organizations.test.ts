@@ -11,6 +11,8 @@ import { createFakeProvider, type FakeProvider } from '@/server/integrations/pro
 import { ProviderError } from '@/server/integrations/providers/types';
 import { insertTestFleet, type TestFleet } from '@/server/scheduler/test-fleet';
 import { runTick } from '@/server/scheduler/run-tick';
+import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
+import { parseExposition, series } from './fixtures/prometheus-text';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
 
@@ -225,6 +227,36 @@ describe('several organizations per instance', () => {
       );
       expect(attempts.length).toBe(2);
       expect(attempts.every((a) => alphaIds.has(a.cluster))).toBe(true);
+    });
+
+    it('labels the metrics by organization: decisions, reconciles, provider errors and freezes of each', async () => {
+      const fleet = twoOrganizations();
+      fleet.db.update(t.organizations).set({ frozen: true }).where(eq(t.organizations.name, 'beta')).run();
+      const byOrg = providers(fleet, true);
+      await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
+      const parsed = parseExposition(renderFleetMetrics(fleet.db, NOW, { providerName: 'fake' }));
+      expect(series(parsed, 'fleetplan_scheduler_decisions_total')).toEqual([
+        { labels: { action: 'skip', organization: 'alpha', reason: 'VERSION_BLOCKED' }, value: 2 },
+      ]);
+      expect(series(parsed, 'fleetplan_provider_errors_total')).toEqual([
+        { labels: { operation: 'observe', organization: 'beta', provider: 'fake' }, value: 1 },
+      ]);
+      expect(series(parsed, 'fleetplan_organization_frozen')).toEqual([
+        { labels: { organization: 'alpha' }, value: 0 },
+        { labels: { organization: 'beta' }, value: 1 },
+      ]);
+      const reconciled = (name: string) => series(parsed, name).map((s) => ({ org: s.labels.org_id, value: s.value }));
+      expect(reconciled('aus_organization_reconciled_total')).toEqual([
+        { org: String(fleet.alpha.organizationId), value: 1 },
+        { org: String(fleet.beta.organizationId), value: 1 },
+      ]);
+      expect(reconciled('aus_organization_reconcile_errors_total')).toEqual([
+        { org: String(fleet.alpha.organizationId), value: 0 },
+        { org: String(fleet.beta.organizationId), value: 1 },
+      ]);
+      // the reference's cluster families of both organizations, each cluster once
+      const health = series(parsed, 'aus_cluster_health_state').map((s) => s.labels.cluster_uuid);
+      expect(health.sort()).toEqual(['ext-alpha-alpha-only', 'ext-alpha-shared', 'ext-beta-beta-only', 'ext-beta-shared']);
     });
 
     it("sends an organization's events to its own webhooks only", async () => {
