@@ -293,6 +293,8 @@ export const decisions = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     tickId: integer('tick_id'),
     at: timestamp('at').notNull(),
+    /** the cluster's organization (names are unique per organization only); migration 0011 gave older rows the first */
+    organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     clusterName: text('cluster_name').notNull(),
     action: text('action').$type<DecisionActionValue>().notNull(),
     version: text('version'),
@@ -344,6 +346,8 @@ export const actionIntents = sqliteTable(
     idempotencyKey: text('idempotency_key').notNull().unique(),
     tickId: integer('tick_id'),
     kind: text('kind').$type<ActionIntentKindValue>().notNull(),
+    /** the cluster's organization; migration 0011 gave older rows the first */
+    organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     clusterName: text('cluster_name').notNull(),
     version: text('version').notNull(),
     nextRun: timestamp('next_run'),

@@ -240,6 +240,8 @@ export function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; c
 }
 
 export interface TransitionFilter {
+  /** only the attempts of this organization's clusters */
+  organizationId?: number;
   /** exact cluster name */
   cluster?: string;
   /** the state moved to */
@@ -253,6 +255,7 @@ export interface TransitionFilter {
 /** Lifecycle transitions of every attempt, newest first, with the attempt's cluster and versions (Activity). */
 export function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
   const parts = [
+    ofOrganization(db, f.organizationId),
     f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,
     f.toState ? eq(upgradeLifecycleTransitions.toState, f.toState as LifecycleState) : undefined,
     f.reason ? eq(upgradeLifecycleTransitions.reason, f.reason as LifecycleReason) : undefined,

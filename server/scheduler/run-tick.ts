@@ -389,6 +389,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     for (const effect of result.effects) {
       if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
         insertIntent(ctx.db, {
+          organizationId: env.organizationId,
           key: effect.idempotencyKey,
           tickId: ctx.tickId,
           kind: effect.kind === 'start' ? 'start-upgrade' : 'cancel-upgrade',
@@ -693,7 +694,7 @@ async function tickOrganization(
       // A dry run records its whole plan; a real tick records what changed (the cluster row
       // always holds the latest decision), so a quiet fleet does not grow the table every minute.
       const toRecord = dryRun ? outcomes.map((o) => o.record) : changed;
-      insertDecisions(db, tickId, now, toRecord);
+      insertDecisions(db, tickId, now, toRecord, org.id);
       summary.decisionsRecorded = toRecord.length;
       if (!dryRun) {
         updateLastDecisions(db, org.id, changed);

@@ -20,14 +20,14 @@ export function createClusterExplainService(db: Db, now: () => Date, scope: Orga
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();
       const events = {
-        decisions: listRecentDecisions(db, name).map((d) => ({
+        decisions: listRecentDecisions(db, org.id, name).map((d) => ({
           at: d.at.toISOString(),
           action: d.action,
           version: d.version,
           reason: d.reason,
           message: d.message,
         })),
-        actions: listRecentActions(db, name).map((a) => ({
+        actions: listRecentActions(db, org.id, name).map((a) => ({
           at: a.createdAt.toISOString(),
           kind: a.kind,
           version: a.version,

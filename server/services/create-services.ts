@@ -72,7 +72,7 @@ export function createServices(deps: ServiceDeps) {
     lifecycle: createLifecycleService(deps.db, deps.realNow, org),
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env, org),
     hooks: createHookService(deps.db, deps.realNow, deps.env, org),
-    activity: createActivityService(deps.db),
+    activity: createActivityService(deps.db, org),
     graphs: createGraphService(deps.db, deps.realNow),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
     instanceBlockedVersions: createInstanceBlockedVersionService(deps.db, deps.realNow),

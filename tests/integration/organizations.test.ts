@@ -200,6 +200,20 @@ describe('several organizations per instance', () => {
         { organization: 'alpha', status: 'succeeded' },
         { organization: 'beta', status: 'succeeded' },
       ]);
+      // the Activity page and each cluster's events show the organization's own decisions (the
+      // same cluster name in both organizations included)
+      const decided = async (org: string) =>
+        (await callerFor(fleet.db, { organization: org }).activity.decisions({ limit: 50 })).rows
+          .map((d) => `${d.clusterName}:${d.action}`)
+          .sort();
+      expect(await decided('alpha')).toEqual(['alpha-only:skip', 'shared:skip']);
+      expect(await decided('beta')).toEqual(['beta-only:upgrade', 'shared:upgrade']);
+      const events = await callerFor(fleet.db, { organization: 'beta' }).clusters.explain({ name: 'shared' });
+      expect(events.events.decisions.map((d) => d.action)).toEqual(['upgrade']);
+      const upgrades = await callerFor(fleet.db, { organization: 'alpha' }).activity.upgrades({ limit: 50 });
+      expect(upgrades.rows).toEqual([]);
+      const betaUpgrades = await callerFor(fleet.db, { organization: 'beta' }).activity.upgrades({ limit: 50 });
+      expect(betaUpgrades.rows.map((u) => u.clusterName).sort()).toEqual(['beta-only', 'shared']);
     });
 
     it("one organization's unreachable provider does not stop the other's", async () => {
