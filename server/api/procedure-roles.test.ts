@@ -97,6 +97,8 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'organizations.list': 'viewer',
   'organizations.select': 'viewer',
   'organizations.create': 'admin',
+  'organizations.providers': 'admin',
+  'organizations.setProvider': 'admin',
   // the instance's blocked versions (every organization's): admins change them
   'instance.blockedVersions': 'viewer',
   'instance.addBlockedVersion': 'admin',

@@ -31,7 +31,8 @@ const COMMANDS: Record<string, Command> = {
     run: async (args) => (await import('./import-command')).runImportCommand(args),
   },
   org: {
-    summary: 'org list | org create NAME        the organizations; create one (or name the blank first-run one)',
+    summary:
+      'org list | org create NAME | org provider NAME KIND [REF]   the organizations; create one (or name the blank first-run one); its own provider',
     run: async (args) => (await import('./org-command')).runOrgCommand(args),
   },
   blocked: {

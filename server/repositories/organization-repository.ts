@@ -100,6 +100,20 @@ export function organizationContents(db: Db, organizationId: number) {
   };
 }
 
+/** Sets (or, with nulls, clears) the organization's own provider: a kind and a credentials reference. */
+export function setOrganizationProvider(
+  db: DbOrTx,
+  organizationId: number,
+  kind: string | null,
+  credentialsRef: string | null,
+  now: Date,
+): void {
+  db.update(organizations)
+    .set({ providerKind: kind, providerCredentialsRef: credentialsRef, updatedAt: now })
+    .where(eq(organizations.id, organizationId))
+    .run();
+}
+
 /** Gives the organization a new name (a blank placeholder becoming the team's organization). */
 export function renameOrganization(db: DbOrTx, organizationId: number, name: string, now: Date): void {
   db.update(organizations).set({ name, updatedAt: now }).where(eq(organizations.id, organizationId)).run();

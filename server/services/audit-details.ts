@@ -56,6 +56,7 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'instance.blocked-version.add': { fields: ['pattern', 'reason'] },
   'instance.blocked-version.remove': { fields: ['pattern', 'reason'] },
   'organization.create': { fields: ['name'] },
+  'organization.provider': { fields: ['kind'], adminFields: ['credentialsRef'] },
   'policy.organization.update': POLICY,
   'policy.freeze': POLICY,
   'policy.unfreeze': POLICY,

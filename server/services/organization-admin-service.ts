@@ -12,7 +12,9 @@ import {
   listOrganizations,
   organizationContents,
   renameOrganization,
+  setOrganizationProvider,
 } from '@/server/repositories/organization-repository';
+import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 
@@ -27,6 +29,8 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
         name: org.name,
         revision: org.revision,
         frozen: org.frozen,
+        provider: org.providerKind,
+        credentialsRef: org.providerCredentialsRef,
         ...organizationContents(db, org.id),
       }));
     },
@@ -70,6 +74,39 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
         insertEmptyOrganization(tx, name, now);
         appendAudit(tx, { at: now, actor, action: 'organization.create', target: `organization:${name}`, after: { name } });
         return { name, created: true, renamedFrom: null, clusters: 0 };
+      });
+    },
+
+    /**
+     * Gives an organization its own provider, or (kind null) leaves it to the instance's. The
+     * reference says where the credentials are — `ocm`: the name of an environment variable holding
+     * an offline token; `kubernetes`: an absolute kubeconfig path; `simulator`: none — and is all
+     * that is stored: never a secret.
+     */
+    setProvider(actor: string, input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null }) {
+      const ref = input.credentialsRef?.trim() || null;
+      const problems: { path: string; message: string }[] = [];
+      if (input.kind === 'ocm' && (ref === null || !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref)))
+        problems.push({ path: 'credentialsRef', message: 'the name of the environment variable that holds the OCM offline token' });
+      if (input.kind === 'kubernetes' && (ref === null || !ref.startsWith('/') || ref.length > 4096 || ref.includes('\0')))
+        problems.push({ path: 'credentialsRef', message: 'the absolute path of the kubeconfig file' });
+      if ((input.kind === 'simulator' || input.kind === null) && ref !== null)
+        problems.push({ path: 'credentialsRef', message: `no credentials reference for ${input.kind ?? 'the instance provider'}` });
+      if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
+      return withTransaction(db, (tx) => {
+        const org = findOrganizationByName(tx, input.organization);
+        if (!org) throw new AppError('NOT_FOUND', `There is no organization named ${JSON.stringify(input.organization)}`);
+        const now = realNow();
+        setOrganizationProvider(tx, org.id, input.kind, ref, now);
+        appendAudit(tx, {
+          at: now,
+          actor,
+          action: 'organization.provider',
+          target: `organization:${org.name}`,
+          before: { kind: org.providerKind, credentialsRef: org.providerCredentialsRef },
+          after: { kind: input.kind, credentialsRef: ref },
+        });
+        return { organization: org.name, kind: input.kind, credentialsRef: ref };
       });
     },
 

@@ -10,6 +10,7 @@ import {
   writeSelectedOrganizationId,
 } from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
+import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { AppError } from './app-error';
 import { createOrganizationAdminService } from './organization-admin-service';
 import { unknownOrganization, type OrganizationScope } from './organization-scope';
@@ -39,6 +40,16 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
         writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
         return { name: org.name };
       });
+    },
+
+    /** an admin gives an organization its own provider (a kind and a credentials reference), or leaves it to the instance's */
+    setProvider(input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null; actor: Actor }) {
+      return admin.setProvider(input.actor.name, input);
+    },
+
+    /** every organization with its provider settings (admins) */
+    providers() {
+      return admin.list().map((o) => ({ name: o.name, provider: o.provider, credentialsRef: o.credentialsRef }));
     },
 
     /** an admin adds an organization (or names the blank first-run one; organization-admin-service.ts) */

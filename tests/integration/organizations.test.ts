@@ -163,6 +163,38 @@ describe('several organizations per instance', () => {
     });
   });
 
+  it('admins give an organization its own provider: a kind and a credentials reference, never a secret', async () => {
+    const { db } = twoOrganizations();
+    const admin = callerFor(db, { role: 'admin' });
+    await expect(
+      callerFor(db, { role: 'operator' }).organizations.setProvider({ organization: 'beta', kind: 'ocm', credentialsRef: 'X' }),
+    ).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    // a token pasted where the variable's name belongs is refused, and nothing is stored
+    await expect(
+      admin.organizations.setProvider({ organization: 'beta', kind: 'ocm', credentialsRef: 'eyJhbGciOiJSUzI1NiJ9.e30.sig' }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(
+      admin.organizations.setProvider({ organization: 'beta', kind: 'kubernetes', credentialsRef: 'relative/kubeconfig' }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    await expect(admin.organizations.setProvider({ organization: 'nope', kind: 'simulator' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(db.select({ kind: t.organizations.providerKind }).from(t.organizations).all()).toEqual([{ kind: null }, { kind: null }]);
+    await admin.organizations.setProvider({ organization: 'beta', kind: 'ocm', credentialsRef: 'BETA_OCM_OFFLINE_TOKEN' });
+    expect(await admin.organizations.providers()).toEqual([
+      { name: 'alpha', provider: null, credentialsRef: null },
+      { name: 'beta', provider: 'ocm', credentialsRef: 'BETA_OCM_OFFLINE_TOKEN' },
+    ]);
+    // without the variable, beta's connection test says so (and names no secret)
+    const test = await callerFor(db, { role: 'admin', organization: 'beta' }).setup.testConnection();
+    expect(test).toMatchObject({ ok: false });
+    expect(test.ok === false && test.message).toContain(
+      'the environment variable BETA_OCM_OFFLINE_TOKEN (its OCM credentials reference) is not set',
+    );
+  });
+
   describe('the scheduler', () => {
     function providers(fleet: ReturnType<typeof twoOrganizations>, failBeta = false) {
       const byOrg = new Map<string, FakeProvider>([

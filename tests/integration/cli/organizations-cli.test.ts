@@ -8,6 +8,7 @@ import { openDatabase } from '@/db/open-database';
 import { runBlockedCommand } from '@/server/cli/blocked-command';
 import { runExportCommand } from '@/server/cli/export-command';
 import { runImportCommand } from '@/server/cli/import-command';
+import { runOrgCommand } from '@/server/cli/org-command';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import { captureIo } from './capture-io';
 
@@ -70,6 +71,33 @@ describe('fleetplan --org and blocked', () => {
     const ok = captureIo(file);
     expect(await runImportCommand([yml, '--org', 'beta', '--dry-run'], ok)).toBe(0);
     expect(ok.out).toContain('organization beta');
+  });
+
+  it('gives an organization its own provider by reference; a bad reference or organization exits 2 and writes nothing', () => {
+    const file = twoOrganizations('provider.db');
+    const set = captureIo(file);
+    expect(runOrgCommand(['provider', 'beta', 'kubernetes', '/etc/fleetplan/beta.kubeconfig'], set)).toBe(0);
+    expect(set.out).toBe('organization beta uses its own kubernetes provider (credentials: /etc/fleetplan/beta.kubeconfig)\n');
+    const bad = captureIo(file);
+    expect(runOrgCommand(['provider', 'alpha', 'ocm', 'not a variable'], bad)).toBe(2);
+    expect(bad.err).toContain('credentialsRef: the name of the environment variable that holds the OCM offline token');
+    expect(runOrgCommand(['provider', 'nope', 'simulator'], captureIo(file))).toBe(2);
+    expect(runOrgCommand(['provider', 'alpha', 'aws'], captureIo(file))).toBe(2);
+    const listed = captureIo(file);
+    expect(runOrgCommand(['list'], listed)).toBe(0);
+    expect(listed.out).toContain('beta\t');
+    const db = openDatabase(file);
+    try {
+      expect(db.$client.prepare('select name, provider_kind k, provider_credentials_ref r from organizations order by id').all()).toEqual([
+        { name: 'alpha', k: null, r: null },
+        { name: 'beta', k: 'kubernetes', r: '/etc/fleetplan/beta.kubeconfig' },
+      ]);
+    } finally {
+      db.$client.close();
+    }
+    const cleared = captureIo(file);
+    expect(runOrgCommand(['provider', 'beta', 'none'], cleared)).toBe(0);
+    expect(cleared.out).toBe("organization beta uses the instance's provider (FLEETPLAN_PROVIDER)\n");
   });
 
   it('blocks a version instance-wide, lists and unblocks it; refusals exit 2', () => {
