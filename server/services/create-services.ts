@@ -73,7 +73,7 @@ export function createServices(deps: ServiceDeps) {
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env, org),
     hooks: createHookService(deps.db, deps.realNow, deps.env, org),
     activity: createActivityService(deps.db, org),
-    graphs: createGraphService(deps.db, deps.realNow),
+    graphs: createGraphService(deps.db, deps.realNow, org),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
     instanceBlockedVersions: createInstanceBlockedVersionService(deps.db, deps.realNow),
     organizationRoles: createOrganizationRoleService(deps.db, deps.realNow),

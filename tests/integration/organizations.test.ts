@@ -69,6 +69,8 @@ describe('several organizations per instance', () => {
     expect(explainAlpha.explanation?.decision).not.toMatchObject({ action: 'upgrade' });
     expect(explainBeta.explanation?.decision).toMatchObject({ action: 'upgrade', version: '4.13.2' });
     await expect(alpha.clusters.byName({ name: 'beta-only' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // the Paths page picks a source among the organization's clusters only (the update graphs are the instance's)
+    expect(names((await beta.graphs.clusterOptions({})).clusters)).toEqual(['beta-only', 'shared']);
   });
 
   it('an unknown organization is NOT_FOUND and nothing is written', async () => {
