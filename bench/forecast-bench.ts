@@ -1,3 +1,4 @@
+import { organizationScope } from '@/server/services/organization-scope';
 // Forecast benchmark: the rollout simulation over 90 days on the demo fleet scaled to 1,000 and
 // 10,000 clusters (same sectors, schedules, mutexes and soak rules, clusters cloned), plus the
 // plan benchmark's synthetic fleet (every-minute schedules: the worst case for skipping ahead).
@@ -95,7 +96,7 @@ async function timeForecastPage(clusters: number): Promise<{ cold: number; warm:
   const db = openDatabase(':memory:');
   const seeded = seedDemo(db, NOW, demoScaleForClusters(clusters));
   let clock = NOW;
-  const forecast = createForecastService(db, () => new Date(clock));
+  const forecast = createForecastService(db, () => new Date(clock), organizationScope(db));
   const request = (offset: number) => forecast.run({ horizonDays: 90, upgradeMinutes: 90, offset, limit: 50 });
   let t = performance.now();
   let c = cpuMs();

@@ -65,6 +65,25 @@ export const organizations = sqliteTable('organizations', {
   /** optimistic-concurrency counter for the organization policy */
   revision: integer('revision').notNull().default(1),
   updatedAt: timestamp('updated_at').notNull(),
+  /**
+   * the organization's own provider (simulator | ocm | kubernetes); null: the instance's
+   * (FLEETPLAN_PROVIDER) for the first organization, none for the others
+   */
+  providerKind: text('provider_kind'),
+  /** where the provider's credentials are (an environment variable's name or a file path), never the secret itself */
+  providerCredentialsRef: text('provider_credentials_ref'),
+});
+
+/**
+ * Blocked versions of the whole instance (the upgrade service's OCM-wide `blockedVersions`):
+ * applied to every organization beside its own list.
+ */
+export const instanceBlockedVersions = sqliteTable('instance_blocked_versions', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  pattern: text('pattern').notNull().unique(),
+  reason: text('reason').notNull().default(''),
+  createdBy: text('created_by').notNull(),
+  createdAt: timestamp('created_at').notNull(),
 });
 
 export const sectors = sqliteTable(
@@ -314,6 +333,8 @@ export const decisions = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     tickId: integer('tick_id'),
     at: timestamp('at').notNull(),
+    /** the cluster's organization (names are unique per organization only); migration 0011 gave older rows the first */
+    organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     clusterName: text('cluster_name').notNull(),
     action: text('action').$type<DecisionActionValue>().notNull(),
     version: text('version'),
@@ -365,6 +386,8 @@ export const actionIntents = sqliteTable(
     idempotencyKey: text('idempotency_key').notNull().unique(),
     tickId: integer('tick_id'),
     kind: text('kind').$type<ActionIntentKindValue>().notNull(),
+    /** the cluster's organization; migration 0011 gave older rows the first */
+    organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     clusterName: text('cluster_name').notNull(),
     version: text('version').notNull(),
     nextRun: timestamp('next_run'),
@@ -488,6 +511,8 @@ export const webhooks = sqliteTable('webhooks', {
     .$defaultFn(() => []),
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   createdAt: timestamp('created_at').notNull(),
+  /** the organization whose events it receives (migration 0011 gave existing webhooks the first organization) */
+  organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
 });
 
 export const webhookDeliveries = sqliteTable(
@@ -598,7 +623,26 @@ export const users = sqliteTable('users', {
    * null for local users. Such a user has an unusable password and its role follows its groups.
    */
   externalSubject: text('external_subject').unique(),
+  /** the organization the user last chose (the switcher); where the next visit lands */
+  selectedOrganizationId: integer('selected_organization_id').references(() => organizations.id, { onDelete: 'set null' }),
 });
+
+/** A user's role on one organization; for requests on that organization it replaces the global role (global admins stay admins). */
+export const organizationRoles = sqliteTable(
+  'organization_roles',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    role: text('role').$type<RoleValue>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.organizationId] })],
+);
 
 /**
  * Failed sign-ins per account (`user:<name>`) and per client address (`addr:<ip>`), for

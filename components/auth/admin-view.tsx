@@ -6,6 +6,8 @@ import { ErrorState, LoadingRows } from '@/components/ui/states';
 import { useHydrated } from '@/components/ui/use-hydrated';
 import { TokensPanel } from './tokens-panel';
 import { UsersPanel } from './users-panel';
+import { OrganizationRolesPanel } from './organization-roles-panel';
+import { InstanceBlockedVersionsPanel } from './instance-blocked-versions-panel';
 
 export function AdminView() {
   const trpc = useTRPC();
@@ -18,7 +20,11 @@ export function AdminView() {
   return (
     <>
       {me.data.role === 'admin' ? (
-        <UsersPanel />
+        <>
+          <UsersPanel />
+          <OrganizationRolesPanel />
+          <InstanceBlockedVersionsPanel />
+        </>
       ) : (
         <div className="banner info small">
           Managing users needs the admin role; you are {me.data.role}. You can manage your own API tokens below.

@@ -48,7 +48,57 @@ export function SetupView() {
         <ProviderStep status={s} canTest={role === 'admin'} />
         <PoliciesStep status={s} canImport={role !== 'viewer'} />
       </ol>
+      {role === 'admin' && s.organization?.named && <NewOrganization />}
     </>
+  );
+}
+
+/**
+ * An admin adds an organization beside this one; the page then shows the new organization's
+ * set-up (`?org=NAME`): its provider test and its policy import.
+ */
+function NewOrganization() {
+  const trpc = useTRPC();
+  const [name, setName] = useState('');
+  const create = useMutation(
+    trpc.organizations.create.mutationOptions({
+      onSuccess: (r) => window.location.assign(`/setup?org=${encodeURIComponent(r.name)}`),
+    }),
+  );
+  const { byField, general } = problemsOf(create.error);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    create.mutate({ name: name.trim() });
+  }
+  return (
+    <section className={`panel ${styles.step}`} aria-labelledby="setup-new-organization">
+      <h2 id="setup-new-organization" className={styles.stepTitle}>
+        Another organization
+      </h2>
+      <p className="small muted">
+        Each organization has its own policies, sectors, blocked versions and webhooks; the top bar switches between them. After creating
+        it, this page walks through its set-up.
+      </p>
+      <form className={styles.row} onSubmit={submit} aria-label="New organization">
+        <label>
+          Name
+          <input
+            type="text"
+            required
+            maxLength={100}
+            pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
+            placeholder="e.g. payments"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            aria-invalid={byField.name ? true : undefined}
+          />
+        </label>
+        <button type="submit" className="btn" disabled={create.isPending || !name.trim()}>
+          Create organization
+        </button>
+      </form>
+      <FormError message={[general, ...(byField.name ?? [])].filter(Boolean).join('; ')} />
+    </section>
   );
 }
 

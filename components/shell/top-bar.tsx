@@ -8,6 +8,7 @@ import { SimulatorClock } from '@/components/simulator/simulator-clock';
 import { useTRPC } from '@/components/trpc/client';
 import { ZoneSwitch } from '@/components/ui/zoned-time-view';
 import { LiveUpdates } from './live-updates';
+import { OrganizationSwitcher } from './organization-switcher';
 
 export function TopBar() {
   const trpc = useTRPC();
@@ -15,7 +16,7 @@ export function TopBar() {
   const s = status.data;
   return (
     <header className="topbar">
-      <strong>{s?.organization ?? '…'}</strong>
+      <OrganizationSwitcher />
       {s && (
         <span className="muted small">
           {s.clusterCount} clusters · provider {s.provider}

@@ -13,6 +13,16 @@ function readCsrfToken(): string {
   return match?.[1] ? decodeURIComponent(match[1]) : '';
 }
 
+/**
+ * The organization the page shows: `?org=NAME` in the address, sent with every call as the
+ * `x-fleetplan-org` header (server/services/organization-scope.ts). Without it the server uses the
+ * user's remembered organization, else the first one.
+ */
+function organizationHeader(): Record<string, string> {
+  const org = new URLSearchParams(window.location.search).get('org');
+  return org ? { 'x-fleetplan-org': encodeURIComponent(org) } : {};
+}
+
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 10_000, retry: 1, refetchOnWindowFocus: false } } }),
@@ -20,7 +30,13 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       // POST for queries too: policy drafts sent to validateDraft/previewImpact can outgrow a URL.
-      links: [httpBatchLink({ url: '/api/trpc', methodOverride: 'POST', headers: () => ({ 'x-csrf-token': readCsrfToken() }) })],
+      links: [
+        httpBatchLink({
+          url: '/api/trpc',
+          methodOverride: 'POST',
+          headers: () => ({ 'x-csrf-token': readCsrfToken(), ...organizationHeader() }),
+        }),
+      ],
     }),
   );
   return (

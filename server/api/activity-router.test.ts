@@ -118,7 +118,9 @@ describe('audit-details allow-list', () => {
         if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
         const text = fs.readFileSync(path.join(root, file), 'utf8');
         if (!/appendAudit|insertAuthAudit|audit\(/.test(text)) continue;
-        for (const m of text.matchAll(/'((?:auth|user|token|exclusion|webhook|graph|scheduler|simulator|policy)\.[a-z.-]+)'/g)) {
+        for (const m of text.matchAll(
+          /'((?:auth|user|token|exclusion|webhook|graph|scheduler|simulator|policy|instance|organization)\.[a-z.-]+)'/g,
+        )) {
           written.add(m[1]!);
         }
       }

@@ -12,7 +12,7 @@ import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { parseEnv } from '@/server/env';
 import { listAudit } from '@/server/repositories/audit-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { findUserByName } from '@/server/repositories/user-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { createCaller } from './root';
@@ -56,7 +56,7 @@ describe('approvals router', () => {
     expect(again).toMatchObject({ changed: false, approval: { approvedBy: 'alice' } });
     expect((await op.approvals.list()).map((a) => [a.sector, a.version, a.kind])).toEqual([['prod-blue', '4.13.99', 'before']]);
     expect(approvalAudit()).toEqual([['approval.approve', 'alice', 'sector:prod-blue version:4.13.99 before']]);
-    const org = findOrganization(db)!;
+    const org = findFirstOrganization(db)!;
     const parsed = validatePlanInput(loadPlanDocument(db, org.id, NOW));
     expect(parsed.ok && parsed.input.approvals).toEqual([{ sector: 'prod-blue', version: '4.13.99', kind: 'before' }]);
     expect(parsed.ok && parsed.input.organization.sectors.find((s) => s.name === 'prod-blue')?.approval).toEqual({
@@ -72,7 +72,7 @@ describe('approvals router', () => {
     expect(revoked).toMatchObject({ changed: true, approval: { revokedBy: 'alice' } });
     expect((await op.approvals.revoke({ sector: 'stage', version: '4.13.99', kind: 'after' })).changed).toBe(false);
     expect(await op.approvals.list()).toEqual([]);
-    expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toBeUndefined();
+    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toBeUndefined();
     await callerAs('operator', 'bob').approvals.approve({ sector: 'stage', version: '4.13.99', kind: 'after' });
     expect((await op.approvals.list({ includeRevoked: true })).map((a) => [a.approvedBy, a.revokedAt])).toEqual([['bob', null]]);
     expect(approvalAudit()).toEqual([
@@ -134,12 +134,12 @@ describe('approvals router', () => {
       organization: settings([...current, { name: 'canary', maxParallelUpgrades: null, dependencies: [], approval: { before: true } }]),
     });
     await op.approvals.approve({ sector: 'canary', version: '4.13.99' });
-    expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toEqual([
+    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toEqual([
       { sector: 'canary', version: '4.13.99', kind: 'before' },
     ]);
     const removed = await op.policies.updateOrganization({ expectedRevision: added.revision, organization: settings(current) });
     expect(removed.organization.sectors.map((s) => s.name)).not.toContain('canary');
-    expect(loadPlanDocument(db, findOrganization(db)!.id, NOW).approvals).toBeUndefined();
+    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toBeUndefined();
   });
 
   it('the Sectors overview shows a gate pending with the clusters ready but for it, then approved by whom', async () => {

@@ -8,6 +8,8 @@ import { ROLES, type Actor, type Role } from '@/server/auth/actor';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { parseEnv } from '@/server/env';
 import { findUserByName } from '@/server/repositories/user-repository';
+import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
+import * as t from '@/db/schema';
 import { appRouter, createCaller } from './root';
 import { createContextInner } from './trpc';
 
@@ -95,6 +97,16 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'scheduler.runNow': 'operator',
   'scheduler.setClockSpeed': 'operator',
   'scheduler.setHealthGate': 'operator',
+  // the organizations: every user switches (and remembers their own choice); admins add one
+  'organizations.list': 'viewer',
+  'organizations.select': 'viewer',
+  'organizations.create': 'admin',
+  'organizations.providers': 'admin',
+  'organizations.setProvider': 'admin',
+  // the instance's blocked versions (every organization's): admins change them
+  'instance.blockedVersions': 'viewer',
+  'instance.addBlockedVersion': 'admin',
+  'instance.removeBlockedVersion': 'admin',
   // users, webhooks
   // bringing a real fleet in
   'setup.status': 'viewer',
@@ -105,6 +117,9 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'users.resetPassword': 'admin',
   'users.setDisabled': 'admin',
   'users.setRole': 'admin',
+  'users.organizationRoles': 'admin',
+  'users.grantOrganizationRole': 'admin',
+  'users.revokeOrganizationRole': 'admin',
   'hooks.list': 'viewer',
   'hooks.create': 'admin',
   'hooks.setEnabled': 'admin',
@@ -141,8 +156,10 @@ beforeAll(async () => {
 
 type Outcome = { denied: false } | { denied: true; code: string };
 
-async function call(path: string, actor: Actor | null): Promise<Outcome> {
-  const caller = createCaller(createContextInner({ db, fleetNow: () => NOW, actor, resHeaders: new Headers(), csrfOk: true }));
+async function call(path: string, actor: Actor | null, organization?: string): Promise<Outcome> {
+  const caller = createCaller(
+    createContextInner({ db, fleetNow: () => NOW, actor, resHeaders: new Headers(), csrfOk: true, organization }),
+  );
   let target: unknown = caller;
   for (const part of path.split('.')) target = (target as Record<string, unknown>)[part];
   const invoke = target as (input: unknown) => Promise<unknown>;
@@ -173,11 +190,11 @@ describe('procedure roles', () => {
     for (const p of publicOnes) expect(p).toMatch(/^(auth|health)\./);
   });
 
-  it('lets no viewer change anything, except sign-in and their own API tokens', () => {
+  it('lets no viewer change anything, except sign-in, their own API tokens and their remembered organization', () => {
     const weakMutations = Object.entries(procedures)
       .filter(([path, p]) => p._def.type === 'mutation' && RANK[PROCEDURE_MIN_ROLE[path] ?? 'admin'] < RANK.operator)
       .map(([path]) => path)
-      .filter((path) => !/^(auth|tokens)\./.test(path));
+      .filter((path) => !/^(auth|tokens)\./.test(path) && path !== 'organizations.select');
     expect(weakMutations).toEqual([]);
   });
 
@@ -194,5 +211,59 @@ describe('procedure roles', () => {
       if (RANK[role] >= RANK[minRole]) expect(outcome, `${path} should let a ${role} through`).toEqual({ denied: false });
       else expect(outcome, `${path} must refuse a ${role}`).toEqual({ denied: true, code: 'FORBIDDEN' });
     }
+  });
+});
+
+/**
+ * Procedures on the whole instance: only the global role counts there, so an organization's
+ * admin is no admin of the instance (users, tokens, the scheduler, update graphs, the instance's
+ * blocked versions, creating or switching organizations).
+ */
+const INSTANCE_PROCEDURE = /^(auth|tokens|users|scheduler|graphs|instance|organizations)\.|^setup\.(nameOrganization|testConnection)$/;
+
+describe('roles per organization (a grant replaces the global role on its organization; global admins stay admins)', () => {
+  const grantees = new Map<string, Actor>();
+  beforeAll(() => {
+    const demoOrg = db.select().from(t.organizations).get()!;
+    const other = insertEmptyOrganization(db, 'other-org', NOW);
+    const user = (username: string, role: Role, grants: [number, Role][]) => {
+      const row = db.insert(t.users).values({ username, passwordHash: 'x', role, createdAt: NOW }).returning().get();
+      for (const [organizationId, granted] of grants)
+        db.insert(t.organizationRoles).values({ userId: row.id, organizationId, role: granted, createdBy: 'test', createdAt: NOW }).run();
+      grantees.set(username, { name: username, role, via: 'session', userId: row.id });
+    };
+    user('raised', 'viewer', [[demoOrg.id, 'admin']]);
+    user('lowered', 'operator', [[demoOrg.id, 'viewer']]);
+    user('admin-granted-viewer', 'admin', [[demoOrg.id, 'viewer']]);
+    user('admin-elsewhere', 'viewer', [[other.id, 'admin']]);
+  });
+
+  const expectedRole = (path: string, global: Role, granted: Role): Role =>
+    INSTANCE_PROCEDURE.test(path) || global === 'admin' ? global : granted;
+
+  const orgTable = Object.keys(procedures)
+    .sort()
+    .map((path) => [path, PROCEDURE_MIN_ROLE[path] ?? 'admin'] as const);
+
+  it.each(orgTable)('%s (needs %s) follows the grant on the organization', async (path, minRole) => {
+    const cases: [string, Role, Role][] = [
+      ['raised', 'viewer', 'admin'],
+      ['lowered', 'operator', 'viewer'],
+      ['admin-granted-viewer', 'admin', 'viewer'],
+      // a grant on another organization changes nothing here
+      ['admin-elsewhere', 'viewer', 'viewer'],
+    ];
+    for (const [name, global, granted] of cases) {
+      const role = expectedRole(path, global, granted);
+      const outcome = await call(path, grantees.get(name)!, 'app-sre');
+      if (RANK[role] >= RANK[minRole]) expect(outcome, `${path} should let ${name} (${role} here) through`).toEqual({ denied: false });
+      else expect(outcome, `${path} must refuse ${name} (${role} here)`).toEqual({ denied: true, code: 'FORBIDDEN' });
+    }
+  });
+
+  it("an organization's admin grant applies on that organization only", async () => {
+    expect(await call('webhooks.list', grantees.get('admin-elsewhere')!, 'other-org')).toEqual({ denied: false });
+    expect(await call('webhooks.list', grantees.get('admin-elsewhere')!, 'app-sre')).toEqual({ denied: true, code: 'FORBIDDEN' });
+    expect(await call('users.list', grantees.get('admin-elsewhere')!, 'other-org')).toEqual({ denied: true, code: 'FORBIDDEN' });
   });
 });

@@ -20,6 +20,8 @@ import { activityRouter } from './routers/activity';
 import { graphsRouter } from './routers/graphs';
 import { setupRouter } from './routers/setup';
 import { approvalsRouter } from './routers/approvals';
+import { organizationsRouter } from './routers/organizations';
+import { instanceRouter } from './routers/instance';
 
 export const appRouter = createTRPCRouter({
   auth: authRouter,
@@ -42,6 +44,8 @@ export const appRouter = createTRPCRouter({
   graphs: graphsRouter,
   setup: setupRouter,
   approvals: approvalsRouter,
+  organizations: organizationsRouter,
+  instance: instanceRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -12,6 +12,8 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
+import { actorOnOrganization } from '@/server/services/organization-roles';
+import { ORGANIZATION_HEADER, organizationScope, type OrganizationScope } from '@/server/services/organization-scope';
 import { processSchedulerControl } from '@/server/scheduler/start';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 
@@ -22,6 +24,8 @@ export interface ContextInner {
   realNow: () => Date;
   actor: Actor | null;
   services: Services;
+  /** the request's organization (server/services/organization-scope.ts) */
+  organization: OrganizationScope;
   /** response headers a procedure may set (session cookies) */
   resHeaders?: Headers;
   /** CSRF check result for the request; mutations refuse when false */
@@ -45,9 +49,12 @@ export function createContextInner(opts: {
   clientAddress?: string;
   /** the provider an operator's write goes to (tests pass a fake; the configured one otherwise) */
   provider?: () => Promise<FleetProvider>;
+  /** the organization the request names (the `x-fleetplan-org` header); else the user's last choice, else the first */
+  organization?: string | null;
 }): ContextInner {
   const realNow = opts.realNow ?? (() => new Date());
   const fleetNow = opts.fleetNow ?? realNow;
+  const organization = organizationScope(opts.db, { name: opts.organization ?? null, userId: opts.actor?.userId ?? null });
   return {
     db: opts.db,
     fleetNow,
@@ -60,7 +67,9 @@ export function createContextInner(opts: {
       env: opts.env ?? getEnv(),
       scheduler: processSchedulerControl(),
       provider: opts.provider,
+      organization,
     }),
+    organization,
     resHeaders: opts.resHeaders,
     csrfOk: opts.csrfOk ?? true,
     secureCookies: opts.secureCookies ?? false,
@@ -84,7 +93,19 @@ export function createRequestContext(opts: { db: Db; req: Request; identity: Req
     secureCookies: opts.identity.secure,
     clientAddress: clientAddressOf(opts.req.headers, env.trustProxy),
     resHeaders: opts.resHeaders,
+    organization: requestedOrganization(opts.req.headers),
   });
+}
+
+/** The organization name the request's `x-fleetplan-org` header carries (URI-encoded by the client), or null. */
+export function requestedOrganization(headers: Headers): string | null {
+  const raw = headers.get(ORGANIZATION_HEADER);
+  if (!raw) return null;
+  try {
+    return decodeURIComponent(raw).trim() || null;
+  } catch {
+    return raw.trim() || null;
+  }
 }
 
 const TRPC_CODE: Record<AppErrorCode, TRPCError['code']> = {
@@ -167,9 +188,16 @@ export function procedureRefusal(
   return null;
 }
 
-function requireRole(role: Role, permission?: TokenPermission) {
+/**
+ * `organization`: the procedure reads or writes the request's organization, and the actor's role
+ * there counts (a per-organization grant replaces the global role: server/services/organization-roles.ts).
+ * `instance`: the procedure acts on the whole instance, and only the global role counts.
+ * `permission`: a token scoped to it may call the procedure too (and nothing without it).
+ */
+function requireRole(role: Role, scope: 'organization' | 'instance', permission?: TokenPermission) {
   return t.middleware(({ ctx, type, path, next }) => {
-    const refusal = procedureRefusal(ctx.actor, role, {
+    const actor = scope === 'organization' ? actorOnOrganization(ctx.db, ctx.actor, ctx.organization) : ctx.actor;
+    const refusal = procedureRefusal(actor, role, {
       path,
       mutation: type === 'mutation',
       csrfOk: ctx.csrfOk === true,
@@ -177,7 +205,7 @@ function requireRole(role: Role, permission?: TokenPermission) {
     });
     if (refusal) throw new TRPCError(refusal);
     // no refusal: there is an actor
-    return next({ ctx: { ...ctx, actor: ctx.actor! } });
+    return next({ ctx: { ...ctx, actor: actor! } });
   });
 }
 
@@ -186,8 +214,13 @@ export const createCallerFactory = t.createCallerFactory;
 const base = t.procedure.use(mapAppErrors);
 /** no sign-in needed: only login and health */
 export const publicProcedure = base;
-export const viewerProcedure = base.use(requireRole('viewer'));
-export const operatorProcedure = base.use(requireRole('operator'));
-export const adminProcedure = base.use(requireRole('admin'));
+/** procedures on the request's organization: the role the actor has there */
+export const viewerProcedure = base.use(requireRole('viewer', 'organization'));
+export const operatorProcedure = base.use(requireRole('operator', 'organization'));
+export const adminProcedure = base.use(requireRole('admin', 'organization'));
+/** procedures on the whole instance (users, tokens, the scheduler, update graphs, …): the global role */
+export const instanceViewerProcedure = base.use(requireRole('viewer', 'instance'));
+export const instanceOperatorProcedure = base.use(requireRole('operator', 'instance'));
+export const instanceAdminProcedure = base.use(requireRole('admin', 'instance'));
 /** operators, and API tokens scoped to `approvals:write` (a CI job that approves gates and nothing else) */
-export const approverProcedure = base.use(requireRole('operator', 'approvals:write'));
+export const approverProcedure = base.use(requireRole('operator', 'organization', 'approvals:write'));

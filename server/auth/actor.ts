@@ -37,6 +37,8 @@ export interface Actor {
   permission?: TokenPermission;
   /** signed in with a printed or admin-set password: only changing it (and signing out) works */
   mustChangePassword?: boolean;
+  /** an API token's own scope (its `role` is already capped by the owner's global role) */
+  tokenScope?: Role;
 }
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -47,6 +49,17 @@ export function hasRole(actor: Actor | null, needed: Role): boolean {
 
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
+}
+
+/**
+ * The role an actor has on one organization. The rule (README, Organizations): a user's grant on
+ * the organization replaces their global role there, raising or lowering it; global admins are
+ * admins everywhere; without a grant the global role holds. An API token stays capped by its
+ * scope. `userRole` is the user's global role (the actor's own for sessions).
+ */
+export function organizationRoleOf(actor: Actor, userRole: Role, grant: Role | null): Role {
+  const user = userRole === 'admin' ? 'admin' : (grant ?? userRole);
+  return actor.tokenScope ? lowerRole(actor.tokenScope, user) : user;
 }
 
 /** the weaker of two roles (a token's scope capped by its owner's current role) */

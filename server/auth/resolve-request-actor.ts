@@ -54,6 +54,8 @@ function resolveBearer(db: Db, token: string, now: Date): Actor | null {
     via: 'token',
     userId: found.user.id,
     tokenId: found.token.id,
+    // a permission token has no role to cap: a grant on an organization must not raise it either
+    ...(permission ? {} : { tokenScope: scope as Role }),
   };
 }
 

@@ -8,6 +8,8 @@ import type { Actor } from '@/server/auth/actor';
 import { APPROVAL_KINDS, type ApprovalKind } from '@/server/domain/plan/sector-gates';
 import { AppError } from '@/server/services/app-error';
 import { createApprovalService, type ApprovalSummary } from '@/server/services/approval-service';
+import { organizationScope } from '@/server/services/organization-scope';
+import { takeOrgOption } from './org-option';
 import { cliActor, processIo, type CliIo } from './import-command';
 
 const APPROVE_USAGE = 'usage: fleetplan approve --sector NAME --version V [--kind before|after] [--reason TEXT]';
@@ -38,11 +40,15 @@ function parseGateArgs(args: readonly string[]): GateArgs | string {
   return { sector, version, kind: kind as ApprovalKind, ...(reason !== undefined ? { reason } : {}) };
 }
 
-function withService<T>(io: CliIo, work: (service: ReturnType<typeof createApprovalService>, actor: Actor) => T): T {
+function withService<T>(
+  io: CliIo,
+  org: string | undefined,
+  work: (service: ReturnType<typeof createApprovalService>, actor: Actor) => T,
+): T {
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
     return work(
-      createApprovalService(db, () => new Date()),
+      createApprovalService(db, () => new Date(), organizationScope(db, { name: org })),
       { name: cliActor(io.env), role: 'operator', via: 'system' },
     );
   } finally {
@@ -61,13 +67,20 @@ const describeGate = (a: Pick<ApprovalSummary, 'sector' | 'version' | 'kind'>) =
   a.kind === 'before' ? `${a.version} into sector ${a.sector}` : `${a.version} past sector ${a.sector}`;
 
 export function runApproveCommand(args: string[], io: CliIo = processIo): number {
+  const scoped = takeOrgOption(args);
+  if ('error' in scoped) {
+    io.stderr(`fleetplan approve: ${scoped.error}\n`);
+    return 2;
+  }
+  const org = scoped.org;
+  args = scoped.rest;
   const gate = parseGateArgs(args);
   if (typeof gate === 'string') {
     io.stderr(`fleetplan approve: ${gate}\n${APPROVE_USAGE}\n`);
     return 2;
   }
   try {
-    const r = withService(io, (s, actor) => s.approve({ ...gate, actor }));
+    const r = withService(io, org, (s, actor) => s.approve({ ...gate, actor }));
     io.stdout(
       r.changed
         ? `approved ${describeGate(r.approval)} (${r.approval.approvedBy})\n`
@@ -80,10 +93,17 @@ export function runApproveCommand(args: string[], io: CliIo = processIo): number
 }
 
 export function runApprovalsCommand(args: string[], io: CliIo = processIo): number {
+  const scoped = takeOrgOption(args);
+  if ('error' in scoped) {
+    io.stderr(`fleetplan approvals: ${scoped.error}\n`);
+    return 2;
+  }
+  const org = scoped.org;
+  args = scoped.rest;
   const [sub, ...rest] = args;
   if (sub === 'list' && (rest.length === 0 || (rest.length === 1 && rest[0] === '--all'))) {
     try {
-      const list = withService(io, (s) => s.list({ includeRevoked: rest[0] === '--all' }));
+      const list = withService(io, org, (s) => s.list({ includeRevoked: rest[0] === '--all' }));
       if (list.length === 0) io.stdout('no approvals\n');
       for (const a of list) {
         io.stdout(
@@ -102,7 +122,7 @@ export function runApprovalsCommand(args: string[], io: CliIo = processIo): numb
       return 2;
     }
     try {
-      const r = withService(io, (s, actor) => s.revoke({ ...gate, actor }));
+      const r = withService(io, org, (s, actor) => s.revoke({ ...gate, actor }));
       io.stdout(r.changed ? `revoked the approval of ${describeGate(r.approval)}\n` : `${describeGate(r.approval)} was revoked already\n`);
       return 0;
     } catch (err) {

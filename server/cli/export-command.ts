@@ -4,15 +4,24 @@
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
+import { organizationScope } from '@/server/services/organization-scope';
 import { processIo, type CliIo } from './import-command';
 
-const USAGE = 'usage: fleetplan export [--cluster NAME]';
+const USAGE = 'usage: fleetplan export [--cluster NAME] [--org NAME]';
 
 export function runExportCommand(args: string[], io: CliIo = processIo): number {
   let cluster: string | undefined;
+  let org: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === '--cluster') {
+    if (arg === '--org') {
+      org = args[++i];
+      if (org === undefined) {
+        io.stderr(`fleetplan export: --org needs a name\n${USAGE}\n`);
+        return 2;
+      }
+    } else if (arg.startsWith('--org=')) org = arg.slice('--org='.length);
+    else if (arg === '--cluster') {
       cluster = args[++i];
       if (cluster === undefined) {
         io.stderr(`fleetplan export: --cluster needs a name\n${USAGE}\n`);
@@ -29,7 +38,12 @@ export function runExportCommand(args: string[], io: CliIo = processIo): number 
   }
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    const service = createPolicyService(db, () => new Date());
+    const service = createPolicyService(
+      db,
+      () => new Date(),
+      () => new Date(),
+      organizationScope(db, { name: org }),
+    );
     const out = cluster === undefined ? service.exportOrganizationYaml() : service.exportClusterYaml(cluster);
     io.stdout(out.yaml);
     return 0;

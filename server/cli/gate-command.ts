@@ -9,12 +9,19 @@ import { parseEnv } from '@/server/env';
 import { createProvider } from '@/server/integrations/providers/create-provider';
 import { AppError } from '@/server/services/app-error';
 import { createVersionGateService } from '@/server/services/version-gate-service';
+import { organizationScope } from '@/server/services/organization-scope';
+import { takeOrgOption } from './org-option';
 import { cliActor, processIo, type CliIo } from './import-command';
 
-const USAGE = 'usage: fleetplan gate list | fleetplan gate ack CLUSTER MINOR --yes   (MINOR as in the list, e.g. 4.16)';
+const USAGE = 'usage: fleetplan gate list | fleetplan gate ack CLUSTER MINOR --yes   [--org NAME]   (MINOR as in the list, e.g. 4.16)';
 
-export async function runGateCommand(args: string[], io: CliIo = processIo): Promise<number> {
-  const [sub, ...rest] = args;
+export async function runGateCommand(argv: string[], io: CliIo = processIo): Promise<number> {
+  const scoped = takeOrgOption(argv);
+  if ('error' in scoped) {
+    io.stderr(`fleetplan gate: ${scoped.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const [sub, ...rest] = scoped.rest;
   const listing = sub === 'list' && rest.length === 0;
   const acking = sub === 'ack' && (rest.length === 2 || (rest.length === 3 && rest[2] === '--yes'));
   if (!listing && !acking) {
@@ -24,7 +31,12 @@ export async function runGateCommand(args: string[], io: CliIo = processIo): Pro
   const env = parseEnv(io.env);
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    const service = createVersionGateService({ db, realNow: () => new Date(), provider: () => createProvider(db, env.provider) });
+    const service = createVersionGateService({
+      db,
+      realNow: () => new Date(),
+      provider: () => createProvider(db, env.provider),
+      organization: organizationScope(db, { name: scoped.org }),
+    });
     const pending = service.pending();
     if (listing) {
       if (pending.length === 0) io.stdout('no cluster has a version gate to agree to\n');

@@ -8,9 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
+import { organizationScope } from '@/server/services/organization-scope';
 
 const USAGE =
-  'usage: fleetplan import [--cluster] FILE [--dry-run]   (an organization file, or with --cluster a cluster file; FILE may be - for stdin)';
+  'usage: fleetplan import [--cluster] FILE [--dry-run] [--org NAME]   (an organization file, or with --cluster a cluster file; FILE may be - for stdin; into organization NAME, default the first)';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -39,8 +40,17 @@ export async function runImportCommand(args: string[], io: CliIo = processIo): P
   let file: string | undefined;
   let dryRun = false;
   let clusterFile = false;
-  for (const arg of args) {
-    if (arg === '--dry-run') dryRun = true;
+  let org: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--org') {
+      org = args[++i];
+      if (org === undefined) {
+        io.stderr(`fleetplan import: --org needs a name\n${USAGE}\n`);
+        return 2;
+      }
+    } else if (arg.startsWith('--org=')) org = arg.slice('--org='.length);
+    else if (arg === '--dry-run') dryRun = true;
     else if (arg === '--cluster') clusterFile = true;
     else if (arg === '-h' || arg === '--help') {
       io.stdout(`${USAGE}\n`);
@@ -67,7 +77,12 @@ export async function runImportCommand(args: string[], io: CliIo = processIo): P
   }
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    const policies = createPolicyService(db, () => new Date());
+    const policies = createPolicyService(
+      db,
+      () => new Date(),
+      () => new Date(),
+      organizationScope(db, { name: org }),
+    );
     if (clusterFile) {
       const result = policies.importClusterYaml(cliActor(io.env), { yaml: text, dryRun });
       const verb = dryRun

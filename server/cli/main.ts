@@ -26,11 +26,13 @@ const COMMANDS: Record<string, Command> = {
     run: async (args) => (await import('./graph-command')).runGraphCommand(args),
   },
   import: {
-    summary: 'import [--cluster] FILE [--dry-run] replace the policies with an OCM organization file, or one cluster file (YAML)',
+    summary:
+      'import [--cluster] FILE [--dry-run] [--org NAME] replace the policies (of the first organization, or --org) with an OCM organization file, or one cluster file (YAML)',
     run: async (args) => (await import('./import-command')).runImportCommand(args),
   },
   org: {
-    summary: 'org list | org create NAME        the organization; create (or name) it on a fresh database',
+    summary:
+      'org list | org create NAME | org provider NAME KIND [REF]   the organizations; create one (or name the blank first-run one); its own provider',
     run: async (args) => (await import('./org-command')).runOrgCommand(args),
   },
   approve: {
@@ -41,6 +43,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'approvals list [--all] | revoke … approvals of sector gates; revoke one (same options as approve)',
     run: async (args) => (await import('./approve-command')).runApprovalsCommand(args),
   },
+  blocked: {
+    summary: 'blocked list | add PATTERN --reason TEXT | remove PATTERN   versions blocked instance-wide (every organization)',
+    run: async (args) => (await import('./blocked-command')).runBlockedCommand(args),
+  },
   demo: {
     summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
     run: async (args) => (await import('./org-command')).runDemoCommand(args),
@@ -50,7 +56,7 @@ const COMMANDS: Record<string, Command> = {
     run: async (args) => (await import('./gate-command')).runGateCommand(args),
   },
   export: {
-    summary: 'export [--cluster NAME]           the policies as an OCM organization (or cluster) file on stdout',
+    summary: 'export [--cluster NAME] [--org NAME] the policies as an OCM organization (or cluster) file on stdout',
     run: async (args) => (await import('./export-command')).runExportCommand(args),
   },
 };

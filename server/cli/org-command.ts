@@ -5,9 +5,11 @@
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createOrganizationAdminService } from '@/server/services/organization-admin-service';
+import { ORGANIZATION_PROVIDER_KINDS, type OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { cliActor, processIo, type CliIo } from './import-command';
 
-const ORG_USAGE = 'usage: fleetplan org list | fleetplan org create NAME';
+const ORG_USAGE =
+  'usage: fleetplan org list | fleetplan org create NAME | fleetplan org provider NAME simulator|ocm ENV_VAR|kubernetes KUBECONFIG_PATH|none';
 const DEMO_USAGE = 'usage: fleetplan demo remove --yes   (removes the simulated demo fleet; users, tokens and the audit log stay)';
 
 function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => T): T {
@@ -52,6 +54,30 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
       return 0;
     } catch (err) {
       return refused(io, 'org create', err);
+    }
+  }
+  if (sub === 'provider' && (rest.length === 2 || rest.length === 3)) {
+    const [name, kindText, ref] = rest as [string, string, string | undefined];
+    const kind =
+      kindText === 'none'
+        ? null
+        : (ORGANIZATION_PROVIDER_KINDS as readonly string[]).includes(kindText)
+          ? (kindText as OrganizationProviderKind)
+          : undefined;
+    if (kind === undefined) {
+      io.stderr(`${ORG_USAGE}\n`);
+      return 2;
+    }
+    try {
+      const r = withService(io, (s) => s.setProvider(cliActor(io.env), { organization: name, kind, credentialsRef: ref ?? null }));
+      io.stdout(
+        r.kind === null
+          ? `organization ${r.organization} uses the instance's provider (FLEETPLAN_PROVIDER)\n`
+          : `organization ${r.organization} uses its own ${r.kind} provider${r.credentialsRef ? ` (credentials: ${r.credentialsRef})` : ''}\n`,
+      );
+      return 0;
+    } catch (err) {
+      return refused(io, 'org provider', err);
     }
   }
   io.stderr(`${ORG_USAGE}\n`);

@@ -8,7 +8,7 @@
 // data nor the fleet minute moves; every value here depends on nothing else, so while a scrape
 // gets the very evaluation the last body was written from, that body is served again.
 import type { Db } from '@/db/open-database';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { listOrganizations, type OrganizationRow } from '@/server/repositories/organization-repository';
 import {
   countFailedAttempts,
   lastTickStartByStatus,
@@ -30,7 +30,7 @@ import {
   TICKS_TOTAL,
   WEBHOOK_DELIVERIES_TOTAL,
 } from './counters';
-import { renderFamilies, type LabelledSample, type MetricFamily, type Sample } from './exposition';
+import { escapeLabelValue, renderFamilies, type LabelledSample, type MetricFamily, type Sample } from './exposition';
 import { lifecycleFamilies } from './lifecycle-metrics';
 
 /**
@@ -44,48 +44,82 @@ export interface MetricsScrapeOptions {
   providerName: string;
 }
 
-const lastBody = new WeakMap<StoredFleetEvaluation, { key: string; body: string }>();
+/** the last body, and the evaluations (one per organization) it was written from */
+const lastBody = new WeakMap<Db['$client'], { key: string; stored: StoredFleetEvaluation[]; body: string }>();
 
 export function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions): string {
-  const org = findOrganization(db);
-  const stored = org ? evaluateStoredFleet(db, org, now) : null;
-  const key = opts.providerName;
-  const cached = stored ? lastBody.get(stored) : undefined;
-  if (cached?.key === key) return cached.body;
-  const body = renderFamilies(collectFamilies(db, org, stored, opts));
-  if (stored) lastBody.set(stored, { key, body });
+  const orgs = listOrganizations(db);
+  const stored = orgs.map((org) => evaluateStoredFleet(db, org, now));
+  const key = JSON.stringify([opts.providerName, orgs.map((o) => [o.id, o.name, o.frozen])]);
+  const cached = lastBody.get(db.$client);
+  if (cached?.key === key && cached.stored.length === stored.length && cached.stored.every((s, i) => s === stored[i])) return cached.body;
+  const families = [
+    ...collectInstanceFamilies(db, opts),
+    ...orgs.flatMap((org, i) => collectOrganizationFamilies(db, org, stored[i]!, opts)),
+  ];
+  const body = renderFamilies(mergeFamilies(families));
+  lastBody.set(db.$client, { key, stored, body });
   return body;
 }
 
-function collectFamilies(
+/** One family per name: each organization's samples of a family go under one HELP and TYPE. */
+function mergeFamilies(families: MetricFamily[]): MetricFamily[] {
+  const byName = new Map<string, MetricFamily>();
+  for (const f of families) {
+    const known = byName.get(f.name);
+    if (known) known.samples = [...known.samples, ...f.samples];
+    else byName.set(f.name, { ...f, samples: [...f.samples] });
+  }
+  return [...byName.values()];
+}
+
+/** An organization's families: the reference's (org_id, org_name labels), its upgrades' and its freeze (`organization` label). */
+function collectOrganizationFamilies(
   db: Db,
-  org: ReturnType<typeof findOrganization>,
-  stored: StoredFleetEvaluation | null,
+  org: OrganizationRow,
+  stored: StoredFleetEvaluation,
   opts: MetricsScrapeOptions,
 ): MetricFamily[] {
   const base: AusBaseLabels = { integration: AUS_INTEGRATION, ocm_env: opts.providerName };
+  const clusters = new Map<string, AusClusterFacts>(listClusterMetricRows(db, org.id).map((r) => [r.name, r]));
+  const families: MetricFamily[] = ausFamilies({
+    base,
+    organization: { id: org.id, name: org.name },
+    validationErrors: stored.ok ? 0 : stored.problems.length,
+    evaluated: stored.ok ? { input: stored.input, view: stored.view } : null,
+    clusters,
+  });
+  // fleetplan's own families of the organization say which it is (the reference's keep its labels:
+  // org_id and org_name where it has them, cluster_uuid, unique across organizations, on clusters)
+  const labelled = (f: MetricFamily): MetricFamily => ({
+    ...f,
+    samples: f.samples.map((x): Sample =>
+      'labelText' in x
+        ? { ...x, labelText: `{organization="${escapeLabelValue(org.name)}",${x.labelText.slice(1)}` }
+        : { ...x, labels: { organization: org.name, ...x.labels } },
+    ),
+  });
+  families.push(...lifecycleFamilies(listLatestAttempts(db, org.id), countFailedAttempts(db, org.id)).map(labelled));
+  families.push({
+    name: 'fleetplan_organization_frozen',
+    help: '1 while the organization-wide freeze is on',
+    type: 'gauge',
+    samples: [{ labels: { organization: org.name }, value: org.frozen ? 1 : 0 }],
+  });
+  return families;
+}
+
+/** The instance's families: the counters (labelled by organization where an event is one organization's) and the ticks. */
+function collectInstanceFamilies(db: Db, opts: MetricsScrapeOptions): MetricFamily[] {
+  const base: AusBaseLabels = { integration: AUS_INTEGRATION, ocm_env: opts.providerName };
   const counters = listCounters(db);
-  const families: MetricFamily[] = [];
-  if (org && stored) {
-    const clusters = new Map<string, AusClusterFacts>(listClusterMetricRows(db, org.id).map((r) => [r.name, r]));
-    families.push(
-      ...ausFamilies({
-        base,
-        organization: { id: org.id, name: org.name },
-        validationErrors: stored.ok ? 0 : stored.problems.length,
-        evaluated: stored.ok ? { input: stored.input, view: stored.view } : null,
-        clusters,
-      }),
-    );
-  }
-  families.push(...ausCounterFamilies(base, counters), ...fleetplanCounterFamilies(counters));
-  if (org) families.push(...lifecycleFamilies(listLatestAttempts(db, org.id), countFailedAttempts(db, org.id)));
+  const families: MetricFamily[] = [...ausCounterFamilies(base, counters), ...fleetplanCounterFamilies(counters)];
   families.push(
     {
       name: 'fleetplan_organization_frozen',
       help: '1 while the organization-wide freeze is on',
       type: 'gauge',
-      samples: org ? [{ labels: { organization: org.name }, value: org.frozen ? 1 : 0 }] : [],
+      samples: [],
     },
     {
       name: 'fleetplan_scheduler_last_tick_timestamp_seconds',

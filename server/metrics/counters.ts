@@ -3,7 +3,7 @@
 // show each replica's own share. Callers record what happened with the functions below, in the
 // same database the event was written to; the scrape (collect-fleet-metrics.ts) reads them back.
 import type { Db } from '@/db/open-database';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { addToCounters, type CounterIncrement } from '@/server/repositories/metrics-repository';
 
 export const TICKS_TOTAL = 'fleetplan_scheduler_ticks_total';
@@ -27,7 +27,16 @@ function one(name: string, labels: Record<string, string>, by = 1): CounterIncre
  * A finished tick: its outcome, its duration (histogram) and, for a real tick of an
  * organization, the reference's reconcile counters. A dry run is a preview, not a reconcile.
  */
-export function countTick(db: Db, tick: { status: 'succeeded' | 'failed'; dryRun: boolean; durationSeconds: number }): void {
+export function countTick(
+  db: Db,
+  tick: {
+    status: 'succeeded' | 'failed';
+    dryRun: boolean;
+    durationSeconds: number;
+    /** each organization the tick reconciled and whether its part failed (default: the first organization, with the tick's outcome) */
+    organizations?: readonly { id: number; failed: boolean }[];
+  },
+): void {
   const histogram = { status: tick.status, dry_run: String(tick.dryRun) };
   const increments: CounterIncrement[] = [one(TICKS_TOTAL, { status: tick.status })];
   for (const le of TICK_DURATION_BUCKETS)
@@ -39,10 +48,11 @@ export function countTick(db: Db, tick: { status: 'succeeded' | 'failed'; dryRun
     one(`${TICK_DURATION}_sum_ms`, histogram, Math.round(tick.durationSeconds * 1000)),
   );
   if (!tick.dryRun) {
-    const org = findOrganization(db);
-    if (org) {
+    const first = tick.organizations ? null : findFirstOrganization(db);
+    const reconciled = tick.organizations ?? (first ? [{ id: first.id, failed: tick.status === 'failed' }] : []);
+    for (const org of reconciled) {
       increments.push(one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }));
-      if (tick.status === 'failed') increments.push(one(AUS_RECONCILE_ERRORS_TOTAL, { org_id: String(org.id) }));
+      if (org.failed) increments.push(one(AUS_RECONCILE_ERRORS_TOTAL, { org_id: String(org.id) }));
     }
   }
   addToCounters(db, increments);
@@ -55,7 +65,7 @@ export function countTick(db: Db, tick: { status: 'succeeded' | 'failed'; dryRun
 export function countInterruptedTicks(db: Db, interrupted: number): void {
   if (interrupted <= 0) return;
   const increments = [one(TICKS_TOTAL, { status: 'failed' }, interrupted)];
-  const org = findOrganization(db);
+  const org = findFirstOrganization(db);
   if (org)
     increments.push(
       one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }, interrupted),
@@ -64,25 +74,30 @@ export function countInterruptedTicks(db: Db, interrupted: number): void {
   addToCounters(db, increments);
 }
 
-/** The engine's decisions of one tick, counted per action and reason. */
-export function countDecisions(db: Db, decisions: readonly { action: string; reason?: string | null }[]): void {
+/** The engine's decisions of one tick (of one organization's part of it, labelled with it), counted per action and reason. */
+export function countDecisions(db: Db, decisions: readonly { action: string; reason?: string | null }[], organization?: string): void {
   const byKey = new Map<string, CounterIncrement>();
   for (const d of decisions) {
     const reason = d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE');
     const key = `${d.action}\u0000${reason}`;
     const entry = byKey.get(key);
     if (entry) entry.by++;
-    else byKey.set(key, one(DECISIONS_TOTAL, { action: d.action, reason }));
+    else byKey.set(key, one(DECISIONS_TOTAL, { action: d.action, reason, ...orgLabel(organization) }));
   }
   addToCounters(db, [...byKey.values()]);
 }
 
-export function countIntent(db: Db, kind: string, outcome: string): void {
-  addToCounters(db, [one(INTENTS_TOTAL, { kind, outcome })]);
+/** `organization` label when the event belongs to one organization */
+function orgLabel(organization: string | undefined): Record<string, string> {
+  return organization === undefined ? {} : { organization };
 }
 
-export function countProviderError(db: Db, provider: string, operation: string): void {
-  addToCounters(db, [one(PROVIDER_ERRORS_TOTAL, { provider, operation })]);
+export function countIntent(db: Db, kind: string, outcome: string, organization?: string): void {
+  addToCounters(db, [one(INTENTS_TOTAL, { kind, outcome, ...orgLabel(organization) })]);
+}
+
+export function countProviderError(db: Db, provider: string, operation: string, organization?: string): void {
+  addToCounters(db, [one(PROVIDER_ERRORS_TOTAL, { provider, operation, ...orgLabel(organization) })]);
 }
 
 export function countWebhookDelivery(db: Db, outcome: 'delivered' | 'failed' | 'retry'): void {

@@ -6,6 +6,8 @@ import { policyRevisions } from '@/db/schema';
 import { listAudit as listAuditEntries } from './audit-repository';
 
 export interface ChangeFilter {
+  /** policy revisions of this organization only */
+  organizationId?: number;
   cluster?: string;
   from?: Date;
   to?: Date;
@@ -13,6 +15,7 @@ export interface ChangeFilter {
 
 export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, limit: number) {
   const parts: SQL[] = [];
+  if (f.organizationId !== undefined) parts.push(eq(policyRevisions.organizationId, f.organizationId));
   if (f.cluster) parts.push(and(eq(policyRevisions.scope, 'cluster'), eq(policyRevisions.subject, f.cluster))!);
   if (f.from) parts.push(gte(policyRevisions.at, f.from));
   if (f.to) parts.push(lte(policyRevisions.at, f.to));

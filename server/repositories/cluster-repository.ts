@@ -6,6 +6,8 @@ import { clusters, clusterWorkloads, clusterUpgrades } from '@/db/schema';
 export type ClusterRow = typeof clusters.$inferSelect;
 
 export interface ClusterFilter {
+  /** only this organization's clusters (every service that serves a request sets it) */
+  organizationId?: number;
   search?: string;
   sector?: string;
   workload?: string;
@@ -25,6 +27,7 @@ export type ClusterSortKey = (typeof CLUSTER_SORT_KEYS)[number];
 
 function whereOf(filter: ClusterFilter): SQL | undefined {
   const parts: SQL[] = [];
+  if (filter.organizationId !== undefined) parts.push(eq(clusters.organizationId, filter.organizationId));
   if (filter.search) {
     const q = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
     parts.push(
@@ -103,15 +106,27 @@ export function listClusters(
   return { rows, total };
 }
 
-export function countClusters(db: Db): number {
+export function countClusters(db: Db, organizationId?: number): number {
   return db
     .select({ n: sql<number>`count(*)` })
     .from(clusters)
+    .where(organizationId === undefined ? undefined : eq(clusters.organizationId, organizationId))
     .get()!.n;
 }
 
-export function findClusterByName(db: Db, name: string): ClusterRow | undefined {
-  return db.select().from(clusters).where(eq(clusters.name, name)).get();
+export function findClusterById(db: Db, id: number): ClusterRow | undefined {
+  return db.select().from(clusters).where(eq(clusters.id, id)).get();
+}
+
+/** The cluster of that name (in that organization, when given: names are unique per organization only). */
+export function findClusterByName(db: Db, name: string, organizationId?: number): ClusterRow | undefined {
+  return db
+    .select()
+    .from(clusters)
+    .where(
+      organizationId === undefined ? eq(clusters.name, name) : and(eq(clusters.name, name), eq(clusters.organizationId, organizationId)),
+    )
+    .get();
 }
 
 /** Clusters per version and upgrade state, of those `filter` selects (the Fleet table's filter). */
@@ -124,7 +139,11 @@ export function countByVersion(db: Db, filter: ClusterFilter = {}): { version: s
     .all();
 }
 
-export function distinctValues(db: Db): {
+/** The values in use for the Fleet filters, of one organization's clusters. */
+export function distinctValues(
+  db: Db,
+  organizationId: number,
+): {
   sectors: string[];
   workloads: string[];
   states: string[];
@@ -134,22 +153,35 @@ export function distinctValues(db: Db): {
   labels: string[];
 } {
   const col = <T extends { v: string | null }>(rows: T[]) => rows.map((r) => r.v).filter((v): v is string => !!v);
+  const ours = eq(clusters.organizationId, organizationId);
+  const ourIds = db.select({ id: clusters.id }).from(clusters).where(ours);
   return {
-    sectors: col(db.selectDistinct({ v: clusters.sector }).from(clusters).orderBy(clusters.sector).all()),
-    workloads: col(db.selectDistinct({ v: clusterWorkloads.workload }).from(clusterWorkloads).orderBy(clusterWorkloads.workload).all()),
-    states: col(db.selectDistinct({ v: clusters.upgradeState }).from(clusters).orderBy(clusters.upgradeState).all()),
-    reasons: col(db.selectDistinct({ v: clusters.lastDecisionReason }).from(clusters).orderBy(clusters.lastDecisionReason).all()),
+    sectors: col(db.selectDistinct({ v: clusters.sector }).from(clusters).where(ours).orderBy(clusters.sector).all()),
+    workloads: col(
+      db
+        .selectDistinct({ v: clusterWorkloads.workload })
+        .from(clusterWorkloads)
+        .where(inArray(clusterWorkloads.clusterId, ourIds))
+        .orderBy(clusterWorkloads.workload)
+        .all(),
+    ),
+    states: col(db.selectDistinct({ v: clusters.upgradeState }).from(clusters).where(ours).orderBy(clusters.upgradeState).all()),
+    reasons: col(
+      db.selectDistinct({ v: clusters.lastDecisionReason }).from(clusters).where(ours).orderBy(clusters.lastDecisionReason).all(),
+    ),
     minors: [
-      ...new Set(col(db.selectDistinct({ v: clusters.version }).from(clusters).all()).map((v) => v.split('.').slice(0, 2).join('.'))),
+      ...new Set(
+        col(db.selectDistinct({ v: clusters.version }).from(clusters).where(ours).all()).map((v) => v.split('.').slice(0, 2).join('.')),
+      ),
     ].sort(),
-    regions: col(db.selectDistinct({ v: clusters.region }).from(clusters).orderBy(clusters.region).all()),
+    regions: col(db.selectDistinct({ v: clusters.region }).from(clusters).where(ours).orderBy(clusters.region).all()),
     // every key=value pair in use, for the label filter's suggestions (a few hundred at most in practice)
     labels: col(
       db.$client
         .prepare(
-          `select distinct json_each.key || '=' || json_each.value as v from clusters, json_each(clusters.labels) order by v limit 500`,
+          `select distinct json_each.key || '=' || json_each.value as v from clusters, json_each(clusters.labels) where clusters.organization_id = ? order by v limit 500`,
         )
-        .all() as { v: string }[],
+        .all(organizationId) as { v: string }[],
     ),
   };
 }
@@ -174,12 +206,18 @@ export function listGoneClusterNames(db: Db, organizationId: number): string[] {
     .map((r) => r.name);
 }
 
-/** The clusters (not gone) holding provider version gates they have not agreed to, by name. */
-export function listPendingVersionGates(db: Db): { cluster: string; gates: ClusterRow['pendingVersionGates'] }[] {
+/** The organization's clusters (not gone) holding provider version gates they have not agreed to, by name. */
+export function listPendingVersionGates(db: Db, organizationId: number): { cluster: string; gates: ClusterRow['pendingVersionGates'] }[] {
   return db
     .select({ cluster: clusters.name, gates: clusters.pendingVersionGates })
     .from(clusters)
-    .where(and(sql`json_array_length(${clusters.pendingVersionGates}) > 0`, sql`${clusters.upgradeState} <> 'gone'`))
+    .where(
+      and(
+        eq(clusters.organizationId, organizationId),
+        sql`json_array_length(${clusters.pendingVersionGates}) > 0`,
+        sql`${clusters.upgradeState} <> 'gone'`,
+      ),
+    )
     .orderBy(asc(clusters.name))
     .all();
 }

@@ -254,11 +254,18 @@ export function recordUpgradeTransition(
 /** @deprecated the domain's DecisionRecord under its old name (kept until server/scheduler/run-tick.ts imports DecisionRecord) */
 export type DecisionWrite = DecisionRecord;
 
-export function insertDecisions(db: Db, tickId: number, at: Date, rows: readonly DecisionRecord[]): void {
+/** A tick's decisions for the clusters of `organizationId` (null: not known, as for rows older than migration 0011). */
+export function insertDecisions(
+  db: Db,
+  tickId: number,
+  at: Date,
+  rows: readonly DecisionRecord[],
+  organizationId: number | null = null,
+): void {
   const stmt = db.$client.prepare(
-    'insert into decisions (tick_id, at, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?)',
+    'insert into decisions (tick_id, at, organization_id, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  for (const r of rows) stmt.run(tickId, at.getTime(), r.clusterName, r.action, r.version, r.reason, r.message);
+  for (const r of rows) stmt.run(tickId, at.getTime(), organizationId, r.clusterName, r.action, r.version, r.reason, r.message);
 }
 
 export function updateLastDecisions(db: Db, organizationId: number, rows: readonly DecisionRecord[]): void {
@@ -289,6 +296,8 @@ export function insertIntent(
     key: string;
     tickId: number;
     kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+    /** the cluster's organization */
+    organizationId?: number | null;
     clusterName: string;
     version: string;
     nextRun: number | null;
@@ -297,14 +306,16 @@ export function insertIntent(
 ): number | null {
   const res = cachedStatement(
     db,
-    `insert into action_intents (idempotency_key, tick_id, kind, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`,
-  ).run(v.key, v.tickId, v.kind, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
+    `insert into action_intents (idempotency_key, tick_id, kind, organization_id, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`,
+  ).run(v.key, v.tickId, v.kind, v.organizationId ?? null, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
   return res.changes === 1 ? Number(res.lastInsertRowid) : null;
 }
 
 // ---- reads for the Activity page and the scheduler status ---------------------------------
 
 export interface DecisionFilter {
+  /** only this organization's decisions */
+  organizationId?: number;
   cluster?: string;
   action?: string;
   reason?: string;
@@ -315,6 +326,7 @@ export interface DecisionFilter {
 
 function decisionWhere(f: DecisionFilter): SQL | undefined {
   const parts: SQL[] = [];
+  if (f.organizationId !== undefined) parts.push(eq(decisions.organizationId, f.organizationId));
   if (f.cluster) parts.push(eq(decisions.clusterName, f.cluster));
   // Filters are free text: a value outside the column's vocabulary simply matches nothing.
   if (f.action) parts.push(sql`${decisions.action} = ${f.action}`);
@@ -355,6 +367,8 @@ export function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: 
 }
 
 export interface IntentFilter {
+  /** only this organization's actions */
+  organizationId?: number;
   cluster?: string;
   kind?: string;
   status?: string;
@@ -364,6 +378,7 @@ export interface IntentFilter {
 
 export function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
   const parts: SQL[] = [];
+  if (f.organizationId !== undefined) parts.push(eq(actionIntents.organizationId, f.organizationId));
   if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
   // Filters are free text: a value outside the column's vocabulary simply matches nothing.
   if (f.kind) parts.push(sql`${actionIntents.kind} = ${f.kind}`);

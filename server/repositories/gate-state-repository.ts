@@ -66,7 +66,7 @@ export function loadPendingVersionGates(db: Db, organizationId: number): Readonl
 
 /** The unacknowledged upgrade failures and what they halt (lifecycle/halts.ts). */
 export function loadHalts(db: Db, organizationId: number): HaltIndex {
-  const failures = listUnacknowledgedFailures(db);
+  const failures = listUnacknowledgedFailures(db, organizationId);
   if (failures.length === 0) return EMPTY_HALTS;
   const sectors = listSectorRows(db, organizationId).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
   return buildHaltIndex(

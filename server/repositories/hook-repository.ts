@@ -6,12 +6,18 @@ import { hookCalls, hooks, type HookStageValue } from '@/db/schema';
 export type HookRow = typeof hooks.$inferSelect;
 export type HookCallRow = typeof hookCalls.$inferSelect;
 
-export function listHooks(db: Db): HookRow[] {
-  return db.select().from(hooks).orderBy(hooks.id).all();
+/** The hooks of one organization. */
+export function listHooks(db: Db, organizationId: number): HookRow[] {
+  return db.select().from(hooks).where(eq(hooks.organizationId, organizationId)).orderBy(hooks.id).all();
 }
 
-export function findHook(db: Db, id: number): HookRow | undefined {
-  return db.select().from(hooks).where(eq(hooks.id, id)).get();
+/** A hook of the organization (another organization's id is not found). */
+export function findHook(db: Db, organizationId: number, id: number): HookRow | undefined {
+  return db
+    .select()
+    .from(hooks)
+    .where(and(eq(hooks.id, id), eq(hooks.organizationId, organizationId)))
+    .get();
 }
 
 export function insertHook(db: Db, v: Omit<HookRow, 'id'>): HookRow {

@@ -3,7 +3,7 @@
 // same call, so the history never misses a step nor holds one twice.
 import { and, desc, eq, gte, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
+import { clusters, upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
 import {
   FAILURE_STATES,
   FINAL_STATES,
@@ -109,23 +109,33 @@ export function insertAttempt(db: Db, v: NewAttempt): StoredAttempt | null {
 const FINAL = [...FINAL_STATES];
 const FAILURES = [...FAILURE_STATES];
 
-/** Attempts not in a final state, oldest first. */
-export function listActiveAttempts(db: Db): StoredAttempt[] {
+/** The attempts of one organization's clusters (every attempt when `organizationId` is undefined). */
+function ofOrganization(db: Db, organizationId: number | undefined) {
+  return organizationId === undefined
+    ? undefined
+    : inArray(
+        upgradeLifecycles.clusterId,
+        db.select({ id: clusters.id }).from(clusters).where(eq(clusters.organizationId, organizationId)),
+      );
+}
+
+/** Attempts not in a final state, oldest first (of one organization's clusters, when given). */
+export function listActiveAttempts(db: Db, organizationId?: number): StoredAttempt[] {
   return db
     .select()
     .from(upgradeLifecycles)
-    .where(notInArray(upgradeLifecycles.state, FINAL))
+    .where(and(notInArray(upgradeLifecycles.state, FINAL), ofOrganization(db, organizationId)))
     .orderBy(upgradeLifecycles.id)
     .all()
     .map(toStoredAttempt);
 }
 
-/** Failed or timed-out attempts nobody acknowledged yet. */
-export function listUnacknowledgedFailures(db: Db): StoredAttempt[] {
+/** Failed or timed-out attempts nobody acknowledged yet (of one organization's clusters, when given). */
+export function listUnacknowledgedFailures(db: Db, organizationId?: number): StoredAttempt[] {
   return db
     .select()
     .from(upgradeLifecycles)
-    .where(and(inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt)))
+    .where(and(inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt), ofOrganization(db, organizationId)))
     .orderBy(upgradeLifecycles.id)
     .all()
     .map(toStoredAttempt);
@@ -230,6 +240,8 @@ export function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; c
 }
 
 export interface TransitionFilter {
+  /** only the attempts of this organization's clusters */
+  organizationId?: number;
   /** exact cluster name */
   cluster?: string;
   /** the state moved to */
@@ -243,6 +255,7 @@ export interface TransitionFilter {
 /** Lifecycle transitions of every attempt, newest first, with the attempt's cluster and versions (Activity). */
 export function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
   const parts = [
+    ofOrganization(db, f.organizationId),
     f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,
     f.toState ? eq(upgradeLifecycleTransitions.toState, f.toState as LifecycleState) : undefined,
     f.reason ? eq(upgradeLifecycleTransitions.reason, f.reason as LifecycleReason) : undefined,

@@ -1,15 +1,74 @@
-// The organization the app manages. An installation holds one; should more rows ever exist, the
-// first one (lowest id) is the one every page, the scheduler and the CLI work on.
-import { asc, eq } from 'drizzle-orm';
-import { organizations } from '@/db/schema';
+// The organizations the app manages. An instance holds any number; a request, a CLI command or a
+// scheduler pass works on one (server/services/organization-scope.ts picks it).
+import { and, asc, eq } from 'drizzle-orm';
+import { organizationRoles, organizations, users, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import type { DbOrTx } from './audit-repository';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
-/** The managed organization, or undefined before one is seeded or imported. */
-export function findOrganization(db: DbOrTx): OrganizationRow | undefined {
+/** The first organization (lowest id): the one a request lands on when it names none; undefined before one exists. */
+export function findFirstOrganization(db: DbOrTx): OrganizationRow | undefined {
   return db.select().from(organizations).orderBy(asc(organizations.id)).get();
+}
+
+export function findOrganizationById(db: DbOrTx, id: number): OrganizationRow | undefined {
+  return db.select().from(organizations).where(eq(organizations.id, id)).get();
+}
+
+export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
+  return db.select().from(organizations).where(eq(organizations.name, name)).get();
+}
+
+/** Every organization, oldest first. */
+export function listOrganizations(db: DbOrTx): OrganizationRow[] {
+  return db.select().from(organizations).orderBy(asc(organizations.id)).all();
+}
+
+/** The organization `userId` last chose (null: none, or it was deleted). */
+export function readSelectedOrganizationId(db: DbOrTx, userId: number): number | null {
+  return db.select({ id: users.selectedOrganizationId }).from(users).where(eq(users.id, userId)).get()?.id ?? null;
+}
+
+export function writeSelectedOrganizationId(db: DbOrTx, userId: number, organizationId: number): void {
+  db.update(users).set({ selectedOrganizationId: organizationId }).where(eq(users.id, userId)).run();
+}
+
+export type OrganizationRoleRow = typeof organizationRoles.$inferSelect;
+
+/** The role `userId` was granted on `organizationId`, if any. */
+export function findOrganizationRole(db: DbOrTx, userId: number, organizationId: number): RoleValue | null {
+  return (
+    db
+      .select({ role: organizationRoles.role })
+      .from(organizationRoles)
+      .where(and(eq(organizationRoles.userId, userId), eq(organizationRoles.organizationId, organizationId)))
+      .get()?.role ?? null
+  );
+}
+
+export function listOrganizationRoles(db: DbOrTx): OrganizationRoleRow[] {
+  return db.select().from(organizationRoles).orderBy(asc(organizationRoles.userId), asc(organizationRoles.organizationId)).all();
+}
+
+export function upsertOrganizationRole(db: DbOrTx, v: OrganizationRoleRow): void {
+  db.insert(organizationRoles)
+    .values(v)
+    .onConflictDoUpdate({
+      target: [organizationRoles.userId, organizationRoles.organizationId],
+      set: { role: v.role, createdBy: v.createdBy, createdAt: v.createdAt },
+    })
+    .run();
+}
+
+/** false when there was no such grant */
+export function deleteOrganizationRole(db: DbOrTx, userId: number, organizationId: number): boolean {
+  return (
+    db
+      .delete(organizationRoles)
+      .where(and(eq(organizationRoles.userId, userId), eq(organizationRoles.organizationId, organizationId)))
+      .run().changes > 0
+  );
 }
 
 /** When the stored soak was last accumulated (null: never). */
@@ -39,6 +98,20 @@ export function organizationContents(db: Db, organizationId: number) {
     sectors: count('select count(*) n from sectors where organization_id = ?'),
     blockedVersions: count('select count(*) n from blocked_versions where organization_id = ?'),
   };
+}
+
+/** Sets (or, with nulls, clears) the organization's own provider: a kind and a credentials reference. */
+export function setOrganizationProvider(
+  db: DbOrTx,
+  organizationId: number,
+  kind: string | null,
+  credentialsRef: string | null,
+  now: Date,
+): void {
+  db.update(organizations)
+    .set({ providerKind: kind, providerCredentialsRef: credentialsRef, updatedAt: now })
+    .where(eq(organizations.id, organizationId))
+    .run();
 }
 
 /** Gives the organization a new name (a blank placeholder becoming the team's organization). */

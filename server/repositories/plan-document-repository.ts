@@ -1,5 +1,6 @@
 // Reads the stored organization, clusters and soak into the decision engine's input document
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
+import { listInstanceBlockedPatterns } from './instance-blocked-version-repository';
 import { and, asc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
@@ -30,6 +31,12 @@ export interface PlanDocument {
  * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
  * that has a policy, so one that comes back is still a valid plan.
  */
+/** The instance's blocked versions as the engine input's field (absent when there are none, as in a plan file without them). */
+function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
+  const patterns = listInstanceBlockedPatterns(db);
+  return patterns.length > 0 ? { instanceBlockedVersions: patterns } : {};
+}
+
 export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
@@ -71,6 +78,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
     organization: {
       name: org.name,
       blockedVersions: blocked.map((b) => b.pattern),
+      ...instanceBlockedOf(db),
       ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
       ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
       ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),

@@ -217,7 +217,8 @@ export interface SimulatedClusterRow {
   sector: string | null;
 }
 
-export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
+/** The simulated clusters (of one organization, when given). */
+export function listSimulatedClusters(db: Db, organizationId?: number): SimulatedClusterRow[] {
   return db
     .select({
       externalId: clusters.externalId,
@@ -232,7 +233,11 @@ export function listSimulatedClusters(db: Db): SimulatedClusterRow[] {
       sector: clusters.sector,
     })
     .from(clusters)
-    .where(eq(clusters.provider, 'simulator'))
+    .where(
+      organizationId === undefined
+        ? eq(clusters.provider, 'simulator')
+        : and(eq(clusters.provider, 'simulator'), eq(clusters.organizationId, organizationId)),
+    )
     .orderBy(clusters.position, clusters.id)
     .all();
 }

@@ -1,20 +1,26 @@
 // Webhooks and their delivery log.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-export function listWebhooks(db: Db): WebhookRow[] {
-  return db.select().from(webhooks).orderBy(webhooks.id).all();
+/** The webhooks of one organization. */
+export function listWebhooks(db: Db, organizationId: number): WebhookRow[] {
+  return db.select().from(webhooks).where(eq(webhooks.organizationId, organizationId)).orderBy(webhooks.id).all();
 }
 
-export function findWebhook(db: Db, id: number): WebhookRow | undefined {
-  return db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+/** A webhook of the organization (another organization's id is not found). */
+export function findWebhook(db: Db, organizationId: number, id: number): WebhookRow | undefined {
+  return db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, organizationId)))
+    .get();
 }
 
-export function insertWebhook(db: Db, v: Omit<WebhookRow, 'id'>): WebhookRow {
+export function insertWebhook(db: Db, v: Omit<WebhookRow, 'id' | 'organizationId'> & { organizationId?: number | null }): WebhookRow {
   return db.insert(webhooks).values(v).returning().get();
 }
 
@@ -42,9 +48,17 @@ export function deleteWebhook(db: Db, id: number): void {
   db.delete(webhooks).where(eq(webhooks.id, id)).run();
 }
 
-/** One pending delivery per enabled webhook subscribed to `event` (no events listed = all). */
-export function enqueueDeliveries(db: Db, event: WebhookEventValue, payload: unknown, at: Date): number {
-  const hooks = db.select({ id: webhooks.id, events: webhooks.events }).from(webhooks).where(eq(webhooks.enabled, true)).all();
+/**
+ * One pending delivery per enabled webhook subscribed to `event` (no events listed = all): of the
+ * organization whose event it is (the scheduler always says which), else of every webhook.
+ */
+export function enqueueDeliveries(db: Db, event: WebhookEventValue, payload: unknown, at: Date, organizationId?: number): number {
+  const enabled = eq(webhooks.enabled, true);
+  const hooks = db
+    .select({ id: webhooks.id, events: webhooks.events })
+    .from(webhooks)
+    .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
+    .all();
   let n = 0;
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
@@ -56,12 +70,13 @@ export function enqueueDeliveries(db: Db, event: WebhookEventValue, payload: unk
   return n;
 }
 
-export function hasEnabledWebhooks(db: Db): boolean {
+export function hasEnabledWebhooks(db: Db, organizationId?: number): boolean {
+  const enabled = eq(webhooks.enabled, true);
   return (
     db
       .select({ n: sql<number>`count(*)` })
       .from(webhooks)
-      .where(eq(webhooks.enabled, true))
+      .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
       .get()!.n > 0
   );
 }
@@ -126,8 +141,16 @@ export function finishClaimedDelivery(
   );
 }
 
-export function listDeliveries(db: Db, opts: { webhookId?: number; offset: number; limit: number }) {
-  const where = opts.webhookId !== undefined ? eq(webhookDeliveries.webhookId, opts.webhookId) : undefined;
+/** The deliveries of one organization's webhooks (every webhook's without one; of one of them, when `webhookId` is given), newest first. */
+export function listDeliveries(db: Db, opts: { organizationId?: number; webhookId?: number; offset: number; limit: number }) {
+  const ofOrganization =
+    opts.organizationId === undefined
+      ? undefined
+      : inArray(
+          webhookDeliveries.webhookId,
+          db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.organizationId, opts.organizationId)),
+        );
+  const where = opts.webhookId !== undefined ? and(ofOrganization, eq(webhookDeliveries.webhookId, opts.webhookId)) : ofOrganization;
   const rows = db
     .select({
       id: webhookDeliveries.id,

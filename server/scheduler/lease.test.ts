@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { acquireLease, getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
+import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { createSchedulerLoop, leaseTtlMs, type SchedulerLoop, type SchedulerLoopOptions } from './start';
 
 const cleanups: (() => unknown)[] = [];
@@ -103,6 +104,8 @@ describe('scheduler lease', () => {
 
   it('a provider that cannot be built makes a failed tick row with the reason, and a log line', async () => {
     const [a] = twoConnections();
+    // providers are built per organization: the instance's one serves the first
+    insertEmptyOrganization(a, 'unnamed', new Date());
     const errors: string[] = [];
     const l = loop(a, 'proc-a', {
       createProvider: () => Promise.reject(new Error('FLEETPLAN_OCM_TOKEN was refused by OCM (401)')),

@@ -14,9 +14,12 @@ const fleet: TestFleet = { clusters: [{ name: 'c1', version: '4.13.1', releases:
 
 function setup(providerOptions: { startLeadMs?: number; minStartNoticeMs?: number } = {}) {
   const db = openDatabase(':memory:');
-  const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+  const { fakeClusters, organizationId } = insertTestFleet(db, fleet, NOW);
   const provider = createFakeProvider({ clusters: fakeClusters, ...providerOptions });
-  db.insert(t.webhooks).values({ name: 'all', url: 'http://127.0.0.1:9/hook', secret: 's', events: [], createdAt: NOW }).run();
+  // a webhook belongs to an organization and receives its events
+  db.insert(t.webhooks)
+    .values({ name: 'all', url: 'http://127.0.0.1:9/hook', secret: 's', events: [], createdAt: NOW, organizationId })
+    .run();
   const tick = (minutes: number, dryRun = false) =>
     runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), dryRun, holder: 'test', realNow: () => NOW });
   const events = () =>

@@ -22,7 +22,7 @@ import type { Db } from '@/db/open-database';
 import { identifierProblem } from '@/server/domain/identifiers';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { evaluateFleet } from '@/server/domain/evaluation/evaluate-fleet';
-import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
+import { blockingPatternOf } from '@/server/domain/plan/blocked-versions';
 import type { Cluster as PlanCluster, PlanInput } from '@/server/domain/plan/types';
 import { boundExceeded, boundsForCluster, describeBound } from '@/server/domain/plan/version-bounds';
 import { sectorStartHold } from '@/server/domain/plan/sector-gates';
@@ -46,7 +46,7 @@ import type { ClusterReading } from '@/server/domain/lifecycle/observation';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
 import type { ClusterSnapshot, FleetProvider } from '@/server/integrations/providers/types';
 import { countDecisions, countIntent, countInterruptedTicks, countProviderError, countTick } from '@/server/metrics/counters';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { listOrganizations, type OrganizationRow } from '@/server/repositories/organization-repository';
 import {
   insertDecisions,
   insertIntent,
@@ -90,7 +90,13 @@ export interface RunTickOptions {
   db: Db;
   /** the fleet's clock (real time, or the simulator's) */
   now: Date;
-  provider: FleetProvider;
+  /** the first organization's provider, when `providerFor` is not given (tests, a one-organization instance) */
+  provider?: FleetProvider;
+  /**
+   * each organization's provider (null: it has none; it is left out of this tick). A provider
+   * that cannot be built fails that organization's part of the tick only.
+   */
+  providerFor?: (org: OrganizationRow, first: boolean) => Promise<FleetProvider | null> | FleetProvider | null;
   dryRun?: boolean;
   /** who acts: `host:pid` in the app; the lease is re-entrant for the same holder */
   holder: string;
@@ -107,6 +113,7 @@ export interface RunTickOptions {
   requestHook?: (
     db: Db,
     req: {
+      organizationId: number;
       lifecycleId: number;
       stage: 'pre-upgrade' | 'post-upgrade';
       cluster: string;
@@ -140,24 +147,48 @@ export interface TickSummary {
   durationMs: number;
 }
 
+/** How one organization's part of a tick went (each organization is planned and acted on by itself). */
+export interface OrganizationTickOutcome {
+  organization: string;
+  status: 'succeeded' | 'failed' | 'no-provider';
+  error?: string;
+}
+
 export type TickResult =
   | { status: 'skipped'; reason: string }
-  | { status: 'succeeded'; tickId: number; summary: TickSummary; decisions: GatedDecision[] }
-  | { status: 'failed'; tickId: number; error: string };
+  | {
+      status: 'succeeded';
+      tickId: number;
+      summary: TickSummary;
+      decisions: GatedDecision[];
+      organizations: OrganizationTickOutcome[];
+    }
+  | { status: 'failed'; tickId: number; error: string; organizations?: OrganizationTickOutcome[] };
 
 interface Ctx {
   db: Db;
   now: Date;
   realNow: () => Date;
   tickId: number;
+  /** the organization whose part of the tick this is: its webhooks only get its events */
+  organization: { id: number; name: string };
   events: number;
   hasWebhooks: boolean;
 }
 
 function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): void {
   if (!ctx.hasWebhooks) return;
-  ctx.events += enqueueDeliveries(ctx.db, event, { event, at: ctx.now.toISOString(), tickId: ctx.tickId, ...payload }, ctx.realNow());
+  ctx.events += enqueueDeliveries(
+    ctx.db,
+    event,
+    { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
+    ctx.realNow(),
+    ctx.organization.id,
+  );
 }
+
+/** The lease was lost mid-tick: the whole tick stops (its new holder goes on), not just one organization's part. */
+class LeaseLostError extends Error {}
 
 /** The webhook event a transition announces (none for the internal pre-checks/post stages). */
 function eventOf(t: LifecycleTransition): UpgradeEvent | null {
@@ -232,7 +263,6 @@ interface LifecycleEnv {
   paused: boolean;
   frozen: { reason: string | null } | null;
   exclusions: ReturnType<typeof loadGateState>['exclusions'];
-  orgBlocked: string[];
   /** the engine's organization (its sectors' and its own targets and caps, gates and notBefore) */
   organization: PlanInput['organization'];
   /** the approvals given (the engine's input): the start gate re-checks the sectors' gates */
@@ -284,7 +314,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     try {
       reading = toReading(await provider.observeCluster({ externalId: state.externalId, name: state.name }, ctx.now));
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe-cluster');
+      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   } else reading = toReading(snap);
@@ -306,7 +336,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         frozen: env.frozen,
         exclusion: excl ? `maintenance exclusion (${excl.scope}${excl.subject ? ` ${excl.subject}` : ''}): ${excl.reason}` : null,
         blockedBy:
-          findBlockingPattern(attempt.toVersion, env.orgBlocked, policy?.conditions.blockedVersions ?? []) ??
+          blockingPatternOf(attempt.toVersion, env.organization, policy?.conditions.blockedVersions ?? []) ??
           // a target or cap set after the upgrade was planned holds its start as a blocked pattern does
           aboveBound(env.organization, policy, attempt.toVersion),
         haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
@@ -331,6 +361,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.requestHook(
         ctx.db,
         {
+          organizationId: env.organizationId,
           lifecycleId: attempt.id,
           stage,
           cluster: attempt.cluster,
@@ -363,6 +394,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     for (const effect of result.effects) {
       if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
         insertIntent(ctx.db, {
+          organizationId: env.organizationId,
           key: effect.idempotencyKey,
           tickId: ctx.tickId,
           kind: effect.kind === 'start' ? 'start-upgrade' : 'cancel-upgrade',
@@ -425,12 +457,12 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
         if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
       });
-      countIntent(ctx.db, 'start', 'done');
+      countIntent(ctx.db, 'start', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      countProviderError(ctx.db, provider.name, 'start-upgrade');
-      countIntent(ctx.db, 'start', 'retry');
+      countProviderError(ctx.db, provider.name, 'start-upgrade', ctx.organization.name);
+      countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
       const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
       if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
       env.log('start refused by the provider; retried while the gates allow', { lifecycleId: attempt.id, error: message });
@@ -440,11 +472,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
-      countIntent(ctx.db, 'cancel', 'done');
+      countIntent(ctx.db, 'cancel', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'cancel-upgrade');
-      countIntent(ctx.db, 'cancel', 'failed');
+      countProviderError(ctx.db, provider.name, 'cancel-upgrade', ctx.organization.name);
+      countIntent(ctx.db, 'cancel', 'failed', ctx.organization.name);
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
@@ -454,7 +486,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
 const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
-  const { db, provider, now, holder } = opts;
+  const { db, now, holder } = opts;
   const realNow = opts.realNow ?? (() => new Date());
   const dryRun = opts.dryRun ?? false;
   const leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -466,7 +498,80 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
   countInterruptedTicks(db, failInterruptedTicks(db, now));
   const tickId = insertTick(db, { startedAt: now, dryRun, holder });
-  const summary: TickSummary = {
+  const summary = emptySummary();
+  const outcomes: OrganizationTickOutcome[] = [];
+  /** the organizations this tick reconciled (had a provider), for the reference's per-organization counters */
+  const reconciled: { id: number; failed: boolean }[] = [];
+  try {
+    const organizations = listOrganizations(db);
+    const decisions: GatedDecision[] = [];
+    const providerFor = opts.providerFor ?? ((_org: OrganizationRow, first: boolean) => (first ? (opts.provider ?? null) : null));
+    // Every organization in turn, each with its own policies, gates and provider: one that fails
+    // (its provider unreachable, its stored policies invalid) is recorded and the others go on.
+    for (const [index, org] of organizations.entries()) {
+      try {
+        const provider = await providerFor(org, index === 0);
+        if (!provider) {
+          outcomes.push({ organization: org.name, status: 'no-provider' });
+          log('organization left out: it has no provider', { organization: org.name });
+          continue;
+        }
+        const part = await tickOrganization({ ...opts, realNow, dryRun, leaseTtlMs, log }, { tickId, lease, org, provider });
+        addSummary(summary, part.summary);
+        decisions.push(...part.decisions);
+        outcomes.push({ organization: org.name, status: 'succeeded' });
+        reconciled.push({ id: org.id, failed: false });
+      } catch (err) {
+        if (err instanceof LeaseLostError) throw err;
+        const error = err instanceof Error ? err.message : String(err);
+        outcomes.push({ organization: org.name, status: 'failed', error });
+        reconciled.push({ id: org.id, failed: true });
+        log('organization tick failed; the other organizations go on', { tickId, organization: org.name, error });
+      }
+    }
+
+    const durationMs = Math.round(performance.now() - started);
+    summary.durationMs = durationMs;
+    const failed = outcomes.filter((o) => o.status === 'failed');
+    if (failed.length > 0) {
+      // a single organization's error reads as before; with several, each names its organization
+      const error =
+        organizations.length === 1 ? failed[0]!.error! : failed.map((f) => `organization ${f.organization}: ${f.error}`).join('; ');
+      withTransaction(db, () => {
+        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
+      });
+      log('tick failed', { tickId, error });
+      return { status: 'failed', tickId, error, organizations: outcomes };
+    }
+    withTransaction(db, () => {
+      finishTick(db, tickId, {
+        finishedAt: new Date(now.getTime() + durationMs),
+        status: 'succeeded',
+        summary: summary as unknown as Record<string, number>,
+      });
+      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
+    });
+    log('tick done', { tickId, ...summary });
+    return { status: 'succeeded', tickId, summary, decisions, organizations: outcomes };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    const durationMs = Math.round(performance.now() - started);
+    try {
+      withTransaction(db, () => {
+        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
+      });
+    } catch {
+      // the database itself failed; the next tick marks this row interrupted
+    }
+    log('tick failed', { tickId, error });
+    return { status: 'failed', tickId, error, organizations: outcomes };
+  }
+}
+
+function emptySummary(): TickSummary {
+  return {
     clusters: 0,
     upgrades: 0,
     skips: 0,
@@ -481,26 +586,47 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     events: 0,
     durationMs: 0,
   };
-  try {
-    const org = findOrganization(db);
-    if (!org) {
-      finishTick(db, tickId, { finishedAt: now, status: 'succeeded', summary: summary as unknown as Record<string, number> });
-      return { status: 'succeeded', tickId, summary, decisions: [] };
-    }
-    const ctx: Ctx = { db, now, realNow, tickId, events: 0, hasWebhooks: !dryRun && hasEnabledWebhooks(db) };
+}
+
+function addSummary(total: TickSummary, part: TickSummary): void {
+  for (const key of Object.keys(total) as (keyof TickSummary)[]) total[key] += part[key];
+}
+
+/**
+ * One organization's part of a tick: observe its provider, store the snapshot, decide with its
+ * policies and gates, step its clusters' attempts. Throws when it cannot go on (the tick records it
+ * and goes on with the next organization).
+ */
+async function tickOrganization(
+  opts: RunTickOptions & { realNow: () => Date; dryRun: boolean; leaseTtlMs: number; log: NonNullable<RunTickOptions['log']> },
+  part: { tickId: number; lease: { expiresAt: number }; org: OrganizationRow; provider: FleetProvider },
+): Promise<{ summary: TickSummary; decisions: GatedDecision[] }> {
+  const { db, now, holder, realNow, dryRun, leaseTtlMs, log } = opts;
+  const { tickId, lease, org, provider } = part;
+  const summary = emptySummary();
+  {
+    const ctx: Ctx = {
+      db,
+      now,
+      realNow,
+      tickId,
+      organization: { id: org.id, name: org.name },
+      events: 0,
+      hasWebhooks: !dryRun && hasEnabledWebhooks(db, org.id),
+    };
 
     // 2. observe (read-only)
     let observed;
     try {
       observed = await provider.observe(now);
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe');
+      countProviderError(ctx.db, provider.name, 'observe', ctx.organization.name);
       throw err;
     }
     const readErrors = new Map<string, string>();
     for (const e of observed.errors) {
       readErrors.set(e.name, e.message);
-      countProviderError(ctx.db, provider.name, 'observe-cluster');
+      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
     }
     // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
@@ -513,7 +639,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         name: JSON.stringify(snap.name),
         problem,
       });
-      countProviderError(ctx.db, provider.name, 'invalid-cluster-name');
+      countProviderError(ctx.db, provider.name, 'invalid-cluster-name', ctx.organization.name);
       return false;
     });
     let states = loadClusterStates(db, org.id);
@@ -524,7 +650,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     // engine neither picks another version for the cluster nor frees what it holds. The view is
     // a copy: the lifecycle reading it as the provider's would wait for an upgrade the provider
     // finished and forgot (an OCM policy completed and removed between two ticks) until it timed out.
-    const active = dryRun ? [] : listActiveAttempts(db);
+    const active = dryRun ? [] : listActiveAttempts(db, org.id);
     const heldBy = new Map(active.filter(holdsUpgradeInOurView).map((a) => [a.cluster, a]));
     const ourView = snaps.map((snap) => {
       const held = snap.currentUpgrade ? undefined : heldBy.get(snap.name);
@@ -573,7 +699,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       // A dry run records its whole plan; a real tick records what changed (the cluster row
       // always holds the latest decision), so a quiet fleet does not grow the table every minute.
       const toRecord = dryRun ? outcomes.map((o) => o.record) : changed;
-      insertDecisions(db, tickId, now, toRecord);
+      insertDecisions(db, tickId, now, toRecord, org.id);
       summary.decisionsRecorded = toRecord.length;
       if (!dryRun) {
         updateLastDecisions(db, org.id, changed);
@@ -638,7 +764,6 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
         paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
         frozen: gates.frozen ? { reason: gates.frozenReason ?? null } : null,
         exclusions: gates.exclusions,
-        orgBlocked: input.organization.blockedVersions,
         organization: input.organization,
         approvals: input.approvals,
         halts: gates.halts ?? EMPTY_HALTS,
@@ -662,7 +787,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
           leaseUntil - nowMs > leaseTtlMs / 2
             ? holdsLease(db, SCHEDULER_LEASE, holder, nowMs)
             : renewLease(db, SCHEDULER_LEASE, holder, nowMs, leaseTtlMs);
-        if (!ours) throw new Error('lost the scheduler lease; its new holder steps the remaining attempts');
+        if (!ours) throw new LeaseLostError('lost the scheduler lease; its new holder steps the remaining attempts');
         if (leaseUntil - nowMs <= leaseTtlMs / 2) leaseUntil = nowMs + leaseTtlMs;
         await advanceAttempt(env, attempt);
         summary.reconciled++;
@@ -672,8 +797,6 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       summary.transitions = env.counts.transitions;
     }
 
-    countDecisions(db, plan.decisions);
-    const durationMs = Math.round(performance.now() - started);
     Object.assign(summary, {
       clusters: snaps.length,
       upgrades: plan.decisions.filter((d) => d.action === 'upgrade').length,
@@ -681,31 +804,9 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       cancels: plan.decisions.filter((d) => d.action === 'cancel').length,
       providerErrors: readErrors.size,
       events: ctx.events,
-      durationMs,
     });
-    withTransaction(db, () => {
-      finishTick(db, tickId, {
-        finishedAt: new Date(now.getTime() + durationMs),
-        status: 'succeeded',
-        summary: summary as unknown as Record<string, number>,
-      });
-      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000 });
-    });
-    log('tick done', { tickId, ...summary });
-    return { status: 'succeeded', tickId, summary, decisions: plan.decisions };
-  } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    const durationMs = Math.round(performance.now() - started);
-    try {
-      withTransaction(db, () => {
-        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
-        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
-      });
-    } catch {
-      // the database itself failed; the next tick marks this row interrupted
-    }
-    log('tick failed', { tickId, error });
-    return { status: 'failed', tickId, error };
+    countDecisions(db, plan.decisions, org.name);
+    return { summary, decisions: plan.decisions };
   }
 }
 

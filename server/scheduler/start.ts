@@ -17,14 +17,12 @@ import os from 'node:os';
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
-import { createProvider } from '@/server/integrations/providers/create-provider';
+import { providerForOrganization } from '@/server/integrations/providers/create-provider';
+import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import { ensureSimulatorState } from '@/server/integrations/providers/simulator';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 import {
-  acquireLease,
-  finishTick,
   getLease,
-  insertTick,
   pruneOldTicks,
   readSetting,
   releaseLease,
@@ -118,7 +116,6 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   const holder = opts.holder;
   const intervalMs = opts.intervalMs;
   const ttlMs = leaseTtlMs(intervalMs);
-  const buildProvider = opts.createProvider ?? ((db: Db) => createProvider(db));
   const clock = opts.fleetNow ?? ((db: Db) => fleetNow(db));
   const log = opts.log ?? ((m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})));
   const logError = opts.logError ?? ((m, err) => console.error(`fleetplan scheduler: ${m}`, err ?? ''));
@@ -133,20 +130,6 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   let deliveries: DeliveryLoop | undefined;
   /** the database this loop ticked on last: stop() releases the lease there */
   let db: Db | undefined;
-
-  /** A provider that cannot be built fails the tick visibly: a tick row with the reason, and a log line. */
-  const recordProviderFailure = (tickDb: Db, err: unknown, dryRun: boolean): TickResult => {
-    const reason = `the provider could not be built: ${err instanceof Error ? err.message : String(err)}`;
-    const realNow = Date.now();
-    const lease = acquireLease(tickDb, SCHEDULER_LEASE_NAME, holder, realNow, ttlMs);
-    if (!lease.acquired)
-      return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
-    const now = new Date(realNow);
-    const tickId = insertTick(tickDb, { startedAt: now, dryRun, holder });
-    finishTick(tickDb, tickId, { finishedAt: now, status: 'failed', error: reason });
-    logError(reason);
-    return { status: 'failed', tickId, error: reason };
-  };
 
   const runTickExclusive: SchedulerLoop['runTickExclusive'] = (tickDb, tickOpts = {}) => {
     db = tickDb;
@@ -166,18 +149,32 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       heartbeat.unref?.();
       try {
         const dryRun = tickOpts.dryRun ?? false;
-        let provider: FleetProvider;
-        try {
-          provider = tickOpts.provider ?? (await buildProvider(tickDb));
-        } catch (err) {
-          const result = recordProviderFailure(tickDb, err, dryRun);
-          lastResult = { ...result, at: new Date().toISOString() };
-          return result;
-        }
+        // a provider that cannot be built fails its organization's part of the tick, with the reason
+        const built = async (make: () => Promise<FleetProvider | null>) => {
+          try {
+            return await make();
+          } catch (err) {
+            const reason = `the provider could not be built: ${err instanceof Error ? err.message : String(err)}`;
+            logError(reason);
+            throw new Error(reason);
+          }
+        };
+        const providerFor = (org: OrganizationRow, first: boolean) =>
+          tickOpts.provider
+            ? first
+              ? tickOpts.provider
+              : null
+            : built(() =>
+                opts.createProvider
+                  ? first
+                    ? opts.createProvider(tickDb)
+                    : Promise.resolve(null)
+                  : providerForOrganization(tickDb, org, first),
+              );
         const now = clock(tickDb);
         const result = await runTick({
           db: tickDb,
-          provider,
+          providerFor,
           now,
           dryRun,
           holder,

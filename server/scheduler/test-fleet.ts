@@ -22,13 +22,15 @@ export interface TestFleet {
   blocked?: string[];
   clusters: TestCluster[];
   frozen?: boolean;
+  /** the organization's name (default `test-org`) */
+  organization?: string;
 }
 
 export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
   return db.transaction((tx) => {
     const org = tx
       .insert(t.organizations)
-      .values({ name: 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
+      .values({ name: fleet.organization ?? 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
       .returning({ id: t.organizations.id })
       .get();
     (fleet.sectors ?? []).forEach((s, position) => {
@@ -45,6 +47,8 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
     for (const pattern of fleet.blocked ?? [])
       tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
     const fakeClusters: FakeCluster[] = [];
+    // a provider's cluster ids are unique across organizations
+    const externalId = (name: string) => (fleet.organization ? `ext-${fleet.organization}-${name}` : `ext-${name}`);
     fleet.clusters.forEach((c, position) => {
       const available = c.releases.filter((v) => compare(v, c.version) > 0);
       const policy =
@@ -64,7 +68,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         .values({
           organizationId: org.id,
           name: c.name,
-          externalId: `ext-${c.name}`,
+          externalId: externalId(c.name),
           provider: 'fake',
           position,
           version: c.version,
@@ -80,7 +84,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         .get();
       for (const w of policy?.workloads ?? []) tx.insert(t.clusterWorkloads).values({ clusterId: row.id, workload: w }).run();
       fakeClusters.push({
-        externalId: `ext-${c.name}`,
+        externalId: externalId(c.name),
         name: c.name,
         version: c.version,
         channel: 'stable-4.13',

@@ -9,6 +9,7 @@ import { LIFECYCLE_STATES } from '@/server/domain/lifecycle/machine';
 import { LIFECYCLE_REASONS, LIFECYCLE_REASON_CODES } from '@/server/domain/lifecycle/reasons';
 import { listTransitionsPage } from '@/server/repositories/lifecycle-repository';
 import { auditDetails } from './audit-details';
+import type { OrganizationScope } from './organization-scope';
 
 export interface ActivityFilter {
   cluster?: string;
@@ -19,12 +20,14 @@ export interface ActivityFilter {
   to?: Date;
 }
 
-export function createActivityService(db: Db) {
+/** `scope`: decisions, actions, upgrades and policy revisions are the request's organization's; the audit log is the instance's */
+export function createActivityService(db: Db, scope: OrganizationScope) {
+  const orgId = () => scope()?.id ?? -1;
   return {
     decisions(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = listDecisions(
         db,
-        { cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to },
+        { organizationId: orgId(), cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to },
         input.offset,
         input.limit,
       );
@@ -46,7 +49,7 @@ export function createActivityService(db: Db) {
     actions(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = listIntents(
         db,
-        { cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
+        { organizationId: orgId(), cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
         input.offset,
         input.limit,
       );
@@ -76,7 +79,7 @@ export function createActivityService(db: Db) {
     upgrades(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = listTransitionsPage(
         db,
-        { cluster: input.cluster, toState: input.action, reason: input.reason, from: input.from, to: input.to },
+        { organizationId: orgId(), cluster: input.cluster, toState: input.action, reason: input.reason, from: input.from, to: input.to },
         input.offset,
         input.limit,
       );
@@ -106,7 +109,12 @@ export function createActivityService(db: Db) {
      */
     changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor }) {
       const audience = hasRole(input.reader, 'admin') ? 'admin' : 'member';
-      const revisions = listPolicyRevisions(db, { cluster: input.cluster, from: input.from, to: input.to }, 0, input.offset + input.limit);
+      const revisions = listPolicyRevisions(
+        db,
+        { organizationId: orgId(), cluster: input.cluster, from: input.from, to: input.to },
+        0,
+        input.offset + input.limit,
+      );
       const audit = listAudit(
         db,
         { cluster: input.cluster, action: input.action, from: input.from, to: input.to },

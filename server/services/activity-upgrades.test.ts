@@ -1,5 +1,6 @@
 // Activity's "Upgrades" tab: every lifecycle transition the scheduler takes, newest first, with
 // the attempt's cluster and versions, filtered by cluster, state moved to and reason.
+import { organizationScope } from './organization-scope';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
@@ -28,7 +29,7 @@ async function upgradedFleet() {
     if (m === 7) fakeClusters[1]!.healthIssues = ['ClusterOperator etcd Degraded'];
     await runTick({ db, provider, now: new Date(NOW.getTime() + m * MIN), holder: 'test', realNow: () => NOW });
   }
-  return createActivityService(db);
+  return createActivityService(db, organizationScope(db));
 }
 
 describe('activity.upgrades', () => {

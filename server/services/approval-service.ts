@@ -9,7 +9,7 @@ import { APPROVAL_KINDS, type ApprovalKind } from '@/server/domain/plan/sector-g
 import { isSemver } from '@/server/domain/version/version';
 import * as repo from '@/server/repositories/approval-repository';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { listSectors } from '@/server/repositories/policy-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
@@ -54,9 +54,9 @@ function gateTarget(g: { sector: string; version: string; kind: ApprovalKind }):
 }
 
 /** `realNow` stamps approvals and audit rows (never the fleet's simulated clock). */
-export function createApprovalService(db: Db, realNow: () => Date) {
+export function createApprovalService(db: Db, realNow: () => Date, scope: OrganizationScope) {
   const organization = () => {
-    const o = findOrganization(db);
+    const o = scope();
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };

@@ -14,7 +14,7 @@ interface ShownFields {
 }
 
 const EXCLUSION: ShownFields = { fields: ['scope', 'subject', 'startsAt', 'endsAt', 'reason'] };
-const WEBHOOK: ShownFields = { fields: ['name', 'events'], adminFields: ['url'] };
+const WEBHOOK: ShownFields = { fields: ['name', 'events'], adminFields: ['url', 'organization'] };
 const TOKEN: ShownFields = { fields: ['name', 'scope', 'owner', 'revoked', 'expiresAt'], adminFields: ['prefix'] };
 const GRAPH: ShownFields = {
   fields: ['name', 'channel', 'architecture', 'capturedAt', 'source', 'nodeCount', 'edgeCount', 'importedAt', 'conditionalPairs'],
@@ -32,6 +32,8 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'user.disable': { fields: ['disabled'] },
   'user.enable': { fields: ['disabled'] },
   'user.reset-password': { fields: ['passwordChanged', 'tokensRevoked'] },
+  'user.organization-role.grant': { fields: ['organization', 'role'] },
+  'user.organization-role.revoke': { fields: ['organization', 'role'] },
   'token.create': TOKEN,
   'token.revoke': TOKEN,
   'exclusion.create': EXCLUSION,
@@ -53,6 +55,10 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'simulator.pause': { fields: [] },
   'simulator.resume': { fields: [] },
   'simulator.advance': { fields: ['seconds'] },
+  'instance.blocked-version.add': { fields: ['pattern', 'reason'] },
+  'instance.blocked-version.remove': { fields: ['pattern', 'reason'] },
+  'organization.create': { fields: ['name'] },
+  'organization.provider': { fields: ['kind'], adminFields: ['credentialsRef'] },
   'policy.organization.update': POLICY,
   'policy.freeze': POLICY,
   'policy.unfreeze': POLICY,

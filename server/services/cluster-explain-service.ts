@@ -5,29 +5,29 @@ import type { Db } from '@/db/open-database';
 import { listBlockers } from '@/server/domain/evaluation/blockers';
 import { nextScheduleRuns } from '@/server/domain/plan/cron-schedule';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { listRecentActions, listRecentDecisions } from '@/server/repositories/cluster-event-repository';
 import { AppError } from './app-error';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 
 const NEXT_RUNS = 5;
 
-export function createClusterExplainService(db: Db, now: () => Date) {
+export function createClusterExplainService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
     explain(name: string) {
-      const row = findClusterByName(db, name);
+      const org = scope();
+      const row = org && findClusterByName(db, name, org.id);
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();
-      const org = findOrganization(db);
       const events = {
-        decisions: listRecentDecisions(db, name).map((d) => ({
+        decisions: listRecentDecisions(db, org.id, name).map((d) => ({
           at: d.at.toISOString(),
           action: d.action,
           version: d.version,
           reason: d.reason,
           message: d.message,
         })),
-        actions: listRecentActions(db, name).map((a) => ({
+        actions: listRecentActions(db, org.id, name).map((a) => ({
           at: a.createdAt.toISOString(),
           kind: a.kind,
           version: a.version,

@@ -5,7 +5,7 @@ import type { Db } from '@/db/open-database';
 import * as clustersRepo from '@/server/repositories/cluster-repository';
 import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
 import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import { AppError } from './app-error';
 
@@ -125,10 +125,10 @@ export function parseLabelFilter(label: string | undefined): clustersRepo.Cluste
 
 type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string };
 
-export function createClusterService(db: Db, now: () => Date) {
+export function createClusterService(db: Db, now: () => Date, scope: OrganizationScope) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
   function engineLookup(): EngineLookup {
-    const org = findOrganization(db);
+    const org = scope();
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
     return stored?.ok ? engineLookupOf(stored.view) : NO_ENGINE_VIEW;
   }
@@ -142,9 +142,11 @@ export function createClusterService(db: Db, now: () => Date) {
       offset: number;
       limit: number;
     }) {
+      const org = scope();
+      if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
       const engine = engineLookup();
       const { neverUpgrades, label, ...rest } = input.filter;
-      const filter = { ...rest, label: parseLabelFilter(label) };
+      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
       const { rows, total } = clustersRepo.listClusters(db, {
         ...input,
         filter: neverUpgrades ? { ...filter, names: engine.allNever() } : filter,
@@ -154,7 +156,8 @@ export function createClusterService(db: Db, now: () => Date) {
     },
 
     byName(name: string) {
-      const row = clustersRepo.findClusterByName(db, name);
+      const org = scope();
+      const row = org && clustersRepo.findClusterByName(db, name, org.id);
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const history = clustersRepo.listClusterUpgrades(db, row.id).map((u) => ({
         fromVersion: u.fromVersion,
@@ -173,13 +176,17 @@ export function createClusterService(db: Db, now: () => Date) {
     },
 
     facets() {
-      return { ...clustersRepo.distinctValues(db), neverUpgrades: engineLookup().allNever().length };
+      const org = scope();
+      if (!org) return { sectors: [], workloads: [], states: [], reasons: [], minors: [], regions: [], labels: [], neverUpgrades: 0 };
+      return { ...clustersRepo.distinctValues(db, org.id), neverUpgrades: engineLookup().allNever().length };
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
     versionDistribution(input: ListFilter = {}) {
+      const org = scope();
+      if (!org) return [];
       const { neverUpgrades, label, ...rest } = input;
-      const filter = { ...rest, label: parseLabelFilter(label) };
+      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
       const byVersion = new Map<string, Record<string, number>>();
       const selected = neverUpgrades ? { ...filter, names: engineLookup().allNever() } : filter;
       for (const { version, state, count } of clustersRepo.countByVersion(db, selected)) {

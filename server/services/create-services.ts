@@ -23,10 +23,14 @@ import { createActivityService } from './activity-service';
 import { createGraphService } from './graph-service';
 import { createGraphRefreshService } from './graph-refresh-service';
 import { createSetupService } from './setup-service';
+import { createOrganizationService } from './organization-service';
+import { createOrganizationRoleService } from './organization-roles';
+import { createInstanceBlockedVersionService } from './instance-blocked-version-service';
 import { createVersionGateService } from './version-gate-service';
 import { createApprovalService } from './approval-service';
 import { createProvider } from '@/server/integrations/providers/create-provider';
 import type { FleetProvider } from '@/server/integrations/providers/types';
+import { organizationScope, type OrganizationScope } from './organization-scope';
 
 /**
  * Two clocks. `fleetNow` is the fleet's time: real time, or the simulator's clock, which runs
@@ -45,36 +49,43 @@ export interface ServiceDeps {
   scheduler?: SchedulerControl;
   /** the provider for an operator's write there (a version gate agreement); built when needed, the configured one by default */
   provider?: () => Promise<FleetProvider>;
+  /** the organization the request works on (server/services/organization-scope.ts); the user's or the first by default */
+  organization?: OrganizationScope;
 }
 
 export function createServices(deps: ServiceDeps) {
+  const org = deps.organization ?? organizationScope(deps.db);
   return {
     auth: createAuthService(deps),
     users: createUserService(deps),
     tokens: createTokenService(deps),
-    clusters: createClusterService(deps.db, deps.fleetNow),
-    clusterExplain: createClusterExplainService(deps.db, deps.fleetNow),
-    fleet: createFleetService(deps.db, deps.fleetNow, deps.env.provider.name),
-    policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow),
-    plans: createPlanService(deps.db, deps.fleetNow),
-    versions: createVersionService(deps.db),
-    sectors: createSectorService(deps.db, deps.fleetNow),
-    soak: createSoakService(deps.db, deps.fleetNow),
-    forecast: createForecastService(deps.db, deps.fleetNow),
+    clusters: createClusterService(deps.db, deps.fleetNow, org),
+    clusterExplain: createClusterExplainService(deps.db, deps.fleetNow, org),
+    fleet: createFleetService(deps.db, deps.fleetNow, deps.env.provider.name, org),
+    policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow, org),
+    plans: createPlanService(deps.db, deps.fleetNow, org),
+    versions: createVersionService(deps.db, org),
+    sectors: createSectorService(deps.db, deps.fleetNow, org),
+    soak: createSoakService(deps.db, deps.fleetNow, org),
+    forecast: createForecastService(deps.db, deps.fleetNow, org),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
-    exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow),
-    lifecycle: createLifecycleService(deps.db, deps.realNow),
-    webhooks: createWebhookService(deps.db, deps.realNow, deps.env),
-    hooks: createHookService(deps.db, deps.realNow, deps.env),
-    activity: createActivityService(deps.db),
-    graphs: createGraphService(deps.db, deps.realNow),
+    exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow, org),
+    lifecycle: createLifecycleService(deps.db, deps.realNow, org),
+    webhooks: createWebhookService(deps.db, deps.realNow, deps.env, org),
+    hooks: createHookService(deps.db, deps.realNow, deps.env, org),
+    activity: createActivityService(deps.db, org),
+    graphs: createGraphService(deps.db, deps.realNow, org),
     graphRefresh: createGraphRefreshService({ db: deps.db, realNow: deps.realNow, settings: deps.env.updateService }),
-    setup: createSetupService(deps),
-    approvals: createApprovalService(deps.db, deps.realNow),
+    instanceBlockedVersions: createInstanceBlockedVersionService(deps.db, deps.realNow),
+    organizationRoles: createOrganizationRoleService(deps.db, deps.realNow),
+    organizations: createOrganizationService(deps.db, deps.realNow, org),
+    setup: createSetupService({ ...deps, organization: org }),
+    approvals: createApprovalService(deps.db, deps.realNow, org),
     versionGates: createVersionGateService({
       db: deps.db,
       realNow: deps.realNow,
       provider: deps.provider ?? (() => createProvider(deps.db, deps.env.provider)),
+      organization: org,
     }),
   };
 }

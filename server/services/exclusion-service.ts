@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName } from '@/server/repositories/cluster-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import {
   deleteExclusion,
   findExclusionById,
@@ -37,9 +37,9 @@ function auditedFields(row: ExclusionRow) {
 }
 
 /** `now` is the fleet's clock (which exclusions are active); `realNow` stamps records and audit rows */
-export function createExclusionService(db: Db, now: () => Date, realNow: () => Date = () => new Date()) {
+export function createExclusionService(db: Db, now: () => Date, realNow: () => Date, scope: OrganizationScope) {
   const org = () => {
-    const o = findOrganization(db);
+    const o = scope();
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
@@ -59,7 +59,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
       if (input.scope !== 'organization' && !subject) problems.push({ path: 'subject', message: `name the ${input.scope}` });
       if (input.scope === 'sector' && subject && !listSectorNames(db, o.id).includes(subject))
         problems.push({ path: 'subject', message: `sector '${subject}' does not exist` });
-      if (input.scope === 'cluster' && subject && !findClusterByName(db, subject))
+      if (input.scope === 'cluster' && subject && !findClusterByName(db, subject, o.id))
         problems.push({ path: 'subject', message: `cluster '${subject}' does not exist` });
       if (!input.reason.trim()) problems.push({ path: 'reason', message: 'say why' });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);

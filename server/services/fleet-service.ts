@@ -2,15 +2,15 @@
 import type { Db } from '@/db/open-database';
 import type { ProviderName } from '@/server/env';
 import { countClusters } from '@/server/repositories/cluster-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { hasSetting, latestFinishedTick } from '@/server/repositories/scheduler-repository';
 import { SIMULATOR_CLOCK_KEY } from '@/server/fleet-clock';
 
-export function createFleetService(db: Db, now: () => Date, provider: ProviderName) {
+export function createFleetService(db: Db, now: () => Date, provider: ProviderName, scope: OrganizationScope) {
   return {
     status() {
-      const org = findOrganization(db);
-      const clusterCount = countClusters(db);
+      const org = scope();
+      const clusterCount = org ? countClusters(db, org.id) : 0;
       const simulated = hasSetting(db, SIMULATOR_CLOCK_KEY);
       const lastTick = latestFinishedTick(db);
       return {

@@ -18,7 +18,7 @@ import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { readForecastInputsRevision } from '@/server/repositories/data-version-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
 import { gatedForecastOptions, runForecastSliced } from './forecast-runner';
@@ -78,7 +78,7 @@ type Cache = Map<string, Promise<CacheEntry>>;
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
 const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$client'], Cache>());
 
-export function createForecastService(db: Db, now: () => Date) {
+export function createForecastService(db: Db, now: () => Date, scope: OrganizationScope) {
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
@@ -88,12 +88,12 @@ export function createForecastService(db: Db, now: () => Date) {
     // Minute resolution: the scheduler's grid (a copy: the clock's own Date is left as it is).
     const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
-    const org = findOrganization(db);
+    const org = scope();
     const inputs = org ? readForecastInputsRevision(db, org.id) : null;
     const key =
       inputs === null
         ? null
-        : JSON.stringify([inputs, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
+        : JSON.stringify([org!.id, inputs, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
     let cache = caches.get(db.$client);
     if (!cache) caches.set(db.$client, (cache = new Map<string, Promise<CacheEntry>>()));
     const hit = key === null ? undefined : cache.get(key);
@@ -119,7 +119,7 @@ export function createForecastService(db: Db, now: () => Date) {
   }
 
   async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
-    const org = findOrganization(db);
+    const org = scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     const document = applyForecastOverrides(loadPlanDocument(db, org.id, at), input.overrides);
     const parsed = validatePlanInput(document);

@@ -30,6 +30,7 @@ import {
   type StoredGraphMeta,
 } from '@/server/repositories/update-graph-repository';
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
+import { organizationScope, type OrganizationScope } from './organization-scope';
 import { AppError } from './app-error';
 import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 
@@ -87,7 +88,8 @@ function architectureFromText(text: string): string | null {
 }
 
 /** `now` is the wall clock: it stamps imports and audit rows (the fleet clock plays no part here) */
-export function createGraphService(db: Db, now: () => Date) {
+/** The update graphs are the instance's; the clusters to pick a source from are the request's organization's (`scope`). */
+export function createGraphService(db: Db, now: () => Date, scope: OrganizationScope = organizationScope(db)) {
   function storedKey(graphs: readonly StoredGraphMeta[]): string {
     return graphs
       .map((g) => `${g.id}@${g.importedAt.getTime()}`)
@@ -198,8 +200,10 @@ export function createGraphService(db: Db, now: () => Date) {
 
     /** Clusters of the fleet to pick a source from (name, version, node count). */
     clusterOptions(search: string | undefined, limit: number) {
+      const org = scope();
+      if (!org) return { total: 0, clusters: [] };
       const { rows, total } = listClusters(db, {
-        filter: { search: search || undefined },
+        filter: { search: search || undefined, organizationId: org.id },
         sort: 'name',
         direction: 'asc',
         offset: 0,
@@ -214,7 +218,8 @@ export function createGraphService(db: Db, now: () => Date) {
       let facts: ClusterInhibitorFacts | null = null;
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
-        const row = findClusterByName(db, input.clusterName);
+        const org = scope();
+        const row = org && findClusterByName(db, input.clusterName, org.id);
         if (!row)
           throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
         cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };

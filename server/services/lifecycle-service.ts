@@ -5,7 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { LIFECYCLE_REASONS } from '@/server/domain/lifecycle/reasons';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findClusterByName } from '@/server/repositories/cluster-repository';
+import { findClusterById, findClusterByName } from '@/server/repositories/cluster-repository';
 import {
   acknowledgeAttemptFailure,
   getAttempt,
@@ -14,14 +14,21 @@ import {
 } from '@/server/repositories/lifecycle-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import type { OrganizationScope } from './organization-scope';
 
 export const MAX_ACK_COMMENT = 1000;
 
-export function createLifecycleService(db: Db, realNow: () => Date = () => new Date()) {
+/** `scope`: the request's organization; attempts of another organization's clusters are not found */
+export function createLifecycleService(db: Db, realNow: () => Date, scope: OrganizationScope) {
+  const inScope = (clusterId: number) => {
+    const org = scope();
+    return org !== undefined && findClusterById(db, clusterId)?.organizationId === org.id;
+  };
   return {
     /** The cluster's most recent attempts (newest first), each with its transitions and reason text. */
     forCluster(name: string, limit = 10) {
-      const cluster = findClusterByName(db, name);
+      const org = scope();
+      const cluster = org && findClusterByName(db, name, org.id);
       if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
       const attempts = listClusterAttempts(db, cluster.id, limit);
       const transitions = listAttemptTransitions(
@@ -49,7 +56,7 @@ export function createLifecycleService(db: Db, realNow: () => Date = () => new D
       const at = realNow();
       return withTransaction(db, (tx) => {
         const attempt = getAttempt(tx, input.id);
-        if (!attempt) throw new AppError('NOT_FOUND', `No upgrade attempt ${input.id}`);
+        if (!attempt || !inScope(attempt.clusterId)) throw new AppError('NOT_FOUND', `No upgrade attempt ${input.id}`);
         if (!acknowledgeAttemptFailure(tx, input.id, { by: input.actor.name, comment, at: at.getTime() }))
           throw new AppError(
             'CONFLICT',

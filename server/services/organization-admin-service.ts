@@ -1,16 +1,20 @@
-// Setting up the installation's organization from the command line (`fleetplan org`,
-// `fleetplan demo remove`): list it, create or name it on a fresh database, and replace the demo
-// fleet with a blank organization for a real provider. fleetplan keeps one organization per
-// database: creating a second one is refused with that said.
+// The instance's organizations (`fleetplan org`, `fleetplan demo remove`, the Set-up page and the
+// top bar's "new organization"): list them, create one, and replace the demo fleet with a blank
+// organization for a real provider. Creating names the blank organization a real provider's first
+// start made when it is the only one (still `unnamed`, no policies, sectors or blocked versions);
+// otherwise it adds an organization beside the others.
 import type { Db } from '@/db/open-database';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { wipeFleetData } from '@/server/repositories/demo-fleet-repository';
 import {
-  findOrganization,
+  findOrganizationByName,
   insertEmptyOrganization,
+  listOrganizations,
   organizationContents,
   renameOrganization,
+  setOrganizationProvider,
 } from '@/server/repositories/organization-repository';
+import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
 
@@ -21,14 +25,20 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export function createOrganizationAdminService(db: Db, realNow: () => Date) {
   return {
     list() {
-      const org = findOrganization(db);
-      if (!org) return [];
-      return [{ name: org.name, revision: org.revision, frozen: org.frozen, ...organizationContents(db, org.id) }];
+      return listOrganizations(db).map((org) => ({
+        name: org.name,
+        revision: org.revision,
+        frozen: org.frozen,
+        provider: org.providerKind,
+        credentialsRef: org.providerCredentialsRef,
+        ...organizationContents(db, org.id),
+      }));
     },
 
     /**
-     * Creates the organization on an empty database, or names the blank one a real provider's
-     * first start made (no policies, sectors or blocked versions yet; its discovered clusters stay).
+     * Creates an organization, or names the blank one a real provider's first start made when it
+     * is the only organization (no policies, sectors or blocked versions yet; its discovered
+     * clusters stay). A name already taken is refused.
      */
     create(actor: string, name: string) {
       if (!NAME.test(name)) {
@@ -38,16 +48,18 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
       }
       return withTransaction(db, (tx) => {
         const now = realNow();
-        const existing = findOrganization(tx);
-        if (existing) {
-          const held = organizationContents(tx, existing.id);
-          const blank = existing.name === UNNAMED_ORGANIZATION && held.managed === 0 && held.sectors === 0 && held.blockedVersions === 0;
-          if (!blank) {
-            throw new AppError(
-              'CONFLICT',
-              `this database holds organization ${existing.name} already; fleetplan keeps one organization per database (run another instance, with its own DATABASE_URL, for another organization)`,
-            );
-          }
+        if (findOrganizationByName(tx, name)) throw new AppError('CONFLICT', `organization ${name} exists already`);
+        const all = listOrganizations(tx);
+        const existing = all.length === 1 ? all[0]! : null;
+        const held = existing ? organizationContents(tx, existing.id) : null;
+        const blank =
+          existing !== null &&
+          held !== null &&
+          existing.name === UNNAMED_ORGANIZATION &&
+          held.managed === 0 &&
+          held.sectors === 0 &&
+          held.blockedVersions === 0;
+        if (existing && held && blank) {
           renameOrganization(tx, existing.id, name, now);
           appendAudit(tx, {
             at: now,
@@ -66,14 +78,53 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
     },
 
     /**
+     * Gives an organization its own provider, or (kind null) leaves it to the instance's. The
+     * reference says where the credentials are — `ocm`: the name of an environment variable holding
+     * an offline token; `kubernetes`: an absolute kubeconfig path; `simulator`: none — and is all
+     * that is stored: never a secret.
+     */
+    setProvider(actor: string, input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null }) {
+      const ref = input.credentialsRef?.trim() || null;
+      const problems: { path: string; message: string }[] = [];
+      if (input.kind === 'ocm' && (ref === null || !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref)))
+        problems.push({ path: 'credentialsRef', message: 'the name of the environment variable that holds the OCM offline token' });
+      if (input.kind === 'kubernetes' && (ref === null || !ref.startsWith('/') || ref.length > 4096 || ref.includes('\0')))
+        problems.push({ path: 'credentialsRef', message: 'the absolute path of the kubeconfig file' });
+      if ((input.kind === 'simulator' || input.kind === null) && ref !== null)
+        problems.push({ path: 'credentialsRef', message: `no credentials reference for ${input.kind ?? 'the instance provider'}` });
+      if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
+      return withTransaction(db, (tx) => {
+        const org = findOrganizationByName(tx, input.organization);
+        if (!org) throw new AppError('NOT_FOUND', `There is no organization named ${JSON.stringify(input.organization)}`);
+        const now = realNow();
+        setOrganizationProvider(tx, org.id, input.kind, ref, now);
+        appendAudit(tx, {
+          at: now,
+          actor,
+          action: 'organization.provider',
+          target: `organization:${org.name}`,
+          before: { kind: org.providerKind, credentialsRef: org.providerCredentialsRef },
+          after: { kind: input.kind, credentialsRef: ref },
+        });
+        return { organization: org.name, kind: input.kind, credentialsRef: ref };
+      });
+    },
+
+    /**
      * Removes the simulated demo fleet (its organization, clusters, policies, soak, ticks and
      * decisions; users, tokens, webhooks and the audit log stay) and leaves a blank organization,
      * so a real provider's clusters can come in. Refused when the fleet is not the demo's.
      */
     removeDemo(actor: string) {
       return withTransaction(db, (tx) => {
-        const org = findOrganization(tx);
+        const all = listOrganizations(tx);
+        const org = all[0];
         if (!org) throw new AppError('NOT_FOUND', 'There is no fleet to remove: the database is empty');
+        if (all.length > 1)
+          throw new AppError(
+            'CONFLICT',
+            `the instance holds ${all.length} organizations: the demo is removed only from a single-organization instance`,
+          );
         const held = organizationContents(tx, org.id);
         if (held.clusters === 0)
           throw new AppError('NOT_FOUND', `organization ${org.name} has no clusters: there is no demo fleet to remove`);

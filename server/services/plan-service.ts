@@ -8,12 +8,12 @@ import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems } from '@/server/domain/policy-files/named-problems';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { AppError } from './app-error';
 
-export function createPlanService(db: Db, now: () => Date) {
+export function createPlanService(db: Db, now: () => Date, scope: OrganizationScope) {
   function loadInput(at: Date): PlanInput {
-    const org = findOrganization(db);
+    const org = scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
     const doc = loadPlanDocument(db, org.id, at);
     const result = validatePlanInput(doc);

@@ -1,3 +1,4 @@
+import { organizationScope } from '@/server/services/organization-scope';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
@@ -9,7 +10,7 @@ const NOW = new Date('2024-07-10T08:00:00Z');
 describe('sector service on the demo fleet', () => {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
-  const overview = createSectorService(db, () => NOW).overview();
+  const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
   const byName = new Map(overview.sectors.map((s) => [s.name, s]));
   const raw = db.$client;
 
@@ -65,7 +66,7 @@ describe('sector service on the demo fleet', () => {
   });
 
   it('soak: defaults to the newest version someone waits for and estimates threshold dates', () => {
-    const soak = createSoakService(db, () => NOW);
+    const soak = createSoakService(db, () => NOW, organizationScope(db));
     const { default: def, options } = soak.versions();
     expect(def).not.toBeNull();
     const waiting = options.filter((o) => o.waiting > 0 && o.soakDays > 0).map((o) => o.version);

@@ -4,7 +4,7 @@
 import type { Db } from '@/db/open-database';
 import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions } from '@/server/domain/version/version';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import * as repo from '@/server/repositories/sector-repository';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import type { ManagedCluster } from '@/server/domain/plan/decide-upgrades';
@@ -69,10 +69,10 @@ export interface SectorsOverview {
   sectors: SectorSummary[];
 }
 
-export function createSectorService(db: Db, now: () => Date) {
+export function createSectorService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
     overview(): SectorsOverview {
-      const org = findOrganization(db);
+      const org = scope();
       if (!org) return { organization: null, sectors: [] };
       const rows = repo.listSectorRows(db, org.id);
       const counts = repo.countBySectorWorkloadVersion(db, org.id);

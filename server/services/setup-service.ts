@@ -4,10 +4,11 @@
 // settings name (FLEETPLAN_PROVIDER and its credentials, server/env.ts); testing it only reads.
 import type { Db } from '@/db/open-database';
 import type { FleetplanEnv, ProviderSettings } from '@/server/env';
-import { createProvider } from '@/server/integrations/providers/create-provider';
+import { createProvider, providerForOrganization } from '@/server/integrations/providers/create-provider';
 import { ProviderError, type FleetProvider } from '@/server/integrations/providers/types';
 import { readSnapshotObservedAt } from '@/server/repositories/decision-repository';
-import { findOrganization, organizationContents } from '@/server/repositories/organization-repository';
+import { findFirstOrganization, organizationContents } from '@/server/repositories/organization-repository';
+import { organizationScope, type OrganizationScope } from './organization-scope';
 import { createOrganizationAdminService, UNNAMED_ORGANIZATION } from './organization-admin-service';
 
 /** The connection test under way per database (one per process and installation). */
@@ -63,16 +64,19 @@ export interface SetupDeps {
   provider?: () => Promise<FleetProvider>;
   /** default CONNECTION_TEST_TIMEOUT_MS */
   connectionTestTimeoutMs?: number;
+  /** the organization whose set-up is shown (the request's) */
+  organization?: OrganizationScope;
 }
 
 export function createSetupService(deps: SetupDeps) {
   const { db, env } = deps;
   const admin = createOrganizationAdminService(db, deps.realNow);
   const limitMs = deps.connectionTestTimeoutMs ?? CONNECTION_TEST_TIMEOUT_MS;
+  const scope = deps.organization ?? organizationScope(db);
   return {
     /** Where the installation stands: each step done or not. */
     status() {
-      const org = findOrganization(db);
+      const org = scope();
       const held = org ? organizationContents(db, org.id) : null;
       const observedAt = readSnapshotObservedAt(db);
       const named = org !== null && org !== undefined && org.name !== UNNAMED_ORGANIZATION;
@@ -116,12 +120,21 @@ export function createSetupService(deps: SetupDeps) {
     },
   };
 
+  /** the organization's own provider when it has one (organizationProviderSettings), else the instance's */
+  async function organizationProvider(): Promise<FleetProvider> {
+    const org = scope();
+    if (!org) return createProvider(db, env.provider);
+    const provider = await providerForOrganization(db, org, findFirstOrganization(db)?.id === org.id, env.provider);
+    if (!provider) throw new Error(`organization ${org.name} has no provider of its own (the instance's serves the first organization)`);
+    return provider;
+  }
+
   async function runConnectionTest(): Promise<ConnectionTest> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const provider = await (deps.provider ?? (() => createProvider(db, env.provider)))();
+      const provider = await (deps.provider ?? organizationProvider)();
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs);
       });

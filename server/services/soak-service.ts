@@ -3,8 +3,9 @@
 import type { Db } from '@/db/open-database';
 import { estimateSoakEtas, type SoakThresholdEta } from '@/server/domain/forecast/soak-eta';
 import { findBlockingPattern } from '@/server/domain/plan/blocked-versions';
+import { listInstanceBlockedPatterns } from '@/server/repositories/instance-blocked-version-repository';
 import { compareVersions } from '@/server/domain/version/version';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
 import { listBlockedPatterns } from '@/server/repositories/sector-repository';
 import * as repo from '@/server/repositories/soak-query-repository';
 import { AppError } from './app-error';
@@ -36,17 +37,17 @@ export interface SoakSeries {
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export function createSoakService(db: Db, now: () => Date) {
+export function createSoakService(db: Db, now: () => Date, scope: OrganizationScope) {
   const org = () => {
-    const o = findOrganization(db);
+    const o = scope();
     if (!o) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     return o;
   };
   return {
     versions(): { options: SoakVersionOption[]; default: { version: string; workload: string } | null } {
-      const o = findOrganization(db);
+      const o = scope();
       if (!o) return { options: [], default: null };
-      const blocked = listBlockedPatterns(db, o.id);
+      const blocked = [...listInstanceBlockedPatterns(db), ...listBlockedPatterns(db, o.id)];
       const soak = new Map(repo.listSoakTotals(db, o.id).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
       const options = new Map<string, SoakVersionOption>();
       for (const row of repo.countOffersByThreshold(db, o.id)) {

@@ -82,8 +82,15 @@ export function storedFleetLoadCounts(): { full: number; soakAndGates: number } 
   return { ...loadCounts };
 }
 
-const loaded = new WeakMap<Db['$client'], LoadedFleet>();
-const lastEvaluation = new WeakMap<Db['$client'], { key: string; at: number; result: StoredFleetEvaluation }>();
+/** per database connection and organization: each organization's fleet is kept apart (its structure is never reused for another) */
+const loaded = new WeakMap<Db['$client'], Map<number, LoadedFleet>>();
+const lastEvaluation = new WeakMap<Db['$client'], Map<number, { key: string; at: number; result: StoredFleetEvaluation }>>();
+
+function perOrganization<T>(map: WeakMap<Db['$client'], Map<number, T>>, db: Db): Map<number, T> {
+  let m = map.get(db.$client);
+  if (!m) map.set(db.$client, (m = new Map<number, T>()));
+  return m;
+}
 
 export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): StoredFleetEvaluation {
   const at = evaluationInstant(now);
@@ -95,9 +102,9 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   const checkIn = readSoakCheckIn(db, org.id);
   const checkInCounts = checkIn !== null && checkIn.getTime() <= at.getTime();
   const key = JSON.stringify([dataVersion, org.id, org.frozen, org.frozenReason ?? null, checkInCounts]);
-  const cached = lastEvaluation.get(db.$client);
+  const cached = perOrganization(lastEvaluation, db).get(org.id);
   if (cached?.key === key && cached.at === at.getTime()) return cached.result;
-  let fleet = loaded.get(db.$client);
+  let fleet = perOrganization(loaded, db).get(org.id);
   // an earlier minute than the load's could need exclusions that had ended by then
   if (fleet?.key !== key || fleet.loadedAt > at.getTime()) {
     const structure = readPlanStructureRevision(db);
@@ -105,10 +112,10 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
       fleet && structure !== null && fleet.structure === structure && fleet.loadedAt <= at.getTime() && fleet.parsed.ok
         ? reloadSoakAndGates(db, org, at, key, fleet)
         : load(db, org, at, key, structure);
-    loaded.set(db.$client, fleet);
+    perOrganization(loaded, db).set(org.id, fleet);
   }
   const result = atMinute(fleet, at);
-  lastEvaluation.set(db.$client, { key, at: at.getTime(), result });
+  perOrganization(lastEvaluation, db).set(org.id, { key, at: at.getTime(), result });
   return result;
 }
 

@@ -10,6 +10,7 @@ import { appendAudit } from '@/server/repositories/audit-repository';
 import { findClusterByName, listPendingVersionGates, removePendingVersionGate } from '@/server/repositories/cluster-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import type { OrganizationScope } from './organization-scope';
 
 /**
  * Acknowledgements in progress in this process, by cluster and gate: a second click (or a second
@@ -35,11 +36,17 @@ export interface PendingVersionGate {
   documentationUrl: string | null;
 }
 
-export function createVersionGateService(deps: { db: Db; realNow: () => Date; provider: () => Promise<FleetProvider> }) {
+export function createVersionGateService(deps: {
+  db: Db;
+  realNow: () => Date;
+  provider: () => Promise<FleetProvider>;
+  organization: OrganizationScope;
+}) {
   const { db } = deps;
 
   async function acknowledgeOnce(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
-    const row = findClusterByName(db, input.cluster);
+    const org = deps.organization();
+    const row = org && findClusterByName(db, input.cluster, org.id);
     if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.cluster}`);
     const gate = row.pendingVersionGates.find((g) => g.id === input.gateId);
     if (!gate)
@@ -85,7 +92,9 @@ export function createVersionGateService(deps: { db: Db; realNow: () => Date; pr
   return {
     /** every gate a cluster has not agreed to, by cluster name then minor */
     pending(): PendingVersionGate[] {
-      return listPendingVersionGates(db).flatMap((row) =>
+      const org = deps.organization();
+      if (!org) return [];
+      return listPendingVersionGates(db, org.id).flatMap((row) =>
         [...row.gates]
           .sort((a, b) => a.minor.localeCompare(b.minor, 'en', { numeric: true }))
           .map((g) => ({

@@ -3,7 +3,8 @@
 import type { Db } from '@/db/open-database';
 import { patternMatches } from '@/server/domain/plan/blocked-versions';
 import { compareVersions, isSemver } from '@/server/domain/version/version';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import type { OrganizationScope } from './organization-scope';
+import { listInstanceBlockedVersions } from '@/server/repositories/instance-blocked-version-repository';
 import { countClustersByVersion, listBlockedVersions, listVersionSoakOf } from '@/server/repositories/version-repository';
 
 export interface VersionHistoryRow {
@@ -12,7 +13,7 @@ export interface VersionHistoryRow {
   firstSeenAt: string | null;
   /** workload -> soak */
   workloads: Record<string, { soakDays: number; reportingCount: number; reporting: string[] }>;
-  blockedBy: { pattern: string; reason: string }[];
+  blockedBy: { pattern: string; reason: string; instanceWide: boolean }[];
 }
 
 const MAX_REPORTING_NAMES = 20;
@@ -22,12 +23,16 @@ function byVersionDesc(a: string, b: string): number {
   return b.localeCompare(a);
 }
 
-export function createVersionService(db: Db) {
+export function createVersionService(db: Db, scope: OrganizationScope) {
   return {
     history() {
-      const org = findOrganization(db);
+      const org = scope();
       if (!org) return { workloads: [], versions: [] as VersionHistoryRow[], blocked: [] };
-      const blocked = listBlockedVersions(db, org.id);
+      // the instance's blocked versions block here too (named instance-wide), then the organization's own
+      const blocked = [
+        ...listInstanceBlockedVersions(db).map((b) => ({ ...b, instanceWide: true })),
+        ...listBlockedVersions(db, org.id).map((b) => ({ ...b, instanceWide: false })),
+      ];
       const rows = new Map<string, VersionHistoryRow>();
       const row = (version: string) => {
         let r = rows.get(version);
@@ -51,7 +56,9 @@ export function createVersionService(db: Db) {
       }
       for (const { version, count } of countClustersByVersion(db, org.id)) row(version).runningCount = count;
       for (const r of rows.values()) {
-        r.blockedBy = blocked.filter((b) => patternMatches(b.pattern, r.version)).map((b) => ({ pattern: b.pattern, reason: b.reason }));
+        r.blockedBy = blocked
+          .filter((b) => patternMatches(b.pattern, r.version))
+          .map((b) => ({ pattern: b.pattern, reason: b.reason, instanceWide: b.instanceWide }));
       }
       const versions = [...rows.values()].sort((a, b) => byVersionDesc(a.version, b.version));
       return {
@@ -60,6 +67,7 @@ export function createVersionService(db: Db) {
         blocked: blocked.map((b) => ({
           pattern: b.pattern,
           reason: b.reason,
+          instanceWide: b.instanceWide,
           createdBy: b.createdBy,
           createdAt: b.createdAt.toISOString(),
           matches: versions.filter((v) => v.blockedBy.some((x) => x.pattern === b.pattern)).map((v) => v.version),

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import * as t from '@/db/schema';
+import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import type { Actor } from '@/server/auth/actor';
@@ -61,6 +62,7 @@ describe('webhook secrets at rest', () => {
   it('stores the secret encrypted and signs deliveries with the decrypted secret', async () => {
     const target = await receiver();
     const db = openDatabase(':memory:');
+    insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
     const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
     const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
     const secret = 'receiver-shared-secret-0123456789';
@@ -145,6 +147,7 @@ describe('the server secret key', () => {
 describe('webhook changes and their audit entries', () => {
   it('writes a webhook and its audit entry together: when the audit insert fails, nothing is created or deleted', async () => {
     const db = openDatabase(':memory:');
+    insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
     const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
     const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
     const kept = await caller.webhooks.create({ name: 'ops', url: 'http://127.0.0.1:9/hook', events: [] });

@@ -34,6 +34,7 @@ import {
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import { requireScopedOrganization, type OrganizationScope } from './organization-scope';
 
 export const MAX_DELIVERY_ATTEMPTS = 6;
 export const DEFAULT_BACKOFF_BASE_MS = 30_000;
@@ -280,18 +281,28 @@ export async function deliverDueWebhooks(
 export const WEBHOOK_EVENTS = UPGRADE_EVENTS;
 
 /** `now` is the wall clock (audit rows) */
-export function createWebhookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {
+export function createWebhookService(
+  db: Db,
+  now: () => Date,
+  env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>,
+  scope: OrganizationScope,
+) {
   return {
+    /** the organization's webhooks (they receive its events only) */
     list() {
-      return listWebhooks(db).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
+      const org = scope();
+      if (!org) return [];
+      return listWebhooks(db, org.id).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
     },
     async create(input: { name: string; url: string; secret?: string; events: string[]; actor: Actor }) {
+      const org = requireScopedOrganization(scope);
       const url = await validateWebhookUrl(input.url, env);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
       const sealed = sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE);
       // the webhook and its audit entry are one write: a failed audit leaves no unaudited webhook
       const row = withTransaction(db, (tx) => {
         const created = insertWebhook(tx, {
+          organizationId: org.id,
           name: input.name,
           url: url.toString(),
           secret: sealed,
@@ -305,7 +316,7 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
           action: 'webhook.create',
           target: `webhook:${created.id}`,
           before: null,
-          after: { name: created.name, url: created.url, events: created.events },
+          after: { name: created.name, url: created.url, events: created.events, organization: org.name },
         });
         return created;
       });
@@ -313,7 +324,7 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
       return { id: row.id, name: row.name, url: row.url, events: row.events, secret };
     },
     delete(input: { id: number; actor: Actor }) {
-      const row = findWebhook(db, input.id);
+      const row = findWebhook(db, requireScopedOrganization(scope).id, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Webhook ${input.id} does not exist`);
       withTransaction(db, (tx) => {
         deleteWebhook(tx, input.id);
@@ -329,7 +340,9 @@ export function createWebhookService(db: Db, now: () => Date, env: Pick<Fleetpla
       return { id: input.id };
     },
     deliveries(input: { webhookId?: number; offset: number; limit: number }) {
-      return listDeliveries(db, input);
+      const org = scope();
+      if (!org) return { rows: [], total: 0 };
+      return listDeliveries(db, { ...input, organizationId: org.id });
     },
   };
 }

@@ -1,6 +1,7 @@
 // The cluster "why not" explains what the scheduler does: it runs evaluateFleet with the stored
 // gates. It used to run the bare engine, so it promised upgrades a gate stops and showed mutexes
 // as held by clusters the gate had stopped.
+import { organizationScope } from '@/server/services/organization-scope';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
@@ -42,7 +43,7 @@ function setup(opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
         createdAt: NOW,
       })
       .run();
-  return createClusterExplainService(db, () => NOW);
+  return createClusterExplainService(db, () => NOW, organizationScope(db));
 }
 
 describe('cluster explain service', () => {

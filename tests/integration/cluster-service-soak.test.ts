@@ -1,6 +1,7 @@
 // The Fleet table's soak column reads the engine's verdicts (evaluateFleet). It used to list every
 // newer offered version below its threshold from the stored soak, blocked ones included (a version
 // the engine will never pick), and without the soak gained since the last tick.
+import { organizationScope } from '@/server/services/organization-scope';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { saveVersionData } from '@/server/repositories/soak-repository';
@@ -30,7 +31,7 @@ describe("the Fleet table's soak column", () => {
     { versions: { '4.13.3': { workloads: { wl: { soakDays: 1, reporting: ['runner'] } } } } },
     new Date(NOW.getTime() - DAY),
   );
-  const service = createClusterService(db, () => NOW);
+  const service = createClusterService(db, () => NOW, organizationScope(db));
 
   it('lists unblocked candidates short of the threshold with the soak accumulated up to now', () => {
     const waiter = service

@@ -278,8 +278,9 @@ describe('/api/metrics: upgrade lifecycle families', () => {
     attempt('beta', '4.13.3', NOW.getTime() + HOUR);
 
     const parsed = await scrape();
-    const alpha = { cluster: 'alpha', cluster_uuid: 'ext-alpha' };
-    const beta = { cluster: 'beta', cluster_uuid: 'ext-beta' };
+    // each organization's upgrade families carry its name
+    const alpha = { organization: 'test-org', cluster: 'alpha', cluster_uuid: 'ext-alpha' };
+    const beta = { organization: 'test-org', cluster: 'beta', cluster_uuid: 'ext-beta' };
     expect(series(parsed, 'fleetplan_upgrade_state')).toEqual([
       { labels: { ...alpha, from_version: '4.13.1', to_version: '4.13.2', state: 'timed-out', reason: 'UPGRADE_TIMEOUT' }, value: 1 },
       { labels: { ...beta, from_version: '4.13.1', to_version: '4.13.3', state: 'scheduled', reason: '' }, value: 1 },
@@ -287,8 +288,8 @@ describe('/api/metrics: upgrade lifecycle families', () => {
     const perState = series(parsed, 'fleetplan_upgrade_state_clusters');
     expect(perState).toHaveLength(12);
     expect(perState.filter((s) => s.value !== 0)).toEqual([
-      { labels: { state: 'scheduled' }, value: 1 },
-      { labels: { state: 'timed-out' }, value: 1 },
+      { labels: { organization: 'test-org', state: 'scheduled' }, value: 1 },
+      { labels: { organization: 'test-org', state: 'timed-out' }, value: 1 },
     ]);
     expect(series(parsed, 'fleetplan_upgrade_last_transition_timestamp_seconds')).toEqual([
       { labels: alpha, value: (t0 + 9 * HOUR) / 1000 },

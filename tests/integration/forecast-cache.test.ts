@@ -1,3 +1,4 @@
+import { organizationScope } from '@/server/services/organization-scope';
 // The forecast is kept by what it depends on (the stored data and the request's options), not by
 // the fleet clock: paging through it a minute later must not simulate 10,000 clusters again,
 // while any write, or the clock moving an hour past its start, must.
@@ -16,11 +17,12 @@ function setup() {
   const db = openDatabase(':memory:');
   seedDemo(db, NOW);
   let clock = NOW;
-  const forecast = createForecastService(db, () => new Date(clock));
+  const forecast = createForecastService(db, () => new Date(clock), organizationScope(db));
   const policies = createPolicyService(
     db,
     () => clock,
     () => clock,
+    organizationScope(db),
   );
   const page = (more: { offset?: number; sector?: string; search?: string } = {}) =>
     forecast.run({ horizonDays: 30, upgradeMinutes: 90, offset: 0, limit: 5, ...more });
@@ -28,6 +30,7 @@ function setup() {
     db,
     () => clock,
     () => clock,
+    organizationScope(db),
   );
   return { db, page, policies, exclusions, setClock: (at: Date) => (clock = at) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
 import type { PlanInput } from '@/server/domain/plan/types';

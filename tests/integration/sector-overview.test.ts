@@ -1,6 +1,7 @@
 // The sector overview reads the engine's rules (evaluateFleet). Its own copy of sector gating
 // looked only at the organization's blocked versions, so a version every cluster of a sector
 // blocks for itself showed as the sector's next version and the dependency as holding it back.
+import { organizationScope } from '@/server/services/organization-scope';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { openDatabase } from '@/db/open-database';
@@ -32,7 +33,7 @@ describe('sector overview', () => {
       .where(eq(t.clusters.id, row.id))
       .run();
 
-    const prod = createSectorService(db, () => NOW)
+    const prod = createSectorService(db, () => NOW, organizationScope(db))
       .overview()
       .sectors.find((s) => s.name === 'prod')!;
     expect(prod.workloads[0]).toMatchObject({ workload: 'wl', nextVersion: '4.13.2', waitsFor: null });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { insertExclusion } from '@/server/repositories/exclusion-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { saveVersionData } from '@/server/repositories/soak-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { evaluateStoredFleet, storedFleetLoadCounts, type StoredFleetEvaluation } from '@/server/services/stored-fleet-evaluation';

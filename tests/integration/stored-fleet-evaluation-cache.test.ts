@@ -1,3 +1,4 @@
+import { organizationScope } from '@/server/services/organization-scope';
 // The views share one stored-fleet evaluation per data version and fleet minute (it costs about a
 // second on 10,000 clusters). A write that changes the engine's input must show in the very next
 // view, whichever path or connection wrote it; only time within the minute is allowed to pass
@@ -9,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { organizations } from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { runTick } from '@/server/scheduler/run-tick';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import type { Actor } from '@/server/auth/actor';
@@ -41,9 +42,9 @@ function setup() {
   return {
     db,
     fakeClusters,
-    explain: createClusterExplainService(db, clock),
-    policies: createPolicyService(db, clock, clock),
-    exclusions: createExclusionService(db, clock, clock),
+    explain: createClusterExplainService(db, clock, organizationScope(db)),
+    policies: createPolicyService(db, clock, clock, organizationScope(db)),
+    exclusions: createExclusionService(db, clock, clock, organizationScope(db)),
     stored: (at = NOW) => evaluateStoredFleet(db, findOrganization(db)!, at),
   };
 }
@@ -170,12 +171,13 @@ describe('the stored-fleet evaluation cache', () => {
     fleetIn(app);
     const cli = openDatabase(file);
     try {
-      const view = () => createClusterExplainService(app, () => NOW).explain('a').explanation?.decision;
+      const view = () => createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a').explanation?.decision;
       expect(view()).toMatchObject({ action: 'upgrade' });
       createPolicyService(
         cli,
         () => NOW,
         () => NOW,
+        organizationScope(cli),
       ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
       expect(view()).not.toMatchObject({ action: 'upgrade' });
     } finally {

@@ -4,7 +4,7 @@ import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { CookieJar } from '@/server/services/auth-service';
 import { MAX_PASSWORD_LENGTH } from '@/server/auth/password';
-import { createTRPCRouter, publicProcedure, viewerProcedure, type ContextInner } from '../trpc';
+import { createTRPCRouter, publicProcedure, instanceViewerProcedure, type ContextInner } from '../trpc';
 
 export const ZLoginInput = z.object({
   username: z.string().min(1).max(64),
@@ -32,7 +32,7 @@ export const authRouter = createTRPCRouter({
     }),
   ),
   /** the one procedure a user who must change their password may call (server/api/trpc.ts) */
-  changePassword: viewerProcedure
+  changePassword: instanceViewerProcedure
     .input(
       z.object({ currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH), newPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH) }),
     )

@@ -2,18 +2,18 @@
 import { z } from 'zod';
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { identifierSchema } from '../identifier-schema';
-import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
+import { createTRPCRouter, instanceOperatorProcedure, instanceViewerProcedure } from '../trpc';
 
 const version = z.string().trim().min(1).max(64);
 const channel = z.string().trim().max(64);
 
 export const graphsRouter = createTRPCRouter({
-  list: viewerProcedure.query(({ ctx }) => ctx.services.graphs.list()),
-  channels: viewerProcedure.query(({ ctx }) => ctx.services.graphs.channels()),
-  clusterOptions: viewerProcedure
+  list: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphs.list()),
+  channels: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphs.channels()),
+  clusterOptions: instanceViewerProcedure
     .input(z.object({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(100).default(50) }))
     .query(({ ctx, input }) => ctx.services.graphs.clusterOptions(input.search, input.limit)),
-  solve: viewerProcedure
+  solve: instanceViewerProcedure
     .input(
       z
         .object({
@@ -28,7 +28,7 @@ export const graphsRouter = createTRPCRouter({
         .refine((v) => v.from || v.clusterName, { message: 'Give a source version or a cluster', path: ['from'] }),
     )
     .query(({ ctx, input }) => ctx.services.graphs.solve(input)),
-  view: viewerProcedure
+  view: instanceViewerProcedure
     .input(
       z.object({
         channel: channel.nullish(),
@@ -38,7 +38,7 @@ export const graphsRouter = createTRPCRouter({
       }),
     )
     .query(({ ctx, input }) => ctx.services.graphs.graphView(input)),
-  import: operatorProcedure
+  import: instanceOperatorProcedure
     .input(
       z.object({
         fileName: z.string().trim().min(1).max(255),
@@ -55,11 +55,11 @@ export const graphsRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => ctx.services.graphs.import(input, ctx.actor.name)),
-  delete: operatorProcedure
+  delete: instanceOperatorProcedure
     .input(z.object({ id: z.number().int().positive() }))
     .mutation(({ ctx, input }) => ctx.services.graphs.delete(input.id, ctx.actor.name)),
   /** the update service the graphs are refreshed from (FLEETPLAN_UPDATE_SERVICE_*), or null */
-  updateService: viewerProcedure.query(({ ctx }) => ctx.services.graphRefresh.settings()),
+  updateService: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphRefresh.settings()),
   /** fetch every configured channel now (the scheduler does it every refreshHours) */
-  refreshFromUpdateService: operatorProcedure.mutation(({ ctx }) => ctx.services.graphRefresh.refresh(ctx.actor.name)),
+  refreshFromUpdateService: instanceOperatorProcedure.mutation(({ ctx }) => ctx.services.graphRefresh.refresh(ctx.actor.name)),
 });

@@ -1,13 +1,13 @@
 // Bringing a real fleet in (the Set-up page): where the installation stands, naming the
 // organization, testing the provider's connection. Importing the policies is policies.importOrganization.
 import { z } from 'zod';
-import { adminProcedure, createTRPCRouter, viewerProcedure } from '../trpc';
+import { createTRPCRouter, instanceAdminProcedure, viewerProcedure } from '../trpc';
 
 export const setupRouter = createTRPCRouter({
   status: viewerProcedure.query(({ ctx }) => ctx.services.setup.status()),
-  nameOrganization: adminProcedure
+  nameOrganization: instanceAdminProcedure
     .input(z.object({ name: z.string().min(1).max(100) }))
     .mutation(({ ctx, input }) => ctx.services.setup.nameOrganization(ctx.actor.name, input.name)),
   // a mutation although it writes nothing: it reaches out to the provider, on demand only
-  testConnection: adminProcedure.mutation(({ ctx }) => ctx.services.setup.testConnection()),
+  testConnection: instanceAdminProcedure.mutation(({ ctx }) => ctx.services.setup.testConnection()),
 });

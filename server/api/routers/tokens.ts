@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { TOKEN_SCOPES } from '@/server/auth/actor';
 import { DEFAULT_TOKEN_DAYS, MAX_TOKEN_DAYS } from '@/server/services/token-service';
 import { identifierSchema } from '../identifier-schema';
-import { createTRPCRouter, viewerProcedure } from '../trpc';
+import { createTRPCRouter, instanceViewerProcedure } from '../trpc';
 
 export const tokensRouter = createTRPCRouter({
-  list: viewerProcedure
+  list: instanceViewerProcedure
     .input(z.object({ all: z.boolean().default(false) }).default({ all: false }))
     .query(({ ctx, input }) => ctx.services.tokens.list({ ...input, actor: ctx.actor })),
-  create: viewerProcedure
+  create: instanceViewerProcedure
     .input(
       z.object({
         name: z.string().trim().pipe(identifierSchema(80)),
@@ -18,7 +18,7 @@ export const tokensRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
-  revoke: viewerProcedure
+  revoke: instanceViewerProcedure
     .input(
       z.object({
         id: z

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ROLES } from '@/server/auth/actor';
 import { MAX_PASSWORD_LENGTH } from '@/server/auth/password';
-import { adminProcedure, createTRPCRouter } from '../trpc';
+import { instanceAdminProcedure, createTRPCRouter } from '../trpc';
 
 const username = z.string().min(1).max(64);
 const newUsername = z
@@ -16,15 +16,25 @@ const password = z.string().min(1).max(MAX_PASSWORD_LENGTH);
 export const ZCreateUserInput = z.object({ username: newUsername, password, role: z.enum(ROLES) });
 
 export const usersRouter = createTRPCRouter({
-  list: adminProcedure.query(({ ctx }) => ctx.services.users.list()),
-  create: adminProcedure.input(ZCreateUserInput).mutation(({ ctx, input }) => ctx.services.users.create({ ...input, actor: ctx.actor })),
-  setRole: adminProcedure
+  list: instanceAdminProcedure.query(({ ctx }) => ctx.services.users.list()),
+  create: instanceAdminProcedure
+    .input(ZCreateUserInput)
+    .mutation(({ ctx, input }) => ctx.services.users.create({ ...input, actor: ctx.actor })),
+  setRole: instanceAdminProcedure
     .input(z.object({ username, role: z.enum(ROLES) }))
     .mutation(({ ctx, input }) => ctx.services.users.setRole({ ...input, actor: ctx.actor })),
-  setDisabled: adminProcedure
+  setDisabled: instanceAdminProcedure
     .input(z.object({ username, disabled: z.boolean() }))
     .mutation(({ ctx, input }) => ctx.services.users.setDisabled({ ...input, actor: ctx.actor })),
-  resetPassword: adminProcedure
+  resetPassword: instanceAdminProcedure
     .input(z.object({ username, password: password.optional() }))
     .mutation(({ ctx, input }) => ctx.services.users.resetPassword({ ...input, actor: ctx.actor })),
+  /** roles granted on single organizations (they replace the global role there) */
+  organizationRoles: instanceAdminProcedure.query(({ ctx }) => ctx.services.organizationRoles.list()),
+  grantOrganizationRole: instanceAdminProcedure
+    .input(z.object({ username, organization: z.string().min(1).max(100), role: z.enum(ROLES) }))
+    .mutation(({ ctx, input }) => ctx.services.organizationRoles.grant(ctx.actor, input)),
+  revokeOrganizationRole: instanceAdminProcedure
+    .input(z.object({ username, organization: z.string().min(1).max(100) }))
+    .mutation(({ ctx, input }) => ctx.services.organizationRoles.revoke(ctx.actor, input)),
 });

@@ -20,7 +20,7 @@
  * tick before it soaks the versions left there, as the gridded scheduler would. Pure: no clock,
  * no I/O.
  */
-import { findBlockingPattern } from '../plan/blocked-versions';
+import { blockingPatternOf } from '../plan/blocked-versions';
 import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { SoakLedger } from '../plan/soak';
@@ -161,7 +161,7 @@ export function defaultTargetVersion(input: PlanInput): string | null {
     const { conditions } = c.upgradePolicy;
     const bounds = boundsForCluster(input.organization, conditions);
     for (const v of c.availableUpgrades) {
-      if (findBlockingPattern(v, input.organization.blockedVersions, conditions.blockedVersions) !== undefined) continue;
+      if (blockingPatternOf(v, input.organization, conditions.blockedVersions) !== undefined) continue;
       // a version above the cluster's target or cap is never taken (version-bounds.ts)
       if (boundExceeded(v, bounds) !== undefined) continue;
       if (best === null || compareVersions(v, best) > 0) best = v;

@@ -81,8 +81,28 @@ export function patternMatches(pattern: string, version: string): boolean {
   return matched;
 }
 
+/** How a pattern of the instance's list is named wherever a block is explained. */
+export function describeInstanceWidePattern(pattern: string): string {
+  return `${pattern} (blocked instance-wide)`;
+}
+
+/**
+ * THE merge rule of blocked versions, for the engine, the forecast, the lifecycle's start gate and
+ * every explanation: the instance's list (named instance-wide), then the organization's, then the
+ * cluster policy's. Returns the first that blocks `version`, described, or undefined.
+ */
+export function blockingPatternOf(
+  version: string,
+  organization: { blockedVersions: readonly string[]; instanceBlockedVersions?: readonly string[] },
+  clusterBlocked: readonly string[] = [],
+): string | undefined {
+  const instanceWide = findBlockingPattern(version, organization.instanceBlockedVersions ?? []);
+  if (instanceWide !== undefined) return describeInstanceWidePattern(instanceWide);
+  return findBlockingPattern(version, organization.blockedVersions, clusterBlocked);
+}
+
 /** The first pattern of the lists that blocks `version`, or undefined. */
-export function findBlockingPattern(version: string, ...patternLists: readonly string[][]): string | undefined {
+export function findBlockingPattern(version: string, ...patternLists: readonly (readonly string[])[]): string | undefined {
   for (const list of patternLists) {
     for (const p of list) if (patternMatches(p, version)) return p;
   }

@@ -14,7 +14,7 @@
  * Everything per run is precomputed or memoized (sector minimum versions, next run per schedule,
  * regex results), so a run is O(clusters × (workloads + candidate versions)), not quadratic.
  */
-import { findBlockingPattern } from './blocked-versions';
+import { blockingPatternOf } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
@@ -331,7 +331,7 @@ export class PlanRun {
   }
 
   isBlocked(c: ManagedCluster, version: string): string | undefined {
-    return findBlockingPattern(version, this.input.organization.blockedVersions, c.upgradePolicy.conditions.blockedVersions);
+    return blockingPatternOf(version, this.input.organization, c.upgradePolicy.conditions.blockedVersions);
   }
 
   /** The targets and caps that apply to the cluster (organization, sector, policy); usually none. */

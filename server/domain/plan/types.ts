@@ -36,6 +36,11 @@ export type Sector = {
 export type Organization = {
   name: string;
   blockedVersions: string[];
+  /**
+   * The instance's blocked versions (the upgrade service's OCM-wide list): they block every
+   * organization's clusters beside its own list; blockingPatternOf names them instance-wide.
+   */
+  instanceBlockedVersions?: string[];
   upgradePolicyAllowedWorkloads?: string[];
   upgradePolicyAllowedMutexes?: string[];
   sectors: Sector[];

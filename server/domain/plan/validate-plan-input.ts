@@ -140,6 +140,8 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
   if (raw.name !== undefined && typeof raw.name !== 'string') c.add('organization.name', 'must be a string');
   else if (typeof raw.name === 'string' && checkName(c, 'organization.name', raw.name)) org.name = raw.name;
   org.blockedVersions = regexList(c, raw.blockedVersions, 'organization.blockedVersions');
+  if (raw.instanceBlockedVersions !== undefined)
+    org.instanceBlockedVersions = regexList(c, raw.instanceBlockedVersions, 'organization.instanceBlockedVersions');
   const allowedWorkloads = stringList(c, raw.upgradePolicyAllowedWorkloads, 'organization.upgradePolicyAllowedWorkloads', { names: true });
   if (allowedWorkloads) org.upgradePolicyAllowedWorkloads = allowedWorkloads;
   const allowedMutexes = stringList(c, raw.upgradePolicyAllowedMutexes, 'organization.upgradePolicyAllowedMutexes', { names: true });

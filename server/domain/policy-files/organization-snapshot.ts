@@ -74,6 +74,8 @@ export type OrganizationSettings = Omit<OrganizationSnapshot, 'name' | 'frozen' 
 export interface PlanOrganizationDocument {
   name: string;
   blockedVersions: string[];
+  /** the instance's blocked versions (not the organization's: never in its file or snapshot) */
+  instanceBlockedVersions?: string[];
   upgradePolicyAllowedWorkloads?: string[];
   upgradePolicyAllowedMutexes?: string[];
   sectors: {

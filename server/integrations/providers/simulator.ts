@@ -314,11 +314,12 @@ export function simulateCluster(
   };
 }
 
-export function createSimulatorProvider(db: Db): FleetProvider {
+/** The simulated clusters of `organizationId` (every simulated cluster when absent) as a provider. */
+export function createSimulatorProvider(db: Db, organizationId?: number): FleetProvider {
   const observeRow = (row: SimulatedClusterRow, now: Date) =>
     simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY));
   const find = (ref: ClusterRef) => {
-    const row = listSimulatedClusters(db).find((c) => c.externalId === ref.externalId);
+    const row = listSimulatedClusters(db, organizationId).find((c) => c.externalId === ref.externalId);
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
     return row;
   };
@@ -327,7 +328,7 @@ export function createSimulatorProvider(db: Db): FleetProvider {
     startLeadMs: 0,
     minStartNoticeMs: 0,
     observe(now) {
-      return inProcess(() => ({ clusters: listSimulatedClusters(db).map((row) => observeRow(row, now)), errors: [] }));
+      return inProcess(() => ({ clusters: listSimulatedClusters(db, organizationId).map((row) => observeRow(row, now)), errors: [] }));
     },
     observeCluster(ref, now) {
       return inProcess(() => observeRow(find(ref), now));

@@ -10,6 +10,7 @@ import * as t from '@/db/schema';
 import type { Actor } from '@/server/auth/actor';
 import { secretKeyFromBytes } from '@/server/crypto/secret-box';
 import { createOutboundDeliverer } from '../outbound-delivery';
+import { organizationScope } from '@/server/services/organization-scope';
 import { createHookService, hookVerdict, requestHook } from './hook-service';
 
 const servers: http.Server[] = [];
@@ -75,6 +76,8 @@ async function drain(db: Db, holder = 'proc-a') {
   while (await deliver(db, holder));
 }
 const req = (lifecycleId: number, cluster: string, sector: string, stage: 'pre-upgrade' | 'post-upgrade' = 'pre-upgrade') => ({
+  // the test database's one organization
+  organizationId: 1,
   lifecycleId,
   stage,
   cluster,
@@ -87,7 +90,7 @@ describe('blocking hooks', () => {
   it('POSTs the signed event once per lifecycle and stage; {"allow": true} allows', async () => {
     const db = fleet();
     const rx = await hookServer({ '/allow': json(200, { allow: true }) });
-    const hooks = createHookService(db, () => T0, env);
+    const hooks = createHookService(db, () => T0, env, organizationScope(db));
     const created = await hooks.create({ name: 'etcd-backup', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin });
 
     expect(hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'none' });
@@ -120,7 +123,7 @@ describe('blocking hooks', () => {
       '/post-ok': json(200, { healthy: true }),
       '/post-bad': json(200, { healthy: false }),
     });
-    const hooks = createHookService(db, () => T0, env);
+    const hooks = createHookService(db, () => T0, env, organizationScope(db));
     const cases: [string, 'pre-upgrade' | 'post-upgrade', string | null][] = [
       ['/deny', 'pre-upgrade', "hook 'h1' refused: etcd backup still running"],
       ['/busy', 'pre-upgrade', "hook 'h2' HTTP 503: maintenance window"],
@@ -145,7 +148,7 @@ describe('blocking hooks', () => {
   it('a hook that does not answer within its timeout refuses; one stage waits for every hook that applies', async () => {
     const db = fleet();
     const rx = await hookServer({ '/allow': json(200, { allow: true }), '/hang': () => undefined });
-    const hooks = createHookService(db, () => T0, env);
+    const hooks = createHookService(db, () => T0, env, organizationScope(db));
     await hooks.create({ name: 'org-wide', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin });
     await hooks.create({
       name: 'prod-check',
@@ -171,13 +174,18 @@ describe('blocking hooks', () => {
   it('uses the webhooks SSRF rules: a loopback URL is refused at creation and at call time unless private targets are allowed', async () => {
     const db = fleet();
     const rx = await hookServer({ '/allow': json(200, { allow: true }) });
-    const strict = createHookService(db, () => T0, { webhookAllowPrivate: false, secretKey: key });
+    const strict = createHookService(db, () => T0, { webhookAllowPrivate: false, secretKey: key }, organizationScope(db));
     await expect(strict.create({ name: 'x', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
     });
     expect(strict.list()).toEqual([]);
     // created while allowed, called by a process that does not allow private targets
-    await createHookService(db, () => T0, env).create({ name: 'x', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin });
+    await createHookService(db, () => T0, env, organizationScope(db)).create({
+      name: 'x',
+      url: `${rx.base}/allow`,
+      stage: 'pre-upgrade',
+      actor: admin,
+    });
     requestHook(db, req(3, 'dev-1', 'dev'), T0);
     const strictDeliver = createOutboundDeliverer({ allowPrivate: false, secretKey: key });
     while (await strictDeliver(db, 'proc-a'));
@@ -190,7 +198,7 @@ describe('blocking hooks', () => {
 
   it('refuses an unknown sector and writes nothing; create, disable and delete are audited', async () => {
     const db = fleet();
-    const hooks = createHookService(db, () => T0, env);
+    const hooks = createHookService(db, () => T0, env, organizationScope(db));
     await expect(
       hooks.create({ name: 'x', url: 'http://127.0.0.1:9/h', stage: 'pre-upgrade', sector: 'nope', actor: admin }),
     ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: "sector: sector 'nope' does not exist" });

@@ -17,7 +17,6 @@ import { secretKeyForDb } from '@/server/crypto/server-secret-key';
 import type { FleetplanEnv } from '@/server/env';
 import type { SendOutcome } from '@/server/integrations/webhooks/send-webhook';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findClusterByName } from '@/server/repositories/cluster-repository';
 import {
   claimNextHookCall,
   countPendingHookCalls,
@@ -35,7 +34,7 @@ import {
   type ClaimedHookCall,
   type HookRow,
 } from '@/server/repositories/hook-repository';
-import { findOrganization } from '@/server/repositories/organization-repository';
+import { requireScopedOrganization, type OrganizationScope } from '../organization-scope';
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from '../app-error';
@@ -59,6 +58,8 @@ export type HookVerdict = { state: 'none' } | { state: 'pending' } | { state: 'a
 export interface HookRequest {
   lifecycleId: number | string;
   stage: HookStage;
+  /** the cluster's organization (its hooks are asked) */
+  organizationId: number;
   /** cluster name */
   cluster: string;
   sector: string | null;
@@ -72,8 +73,7 @@ export interface HookRequest {
  * stage twice never calls a hook twice. No hook configured → nothing queued (verdict `none`).
  */
 export function requestHook(db: Db, req: HookRequest, realNow: Date): void {
-  const organizationId = findClusterByName(db, req.cluster)?.organizationId ?? findOrganization(db)?.id;
-  if (organizationId === undefined) return;
+  const organizationId = req.organizationId;
   const lifecycleId = String(req.lifecycleId);
   const hooks = listApplicableHooks(db, organizationId, req.sector, req.stage);
   const data = {
@@ -204,11 +204,18 @@ function publicFields(h: HookRow) {
 }
 
 /** `now` is the wall clock (audit rows) */
-export function createHookService(db: Db, now: () => Date, env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>) {
+export function createHookService(
+  db: Db,
+  now: () => Date,
+  env: Pick<FleetplanEnv, 'webhookAllowPrivate' | 'secretKey'>,
+  scope: OrganizationScope,
+) {
   return {
-    /** every hook with its last answer and how many calls wait */
+    /** every hook of the organization with its last answer and how many calls wait */
     list() {
-      const rows = listHooks(db);
+      const org = scope();
+      if (!org) return [];
+      const rows = listHooks(db, org.id);
       const ids = rows.map((h) => h.id);
       const last = lastAnsweredCalls(db, ids);
       const pending = countPendingHookCalls(db, ids);
@@ -234,7 +241,7 @@ export function createHookService(db: Db, now: () => Date, env: Pick<FleetplanEn
       });
     },
     async create(input: CreateHookInput) {
-      const org = findOrganization(db);
+      const org = scope();
       if (!org) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
       const problems: { path: string; message: string }[] = [];
       const sector = input.sector?.trim() || null;
@@ -273,8 +280,9 @@ export function createHookService(db: Db, now: () => Date, env: Pick<FleetplanEn
       return { id: row.id, ...publicFields(row), secret };
     },
     setEnabled(input: { id: number; enabled: boolean; actor: Actor }) {
+      const org = requireScopedOrganization(scope);
       return withTransaction(db, (tx) => {
-        const row = findHook(tx, input.id);
+        const row = findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
         setHookEnabled(tx, input.id, input.enabled);
         appendAudit(tx, {
@@ -289,8 +297,9 @@ export function createHookService(db: Db, now: () => Date, env: Pick<FleetplanEn
       });
     },
     delete(input: { id: number; actor: Actor }) {
+      const org = requireScopedOrganization(scope);
       return withTransaction(db, (tx) => {
-        const row = findHook(tx, input.id);
+        const row = findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
         deleteHook(tx, input.id);
         appendAudit(tx, { at: now(), actor: input.actor.name, action: 'hook.delete', target: `hook:${row.id}`, before: publicFields(row) });

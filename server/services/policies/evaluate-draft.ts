@@ -30,7 +30,7 @@ function draftMapping(draft: PolicyDraft): PathMapping {
 
 /** The draft applied to the stored fleet, validated; also the lint warnings when valid. */
 export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
-  const org = requireOrganization(ctx.db);
+  const org = requireOrganization(ctx);
   const at = ctx.now();
   const { doc, unknown } = documentWith(ctx, org, draftChange(ctx, draft, org), at);
   const mapping = draftMapping(draft);

@@ -47,14 +47,14 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
 
 /** The organization file (YAML) of the stored policies. */
 export function exportOrganizationYaml(ctx: PolicyContext) {
-  const org = requireOrganization(ctx.db);
+  const org = requireOrganization(ctx);
   const file = organizationFileOf(ctx.db, org);
   return { fileName: `${org.name}.yml`, revision: org.revision, yaml: renderOrganizationFile(file) };
 }
 
 /** One cluster's policy file (YAML). */
 export function exportClusterYaml(ctx: PolicyContext, name: string) {
-  const org = requireOrganization(ctx.db);
+  const org = requireOrganization(ctx);
   const p = repo.findClusterPolicy(ctx.db, org.id, name);
   if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
   return {

@@ -6,7 +6,7 @@ import { requireOrganization, type PolicyContext } from './policy-store';
 /** The organization's policy settings for the editor, with what the cluster policies use. */
 export function getOrganization(ctx: PolicyContext) {
   const { db } = ctx;
-  const org = requireOrganization(db);
+  const org = requireOrganization(ctx);
   const policies = repo.listClusterPolicies(db, org.id);
   const managed = policies.filter((p) => p.upgradePolicy !== null);
   const bySector = new Map<string, number>();

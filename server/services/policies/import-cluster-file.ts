@@ -16,7 +16,7 @@ import { updateClusterPolicy } from './update-cluster-policy';
  * reports whether the policy would change and writes nothing.
  */
 export function importClusterYaml(ctx: PolicyContext, actor: string, input: { yaml: string; dryRun?: boolean }) {
-  const org = requireOrganization(ctx.db);
+  const org = requireOrganization(ctx);
   const parsed = parseClusterFile(input.yaml, { organization: organizationFileOf(ctx.db, org) });
   if (!parsed.ok) throw invalid('The cluster file is not valid', parsed.problems);
   const file = parsed.value;

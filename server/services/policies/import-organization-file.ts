@@ -1,3 +1,5 @@
+import { AppError } from '../app-error';
+import { findOrganizationByName } from '@/server/repositories/organization-repository';
 import { jsonEqual } from '@/lib/json-diff';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import type { NamedProblem } from '@/server/domain/policy-files/named-problems';
@@ -39,8 +41,15 @@ export function importOrganizationYaml(
   const file = parsed.value;
   return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(tx);
+    const org = requireOrganization(ctx);
     requireRevision(org.revision, input.expectedRevision, 'The organization');
+    // the file names the organization: another organization's name is refused, not taken over
+    const holder = findOrganizationByName(tx, file.name);
+    if (holder && holder.id !== org.id)
+      throw new AppError(
+        'CONFLICT',
+        `The file names organization ${file.name}, which is another organization of this instance (importing into ${org.name})`,
+      );
     const before = snapshotOf(tx, org);
     const reasons = new Map(before.blockedVersions.map((b) => [b.pattern, b.reason]));
     const after: OrganizationSnapshot = { ...before, name: file.name, ...settingsFromOrganizationFile(file, reasons) };

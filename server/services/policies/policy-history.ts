@@ -6,7 +6,7 @@ export type PolicyScope = 'organization' | 'cluster';
 
 /** A page of policy revisions, each with what it changed. */
 export function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
-  const org = requireOrganization(ctx.db);
+  const org = requireOrganization(ctx);
   const { rows, total } = repo.listPolicyRevisions(ctx.db, {
     organizationId: org.id,
     scope: input.scope,

@@ -14,6 +14,7 @@ import { getOrganization } from './get-organization';
 import { importOrganizationYaml } from './import-organization-file';
 import { policyHistory } from './policy-history';
 import { SYSTEM_ACTOR, type PolicyContext } from './policy-store';
+import type { OrganizationScope } from '../organization-scope';
 import { importClusterYaml } from './import-cluster-file';
 import { previewForecastImpact } from './preview-forecast-impact';
 import { previewImpact } from './preview-impact';
@@ -26,8 +27,8 @@ import { validateDraft } from './validate-draft';
 type Rest<F> = F extends (ctx: PolicyContext, ...args: infer A) => unknown ? A : never;
 
 /** `now` is the fleet's clock, `realNow` the wall clock (revisions and audit rows) */
-export function createPolicyService(db: Db, now: () => Date, realNow: () => Date = () => new Date()) {
-  const ctx: PolicyContext = { db, now, realNow };
+export function createPolicyService(db: Db, now: () => Date, realNow: () => Date, organization: OrganizationScope) {
+  const ctx: PolicyContext = { db, now, realNow, organization };
   return {
     getOrganization: () => getOrganization(ctx),
     getClusterPolicy: (name: string) => getClusterPolicy(ctx, name),

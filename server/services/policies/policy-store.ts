@@ -10,7 +10,8 @@ import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems, type NamedProblem, type NamedWarning, type PathMapping } from '@/server/domain/policy-files/named-problems';
 import { planOrganizationOf, sectorSettingsOf, type OrganizationSnapshot } from '@/server/domain/policy-files/organization-snapshot';
 import { appendAudit } from '@/server/repositories/audit-repository';
-import { findOrganization, type OrganizationRow } from '@/server/repositories/organization-repository';
+import type { OrganizationRow } from '@/server/repositories/organization-repository';
+import { requireScopedOrganization, type OrganizationScope } from '../organization-scope';
 import { loadPlanDocument, type PlanDocument } from '@/server/repositories/plan-document-repository';
 import * as repo from '@/server/repositories/policy-repository';
 import { withTransaction } from '@/server/repositories/transaction';
@@ -23,15 +24,16 @@ export interface PolicyContext {
   now: () => Date;
   /** the wall clock: stamps revisions and audit rows, so moving the simulated clock cannot re-date history */
   realNow: () => Date;
+  /** the organization the use case works on */
+  organization: OrganizationScope;
 }
 
 /** Who changes policies when no user does (the CLI). */
 export const SYSTEM_ACTOR = 'system';
 
-export function requireOrganization(tx: Db): OrganizationRow {
-  const org = findOrganization(tx);
-  if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
-  return org;
+/** The use case's organization (read again: inside a transaction, its current row). */
+export function requireOrganization(ctx: PolicyContext): OrganizationRow {
+  return requireScopedOrganization(ctx.organization);
 }
 
 export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
@@ -73,7 +75,8 @@ export function documentWith(
   // gone clusters too: their policies must stay valid for the day the provider lists them again
   const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
   if (change.organization) {
-    doc.organization = planOrganizationOf(change.organization);
+    // the instance's blocked versions are not the organization's to change: kept as loaded
+    doc.organization = { ...planOrganizationOf(change.organization), ...pick(doc.organization.instanceBlockedVersions) };
     // approvals of a sector the change removes or renames no longer count (they stay stored)
     const names = new Set(doc.organization.sectors.map((s) => s.name));
     const kept = doc.approvals?.filter((a) => names.has(a.sector));
@@ -88,6 +91,10 @@ export function documentWith(
     else target.upgradePolicy = c.policy;
   });
   return { doc, unknown };
+}
+
+function pick(instanceBlockedVersions: string[] | undefined): { instanceBlockedVersions?: string[] } {
+  return instanceBlockedVersions ? { instanceBlockedVersions } : {};
 }
 
 /** Validates the whole document; problems named for the caller's input. */
@@ -203,7 +210,7 @@ export function commitOrganization(
 ) {
   return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(tx);
+    const org = requireOrganization(ctx);
     requireRevision(org.revision, expectedRevision, 'The organization');
     const before = snapshotOf(tx, org);
     const after = make(before);

@@ -19,7 +19,7 @@ import {
 export function revertPolicy(ctx: PolicyContext, actor: string, input: { revisionId: number; expectedRevision: number; reason?: string }) {
   return withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(tx);
+    const org = requireOrganization(ctx);
     const row = repo.findPolicyRevision(tx, org.id, input.revisionId);
     if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
     // the number the history shows (rev N of this organization or cluster), not the row id

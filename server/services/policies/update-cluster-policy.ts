@@ -25,7 +25,7 @@ export function updateClusterPolicy(
 ) {
   const result = withTransaction(ctx.db, (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(tx);
+    const org = requireOrganization(ctx);
     const cluster = repo.findClusterPolicy(tx, org.id, input.name);
     if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${input.name}`);
     requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${input.name}`);

@@ -26,7 +26,7 @@ function query<T>(dbFile: string, sql: string): T[] {
 }
 
 describe('fleetplan org', () => {
-  it('creates the organization on an empty database, lists it, and refuses a second one', () => {
+  it('creates the organization on an empty database, lists it, adds a second one, and refuses a taken name', () => {
     const file = path.join(dir, 'empty.db');
     const empty = io(file);
     expect(runOrgCommand(['list'], empty)).toBe(0);
@@ -40,10 +40,22 @@ describe('fleetplan org', () => {
     expect(listed.out).toMatch(/^team-a\trevision 1\t0 clusters \(0 managed\)/);
 
     const second = io(file);
-    expect(runOrgCommand(['create', 'team-b'], second)).toBe(2);
-    expect(second.err).toContain('holds organization team-a already; fleetplan keeps one organization per database');
-    expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'team-a' }]);
+    expect(runOrgCommand(['create', 'team-b'], second)).toBe(0);
+    expect(second.out).toContain('created organization team-b');
+    const both = io(file);
+    expect(runOrgCommand(['list'], both)).toBe(0);
+    expect(
+      both.out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['team-a', 'team-b']);
+    const taken = io(file);
+    expect(runOrgCommand(['create', 'team-b'], taken)).toBe(2);
+    expect(taken.err).toBe('fleetplan org create: organization team-b exists already\n');
+    expect(query<{ name: string }>(file, 'select name from organizations order by id')).toEqual([{ name: 'team-a' }, { name: 'team-b' }]);
     expect(query<{ action: string }>(file, "select action from audit_log where action like 'organization.%'")).toEqual([
+      { action: 'organization.create' },
       { action: 'organization.create' },
     ]);
 

@@ -1,0 +1,15 @@
+// Settings of the whole instance (every organization): its blocked versions.
+import { z } from 'zod';
+import { instanceAdminProcedure, createTRPCRouter, instanceViewerProcedure } from '../trpc';
+
+const pattern = z.string().min(1).max(500);
+
+export const instanceRouter = createTRPCRouter({
+  blockedVersions: instanceViewerProcedure.query(({ ctx }) => ctx.services.instanceBlockedVersions.list()),
+  addBlockedVersion: instanceAdminProcedure
+    .input(z.object({ pattern, reason: z.string().max(1000) }))
+    .mutation(({ ctx, input }) => ctx.services.instanceBlockedVersions.add(ctx.actor.name, input)),
+  removeBlockedVersion: instanceAdminProcedure
+    .input(z.object({ pattern }))
+    .mutation(({ ctx, input }) => ctx.services.instanceBlockedVersions.remove(ctx.actor.name, input)),
+});

@@ -1,0 +1,77 @@
+// Which organization a request (or a CLI command, or one organization's pass of a scheduler tick)
+// works on. The one rule, for every procedure that reads or writes organization data:
+//
+//   1. the organization the request names (the tRPC client's `x-fleetplan-org` header, from the
+//      page's `?org=NAME`; the CLI's `--org NAME`) — an unknown name is NOT_FOUND, so nothing is
+//      read from or written to another organization by mistake;
+//   2. else the organization the signed-in user last chose (the top bar's switcher);
+//   3. else the first organization (lowest id).
+//
+// Services receive the scope and call it where they used to read "the" organization; the row is
+// read again at each call (a freeze or a rename during the request is seen), the choice is made once.
+import type { Db } from '@/db/open-database';
+import {
+  findFirstOrganization,
+  findOrganizationById,
+  findOrganizationByName,
+  readSelectedOrganizationId,
+  type OrganizationRow,
+} from '@/server/repositories/organization-repository';
+import { AppError } from './app-error';
+
+/** The request's organization; undefined only while the instance has none. Throws NOT_FOUND for an unknown requested name. */
+export type OrganizationScope = () => OrganizationRow | undefined;
+
+/** The HTTP header the tRPC client sends the selected organization's name in (URI-encoded). */
+export const ORGANIZATION_HEADER = 'x-fleetplan-org';
+
+export function unknownOrganization(name: string): AppError {
+  return new AppError('NOT_FOUND', `There is no organization named ${JSON.stringify(name)}`);
+}
+
+/** The id the rule above picks, or undefined when there is no organization at all. */
+export function pickOrganizationId(db: Db, requested: { name?: string | null; userId?: number | null }): number | undefined {
+  if (requested.name) {
+    const named = findOrganizationByName(db, requested.name);
+    if (!named) throw unknownOrganization(requested.name);
+    return named.id;
+  }
+  if (requested.userId != null) {
+    const selected = readSelectedOrganizationId(db, requested.userId);
+    if (selected !== null && findOrganizationById(db, selected)) return selected;
+  }
+  return findFirstOrganization(db)?.id;
+}
+
+/** The scope of a request or command: picked at its first use, the row read at every use. */
+export function organizationScope(db: Db, requested: { name?: string | null; userId?: number | null } = {}): OrganizationScope {
+  let picked: { id: number | undefined } | null = null;
+  return () => {
+    picked ??= { id: pickOrganizationId(db, requested) };
+    if (picked.id === undefined) {
+      // none existed when picked: one may have been created since (a set-up in this request)
+      const first = findFirstOrganization(db);
+      if (first) picked = { id: first.id };
+      return first;
+    }
+    const row = findOrganizationById(db, picked.id);
+    if (!row) throw new AppError('NOT_FOUND', `The organization (id ${picked.id}) was removed`);
+    return row;
+  };
+}
+
+/** A scope fixed to one organization (a scheduler pass over it, a test). */
+export function fixedOrganizationScope(db: Db, organizationId: number): OrganizationScope {
+  return () => {
+    const row = findOrganizationById(db, organizationId);
+    if (!row) throw new AppError('NOT_FOUND', `The organization (id ${organizationId}) was removed`);
+    return row;
+  };
+}
+
+/** The scope's organization, or NOT_FOUND when the instance has none yet. */
+export function requireScopedOrganization(scope: OrganizationScope): OrganizationRow {
+  const org = scope();
+  if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
+  return org;
+}

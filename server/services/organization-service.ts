@@ -1,0 +1,60 @@
+// The organizations a signed-in user sees and switches between (the top bar), and an admin's
+// "new organization". The choice is remembered per user (users.selected_organization_id), so a
+// visit without `?org=` lands where the user was.
+import type { Db } from '@/db/open-database';
+import type { Actor } from '@/server/auth/actor';
+import {
+  findOrganizationByName,
+  listOrganizations,
+  readSelectedOrganizationId,
+  writeSelectedOrganizationId,
+} from '@/server/repositories/organization-repository';
+import { withTransaction } from '@/server/repositories/transaction';
+import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
+import { AppError } from './app-error';
+import { createOrganizationAdminService } from './organization-admin-service';
+import { unknownOrganization, type OrganizationScope } from './organization-scope';
+
+export function createOrganizationService(db: Db, realNow: () => Date, scope: OrganizationScope) {
+  const admin = createOrganizationAdminService(db, realNow);
+  return {
+    /** every organization, the one this request works on, and the one the user last chose */
+    list(actor?: Actor) {
+      const current = scope();
+      const all = listOrganizations(db);
+      const rememberedId = actor?.userId !== undefined ? readSelectedOrganizationId(db, actor.userId) : null;
+      return {
+        organizations: all.map((o) => ({ name: o.name, frozen: o.frozen })),
+        current: current?.name ?? null,
+        remembered: all.find((o) => o.id === rememberedId)?.name ?? null,
+      };
+    },
+
+    /** remembers `name` as the user's organization (the next visit without `?org=` lands there) */
+    select(input: { name: string; actor: Actor }) {
+      if (input.actor.userId === undefined)
+        throw new AppError('PRECONDITION_FAILED', 'Only a signed-in user has a remembered organization');
+      return withTransaction(db, (tx) => {
+        const org = findOrganizationByName(tx, input.name);
+        if (!org) throw unknownOrganization(input.name);
+        writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
+        return { name: org.name };
+      });
+    },
+
+    /** an admin gives an organization its own provider (a kind and a credentials reference), or leaves it to the instance's */
+    setProvider(input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null; actor: Actor }) {
+      return admin.setProvider(input.actor.name, input);
+    },
+
+    /** every organization with its provider settings (admins) */
+    providers() {
+      return admin.list().map((o) => ({ name: o.name, provider: o.provider, credentialsRef: o.credentialsRef }));
+    },
+
+    /** an admin adds an organization (or names the blank first-run one; organization-admin-service.ts) */
+    create(input: { name: string; actor: Actor }) {
+      return admin.create(input.actor.name, input.name.trim());
+    },
+  };
+}
