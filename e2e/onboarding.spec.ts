@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, query, startFake, startServer, waitUntil, type FakeProcess, type ServerProcess } from './crash/processes';
+import { query, startOcmFleetplan, waitUntil } from './crash/processes';
 
 const ADMIN_PASSWORD = 'onboarding-admin-password';
 const CLUSTERS = [
@@ -21,34 +21,9 @@ test('an empty database and a real provider: the admin sets up the organization 
 }) => {
   test.setTimeout(180_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-onboarding-e2e-'));
-  const dbFile = path.join(dir, 'fleet.db');
-  const fleetFile = path.join(dir, 'fleet.json');
-  fs.writeFileSync(fleetFile, JSON.stringify({ clusters: CLUSTERS }));
-  let fake: FakeProcess | undefined;
-  let server: ServerProcess | undefined;
+  const running = await startOcmFleetplan(dir, { clusters: CLUSTERS }, ADMIN_PASSWORD);
+  const { fake, dbFile, base } = running;
   try {
-    fake = await startFake('ocm', fleetFile, path.join(dir, 'fake.log'));
-    const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
-    const port = await freePort();
-    server = startServer(
-      {
-        NODE_ENV: 'production',
-        ...baseEnv,
-        DATABASE_URL: dbFile,
-        FLEETPLAN_PROVIDER: 'ocm',
-        FLEETPLAN_OCM_URL: fake.url,
-        FLEETPLAN_OCM_TOKEN: 'fake-ocm-token',
-        FLEETPLAN_TICK_SECONDS: '2',
-        FLEETPLAN_SEED_DEMO: '0',
-        FLEETPLAN_SCHEDULER: 'on',
-        FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        NEXT_TELEMETRY_DISABLED: '1',
-      },
-      port,
-      path.join(dir, 'server.log'),
-    );
-    await server.ready;
-    const base = `http://127.0.0.1:${port}`;
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
 
@@ -107,7 +82,7 @@ test('an empty database and a real provider: the admin sets up the organization 
 
     // the scheduler acts: OCM is asked for an upgrade policy (every-minute schedule, no soak)
     await expect
-      .poll(async () => (await fake!.get<{ writes: { cluster: string; method: string; version?: string }[] }>('/_fake/writes')).writes, {
+      .poll(async () => (await fake.get<{ writes: { cluster: string; method: string; version?: string }[] }>('/_fake/writes')).writes, {
         timeout: 60_000,
         intervals: [1_000],
       })
@@ -118,8 +93,6 @@ test('an empty database and a real provider: the admin sets up the organization 
     await expect(page.getByTestId('setup-banner')).toHaveCount(0);
     await context.close();
   } finally {
-    server?.kill('SIGTERM');
-    await server?.exited;
-    await fake?.stop();
+    await running.stop();
   }
 });

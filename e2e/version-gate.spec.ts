@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, query, startFake, startServer, waitUntil, type FakeProcess, type ServerProcess } from './crash/processes';
+import { query, startOcmFleetplan, waitUntil } from './crash/processes';
 
 const ADMIN_PASSWORD = 'version-gate-admin-password';
 const CLUSTER = { id: 'c-prod', name: 'prod-1', version: '4.15.20', releases: ['4.15.20', '4.16.3'] };
@@ -31,34 +31,10 @@ type FakeWrites = {
 test('an operator acknowledges a version gate on the cluster page; OCM gets one agreement and then the upgrade', async ({ browser }) => {
   test.setTimeout(180_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-version-gate-e2e-'));
-  const dbFile = path.join(dir, 'fleet.db');
-  const fleetFile = path.join(dir, 'fleet.json');
-  fs.writeFileSync(fleetFile, JSON.stringify({ clusters: [CLUSTER], versionGates: [GATE] }));
-  let fake: FakeProcess | undefined;
-  let server: ServerProcess | undefined;
+  const running = await startOcmFleetplan(dir, { clusters: [CLUSTER], versionGates: [GATE] }, ADMIN_PASSWORD);
+  const { fake, dbFile, base } = running;
   try {
-    fake = await startFake('ocm', fleetFile, path.join(dir, 'fake.log'));
-    const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
-    const port = await freePort();
-    server = startServer(
-      {
-        NODE_ENV: 'production',
-        ...baseEnv,
-        DATABASE_URL: dbFile,
-        FLEETPLAN_PROVIDER: 'ocm',
-        FLEETPLAN_OCM_URL: fake.url,
-        FLEETPLAN_OCM_TOKEN: 'fake-ocm-token',
-        FLEETPLAN_TICK_SECONDS: '2',
-        FLEETPLAN_SEED_DEMO: '0',
-        FLEETPLAN_SCHEDULER: 'on',
-        FLEETPLAN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        NEXT_TELEMETRY_DISABLED: '1',
-      },
-      port,
-      path.join(dir, 'server.log'),
-    );
-    await server.ready;
-    const context = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, viewport: { width: 1440, height: 900 } });
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
     await page.goto('/login');
     await page.getByLabel('Username').fill('admin');
@@ -116,7 +92,7 @@ test('an operator acknowledges a version gate on the cluster page; OCM gets one 
 
     // the scheduler now asks OCM for the upgrade, and never agrees twice
     await expect
-      .poll(async () => (await fake!.get<FakeWrites>('/_fake/writes')).writes, { timeout: 60_000, intervals: [1_000] })
+      .poll(async () => (await fake.get<FakeWrites>('/_fake/writes')).writes, { timeout: 60_000, intervals: [1_000] })
       .toEqual(expect.arrayContaining([expect.objectContaining({ method: 'POST', version: '4.16.3' })]));
     expect((await fake.get<FakeWrites>('/_fake/writes')).gateAgreements).toHaveLength(1);
     await page.goto('/activity');
@@ -126,8 +102,6 @@ test('an operator acknowledges a version gate on the cluster page; OCM gets one 
     await page.screenshot({ path: 'test-results/screenshots/version-gate-activity.png' });
     await context.close();
   } finally {
-    server?.kill('SIGTERM');
-    await server?.exited;
-    await fake?.stop();
+    await running.stop();
   }
 });

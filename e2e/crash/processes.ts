@@ -263,3 +263,56 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/** A fake OCM as its own process and `npm start` pointed at it, on an empty database in `dir`. */
+export interface OcmFleetplan {
+  fake: FakeProcess;
+  server: ServerProcess;
+  dbFile: string;
+  base: string;
+  /** SIGTERM to the server, then the fake stopped */
+  stop(): Promise<void>;
+}
+
+/**
+ * The first start of a real installation against OCM: the fake serves `fleet` (clusters, version
+ * gates; see tests/fakes/serve.ts), the server runs with the OCM provider, no demo, a scheduler
+ * tick every 2 s and the given admin password.
+ */
+export async function startOcmFleetplan(dir: string, fleet: unknown, adminPassword: string): Promise<OcmFleetplan> {
+  const dbFile = path.join(dir, 'fleet.db');
+  const fleetFile = path.join(dir, 'fleet.json');
+  fs.writeFileSync(fleetFile, JSON.stringify(fleet));
+  const fake = await startFake('ocm', fleetFile, path.join(dir, 'fake.log'));
+  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
+  const port = await freePort();
+  const server = startServer(
+    {
+      NODE_ENV: 'production',
+      ...baseEnv,
+      DATABASE_URL: dbFile,
+      FLEETPLAN_PROVIDER: 'ocm',
+      FLEETPLAN_OCM_URL: fake.url,
+      FLEETPLAN_OCM_TOKEN: 'fake-ocm-token',
+      FLEETPLAN_TICK_SECONDS: '2',
+      FLEETPLAN_SEED_DEMO: '0',
+      FLEETPLAN_SCHEDULER: 'on',
+      FLEETPLAN_ADMIN_PASSWORD: adminPassword,
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+    port,
+    path.join(dir, 'server.log'),
+  );
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await server.exited;
+    await fake.stop();
+  };
+  try {
+    await server.ready;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { fake, server, dbFile, base: `http://127.0.0.1:${port}`, stop };
+}

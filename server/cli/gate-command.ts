@@ -6,7 +6,8 @@
 // run it where the server runs. Refusals: exit 2 with one line on stderr, and nothing written.
 import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { parseEnv } from '@/server/env';
-import { createProvider } from '@/server/integrations/providers/create-provider';
+import { providerOfOrganization } from '@/server/integrations/providers/create-provider';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
 import { createVersionGateService } from '@/server/services/version-gate-service';
 import { organizationScope } from '@/server/services/organization-scope';
@@ -31,11 +32,12 @@ export async function runGateCommand(argv: string[], io: CliIo = processIo): Pro
   const env = parseEnv(io.env);
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
+    const organization = organizationScope(db, { name: scoped.org });
     const service = createVersionGateService({
       db,
       realNow: () => new Date(),
-      provider: () => createProvider(db, env.provider),
-      organization: organizationScope(db, { name: scoped.org }),
+      provider: () => providerOfOrganization(db, organization(), findFirstOrganization(db)?.id, env.provider),
+      organization,
     });
     const pending = service.pending();
     if (listing) {

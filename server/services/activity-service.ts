@@ -3,13 +3,14 @@
 import type { Db } from '@/db/open-database';
 import { listAudit, listPolicyRevisions } from '@/server/repositories/activity-repository';
 import { listDecisions, listIntents } from '@/server/repositories/decision-repository';
-import { hasRole, type Actor } from '@/server/auth/actor';
+import type { Actor } from '@/server/auth/actor';
 import { fieldChanges } from '@/server/domain/diff/field-changes';
 import { LIFECYCLE_STATES } from '@/server/domain/lifecycle/machine';
 import { LIFECYCLE_REASONS, LIFECYCLE_REASON_CODES } from '@/server/domain/lifecycle/reasons';
 import { listTransitionsPage } from '@/server/repositories/lifecycle-repository';
 import { auditDetails } from './audit-details';
 import type { OrganizationScope } from './organization-scope';
+import { instanceRoleOf } from './organization-roles';
 
 export interface ActivityFilter {
   cluster?: string;
@@ -108,7 +109,8 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
      * values show only the fields the reader may see (audit-details.ts).
      */
     changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor }) {
-      const audience = hasRole(input.reader, 'admin') ? 'admin' : 'member';
+      // the audit log is the instance's: its admin-only details need the global role (a grant on one organization is not enough)
+      const audience = instanceRoleOf(db, input.reader) === 'admin' ? 'admin' : 'member';
       const revisions = listPolicyRevisions(
         db,
         { organizationId: orgId(), cluster: input.cluster, from: input.from, to: input.to },

@@ -28,7 +28,8 @@ import { createOrganizationRoleService } from './organization-roles';
 import { createInstanceBlockedVersionService } from './instance-blocked-version-service';
 import { createVersionGateService } from './version-gate-service';
 import { createApprovalService } from './approval-service';
-import { createProvider } from '@/server/integrations/providers/create-provider';
+import { providerOfOrganization } from '@/server/integrations/providers/create-provider';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import type { FleetProvider } from '@/server/integrations/providers/types';
 import { organizationScope, type OrganizationScope } from './organization-scope';
 
@@ -84,7 +85,8 @@ export function createServices(deps: ServiceDeps) {
     versionGates: createVersionGateService({
       db: deps.db,
       realNow: deps.realNow,
-      provider: deps.provider ?? (() => createProvider(deps.db, deps.env.provider)),
+      // the organization's own provider (or the instance's for the first): where its clusters live
+      provider: deps.provider ?? (() => providerOfOrganization(deps.db, org(), findFirstOrganization(deps.db)?.id, deps.env.provider)),
       organization: org,
     }),
   };

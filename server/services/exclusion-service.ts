@@ -87,7 +87,8 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
     },
     delete(input: { id: number; actor: Actor }) {
       const row = findExclusionById(db, input.id);
-      if (!row) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
+      // another organization's exclusion does not exist here
+      if (!row || row.organizationId !== org().id) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
       withTransaction(db, (tx) => {
         deleteExclusion(tx, input.id);
         appendAudit(tx, {

@@ -4,7 +4,7 @@
 // tokens, the scheduler, update graphs, the instance's blocked versions, creating organizations)
 // keep the global role, so an organization's admin is not an admin of the instance.
 import type { Db } from '@/db/open-database';
-import { isRole, organizationRoleOf, type Actor, type Role } from '@/server/auth/actor';
+import { hasRole, isRole, lowerRole, organizationRoleOf, PERMISSION_ROLE, type Actor, type Role } from '@/server/auth/actor';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import {
   deleteOrganizationRole,
@@ -19,10 +19,20 @@ import { findUserById, findUserByName } from '@/server/repositories/user-reposit
 import { AppError } from './app-error';
 import { unknownOrganization, type OrganizationScope } from './organization-scope';
 
+/**
+ * The actor's role on the whole instance, whatever it was granted on the request's organization:
+ * what decides access to instance-wide data (the audit log's admin-only details).
+ */
+export function instanceRoleOf(db: Db, actor: Actor): Role {
+  if (actor.permission || actor.userId === undefined) return actor.role;
+  const userRole = findUserById(db, actor.userId)?.role;
+  if (userRole === undefined || !isRole(userRole)) return 'viewer';
+  return actor.tokenScope ? lowerRole(actor.tokenScope, userRole) : userRole;
+}
+
 /** The actor as it acts on the request's organization (the same actor when no grant applies). */
 export function actorOnOrganization(db: Db, actor: Actor | null, scope: OrganizationScope): Actor | null {
-  // a token scoped to one permission keeps exactly that, whatever its owner is granted
-  if (!actor || actor.userId === undefined || actor.permission) return actor;
+  if (!actor || actor.userId === undefined) return actor;
   let org;
   try {
     org = scope();
@@ -36,6 +46,14 @@ export function actorOnOrganization(db: Db, actor: Actor | null, scope: Organiza
   if (grant === null) return actor;
   const userRole = actor.via === 'token' ? findUserById(db, actor.userId)?.role : actor.role;
   if (userRole === undefined || !isRole(userRole)) return actor;
+  if (actor.permission) {
+    // a token scoped to one permission keeps exactly that (a grant never raises it), and only
+    // while its owner holds the permission's role on this organization (a grant may lower it)
+    const owner = organizationRoleOf({ name: actor.name, role: userRole, via: 'session' }, userRole, grant);
+    if (hasRole({ name: actor.name, role: owner, via: 'session' }, PERMISSION_ROLE[actor.permission])) return actor;
+    const { permission: _dropped, ...withoutPermission } = actor;
+    return withoutPermission;
+  }
   const role = organizationRoleOf(actor, userRole, grant);
   return role === actor.role ? actor : { ...actor, role };
 }

@@ -54,7 +54,12 @@ export function createVersionGateService(deps: {
         'CONFLICT',
         `${input.cluster} has no pending version gate ${input.gateId} (already acknowledged, or no longer offered)`,
       );
-    const provider = await deps.provider();
+    let provider: FleetProvider;
+    try {
+      provider = await deps.provider();
+    } catch (err) {
+      throw new AppError('PRECONDITION_FAILED', `No provider to agree with: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (!provider.acknowledgeVersionGate)
       throw new AppError('PRECONDITION_FAILED', `The ${provider.name} provider has no version gates to acknowledge`);
     let atProvider: 'agreed' | 'already-agreed';
@@ -107,7 +112,8 @@ export function createVersionGateService(deps: {
       );
     },
     acknowledge(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
-      const key = `${input.cluster}\u0000${input.gateId}`;
+      // cluster names are unique within an organization only
+      const key = `${deps.organization()?.id ?? 0}\u0000${input.cluster}\u0000${input.gateId}`;
       const running = inFlight.get(key);
       if (running) return running;
       const p = acknowledgeOnce(input).finally(() => inFlight.delete(key));

@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import { DEFAULT_OCM_URL, getEnv, type ProviderSettings } from '@/server/env';
 import { DEFAULT_OCM_TOKEN_URL } from './ocm-auth';
 import { createSimulatorProvider } from './simulator';
-import type { FleetProvider } from './types';
+import { ProviderError, type FleetProvider } from './types';
 
 /** What an organization's own provider settings may name (organizations.provider_kind). */
 export const ORGANIZATION_PROVIDER_KINDS = ['simulator', 'ocm', 'kubernetes'] as const;
@@ -62,6 +62,22 @@ export async function providerForOrganization(
   if (!own) return null;
   if (own.name === 'simulator') return createSimulatorProvider(db, org.id);
   return createProvider(db, own);
+}
+
+/**
+ * The provider of the organization a request or command works on (its own, or the instance's for
+ * the first organization): what acknowledging one of its clusters' version gates must write to.
+ */
+export async function providerOfOrganization(
+  db: Db,
+  org: { id: number; name: string; providerKind: string | null; providerCredentialsRef: string | null } | undefined,
+  firstOrganizationId: number | undefined,
+  settings: ProviderSettings = getEnv().provider,
+): Promise<FleetProvider> {
+  if (!org) throw new ProviderError('fleetplan', 'no organization yet');
+  const provider = await providerForOrganization(db, org, org.id === firstOrganizationId, settings);
+  if (!provider) throw new ProviderError('fleetplan', `organization ${org.name} has no provider`);
+  return provider;
 }
 
 export async function createProvider(db: Db, settings: ProviderSettings = getEnv().provider): Promise<FleetProvider> {
