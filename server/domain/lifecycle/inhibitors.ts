@@ -111,7 +111,8 @@ export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, from
         });
   if (removed.length > 0) {
     const named = removed.map(
-      (api) => `${api.resource} (removed in Kubernetes ${api.removedInRelease}${api.users.length ? `; called by ${api.users.join(', ')}` : ''})`,
+      (api) =>
+        `${api.resource} (removed in Kubernetes ${api.removedInRelease}${api.users.length ? `; called by ${api.users.join(', ')}` : ''})`,
     );
     found.push({
       reason: 'REMOVED_API_IN_USE',

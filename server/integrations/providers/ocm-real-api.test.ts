@@ -197,7 +197,11 @@ describe('OCM provider: access tokens from Red Hat SSO', () => {
 
   it('a 401 for a token already replaced does not drop the fresh one (the source is shared by every provider)', async () => {
     const { fake } = await fleet({ clusters: [classic], offlineToken: 'offline-token-shared', accessTokenTtlSeconds: 900 });
-    const source = createOcmTokenSource({ kind: 'offline-token', offlineToken: 'offline-token-shared', tokenUrl: `${fake.url}/_sso/token` });
+    const source = createOcmTokenSource({
+      kind: 'offline-token',
+      offlineToken: 'offline-token-shared',
+      tokenUrl: `${fake.url}/_sso/token`,
+    });
     const first = await source.token(now.getTime());
     expect(source.invalidate('an-older-token')).toBe(true);
     expect(await source.token(now.getTime())).toBe(first);
