@@ -168,10 +168,11 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
     const imported = await runCli(['import', orgFile], env);
     expect(imported.out).toContain(`${CLUSTERS} managed`);
     expect(imported.code).toBe(0);
-    // a webhook for every event; its secret in plain text is read as such (start-up encrypts it)
+    // a webhook for every event of the organization; its secret in plain text is read as such (start-up encrypts it)
     execute(
       dbFile,
-      "insert into webhooks (name, url, secret, events, enabled, created_at) values ('crash', ?, 'crash-secret', '[]', 1, ?)",
+      `insert into webhooks (name, url, secret, events, enabled, created_at, organization_id)
+       values ('crash', ?, 'crash-secret', '[]', 1, ?, (select min(id) from organizations))`,
       receiver.url,
       Date.now(),
     );
