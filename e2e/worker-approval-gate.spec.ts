@@ -70,7 +70,7 @@ test('a gated sector waits with AWAITING_APPROVAL until an operator approves on 
       after.prepare('select sector, version, kind, approved_by as approvedBy, reason, revoked_at as revokedAt from approvals').all(),
     ).toEqual([{ sector: 'dev', version, kind: 'before', approvedBy: 'demo', reason: 'CAB-2026-11 e2e', revokedAt: null }]);
     expect(after.prepare("select actor, target from audit_log where action = 'approval.approve'").all()).toEqual([
-      { actor: 'demo', target: `sector:dev version:${version} before` },
+      { actor: 'demo', target: `organization:app-sre sector:dev version:${version} before` },
     ]);
   } finally {
     after.close();

@@ -217,8 +217,15 @@ export function ActionsTable({ rows, paging, noun, exportRows }: TableProps<Acti
   );
 }
 
-/** Targets are `scope:subject`; link the ones that have a page. */
+/** Targets are `scope:subject`, maybe after `organization:NAME ` (whose it is); link the ones that have a page. */
 function Target({ target }: { target: string }) {
+  const owned = /^organization:(\S+) (.+)$/.exec(target);
+  if (owned)
+    return (
+      <>
+        <Target target={owned[2]!} /> <span className="muted small">({owned[1]})</span>
+      </>
+    );
   const i = target.indexOf(':');
   const scope = i > 0 ? target.slice(0, i) : '';
   const subject = i > 0 ? target.slice(i + 1) : target;

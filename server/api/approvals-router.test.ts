@@ -55,7 +55,7 @@ describe('approvals router', () => {
     const again = await callerAs('operator', 'bob').approvals.approve({ sector: 'prod-blue', version: '4.13.99' });
     expect(again).toMatchObject({ changed: false, approval: { approvedBy: 'alice' } });
     expect((await op.approvals.list()).map((a) => [a.sector, a.version, a.kind])).toEqual([['prod-blue', '4.13.99', 'before']]);
-    expect(approvalAudit()).toEqual([['approval.approve', 'alice', 'sector:prod-blue version:4.13.99 before']]);
+    expect(approvalAudit()).toEqual([['approval.approve', 'alice', 'organization:app-sre sector:prod-blue version:4.13.99 before']]);
     const org = findFirstOrganization(db)!;
     const parsed = validatePlanInput(loadPlanDocument(db, org.id, NOW));
     expect(parsed.ok && parsed.input.approvals).toEqual([{ sector: 'prod-blue', version: '4.13.99', kind: 'before' }]);
@@ -76,9 +76,9 @@ describe('approvals router', () => {
     await callerAs('operator', 'bob').approvals.approve({ sector: 'stage', version: '4.13.99', kind: 'after' });
     expect((await op.approvals.list({ includeRevoked: true })).map((a) => [a.approvedBy, a.revokedAt])).toEqual([['bob', null]]);
     expect(approvalAudit()).toEqual([
-      ['approval.approve', 'alice', 'sector:stage version:4.13.99 after'],
-      ['approval.revoke', 'alice', 'sector:stage version:4.13.99 after'],
-      ['approval.approve', 'bob', 'sector:stage version:4.13.99 after'],
+      ['approval.approve', 'alice', 'organization:app-sre sector:stage version:4.13.99 after'],
+      ['approval.revoke', 'alice', 'organization:app-sre sector:stage version:4.13.99 after'],
+      ['approval.approve', 'bob', 'organization:app-sre sector:stage version:4.13.99 after'],
     ]);
     // Activity shows who and why
     const changes = await op.activity.changes({ offset: 0, limit: 10 });

@@ -48,9 +48,12 @@ function summaryOf(row: repo.ApprovalRow): ApprovalSummary {
   };
 }
 
-/** `sector:prod version:4.14.5 before`: the audit row's target */
-function gateTarget(g: { sector: string; version: string; kind: ApprovalKind }): string {
-  return `sector:${g.sector} version:${g.version} ${g.kind}`;
+/**
+ * `organization:app-sre sector:prod version:4.14.5 before`: the audit row's target (the audit log
+ * is the instance's: the organization says whose sector it is)
+ */
+function gateTarget(organization: string, g: { sector: string; version: string; kind: ApprovalKind }): string {
+  return `organization:${organization} sector:${g.sector} version:${g.version} ${g.kind}`;
 }
 
 /** `realNow` stamps approvals and audit rows (never the fleet's simulated clock). */
@@ -89,7 +92,8 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
           { path: 'reason', message: `at most ${MAX_APPROVAL_REASON} characters` },
         ]);
       }
-      const key = checkedGate(organization().id, input);
+      const o = organization();
+      const key = checkedGate(o.id, input);
       return withTransaction(db, (tx) => {
         const existing = repo.findApproval(tx, key);
         if (existing && !existing.revokedAt) return { approval: summaryOf(existing), changed: false };
@@ -99,7 +103,7 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
           at,
           actor: input.actor.name,
           action: 'approval.approve',
-          target: gateTarget(key),
+          target: gateTarget(o.name, key),
           before: existing ? { approved: false } : null,
           after: { sector: key.sector, version: key.version, kind: key.kind, approved: true, reason },
         });
@@ -122,7 +126,7 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
           at,
           actor: input.actor.name,
           action: 'approval.revoke',
-          target: gateTarget(existing),
+          target: gateTarget(o.name, existing),
           before: { sector: existing.sector, version: existing.version, kind: existing.kind, approved: true },
           after: { approved: false, reason },
         });

@@ -79,7 +79,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
           at,
           actor: input.actor.name,
           action: 'exclusion.create',
-          target: `exclusion:${row.id}`,
+          target: `organization:${o.name} exclusion:${row.id}`,
           after: auditedFields(row),
         });
         return row;
@@ -88,14 +88,15 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
     delete(input: { id: number; actor: Actor }) {
       const row = findExclusionById(db, input.id);
       // another organization's exclusion does not exist here
-      if (!row || row.organizationId !== org().id) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
+      const o = org();
+      if (!row || row.organizationId !== o.id) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
       withTransaction(db, (tx) => {
         deleteExclusion(tx, input.id);
         appendAudit(tx, {
           at: realNow(),
           actor: input.actor.name,
           action: 'exclusion.delete',
-          target: `exclusion:${row.id}`,
+          target: `organization:${o.name} exclusion:${row.id}`,
           before: auditedFields(row),
         });
       });
