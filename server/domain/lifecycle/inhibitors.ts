@@ -61,11 +61,16 @@ function minorOf(version: string): [number, number] | null {
 
 const compareMinor = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
 
+/** [1, minor] of the Kubernetes an OpenShift version ships; null before 4.3 or for non-4 versions. */
+function kubernetesOf(openshiftVersion: string): [number, number] | null {
+  const m = minorOf(openshiftVersion);
+  return m && m[0] === 4 && m[1] >= 3 ? [1, m[1] + 13] : null;
+}
+
 /** The Kubernetes minor an OpenShift version ships (4.16.3 → 1.29); null before 4.3 or for non-4 versions. */
 export function kubernetesMinorOf(openshiftVersion: string): string | null {
-  const m = minorOf(openshiftVersion);
-  if (!m || m[0] !== 4 || m[1] < 3) return null;
-  return `1.${m[1] + 13}`;
+  const k = kubernetesOf(openshiftVersion);
+  return k ? `${k[0]}.${k[1]}` : null;
 }
 
 /**
@@ -97,10 +102,8 @@ export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, from
       message: `${toVersion} is newer than installed operators support: ${named.join('; ')}`,
     });
   }
-  const kube = kubernetesMinorOf(toVersion);
-  const kubeMinor = kube === null ? null : minorOf(kube);
-  const fromKube = kubernetesMinorOf(fromVersion);
-  const fromKubeMinor = fromKube === null ? null : minorOf(fromKube);
+  const kubeMinor = kubernetesOf(toVersion);
+  const fromKubeMinor = kubernetesOf(fromVersion);
   const removed =
     kubeMinor === null
       ? []
@@ -116,7 +119,7 @@ export function upgradeInhibitors(facts: ClusterInhibitorFacts | undefined, from
     );
     found.push({
       reason: 'REMOVED_API_IN_USE',
-      message: `${toVersion} (Kubernetes ${kube}) removes APIs still in use: ${named.join('; ')}`,
+      message: `${toVersion} (Kubernetes ${kubernetesMinorOf(toVersion)}) removes APIs still in use: ${named.join('; ')}`,
     });
   }
   return found;
