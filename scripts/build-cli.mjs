@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleSchedulerWorker, schedulerWorkerBundle } from './build-worker.mjs';
+import { bundleForecastWorker, bundleSchedulerWorker, forecastWorkerBundle, schedulerWorkerBundle } from './build-worker.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'cli');
@@ -35,3 +35,5 @@ fs.writeFileSync(path.join(outdir, 'BUILT_AT'), String(Date.now()));
 
 // The scheduler's worker thread: the app runs ticks, deliveries and graph refreshes there.
 await bundleSchedulerWorker(root, schedulerWorkerBundle(root));
+// The forecast's worker thread: the app computes forecasts there and keeps them warm.
+await bundleForecastWorker(root, forecastWorkerBundle(root));

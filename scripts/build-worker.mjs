@@ -11,11 +11,25 @@ export function schedulerWorkerBundle(root) {
   return path.join(root, 'dist', 'worker', 'scheduler-worker.mjs');
 }
 
+/** where `npm run build` puts the forecast's worker; server/background/forecast-thread.ts looks there */
+export function forecastWorkerBundle(root) {
+  return path.join(root, 'dist', 'worker', 'forecast-worker.mjs');
+}
+
 export async function bundleSchedulerWorker(root, outfile) {
   fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
+  await bundleWorker(root, 'server/background/scheduler-worker.ts', outfile);
+}
+
+/** the forecast's worker, beside the scheduler's (bundle the scheduler's first: it clears the folder) */
+export async function bundleForecastWorker(root, outfile) {
+  await bundleWorker(root, 'server/background/forecast-worker.ts', outfile);
+}
+
+async function bundleWorker(root, entry, outfile) {
   await build({
     absWorkingDir: root,
-    entryPoints: ['server/background/scheduler-worker.ts'],
+    entryPoints: [entry],
     bundle: true,
     platform: 'node',
     format: 'esm',

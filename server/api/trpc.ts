@@ -12,6 +12,7 @@ import { getFleetClock } from '@/server/fleet-clock';
 import { internalErrorMessage, reportInternalError } from '@/server/http/internal-error';
 import { AppError, type AppErrorCode } from '@/server/services/app-error';
 import { createServices, type Services } from '@/server/services/create-services';
+import { processForecastOffload } from '@/server/services/forecast-service';
 import { actorOnOrganization } from '@/server/services/organization-roles';
 import { ORGANIZATION_HEADER, organizationScope, type OrganizationScope } from '@/server/services/organization-scope';
 import { processSchedulerControl } from '@/server/scheduler/start';
@@ -66,6 +67,7 @@ export function createContextInner(opts: {
       realNow,
       env: opts.env ?? getEnv(),
       scheduler: processSchedulerControl(),
+      forecastOffload: processForecastOffload(),
       provider: opts.provider,
       organization,
     }),

@@ -3,7 +3,8 @@
  * worker thread, built by `npm run build` into dist/worker, so a tick never holds the event loop
  * that answers requests ("run now" is sent there too); under `next dev` (the sources, not the
  * last build) or without that bundle, in this thread. Either way the services get the scheduler through useSchedulerControl, and SIGTERM
- * stops it (finishing the tick in progress, releasing the lease) before the process exits.
+ * stops it (finishing the tick in progress, releasing the lease) before the process exits. The
+ * production server also computes forecasts in a worker thread of their own (forecast-thread.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,9 @@ import type { FleetplanEnv } from '@/server/env';
 import { registerShutdownHook, useSchedulerControl } from '@/server/scheduler/start';
 import { prepareWebhookSecrets } from '@/server/services/webhook-service';
 import { startBackgroundWork } from './background-work';
+import { forecastWorkerFile, startForecastThread } from './forecast-thread';
 import { schedulerWorkerFile, startSchedulerThread } from './scheduler-thread';
+import { useForecastOffload } from '@/server/services/forecast-service';
 
 export function startServerBackground(env: FleetplanEnv): void {
   prepareWebhookSecrets(getDb(), env);
@@ -21,6 +24,12 @@ export function startServerBackground(env: FleetplanEnv): void {
     const thread = startSchedulerThread({ intervalSeconds: env.tickSeconds });
     useSchedulerControl(thread);
     registerShutdownHook(() => thread.stop());
+    // forecasts too: seconds of CPU each at 10k clusters, computed (and kept warm) in their own thread
+    if (fs.existsSync(/* turbopackIgnore: true */ forecastWorkerFile())) {
+      const forecasts = startForecastThread();
+      useForecastOffload(forecasts);
+      registerShutdownHook(() => forecasts.stop());
+    }
     return;
   }
   console.log('fleetplan scheduler: not the production server (or no dist/worker bundle): the scheduler runs in the server thread');

@@ -12,7 +12,7 @@ import { createPolicyService } from './policies/policy-service';
 import { createVersionService } from './version-service';
 import { createSectorService } from './sector-service';
 import { createSoakService } from './soak-service';
-import { createForecastService } from './forecast-service';
+import { createForecastService, type ForecastOffload } from './forecast-service';
 import { createSchedulerService } from './scheduler-service';
 import { NO_SCHEDULER, type SchedulerControl } from './scheduler-control';
 import { createExclusionService } from './exclusion-service';
@@ -52,6 +52,8 @@ export interface ServiceDeps {
   provider?: () => Promise<FleetProvider>;
   /** the organization the request works on (server/services/organization-scope.ts); the user's or the first by default */
   organization?: OrganizationScope;
+  /** the server's forecast thread; without one, forecasts run in this thread */
+  forecastOffload?: ForecastOffload;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -68,7 +70,7 @@ export function createServices(deps: ServiceDeps) {
     versions: createVersionService(deps.db, org),
     sectors: createSectorService(deps.db, deps.fleetNow, org),
     soak: createSoakService(deps.db, deps.fleetNow, org),
-    forecast: createForecastService(deps.db, deps.fleetNow, org),
+    forecast: createForecastService(deps.db, deps.fleetNow, org, deps.forecastOffload),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow, org),
     lifecycle: createLifecycleService(deps.db, deps.realNow, org),

@@ -78,7 +78,26 @@ type Cache = Map<string, Promise<CacheEntry>>;
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
 const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$client'], Cache>());
 
-export function createForecastService(db: Db, now: () => Date, scope: OrganizationScope) {
+/**
+ * Where the server computes forecasts: its forecast worker thread (server/background/forecast-thread.ts),
+ * which runs this same service on its own database connection and keeps the results warm.
+ */
+export interface ForecastOffload {
+  run(organizationId: number, input: ForecastRunInput, atMs: number): Promise<ForecastRunOutput>;
+}
+
+const processOffload = globalThis as unknown as { __fleetplanForecastOffload?: ForecastOffload };
+
+/** The app's forecast thread, set up by instrumentation.ts; without one (tests, the CLI, `next dev`) forecasts run in this thread. */
+export function useForecastOffload(offload: ForecastOffload | undefined): void {
+  processOffload.__fleetplanForecastOffload = offload;
+}
+
+export function processForecastOffload(): ForecastOffload | undefined {
+  return processOffload.__fleetplanForecastOffload;
+}
+
+export function createForecastService(db: Db, now: () => Date, scope: OrganizationScope, offload?: ForecastOffload) {
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
@@ -157,6 +176,12 @@ export function createForecastService(db: Db, now: () => Date, scope: Organizati
 
   return {
     async run(input: ForecastRunInput): Promise<ForecastRunOutput> {
+      if (offload) {
+        // the organization is picked here, with the request's rights; the thread computes it
+        const org = scope();
+        if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
+        return offload.run(org.id, input, now().getTime());
+      }
       const { result, elapsedMs, frozen, exclusions, ordered, order, depths, cached } = await simulate(input);
       const search = input.search?.trim().toLowerCase();
       const filtered =

@@ -1,0 +1,15 @@
+// The messages between the server's thread and the forecast's worker thread (forecast-worker.ts,
+// forecast-thread.ts). Plain data only: they are copied across threads.
+import type { AppErrorCode, FieldProblem } from '@/server/services/app-error';
+import type { ForecastRunInput, ForecastRunOutput } from '@/server/services/forecast-service';
+
+export type ToForecastThread =
+  { kind: 'run'; id: number; organizationId: number; input: ForecastRunInput; atMs: number } | { kind: 'stop' };
+
+export type FromForecastThread =
+  | { kind: 'done'; id: number; output: ForecastRunOutput }
+  /** an AppError keeps its code and problems; anything else is reported as a failure of the thread */
+  | { kind: 'failed'; id: number; code: AppErrorCode | null; message: string; problems: FieldProblem[] }
+  /** a walk of the warm list ended: how many forecasts it made sure of (computed or still valid) */
+  | { kind: 'warmed'; forecasts: number }
+  | { kind: 'stopped' };

@@ -1,0 +1,100 @@
+/**
+ * Entry point of the forecast's worker thread (bundled by scripts/build-worker.mjs into
+ * dist/worker/forecast-worker.mjs; started by forecast-thread.ts). A 90-day forecast of 10,000
+ * clusters costs seconds of CPU: here it runs on its own connection to the server's database,
+ * so the event loop that answers requests never computes one, and the results stay warm in
+ * this thread's cache (forecast-service.ts keys them by the data they depend on).
+ *
+ * It also keeps them warm: right after start (the JIT's first forecast is the slowest) and,
+ * for the organizations whose forecast someone looked at lately, again when the fleet's data
+ * moved — so the Forecast page is usually answered from a forecast computed before it was asked.
+ */
+import { parentPort } from 'node:worker_threads';
+import { openDatabase, type Db } from '@/db/open-database';
+import { getEnv } from '@/server/env';
+import { getFleetClock } from '@/server/fleet-clock';
+import { listOrganizations } from '@/server/repositories/organization-repository';
+import { AppError } from '@/server/services/app-error';
+import { createForecastService, type ForecastRunInput } from '@/server/services/forecast-service';
+import { fixedOrganizationScope } from '@/server/services/organization-scope';
+import type { FromForecastThread, ToForecastThread } from './forecast-thread-protocol';
+import { ForecastWarmList, PAGE_DEFAULT_FORECAST } from './forecast-warm-list';
+
+/** how often the warm list is walked (a walk whose forecasts are still valid costs two small queries per entry) */
+const WARM_EVERY_MS = 15_000;
+/** the first walk waits for the server to come up (its start-up and first tick run on the same cores) */
+const FIRST_WARM_AFTER_MS = 2_000;
+
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('forecast-worker runs as a worker thread (forecast-thread.ts starts it)');
+  const env = getEnv();
+  let db: Db | undefined;
+  const getDb = () => (db ??= openDatabase(env.databaseFile));
+  const send = (message: FromForecastThread) => port.postMessage(message);
+  const warmList = new ForecastWarmList();
+  let stopping = false;
+  let requestsInFlight = 0;
+
+  const run = (organizationId: number, input: ForecastRunInput, at: Date) =>
+    createForecastService(getDb(), () => at, fixedOrganizationScope(getDb(), organizationId)).run(input);
+
+  port.on('message', (message: ToForecastThread) => {
+    if (message.kind === 'run') {
+      warmList.asked(message.organizationId, message.input, Date.now());
+      requestsInFlight++;
+      run(message.organizationId, message.input, new Date(message.atMs))
+        .then(
+          (output) => send({ kind: 'done', id: message.id, output }),
+          (err: unknown) =>
+            send({
+              kind: 'failed',
+              id: message.id,
+              code: err instanceof AppError ? err.code : null,
+              message: err instanceof Error ? err.message : String(err),
+              problems: err instanceof AppError ? err.problems : [],
+            }),
+        )
+        .finally(() => requestsInFlight--);
+    } else if (message.kind === 'stop') {
+      stopping = true;
+      clearTimeout(warmTimer);
+      db?.$client.close();
+      send({ kind: 'stopped' });
+      port.close();
+    }
+  });
+
+  // Warming: one entry at a time, never while a request computes (they would share the core).
+  let firstWalk = true;
+  const walk = async () => {
+    try {
+      const organizations = listOrganizations(getDb()).map((o) => o.id);
+      const entries = firstWalk
+        ? organizations.map((organizationId) => ({ organizationId, input: PAGE_DEFAULT_FORECAST }))
+        : warmList.entries(Date.now(), new Set(organizations));
+      firstWalk = false;
+      const clock = getFleetClock(getDb());
+      let warmed = 0;
+      for (const entry of entries) {
+        if (stopping) return;
+        while (requestsInFlight > 0 && !stopping) await new Promise((r) => setTimeout(r, 200));
+        await run(entry.organizationId, entry.input, clock()).then(
+          () => warmed++,
+          (err: unknown) => {
+            // an organization without policies, a policy that does not validate: the page says so when asked
+            if (!(err instanceof AppError)) console.error(`fleetplan forecast: warming failed: ${(err as Error).stack ?? String(err)}`);
+          },
+        );
+      }
+      if (!stopping) send({ kind: 'warmed', forecasts: warmed });
+    } catch (err) {
+      console.error(`fleetplan forecast: warming failed: ${(err as Error).stack ?? String(err)}`);
+    } finally {
+      if (!stopping) warmTimer = setTimeout(() => void walk(), WARM_EVERY_MS);
+    }
+  };
+  let warmTimer = setTimeout(() => void walk(), FIRST_WARM_AFTER_MS);
+}
+
+main();

@@ -1,0 +1,131 @@
+// The production server computes forecasts in a worker thread of its own (server/background/
+// forecast-thread.ts), built by `npm run build` and built here the same way, on its own connection
+// to the server's database file. What it answers must be what the in-thread service answers; an
+// expected error keeps its code; it warms the Forecast page's default forecast right after start;
+// a worker that dies fails the requests it had in hand and is started again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '@/db/open-database';
+import { startForecastThread, type ForecastThread } from '@/server/background/forecast-thread';
+import { PAGE_DEFAULT_FORECAST } from '@/server/background/forecast-warm-list';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
+import { AppError } from '@/server/services/app-error';
+import { createForecastService } from '@/server/services/forecast-service';
+import { fixedOrganizationScope } from '@/server/services/organization-scope';
+import { seedDemo } from '@/server/services/demo-seed-service';
+import { bundleForecastWorker, bundleSchedulerWorker } from '../../scripts/build-worker.mjs';
+
+const root = process.cwd();
+// inside the checkout: the bundle loads better-sqlite3 from node_modules beside it
+const workDir = path.join(root, 'test-results', `forecast-thread-${process.pid}`);
+const workerFile = path.join(workDir, 'bundle', 'forecast-worker.mjs');
+const savedDatabaseUrl = process.env.DATABASE_URL;
+const threads: ForecastThread[] = [];
+const AT = Date.parse('2026-03-02T10:00:00Z');
+
+beforeAll(async () => {
+  // the scheduler's bundle first: it clears the folder the two share
+  await bundleSchedulerWorker(root, path.join(workDir, 'bundle', 'scheduler-worker.mjs'));
+  await bundleForecastWorker(root, workerFile);
+}, 90_000);
+afterEach(async () => {
+  for (const t of threads.splice(0)) await t.stop();
+  if (savedDatabaseUrl === undefined) delete process.env.DATABASE_URL;
+  else process.env.DATABASE_URL = savedDatabaseUrl;
+});
+afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+
+function seededDatabaseFile(name: string): { file: string; organizationId: number } {
+  const file = path.join(workDir, `${name}.db`);
+  const db = openDatabase(file);
+  seedDemo(db, new Date(AT));
+  const organizationId = findFirstOrganization(db)!.id;
+  db.$client.close();
+  return { file, organizationId };
+}
+
+function waitFor<T>(register: (resolve: (value: T) => void) => void, what: string, ms = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    register((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+describe('the forecast thread', () => {
+  it('answers as the service in this thread does, keeps error codes, and has the default forecast warm after start', async () => {
+    const { file, organizationId } = seededDatabaseFile('same');
+    process.env.DATABASE_URL = file;
+    let warmed: (n: number) => void = () => undefined;
+    const firstWalk = waitFor<number>((resolve) => (warmed = resolve), 'the first warm walk');
+    const thread = startForecastThread({ file: workerFile, onWarmed: (n) => warmed(n) });
+    threads.push(thread);
+    expect(await firstWalk).toBe(1);
+
+    const db = openDatabase(file);
+    try {
+      const here = createForecastService(db, () => new Date(AT), fixedOrganizationScope(db, organizationId));
+      const input = { horizonDays: 30, upgradeMinutes: 60, offset: 10, limit: 20, search: 'prod' };
+      const expected = await here.run(input);
+      const answered = await thread.run(organizationId, input, AT);
+      const strip = ({ elapsedMs: _e, cached: _c, ...rest }: typeof expected) => rest;
+      expect(strip(answered)).toEqual(strip(expected));
+      expect(answered.rows.length).toBeGreaterThan(0);
+      expect(answered.cached).toBe(false);
+      // a second page of the same simulation is read from the thread's kept result
+      await expect(thread.run(organizationId, { ...input, offset: 0 }, AT)).resolves.toMatchObject({ cached: true });
+
+      // the page's default forecast was computed before anyone asked (at the fleet's own time: the real clock here)
+      const page = await thread.run(organizationId, PAGE_DEFAULT_FORECAST, Date.now());
+      expect(page.cached).toBe(true);
+      expect(page.total).toBeGreaterThan(0);
+
+      const invalid = await thread.run(organizationId, { ...input, targetVersion: 'four' }, AT).catch((e: unknown) => e);
+      expect(invalid).toBeInstanceOf(AppError);
+      expect(invalid).toMatchObject({ code: 'INVALID_INPUT', problems: [{ path: 'targetVersion', message: 'not a semantic version' }] });
+      await expect(thread.run(organizationId + 99, input, AT)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    } finally {
+      db.$client.close();
+    }
+  }, 120_000);
+
+  it('fails the forecasts a dead worker had in hand, and starts it again', async () => {
+    const dying = path.join(workDir, 'dying-worker.mjs');
+    const marker = path.join(workDir, 'died-once');
+    fs.writeFileSync(
+      dying,
+      `import fs from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+parentPort.on('message', (m) => {
+  if (m.kind !== 'run') return;
+  if (!fs.existsSync(${JSON.stringify(marker)})) { fs.writeFileSync(${JSON.stringify(marker)}, ''); process.exit(3); }
+  parentPort.postMessage({ kind: 'done', id: m.id, output: { second: 'life' } });
+});
+`,
+    );
+    const lines: string[] = [];
+    const thread = startForecastThread({ file: dying, restartAfterMs: 50, log: (l) => lines.push(l) });
+    threads.push(thread);
+    await expect(thread.run(1, PAGE_DEFAULT_FORECAST, AT)).rejects.toThrow('the forecast thread stopped (exit code 3)');
+    expect(lines.join('\n')).toMatch(/exited \(code 3\); starting it again/);
+    const deadline = Date.now() + 10_000;
+    let answer: unknown;
+    while (Date.now() < deadline) {
+      answer = await thread.run(1, PAGE_DEFAULT_FORECAST, AT).catch((e: Error) => e.message);
+      if (typeof answer !== 'string') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(answer).toEqual({ second: 'life' });
+  });
+
+  it('gives up a forecast the worker never answers', async () => {
+    const silent = path.join(workDir, 'silent-worker.mjs');
+    fs.writeFileSync(silent, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => {});\n");
+    const thread = startForecastThread({ file: silent, answerTimeoutMs: 100, log: () => undefined });
+    threads.push(thread);
+    await expect(thread.run(1, PAGE_DEFAULT_FORECAST, AT)).rejects.toThrow('the forecast thread did not answer within 0s');
+  });
+});
