@@ -9,7 +9,11 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '@/server/services/app-error';
 import type { ForecastOffload, ForecastRunInput, ForecastRunOutput } from '@/server/services/forecast-service';
+import type { PolicyDraft } from '@/server/services/policies/evaluate-draft';
+import type { ForecastImpact } from '@/server/services/policies/preview-forecast-impact';
 import type { FromForecastThread, ToForecastThread } from './forecast-thread-protocol';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** where `npm run build` puts the worker's bundle (scripts/build-worker.mjs) */
 export function forecastWorkerFile(root = process.cwd()): string {
@@ -28,7 +32,7 @@ const HEALTHY_AFTER_MS = 60_000;
 /** a forecast not answered by then is given up (the router's request would have been abandoned long before) */
 const ANSWER_TIMEOUT_MS = 3 * 60_000;
 
-type Pending = { resolve: (output: ForecastRunOutput) => void; reject: (err: Error) => void };
+type Pending = { resolve: (output: never) => void; reject: (err: Error) => void };
 
 export function startForecastThread(
   opts: {
@@ -77,7 +81,7 @@ export function startForecastThread(
       const p = pending.get(message.id);
       pending.delete(message.id);
       if (!p) return;
-      if (message.kind === 'done') p.resolve(message.output);
+      if (message.kind === 'done') p.resolve(message.output as never);
       else
         p.reject(
           message.code
@@ -102,31 +106,37 @@ export function startForecastThread(
 
   const post = (message: ToForecastThread) => worker.postMessage(message);
 
-  return {
-    run(organizationId: number, input: ForecastRunInput, atMs: number): Promise<ForecastRunOutput> {
-      if (stopping) return Promise.reject(new Error('the server is shutting down'));
-      if (!alive) return Promise.reject(new Error('the forecast thread is starting again after a failure; try again in a moment'));
-      const id = nextId++;
-      return new Promise<ForecastRunOutput>((resolve, reject) => {
-        const timeoutMs = opts.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`the forecast thread did not answer within ${Math.round(timeoutMs / 1000)}s`));
-        }, timeoutMs);
-        timer.unref();
-        pending.set(id, {
-          resolve: (output) => {
-            clearTimeout(timer);
-            resolve(output);
-          },
-          reject: (err) => {
-            clearTimeout(timer);
-            reject(err);
-          },
-        });
-        post({ kind: 'run', id, organizationId, input, atMs });
+  /** sends a request and waits for its answer (of the type the request's kind answers with) */
+  const ask = <T>(request: DistributiveOmit<Extract<ToForecastThread, { id: number }>, 'id'>): Promise<T> => {
+    if (stopping) return Promise.reject(new Error('the server is shutting down'));
+    if (!alive) return Promise.reject(new Error('the forecast thread is starting again after a failure; try again in a moment'));
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timeoutMs = opts.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`the forecast thread did not answer within ${Math.round(timeoutMs / 1000)}s`));
+      }, timeoutMs);
+      timer.unref();
+      pending.set(id, {
+        resolve: (output: T) => {
+          clearTimeout(timer);
+          resolve(output);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
       });
-    },
+      post({ ...request, id });
+    });
+  };
+
+  return {
+    run: (organizationId: number, input: ForecastRunInput, atMs: number) =>
+      ask<ForecastRunOutput>({ kind: 'run', organizationId, input, atMs }),
+    impact: (organizationId: number, draft: PolicyDraft, atMs: number) =>
+      ask<ForecastImpact>({ kind: 'impact', organizationId, draft, atMs }),
     async stop() {
       if (stopping) return;
       stopping = true;

@@ -15,7 +15,10 @@ import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { listOrganizations } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
-import { createForecastService, type ForecastRunInput } from '@/server/services/forecast-service';
+import { createForecastService, type ForecastRunInput, type ForecastRunOutput } from '@/server/services/forecast-service';
+import { createPolicyService } from '@/server/services/policies/policy-service';
+import type { PolicyDraft } from '@/server/services/policies/evaluate-draft';
+import type { ForecastImpact } from '@/server/services/policies/preview-forecast-impact';
 import { fixedOrganizationScope } from '@/server/services/organization-scope';
 import type { FromForecastThread, ToForecastThread } from './forecast-thread-protocol';
 import { ForecastWarmList, PAGE_DEFAULT_FORECAST } from './forecast-warm-list';
@@ -39,23 +42,37 @@ function main(): void {
   const run = (organizationId: number, input: ForecastRunInput, at: Date) =>
     createForecastService(getDb(), () => at, fixedOrganizationScope(getDb(), organizationId)).run(input);
 
+  const impact = (organizationId: number, draft: PolicyDraft, at: Date) =>
+    createPolicyService(
+      getDb(),
+      () => at,
+      () => new Date(),
+      fixedOrganizationScope(getDb(), organizationId),
+    ).previewForecastImpact(draft);
+
+  const answer = (id: number, work: Promise<ForecastRunOutput | ForecastImpact>) => {
+    requestsInFlight++;
+    work
+      .then(
+        (output) => send({ kind: 'done', id, output }),
+        (err: unknown) =>
+          send({
+            kind: 'failed',
+            id,
+            code: err instanceof AppError ? err.code : null,
+            message: err instanceof Error ? err.message : String(err),
+            problems: err instanceof AppError ? err.problems : [],
+          }),
+      )
+      .finally(() => requestsInFlight--);
+  };
+
   port.on('message', (message: ToForecastThread) => {
     if (message.kind === 'run') {
       warmList.asked(message.organizationId, message.input, Date.now());
-      requestsInFlight++;
-      run(message.organizationId, message.input, new Date(message.atMs))
-        .then(
-          (output) => send({ kind: 'done', id: message.id, output }),
-          (err: unknown) =>
-            send({
-              kind: 'failed',
-              id: message.id,
-              code: err instanceof AppError ? err.code : null,
-              message: err instanceof Error ? err.message : String(err),
-              problems: err instanceof AppError ? err.problems : [],
-            }),
-        )
-        .finally(() => requestsInFlight--);
+      answer(message.id, run(message.organizationId, message.input, new Date(message.atMs)));
+    } else if (message.kind === 'impact') {
+      answer(message.id, impact(message.organizationId, message.draft, new Date(message.atMs)));
     } else if (message.kind === 'stop') {
       stopping = true;
       clearTimeout(warmTimer);

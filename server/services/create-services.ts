@@ -65,7 +65,7 @@ export function createServices(deps: ServiceDeps) {
     clusters: createClusterService(deps.db, deps.fleetNow, org),
     clusterExplain: createClusterExplainService(deps.db, deps.fleetNow, org),
     fleet: createFleetService(deps.db, deps.fleetNow, deps.env.provider.name, org),
-    policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow, org),
+    policies: createPolicyService(deps.db, deps.fleetNow, deps.realNow, org, deps.forecastOffload),
     plans: createPlanService(deps.db, deps.fleetNow, org),
     versions: createVersionService(deps.db, org),
     sectors: createSectorService(deps.db, deps.fleetNow, org),

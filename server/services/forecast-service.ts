@@ -19,6 +19,8 @@ import { compareVersions, isSemver } from '@/server/domain/version/version';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { readForecastInputsRevision } from '@/server/repositories/data-version-repository';
 import type { OrganizationScope } from './organization-scope';
+import type { PolicyDraft } from './policies/evaluate-draft';
+import type { ForecastImpact } from './policies/preview-forecast-impact';
 import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
 import { gatedForecastOptions, runForecastSliced } from './forecast-runner';
@@ -84,6 +86,8 @@ const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$clien
  */
 export interface ForecastOffload {
   run(organizationId: number, input: ForecastRunInput, atMs: number): Promise<ForecastRunOutput>;
+  /** the policy editor's forecast impact of a draft (policies/preview-forecast-impact.ts) */
+  impact(organizationId: number, draft: PolicyDraft, atMs: number): Promise<ForecastImpact>;
 }
 
 const processOffload = globalThis as unknown as { __fleetplanForecastOffload?: ForecastOffload };

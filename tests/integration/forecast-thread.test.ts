@@ -12,6 +12,7 @@ import { PAGE_DEFAULT_FORECAST } from '@/server/background/forecast-warm-list';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
 import { createForecastService } from '@/server/services/forecast-service';
+import { createPolicyService } from '@/server/services/policies/policy-service';
 import { fixedOrganizationScope } from '@/server/services/organization-scope';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { bundleForecastWorker, bundleSchedulerWorker } from '../../scripts/build-worker.mjs';
@@ -43,6 +44,15 @@ function seededDatabaseFile(name: string): { file: string; organizationId: numbe
   const organizationId = findFirstOrganization(db)!.id;
   db.$client.close();
   return { file, organizationId };
+}
+
+function settingsOf(org: ReturnType<ReturnType<typeof createPolicyService>['getOrganization']>) {
+  return {
+    sectors: org.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
+    blockedVersions: org.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
+    upgradePolicyAllowedWorkloads: org.upgradePolicyAllowedWorkloads,
+    upgradePolicyAllowedMutexes: org.upgradePolicyAllowedMutexes,
+  };
 }
 
 function waitFor<T>(register: (resolve: (value: T) => void) => void, what: string, ms = 60_000): Promise<T> {
@@ -87,6 +97,33 @@ describe('the forecast thread', () => {
       expect(invalid).toBeInstanceOf(AppError);
       expect(invalid).toMatchObject({ code: 'INVALID_INPUT', problems: [{ path: 'targetVersion', message: 'not a semantic version' }] });
       await expect(thread.run(organizationId + 99, input, AT)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+      // the policy editor's forecast impact: a draft that blocks the fleet's target, compared there as here
+      const policies = createPolicyService(
+        db,
+        () => new Date(AT),
+        () => new Date(),
+        fixedOrganizationScope(db, organizationId),
+      );
+      const none = await policies.previewForecastImpact({});
+      const target = none.diff!.targetVersion!;
+      const settings = policies.getOrganization();
+      const draft = {
+        organization: {
+          ...settingsOf(settings),
+          blockedVersions: [
+            ...settingsOf(settings).blockedVersions,
+            { pattern: `^${target.replaceAll('.', '\\.')}$`, reason: 'regression' },
+          ],
+        },
+      };
+      const impactHere = await policies.previewForecastImpact(draft);
+      expect(impactHere.ok && impactHere.diff.counts['no-longer']).toBeGreaterThan(0);
+      await expect(thread.impact(organizationId, draft, AT)).resolves.toEqual(impactHere);
+      await expect(thread.impact(organizationId, { clusters: [{ name: 'no-such-cluster', policy: null }] }, AT)).resolves.toMatchObject({
+        ok: false,
+        diff: null,
+      });
     } finally {
       db.$client.close();
     }

@@ -15,6 +15,8 @@ import { importOrganizationYaml } from './import-organization-file';
 import { policyHistory } from './policy-history';
 import { SYSTEM_ACTOR, type PolicyContext } from './policy-store';
 import type { OrganizationScope } from '../organization-scope';
+import { AppError } from '../app-error';
+import type { ForecastOffload } from '../forecast-service';
 import { importClusterYaml } from './import-cluster-file';
 import { previewForecastImpact } from './preview-forecast-impact';
 import { previewImpact } from './preview-impact';
@@ -27,7 +29,14 @@ import { validateDraft } from './validate-draft';
 type Rest<F> = F extends (ctx: PolicyContext, ...args: infer A) => unknown ? A : never;
 
 /** `now` is the fleet's clock, `realNow` the wall clock (revisions and audit rows) */
-export function createPolicyService(db: Db, now: () => Date, realNow: () => Date, organization: OrganizationScope) {
+export function createPolicyService(
+  db: Db,
+  now: () => Date,
+  realNow: () => Date,
+  organization: OrganizationScope,
+  /** the server's forecast thread, where the forecast impact is computed; without one, in this thread */
+  forecasts?: ForecastOffload,
+) {
   const ctx: PolicyContext = { db, now, realNow, organization };
   return {
     getOrganization: () => getOrganization(ctx),
@@ -36,7 +45,13 @@ export function createPolicyService(db: Db, now: () => Date, realNow: () => Date
     validateDraft: (draft: PolicyDraft) => validateDraft(ctx, draft),
     importClusterYaml: (...args: Rest<typeof importClusterYaml>) => importClusterYaml(ctx, ...args),
     previewImpact: (draft: PolicyDraft) => previewImpact(ctx, draft),
-    previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => previewForecastImpact(ctx, draft, signal),
+    previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => {
+      if (!forecasts) return previewForecastImpact(ctx, draft, signal);
+      // the organization is picked here, with the request's rights; the thread computes the two forecasts
+      const org = organization();
+      if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
+      return forecasts.impact(org.id, draft, now().getTime());
+    },
     updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),
     updateClusterPolicy: (...args: Rest<typeof updateClusterPolicy>) => updateClusterPolicy(ctx, ...args),
     setFreeze: (...args: Rest<typeof setFreeze>) => setFreeze(ctx, ...args),

@@ -1,4 +1,4 @@
-import { diffForecasts } from '@/server/domain/forecast/forecast-diff';
+import { diffForecasts, type ForecastDiff } from '@/server/domain/forecast/forecast-diff';
 import { DEFAULT_UPGRADE_MINUTES, defaultTargetVersion, type ForecastResult } from '@/server/domain/forecast/forecast-rollout';
 import type { NamedProblem } from '@/server/domain/policy-files/named-problems';
 import { readDataVersion } from '@/server/repositories/data-version-repository';
@@ -20,7 +20,11 @@ export const IMPACT_HORIZON_DAYS = 30;
  * gates and towards the target of the stored fleet (the newest version offered), so a change that
  * blocks that version shows as clusters no longer reaching it.
  */
-export async function previewForecastImpact(ctx: PolicyContext, draft: PolicyDraft, signal?: AbortSignal) {
+export type ForecastImpact =
+  | { ok: false; problems: NamedProblem[]; diff: null; horizonDays: number }
+  | { ok: true; problems: NamedProblem[]; diff: ForecastDiff; horizonDays: number };
+
+export async function previewForecastImpact(ctx: PolicyContext, draft: PolicyDraft, signal?: AbortSignal): Promise<ForecastImpact> {
   // both forecasts start at the start of the minute: the stored fleet's is then the same for
   // every edit of that minute (while the data stays), and is kept
   const minute = evaluationInstant(ctx.now());
