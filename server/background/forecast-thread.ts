@@ -34,16 +34,17 @@ const ANSWER_TIMEOUT_MS = 3 * 60_000;
 
 type Pending = { resolve: (output: never) => void; reject: (err: Error) => void };
 
-export function startForecastThread(
-  opts: {
-    file?: string;
-    log?: (line: string) => void;
-    restartAfterMs?: number;
-    answerTimeoutMs?: number;
-    /** told after each walk of the thread's warm list */
-    onWarmed?: (forecasts: number) => void;
-  } = {},
-): ForecastThread {
+// `opts` has no default: with `= {}` Turbopack folds `opts.file` away, follows the path to the
+// bundle into `new Worker(...)` despite the ignore comment, and fails the build on every file of
+// the project as a worker entry.
+export function startForecastThread(opts: {
+  file?: string;
+  log?: (line: string) => void;
+  restartAfterMs?: number;
+  answerTimeoutMs?: number;
+  /** told after each walk of the thread's warm list */
+  onWarmed?: (forecasts: number) => void;
+}): ForecastThread {
   const file = opts.file ?? forecastWorkerFile();
   if (!fs.existsSync(/* turbopackIgnore: true */ file))
     throw new Error(`the forecast's worker bundle ${file} is missing: run \`npm run build\``);

@@ -26,7 +26,7 @@ export function startServerBackground(env: FleetplanEnv): void {
     registerShutdownHook(() => thread.stop());
     // forecasts too: seconds of CPU each at 10k clusters, computed (and kept warm) in their own thread
     if (fs.existsSync(/* turbopackIgnore: true */ forecastWorkerFile())) {
-      const forecasts = startForecastThread();
+      const forecasts = startForecastThread({});
       useForecastOffload(forecasts);
       registerShutdownHook(() => forecasts.stop());
     }
