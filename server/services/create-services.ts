@@ -70,7 +70,10 @@ export function createServices(deps: ServiceDeps) {
     versions: createVersionService(deps.db, org),
     sectors: createSectorService(deps.db, deps.fleetNow, org),
     soak: createSoakService(deps.db, deps.fleetNow, org),
-    forecast: createForecastService(deps.db, deps.fleetNow, org, deps.forecastOffload),
+    forecast: createForecastService(deps.db, deps.fleetNow, org, {
+      offload: deps.forecastOffload,
+      realNowMs: () => deps.realNow().getTime(),
+    }),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow, org),
     lifecycle: createLifecycleService(deps.db, deps.realNow, org),

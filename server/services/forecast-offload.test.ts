@@ -33,7 +33,7 @@ describe('forecasts handed to the forecast thread', () => {
     const { calls, offload } = recordingOffload();
     const scope = organizationScope(db, { name: 'second' });
     const input = { horizonDays: 30, upgradeMinutes: 60, offset: 0, limit: 10 };
-    await expect(createForecastService(db, () => NOW, scope, offload).run(input)).resolves.toEqual({ answered: 'run' });
+    await expect(createForecastService(db, () => NOW, scope, { offload }).run(input)).resolves.toEqual({ answered: 'run' });
     await expect(
       createPolicyService(
         db,
@@ -57,7 +57,7 @@ describe('forecasts handed to the forecast thread', () => {
     const { calls, offload } = recordingOffload();
     const scope = organizationScope(db, { name: 'nope' });
     await expect(
-      createForecastService(db, () => NOW, scope, offload).run({ horizonDays: 1, upgradeMinutes: 60, offset: 0, limit: 1 }),
+      createForecastService(db, () => NOW, scope, { offload }).run({ horizonDays: 1, upgradeMinutes: 60, offset: 0, limit: 1 }),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });

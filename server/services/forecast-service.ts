@@ -3,8 +3,9 @@
 // database connection and keyed by what they depend on: the stored inputs
 // (readForecastInputsRevision: policies, the fleet's versions, upgrades and health, exclusions, a
 // freeze, the health gate, soak reporting) and the request's options, not by the clock. Paging
-// and filtering read the kept result; only one page of clusters is returned at a time. A kept forecast is re-used while the fleet clock has moved
-// less than MAX_AGE_MS past its start (the scheduler, when it runs, writes sooner than that).
+// and filtering read the kept result; only one page of clusters is returned at a time. A kept
+// forecast is re-used while the fleet clock has moved less than MAX_AGE_MS past its start (the
+// scheduler, when it runs, writes sooner than that), or for a few minutes of paging.
 import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
 import {
@@ -64,6 +65,8 @@ type CacheEntry = {
   result: ForecastResult;
   /** the fleet minute the forecast starts at */
   fromMs: number;
+  /** when it was computed, on the wall clock */
+  computedAtRealMs: number;
   elapsedMs: number;
   frozen: boolean;
   exclusions: number;
@@ -75,6 +78,11 @@ type CacheEntry = {
 const CACHE_SIZE = 6;
 /** How far the fleet clock may move past a kept forecast's start before it is simulated again. */
 const MAX_AGE_MS = 60 * 60_000;
+/**
+ * ...or while it is this fresh on the wall clock: the simulator's clock runs an hour a minute, and
+ * paging through a forecast must not compute it again (the page shows the minute it starts at).
+ */
+const PAGING_GRACE_MS = 3 * 60_000;
 type Cache = Map<string, Promise<CacheEntry>>;
 // on globalThis: Next may load this module more than once; per connection: keys are data versions
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
@@ -101,7 +109,18 @@ export function processForecastOffload(): ForecastOffload | undefined {
   return processOffload.__fleetplanForecastOffload;
 }
 
-export function createForecastService(db: Db, now: () => Date, scope: OrganizationScope, offload?: ForecastOffload) {
+export function createForecastService(
+  db: Db,
+  now: () => Date,
+  scope: OrganizationScope,
+  opts: {
+    /** the server's forecast thread; without one the forecast is computed here */
+    offload?: ForecastOffload;
+    /** the wall clock (ms), for the paging grace */
+    realNowMs?: () => number;
+  } = {},
+) {
+  const { offload, realNowMs = Date.now } = opts;
   async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
@@ -122,7 +141,11 @@ export function createForecastService(db: Db, now: () => Date, scope: Organizati
     const hit = key === null ? undefined : cache.get(key);
     if (hit) {
       const entry = await hit.catch(() => null);
-      if (entry && at.getTime() >= entry.fromMs && at.getTime() - entry.fromMs < MAX_AGE_MS) {
+      const fresh =
+        entry !== null &&
+        at.getTime() >= entry.fromMs &&
+        (at.getTime() - entry.fromMs < MAX_AGE_MS || realNowMs() - entry.computedAtRealMs < PAGING_GRACE_MS);
+      if (entry && fresh) {
         cache.delete(key!);
         cache.set(key!, hit);
         return { ...entry, cached: true };
@@ -175,7 +198,17 @@ export function createForecastService(db: Db, now: () => Date, scope: Organizati
     const rank = (c: ClusterForecast) =>
       c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);
     const ordered = result.clusters.filter((c) => c.managed).sort((a, b) => rank(a) - rank(b) || a.cluster.localeCompare(b.cluster));
-    return { result, fromMs: at.getTime(), elapsedMs, frozen, exclusions: exclusions.length, ordered, order, depths };
+    return {
+      result,
+      fromMs: at.getTime(),
+      computedAtRealMs: realNowMs(),
+      elapsedMs,
+      frozen,
+      exclusions: exclusions.length,
+      ordered,
+      order,
+      depths,
+    };
   }
 
   return {
