@@ -98,6 +98,11 @@ export type Cluster = {
   /** Absent: the cluster is not managed. */
   upgradePolicy?: UpgradePolicy;
   currentUpgrade?: CurrentUpgrade;
+  /**
+   * The cluster's labels (provider labels overlaid by fleetplan's; beyond the reference): what
+   * sector selectors match. Absent = no labels.
+   */
+  labels?: Record<string, string>;
 };
 
 export type WorkloadSoak = { soakDays: number; reporting: string[] };

@@ -6,6 +6,7 @@
 import { parseVersionBound, type VersionBound } from './version-bounds';
 import { APPROVAL_KINDS, parseNotBefore, type Approval, type ApprovalKind, type SectorApprovalGates } from './sector-gates';
 import { identifierProblem } from '../identifiers';
+import { labelKeyProblem, labelValueProblem } from '../labels/label-syntax';
 import { checkBlockedVersionPattern } from './blocked-versions';
 import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
 import { formatInstant, parseInstant } from './time';
@@ -491,6 +492,28 @@ function validateCurrentUpgrade(c: Collector, raw: unknown, path: string): Curre
   return { version: raw.version as string, nextRun: formatInstant(nextRun as number), state: raw.state as CurrentUpgrade['state'] };
 }
 
+/** A cluster's labels: a map of label keys to label values, as Kubernetes spells them (label-syntax.ts). */
+function validateLabels(c: Collector, raw: unknown, path: string): Record<string, string> | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be a map of label keys to values, got ${describe(raw)}`);
+    return undefined;
+  }
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    // a key may hold dots and slashes (example.com/team): quoted, the path stays unambiguous
+    const keyPath = `${path}[${JSON.stringify(key)}]`;
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) c.add(keyPath, `not a valid label key: ${keyProblem}`);
+    if (typeof value !== 'string') c.add(keyPath, `must be a string, got ${describe(value)}`);
+    else {
+      const valueProblem = labelValueProblem(value);
+      if (valueProblem) c.add(keyPath, `not a valid label value: ${valueProblem}`);
+    }
+    if (!keyProblem && typeof value === 'string') labels[key] = value;
+  }
+  return labels;
+}
+
 function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
   if (raw === undefined || raw === null) {
     c.add('clusters', 'missing: a list of clusters');
@@ -544,11 +567,13 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
       rc.currentUpgrade === undefined || rc.currentUpgrade === null
         ? undefined
         : validateCurrentUpgrade(c, rc.currentUpgrade, `${path}.currentUpgrade`);
+    const labels = rc.labels === undefined || rc.labels === null ? undefined : validateLabels(c, rc.labels, `${path}.labels`);
     if (c.problems.length > start) return;
     const cluster: Cluster = { name: rc.name as string, version: rc.version as string, availableUpgrades: available, healthy };
     if (typeof rc.channel === 'string') cluster.channel = rc.channel;
     if (policy) cluster.upgradePolicy = policy;
     if (current) cluster.currentUpgrade = current;
+    if (labels) cluster.labels = labels;
     clusters.push(cluster);
   });
   return clusters;
