@@ -20,7 +20,10 @@ export function findWebhook(db: Db, organizationId: number, id: number): Webhook
     .get();
 }
 
-export function insertWebhook(db: Db, v: Omit<WebhookRow, 'id' | 'organizationId'> & { organizationId?: number | null }): WebhookRow {
+export function insertWebhook(
+  db: Db,
+  v: Omit<WebhookRow, 'id' | 'organizationId' | 'selector'> & { organizationId?: number | null; selector?: string | null },
+): WebhookRow {
   return db.insert(webhooks).values(v).returning().get();
 }
 

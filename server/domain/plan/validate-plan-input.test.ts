@@ -231,8 +231,6 @@ describe('cluster labels', () => {
     [{ env: 4 }, 'clusters[1].labels["env"]', 'must be a string, got number 4'],
     [{ Env_: 'x' }, 'clusters[1].labels["Env_"]', 'not a valid label key: the name must consist of alphanumeric'],
     [{ 'Example.com/x': 'y' }, 'clusters[1].labels["Example.com/x"]', 'not a valid label key: the prefix must be a DNS subdomain'],
-    [{ env: 'pro d' }, 'clusters[1].labels["env"]', 'not a valid label value: a label value must be empty or consist of'],
-    [{ env: 'v'.repeat(64) }, 'clusters[1].labels["env"]', 'not a valid label value: a label value must be at most 63 characters'],
   ])('refuses labels %j at their path', (labels, path, message) => {
     const doc = base();
     (doc.clusters[1] as Record<string, unknown>).labels = labels;
