@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, clusterWorkloads, clusterUpgrades } from '@/db/schema';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
 
 export type ClusterRow = typeof clusters.$inferSelect;
 
@@ -199,6 +200,16 @@ export function listClusterLabels(
     .where(and(eq(clusters.organizationId, organizationId), sql`${clusters.upgradeState} <> 'gone'`))
     .orderBy(asc(clusters.name))
     .all();
+}
+
+/** A cluster's effective labels (the provider's overlaid by fleetplan's); null when the organization has no such cluster. */
+export function findClusterLabels(db: Db, organizationId: number, name: string): Record<string, string> | null {
+  const row = db
+    .select({ labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
+    .get();
+  return row ? effectiveLabels(row.labels, row.fleetplanLabels) : null;
 }
 
 /** Replaces the labels fleetplan sets on a cluster (the provider's stay as discovery wrote them). */

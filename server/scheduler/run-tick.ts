@@ -184,6 +184,7 @@ function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): 
     { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
     ctx.realNow(),
     ctx.organization.id,
+    typeof payload.cluster === 'string' ? payload.cluster : undefined,
   );
 }
 
