@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { decideUpgrades } from '../plan/decide-upgrades';
 import { testCluster, testPlanInput, type RawCluster } from '../plan/test-plan-input';
 import { validatePlanInput } from '../plan/validate-plan-input';
+import { evaluateFleet, NO_GATES } from '../evaluation/evaluate-fleet';
+import { exclusionWindowOf } from '../scheduling/apply-gates';
 import { matchesLabels, parseLabelSelector } from './label-selector';
 
 const sectorsOf = (clusters: RawCluster[], sectors: Record<string, unknown>[]) =>
@@ -71,6 +73,47 @@ describe('sector selectors', () => {
       ['stage-1', 'upgrade', '4.12.19'],
       ['prod-1', 'skip', 'SECTOR_BEHIND'],
     ]);
+  });
+});
+
+describe('why-not and the gates with labels', () => {
+  const input = () =>
+    testPlanInput(
+      [
+        testCluster('stage-1', { labels: { env: 'stage' } }),
+        testCluster('prod-1', { labels: { env: 'prod', tier: 'db' } }),
+        testCluster('prod-2', { labels: { env: 'prod', tier: 'web' } }),
+      ],
+      {
+        organization: {
+          sectors: [
+            { name: 'stage', selector: 'env=stage' },
+            { name: 'prod', selector: 'env=prod', dependencies: [{ name: 'stage' }] },
+          ],
+        },
+      },
+    );
+
+  it('the sector check names the selector that put the cluster in its sector', () => {
+    const e = evaluateFleet(input(), NO_GATES, { explain: ['prod-1'] });
+    const sector = e.clusters.get('prod-1')!.candidates[0]!.checks.find((k) => k.rule === 'sector')!;
+    expect(sector).toMatchObject({ pass: false, details: { selectedBy: 'env=prod', sector: 'stage' } });
+    expect(sector.message).toContain('(in sector prod by its label selector env=prod: the policy names no sector)');
+  });
+
+  it('an exclusion by selector stops exactly the clusters whose labels it matches', () => {
+    const now = Date.parse('2021-08-30T18:00:00Z');
+    const window = exclusionWindowOf({
+      scope: 'selector',
+      subject: 'tier notin (web)',
+      startsAt: now - 1,
+      endsAt: now + 86_400_000,
+      reason: 'db migration',
+    });
+    const labelsOf = new Map(input().clusters.map((c) => [c.name, c.labels ?? {}] as const));
+    const e = evaluateFleet(input(), { ...NO_GATES, exclusions: [window], clusterLabels: labelsOf }, { explain: true });
+    const excluded = [...e.clusters.values()].filter((c) => c.gates.some((g) => g.gate === 'exclusion' && !g.pass)).map((c) => c.cluster);
+    expect(excluded.sort()).toEqual(['prod-1', 'stage-1']);
   });
 });
 
