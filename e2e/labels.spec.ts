@@ -45,17 +45,18 @@ test('labels set on the cluster page filter the Fleet and scope an exclusion by 
 
   // a bad change is refused whole: nothing is written
   await setLabels(page, a, `env=${LABEL} Bad_=x`);
-  await expect(page.getByRole('alert')).toContainText("'Bad_=x'");
+  const editor = page.getByRole('form', { name: 'Change labels' });
+  await expect(editor.getByRole('alert')).toContainText("'Bad_=x'");
   expect(fleetplanLabelsOf(a)).toEqual({});
 
   await setLabels(page, a, `env=${LABEL} tier=web`);
-  await expect(page.getByRole('status')).toHaveText('Labels saved.');
+  await expect(editor.getByRole('status')).toHaveText('Labels saved.');
   const chips = page.getByRole('list', { name: 'Labels' });
   await expect(chips).toContainText(`env=${LABEL}`);
   await expect(chips).toContainText('tier=web');
   expect(fleetplanLabelsOf(a)).toEqual({ env: LABEL, tier: 'web' });
   await setLabels(page, b, `env=${LABEL} tier=db`);
-  await expect(page.getByRole('status')).toHaveText('Labels saved.');
+  await expect(editor.getByRole('status')).toHaveText('Labels saved.');
   await page.screenshot({ path: 'test-results/screenshots/labels-cluster.png', fullPage: true });
 
   // the Fleet by selector: from the address, then typed
@@ -67,7 +68,9 @@ test('labels set on the cluster page filter the Fleet and scope an exclusion by 
   await expect(page.getByText('1 cluster', { exact: true })).toBeVisible();
   await expect(page).toHaveURL(/selector=env%3De2e-rollout%2Ctier(\+|%20)notin(\+|%20)%28db%29/);
   await page.getByLabel('Label selector').fill(`env in (${LABEL}`);
-  await expect(page.getByRole('alert')).toContainText("expected ',' or ')', found the end of the selector");
+  await expect(page.getByRole('alert').filter({ hasText: 'at character' })).toHaveText(
+    "at character 20: expected ',' or ')', found the end of the selector",
+  );
   await page.getByLabel('Label selector').fill(`env=${LABEL}`);
   await expect(page.getByText('2 clusters', { exact: true })).toBeVisible();
   await page.screenshot({ path: 'test-results/screenshots/labels-fleet.png', fullPage: true });

@@ -1,6 +1,7 @@
 'use client';
 // The fleet list: server-side filters, search, sort and paging, so it stays fast at 10k clusters.
 // All of them live in the address (?sector=prod&sort=version&page=3), so a view can be linked.
+import { useMemo } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -145,6 +146,8 @@ export function FleetTable() {
   );
 
   const total = list.data?.total ?? 0;
+  const labelled = url.selector.trim() !== '' || url.label !== '';
+  const columns = useMemo(() => COLUMNS.map((c) => (c.id === 'labels' ? { ...c, hidden: !labelled } : c)), [labelled]);
   return (
     <section className="panel flush" aria-label="Clusters">
       <QueryState query={list}>
@@ -153,7 +156,7 @@ export function FleetTable() {
             id="fleet"
             label="Clusters"
             rows={data.items}
-            columns={COLUMNS}
+            columns={columns}
             rowKey={(c) => c.name}
             rowProps={(c) => ({ 'data-cluster': c.name })}
             sort={{ id: sort.key, direction: sort.direction }}
@@ -204,8 +207,10 @@ const COLUMNS: Column<Cluster>[] = [
   // hidden by default: the region already shows under the cluster's name (the table stays within 1440 px)
   { id: 'region', header: 'Region', hidden: true, sortKey: 'region', className: 'nowrap', csv: (c) => c.region, cell: (c) => c.region },
   {
+    // hidden by default (the table stays within 1440 px); shown while a label filters the table
     id: 'labels',
     header: 'Labels',
+    hidden: true,
     csv: (c) => labelTexts(c).join(' '),
     cell: (c) => <BadgeList items={labelTexts(c)} />,
   },
