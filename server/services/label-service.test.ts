@@ -112,8 +112,11 @@ describe('exclusions by selector', () => {
       code: 'BAD_REQUEST',
       message: expect.stringContaining('subject: at character 6') as unknown,
     });
-    await expect(as(operator).exclusions.create({ ...window, scope: 'selector', subject: '  ' })).rejects.toMatchObject({
+    await expect(as(operator).exclusions.create({ ...window, scope: 'selector', subject: '' })).rejects.toMatchObject({
       message: 'subject: write a label selector',
+    });
+    await expect(as(operator).exclusions.create({ ...window, scope: 'selector', subject: '!' })).rejects.toMatchObject({
+      message: 'subject: at character 2: expected a label key, found the end of the selector',
     });
     expect(await as(viewer).exclusions.list()).toEqual([]);
     expect(auditCount()).toBe(before);
@@ -208,5 +211,48 @@ describe('webhooks and hooks by selector', () => {
         [everyHook.id, '2'],
       ].sort(),
     );
+  });
+});
+
+describe('sector selectors through the organization editor', () => {
+  it('are saved, exported and applied to managed clusters without a sector; an invalid one is refused at its path', async () => {
+    const { db, as, org, names } = setup();
+    // one managed cluster whose policy names no sector, labelled env=stage by the provider
+    const policy = JSON.parse(
+      (db.$client.prepare('select upgrade_policy as p from clusters where name = ?').get(names[0]) as { p: string }).p,
+    ) as { conditions: Record<string, unknown> };
+    delete policy.conditions.sector;
+    db.$client.prepare('update clusters set upgrade_policy = ? where name = ?').run(JSON.stringify(policy), names[0]);
+    const stored = await as(operator).policies.organization();
+    const settings = (selector: string) => ({
+      sectors: stored.sectors.map((s) => ({
+        name: s.name,
+        maxParallelUpgrades: s.maxParallelUpgrades,
+        dependencies: s.dependencies,
+        ...(s.name === 'stage' ? { selector } : {}),
+      })),
+      blockedVersions: stored.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
+      upgradePolicyAllowedWorkloads: stored.upgradePolicyAllowedWorkloads,
+      upgradePolicyAllowedMutexes: stored.upgradePolicyAllowedMutexes,
+    });
+    const stageIndex = stored.sectors.findIndex((s) => s.name === 'stage');
+    const sectorsBefore = db.$client.prepare('select * from sectors order by id').all();
+    await expect(
+      as(operator).policies.updateOrganization({ expectedRevision: stored.revision, organization: settings('env in stage') }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      cause: { problems: [expect.objectContaining({ path: `organization.sectors[${stageIndex}].selector` })] },
+    });
+    expect(db.$client.prepare('select * from sectors order by id').all()).toEqual(sectorsBefore);
+
+    await as(operator).policies.updateOrganization({ expectedRevision: stored.revision, organization: settings(' env=stage ') });
+    expect((await as(viewer).policies.organization()).sectors.find((s) => s.name === 'stage')?.selector).toBe('env=stage');
+    expect((await as(viewer).policies.exportOrganization()).yaml).toContain('selector: env=stage');
+    const { loadPlanDocument } = await import('@/server/repositories/plan-document-repository');
+    const { validatePlanInput } = await import('@/server/domain/plan/validate-plan-input');
+    const validated = validatePlanInput(loadPlanDocument(db, org.id, NOW));
+    if (!validated.ok) throw new Error(JSON.stringify(validated.problems));
+    const conditions = validated.input.clusters.find((c) => c.name === names[0])?.upgradePolicy?.conditions;
+    expect(conditions).toMatchObject({ sector: 'stage', sectorSelector: 'env=stage' });
   });
 });
