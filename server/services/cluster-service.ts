@@ -60,12 +60,15 @@ interface EngineLookup {
   never(cluster: string): string[] | null;
   /** every cluster that will never upgrade as configured */
   allNever(): string[];
+  /** the sector a sector's label selector gave the cluster (its policy naming none), if any */
+  selectedSector(cluster: string): string | undefined;
 }
 
-const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null, allNever: () => [] };
+const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null, allNever: () => [], selectedSector: () => undefined };
 
-function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
+function engineLookupOf(evaluation: FleetVersionView, selectedSectors: ReadonlyMap<string, string>): EngineLookup {
   return {
+    selectedSector: (cluster) => selectedSectors.get(cluster),
     // unblocked candidates short of their soak threshold, highest first (the engine's verdicts)
     soaking: (cluster) =>
       (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
@@ -102,7 +105,8 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
     cloud: row.cloud,
     pendingVersionGates: row.pendingVersionGates,
     inhibitors: row.inhibitors,
-    sector: row.sector,
+    // the policy's sector, else the one a sector's selector gave it (what the engine plans with)
+    sector: row.sector ?? engine.selectedSector(row.name) ?? null,
     workloads: policy?.workloads ?? [],
     managed: policy !== null,
     healthy: row.healthy,
@@ -139,7 +143,13 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
   function engineLookup(): EngineLookup {
     const org = scope();
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
-    return stored?.ok ? engineLookupOf(stored.view) : NO_ENGINE_VIEW;
+    if (!stored?.ok) return NO_ENGINE_VIEW;
+    const selected = new Map<string, string>();
+    for (const c of stored.input.clusters) {
+      const conditions = c.upgradePolicy?.conditions;
+      if (conditions?.sectorSelector && conditions.sector) selected.set(c.name, conditions.sector);
+    }
+    return engineLookupOf(stored.view, selected);
   }
 
   /**

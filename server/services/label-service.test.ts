@@ -222,7 +222,8 @@ describe('sector selectors through the organization editor', () => {
       (db.$client.prepare('select upgrade_policy as p from clusters where name = ?').get(names[0]) as { p: string }).p,
     ) as { conditions: Record<string, unknown> };
     delete policy.conditions.sector;
-    db.$client.prepare('update clusters set upgrade_policy = ? where name = ?').run(JSON.stringify(policy), names[0]);
+    // as a policy save stores it: the sector column follows the policy (policy-repository.ts)
+    db.$client.prepare('update clusters set upgrade_policy = ?, sector = null where name = ?').run(JSON.stringify(policy), names[0]);
     const stored = await as(operator).policies.organization();
     const settings = (selector: string) => ({
       sectors: stored.sectors.map((s) => ({
@@ -254,5 +255,10 @@ describe('sector selectors through the organization editor', () => {
     if (!validated.ok) throw new Error(JSON.stringify(validated.problems));
     const conditions = validated.input.clusters.find((c) => c.name === names[0])?.upgradePolicy?.conditions;
     expect(conditions).toMatchObject({ sector: 'stage', sectorSelector: 'env=stage' });
+    // the cluster's page and row show the sector the engine plans it in
+    expect((await as(viewer).clusters.byName({ name: names[0] })).sector).toBe('stage');
+    // a label change moves it out: fleetplan's env=dev overrides the provider's env=stage
+    await as(operator).clusters.setLabels({ cluster: names[0], changes: ['env=dev'] });
+    expect((await as(viewer).clusters.byName({ name: names[0] })).sector).toBeNull();
   });
 });
