@@ -202,6 +202,16 @@ export function listClusterLabels(
     .all();
 }
 
+/** The names of the organization's clusters whose policy names `sector`. */
+export function listClusterNamesInSector(db: Db, organizationId: number, sector: string): string[] {
+  return db
+    .select({ name: clusters.name })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.sector, sector)))
+    .all()
+    .map((r) => r.name);
+}
+
 /** A cluster's effective labels (the provider's overlaid by fleetplan's); null when the organization has no such cluster. */
 export function findClusterLabels(db: Db, organizationId: number, name: string): Record<string, string> | null {
   const row = db

@@ -62,13 +62,26 @@ interface EngineLookup {
   allNever(): string[];
   /** the sector a sector's label selector gave the cluster (its policy naming none), if any */
   selectedSector(cluster: string): string | undefined;
+  /** the clusters a sector's label selector put in `sector` */
+  selectedInto(sector: string): string[];
+  /** the sectors selectors put clusters in */
+  selectedSectors(): string[];
 }
 
-const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null, allNever: () => [], selectedSector: () => undefined };
+const NO_ENGINE_VIEW: EngineLookup = {
+  soaking: () => [],
+  never: () => null,
+  allNever: () => [],
+  selectedSector: () => undefined,
+  selectedInto: () => [],
+  selectedSectors: () => [],
+};
 
 function engineLookupOf(evaluation: FleetVersionView, selectedSectors: ReadonlyMap<string, string>): EngineLookup {
   return {
     selectedSector: (cluster) => selectedSectors.get(cluster),
+    selectedInto: (sector) => [...selectedSectors].filter(([, s]) => s === sector).map(([name]) => name),
+    selectedSectors: () => [...new Set(selectedSectors.values())],
     // unblocked candidates short of their soak threshold, highest first (the engine's verdicts)
     soaking: (cluster) =>
       (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
@@ -159,11 +172,19 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
   function repositoryFilter(organizationId: number, input: ListFilter): clustersRepo.ClusterFilter {
     const { neverUpgrades, label, selector, ...rest } = input;
     let names: string[] | undefined = neverUpgrades ? engineLookup().allNever() : undefined;
-    if (selector !== undefined && selector.trim() !== '') {
-      const selected = new Set(clustersMatching(db, organizationId, requireSelector(selector)).names);
-      names = (names ?? [...selected]).filter((n) => selected.has(n));
+    const narrow = (to: readonly string[]) => {
+      const keep = new Set(to);
+      names = (names ?? [...keep]).filter((n) => keep.has(n));
+    };
+    if (selector !== undefined && selector.trim() !== '') narrow(clustersMatching(db, organizationId, requireSelector(selector)).names);
+    let sector = rest.sector;
+    // a sector's members include those its selector took (the stored column holds the policy's sector only)
+    const selectedInto = sector ? engineLookup().selectedInto(sector) : [];
+    if (sector && selectedInto.length > 0) {
+      narrow([...clustersRepo.listClusterNamesInSector(db, organizationId, sector), ...selectedInto]);
+      sector = undefined;
     }
-    return { ...rest, label: parseLabelFilter(label), organizationId, ...(names ? { names } : {}) };
+    return { ...rest, sector, label: parseLabelFilter(label), organizationId, ...(names ? { names } : {}) };
   }
 
   return {
@@ -206,7 +227,11 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     facets() {
       const org = scope();
       if (!org) return { sectors: [], workloads: [], states: [], reasons: [], minors: [], regions: [], labels: [], neverUpgrades: 0 };
-      return { ...clustersRepo.distinctValues(db, org.id), neverUpgrades: engineLookup().allNever().length };
+      const engine = engineLookup();
+      const values = clustersRepo.distinctValues(db, org.id);
+      // sectors whose only members came by selector are choosable too
+      const sectors = [...new Set([...values.sectors, ...engine.selectedSectors()])].sort();
+      return { ...values, sectors, neverUpgrades: engine.allNever().length };
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */

@@ -257,6 +257,9 @@ describe('sector selectors through the organization editor', () => {
     expect(conditions).toMatchObject({ sector: 'stage', sectorSelector: 'env=stage' });
     // the cluster's page and row show the sector the engine plans it in
     expect((await as(viewer).clusters.byName({ name: names[0] })).sector).toBe('stage');
+    const stageRows = await as(viewer).clusters.list({ filter: { sector: 'stage' }, limit: 500 });
+    expect(stageRows.items.map((c) => c.name)).toContain(names[0]);
+    expect(stageRows.items.every((c) => c.sector === 'stage')).toBe(true);
     // a label change moves it out: fleetplan's env=dev overrides the provider's env=stage
     await as(operator).clusters.setLabels({ cluster: names[0], changes: ['env=dev'] });
     expect((await as(viewer).clusters.byName({ name: names[0] })).sector).toBeNull();
