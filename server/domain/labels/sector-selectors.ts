@@ -12,7 +12,10 @@ import { matchesLabels, type LabelSelector } from './label-selector';
 export type SelectingSector = { name: string; selector?: LabelSelector };
 
 /** The sector whose selector takes a cluster with these labels (its policy naming none), if any. */
-export function sectorSelecting(sectors: readonly SelectingSector[], labels: Readonly<Record<string, string>>): SelectingSector | undefined {
+export function sectorSelecting(
+  sectors: readonly SelectingSector[],
+  labels: Readonly<Record<string, string>>,
+): SelectingSector | undefined {
   return sectors.find((s) => s.selector !== undefined && matchesLabels(s.selector, labels));
 }
 
