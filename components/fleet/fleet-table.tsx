@@ -1,6 +1,7 @@
 'use client';
 // The fleet list: server-side filters, search, sort and paging, so it stays fast at 10k clusters.
 // All of them live in the address (?sector=prod&sort=version&page=3), so a view can be linked.
+import { useMemo } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -30,8 +31,10 @@ export const FLEET_URL_DEFAULTS = {
   state: '',
   version: '',
   reason: '',
-  /** a provider label, `key=value` (or `key`: the label is set) */
+  /** a label, `key=value` (or `key`: the label is set) */
   label: '',
+  /** a label selector as kubectl reads it (`env=prod,tier in (web)`) */
+  selector: '',
   region: '',
   /** '1': only the clusters that will never upgrade as configured */
   never: '',
@@ -46,6 +49,14 @@ export function FleetTable() {
   const client = useTRPCClient();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
   const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
+  const [selectorText, setSelectorText] = useUrlText(url.selector, (selector) => setUrl({ selector, page: 1 }, { replace: true }));
+  // the selector is checked first: an invalid one shows the parser's message and filters nothing
+  const selectorCheck = useQuery({
+    ...trpc.clusters.previewSelector.queryOptions({ selector: url.selector }),
+    enabled: url.selector.trim() !== '',
+  });
+  const selectorError = selectorCheck.data && !selectorCheck.data.ok ? selectorCheck.data.message : null;
+  const selector = url.selector.trim() !== '' && selectorCheck.data?.ok ? url.selector : undefined;
   // a link may carry any text: only the table's own sort keys and directions reach the server
   const sort = {
     key: (SORT_KEYS.has(url.sort) ? url.sort : 'name') as SortKey,
@@ -59,6 +70,7 @@ export function FleetTable() {
     version: url.version || undefined,
     reason: url.reason || undefined,
     label: url.label || undefined,
+    selector,
     region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };
@@ -105,6 +117,25 @@ export function FleetTable() {
       {select('region', 'Region', facets.data?.regions)}
       {/* the provider's labels (a label chip on a cluster page links here too) */}
       {(url.label || (facets.data?.labels.length ?? 0) > 0) && select('label', 'Label', facets.data?.labels)}
+      <span className="fleet-selector">
+        <input
+          type="text"
+          placeholder="Label selector: env=prod,tier in (web)"
+          aria-label="Label selector"
+          aria-invalid={selectorError !== null || undefined}
+          aria-describedby={selectorError ? 'fleet-selector-error' : undefined}
+          value={selectorText}
+          maxLength={4096}
+          onChange={(e) => setSelectorText(e.target.value)}
+          className={selectorError ? 'sch-invalid' : undefined}
+          style={{ minWidth: 240 }}
+        />
+        {selectorError && (
+          <span id="fleet-selector-error" className="small selector-invalid" role="alert">
+            {selectorError}
+          </span>
+        )}
+      </span>
       {(url.never === '1' || (facets.data?.neverUpgrades ?? 0) > 0) && (
         <label className="small" title="The clusters the engine says will never upgrade as configured, with the releases available now">
           <input type="checkbox" checked={url.never === '1'} onChange={(e) => setUrl({ never: e.target.checked ? '1' : '', page: 1 })} />{' '}
@@ -115,6 +146,8 @@ export function FleetTable() {
   );
 
   const total = list.data?.total ?? 0;
+  const labelled = url.selector.trim() !== '' || url.label !== '';
+  const columns = useMemo(() => COLUMNS.map((c) => (c.id === 'labels' ? { ...c, hidden: !labelled } : c)), [labelled]);
   return (
     <section className="panel flush" aria-label="Clusters">
       <QueryState query={list}>
@@ -123,7 +156,7 @@ export function FleetTable() {
             id="fleet"
             label="Clusters"
             rows={data.items}
-            columns={COLUMNS}
+            columns={columns}
             rowKey={(c) => c.name}
             rowProps={(c) => ({ 'data-cluster': c.name })}
             sort={{ id: sort.key, direction: sort.direction }}
@@ -147,7 +180,7 @@ export function FleetTable() {
   );
 }
 
-/** A cluster's provider labels as `key=value` (as the Label filter takes them). */
+/** A cluster's labels (the provider's overlaid by fleetplan's) as `key=value` (as the Label filter takes them). */
 const labelTexts = (c: Cluster) => Object.entries(c.labels).map(([k, v]) => `${k}=${v}`);
 
 const COLUMNS: Column<Cluster>[] = [
@@ -174,6 +207,7 @@ const COLUMNS: Column<Cluster>[] = [
   // hidden by default: the region already shows under the cluster's name (the table stays within 1440 px)
   { id: 'region', header: 'Region', hidden: true, sortKey: 'region', className: 'nowrap', csv: (c) => c.region, cell: (c) => c.region },
   {
+    // hidden by default (the table stays within 1440 px); shown while a label filters the table
     id: 'labels',
     header: 'Labels',
     hidden: true,

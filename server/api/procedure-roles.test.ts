@@ -38,6 +38,8 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'clusters.explain': 'viewer',
   'clusters.facets': 'viewer',
   'clusters.list': 'viewer',
+  'clusters.previewSelector': 'viewer',
+  'clusters.setLabels': 'operator',
   'clusters.versionDistribution': 'viewer',
   'exclusions.list': 'viewer',
   'approvals.list': 'viewer',

@@ -1,6 +1,6 @@
 // Migration 0009 (discovery columns and pending version gates) on a database that already has
-// clusters, and what the plan structure revision follows: a pending gate changes decisions,
-// labels do not.
+// clusters, and what the plan structure revision follows: a pending gate changes decisions, and
+// since 0015 labels do (sector selectors read them); cloud, region and nodes do not.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,11 +44,16 @@ describe('migration 0009_cluster_discovery', () => {
 
     const revision = () => readPlanStructureRevision(db);
     const r0 = revision();
-    db.$client.exec(`update clusters set labels = '{"env":"prod"}', cloud = 'aws', region = 'us-east-1', node_count = 12`);
+    db.$client.exec(`update clusters set cloud = 'aws', region = 'us-east-1', node_count = 12`);
     expect(revision()).toBe(r0);
+    // since 0015 labels move it too: a sector's label selector reads them
+    db.$client.exec(`update clusters set labels = '{"env":"prod"}'`);
+    expect(revision()).toBe((r0 ?? 0) + 1);
+    db.$client.exec(`update clusters set fleetplan_labels = '{"tier":"web"}'`);
+    expect(revision()).toBe((r0 ?? 0) + 2);
     const gate = { id: 'gate-416', minor: '4.16', description: 'APIs removed', documentationUrl: null };
     db.$client.prepare('update clusters set pending_version_gates = ?').run(JSON.stringify([gate]));
-    expect(revision()).toBe((r0 ?? 0) + 1);
+    expect(revision()).toBe((r0 ?? 0) + 3);
     expect(loadPendingVersionGates(db, 1)).toEqual(new Map([['c1', [gate]]]));
     db.$client.close();
   });

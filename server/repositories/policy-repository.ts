@@ -58,6 +58,7 @@ export interface SectorInput {
   /** approval gates as the settings carry them ({before, after}, validated); null = none */
   approval?: Record<string, unknown> | null;
   notBefore?: string | null;
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -77,6 +78,7 @@ export function replaceSectors(db: DbOrTx, organizationId: number, list: readonl
         approvalBefore: s.approval?.before === true,
         approvalAfter: s.approval?.after === true,
         notBefore: s.notBefore ?? null,
+        selector: s.selector ?? null,
         dependencies: [...s.dependencies],
       })
       .run();

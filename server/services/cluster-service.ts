@@ -8,6 +8,8 @@ import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet
 import type { OrganizationScope } from './organization-scope';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import { AppError } from './app-error';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
+import { clustersMatching, requireSelector } from './label-service';
 
 export interface SoakingUpgrade {
   version: string;
@@ -24,8 +26,13 @@ export interface ClusterSummary {
   channel: string;
   region: string;
   nodeCount: number;
-  /** discovery: the provider's labels and cloud (empty / null until a provider reports them) */
+  /** the labels selectors see: the provider's overlaid by fleetplan's (effective-labels.ts) */
   labels: Record<string, string>;
+  /** discovery: the provider's labels (empty until a provider reports them) */
+  providerLabels: Record<string, string>;
+  /** the labels operators set in fleetplan */
+  fleetplanLabels: Record<string, string>;
+  /** discovery: the cloud (null until a provider reports it) */
   cloud: string | null;
   /** version gates the cluster has not agreed to (they hold upgrades to their minor) */
   pendingVersionGates: { id: string; minor: string; description: string; documentationUrl: string | null }[];
@@ -53,12 +60,28 @@ interface EngineLookup {
   never(cluster: string): string[] | null;
   /** every cluster that will never upgrade as configured */
   allNever(): string[];
+  /** the sector a sector's label selector gave the cluster (its policy naming none), if any */
+  selectedSector(cluster: string): string | undefined;
+  /** the clusters a sector's label selector put in `sector` */
+  selectedInto(sector: string): string[];
+  /** the sectors selectors put clusters in */
+  selectedSectors(): string[];
 }
 
-const NO_ENGINE_VIEW: EngineLookup = { soaking: () => [], never: () => null, allNever: () => [] };
+const NO_ENGINE_VIEW: EngineLookup = {
+  soaking: () => [],
+  never: () => null,
+  allNever: () => [],
+  selectedSector: () => undefined,
+  selectedInto: () => [],
+  selectedSectors: () => [],
+};
 
-function engineLookupOf(evaluation: FleetVersionView): EngineLookup {
+function engineLookupOf(evaluation: FleetVersionView, selectedSectors: ReadonlyMap<string, string>): EngineLookup {
   return {
+    selectedSector: (cluster) => selectedSectors.get(cluster),
+    selectedInto: (sector) => [...selectedSectors].filter(([, s]) => s === sector).map(([name]) => name),
+    selectedSectors: () => [...new Set(selectedSectors.values())],
     // unblocked candidates short of their soak threshold, highest first (the engine's verdicts)
     soaking: (cluster) =>
       (evaluation.candidateSoak(cluster) ?? []).flatMap(({ version, blockedBy, soak }) =>
@@ -89,11 +112,14 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
     channel: row.channel,
     region: row.region,
     nodeCount: row.nodeCount,
-    labels: row.labels,
+    labels: effectiveLabels(row.labels, row.fleetplanLabels),
+    providerLabels: row.labels,
+    fleetplanLabels: row.fleetplanLabels,
     cloud: row.cloud,
     pendingVersionGates: row.pendingVersionGates,
     inhibitors: row.inhibitors,
-    sector: row.sector,
+    // the policy's sector, else the one a sector's selector gave it (what the engine plans with)
+    sector: row.sector ?? engine.selectedSector(row.name) ?? null,
     workloads: policy?.workloads ?? [],
     managed: policy !== null,
     healthy: row.healthy,
@@ -123,14 +149,42 @@ export function parseLabelFilter(label: string | undefined): clustersRepo.Cluste
   return at < 0 ? { key: label.trim() } : { key: label.slice(0, at).trim(), value: label.slice(at + 1).trim() };
 }
 
-type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string };
+type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string; selector?: string };
 
 export function createClusterService(db: Db, now: () => Date, scope: OrganizationScope) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
   function engineLookup(): EngineLookup {
     const org = scope();
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
-    return stored?.ok ? engineLookupOf(stored.view) : NO_ENGINE_VIEW;
+    if (!stored?.ok) return NO_ENGINE_VIEW;
+    const selected = new Map<string, string>();
+    for (const c of stored.input.clusters) {
+      const conditions = c.upgradePolicy?.conditions;
+      if (conditions?.sectorSelector && conditions.sector) selected.set(c.name, conditions.sector);
+    }
+    return engineLookupOf(stored.view, selected);
+  }
+
+  /**
+   * The repository's filter for the Fleet's: `neverUpgrades` and `selector` become the names they
+   * select (both: the names both select). An invalid selector is refused with the parser's message.
+   */
+  function repositoryFilter(organizationId: number, input: ListFilter): clustersRepo.ClusterFilter {
+    const { neverUpgrades, label, selector, ...rest } = input;
+    let names: string[] | undefined = neverUpgrades ? engineLookup().allNever() : undefined;
+    const narrow = (to: readonly string[]) => {
+      const keep = new Set(to);
+      names = (names ?? [...keep]).filter((n) => keep.has(n));
+    };
+    if (selector !== undefined && selector.trim() !== '') narrow(clustersMatching(db, organizationId, requireSelector(selector)).names);
+    let sector = rest.sector;
+    // a sector's members include those its selector took (the stored column holds the policy's sector only)
+    const selectedInto = sector ? engineLookup().selectedInto(sector) : [];
+    if (sector && selectedInto.length > 0) {
+      narrow([...clustersRepo.listClusterNamesInSector(db, organizationId, sector), ...selectedInto]);
+      sector = undefined;
+    }
+    return { ...rest, sector, label: parseLabelFilter(label), organizationId, ...(names ? { names } : {}) };
   }
 
   return {
@@ -145,12 +199,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
       const org = scope();
       if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
       const engine = engineLookup();
-      const { neverUpgrades, label, ...rest } = input.filter;
-      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
-      const { rows, total } = clustersRepo.listClusters(db, {
-        ...input,
-        filter: neverUpgrades ? { ...filter, names: engine.allNever() } : filter,
-      });
+      const { rows, total } = clustersRepo.listClusters(db, { ...input, filter: repositoryFilter(org.id, input.filter) });
       const lastSnapshot = readSnapshotObservedAt(db);
       return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },
@@ -178,18 +227,19 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     facets() {
       const org = scope();
       if (!org) return { sectors: [], workloads: [], states: [], reasons: [], minors: [], regions: [], labels: [], neverUpgrades: 0 };
-      return { ...clustersRepo.distinctValues(db, org.id), neverUpgrades: engineLookup().allNever().length };
+      const engine = engineLookup();
+      const values = clustersRepo.distinctValues(db, org.id);
+      // sectors whose only members came by selector are choosable too
+      const sectors = [...new Set([...values.sectors, ...engine.selectedSectors()])].sort();
+      return { ...values, sectors, neverUpgrades: engine.allNever().length };
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
     versionDistribution(input: ListFilter = {}) {
       const org = scope();
       if (!org) return [];
-      const { neverUpgrades, label, ...rest } = input;
-      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
       const byVersion = new Map<string, Record<string, number>>();
-      const selected = neverUpgrades ? { ...filter, names: engineLookup().allNever() } : filter;
-      for (const { version, state, count } of clustersRepo.countByVersion(db, selected)) {
+      for (const { version, state, count } of clustersRepo.countByVersion(db, repositoryFilter(org.id, input))) {
         const entry = byVersion.get(version) ?? {};
         entry[state] = (entry[state] ?? 0) + count;
         byVersion.set(version, entry);

@@ -3,9 +3,10 @@ import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 
 export const ZCreateExclusionInput = z.object({
-  scope: z.enum(['organization', 'sector', 'cluster']),
-  // empty: the service answers 'name the sector' at this path
-  subject: z.union([z.literal(''), identifierSchema(200)]).nullish(),
+  scope: z.enum(['organization', 'sector', 'cluster', 'selector']),
+  // empty: the service answers 'name the sector' at this path; a selector (spaces inside allowed)
+  // passes the same character rule as names, then the service's parser
+  subject: z.union([z.literal(''), identifierSchema(4096)]).nullish(),
   startsAt: z.iso.datetime({ offset: true }),
   endsAt: z.iso.datetime({ offset: true }),
   reason: z.string().min(1).max(500),

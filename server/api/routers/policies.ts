@@ -55,6 +55,7 @@ export const ZOrganizationSettings = z.object({
         maxVersion: z.string().max(100).nullable().optional(),
         approval: z.object({ before: z.boolean().optional(), after: z.boolean().optional() }).strict().nullable().optional(),
         notBefore: z.string().max(100).nullable().optional(),
+        selector: z.string().max(4096).nullable().optional(),
         dependencies: z.array(label).max(100),
       }),
     )

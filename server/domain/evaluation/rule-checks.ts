@@ -133,10 +133,16 @@ export function candidateRuleChecks(
       {
         rule: 'sector',
         pass: check.sector.pass,
-        message: check.sector.message,
-        details: check.sector.required
-          ? { sector: check.sector.required.sector, cluster: check.sector.required.cluster, runs: check.sector.required.version }
-          : {},
+        // a sector its selector chose says so: why-not explains membership the policy does not show
+        message: c.upgradePolicy.conditions.sectorSelector
+          ? `${check.sector.message} (in sector ${c.upgradePolicy.conditions.sector} by its label selector ${c.upgradePolicy.conditions.sectorSelector}: the policy names no sector)`
+          : check.sector.message,
+        details: {
+          ...(check.sector.required
+            ? { sector: check.sector.required.sector, cluster: check.sector.required.cluster, runs: check.sector.required.version }
+            : {}),
+          ...(c.upgradePolicy.conditions.sectorSelector ? { selectedBy: c.upgradePolicy.conditions.sectorSelector } : {}),
+        },
       },
       ...check.soak.perWorkload.map<RuleCheck>((p) => ({
         rule: 'soak',

@@ -18,6 +18,8 @@ export interface SectorInput {
   approval?: SectorApprovalSetting | null;
   /** `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null/absent = none */
   notBefore?: string | null;
+  /** a label selector adding the managed clusters whose policy names no sector; null/absent = none */
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -34,6 +36,8 @@ export interface SectorSettings {
   /** absent in revisions stored before approval gates existed: read as null */
   approval?: SectorApprovalSetting | null;
   notBefore?: string | null;
+  /** absent in revisions stored before label selectors existed: read as null */
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -86,6 +90,7 @@ export interface PlanOrganizationDocument {
     maxVersion?: string;
     approval?: SectorApprovalSetting;
     notBefore?: string;
+    selector?: string;
     dependencies: { name: string }[];
   }[];
   targetVersion?: string;
@@ -94,7 +99,12 @@ export interface PlanOrganizationDocument {
 
 /** A stored sector's settings (a row holds more: ids, position). */
 export function sectorSettingsOf(
-  row: Omit<SectorSettings, 'approval' | 'notBefore'> & { approvalBefore: boolean; approvalAfter: boolean; notBefore: string | null },
+  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'selector'> & {
+    approvalBefore: boolean;
+    approvalAfter: boolean;
+    notBefore: string | null;
+    selector: string | null;
+  },
 ): SectorSettings {
   return {
     name: row.name,
@@ -104,6 +114,7 @@ export function sectorSettingsOf(
     maxVersion: row.maxVersion,
     approval: approvalSettingOf(row.approvalBefore, row.approvalAfter),
     notBefore: row.notBefore,
+    selector: row.selector,
     dependencies: row.dependencies,
   };
 }
@@ -137,6 +148,7 @@ export function normalizeSettings(input: OrganizationSettingsInput, stored?: Org
         maxVersion: optionalText(kept(s.maxVersion, before?.maxVersion)),
         approval: kept(s.approval, before?.approval) ?? null,
         notBefore: optionalText(kept(s.notBefore, before?.notBefore)),
+        selector: optionalText(kept(s.selector, before?.selector)),
         dependencies: [...s.dependencies],
       };
     }),
@@ -162,6 +174,7 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
       maxVersion: s.maxVersion ?? null,
       approval: s.approval ?? null,
       notBefore: s.notBefore ?? null,
+      selector: s.selector ?? null,
       dependencies: s.dependencies,
     })),
     blockedVersions: file.blockedVersions.map((pattern) => ({
@@ -191,6 +204,7 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
       ...((x.maxVersion ?? null) !== null ? { maxVersion: x.maxVersion! } : {}),
       ...(x.approval ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
+      ...(x.selector ? { selector: x.selector } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),
     ...((s.targetVersion ?? null) !== null ? { targetVersion: s.targetVersion! } : {}),
