@@ -380,7 +380,9 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
         const config = options.operatorApprovals;
         const plans = input.installPlans ?? { state: 'unread' };
         if (!config) {
-          toPostStages('operatorApprovals is no longer in the policy: no more approvals', { operatorApprovals: { ...progress, doneAt: now } });
+          toPostStages('operatorApprovals is no longer in the policy: no more approvals', {
+            operatorApprovals: { ...progress, doneAt: now },
+          });
           break;
         }
         if (plans.state === 'unsupported') {

@@ -113,7 +113,13 @@ export type ApprovalEffect = { kind: 'approve-installplan'; idempotencyKey: stri
 export type PhaseOutcome =
   | { kind: 'wait'; progress: OperatorApprovalsProgress; effects: ApprovalEffect[]; notes: string[] }
   | { kind: 'done'; progress: OperatorApprovalsProgress; effects: []; notes: string[]; summary: string }
-  | { kind: 'failed'; reason: 'OPERATOR_APPROVAL_TIMEOUT' | 'OPERATOR_INSTALL_FAILED'; message: string; progress: OperatorApprovalsProgress; notes: string[] };
+  | {
+      kind: 'failed';
+      reason: 'OPERATOR_APPROVAL_TIMEOUT' | 'OPERATOR_INSTALL_FAILED';
+      message: string;
+      progress: OperatorApprovalsProgress;
+      notes: string[];
+    };
 
 const list = (names: string[]) => (names.length ? names.join(', ') : 'none');
 const describePlan = (p: { namespace: string; name: string; operators: string[]; csvNames: string[] }) =>

@@ -227,14 +227,20 @@ function operatorApprovalsFrom(raw: unknown, path: string, problems: OptionProbl
   const before = problems.length;
   const include = operatorNames(raw.include, `${path}.include`, problems, true);
   // approving is a write to every selected operator: the policy names them (or says '*'), never by default
-  if ((raw.include === undefined || raw.include === null || (Array.isArray(raw.include) && raw.include.length === 0)) && problems.length === before)
+  if (
+    (raw.include === undefined || raw.include === null || (Array.isArray(raw.include) && raw.include.length === 0)) &&
+    problems.length === before
+  )
     problems.push({ path: `${path}.include`, message: "list the operators whose InstallPlans are approved, or ['*'] for every operator" });
   const exclude = operatorNames(raw.exclude, `${path}.exclude`, problems, false);
   let timeoutMs = DEFAULT_OPERATOR_APPROVAL_TIMEOUT_MS;
   if (raw.timeout !== undefined && raw.timeout !== null) {
     const ms = parseDuration(raw.timeout);
     if (ms === null)
-      problems.push({ path: `${path}.timeout`, message: `must be a duration such as 1h, 90m or 1h30m (or whole seconds), got ${show(raw.timeout)}` });
+      problems.push({
+        path: `${path}.timeout`,
+        message: `must be a duration such as 1h, 90m or 1h30m (or whole seconds), got ${show(raw.timeout)}`,
+      });
     else if (ms < 60_000 || ms > MAX_LIFECYCLE_DURATION_MS)
       problems.push({
         path: `${path}.timeout`,

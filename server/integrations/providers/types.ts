@@ -132,9 +132,9 @@ export interface CancelUpgradeRequest extends ClusterRef {
 }
 
 export interface ApproveInstallPlanRequest extends ClusterRef {
+  /** the InstallPlan's namespace and name */
   namespace: string;
-  /** the InstallPlan's name */
-  name: string;
+  installPlan: string;
   /** stable per (attempt, plan): `{attempt}:approve:{namespace}/{name}` */
   idempotencyKey: string;
 }
