@@ -1,7 +1,8 @@
 'use client';
 // The cluster's upgrade attempts as the lifecycle recorded them (state, reason, every
-// transition), and for an unacknowledged failure the button that acknowledges it with a
-// comment: until then its version is halted (HALTED_BY_FAILURE).
+// transition, the InstallPlans approved or left after the platform upgrade), and for an
+// unacknowledged failure the button that acknowledges it with a comment: until then its version
+// is halted (HALTED_BY_FAILURE).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -11,6 +12,80 @@ import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
+type Approvals = NonNullable<Attempt['operatorApprovals']>;
+
+/**
+ * The operator-approvals phase of an attempt: since when it waits (or when it ended), which
+ * InstallPlans it approved and how far each got, which it left pending and why.
+ */
+function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toVersion: string }) {
+  const at = (ms: number | null) => (ms === null ? '—' : <ZonedTime iso={new Date(ms)} />);
+  return (
+    <div className="operator-approvals">
+      <p>
+        <strong>Operator approvals</strong> after the upgrade to {toVersion}:{' '}
+        {approvals.doneAt === null ? (
+          <>
+            waiting since <ZonedTime iso={new Date(approvals.since)} />
+          </>
+        ) : (
+          <>
+            from <ZonedTime iso={new Date(approvals.since)} /> to <ZonedTime iso={new Date(approvals.doneAt)} />
+          </>
+        )}
+      </p>
+      {approvals.approved.length === 0 && approvals.left.length === 0 ? (
+        <p className="muted">No pending manual InstallPlan{approvals.doneAt === null ? ' read yet' : ''}.</p>
+      ) : (
+        <table>
+          <caption className="sr-only">InstallPlans after the upgrade to {toVersion}</caption>
+          <thead>
+            <tr>
+              <th scope="col">InstallPlan</th>
+              <th scope="col">Operator</th>
+              <th scope="col">Installs</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Approved</th>
+              <th scope="col">Complete</th>
+            </tr>
+          </thead>
+          <tbody>
+            {approvals.approved.map((p) => (
+              <tr key={`${p.namespace}/${p.name}`}>
+                <td>
+                  {p.namespace}/{p.name}
+                </td>
+                <td>{p.operators.join(', ') || '—'}</td>
+                <td>{p.csvNames.join(', ')}</td>
+                <td>
+                  <span className="badge">
+                    {p.completedAt !== null ? 'complete' : p.confirmedAt !== null ? 'approved' : 'approval sent'}
+                  </span>
+                </td>
+                <td>{at(p.confirmedAt ?? p.requestedAt)}</td>
+                <td>{at(p.completedAt)}</td>
+              </tr>
+            ))}
+            {approvals.left.map((p) => (
+              <tr key={`${p.namespace}/${p.name}`}>
+                <td>
+                  {p.namespace}/{p.name}
+                </td>
+                <td>{p.operators.join(', ') || '—'}</td>
+                <td>{p.csvNames.join(', ')}</td>
+                <td>
+                  <span className="badge">left pending</span> {p.why}
+                </td>
+                <td>—</td>
+                <td>—</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
 
 function AcknowledgeForm({ attempt }: { attempt: Attempt }) {
   const trpc = useTRPC();
@@ -72,6 +147,7 @@ export function LifecyclePanel({ cluster }: { cluster: string }) {
             {a.acknowledgedBy ? ` — acknowledged by ${a.acknowledgedBy}: ${a.acknowledgeComment ?? ''}` : null}
           </p>
           {a.needsAcknowledgement ? <AcknowledgeForm attempt={a} /> : null}
+          {a.operatorApprovals ? <OperatorApprovals approvals={a.operatorApprovals} toVersion={a.toVersion} /> : null}
           <ol>
             {a.transitions.map((t, i) => (
               <li key={i}>

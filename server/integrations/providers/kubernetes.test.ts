@@ -789,7 +789,10 @@ describe('Kubernetes provider: operator InstallPlans', () => {
     expect(fake.installPlan('east', 'openshift-gitops-operator', 'install-q8x2m')).toMatchObject({ spec: { approved: false } });
     await expect(
       kube.approveInstallPlan!({ ...ref, namespace: 'openshift-gitops-operator', installPlan: 'gone', idempotencyKey: 'k' }, NOW),
-    ).rejects.toMatchObject({ status: 404, message: expect.stringContaining('installplans.operators.coreos.com "gone" not found') });
+    ).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('installplans.operators.coreos.com "gone" not found') as unknown,
+    });
   });
 
   it('a cluster without OLM has no InstallPlans (404: not installed); a forbidden list is an error', async () => {
