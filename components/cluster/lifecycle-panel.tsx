@@ -10,16 +10,73 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { DataTable, type Column } from '@/components/ui/data-table';
 
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
 type Approvals = NonNullable<Attempt['operatorApprovals']>;
+
+/** One InstallPlan of the phase: approved by it (with its progress), or left pending by the policy. */
+interface PlanRow {
+  id: string;
+  operators: string[];
+  csvNames: string[];
+  outcome: string;
+  why: string | null;
+  approvedAt: number | null;
+  completedAt: number | null;
+}
+
+const at = (ms: number | null) => (ms === null ? <span className="muted">—</span> : <ZonedTime iso={new Date(ms)} />);
+
+const planColumns: Column<PlanRow>[] = [
+  { id: 'plan', header: 'InstallPlan', required: true, value: (p) => p.id, cell: (p) => <span className="mono">{p.id}</span> },
+  { id: 'operator', header: 'Operator (Subscription)', value: (p) => p.operators.join(' '), cell: (p) => p.operators.join(', ') || '—' },
+  {
+    id: 'installs',
+    header: 'Installs',
+    value: (p) => p.csvNames.join(' '),
+    cell: (p) => <span className="mono">{p.csvNames.join(', ')}</span>,
+  },
+  {
+    id: 'outcome',
+    header: 'Outcome',
+    value: (p) => p.outcome,
+    cell: (p) => (
+      <>
+        <span className="badge">{p.outcome}</span>
+        {p.why ? <span className="small"> {p.why}</span> : null}
+      </>
+    ),
+  },
+  { id: 'approved', header: 'Approved', value: (p) => p.approvedAt ?? 0, cell: (p) => at(p.approvedAt) },
+  { id: 'complete', header: 'Complete', value: (p) => p.completedAt ?? 0, cell: (p) => at(p.completedAt) },
+];
 
 /**
  * The operator-approvals phase of an attempt: since when it waits (or when it ended), which
  * InstallPlans it approved and how far each got, which it left pending and why.
  */
 function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toVersion: string }) {
-  const at = (ms: number | null) => (ms === null ? '—' : <ZonedTime iso={new Date(ms)} />);
+  const rows: PlanRow[] = [
+    ...approvals.approved.map((p) => ({
+      id: `${p.namespace}/${p.name}`,
+      operators: p.operators,
+      csvNames: p.csvNames,
+      outcome: p.completedAt !== null ? 'complete' : p.confirmedAt !== null ? 'approved, installing' : 'approval sent',
+      why: null,
+      approvedAt: p.confirmedAt ?? p.requestedAt,
+      completedAt: p.completedAt,
+    })),
+    ...approvals.left.map((p) => ({
+      id: `${p.namespace}/${p.name}`,
+      operators: p.operators,
+      csvNames: p.csvNames,
+      outcome: 'left pending',
+      why: p.why,
+      approvedAt: null,
+      completedAt: null,
+    })),
+  ];
   return (
     <div className="operator-approvals">
       <p>
@@ -34,54 +91,17 @@ function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toV
           </>
         )}
       </p>
-      {approvals.approved.length === 0 && approvals.left.length === 0 ? (
-        <p className="muted">No pending manual InstallPlan{approvals.doneAt === null ? ' read yet' : ''}.</p>
+      {rows.length === 0 ? (
+        <p className="small muted">No pending manual InstallPlan{approvals.doneAt === null ? ' read yet' : ''}.</p>
       ) : (
-        <table>
-          <caption className="sr-only">InstallPlans after the upgrade to {toVersion}</caption>
-          <thead>
-            <tr>
-              <th scope="col">InstallPlan</th>
-              <th scope="col">Operator</th>
-              <th scope="col">Installs</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Approved</th>
-              <th scope="col">Complete</th>
-            </tr>
-          </thead>
-          <tbody>
-            {approvals.approved.map((p) => (
-              <tr key={`${p.namespace}/${p.name}`}>
-                <td>
-                  {p.namespace}/{p.name}
-                </td>
-                <td>{p.operators.join(', ') || '—'}</td>
-                <td>{p.csvNames.join(', ')}</td>
-                <td>
-                  <span className="badge">
-                    {p.completedAt !== null ? 'complete' : p.confirmedAt !== null ? 'approved' : 'approval sent'}
-                  </span>
-                </td>
-                <td>{at(p.confirmedAt ?? p.requestedAt)}</td>
-                <td>{at(p.completedAt)}</td>
-              </tr>
-            ))}
-            {approvals.left.map((p) => (
-              <tr key={`${p.namespace}/${p.name}`}>
-                <td>
-                  {p.namespace}/{p.name}
-                </td>
-                <td>{p.operators.join(', ') || '—'}</td>
-                <td>{p.csvNames.join(', ')}</td>
-                <td>
-                  <span className="badge">left pending</span> {p.why}
-                </td>
-                <td>—</td>
-                <td>—</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          id="operator-approvals"
+          label={`InstallPlans after the upgrade to ${toVersion}`}
+          bare
+          rows={rows}
+          columns={planColumns}
+          rowKey={(p) => p.id}
+        />
       )}
     </div>
   );
