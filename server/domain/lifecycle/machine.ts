@@ -4,7 +4,8 @@
  * reading of the cluster, what the rest of fleetplan says (freeze, exclusions, ...) and the hook
  * verdicts; `stepAttempt` returns the new attempt, the transitions to record and the effects to
  * carry out. The only effect that writes to a provider's upgrade API is `start` (and `cancel-at-
- * provider` for an upgrade the provider holds but has not begun).
+ * provider` for an upgrade the provider holds but has not begun); after the platform upgrade
+ * completed, `approve-installplan` approves one operator's InstallPlan (operator-approvals.ts).
  *
  *   scheduled ─▶ pre-checks ─▶ (pre-hook) ─▶ started ─▶ upgrading ─▶ (operator-approvals) ─▶ (post-hook) ─▶ post-checks ─▶ completed
  *   exits: skipped(reason) before the start, cancelled(reason), failed(reason), timed-out
