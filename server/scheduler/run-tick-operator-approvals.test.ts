@@ -164,15 +164,16 @@ describe('runTick operator approvals', () => {
   });
 
   it('a provider without InstallPlans (OCM) skips the phase with a visible note', async () => {
-    const { tick, attempt, transitions } = setup(POLICY, { installPlans: false });
-    for (const m of [0, 7, 8, 40]) await tick(m);
+    const { provider, tick, attempt, transitions } = setup(POLICY, { installPlans: false });
+    const ocm: FleetProvider = { ...provider, name: 'ocm' };
+    for (const m of [0, 7, 8, 40]) await tick(m, ocm);
     expect(attempt().state).toBe('completed');
     expect(transitions().filter((tr) => tr.from === 'operator-approvals')).toEqual([
       {
         from: 'operator-approvals',
         to: 'post-checks',
         reason: null,
-        message: 'operator approvals skipped: not supported on fake: it has no OLM InstallPlans to approve (approve them on the cluster)',
+        message: 'operator approvals skipped: not supported on OCM: it has no OLM InstallPlans to approve (approve them on the cluster)',
       },
     ]);
   });
