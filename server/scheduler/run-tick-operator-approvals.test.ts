@@ -163,6 +163,32 @@ describe('runTick operator approvals', () => {
     expect(db.select().from(t.clusters).get()!.upgradeState).toBe('failed');
   });
 
+  it('an approval the cluster keeps refusing is asked again each tick with its key; the timeout fails the attempt and its intent', async () => {
+    const db = openDatabase(':memory:');
+    const fleet: TestFleet = { clusters: [{ name: 'c1', version: '4.13.1', releases: ['4.13.2'], soakDays: 0, lifecycle: POLICY }] };
+    const { fakeClusters } = insertTestFleet(db, fleet, NOW);
+    fakeClusters[0]!.installPlans = PLANS.map((p) => ({ ...p }));
+    const forbidden = 'installplans.operators.coreos.com "install-gitops" is forbidden';
+    const provider = createFakeProvider({
+      clusters: fakeClusters,
+      installPlans: true,
+      failWith: (op) => (op === 'approve' ? new Error(forbidden) : undefined),
+    });
+    const tick = (minutes: number) =>
+      runTick({ db, provider, now: new Date(NOW.getTime() + minutes * MIN), holder: 'test', realNow: () => NOW });
+    for (const m of [0, 7, 8, 40, 41, 60]) await tick(m);
+    expect(provider.calls.filter((c) => c.op === 'approve')).toHaveLength(2);
+    const intents = () => db.select().from(t.actionIntents).where(eq(t.actionIntents.kind, 'approve-installplan')).all();
+    expect(intents()).toMatchObject([{ status: 'pending', attempts: 2, error: forbidden }]);
+    await tick(101);
+    expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'failed', reason: 'OPERATOR_APPROVAL_TIMEOUT' });
+    expect(provider.calls.filter((c) => c.op === 'approve')).toHaveLength(2);
+    // the attempt ended: nothing asks again, so its intent is failed, not left pending
+    expect(intents()).toMatchObject([
+      { status: 'failed', error: expect.stringMatching(/^OPERATOR_APPROVAL_TIMEOUT: not done 1h after/) as unknown },
+    ]);
+  });
+
   it('a provider without InstallPlans (OCM) skips the phase with a visible note', async () => {
     const { provider, tick, attempt, transitions } = setup(POLICY, { installPlans: false });
     const ocm: FleetProvider = { ...provider, name: 'ocm' };

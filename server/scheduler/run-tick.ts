@@ -444,6 +444,14 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
       if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
     }
+    // an attempt that ended with an approval never seen taken fails its intent (nothing asks again)
+    if (isFinal(next.state))
+      for (const plan of next.operatorApprovals?.approved ?? []) {
+        if (plan.confirmedAt !== null) continue;
+        const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
+        if (intentId !== null)
+          markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+      }
     for (const t of result.transitions) {
       const event = eventOf(t);
       if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
