@@ -17,7 +17,7 @@ export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'fai
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';
-export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan';
 /** server/domain/lifecycle/machine.ts's LifecycleState (schema-types.test.ts keeps them equal) */
 export type LifecycleStateValue =
   | 'scheduled'
@@ -25,6 +25,7 @@ export type LifecycleStateValue =
   | 'pre-hook'
   | 'started'
   | 'upgrading'
+  | 'operator-approvals'
   | 'post-hook'
   | 'post-checks'
   | 'completed'
@@ -32,6 +33,21 @@ export type LifecycleStateValue =
   | 'cancelled'
   | 'failed'
   | 'timed-out';
+/** server/domain/lifecycle/operator-approvals.ts's OperatorApprovalsProgress (schema-types.test.ts keeps them equal) */
+export interface OperatorApprovalsValue {
+  since: number;
+  approved: {
+    namespace: string;
+    name: string;
+    operators: string[];
+    csvNames: string[];
+    requestedAt: number;
+    confirmedAt: number | null;
+    completedAt: number | null;
+  }[];
+  left: { namespace: string; name: string; operators: string[]; csvNames: string[]; why: string }[];
+  doneAt: number | null;
+}
 export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
 /** `selector`: every cluster whose labels match the label selector kept in `subject` */
 export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster' | 'selector';
@@ -440,6 +456,8 @@ export const upgradeLifecycles = sqliteTable(
     runningAt: timestamp('running_at'),
     providerDoneAt: timestamp('provider_done_at'),
     finishedAt: timestamp('finished_at'),
+    /** the operator-approvals phase's record: plans approved (requested, confirmed, Complete) and left pending */
+    operatorApprovals: json<OperatorApprovalsValue>('operator_approvals'),
     acknowledgedBy: text('acknowledged_by'),
     acknowledgedAt: timestamp('acknowledged_at'),
     acknowledgeComment: text('acknowledge_comment'),

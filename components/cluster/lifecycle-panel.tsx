@@ -1,7 +1,8 @@
 'use client';
 // The cluster's upgrade attempts as the lifecycle recorded them (state, reason, every
-// transition), and for an unacknowledged failure the button that acknowledges it with a
-// comment: until then its version is halted (HALTED_BY_FAILURE).
+// transition, the InstallPlans approved or left after the platform upgrade), and for an
+// unacknowledged failure the button that acknowledges it with a comment: until then its version
+// is halted (HALTED_BY_FAILURE).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -9,8 +10,102 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { DataTable, type Column } from '@/components/ui/data-table';
 
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
+type Approvals = NonNullable<Attempt['operatorApprovals']>;
+
+/** One InstallPlan of the phase: approved by it (with its progress), or left pending by the policy. */
+interface PlanRow {
+  id: string;
+  operators: string[];
+  csvNames: string[];
+  outcome: string;
+  why: string | null;
+  approvedAt: number | null;
+  completedAt: number | null;
+}
+
+const at = (ms: number | null) => (ms === null ? <span className="muted">—</span> : <ZonedTime iso={new Date(ms)} />);
+
+const planColumns: Column<PlanRow>[] = [
+  { id: 'plan', header: 'InstallPlan', required: true, value: (p) => p.id, cell: (p) => <span className="mono">{p.id}</span> },
+  { id: 'operator', header: 'Operator (Subscription)', value: (p) => p.operators.join(' '), cell: (p) => p.operators.join(', ') || '—' },
+  {
+    id: 'installs',
+    header: 'Installs',
+    value: (p) => p.csvNames.join(' '),
+    cell: (p) => <span className="mono">{p.csvNames.join(', ')}</span>,
+  },
+  {
+    id: 'outcome',
+    header: 'Outcome',
+    value: (p) => p.outcome,
+    cell: (p) => (
+      <>
+        <span className="badge">{p.outcome}</span>
+        {p.why ? <span className="small"> {p.why}</span> : null}
+      </>
+    ),
+  },
+  { id: 'approved', header: 'Approved', value: (p) => p.approvedAt ?? 0, cell: (p) => at(p.approvedAt) },
+  { id: 'complete', header: 'Complete', value: (p) => p.completedAt ?? 0, cell: (p) => at(p.completedAt) },
+];
+
+/**
+ * The operator-approvals phase of an attempt: since when it waits (or when it ended), which
+ * InstallPlans it approved and how far each got, which it left pending and why.
+ */
+function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toVersion: string }) {
+  const rows: PlanRow[] = [
+    ...approvals.approved.map((p) => ({
+      id: `${p.namespace}/${p.name}`,
+      operators: p.operators,
+      csvNames: p.csvNames,
+      outcome: p.completedAt !== null ? 'complete' : p.confirmedAt !== null ? 'approved, installing' : 'approval sent',
+      why: null,
+      approvedAt: p.confirmedAt ?? p.requestedAt,
+      completedAt: p.completedAt,
+    })),
+    ...approvals.left.map((p) => ({
+      id: `${p.namespace}/${p.name}`,
+      operators: p.operators,
+      csvNames: p.csvNames,
+      outcome: 'left pending',
+      why: p.why,
+      approvedAt: null,
+      completedAt: null,
+    })),
+  ];
+  return (
+    <div className="operator-approvals">
+      <p>
+        <strong>Operator approvals</strong> after the upgrade to {toVersion}:{' '}
+        {approvals.doneAt === null ? (
+          <>
+            waiting since <ZonedTime iso={new Date(approvals.since)} />
+          </>
+        ) : (
+          <>
+            from <ZonedTime iso={new Date(approvals.since)} /> to <ZonedTime iso={new Date(approvals.doneAt)} />
+          </>
+        )}
+      </p>
+      {rows.length === 0 ? (
+        <p className="small muted">No pending manual InstallPlan{approvals.doneAt === null ? ' read yet' : ''}.</p>
+      ) : (
+        <DataTable
+          id="operator-approvals"
+          label={`InstallPlans after the upgrade to ${toVersion}`}
+          bare
+          rows={rows}
+          columns={planColumns}
+          rowKey={(p) => p.id}
+        />
+      )}
+    </div>
+  );
+}
 
 function AcknowledgeForm({ attempt }: { attempt: Attempt }) {
   const trpc = useTRPC();
@@ -72,6 +167,7 @@ export function LifecyclePanel({ cluster }: { cluster: string }) {
             {a.acknowledgedBy ? ` — acknowledged by ${a.acknowledgedBy}: ${a.acknowledgeComment ?? ''}` : null}
           </p>
           {a.needsAcknowledgement ? <AcknowledgeForm attempt={a} /> : null}
+          {a.operatorApprovals ? <OperatorApprovals approvals={a.operatorApprovals} toVersion={a.toVersion} /> : null}
           <ol>
             {a.transitions.map((t, i) => (
               <li key={i}>

@@ -410,6 +410,32 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(saved.cluster.policy).toEqual(gated);
   });
 
+  it('lifecycle.operatorApprovals: edited through the editor API, validated at its path (nothing written when bad), exported', async () => {
+    const op = callerAs('operator');
+    const cp = await op.policies.clusterPolicy({ name: 'telemeter-stage-01' });
+    expect(cp.policy!.lifecycle).toBeUndefined();
+    const bad = { ...cp.policy!, lifecycle: { operatorApprovals: { include: ['*'], exclude: ['*'], timeout: 'soon' } } };
+    const draft = await op.policies.validateDraft({ clusters: [{ name: cp.name, policy: bad }] });
+    // the editor shows each at its field (lifecycle is edited in the YAML pane)
+    expect(draft.problems.map((p) => [p.field, p.message])).toEqual([
+      ['lifecycle.operatorApprovals.exclude[0]', "'*' excludes every operator: remove operatorApprovals instead"],
+      ['lifecycle.operatorApprovals.timeout', "must be a duration such as 1h, 90m or 1h30m (or whole seconds), got 'soon'"],
+    ]);
+    const before = dumpPolicyState();
+    const err = await rejection(op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: bad }));
+    expect(err.problems.map((p) => p.path)).toEqual([
+      'policy.lifecycle.operatorApprovals.exclude[0]',
+      'policy.lifecycle.operatorApprovals.timeout',
+    ]);
+    expect(dumpPolicyState()).toEqual(before);
+    const good = { ...cp.policy!, lifecycle: { operatorApprovals: { include: ['openshift-gitops-operator'], timeout: '30m' } } };
+    const saved = await op.policies.updateClusterPolicy({ name: cp.name, expectedRevision: cp.revision, policy: good });
+    expect(saved.cluster.policy).toEqual(good);
+    expect((await op.policies.exportCluster({ name: cp.name })).yaml).toMatch(
+      /operatorApprovals:\n\s+include:\n\s+- openshift-gitops-operator\n\s+timeout: 30m/,
+    );
+  });
+
   it('previewForecastImpact: blocking the fleet target shows who no longer reaches it in the next 30 days', async () => {
     const viewer = callerAs('viewer');
     const none = await viewer.policies.previewForecastImpact({});

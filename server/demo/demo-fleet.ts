@@ -27,6 +27,8 @@ export interface DemoUpgradePolicy {
   workloads: string[];
   schedule: DemoSchedule;
   conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[] };
+  /** lifecycle options (server/domain/lifecycle/options.ts), as a policy file writes them */
+  lifecycle?: { operatorApprovals?: { include: string[]; exclude?: string[]; timeout?: string } };
 }
 
 export interface DemoCluster {
@@ -284,6 +286,11 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
             sector: sector.name,
             ...(mutexes.length ? { mutexes } : {}),
           },
+          // the OCM and Quay clusters run operators upgraded with the platform: their manual
+          // InstallPlans are approved after it (Local Storage is left to its team)
+          ...(kind.prefix === 'ocm' || kind.prefix === 'quay'
+            ? { lifecycle: { operatorApprovals: { include: ['*'], exclude: ['local-storage-operator'], timeout: '2h' } } }
+            : {}),
         };
         workloadsOf.set(name, kind.workloads);
         const cluster: DemoCluster = {

@@ -295,7 +295,7 @@ export function insertIntent(
   v: {
     key: string;
     tickId: number;
-    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan';
     /** the cluster's organization */
     organizationId?: number | null;
     clusterName: string;

@@ -48,6 +48,7 @@ export function toStoredAttempt(r: LifecycleRow): StoredAttempt {
     runningAt: ms(r.runningAt),
     providerDoneAt: ms(r.providerDoneAt),
     finishedAt: ms(r.finishedAt),
+    operatorApprovals: r.operatorApprovals ?? null,
     acknowledgedBy: r.acknowledgedBy,
     acknowledgedAt: ms(r.acknowledgedAt),
     acknowledgeComment: r.acknowledgeComment,
@@ -192,6 +193,7 @@ export function saveAttemptStep(
       runningAt: date(a.runningAt),
       providerDoneAt: date(a.providerDoneAt),
       finishedAt: date(a.finishedAt),
+      operatorApprovals: a.operatorApprovals,
     })
     .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)))
     .run();

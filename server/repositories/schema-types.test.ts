@@ -1,7 +1,15 @@
 // The enum-like columns are typed in db/schema.ts; these checks (run by tsc and vitest) keep each
 // column's vocabulary equal to the type the code above the repositories uses for it.
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ClusterProviderValue, DecisionActionValue, LifecycleStateValue, RoleValue, WebhookEventValue } from '@/db/schema';
+import type {
+  ClusterProviderValue,
+  DecisionActionValue,
+  LifecycleStateValue,
+  OperatorApprovalsValue,
+  RoleValue,
+  WebhookEventValue,
+} from '@/db/schema';
+import type { OperatorApprovalsProgress } from '@/server/domain/lifecycle/operator-approvals';
 import type { LifecycleState } from '@/server/domain/lifecycle/machine';
 import type { Role } from '@/server/auth/actor';
 import type { DecisionAction } from '@/server/domain/plan/types';
@@ -21,6 +29,10 @@ describe('typed enum columns', () => {
 
   it('upgrade_lifecycles.state holds exactly the lifecycle states', () => {
     expectTypeOf<LifecycleStateValue>().toEqualTypeOf<LifecycleState>();
+  });
+
+  it('upgrade_lifecycles.operator_approvals holds the operator-approvals phase record', () => {
+    expectTypeOf<OperatorApprovalsValue>().toEqualTypeOf<OperatorApprovalsProgress>();
   });
 
   it("decisions.action and clusters.last_decision_action hold exactly the engine's actions", () => {

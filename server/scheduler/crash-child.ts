@@ -7,7 +7,7 @@ import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
 import { countTicks } from '@/server/repositories/scheduler-repository';
 import { runTick } from './run-tick';
 import { insertTestFleet } from './test-fleet';
-import { CRASH_FLEET, CRASH_BASE_TIME, CRASH_STEP_MS, CRASH_DURATION_MS } from './crash-fleet';
+import { CRASH_FLEET, CRASH_BASE_TIME, CRASH_STEP_MS, CRASH_DURATION_MS, CRASH_EXCLUDED_OPERATOR } from './crash-fleet';
 
 async function main(): Promise<void> {
   const [dbFile, logFile, ...rest] = process.argv.slice(2);
@@ -23,15 +23,31 @@ async function main(): Promise<void> {
     version: c.version,
     channel: 'stable-4.13',
     releases: c.releases,
+    // pending manual InstallPlans: approved (all but the excluded operator's) after the first upgrade
+    installPlans: ['openshift-gitops-operator', CRASH_EXCLUDED_OPERATOR].map((operator) => ({
+      namespace: 'openshift-operators',
+      name: `install-${operator}`,
+      approval: 'Manual',
+      approved: false,
+      phase: 'RequiresApproval',
+      csvNames: [`${operator}.v1.0.1`],
+      subscriptions: [{ namespace: 'openshift-operators', name: operator, package: operator }],
+    })),
   }));
   // a small delay per provider call widens the windows between "sent" and "marked done"
-  const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS });
+  const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS, installPlans: true });
   const slow = {
     ...provider,
     startUpgrade: async (...a: Parameters<typeof provider.startUpgrade>) => {
       await new Promise((r) => setTimeout(r, 3));
       await provider.startUpgrade(...a);
       await new Promise((r) => setTimeout(r, 3));
+    },
+    approveInstallPlan: async (...a: Parameters<NonNullable<typeof provider.approveInstallPlan>>) => {
+      await new Promise((r) => setTimeout(r, 3));
+      const outcome = await provider.approveInstallPlan!(...a);
+      await new Promise((r) => setTimeout(r, 3));
+      return outcome;
     },
   };
   let ran = 0;

@@ -9,6 +9,7 @@ export const CRASH_DURATION_MS = 30 * 60_000;
 
 const RELEASES = Array.from({ length: 40 }, (_, i) => `4.13.${i + 1}`);
 export const CRASH_MUTEX_GROUPS = ['m-a', 'm-b', 'm-c'];
+export const CRASH_EXCLUDED_OPERATOR = 'local-storage-operator';
 
 export const CRASH_FLEET: TestFleet = {
   clusters: Array.from({ length: 18 }, (_, i) => ({
@@ -18,5 +19,7 @@ export const CRASH_FLEET: TestFleet = {
     releases: RELEASES,
     soakDays: 0,
     ...(i % 6 !== 5 ? { mutexes: [CRASH_MUTEX_GROUPS[i % 3]!] } : {}),
+    // a third approve their operators' InstallPlans after each upgrade (one plan excluded)
+    ...(i % 3 === 0 ? { lifecycle: { operatorApprovals: { include: ['*'], exclude: [CRASH_EXCLUDED_OPERATOR] } } } : {}),
   })),
 };

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
 import type { FakeRecord } from '@/server/integrations/providers/fake-provider';
-import { CRASH_DURATION_MS, CRASH_FLEET } from './crash-fleet';
+import { CRASH_DURATION_MS, CRASH_EXCLUDED_OPERATOR, CRASH_FLEET } from './crash-fleet';
 
 const CHILD = path.join(process.cwd(), 'server', 'scheduler', 'crash-child.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
@@ -111,6 +111,19 @@ describe('scheduler crash safety', () => {
     // every trigger the provider saw belongs to a done intent with the same key
     const doneKeys = new Set(intents.filter((i) => i.status === 'done').map((i) => i.idempotencyKey));
     for (const tr of triggers) expect(doneKeys.has(tr.key), `trigger ${tr.key} not marked done`).toBe(true);
+
+    // 5. InstallPlans: each approved once at most, never the excluded operator's, each by a done intent with its key
+    const approvals = records.filter((r): r is Extract<FakeRecord, { op: 'approve' }> => r.op === 'approve');
+    expect(approvals.length).toBeGreaterThan(0);
+    const approved = new Set<string>();
+    for (const a of approvals) {
+      const plan = `${a.cluster}:${a.namespace}/${a.name}`;
+      expect(approved.has(plan), `${plan} approved twice`).toBe(false);
+      approved.add(plan);
+      expect(a.name).not.toContain(CRASH_EXCLUDED_OPERATOR);
+      expect(CRASH_FLEET.clusters.find((c) => c.name === a.cluster)?.lifecycle, `${a.cluster} has no operatorApprovals`).toBeDefined();
+      expect(doneKeys.has(a.key), `approval ${a.key} not marked done`).toBe(true);
+    }
     const interrupted = db
       .select()
       .from(t.schedulerTicks)

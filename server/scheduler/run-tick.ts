@@ -12,7 +12,10 @@
  * 5. Lifecycle: an `upgrade` decision creates an attempt `scheduled` for its slot (fleetplan-side
  *    only); every active attempt is stepped. The `start` effect is the only provider write: its
  *    intent row is written with the step before the call, and an unconfirmed start is reconciled
- *    by observation on a later tick (the machine never re-sends what the provider holds).
+ *    by observation on a later tick (the machine never re-sends what the provider holds). After
+ *    the platform upgrade, each `approve-installplan` effect (operator-approvals phase) is an
+ *    intent of its own, written the same way before its call and reconciled by a later read of
+ *    the plan (`approved: true` is never patched again).
  *
  * A dry run observes and decides but writes nothing: no provider call, no snapshot, no attempt;
  * only its tick row and the decisions it would make. A tick never throws: failures are recorded
@@ -33,6 +36,7 @@ import { EMPTY_HALTS, haltReason, type HaltIndex } from '@/server/domain/lifecyc
 import {
   isFinal,
   needsFreshReading,
+  needsInstallPlans,
   startKey,
   holdsUpgradeInOurView,
   stepAttempt,
@@ -41,10 +45,12 @@ import {
   type LifecycleEffect,
   type LifecycleTransition,
   type StepInput,
+  type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
+import { approvalKey, planId, type InstallPlansReading } from '@/server/domain/lifecycle/operator-approvals';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
-import type { ClusterSnapshot, FleetProvider } from '@/server/integrations/providers/types';
+import { noInstallPlansMessage, type ClusterSnapshot, type FleetProvider } from '@/server/integrations/providers/types';
 import { countDecisions, countIntent, countInterruptedTicks, countProviderError, countTick } from '@/server/metrics/counters';
 import { listOrganizations, type OrganizationRow } from '@/server/repositories/organization-repository';
 import {
@@ -319,6 +325,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   } else reading = toReading(snap);
+  const installPlans = await readInstallPlans(env, attempt, options.operatorApprovals !== null, state, readError);
   const sector = policy?.conditions.sector ?? attempt.sector;
   const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot), cluster?.labels);
   const decision = env.decisions.get(attempt.cluster);
@@ -348,6 +355,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           ? { message: decision.message ?? 'cancelled by the engine' }
           : null,
       hooks,
+      installPlans,
     });
   let result = step();
   // A hook stage is due when the step would pass it (start, or leave for post-checks): ask for
@@ -393,6 +401,17 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
     saved = true;
     for (const effect of result.effects) {
+      if (effect.kind === 'approve-installplan')
+        insertIntent(ctx.db, {
+          organizationId: env.organizationId,
+          key: effect.idempotencyKey,
+          tickId: ctx.tickId,
+          kind: 'approve-installplan',
+          clusterName: attempt.cluster,
+          version: attempt.toVersion,
+          nextRun: null,
+          createdAt: ctx.now,
+        });
       if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
         insertIntent(ctx.db, {
           organizationId: env.organizationId,
@@ -419,6 +438,21 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
     else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
       markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    // an approval a read shows done without its call having returned (a crash, a lost answer) settles its intent
+    for (const plan of next.operatorApprovals?.approved ?? []) {
+      const before = attempt.operatorApprovals?.approved.find((p) => planId(p) === planId(plan));
+      if (plan.confirmedAt === null || (before && before.confirmedAt !== null)) continue;
+      const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
+      if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
+    }
+    // an attempt that ended with an approval never seen taken fails its intent (nothing asks again)
+    if (isFinal(next.state))
+      for (const plan of next.operatorApprovals?.approved ?? []) {
+        if (plan.confirmedAt !== null) continue;
+        const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
+        if (intentId !== null)
+          markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+      }
     for (const t of result.transitions) {
       const event = eventOf(t);
       if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
@@ -470,6 +504,10 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.counts.failed++;
     }
   }
+  const approvals = result.effects.filter(
+    (e): e is Extract<LifecycleEffect, { kind: 'approve-installplan' }> => e.kind === 'approve-installplan',
+  );
+  if (approvals.length > 0) await approveInstallPlans(env, attempt.id, next, approvals, ref, meta);
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
@@ -485,6 +523,83 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
 }
 
 const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
+
+/**
+ * The InstallPlans the step reads: read from the provider only for an attempt in the
+ * operator-approvals phase; a provider without InstallPlans says so (the phase is then skipped
+ * with that note), whatever the state.
+ */
+async function readInstallPlans(
+  env: LifecycleEnv,
+  attempt: StoredAttempt,
+  wanted: boolean,
+  state: StoredClusterState | undefined,
+  readError: string | undefined,
+): Promise<InstallPlansReading> {
+  const { provider, ctx } = env;
+  if (!wanted) return { state: 'unread' };
+  if (!provider.listInstallPlans) return { state: 'unsupported', message: noInstallPlansMessage(provider.name) };
+  if (!needsInstallPlans(attempt)) return { state: 'unread' };
+  if (readError !== undefined || !state) return { state: 'unread', message: readError ?? 'the provider no longer reports the cluster' };
+  try {
+    return { state: 'read', plans: await provider.listInstallPlans({ externalId: state.externalId, name: state.name }, ctx.now) };
+  } catch (err) {
+    countProviderError(ctx.db, provider.name, 'list-installplans', ctx.organization.name);
+    return { state: 'unread', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * Carries out the step's approvals (their intents are written): each plan once; a plan the call
+ * approved is confirmed on the attempt at once, one that failed is asked again (same key) by a
+ * later step while the read still shows it unapproved.
+ */
+async function approveInstallPlans(
+  env: LifecycleEnv,
+  attemptId: number,
+  next: UpgradeAttempt,
+  effects: Extract<LifecycleEffect, { kind: 'approve-installplan' }>[],
+  ref: { externalId: string; name: string },
+  meta: { at: number; actor: string; tickId: number },
+): Promise<void> {
+  const { ctx, provider } = env;
+  const confirmed = new Set<string>();
+  for (const effect of effects) {
+    const plan = { namespace: effect.namespace, name: effect.name };
+    try {
+      if (!provider.approveInstallPlan) throw new Error(noInstallPlansMessage(provider.name));
+      const outcome = await provider.approveInstallPlan(
+        { ...ref, namespace: effect.namespace, installPlan: effect.name, idempotencyKey: effect.idempotencyKey },
+        ctx.now,
+      );
+      confirmed.add(planId(plan));
+      const intentId = findIntentId(ctx.db, effect.idempotencyKey);
+      if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, outcome === 'already-approved' ? 'already approved' : undefined);
+      countIntent(ctx.db, 'approve-installplan', 'done', ctx.organization.name);
+      env.counts.done++;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      countProviderError(ctx.db, provider.name, 'approve-installplan', ctx.organization.name);
+      countIntent(ctx.db, 'approve-installplan', 'retry', ctx.organization.name);
+      const intentId = findIntentId(ctx.db, effect.idempotencyKey);
+      if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+      env.log('InstallPlan approval refused by the provider; asked again while the phase lasts', {
+        lifecycleId: attemptId,
+        installPlan: planId(plan),
+        error: message,
+      });
+      env.counts.failed++;
+    }
+  }
+  if (confirmed.size === 0 || !next.operatorApprovals) return;
+  const progress = {
+    ...next.operatorApprovals,
+    approved: next.operatorApprovals.approved.map((p) =>
+      confirmed.has(planId(p)) && p.confirmedAt === null ? { ...p, confirmedAt: meta.at } : p,
+    ),
+  };
+  withTransaction(ctx.db, () => saveAttemptStep(ctx.db, next.state, { ...next, operatorApprovals: progress }, [], meta));
+}
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const { db, now, holder } = opts;

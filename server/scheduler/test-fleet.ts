@@ -15,6 +15,8 @@ export interface TestCluster {
   sector?: string;
   healthIssues?: string[];
   managed?: boolean;
+  /** the policy's `lifecycle` value, as written */
+  lifecycle?: Record<string, unknown>;
 }
 
 export interface TestFleet {
@@ -62,6 +64,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
                 ...(c.mutexes ? { mutexes: c.mutexes } : {}),
                 ...(c.sector ? { sector: c.sector } : {}),
               },
+              ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
             };
       const row = tx
         .insert(t.clusters)

@@ -15,6 +15,11 @@
  *   per installed operator, plus OLM's copy of it in another namespace) and
  *   `GET  /apis/apiserver.openshift.io/v1/apirequestcounts` (fixtures/apirequestcount.json per removed
  *   API in use, plus one API nothing removes); 404 for both when the spec says `olm: false`
+ * - OLM InstallPlans and Subscriptions (fixtures/installplan.json, fixtures/subscription.json; spec
+ *   `installPlans`): `GET /apis/operators.coreos.com/v1alpha1/{installplans,subscriptions}` (all
+ *   namespaces), `GET` and merge-`PATCH` `/apis/operators.coreos.com/v1alpha1/namespaces/{ns}/installplans/{name}`
+ *   (as OLM: an approved plan in RequiresApproval moves to Installing; `completeInstallPlan` /
+ *   `failInstallPlan` script the rest); 404 for the lists when the spec says `olm: false`
  * - `GET  /apis/config.openshift.io/v1/infrastructures/cluster` (fixtures/infrastructure.json; the
  *   platform type and region per cluster)
  * - `GET  /api/v1/nodes?limit=N[&continue=T]` (fixtures/node.json per node): chunked as the API server
@@ -44,6 +49,9 @@ const MCP_PATH = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools'
 const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures/cluster';
 const CSV_PATH = '/apis/operators.coreos.com/v1alpha1/clusterserviceversions';
 const ARC_PATH = '/apis/apiserver.openshift.io/v1/apirequestcounts';
+const IP_PATH = '/apis/operators.coreos.com/v1alpha1/installplans';
+const SUB_PATH = '/apis/operators.coreos.com/v1alpha1/subscriptions';
+const ONE_IP_PATH = /^\/apis\/operators\.coreos\.com\/v1alpha1\/namespaces\/([^/]+)\/installplans\/([^/]+)$/;
 const NODES_PATH = '/api/v1/nodes';
 const PROXY_PREFIX = '/api/v1/namespaces/openshift-monitoring/services/https:thanos-querier:9091/proxy';
 export const DEFAULT_OPERATORS = ['authentication', 'dns', 'etcd', 'ingress', 'kube-apiserver', 'machine-config', 'network'];
@@ -112,6 +120,24 @@ export interface FakeOpenShiftClusterSpec {
   removedApiUse?: { resource: string; removedInRelease: string; users: { username: string; requests: number }[] }[];
   /** false: OLM and APIRequestCount are not installed (404 for both lists) */
   olm?: boolean;
+  /**
+   * OLM InstallPlans, each with the Subscription it belongs to (`subscription` in the plan's
+   * namespace; its package `spec.name` is `package`, default the subscription's name). Default:
+   * Manual, not approved, RequiresApproval. A plan without `subscription` has no owner (and no
+   * Subscription points to it).
+   */
+  installPlans?: FakeInstallPlanSpec[];
+}
+
+export interface FakeInstallPlanSpec {
+  namespace: string;
+  name: string;
+  subscription?: string;
+  package?: string;
+  csv: string;
+  approval?: 'Manual' | 'Automatic';
+  approved?: boolean;
+  phase?: string;
 }
 
 /** The throw-away TLS material in fixtures/tls (see generate.sh there): a CA, a server and a client certificate. */
@@ -173,6 +199,8 @@ interface ClusterState {
   nodes: Json[];
   csvs: Json[];
   apiRequestCounts: Json[];
+  installPlans: Json[];
+  subscriptions: Json[];
   remainingItemCount: boolean;
   /** `METHOD path` (or `* path`) → an error Status answered instead */
   pathFaults: Map<string, FakeResponse>;
@@ -216,6 +244,14 @@ export interface FakeOpenShift extends RunningFake {
   publishRelease(cluster: string, version: string): void;
   /** called when a write is accepted, before it is answered */
   onWrite(hook: ((write: FakeWrite) => void) | null): void;
+  /** the InstallPlan as the fake holds it */
+  installPlan(cluster: string, namespace: string, name: string): Json;
+  /** OLM finished an approved plan: phase Complete, Installed=True */
+  completeInstallPlan(cluster: string, namespace: string, name: string): void;
+  /** OLM gave up on a plan: phase Failed, Installed=False with `message` */
+  failInstallPlan(cluster: string, namespace: string, name: string, message: string): void;
+  /** OLM created a new plan (e.g. the next version of a channel) */
+  addInstallPlan(cluster: string, plan: FakeInstallPlanSpec): void;
 }
 
 function readFixture<T>(name: string): T {
@@ -359,6 +395,63 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     kept.status = { ...kept.status, removedInRelease: '' };
     return [...used, kept];
   };
+  const installPlanObject = (p: FakeInstallPlanSpec): Json => {
+    const ip = readFixture<Json & { metadata: Json; spec: Json; status: Json }>('installplan.json');
+    const uid = createHash('sha256').update(`${p.namespace}/${p.name}`).digest('hex').slice(0, 32);
+    ip.metadata = {
+      ...ip.metadata,
+      name: p.name,
+      namespace: p.namespace,
+      uid,
+      labels: p.subscription ? { [`operators.coreos.com/${p.package ?? p.subscription}.${p.namespace}`]: '' } : {},
+      ownerReferences: p.subscription
+        ? [{ ...((ip.metadata.ownerReferences as Json[])[0] as Json), name: p.subscription, uid: `sub-${p.namespace}-${p.subscription}` }]
+        : [],
+    };
+    ip.spec = { ...ip.spec, approval: p.approval ?? 'Manual', approved: p.approved ?? false, clusterServiceVersionNames: [p.csv] };
+    const phase = p.phase ?? 'RequiresApproval';
+    ip.status = {
+      ...ip.status,
+      phase,
+      conditions: [
+        phase === 'Complete'
+          ? { type: 'Installed', status: 'True', lastUpdateTime: now(), lastTransitionTime: now() }
+          : {
+              type: 'Installed',
+              status: 'False',
+              reason: phase === 'RequiresApproval' ? 'RequiresApproval' : 'Installing',
+              lastUpdateTime: now(),
+              lastTransitionTime: now(),
+            },
+      ],
+      bundleLookups: [],
+      plan: [{ ...((ip.status.plan as Json[])[0] as Json), resolving: p.csv }],
+    };
+    return ip;
+  };
+  const subscriptionObject = (p: FakeInstallPlanSpec, plan: Json): Json => {
+    const sub = readFixture<Json & { metadata: Json; spec: Json; status: Json }>('subscription.json');
+    sub.metadata = { ...sub.metadata, name: p.subscription, namespace: p.namespace, uid: `sub-${p.namespace}-${p.subscription}` };
+    sub.spec = { ...sub.spec, name: p.package ?? p.subscription, installPlanApproval: p.approval ?? 'Manual' };
+    const ref = {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'InstallPlan',
+      name: p.name,
+      namespace: p.namespace,
+      uid: (plan.metadata as Json).uid,
+    };
+    sub.status = { ...sub.status, currentCSV: p.csv, installPlanRef: ref, installplan: { ...ref, uuid: ref.uid } };
+    return sub;
+  };
+  const olmObjects = (plans: FakeInstallPlanSpec[]) => {
+    const installPlans = plans.map(installPlanObject);
+    // one Subscription per (namespace, name); it points to its newest plan (the last listed)
+    const subscriptions = new Map<string, Json>();
+    plans.forEach((p, i) => {
+      if (p.subscription) subscriptions.set(`${p.namespace}/${p.subscription}`, subscriptionObject(p, installPlans[i]!));
+    });
+    return { installPlans, subscriptions: [...subscriptions.values()] };
+  };
   const nodeObjects = (spec: FakeOpenShiftClusterSpec): Json[] =>
     Array.from({ length: spec.nodes ?? 6 }, (_, i) => {
       const role = i < 3 ? 'master' : 'worker';
@@ -391,6 +484,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       nodes: nodeObjects(spec),
       csvs: csvObjects(spec),
       apiRequestCounts: apiRequestCountObjects(spec),
+      ...olmObjects(spec.installPlans ?? []),
       remainingItemCount: true,
       pathFaults: new Map(),
       alerts: [],
@@ -410,6 +504,11 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
   const running = (s: ClusterState) => {
     const head = s.cv.status.history[0];
     return head && head.state === 'Partial' && !head.completionTime ? head : null;
+  };
+  const findPlan = (name: string, ns: string, plan: string): Json => {
+    const ip = get(name).installPlans.find((p) => (p.metadata as Json).namespace === ns && (p.metadata as Json).name === plan);
+    if (!ip) throw new Error(`fake OpenShift: no InstallPlan ${ns}/${plan} on ${name}`);
+    return ip;
   };
   const setOperatorCondition = (name: string, operator: string, type: string, value: string, message?: string) => {
     const s = get(name);
@@ -556,6 +655,49 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
             },
       };
     }
+    if ((rest === IP_PATH || rest === SUB_PATH) && req.method === 'GET') {
+      const plans = rest === IP_PATH;
+      if (s.spec.olm === false)
+        return status(
+          404,
+          'NotFound',
+          `the server could not find the requested resource (get ${plans ? 'installplans' : 'subscriptions'}.operators.coreos.com)`,
+        );
+      return {
+        status: 200,
+        body: {
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: plans ? 'InstallPlanList' : 'SubscriptionList',
+          metadata: { resourceVersion: '1' },
+          items: plans ? s.installPlans : s.subscriptions,
+        },
+      };
+    }
+    const one = ONE_IP_PATH.exec(rest);
+    if (one && (req.method === 'GET' || req.method === 'PATCH')) {
+      const [ns, name] = [decodeURIComponent(one[1]!), decodeURIComponent(one[2]!)];
+      const ip = s.installPlans.find((p) => (p.metadata as Json).namespace === ns && (p.metadata as Json).name === name);
+      if (!ip) return status(404, 'NotFound', `installplans.operators.coreos.com "${name}" not found`);
+      if (req.method === 'GET') return { status: 200, body: ip };
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (type !== 'application/merge-patch+json')
+        return status(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
+        );
+      if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
+      const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
+      writes.push(write);
+      const patched = mergePatch(ip, req.body) as Json & { spec: Json; status: Json; metadata: Json };
+      // the main resource ignores status (a subresource)
+      ip.spec = patched.spec;
+      ip.metadata = { ...(ip.metadata as Json), resourceVersion: String(Number((ip.metadata as Json).resourceVersion) + 1) };
+      // OLM's catalog operator picks an approved plan up
+      if (patched.spec.approved === true && (ip.status as Json).phase === 'RequiresApproval') (ip.status as Json).phase = 'Installing';
+      writeHook?.(write);
+      return { status: 200, body: ip };
+    }
     if (rest === NODES_PATH && req.method === 'GET') {
       // chunked lists (API concepts, "Retrieving large results sets in chunks"): `limit` items, an
       // opaque `continue` token while more remain, and remainingItemCount
@@ -683,6 +825,48 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       refreshOffers(s);
     },
     onWrite: (h) => void (writeHook = h),
+    installPlan: (name, ns, plan) => findPlan(name, ns, plan),
+    completeInstallPlan(name, ns, plan) {
+      const ip = findPlan(name, ns, plan);
+      ip.status = {
+        ...(ip.status as Json),
+        phase: 'Complete',
+        conditions: [{ type: 'Installed', status: 'True', lastUpdateTime: now(), lastTransitionTime: now() }],
+      };
+    },
+    failInstallPlan(name, ns, plan, message) {
+      const ip = findPlan(name, ns, plan);
+      ip.status = {
+        ...(ip.status as Json),
+        phase: 'Failed',
+        conditions: [
+          {
+            type: 'Installed',
+            status: 'False',
+            reason: 'InstallComponentFailed',
+            message,
+            lastUpdateTime: now(),
+            lastTransitionTime: now(),
+          },
+        ],
+      };
+    },
+    addInstallPlan(name, plan) {
+      const s = get(name);
+      const specs = [...(s.spec.installPlans ?? []), plan];
+      s.spec = { ...s.spec, installPlans: specs };
+      const ip = installPlanObject(plan);
+      s.installPlans.push(ip);
+      if (plan.subscription) {
+        const sub = subscriptionObject(plan, ip);
+        s.subscriptions = [
+          ...s.subscriptions.filter(
+            (x) => !((x.metadata as Json).namespace === plan.namespace && (x.metadata as Json).name === plan.subscription),
+          ),
+          sub,
+        ];
+      }
+    },
   };
 
   const control = (req: FakeRequest, name: string, action: string): FakeResponse => {

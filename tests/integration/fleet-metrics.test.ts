@@ -6,6 +6,7 @@ import { openDatabase, type Db } from '@/db/open-database';
 import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
 import { parseEnv } from '@/server/env';
 import { countDecisions, countProviderError, countTick } from '@/server/metrics/counters';
+import { LIFECYCLE_STATES } from '@/server/domain/lifecycle/machine';
 import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { acknowledgeAttemptFailure, insertAttempt } from '@/server/repositories/lifecycle-repository';
 import { saveVersionData } from '@/server/repositories/soak-repository';
@@ -286,7 +287,9 @@ describe('/api/metrics: upgrade lifecycle families', () => {
       { labels: { ...beta, from_version: '4.13.1', to_version: '4.13.3', state: 'scheduled', reason: '' }, value: 1 },
     ]);
     const perState = series(parsed, 'fleetplan_upgrade_state_clusters');
-    expect(perState).toHaveLength(12);
+    // one series per lifecycle state, operator-approvals included
+    expect(perState.map((s) => s.labels.state)).toEqual([...LIFECYCLE_STATES]);
+    expect(perState).toHaveLength(13);
     expect(perState.filter((s) => s.value !== 0)).toEqual([
       { labels: { organization: 'test-org', state: 'scheduled' }, value: 1 },
       { labels: { organization: 'test-org', state: 'timed-out' }, value: 1 },

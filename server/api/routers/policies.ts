@@ -41,6 +41,9 @@ export const ZUpgradePolicySpec = z.object({
       extra,
     })
     .optional(),
+  // the lifecycle options (operator approvals, health checks, timeouts) as written: the domain
+  // validates them with the fleet (server/domain/lifecycle/options.ts), problems at their paths
+  lifecycle: z.record(z.string(), z.unknown()).optional(),
   extra,
 });
 

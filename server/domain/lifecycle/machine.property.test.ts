@@ -1,11 +1,14 @@
 // Property: whatever the provider reports, tick after tick, an attempt never makes the provider
 // start an upgrade it already holds, never starts late or early, never starts through a failed
-// gate or on an unreadable cluster, and never leaves a final state.
+// gate or on an unreadable cluster, and never leaves a final state. After the platform upgrade
+// (operator-approvals phase): never approves a plan the policy excludes, never approves before the
+// platform upgrade completed, and never approves a plan twice.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { firstFailingGate, startGates, type FleetConditions } from './gates';
 import { ALLOWED_TRANSITIONS, isFinal, newAttempt, stepAttempt, type HookVerdict, type UpgradeAttempt } from './machine';
 import type { ClusterReading, ObservedCluster } from './observation';
+import { selectPlan, type InstallPlanReading, type InstallPlansReading } from './operator-approvals';
 import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from './options';
 
 const M = 60_000;
@@ -154,3 +157,130 @@ describe('lifecycle properties', () => {
     );
   });
 });
+
+const OPERATORS = ['gitops', 'logging', 'local-storage', 'quay'];
+const approvalTickArb = fc.record({
+  advanceMs: fc.integer({ min: 0, max: 20 * M }),
+  /** the platform upgrade: still running, or completed (once completed it stays so) */
+  completes: fc.boolean(),
+  plansReadable: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
+  /** OLM creates a new pending manual plan for one operator (the next step of its channel) */
+  newPlanFor: fc.option(fc.constantFrom(...OPERATORS), { nil: null }),
+  /** OLM moves approved plans on */
+  olmMove: fc.constantFrom('none', 'install', 'complete', 'fail'),
+  approveOutcome: fc.constantFrom('accept', 'throw', 'accept-then-crash'),
+});
+
+describe('operator-approvals properties', () => {
+  it('never approves an excluded operator, never before the platform upgrade completed, never a plan twice', () => {
+    fc.assert(
+      fc.property(
+        fc.array(approvalTickArb, { minLength: 1, maxLength: 40 }),
+        fc.subarray(OPERATORS, { minLength: 1 }),
+        fc.subarray(OPERATORS),
+        fc.boolean(),
+        (ticks, included, excluded, star) => {
+          const config = { include: star ? ['*'] : included, exclude: excluded, timeoutMs: 60 * M };
+          const options: LifecycleOptions = { ...DEFAULT_LIFECYCLE_OPTIONS, operatorApprovals: config };
+          let attempt: UpgradeAttempt = {
+            ...newAttempt(1, 'c', FROM, TO, SLOT),
+            state: 'upgrading',
+            startRequestedAt: SLOT,
+            startConfirmedAt: SLOT,
+          };
+          let completed = false;
+          let seq = 0;
+          const plans: InstallPlanReading[] = [{ ...pendingPlan('gitops', seq++) }];
+          /** approvals the cluster took, per plan */
+          const writes = new Map<string, number>();
+          let now = SLOT;
+          for (const t of ticks) {
+            now += t.advanceMs;
+            if (t.completes) completed = true;
+            if (t.newPlanFor) plans.push(pendingPlan(t.newPlanFor, seq++));
+            for (const p of plans) {
+              if (!p.approved) continue;
+              if (t.olmMove === 'install' && p.phase === 'RequiresApproval') p.phase = 'Installing';
+              if (t.olmMove === 'complete' && p.phase !== 'Failed') p.phase = 'Complete';
+              if (t.olmMove === 'fail' && p.phase === 'Installing') p.phase = 'Failed';
+            }
+            const cluster: ObservedCluster = {
+              version: completed ? TO : FROM,
+              availableUpgrades: [],
+              conditionalUpgrades: [],
+              upgradeable: { status: 'True' },
+              health: { operators: [], alerts: [], other: [] },
+              currentUpgrade: completed ? null : { version: TO, state: 'started' },
+              lastUpgrade: completed ? { version: TO, state: 'completed' } : null,
+            };
+            const installPlans: InstallPlansReading =
+              attempt.state === 'operator-approvals' && t.plansReadable
+                ? { state: 'read', plans: plans.map((p) => ({ ...p })) }
+                : { state: 'unread' };
+            const before = attempt;
+            const r = stepAttempt(attempt, {
+              now,
+              options,
+              startLeadMs: 0,
+              minStartNoticeMs: 0,
+              reading: { ok: true, cluster },
+              fleet: { managed: true, paused: false, frozen: null, exclusion: null, blockedBy: null, haltedBy: null },
+              decisionWithdrawn: null,
+              hooks: { pre: { state: 'none' }, post: { state: 'none' } },
+              installPlans,
+            });
+            let from = before.state;
+            for (const tr of r.transitions) {
+              expect(tr.from).toBe(from);
+              expect(ALLOWED_TRANSITIONS[tr.from]).toContain(tr.to);
+              from = tr.to;
+            }
+            attempt = r.attempt;
+            const keys = new Set<string>();
+            for (const e of r.effects) {
+              if (e.kind !== 'approve-installplan') continue;
+              // only after the platform upgrade, in the phase, on plans it read
+              expect(completed).toBe(true);
+              expect(before.state).toBe('operator-approvals');
+              expect(installPlans.state).toBe('read');
+              const p = plans.find((x) => x.name === e.name)!;
+              // never an operator the policy excludes (or does not include)
+              expect(selectPlan(config, p).approve).toBe(true);
+              expect(p.subscriptions.some((s) => excluded.includes(s.name))).toBe(false);
+              // one effect per plan per step, keyed by the plan
+              expect(keys.has(e.idempotencyKey)).toBe(false);
+              keys.add(e.idempotencyKey);
+              expect(e.idempotencyKey).toBe(`1:approve:${p.namespace}/${p.name}`);
+              if (t.approveOutcome === 'throw') continue;
+              // the cluster takes the approval (a dumb model: it counts every write)
+              writes.set(e.name, (writes.get(e.name) ?? 0) + 1);
+              p.approved = true;
+              if (t.approveOutcome === 'accept' && attempt.operatorApprovals)
+                attempt = {
+                  ...attempt,
+                  operatorApprovals: {
+                    ...attempt.operatorApprovals,
+                    approved: attempt.operatorApprovals.approved.map((a) => (a.name === e.name ? { ...a, confirmedAt: now } : a)),
+                  },
+                };
+            }
+            for (const [name, n] of writes) expect(n, `${name} approved ${n} times`).toBeLessThanOrEqual(1);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+function pendingPlan(operator: string, seq: number): InstallPlanReading {
+  return {
+    namespace: 'openshift-operators',
+    name: `install-${operator}-${seq}`,
+    approval: 'Manual',
+    approved: false,
+    phase: 'RequiresApproval',
+    csvNames: [`${operator}.v${seq}`],
+    subscriptions: [{ namespace: 'openshift-operators', name: operator, package: operator }],
+  };
+}

@@ -4,9 +4,10 @@
  * reading of the cluster, what the rest of fleetplan says (freeze, exclusions, ...) and the hook
  * verdicts; `stepAttempt` returns the new attempt, the transitions to record and the effects to
  * carry out. The only effect that writes to a provider's upgrade API is `start` (and `cancel-at-
- * provider` for an upgrade the provider holds but has not begun).
+ * provider` for an upgrade the provider holds but has not begun); after the platform upgrade
+ * completed, `approve-installplan` approves one operator's InstallPlan (operator-approvals.ts).
  *
- *   scheduled ─▶ pre-checks ─▶ (pre-hook) ─▶ started ─▶ upgrading ─▶ (post-hook) ─▶ post-checks ─▶ completed
+ *   scheduled ─▶ pre-checks ─▶ (pre-hook) ─▶ started ─▶ upgrading ─▶ (operator-approvals) ─▶ (post-hook) ─▶ post-checks ─▶ completed
  *   exits: skipped(reason) before the start, cancelled(reason), failed(reason), timed-out
  *
  * - `scheduled`: fleetplan-side only (nothing at the provider). At `slot - preCheckLead` the gates
@@ -18,7 +19,11 @@
  * - `started`: the start effect was issued (its intent written first). Until the provider is seen
  *   to hold the upgrade (`startConfirmedAt`), a tick re-issues the same start (same idempotency
  *   key) only while the gates still pass; a provider that already holds it is never asked again.
- * - `upgrading` → provider completion → `post-hook` → `post-checks` (health again) → `completed`.
+ * - `upgrading` → provider completion → `operator-approvals` (only with `lifecycle.operatorApprovals`:
+ *   the pending manual InstallPlans of the selected operators are approved, one
+ *   `approve-installplan` effect each, and waited for until Complete; see operator-approvals.ts;
+ *   a provider without InstallPlans skips it with a note; each approval is recorded as a
+ *   self-transition) → `post-hook` → `post-checks` (health again) → `completed`.
  *   Provider failure → `failed(PROVIDER_FAILED)`; not completed by `start + upgradeTimeout` →
  *   `timed-out` (nothing rolled back).
  */
@@ -27,6 +32,8 @@ import { firstFailingGate, frozenMessage, startGates, unmanagedMessage, type Fle
 import { healthProblems, type ClusterReading, type ObservedCluster } from './observation';
 import { formatDuration, type LifecycleOptions } from './options';
 import type { LifecycleReason } from './reasons';
+import { stepOperatorApprovals, type ApprovalEffect, type InstallPlansReading } from './operator-approvals';
+import type { OperatorApprovalsProgress } from './operator-approvals';
 
 export const LIFECYCLE_STATES = [
   'scheduled',
@@ -34,6 +41,7 @@ export const LIFECYCLE_STATES = [
   'pre-hook',
   'started',
   'upgrading',
+  'operator-approvals',
   'post-hook',
   'post-checks',
   'completed',
@@ -53,8 +61,10 @@ export const ALLOWED_TRANSITIONS: Readonly<Record<LifecycleState, readonly Lifec
   scheduled: ['pre-checks', 'cancelled'],
   'pre-checks': ['pre-hook', 'started', 'skipped'],
   'pre-hook': ['started', 'skipped', 'cancelled'],
-  started: ['upgrading', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled', 'skipped'],
-  upgrading: ['post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled'],
+  started: ['upgrading', 'operator-approvals', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled', 'skipped'],
+  upgrading: ['operator-approvals', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled'],
+  // itself: a note per approval (or plan left pending), so the history and Activity name each
+  'operator-approvals': ['operator-approvals', 'post-hook', 'post-checks', 'failed'],
   'post-hook': ['post-checks', 'failed', 'timed-out'],
   'post-checks': ['completed', 'failed', 'timed-out'],
   completed: [],
@@ -86,6 +96,8 @@ export interface UpgradeAttempt {
   providerDoneAt: number | null;
   /** when it reached a final state */
   finishedAt: number | null;
+  /** the operator-approvals phase's record (null: not reached, or the policy has none) */
+  operatorApprovals: OperatorApprovalsProgress | null;
 }
 
 export type HookVerdict = { state: 'none' } | { state: 'pending' } | { state: 'allowed' } | { state: 'refused'; reason: string };
@@ -104,13 +116,16 @@ export interface StepInput {
   /** set when the engine no longer upgrades the cluster to this version in this slot */
   decisionWithdrawn: { message: string } | null;
   hooks: { pre: HookVerdict; post: HookVerdict };
+  /** the cluster's InstallPlans, read for an attempt in `operator-approvals` (absent: not read) */
+  installPlans?: InstallPlansReading;
 }
 
 export type LifecycleEffect =
   | { kind: 'start'; idempotencyKey: string; version: string; at: number }
   | { kind: 'cancel-at-provider'; idempotencyKey: string; version: string }
   | { kind: 'precheck-failed'; reason: LifecycleReason; message: string }
-  | { kind: 'request-hook'; stage: HookStage };
+  | { kind: 'request-hook'; stage: HookStage }
+  | ApprovalEffect;
 
 export interface LifecycleTransition {
   from: LifecycleState;
@@ -146,13 +161,14 @@ export function newAttempt(id: number, cluster: string, fromVersion: string, toV
     runningAt: null,
     providerDoneAt: null,
     finishedAt: null,
+    operatorApprovals: null,
   };
 }
 
 export const isFinal = (state: LifecycleState) => FINAL_STATES.has(state);
 
 /** states in which the provider has begun the upgrade (it reports it itself from then on) */
-const BEGUN_AT_PROVIDER: ReadonlySet<LifecycleState> = new Set(['upgrading', 'post-hook', 'post-checks']);
+const BEGUN_AT_PROVIDER: ReadonlySet<LifecycleState> = new Set(['upgrading', 'operator-approvals', 'post-hook', 'post-checks']);
 
 /**
  * The attempt holds its upgrade in fleetplan's view while the provider has not taken it (yet):
@@ -182,6 +198,9 @@ export function needsFreshReading(a: UpgradeAttempt, now: number, startLeadMs: n
       return false;
   }
 }
+
+/** The tick should read the cluster's InstallPlans (listInstallPlans) before stepping it. */
+export const needsInstallPlans = (a: Pick<UpgradeAttempt, 'state'>) => a.state === 'operator-approvals';
 
 /** The provider holds (or already went through) the attempt's upgrade. */
 function providerHasUpgrade(c: ObservedCluster, a: UpgradeAttempt): boolean {
@@ -244,15 +263,25 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
       'UPGRADE_TIMEOUT',
       `not completed ${formatDuration(options.upgradeTimeoutMs)} after its start at ${new Date(clockStart()).toISOString()}; the provider state is kept`,
     );
-  const toPostStages = () => {
-    if (input.hooks.post.state === 'none')
-      move('post-checks', null, `the provider reports the upgrade to ${a.toVersion} completed`, { providerDoneAt: now });
+  const toPostStages = (message: string, patch: Partial<UpgradeAttempt>) => {
+    if (input.hooks.post.state === 'none') move('post-checks', null, message, patch);
     else {
-      move('post-hook', null, `the provider reports the upgrade to ${a.toVersion} completed; waiting for the post-upgrade hook`, {
-        providerDoneAt: now,
-      });
+      move('post-hook', null, `${message}; waiting for the post-upgrade hook`, patch);
       effects.push({ kind: 'request-hook', stage: 'post-upgrade' });
     }
+  };
+  /** a note in the history without a change of state (each approval, each plan left pending) */
+  const note = (message: string) => transitions.push({ from: a.state, to: a.state, reason: null, message, at: now });
+  const platformDone = () => {
+    const done = `the provider reports the upgrade to ${a.toVersion} completed`;
+    const config = options.operatorApprovals;
+    if (!config) return toPostStages(done, { providerDoneAt: now });
+    move(
+      'operator-approvals',
+      null,
+      `${done}; approving the pending manual InstallPlans of the selected operators (timeout ${formatDuration(config.timeoutMs)})`,
+      { providerDoneAt: now, operatorApprovals: { since: now, approved: [], left: [], doneAt: null } },
+    );
   };
 
   for (let guard = 0; guard < LIFECYCLE_STATES.length && !isFinal(a.state); guard++) {
@@ -325,7 +354,7 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
         const last = c.lastUpgrade?.version === a.toVersion ? c.lastUpgrade : null;
         const current = c.currentUpgrade?.version === a.toVersion ? c.currentUpgrade : null;
         if (last?.state === 'failed') move('failed', 'PROVIDER_FAILED', last.message ?? 'the provider reports the upgrade failed');
-        else if (last?.state === 'completed' || (!current && c.version === a.toVersion)) toPostStages();
+        else if (last?.state === 'completed' || (!current && c.version === a.toVersion)) platformDone();
         else if (timedOut()) timeOut();
         else if (current?.state === 'started') {
           if (a.state === 'started')
@@ -345,6 +374,31 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
               ? `the provider now reports an upgrade to ${c.currentUpgrade.version} instead`
               : `the provider no longer reports the upgrade to ${a.toVersion}`,
           );
+        break;
+      }
+      case 'operator-approvals': {
+        const progress = a.operatorApprovals ?? { since: a.providerDoneAt ?? now, approved: [], left: [], doneAt: null };
+        const config = options.operatorApprovals;
+        const plans = input.installPlans ?? { state: 'unread' };
+        if (!config) {
+          toPostStages('operatorApprovals is no longer in the policy: no more approvals', {
+            operatorApprovals: { ...progress, doneAt: now },
+          });
+          break;
+        }
+        if (plans.state === 'unsupported') {
+          toPostStages(`operator approvals skipped: ${plans.message}`, { operatorApprovals: { ...progress, doneAt: now } });
+          break;
+        }
+        const out = stepOperatorApprovals(a.id, config, progress, plans, now);
+        out.notes.forEach(note);
+        if (out.kind === 'failed') move('failed', out.reason, out.message, { operatorApprovals: out.progress });
+        else if (out.kind === 'done') toPostStages(`operator approvals done: ${out.summary}`, { operatorApprovals: out.progress });
+        else {
+          if (JSON.stringify(out.progress) !== JSON.stringify(progress) || a.operatorApprovals === null)
+            a = { ...a, operatorApprovals: out.progress };
+          effects.push(...out.effects);
+        }
         break;
       }
       case 'post-hook': {

@@ -16,6 +16,10 @@
  *     excludeAlerts: [{ alertname: KubePodCrashLooping }]
  *     excludeNamespaces: [openshift-console]
  *     excludeOperators: [openshift-monitoring]
+ *   operatorApprovals:           # after the platform upgrade: approve pending manual InstallPlans (seed 003)
+ *     include: ['*']             # Subscription names or packages (or namespace/name, or {name, namespace}); '*' = all
+ *     exclude: [local-storage-operator]
+ *     timeout: 1h                # approved plans not Complete by then → failed (OPERATOR_APPROVAL_TIMEOUT)
  * ```
  */
 
@@ -26,6 +30,7 @@ export const LIFECYCLE_KEYS = [
   'onFailure',
   'allowConditionalUpdates',
   'healthChecks',
+  'operatorApprovals',
 ] as const;
 export const HEALTH_CHECK_KEYS = [
   'checkCriticalAlerts',
@@ -35,7 +40,22 @@ export const HEALTH_CHECK_KEYS = [
   'excludeOperators',
 ] as const;
 
+export const OPERATOR_APPROVAL_KEYS = ['include', 'exclude', 'timeout'] as const;
+
 export type OnFailure = 'halt' | 'continue';
+
+/**
+ * Which operators' pending manual InstallPlans the lifecycle approves once the platform upgrade
+ * completed (seed 003's `ocpOperators` with `operatorsUpgradeTimeout`). A name matches a
+ * Subscription by its name or its package (`spec.name`); `namespace/name` matches in that
+ * namespace only; `*` matches every operator. Exclude wins over include.
+ */
+export interface OperatorApprovalsConfig {
+  include: string[];
+  exclude: string[];
+  /** from the phase's start: approved plans not Complete by then fail the attempt */
+  timeoutMs: number;
+}
 
 export interface HealthCheckConfig {
   checkCriticalAlerts: boolean;
@@ -55,6 +75,8 @@ export interface LifecycleOptions {
   onFailure: OnFailure;
   allowConditionalUpdates: boolean;
   healthChecks: HealthCheckConfig;
+  /** null: no approval phase (the policy has no `operatorApprovals`) */
+  operatorApprovals: OperatorApprovalsConfig | null;
 }
 
 const HOUR = 3_600_000;
@@ -74,7 +96,10 @@ export const DEFAULT_LIFECYCLE_OPTIONS: LifecycleOptions = {
   onFailure: 'halt',
   allowConditionalUpdates: false,
   healthChecks: DEFAULT_HEALTH_CHECKS,
+  operatorApprovals: null,
 };
+
+export const DEFAULT_OPERATOR_APPROVAL_TIMEOUT_MS = HOUR;
 
 /** Longest duration accepted (30 days): a typo like `8000h` is refused rather than obeyed. */
 export const MAX_LIFECYCLE_DURATION_MS = 30 * 24 * HOUR;
@@ -150,6 +175,82 @@ function healthChecksFrom(raw: unknown, path: string, problems: OptionProblem[])
   };
 }
 
+/** An operator name of include/exclude: `name`, `namespace/name` or seed 003's `{name, namespace}`. */
+function operatorNames(raw: unknown, path: string, problems: OptionProblem[], allowStar: boolean): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    problems.push({ path, message: `must be a list of operator names, got ${show(raw)}` });
+    return [];
+  }
+  const out: string[] = [];
+  raw.forEach((item: unknown, i) => {
+    const at = `${path}[${i}]`;
+    let name: string | null = null;
+    if (typeof item === 'string') name = item.trim();
+    else if (isObject(item) && typeof item.name === 'string') {
+      const extra = Object.keys(item).filter((k) => k !== 'name' && k !== 'namespace');
+      if (extra.length > 0) problems.push({ path: `${at}.${extra[0]}`, message: 'unknown key (known: name, namespace)' });
+      if (item.namespace !== undefined && (typeof item.namespace !== 'string' || item.namespace.trim() === ''))
+        problems.push({ path: `${at}.namespace`, message: `must be a namespace name, got ${show(item.namespace)}` });
+      else name = typeof item.namespace === 'string' ? `${item.namespace.trim()}/${item.name.trim()}` : item.name.trim();
+    }
+    if (name === null) {
+      if (!problems.some((p) => p.path.startsWith(at)))
+        problems.push({ path: at, message: `must be an operator name, namespace/name or {name, namespace}, got ${show(item)}` });
+      return;
+    }
+    if (name === '*') {
+      if (!allowStar) problems.push({ path: at, message: "'*' excludes every operator: remove operatorApprovals instead" });
+      else out.push(name);
+      return;
+    }
+    // Kubernetes object names: DNS-1123 subdomains (Subscriptions, packages and namespaces alike)
+    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253 + 64)
+      problems.push({
+        path: at,
+        message: `'${name}' is not an operator name (lower-case letters, digits, '-' and '.'; optionally namespace/name)`,
+      });
+    else out.push(name);
+  });
+  return out;
+}
+
+function operatorApprovalsFrom(raw: unknown, path: string, problems: OptionProblem[]): OperatorApprovalsConfig | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObject(raw)) {
+    problems.push({ path, message: `must be an object {include, exclude, timeout}, got ${show(raw)}` });
+    return null;
+  }
+  for (const key of Object.keys(raw))
+    if (!(OPERATOR_APPROVAL_KEYS as readonly string[]).includes(key))
+      problems.push({ path: `${path}.${key}`, message: `unknown key (known: ${OPERATOR_APPROVAL_KEYS.join(', ')})` });
+  const before = problems.length;
+  const include = operatorNames(raw.include, `${path}.include`, problems, true);
+  // approving is a write to every selected operator: the policy names them (or says '*'), never by default
+  if (
+    (raw.include === undefined || raw.include === null || (Array.isArray(raw.include) && raw.include.length === 0)) &&
+    problems.length === before
+  )
+    problems.push({ path: `${path}.include`, message: "list the operators whose InstallPlans are approved, or ['*'] for every operator" });
+  const exclude = operatorNames(raw.exclude, `${path}.exclude`, problems, false);
+  let timeoutMs = DEFAULT_OPERATOR_APPROVAL_TIMEOUT_MS;
+  if (raw.timeout !== undefined && raw.timeout !== null) {
+    const ms = parseDuration(raw.timeout);
+    if (ms === null)
+      problems.push({
+        path: `${path}.timeout`,
+        message: `must be a duration such as 1h, 90m or 1h30m (or whole seconds), got ${show(raw.timeout)}`,
+      });
+    else if (ms < 60_000 || ms > MAX_LIFECYCLE_DURATION_MS)
+      problems.push({
+        path: `${path}.timeout`,
+        message: `must be from 1m to ${formatDuration(MAX_LIFECYCLE_DURATION_MS)}, got ${formatDuration(ms)}`,
+      });
+    else timeoutMs = ms;
+  }
+  return { include, exclude, timeoutMs };
+}
+
 /**
  * Validates the `lifecycle` value of a policy (absent = all defaults). Unknown keys are problems:
  * a misspelt `upgradeTimout` must not silently mean 8 h.
@@ -200,6 +301,7 @@ export function parseLifecycleOptions(raw: unknown, path: string): { options: Li
     onFailure,
     allowConditionalUpdates,
     healthChecks: healthChecksFrom(raw.healthChecks, `${path}.healthChecks`, problems),
+    operatorApprovals: operatorApprovalsFrom(raw.operatorApprovals, `${path}.operatorApprovals`, problems),
   };
   return { options, problems };
 }

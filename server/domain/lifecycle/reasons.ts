@@ -35,6 +35,9 @@ export const LIFECYCLE_REASONS = {
   PROVIDER_FAILED: 'The provider reports the upgrade failed (its reason is the message).',
   POST_HOOK_FAILED: 'The post-upgrade hook answered anything but a 2xx with {"healthy": true}.',
   POST_CHECK_FAILED: 'The cluster is unhealthy after the upgrade (same health checks as before it).',
+  OPERATOR_APPROVAL_TIMEOUT:
+    'After the platform upgrade, the InstallPlans approved under lifecycle.operatorApprovals were not Complete (or could not be read) within its timeout.',
+  OPERATOR_INSTALL_FAILED: 'An InstallPlan approved under lifecycle.operatorApprovals failed (OLM phase Failed; its message says why).',
   UPGRADE_TIMEOUT: 'Not completed by its start plus upgradeTimeout; the provider state is kept, nothing is rolled back.',
 } as const;
 

@@ -2,14 +2,15 @@
  * A fake provider for tests and the crash test: its whole state is an append-only list of
  * trigger/cancel records (in memory, or lines of a file that survives SIGKILL), replayed on every
  * read. A `startUpgrade` is a trigger record whose upgrade starts at its `at` (kept as nextRun)
- * and completes `durationMs` later. Reads never write.
+ * and completes `durationMs` later. With `installPlans`, clusters carry OLM InstallPlans: an
+ * `approve` record approves one, and it is Complete `installMs` later. Reads never write.
  */
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { inProcess } from './in-process';
 import fs from 'node:fs';
 import { compareVersions } from '@/server/domain/version/version';
 import { healthFromIssues, summarizeHealth } from './health-reading';
-import type { ClusterDiscovery, ClusterSnapshot, FleetProvider, PendingVersionGate, ProviderUpgrade } from './types';
+import type { ClusterDiscovery, ClusterSnapshot, FleetProvider, InstallPlanReading, PendingVersionGate, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
 
 export interface FakeCluster {
@@ -25,11 +26,14 @@ export interface FakeCluster {
   pendingVersionGates?: PendingVersionGate[];
   /** installed operators and removed-API use, as the Kubernetes provider reports them */
   inhibitors?: ClusterInhibitorFacts;
+  /** OLM InstallPlans as first read (mutable: a test adds or changes them between ticks); approval comes from records */
+  installPlans?: InstallPlanReading[];
 }
 
 export type FakeRecord =
   | { op: 'trigger'; cluster: string; version: string; nextRun: string; at: string; key: string }
-  | { op: 'cancel'; cluster: string; version: string; at: string; key: string };
+  | { op: 'cancel'; cluster: string; version: string; at: string; key: string }
+  | { op: 'approve'; cluster: string; namespace: string; name: string; at: string; key: string };
 
 export interface FakeProviderOptions {
   clusters: FakeCluster[];
@@ -41,7 +45,11 @@ export interface FakeProviderOptions {
   /** like OCM's 10 minutes: the lifecycle tells it this long before the slot */
   startLeadMs?: number;
   /** make calls fail, e.g. to test retries */
-  failWith?: (op: 'list' | 'read' | 'schedule' | 'cancel', cluster?: string) => Error | undefined;
+  failWith?: (op: 'list' | 'read' | 'schedule' | 'cancel' | 'list-installplans' | 'approve', cluster?: string) => Error | undefined;
+  /** the provider has OLM InstallPlans (as Kubernetes does); absent: none (as OCM) */
+  installPlans?: boolean;
+  /** an approved InstallPlan is Complete this long after its approval (default 5 min) */
+  installMs?: number;
 }
 
 export interface FakeProvider extends FleetProvider {
@@ -92,7 +100,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       }
     };
     for (const r of all) {
-      if (r.cluster !== c.name) continue;
+      if (r.cluster !== c.name || r.op === 'approve') continue;
       settle(Date.parse(r.at));
       if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
       else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
@@ -137,7 +145,50 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       ...(c.inhibitors ? { inhibitors: c.inhibitors } : {}),
     };
   };
+  const installMs = opts.installMs ?? 5 * 60_000;
+  /** the cluster's plans with the approvals recorded up to `nowMs` applied */
+  const plansOf = (c: FakeCluster, nowMs: number): InstallPlanReading[] => {
+    const approvals = records().filter((r): r is Extract<FakeRecord, { op: 'approve' }> => r.op === 'approve' && r.cluster === c.name);
+    return (c.installPlans ?? []).map((p) => {
+      const approval = approvals.find((r) => r.namespace === p.namespace && r.name === p.name);
+      if (!approval) return { ...p };
+      const done = Date.parse(approval.at) + installMs <= nowMs;
+      return { ...p, approved: true, phase: p.phase === 'RequiresApproval' ? (done ? 'Complete' : 'Installing') : p.phase };
+    });
+  };
+  const olm: Pick<FleetProvider, 'listInstallPlans' | 'approveInstallPlan'> = opts.installPlans
+    ? {
+        listInstallPlans(ref, now) {
+          return inProcess(() => {
+            calls.push({ op: 'list-installplans', cluster: ref.name });
+            const err = opts.failWith?.('list-installplans', ref.name);
+            if (err) throw err;
+            return plansOf(find(ref.name), now.getTime());
+          });
+        },
+        approveInstallPlan(req, now) {
+          return inProcess(() => {
+            calls.push({ op: 'approve', cluster: req.name, version: `${req.namespace}/${req.installPlan}` });
+            const err = opts.failWith?.('approve', req.name);
+            if (err) throw err;
+            const plan = plansOf(find(req.name), now.getTime()).find((p) => p.namespace === req.namespace && p.name === req.installPlan);
+            if (!plan) throw new ProviderError('fake', `installplans.operators.coreos.com "${req.installPlan}" not found`, 404);
+            if (plan.approved) return 'already-approved' as const;
+            append({
+              op: 'approve',
+              cluster: req.name,
+              namespace: req.namespace,
+              name: req.installPlan,
+              at: now.toISOString(),
+              key: req.idempotencyKey,
+            });
+            return 'approved' as const;
+          });
+        },
+      }
+    : {};
   return {
+    ...olm,
     name: 'fake',
     calls,
     records,

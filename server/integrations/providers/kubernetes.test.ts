@@ -658,6 +658,155 @@ describe('Kubernetes provider: start and cancel', () => {
   });
 });
 
+describe('Kubernetes provider: operator InstallPlans', () => {
+  const ref = { externalId: 'east', name: 'east' };
+  const IP = '/apis/operators.coreos.com/v1alpha1/namespaces/openshift-gitops-operator/installplans/install-q8x2m';
+  const withPlans = () =>
+    fakeCluster([
+      {
+        name: 'east',
+        version: '4.15.20',
+        releases: RELEASES,
+        installPlans: [
+          {
+            namespace: 'openshift-gitops-operator',
+            name: 'install-q8x2m',
+            subscription: 'openshift-gitops-operator',
+            csv: 'openshift-gitops-operator.v1.12.1',
+          },
+          {
+            namespace: 'openshift-operators',
+            name: 'install-7hd2k',
+            subscription: 'my-storage',
+            package: 'local-storage-operator',
+            csv: 'local-storage-operator.v4.15.0',
+          },
+          {
+            namespace: 'openshift-logging',
+            name: 'install-auto1',
+            subscription: 'cluster-logging',
+            csv: 'cluster-logging.v5.8.2',
+            approval: 'Automatic',
+            approved: true,
+            phase: 'Complete',
+          },
+          // no Subscription owns it (its Subscription was deleted): only the plan is known
+          { namespace: 'openshift-operators', name: 'install-orphan', csv: 'quay-operator.v3.10.0' },
+        ],
+      },
+    ]);
+
+  it('lists InstallPlans in every namespace with the Subscriptions (name and package) they belong to', async () => {
+    const fake = await withPlans();
+    const plans = await provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).listInstallPlans!(ref, NOW);
+    expect(plans).toEqual([
+      {
+        namespace: 'openshift-gitops-operator',
+        name: 'install-q8x2m',
+        approval: 'Manual',
+        approved: false,
+        phase: 'RequiresApproval',
+        csvNames: ['openshift-gitops-operator.v1.12.1'],
+        subscriptions: [
+          { namespace: 'openshift-gitops-operator', name: 'openshift-gitops-operator', package: 'openshift-gitops-operator' },
+        ],
+      },
+      {
+        namespace: 'openshift-operators',
+        name: 'install-7hd2k',
+        approval: 'Manual',
+        approved: false,
+        phase: 'RequiresApproval',
+        csvNames: ['local-storage-operator.v4.15.0'],
+        subscriptions: [{ namespace: 'openshift-operators', name: 'my-storage', package: 'local-storage-operator' }],
+      },
+      {
+        namespace: 'openshift-logging',
+        name: 'install-auto1',
+        approval: 'Automatic',
+        approved: true,
+        phase: 'Complete',
+        csvNames: ['cluster-logging.v5.8.2'],
+        subscriptions: [{ namespace: 'openshift-logging', name: 'cluster-logging', package: 'cluster-logging' }],
+      },
+      {
+        namespace: 'openshift-operators',
+        name: 'install-orphan',
+        approval: 'Manual',
+        approved: false,
+        phase: 'RequiresApproval',
+        csvNames: ['quay-operator.v3.10.0'],
+        subscriptions: [],
+      },
+    ]);
+    // reads only: GETs of the two lists
+    expect(fake.writes()).toEqual([]);
+    expect(fake.requests('east').map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /apis/operators.coreos.com/v1alpha1/installplans',
+      'GET /apis/operators.coreos.com/v1alpha1/subscriptions',
+    ]);
+  });
+
+  it('approves by a merge patch of spec.approved, once: an approved plan is not patched again', async () => {
+    const fake = await withPlans();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const req = { ...ref, namespace: 'openshift-gitops-operator', installPlan: 'install-q8x2m', idempotencyKey: '3:approve:x' };
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('approved');
+    expect(fake.writes()).toEqual([expect.objectContaining({ method: 'PATCH', path: IP, body: { spec: { approved: true } } })]);
+    expect(fake.installPlan('east', 'openshift-gitops-operator', 'install-q8x2m')).toMatchObject({
+      spec: { approved: true, approval: 'Manual' },
+      status: { phase: 'Installing' },
+    });
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('already-approved');
+    expect(fake.writes()).toHaveLength(1);
+    fake.completeInstallPlan('east', 'openshift-gitops-operator', 'install-q8x2m');
+    const plans = await kube.listInstallPlans!(ref, NOW);
+    expect(plans[0]).toMatchObject({ approved: true, phase: 'Complete' });
+  });
+
+  it("reads a failed plan's Installed condition message", async () => {
+    const fake = await withPlans();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    fake.failInstallPlan('east', 'openshift-gitops-operator', 'install-q8x2m', 'error validating existing CRs against new CRD schema');
+    expect((await kube.listInstallPlans!(ref, NOW))[0]).toMatchObject({
+      phase: 'Failed',
+      message: 'error validating existing CRs against new CRD schema',
+    });
+  });
+
+  it("a refused patch is the approval's error with the API server's message; nothing changed", async () => {
+    const fake = await withPlans();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const denied =
+      'installplans.operators.coreos.com "install-q8x2m" is forbidden: User "system:serviceaccount:fleetplan:reader" cannot patch resource "installplans" in API group "operators.coreos.com" in the namespace "openshift-gitops-operator"';
+    fake.setPathFault('east', IP, 403, denied, 'PATCH');
+    await expect(
+      kube.approveInstallPlan!({ ...ref, namespace: 'openshift-gitops-operator', installPlan: 'install-q8x2m', idempotencyKey: 'k' }, NOW),
+    ).rejects.toMatchObject({
+      status: 403,
+      message: `PATCH installplans.operators.coreos.com openshift-gitops-operator/install-q8x2m → HTTP 403: ${denied}`,
+    });
+    expect(fake.installPlan('east', 'openshift-gitops-operator', 'install-q8x2m')).toMatchObject({ spec: { approved: false } });
+    await expect(
+      kube.approveInstallPlan!({ ...ref, namespace: 'openshift-gitops-operator', installPlan: 'gone', idempotencyKey: 'k' }, NOW),
+    ).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('installplans.operators.coreos.com "gone" not found') as unknown,
+    });
+  });
+
+  it('a cluster without OLM has no InstallPlans (404: not installed); a forbidden list is an error', async () => {
+    const plain = await fakeCluster([{ name: 'east', version: '4.15.20', releases: RELEASES, olm: false }]);
+    expect(await provider(writeFile(tmpDir(), 'config', plain.kubeconfig())).listInstallPlans!(ref, NOW)).toEqual([]);
+    const fake = await withPlans();
+    fake.setPathFault('east', '/apis/operators.coreos.com/v1alpha1/subscriptions', 403, 'subscriptions is forbidden');
+    await expect(provider(writeFile(tmpDir(), 'config', fake.kubeconfig())).listInstallPlans!(ref, NOW)).rejects.toMatchObject({
+      status: 403,
+      message: 'GET subscriptions.operators.coreos.com → HTTP 403: subscriptions is forbidden',
+    });
+  });
+});
+
 describe('kubeconfig loading', () => {
   it('throws only when no file can be read at all', () => {
     expect(() => loadKubeconfig('/nonexistent/kubeconfig')).toThrow(

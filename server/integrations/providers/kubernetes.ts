@@ -32,6 +32,14 @@
  *   left out) and APIRequestCounts (apiserver.openshift.io/v1, openshift/api: `status.removedInRelease`,
  *   `status.requestCount` over 24 h, `status.last24h[].byNode[].byUser[] {username, requestCount}`).
  *
+ * - operator approvals, only for an attempt in the operator-approvals phase (lifecycle/operator-approvals.ts):
+ *   InstallPlans and Subscriptions in all namespaces (operators.coreos.com/v1alpha1, operator-framework/api
+ *   `installplan_types.go`, `subscription_types.go`): a plan's `spec.approval/approved/clusterServiceVersionNames`,
+ *   `status.phase` and its `Installed` condition's message; the Subscriptions it belongs to by its
+ *   `metadata.ownerReferences` (kind Subscription) and their `status.installPlanRef`, with the package
+ *   `spec.name`. `approveInstallPlan` re-reads the plan and merge-patches `spec.approved: true` only
+ *   while it is false (what `oc patch installplan … --type merge -p '{"spec":{"approved":true}}'` does).
+ *
  * The only write: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
  * {version, image}` on the ClusterVersion; `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
  * while the cluster-version operator has not begun that update (what `oc adm upgrade --clear` does).
@@ -51,6 +59,7 @@
  * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
 import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
+import type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
 import {
   ApiException,
   CoreV1Api,
@@ -90,6 +99,8 @@ const CLUSTER_OPERATORS = { group: 'config.openshift.io', version: 'v1', plural:
 const INFRASTRUCTURE = { group: 'config.openshift.io', version: 'v1', plural: 'infrastructures', name: 'cluster' } as const;
 const CLUSTER_SERVICE_VERSIONS = { group: 'operators.coreos.com', version: 'v1alpha1', plural: 'clusterserviceversions' } as const;
 const API_REQUEST_COUNTS = { group: 'apiserver.openshift.io', version: 'v1', plural: 'apirequestcounts' } as const;
+const INSTALL_PLANS = { group: 'operators.coreos.com', version: 'v1alpha1', plural: 'installplans' } as const;
+const SUBSCRIPTIONS = { group: 'operators.coreos.com', version: 'v1alpha1', plural: 'subscriptions' } as const;
 /** callers named per removed API (those with the most requests) */
 const REMOVED_API_USERS = 3;
 /** the operators and API-use read is optional: it gets its own, shorter deadline and never fails the cluster */
@@ -483,6 +494,83 @@ export function readRemovedApiUse(body: unknown): RemovedApiUse[] {
   return used;
 }
 
+const ZInstallPlanList = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({
+          name: z.string(),
+          namespace: z.string(),
+          ownerReferences: z.array(z.object({ kind: z.string(), name: z.string() })).nullish(),
+        }),
+        spec: z.object({
+          approval: z.string(),
+          approved: z.boolean().nullish(),
+          clusterServiceVersionNames: z.array(z.string()).nullish(),
+        }),
+        status: z
+          .object({
+            phase: z.string().nullish(),
+            conditions: z
+              .array(z.object({ type: z.string().nullish(), status: z.string().nullish(), message: z.string().nullish() }))
+              .nullish(),
+          })
+          .nullish(),
+      }),
+    )
+    .nullish(),
+});
+const ZSubscriptionList = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({ name: z.string(), namespace: z.string() }),
+        spec: z.object({ name: z.string().nullish() }).nullish(),
+        status: z.object({ installPlanRef: z.object({ name: z.string(), namespace: z.string().nullish() }).nullish() }).nullish(),
+      }),
+    )
+    .nullish(),
+});
+
+/**
+ * The InstallPlans of a cluster with the Subscriptions each belongs to: those its ownerReferences
+ * name (OLM makes every Subscription a plan resolves for an owner) and those whose
+ * `status.installPlanRef` points to it, in the plan's namespace.
+ */
+export function readInstallPlans(plansBody: unknown, subscriptionsBody: unknown): InstallPlanReading[] {
+  const plans = ZInstallPlanList.safeParse(plansBody);
+  if (!plans.success) throw new ProviderError('kubernetes', `unexpected InstallPlan list: ${plans.error.issues[0]?.message}`);
+  const subs = ZSubscriptionList.safeParse(subscriptionsBody);
+  if (!subs.success) throw new ProviderError('kubernetes', `unexpected Subscription list: ${subs.error.issues[0]?.message}`);
+  const subscriptions = subs.data.items ?? [];
+  return (plans.data.items ?? []).map((ip) => {
+    const { name, namespace } = ip.metadata;
+    const owners = new Set((ip.metadata.ownerReferences ?? []).filter((o) => o.kind === 'Subscription').map((o) => o.name));
+    const mine = subscriptions.filter(
+      (s) =>
+        s.metadata.namespace === namespace &&
+        (owners.has(s.metadata.name) ||
+          (s.status?.installPlanRef?.name === name && (s.status.installPlanRef.namespace ?? namespace) === namespace)),
+    );
+    const known = new Set(mine.map((s) => s.metadata.name));
+    const installed = ip.status?.conditions?.find((c) => c.type === 'Installed' && c.status === 'False')?.message;
+    return {
+      namespace,
+      name,
+      approval: ip.spec.approval,
+      approved: ip.spec.approved === true,
+      phase: ip.status?.phase ?? '',
+      csvNames: ip.spec.clusterServiceVersionNames ?? [],
+      subscriptions: [
+        ...mine.map((s) => ({ namespace, name: s.metadata.name, package: s.spec?.name ?? s.metadata.name })),
+        // an owner the Subscription list no longer holds (deleted meanwhile): named, its package unknown
+        ...[...owners].filter((o) => !known.has(o)).map((o) => ({ namespace, name: o, package: o })),
+      ],
+      ...(installed ? { message: installed } : {}),
+    };
+  });
+}
+
 export function createKubernetesProviderFromKubeconfig(
   opts: {
     /** one file, or several joined with the path delimiter (as KUBECONFIG) */
@@ -692,6 +780,41 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       if (!release)
         throw new ProviderError('kubernetes', `${req.name}: ${req.version} is not among the cluster's available or conditional updates`);
       await patchDesiredUpdate(client, { version: release.version, ...(release.image ? { image: release.image } : {}) });
+    },
+    async listInstallPlans(ref) {
+      const client = clientOf(ctxOf(ref));
+      const list = async (what: typeof INSTALL_PLANS | typeof SUBSCRIPTIONS): Promise<unknown> => {
+        try {
+          return await client.custom.listClusterCustomObject(what);
+        } catch (err) {
+          const e = kubernetesError(`GET ${what.plural}.${what.group}`, err, timeoutMs);
+          // 404: OLM is not installed (plain Kubernetes): no plans to approve
+          if (e.status === 404) return { items: [] };
+          throw e;
+        }
+      };
+      const [plans, subscriptions] = await withDeadline(
+        Promise.all([list(INSTALL_PLANS), list(SUBSCRIPTIONS)]),
+        deadlineMs,
+        `reading the InstallPlans of ${ref.name}`,
+      );
+      return readInstallPlans(plans, subscriptions);
+    },
+    async approveInstallPlan(req) {
+      const client = clientOf(ctxOf(req));
+      const target = { ...INSTALL_PLANS, namespace: req.namespace, name: req.installPlan };
+      const what = `installplans.operators.coreos.com ${req.namespace}/${req.installPlan}`;
+      const current: unknown = await request(`GET ${what}`, () => client.custom.getNamespacedCustomObject(target));
+      const approved = z.object({ spec: z.object({ approved: z.boolean().nullish() }) }).safeParse(current);
+      if (!approved.success) throw new ProviderError('kubernetes', `unexpected InstallPlan ${req.namespace}/${req.installPlan}`);
+      if (approved.data.spec.approved === true) return 'already-approved';
+      await request(`PATCH ${what}`, () =>
+        client.custom.patchNamespacedCustomObject(
+          { ...target, body: { spec: { approved: true } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+      return 'approved';
     },
     async cancelUpgrade(req) {
       // Only a desiredUpdate the cluster-version operator has not begun is withdrawn (a running

@@ -2,7 +2,16 @@
 // structured health problems, withdrawn releases.
 import { describe, expect, it } from 'vitest';
 import { healthFromIssues } from './health-reading';
-import { loadDemoGraph, simulateCluster, simulatedDiscovery, stuckAt, upgradeDurationMs, withdrawnAt, hashUnit } from './simulator';
+import {
+  loadDemoGraph,
+  simulateCluster,
+  simulatedDiscovery,
+  simulatedInstallPlans,
+  stuckAt,
+  upgradeDurationMs,
+  withdrawnAt,
+  hashUnit,
+} from './simulator';
 
 const HOUR = 3_600_000;
 const BASE = Date.parse('2024-03-04T10:00:00Z');
@@ -137,5 +146,30 @@ describe('simulator discovery', () => {
       ),
     );
     expect(teams.size).toBeGreaterThan(2);
+  });
+});
+
+describe('simulator InstallPlans', () => {
+  const manual = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => `sim-${x}`).find((id) => hashUnit(`${id}|olm-manual`) < 0.7)!;
+  const automatic = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((x) => `sim-${x}`).find((id) => hashUnit(`${id}|olm-manual`) >= 0.7)!;
+
+  it('a cluster with manual approval has pending plans per version, new ones after an upgrade; others have none', () => {
+    const before = simulatedInstallPlans(manual, '4.13.10', undefined, BASE);
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    for (const p of before) expect(p).toMatchObject({ approval: 'Manual', approved: false, phase: 'RequiresApproval' });
+    expect(before.map((p) => p.subscriptions[0]!.name)).toEqual(
+      expect.arrayContaining(['openshift-gitops-operator', 'local-storage-operator']),
+    );
+    expect(simulatedInstallPlans(manual, '4.13.10', undefined, BASE + HOUR)).toEqual(before); // deterministic
+    const after = simulatedInstallPlans(manual, '4.13.11', undefined, BASE);
+    expect(after.map((p) => p.name)).not.toEqual(before.map((p) => p.name));
+    expect(simulatedInstallPlans(automatic, '4.13.10', undefined, BASE)).toEqual([]);
+  });
+
+  it('an approved plan installs within 10 minutes', () => {
+    const [first] = simulatedInstallPlans(manual, '4.13.10', undefined, BASE);
+    const approvals = [{ namespace: first!.namespace, name: first!.name, at: iso(BASE) }];
+    expect(simulatedInstallPlans(manual, '4.13.10', approvals, BASE + 60_000)[0]).toMatchObject({ approved: true, phase: 'Installing' });
+    expect(simulatedInstallPlans(manual, '4.13.10', approvals, BASE + 10 * 60_000)[0]).toMatchObject({ approved: true, phase: 'Complete' });
   });
 });

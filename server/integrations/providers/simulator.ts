@@ -11,7 +11,11 @@
  * (rates below): an upgrade fails with a reason, or gets stuck and never completes; a
  * ClusterOperator turns Degraded or a critical alert fires for a few hours (structured health);
  * a published release is withdrawn again (it leaves availableUpgrades two days later).
- * Reading never writes: the simulated state only changes through startUpgrade and cancelUpgrade.
+ * Most clusters run operators with manual InstallPlan approval: each version a cluster runs has
+ * pending plans (simulatedInstallPlans) until approved; approvals are stored in the setting
+ * 'simulator.installplan-approvals' and a plan is Complete a few minutes after its approval.
+ * Reading never writes: the simulated state only changes through startUpgrade, cancelUpgrade and
+ * approveInstallPlan.
  */
 import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
 import { parseVersion } from '@/server/domain/version/version';
@@ -31,13 +35,28 @@ import {
   writeSetting,
   type SimulatedClusterRow,
 } from '@/server/repositories/scheduler-repository';
-import type { AlertReading, ClusterDiscovery, ClusterRef, ClusterSnapshot, FleetProvider, OperatorReading, ProviderUpgrade } from './types';
+import type {
+  AlertReading,
+  ClusterDiscovery,
+  ClusterRef,
+  ClusterSnapshot,
+  FleetProvider,
+  InstallPlanReading,
+  OperatorReading,
+  ProviderUpgrade,
+} from './types';
 import { ProviderError } from './types';
 import { healthFromIssues, summarizeHealth } from './health-reading';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 export const SIMULATOR_RELEASES_KEY = 'simulator.releases';
+export const SIMULATOR_APPROVALS_KEY = 'simulator.installplan-approvals';
+/** share of clusters whose operators have manual InstallPlan approval */
+const MANUAL_OLM_RATE = 0.7;
+
+/** approved InstallPlans per simulated cluster (externalId): namespace, name and when */
+export type SimulatorApprovals = Record<string, { namespace: string; name: string; at: string }[]>;
 /** simulated days between two published releases */
 const PUBLISH_EVERY_DAYS = 3.5;
 const FAILURE_RATE = 0.05;
@@ -253,6 +272,55 @@ export function simulatedInhibitors(externalId: string, version: string): Cluste
   return { operators, removedApis };
 }
 
+/**
+ * The OLM InstallPlans of a simulated cluster running `version` at `nowMs` (fixed per cluster and
+ * version, as a real cluster gets new operator versions with its platform): on most clusters the
+ * GitOps and Local Storage operators (and OpenShift Logging where it is installed) have manual
+ * approval and a plan pending for the version; an approved plan installs in 3 to 10 minutes.
+ */
+export function simulatedInstallPlans(
+  externalId: string,
+  version: string,
+  approvals: SimulatorApprovals[string] | undefined,
+  nowMs: number,
+): InstallPlanReading[] {
+  if (hashUnit(`${externalId}|olm-manual`) >= MANUAL_OLM_RATE) return [];
+  const minor = parseVersion(version)?.minor ?? 0;
+  const patch = parseVersion(version)?.patch ?? 0;
+  const subs = [
+    {
+      namespace: 'openshift-gitops-operator',
+      name: 'openshift-gitops-operator',
+      csv: `openshift-gitops-operator.v1.${minor - 1}.${patch % 4}`,
+    },
+    {
+      namespace: 'openshift-local-storage',
+      name: 'local-storage-operator',
+      csv: `local-storage-operator.v4.${minor}.0-2026${String(patch).padStart(2, '0')}`,
+    },
+    ...(hashUnit(`${externalId}|logging`) < 0.35
+      ? [{ namespace: 'openshift-logging', name: 'cluster-logging', csv: `cluster-logging.v5.8.${patch % 9}` }]
+      : []),
+  ];
+  return subs.map((s) => {
+    const name = `install-${Math.floor(hashUnit(`${externalId}|${version}|${s.name}`) * 36 ** 5)
+      .toString(36)
+      .padStart(5, '0')}`;
+    const approval = approvals?.find((a) => a.namespace === s.namespace && a.name === name);
+    const installMs = (3 + hashUnit(`${externalId}|${name}|i`) * 7) * MINUTE_MS;
+    const phase = !approval ? 'RequiresApproval' : Date.parse(approval.at) + installMs <= nowMs ? 'Complete' : 'Installing';
+    return {
+      namespace: s.namespace,
+      name,
+      approval: 'Manual',
+      approved: approval !== undefined,
+      phase,
+      csvNames: [s.csv],
+      subscriptions: [{ namespace: s.namespace, name: s.name, package: s.name }],
+    };
+  });
+}
+
 /** The simulated state of one cluster at `nowMs`, from its stored row. Pure given the graph. */
 export function simulateCluster(
   row: SimulatedClusterRow,
@@ -331,8 +399,33 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
     return row;
   };
+  const plansOf = (ref: ClusterRef, now: Date) => {
+    const nowMs = now.getTime();
+    const seen = observeRow(find(ref), now);
+    return simulatedInstallPlans(
+      ref.externalId,
+      seen.version,
+      readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY)?.[ref.externalId],
+      nowMs,
+    );
+  };
   return {
     name: 'simulator',
+    listInstallPlans(ref, now) {
+      return inProcess(() => plansOf(ref, now));
+    },
+    approveInstallPlan(req, now) {
+      return inProcess(() => {
+        const plan = plansOf(req, now).find((p) => p.namespace === req.namespace && p.name === req.installPlan);
+        if (!plan) throw new ProviderError('simulator', `installplans.operators.coreos.com "${req.installPlan}" not found`, 404);
+        if (plan.approved) return 'already-approved' as const;
+        const all = readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY) ?? {};
+        const mine = [...(all[req.externalId] ?? []), { namespace: req.namespace, name: req.installPlan, at: now.toISOString() }];
+        // only the plans of the last few versions are kept (older ones are gone, as OLM collects them)
+        writeSetting(db, SIMULATOR_APPROVALS_KEY, { ...all, [req.externalId]: mine.slice(-12) } satisfies SimulatorApprovals, now);
+        return 'approved' as const;
+      });
+    },
     startLeadMs: 0,
     minStartNoticeMs: 0,
     observe(now) {

@@ -3,10 +3,13 @@
  * (`FLEETPLAN_PROVIDER`). The scheduler only talks to this interface; tests use fakes of it.
  *
  * Reading and acting are separate: `observe` and `observeCluster` never write anything at the
- * provider; `startUpgrade` and `cancelUpgrade` are the only writes.
+ * provider; `startUpgrade` and `cancelUpgrade` are the only writes to the upgrade, and
+ * `approveInstallPlan` the only one to an operator (after a completed platform upgrade).
  */
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { HealthReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
+import type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
+export type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
 export type CurrentUpgradeState = 'scheduled' | 'started';
 
 export interface ProviderUpgrade {
@@ -128,6 +131,14 @@ export interface CancelUpgradeRequest extends ClusterRef {
   idempotencyKey: string;
 }
 
+export interface ApproveInstallPlanRequest extends ClusterRef {
+  /** the InstallPlan's namespace and name */
+  namespace: string;
+  installPlan: string;
+  /** stable per (attempt, plan): `{attempt}:approve:{namespace}/{name}` */
+  idempotencyKey: string;
+}
+
 export interface FleetProvider {
   readonly name: string;
   /** how long before the slot `startUpgrade` must be called (OCM: its minimum lead for next_run plus a margin; others 0) */
@@ -163,7 +174,22 @@ export interface FleetProvider {
    * agreed ('already-agreed'). Absent: the provider has no version gates.
    */
   acknowledgeVersionGate?(ref: ClusterRef, gateId: string, now: Date): Promise<'agreed' | 'already-agreed'>;
+  /**
+   * READ-ONLY: the cluster's OLM InstallPlans (every namespace) with the Subscriptions each belongs
+   * to. Absent: the provider has no InstallPlans (OCM), and the operator-approvals phase is skipped
+   * with a note. Throws ProviderError.
+   */
+  listInstallPlans?(ref: ClusterRef, now: Date): Promise<InstallPlanReading[]>;
+  /**
+   * Approves one InstallPlan (Kubernetes: merge-patch `spec.approved: true`). Exactly once: re-reads
+   * the plan first and writes nothing when it is already approved ('already-approved').
+   */
+  approveInstallPlan?(req: ApproveInstallPlanRequest, now: Date): Promise<'approved' | 'already-approved'>;
 }
+
+/** What the lifecycle says when a provider has no InstallPlans (the phase is skipped). */
+export const noInstallPlansMessage = (provider: string) =>
+  `not supported on ${provider === 'ocm' ? 'OCM' : provider}: it has no OLM InstallPlans to approve (approve them on the cluster)`;
 
 export class ProviderError extends Error {
   constructor(

@@ -171,4 +171,31 @@ describe('fleetplan import --cluster', () => {
     expect(unknownIo.err).toContain('name: no cluster named not-in-the-fleet in the fleet');
     expect(tableCounts()).toEqual(counts);
   });
+
+  it('lifecycle.operatorApprovals goes through the cluster file: exported as written, imported, a bad one refused at its path', async () => {
+    const exp = io();
+    // the demo's OCM clusters approve their operators' InstallPlans after the platform upgrade
+    expect(runExportCommand(['--cluster', 'ocm-dev-01'], exp)).toBe(0);
+    const doc = parseYaml(exp.out) as { upgradePolicy: { lifecycle: { operatorApprovals: Record<string, unknown> } } };
+    expect(doc.upgradePolicy.lifecycle.operatorApprovals).toEqual({ include: ['*'], exclude: ['local-storage-operator'], timeout: '2h' });
+    doc.upgradePolicy.lifecycle.operatorApprovals = { include: ['openshift-gitops-operator'], timeout: '45m' };
+    const file = path.join(dir, 'ocm-dev-01.yml');
+    fs.writeFileSync(file, stringify(doc));
+    expect(await runImportCommand(['--cluster', file], io())).toBe(0);
+    const again = io();
+    expect(runExportCommand(['--cluster', 'ocm-dev-01'], again)).toBe(0);
+    expect((parseYaml(again.out) as typeof doc).upgradePolicy.lifecycle.operatorApprovals).toEqual({
+      include: ['openshift-gitops-operator'],
+      timeout: '45m',
+    });
+    const before = tableCounts();
+    doc.upgradePolicy.lifecycle.operatorApprovals = { exclude: ['quay-operator'] };
+    fs.writeFileSync(file, stringify(doc));
+    const bad = io();
+    expect(await runImportCommand(['--cluster', file], bad)).toBe(2);
+    expect(bad.err).toContain(
+      "upgradePolicy.lifecycle.operatorApprovals.include: list the operators whose InstallPlans are approved, or ['*'] for every operator",
+    );
+    expect(tableCounts()).toEqual(before);
+  });
 });
