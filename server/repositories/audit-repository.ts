@@ -20,6 +20,11 @@ export interface AuditEntry {
   target: string;
   before?: unknown;
   after?: unknown;
+  /**
+   * the organization the change belongs to, or null for the instance's own (users, tokens,
+   * graphs, the scheduler): required, so every writer decides whose row it is (who may read it)
+   */
+  organizationId: number | null;
 }
 
 export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
@@ -32,6 +37,7 @@ export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
       target: entry.target,
       before: entry.before ?? null,
       after: entry.after ?? null,
+      organizationId: entry.organizationId,
     })
     .returning({ id: auditLog.id })
     .get().id;

@@ -61,7 +61,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
 
   /** written in the caller's transaction (`tx`), so a change and its audit entry land together */
   function audit(tx: Db, actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    appendAudit(tx, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
+    appendAudit(tx, { organizationId: null, at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {
