@@ -1,6 +1,6 @@
 // The append-only audit log: who did what, when, to what, with the value before and after.
 // Deliberately no update or delete: rows are written once and only read afterwards.
-import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
 import { auditLog, policyRevisions } from '@/db/schema';
@@ -60,6 +60,8 @@ export interface AuditFilter {
    * `scope:subject`): the revision is the change's entry, with its number and summary
    */
   skipPolicyRevisions?: boolean;
+  /** this organization's rows and the instance's own (organization_id null); undefined = every row */
+  organizationOrInstance?: number;
 }
 
 const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
@@ -67,6 +69,8 @@ const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
 function whereOf(f: AuditFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.actor) parts.push(eq(auditLog.actor, f.actor));
+  if (f.organizationOrInstance !== undefined)
+    parts.push(or(eq(auditLog.organizationId, f.organizationOrInstance), isNull(auditLog.organizationId))!);
   if (f.action) {
     const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
     if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${likeEscaped(prefix)}%`} escape '\\'`);

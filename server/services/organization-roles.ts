@@ -116,6 +116,32 @@ export interface GroupGrantPlan {
   after: OrganizationGrant[];
 }
 
+/** the audit actor of mappings written at start-up */
+export const ORGANIZATION_ROLE_GROUPS_SETTING = 'FLEETPLAN_OIDC_ORG_ROLE_GROUPS';
+
+/**
+ * Start-up: writes FLEETPLAN_OIDC_ORG_ROLE_GROUPS's mappings (organization name → mapping text,
+ * parsed by server/env.ts) into the organizations, all or none: a name that is no organization
+ * stops start-up with a message naming it, before anything is written. Returns the organizations
+ * whose mapping changed (audited under `system:FLEETPLAN_OIDC_ORG_ROLE_GROUPS`).
+ */
+export function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap<string, string>, at: Date): string[] {
+  return withTransaction(db, (tx) => {
+    const unknown = [...mappings.keys()].filter((name) => !findOrganizationByName(tx, name));
+    if (unknown.length > 0)
+      throw new AppError(
+        'INVALID_INPUT',
+        `${ORGANIZATION_ROLE_GROUPS_SETTING} names ${unknown.map((n) => `'${n}'`).join(', ')}, which is no organization here (create it with: npx --no fleetplan org create NAME)`,
+      );
+    const changed: string[] = [];
+    for (const [organization, mapping] of mappings) {
+      if (setOrganizationRoleGroupsText(tx, at, `system:${ORGANIZATION_ROLE_GROUPS_SETTING}`, { organization, mapping }).changed)
+        changed.push(organization);
+    }
+    return changed;
+  });
+}
+
 /**
  * At an OIDC sign-in: the changes that bring the user's grants from the organizations' group
  * mappings in line with the groups it signed in with (planOrganizationGrants: grants made by hand
