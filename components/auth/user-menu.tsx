@@ -33,6 +33,8 @@ export function UserMenu() {
 
   if (!me.data) return null;
   const user = me.data;
+  // the role on the page's organization (a grant there replaces the global one)
+  const here = user.organizationRole ?? 'no role';
   return (
     <div className={styles.menu} ref={ref}>
       <button
@@ -46,12 +48,13 @@ export function UserMenu() {
         <span className="truncate" style={{ maxWidth: 140 }}>
           {user.username}
         </span>
-        <span className={`badge ${ROLE_TONE[user.role] ?? ''}`}>{user.role}</span>
+        <span className={`badge ${ROLE_TONE[here] ?? ''}`}>{here}</span>
       </button>
       {open && (
         <div className={styles.menuPanel} role="menu">
           <div className="small muted">
-            Signed in as <strong>{user.username}</strong> ({user.role})
+            Signed in as <strong>{user.username}</strong> (
+            {here === user.role ? user.role : `${here} on this organization, ${user.role} on the instance`})
           </div>
           <Link href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
             {user.role === 'admin' ? 'Users and API tokens' : 'API tokens'}
