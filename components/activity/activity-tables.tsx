@@ -1,7 +1,7 @@
 'use client';
 // The activity tables: engine decisions, actions (intents) on the fleet, upgrade lifecycle
 // transitions, and policy/admin changes.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
@@ -244,7 +244,7 @@ function Target({ target }: { target: string }) {
           ? '/admin'
           : null;
   const text = scope ? `${scope} ${subject}` : subject;
-  return href ? <Link href={href}>{text}</Link> : <span>{text}</span>;
+  return href ? <OrgLink href={href}>{text}</OrgLink> : <span>{text}</span>;
 }
 
 const CHANGE_COLUMNS: Column<ChangeRow>[] = [

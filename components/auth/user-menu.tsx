@@ -2,7 +2,7 @@
 // Who is signed in, with which role, and "Sign out". A browser whose session ended (expired,
 // revoked, user disabled) is sent back to the login page from here.
 import { useMutation, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
@@ -21,11 +21,12 @@ export function UserMenu() {
 
   useEffect(() => {
     if (me.isSuccess && me.data === null && pathname !== '/login') {
-      window.location.assign(`/login?next=${encodeURIComponent(pathname)}`);
+      // back to the same page of the same organization after signing in
+      window.location.assign(`/login?next=${encodeURIComponent(pathname + window.location.search)}`);
     }
     // a printed or admin-set password: nothing else works until it is replaced
     if (me.data?.mustChangePassword && pathname !== '/login') {
-      window.location.assign(`/login?change=1&next=${encodeURIComponent(pathname)}`);
+      window.location.assign(`/login?change=1&next=${encodeURIComponent(pathname + window.location.search)}`);
     }
   }, [me.isSuccess, me.data, pathname]);
 
@@ -56,9 +57,9 @@ export function UserMenu() {
             Signed in as <strong>{user.username}</strong> (
             {here === user.role ? user.role : `${here} on this organization, ${user.role} on the instance`})
           </div>
-          <Link href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
+          <OrgLink href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
             {user.role === 'admin' ? 'Users and API tokens' : 'API tokens'}
-          </Link>
+          </OrgLink>
           <button type="button" className="btn danger" role="menuitem" disabled={logout.isPending} onClick={() => logout.mutate()}>
             Sign out
           </button>
