@@ -45,7 +45,19 @@ const REASONS = [
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
 ];
-const CHANGE_AREAS = ['policy', 'approval', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
+const CHANGE_AREAS = [
+  'policy',
+  'approval',
+  'exclusion',
+  'organization',
+  'scheduler',
+  'simulator',
+  'webhook',
+  'graph',
+  'user',
+  'token',
+  'auth',
+];
 const RANGES = [
   { id: 'all', label: 'any time', ms: 0 },
   { id: '1h', label: 'last hour', ms: 3_600_000 },
