@@ -50,8 +50,7 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
     const mappings = settings.oidc?.organizationRoleGroups;
     if (mappings && mappings.size > 0) {
       const changed = applyOrganizationRoleGroupsSetting(db, mappings, new Date());
-      if (changed.length > 0)
-        log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
+      if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
     }
     return db;
   } catch (err) {

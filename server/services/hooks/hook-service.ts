@@ -304,7 +304,14 @@ export function createHookService(
         const row = findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
         deleteHook(tx, input.id);
-        appendAudit(tx, { at: now(), actor: input.actor.name, action: 'hook.delete', organizationId: org.id, target: `hook:${row.id}`, before: publicFields(row) });
+        appendAudit(tx, {
+          at: now(),
+          actor: input.actor.name,
+          action: 'hook.delete',
+          organizationId: org.id,
+          target: `hook:${row.id}`,
+          before: publicFields(row),
+        });
         return { id: input.id };
       });
     },
