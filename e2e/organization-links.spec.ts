@@ -1,5 +1,5 @@
-// Links keep the organization: on an organization that is not the first one's neighbour in the
-// address (?org=NAME), following the app's own links — Fleet → a cluster's page ("why not?") →
+// Links keep the organization: on the organization the address names (?org=NAME), following the
+// app's own links — Fleet → a cluster's page ("why not?") →
 // the main navigation's Sectors → a sector's clusters, and Back — keeps ?org= in every address,
 // and every page shows that organization's data. A second, empty organization exists, so a link
 // that dropped ?org= could land on it (the user's remembered choice).

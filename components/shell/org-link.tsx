@@ -3,7 +3,7 @@
 // (`?org=NAME`), so a link copied from any page opens the same organization. Plain `next/link`
 // would drop it and land on the user's remembered organization instead.
 import Link from 'next/link';
-import { useCallback, type ComponentProps } from 'react';
+import type { ComponentProps } from 'react';
 import { useOrganizationParam, withOrganization } from './organization-link';
 
 type OrgLinkProps = Omit<ComponentProps<typeof Link>, 'href'> & { href: string };
@@ -12,10 +12,4 @@ type OrgLinkProps = Omit<ComponentProps<typeof Link>, 'href'> & { href: string }
 export function OrgLink({ href, ...props }: OrgLinkProps) {
   const org = useOrganizationParam();
   return <Link {...props} href={withOrganization(href, org)} />;
-}
-
-/** For hrefs built outside a link (a full-page navigation, a menu item): `(href) => href with ?org=`. */
-export function useOrgHref(): (href: string) => string {
-  const org = useOrganizationParam();
-  return useCallback((href: string) => withOrganization(href, org), [org]);
 }

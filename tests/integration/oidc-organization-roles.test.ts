@@ -15,7 +15,11 @@ import { appendAudit } from '@/server/repositories/audit-repository';
 import { findOrganizationByName, insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
 import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
-import { createOrganizationRoleService, setOrganizationRoleGroupsText } from '@/server/services/organization-roles';
+import {
+  applyOrganizationRoleGroupsSetting,
+  createOrganizationRoleService,
+  setOrganizationRoleGroupsText,
+} from '@/server/services/organization-roles';
 import { followProviderRedirects } from '../fakes/oidc-browser';
 import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
@@ -181,6 +185,33 @@ describe('OIDC group → role mapping per organization', () => {
     );
     expect(() => setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'nope', mapping: 'viewer=*' })).toThrow('nope');
     expect(findOrganizationByName(db, 'team-a')!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
+  });
+});
+
+describe('FLEETPLAN_OIDC_ORG_ROLE_GROUPS at start-up', () => {
+  it('writes the mappings (audited), and with an unknown organization refuses, naming it, and writes none', () => {
+    expect(applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual(['team-b']);
+    expect(applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual([]);
+    expect(() =>
+      applyOrganizationRoleGroupsSetting(
+        db,
+        new Map([
+          ['team-a', 'admin=x'],
+          ['team-z', 'viewer=*'],
+        ]),
+        NOW,
+      ),
+    ).toThrow("FLEETPLAN_OIDC_ORG_ROLE_GROUPS names 'team-z', which is no organization here");
+    expect(findOrganizationByName(db, 'team-a')!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
+    expect(findOrganizationByName(db, 'team-b')!.oidcRoleGroups).toBe('viewer=*');
+    expect(
+      db
+        .select()
+        .from(auditLog)
+        .all()
+        .filter((r) => r.actor === 'system:FLEETPLAN_OIDC_ORG_ROLE_GROUPS')
+        .map((r) => [r.action, r.target]),
+    ).toEqual([['organization.oidc-role-groups', 'organization:team-b']]);
   });
 });
 
