@@ -19,6 +19,8 @@ export interface UserSummary {
   createdAt: string;
   /** the identity provider this user signs in through (its role follows its groups there); null = a local user */
   signsInWith: string | null;
+  /** no global role: only the organizations it holds a grant on (an identity only an organization's groups let in) */
+  organizationsOnly: boolean;
 }
 
 function toSummary(row: usersRepo.UserRow): UserSummary {
@@ -28,6 +30,7 @@ function toSummary(row: usersRepo.UserRow): UserSummary {
     disabled: row.disabled,
     createdAt: row.createdAt.toISOString(),
     signsInWith: row.externalSubject === null ? null : row.externalSubject.slice(0, row.externalSubject.indexOf(':')),
+    organizationsOnly: row.organizationsOnly,
   };
 }
 

@@ -119,6 +119,14 @@ describe('OIDC group → role mapping per organization', () => {
     expect(await codeOf(onB.organizations.select({ name: 'team-b' }))).toBe('NOT_FOUND');
     expect(await onB.auth.me()).toMatchObject({ organizationRole: null });
 
+    // the Admin page's users list says so
+    const root = createCaller(
+      createContextInner({ db, fleetNow: () => NOW, realNow: () => NOW, env, actor: { name: 'root', role: 'admin', via: 'system' } }),
+    );
+    expect(await root.users.list()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ username: 'anna', signsInWith: 'corp', organizationsOnly: true })]),
+    );
+
     const grantAudit = db
       .select()
       .from(auditLog)
