@@ -58,6 +58,8 @@ export default defineConfig({
         FLEETPLAN_OIDC_CLIENT_SECRET: 'test-client-secret-not-for-production',
         FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
         FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;operator=sre;viewer=staff',
+        // an organization's own mapping, written at start-up (e2e/oidc-organization-roles.spec.ts)
+        FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'app-sre:operator=team-a',
       },
     },
     {

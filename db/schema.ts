@@ -12,6 +12,8 @@ const json = <T>(name: string) => text(name, { mode: 'json' }).$type<T>();
 export type RoleValue = 'viewer' | 'operator' | 'admin';
 /** an API token's scope: a role, or one narrow permission (server/auth/actor.ts) */
 export type TokenScopeValue = RoleValue | 'approvals:write';
+/** where a grant on an organization came from: an admin, or the organization's OIDC group mapping */
+export type OrganizationRoleSourceValue = 'manual' | 'oidc';
 export const APPROVAL_KIND_VALUES = ['before', 'after'] as const;
 export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'failed' | 'gone';
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
@@ -89,6 +91,12 @@ export const organizations = sqliteTable('organizations', {
   providerKind: text('provider_kind'),
   /** where the provider's credentials are (an environment variable's name or a file path), never the secret itself */
   providerCredentialsRef: text('provider_credentials_ref'),
+  /**
+   * which groups at the OIDC provider get which role on this organization, in
+   * FLEETPLAN_OIDC_ROLE_GROUPS's syntax (`admin=a;viewer=*`, server/auth/oidc/role-mapping.ts);
+   * null = none. Applied to the user's grants here at each of their OIDC sign-ins.
+   */
+  oidcRoleGroups: text('oidc_role_groups'),
 });
 
 /**
@@ -324,8 +332,14 @@ export const auditLog = sqliteTable(
     target: text('target').notNull(),
     before: json<unknown>('before'),
     after: json<unknown>('after'),
+    /**
+     * the organization the change belongs to; null = the instance's (users, tokens, graphs, …).
+     * No foreign key on purpose: a removed organization's rows keep its id, so they never become
+     * instance-wide rows that every reader sees.
+     */
+    organizationId: integer('organization_id'),
   },
-  (t) => [index('audit_log_at').on(t.at)],
+  (t) => [index('audit_log_at').on(t.at), index('audit_log_organization_at').on(t.organizationId, t.at)],
 );
 
 /**
@@ -657,6 +671,12 @@ export const users = sqliteTable('users', {
   externalSubject: text('external_subject').unique(),
   /** the organization the user last chose (the switcher); where the next visit lands */
   selectedOrganizationId: integer('selected_organization_id').references(() => organizations.id, { onDelete: 'set null' }),
+  /**
+   * no global role: the user reaches only the organizations it holds a grant on (an OIDC identity
+   * that no FLEETPLAN_OIDC_ROLE_GROUPS group matches but an organization's mapping does); `role`
+   * is then `viewer`, for the instance's own read-only pages
+   */
+  organizationsOnly: integer('organizations_only', { mode: 'boolean' }).notNull().default(false),
 });
 
 /** A user's role on one organization; for requests on that organization it replaces the global role (global admins stay admins). */
@@ -672,6 +692,8 @@ export const organizationRoles = sqliteTable(
     role: text('role').$type<RoleValue>().notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: timestamp('created_at').notNull(),
+    /** `manual`: granted by an admin; `oidc`: from the organization's group mapping, recomputed at each OIDC sign-in */
+    source: text('source').$type<OrganizationRoleSourceValue>().notNull().default('manual'),
   },
   (t) => [primaryKey({ columns: [t.userId, t.organizationId] })],
 );

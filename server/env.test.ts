@@ -196,7 +196,16 @@ describe('parseEnv', () => {
         groupsClaim: 'groups',
       });
       expect([...settings!.roleGroups.keys()]).toEqual(['admin', 'viewer']);
+      expect(settings!.organizationRoleGroups.size).toBe(0);
       expect(publicUrl).toBe('https://fleetplan.example.com');
+    });
+
+    it("reads the organizations' group mappings for start-up", () => {
+      const { oidc: settings } = parseEnv({ ...oidc, FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'team-a:operator=team-a|team-b:admin=b,c;viewer=*' });
+      expect([...settings!.organizationRoleGroups]).toEqual([
+        ['team-a', 'operator=team-a'],
+        ['team-b', 'admin=b,c;viewer=*'],
+      ]);
     });
 
     it.each<[RawEnv, RegExp]>([
@@ -204,6 +213,9 @@ describe('parseEnv', () => {
       [{ ...oidc, FLEETPLAN_OIDC_CLIENT_ID: '' }, /FLEETPLAN_OIDC_CLIENT_ID is required/],
       [{ ...oidc, FLEETPLAN_OIDC_ROLE_GROUPS: '' }, /FLEETPLAN_OIDC_ROLE_GROUPS is required/],
       [{ ...oidc, FLEETPLAN_OIDC_ROLE_GROUPS: 'boss=ops' }, /FLEETPLAN_OIDC_ROLE_GROUPS: 'boss' is not a role/],
+      [{ FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'team-a:viewer=*' }, /FLEETPLAN_OIDC_ISSUER is required/],
+      [{ ...oidc, FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'team-a:boss=ops' }, /FLEETPLAN_OIDC_ORG_ROLE_GROUPS: team-a: 'boss' is not a role/],
+      [{ ...oidc, FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'admin=ops' }, /FLEETPLAN_OIDC_ORG_ROLE_GROUPS: 'admin=ops' is not ORGANIZATION:/],
       [{ ...oidc, FLEETPLAN_OIDC_ISSUER: 'http://sso.example.com' }, /must be https \(http only on loopback\)/],
       [{ ...oidc, FLEETPLAN_OIDC_SCOPES: 'profile email' }, /must include openid/],
       [{ ...oidc, FLEETPLAN_OIDC_ID: 'Corp SSO' }, /FLEETPLAN_OIDC_ID must be/],

@@ -6,7 +6,7 @@
  * start-up) pass the parsed settings on, and tests build their own with `parseEnv({...})`.
  */
 import { resolveDatabaseFile } from '@/db/open-database';
-import { parseRoleGroups, type RoleGroups } from '@/server/auth/oidc/role-mapping';
+import { parseOrganizationRoleGroups, parseRoleGroups, type RoleGroups } from '@/server/auth/oidc/role-mapping';
 import { passwordProblem } from '@/server/auth/password-policy';
 import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
 import { DEFAULT_OCM_TOKEN_URL, type OcmAuth } from '@/server/integrations/providers/ocm-auth';
@@ -48,6 +48,13 @@ export interface OidcSettings {
   groupsClaim: string;
   /** FLEETPLAN_OIDC_ROLE_GROUPS, e.g. `admin=fleet-admins;operator=sre;viewer=*` (server/auth/oidc/role-mapping.ts) */
   roleGroups: RoleGroups;
+  /**
+   * FLEETPLAN_OIDC_ORG_ROLE_GROUPS, e.g. `team-a:operator=team-a;viewer=staff|team-b:admin=b-admins`:
+   * organizations' group mappings (organization name → mapping text) written into the database at
+   * start-up, for automation; empty when unset (admins set them on the Admin page or with
+   * `fleetplan org groups`)
+   */
+  organizationRoleGroups: ReadonlyMap<string, string>;
 }
 
 /** Update graphs read from a Cincinnati-compatible endpoint on a schedule (beside uploads). */
@@ -274,9 +281,12 @@ function parseOidc(get: (name: string) => string | undefined, problems: string[]
   const issuer = get('FLEETPLAN_OIDC_ISSUER');
   const clientId = get('FLEETPLAN_OIDC_CLIENT_ID');
   const roleGroupsText = get('FLEETPLAN_OIDC_ROLE_GROUPS');
+  const organizationRoleGroupsText = get('FLEETPLAN_OIDC_ORG_ROLE_GROUPS');
   if (issuer === undefined) {
-    if (clientId !== undefined || roleGroupsText !== undefined)
-      problems.push('FLEETPLAN_OIDC_ISSUER is required when FLEETPLAN_OIDC_CLIENT_ID or FLEETPLAN_OIDC_ROLE_GROUPS is set');
+    if (clientId !== undefined || roleGroupsText !== undefined || organizationRoleGroupsText !== undefined)
+      problems.push(
+        'FLEETPLAN_OIDC_ISSUER is required when FLEETPLAN_OIDC_CLIENT_ID, FLEETPLAN_OIDC_ROLE_GROUPS or FLEETPLAN_OIDC_ORG_ROLE_GROUPS is set',
+      );
     return undefined;
   }
   const before = problems.length;
@@ -299,6 +309,16 @@ function parseOidc(get: (name: string) => string | undefined, problems: string[]
       problems.push(`FLEETPLAN_OIDC_ROLE_GROUPS: ${(err as Error).message}`);
     }
   }
+  let organizationRoleGroups: ReadonlyMap<string, string> = new Map();
+  if (organizationRoleGroupsText !== undefined) {
+    try {
+      organizationRoleGroups = parseOrganizationRoleGroups(organizationRoleGroupsText);
+    } catch (err) {
+      problems.push(
+        `FLEETPLAN_OIDC_ORG_ROLE_GROUPS: ${(err as Error).message} (e.g. team-a:operator=team-a;viewer=staff|team-b:admin=b-admins)`,
+      );
+    }
+  }
   const id = get('FLEETPLAN_OIDC_ID') ?? 'sso';
   if (!/^[a-z0-9-]{1,40}$/.test(id)) problems.push(`FLEETPLAN_OIDC_ID must be 1–40 of a-z, 0-9 and '-', not '${id}'`);
   const scopes = (get('FLEETPLAN_OIDC_SCOPES') ?? 'openid profile email').split(/\s+/).filter(Boolean);
@@ -313,6 +333,7 @@ function parseOidc(get: (name: string) => string | undefined, problems: string[]
     scopes,
     groupsClaim: get('FLEETPLAN_OIDC_GROUPS_CLAIM') ?? 'groups',
     roleGroups,
+    organizationRoleGroups,
   };
 }
 

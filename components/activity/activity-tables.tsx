@@ -1,7 +1,7 @@
 'use client';
 // The activity tables: engine decisions, actions (intents) on the fleet, upgrade lifecycle
 // transitions, and policy/admin changes.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { DecisionBadge } from '@/components/ui/badges';
@@ -244,7 +244,7 @@ function Target({ target }: { target: string }) {
           ? '/admin'
           : null;
   const text = scope ? `${scope} ${subject}` : subject;
-  return href ? <Link href={href}>{text}</Link> : <span>{text}</span>;
+  return href ? <OrgLink href={href}>{text}</OrgLink> : <span>{text}</span>;
 }
 
 const CHANGE_COLUMNS: Column<ChangeRow>[] = [
@@ -287,13 +287,23 @@ const CHANGE_COLUMNS: Column<ChangeRow>[] = [
   },
 ];
 
-export function ChangesTable({ rows, paging, noun, exportRows }: TableProps<ChangeRow>) {
+/** whose change a row is: an organization, or the instance's own (users, tokens, graphs, …) */
+const ORGANIZATION_COLUMN: Column<ChangeRow> = {
+  id: 'organization',
+  header: 'Organization',
+  className: 'nowrap',
+  csv: (c) => c.organization ?? '',
+  cell: (c) => c.organization ?? <span className="muted">instance</span>,
+};
+
+/** `showOrganization`: every organization's rows are listed (a global admin's "all organizations") */
+export function ChangesTable({ rows, paging, noun, exportRows, showOrganization }: TableProps<ChangeRow> & { showOrganization?: boolean }) {
   return (
     <DataTable
-      id="activity-changes"
+      id={showOrganization ? 'activity-changes-all' : 'activity-changes'}
       label="Policy and admin changes"
       rows={rows}
-      columns={CHANGE_COLUMNS}
+      columns={showOrganization ? [CHANGE_COLUMNS[0]!, ORGANIZATION_COLUMN, ...CHANGE_COLUMNS.slice(1)] : CHANGE_COLUMNS}
       rowKey={(c) => c.id}
       rowProps={(c) => ({ 'data-change': c.id })}
       paging={paging}

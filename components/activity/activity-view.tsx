@@ -11,6 +11,7 @@ import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable, UpgradesTable } from './activity-tables';
 import '@/components/scheduler/scheduler.css';
 import { useDebounced } from '@/components/ui/use-debounced';
+import { useRole } from '@/components/scheduler/use-role';
 
 type Tab = 'decisions' | 'actions' | 'upgrades' | 'changes';
 const TABS: { id: Tab; label: string; noun: string }[] = [
@@ -44,7 +45,19 @@ const REASONS = [
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
 ];
-const CHANGE_AREAS = ['policy', 'approval', 'exclusion', 'scheduler', 'simulator', 'webhook', 'graph', 'user', 'token', 'auth'];
+const CHANGE_AREAS = [
+  'policy',
+  'approval',
+  'exclusion',
+  'organization',
+  'scheduler',
+  'simulator',
+  'webhook',
+  'graph',
+  'user',
+  'token',
+  'auth',
+];
 const RANGES = [
   { id: 'all', label: 'any time', ms: 0 },
   { id: '1h', label: 'last hour', ms: 3_600_000 },
@@ -85,6 +98,10 @@ export function ActivityView() {
     status: '',
   }));
   const [offset, setOffset] = useState(0);
+  // a global admin may list every organization's changes (the server refuses anyone else)
+  const { isInstanceAdmin } = useRole();
+  const [allOrganizations, setAllOrganizations] = useState(() => params.get('orgs') === 'all');
+  const everyOrganization = allOrganizations && isInstanceAdmin;
   const cluster = useDebounced(f.cluster.trim(), 300);
   const fleet = useQuery(trpc.fleet.status.queryOptions());
   const suggestions = useQuery({
@@ -97,9 +114,13 @@ export function ActivityView() {
     const q = new URLSearchParams();
     if (tab !== 'decisions') q.set('tab', tab);
     if (cluster) q.set('cluster', cluster);
+    if (allOrganizations) q.set('orgs', 'all');
+    // the page's organization stays in the address (a copied link opens the same one)
+    const org = new URLSearchParams(window.location.search).get('org');
+    if (org) q.set('org', org);
     const next = q.toString() ? `?${q}` : window.location.pathname;
     window.history.replaceState(null, '', next);
-  }, [tab, cluster]);
+  }, [tab, cluster, allOrganizations]);
 
   const from = fromUtcInput(f.from);
   const to = fromUtcInput(f.to);
@@ -108,7 +129,7 @@ export function ActivityView() {
   const opts = { placeholderData: keepPreviousData, refetchInterval: offset === 0 ? 15_000 : (false as const) };
   const decisionsInput = { ...base, action: f.action || undefined, reason: f.reason || undefined };
   const actionsInput = { ...base, action: f.action || undefined, status: f.status || undefined };
-  const changesInput = { ...base, action: f.action || undefined };
+  const changesInput = { ...base, action: f.action || undefined, ...(everyOrganization ? { allOrganizations: true } : {}) };
   const upgradesInput = { ...base, action: f.action || undefined, reason: f.reason || undefined };
   const decisions = useQuery({
     ...trpc.activity.decisions.queryOptions(decisionsInput),
@@ -132,7 +153,7 @@ export function ActivityView() {
   });
   const current = tab === 'decisions' ? decisions : tab === 'actions' ? actions : tab === 'upgrades' ? upgrades : changes;
 
-  useEffect(() => setOffset(0), [cluster, f.from, f.to, f.action, f.reason, f.status, tab]);
+  useEffect(() => setOffset(0), [cluster, f.from, f.to, f.action, f.reason, f.status, tab, everyOrganization]);
 
   const set = (patch: Partial<Filters>) => setF((x) => ({ ...x, ...patch }));
   const chooseRange = (range: RangeId) => {
@@ -260,6 +281,11 @@ export function ActivityView() {
             ))}
           </select>
         )}
+        {tab === 'changes' && isInstanceAdmin && (
+          <label className="small" title="Global admins: every organization's changes, with an Organization column">
+            <input type="checkbox" checked={allOrganizations} onChange={(e) => setAllOrganizations(e.target.checked)} /> all organizations
+          </label>
+        )}
         <select aria-label="Time range" value={f.range} onChange={(e) => chooseRange(e.target.value as RangeId)}>
           {RANGES.map((r) => (
             <option key={r.id} value={r.id}>
@@ -377,6 +403,7 @@ export function ActivityView() {
                 )}
                 {tab === 'changes' && changes.data && (
                   <ChangesTable
+                    showOrganization={everyOrganization}
                     rows={changes.data.rows}
                     paging={paging(changes.data.total)}
                     noun={noun}

@@ -7,6 +7,7 @@ import { useHydrated } from '@/components/ui/use-hydrated';
 import { TokensPanel } from './tokens-panel';
 import { UsersPanel } from './users-panel';
 import { OrganizationRolesPanel } from './organization-roles-panel';
+import { OrganizationGroupMappingsPanel } from './organization-group-mappings-panel';
 import { InstanceBlockedVersionsPanel } from './instance-blocked-versions-panel';
 
 export function AdminView() {
@@ -23,6 +24,7 @@ export function AdminView() {
         <>
           <UsersPanel />
           <OrganizationRolesPanel />
+          <OrganizationGroupMappingsPanel />
           <InstanceBlockedVersionsPanel />
         </>
       ) : (

@@ -89,6 +89,13 @@ export function OrganizationRolesPanel() {
               { id: 'organization', header: 'Organization', value: (g) => g.organization, cell: (g) => g.organization },
               { id: 'role', header: 'Role there', value: (g) => g.role, cell: (g) => g.role },
               {
+                id: 'source',
+                header: 'From',
+                value: (g) => g.source,
+                // an identity-provider grant is recomputed at each sign-in; one made here stays until revoked
+                cell: (g) => (g.source === 'oidc' ? <span className="badge info">identity-provider groups</span> : 'granted here'),
+              },
+              {
                 id: 'actions',
                 header: 'Actions',
                 required: true,

@@ -2,7 +2,7 @@
 // Who is signed in, with which role, and "Sign out". A browser whose session ended (expired,
 // revoked, user disabled) is sent back to the login page from here.
 import { useMutation, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
@@ -21,11 +21,12 @@ export function UserMenu() {
 
   useEffect(() => {
     if (me.isSuccess && me.data === null && pathname !== '/login') {
-      window.location.assign(`/login?next=${encodeURIComponent(pathname)}`);
+      // back to the same page of the same organization after signing in
+      window.location.assign(`/login?next=${encodeURIComponent(pathname + window.location.search)}`);
     }
     // a printed or admin-set password: nothing else works until it is replaced
     if (me.data?.mustChangePassword && pathname !== '/login') {
-      window.location.assign(`/login?change=1&next=${encodeURIComponent(pathname)}`);
+      window.location.assign(`/login?change=1&next=${encodeURIComponent(pathname + window.location.search)}`);
     }
   }, [me.isSuccess, me.data, pathname]);
 
@@ -33,6 +34,8 @@ export function UserMenu() {
 
   if (!me.data) return null;
   const user = me.data;
+  // the role on the page's organization (a grant there replaces the global one)
+  const here = user.organizationRole ?? 'no role';
   return (
     <div className={styles.menu} ref={ref}>
       <button
@@ -46,16 +49,17 @@ export function UserMenu() {
         <span className="truncate" style={{ maxWidth: 140 }}>
           {user.username}
         </span>
-        <span className={`badge ${ROLE_TONE[user.role] ?? ''}`}>{user.role}</span>
+        <span className={`badge ${ROLE_TONE[here] ?? ''}`}>{here}</span>
       </button>
       {open && (
         <div className={styles.menuPanel} role="menu">
           <div className="small muted">
-            Signed in as <strong>{user.username}</strong> ({user.role})
+            Signed in as <strong>{user.username}</strong> (
+            {here === user.role ? user.role : `${here} on this organization, ${user.role} on the instance`})
           </div>
-          <Link href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
+          <OrgLink href="/admin" className="btn" role="menuitem" onClick={() => setOpen(false)}>
             {user.role === 'admin' ? 'Users and API tokens' : 'API tokens'}
-          </Link>
+          </OrgLink>
           <button type="button" className="btn danger" role="menuitem" disabled={logout.isPending} onClick={() => logout.mutate()}>
             Sign out
           </button>

@@ -140,20 +140,28 @@ export function UsersPanel() {
               {
                 id: 'role',
                 header: 'Role',
-                value: (u) => u.role,
-                cell: (u) => (
-                  <select
-                    aria-label={`Role of ${u.username}`}
-                    value={u.role}
-                    disabled={setRole.isPending || u.signsInWith !== null}
-                    title={u.signsInWith ? 'Follows the groups at the identity provider at every sign-in' : undefined}
-                    onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                ),
+                value: (u) => (u.organizationsOnly ? 'organizations only' : u.role),
+                cell: (u) =>
+                  u.organizationsOnly ? (
+                    <span
+                      className="muted"
+                      title="No global role: only the organizations its identity-provider groups (or a grant) give it"
+                    >
+                      organizations only
+                    </span>
+                  ) : (
+                    <select
+                      aria-label={`Role of ${u.username}`}
+                      value={u.role}
+                      disabled={setRole.isPending || u.signsInWith !== null}
+                      title={u.signsInWith ? 'Follows the groups at the identity provider at every sign-in' : undefined}
+                      onChange={(e) => setRole.mutate({ username: u.username, role: e.target.value as Role })}
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r}>{r}</option>
+                      ))}
+                    </select>
+                  ),
               },
               {
                 id: 'status',

@@ -1,7 +1,7 @@
 'use client';
 // Cluster detail, "why not?": what the cluster is, its policy, its next runs (own zone and UTC),
 // every candidate version against every rule with the engine's numbers, its history and events.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -41,7 +41,7 @@ export function ClusterDetail({ name }: { name: string }) {
       )}
       notFound={
         <EmptyState title={`No cluster named ${name}`}>
-          <Link href="/fleet">Back to the fleet</Link>
+          <OrgLink href="/fleet">Back to the fleet</OrgLink>
         </EmptyState>
       }
     >
@@ -174,7 +174,7 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
     <div className="page-head">
       <div>
         <div className="small">
-          <Link href="/fleet">Fleet</Link> / cluster
+          <OrgLink href="/fleet">Fleet</OrgLink> / cluster
         </div>
         <h1>{name}</h1>
         {cluster && (
@@ -190,9 +190,9 @@ function ClusterHead({ name, cluster }: { name: string; cluster?: Detail }) {
         <div className="actions">
           <HealthBadge healthy={cluster.healthy} issues={cluster.healthIssues} />
           <StateBadge state={cluster.upgradeState} progress={cluster.currentUpgrade?.progress} />
-          <Link className="btn" href={`/policies/clusters/${encodeURIComponent(name)}`}>
+          <OrgLink className="btn" href={`/policies/clusters/${encodeURIComponent(name)}`}>
             Edit policy
-          </Link>
+          </OrgLink>
         </div>
       )}
     </div>
@@ -381,7 +381,7 @@ function PolicyPanel({ cluster: c, explain }: { cluster: Detail; explain?: Expla
       </h2>
       {!c.managed ? (
         <EmptyState title="No upgrade policy">
-          <Link href={`/policies/clusters/${encodeURIComponent(c.name)}`}>Add one</Link>
+          <OrgLink href={`/policies/clusters/${encodeURIComponent(c.name)}`}>Add one</OrgLink>
         </EmptyState>
       ) : !p ? (
         explain ? (

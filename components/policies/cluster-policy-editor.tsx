@@ -2,7 +2,7 @@
 // Edit one cluster's policy as a form and as YAML side by side, validated live by the server's
 // validator (debounced), with the diff, the impact on the engine's decisions, conflict
 // detection on save (expectedRevision) and the history with one-click revert.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { diffJson } from '@/lib/json-diff';
@@ -124,7 +124,7 @@ export function ClusterPolicyEditor({ name }: { name: string }) {
       frame={(state) => <div className="panel">{state}</div>}
       notFound={
         <EmptyState title={`No cluster named ${name}`}>
-          <Link href="/policies">Back to policies</Link>
+          <OrgLink href="/policies">Back to policies</OrgLink>
         </EmptyState>
       }
     >

@@ -1,6 +1,6 @@
 'use client';
 // Pick a cluster to edit: server-side search, sort and paging (fine at 10,000 clusters).
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
@@ -25,7 +25,7 @@ const COLUMNS: Column<Cluster>[] = [
     required: true,
     className: 'nowrap',
     csv: (c) => c.name,
-    cell: (c) => <Link href={`/policies/clusters/${encodeURIComponent(c.name)}`}>{c.name}</Link>,
+    cell: (c) => <OrgLink href={`/policies/clusters/${encodeURIComponent(c.name)}`}>{c.name}</OrgLink>,
   },
   { id: 'sector', header: 'Sector', sortKey: 'sector', csv: (c) => c.sector, cell: (c) => c.sector ?? <span className="muted">—</span> },
   { id: 'workloads', header: 'Workloads', csv: (c) => c.workloads.join(' '), cell: (c) => <BadgeList items={c.workloads} /> },

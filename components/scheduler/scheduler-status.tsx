@@ -10,6 +10,7 @@ import { QueryState } from '@/components/ui/query-state';
 import { OPERATOR_ONLY, useRole } from './use-role';
 import { formatDuration, formatRelative, isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { OrgLink } from '@/components/shell/org-link';
 
 type RunResult = inferRouterOutputs<AppRouter>['scheduler']['runNow'];
 type Summary = Partial<Record<string, number>>;
@@ -264,7 +265,7 @@ export function SchedulerStatus() {
                 </strong>{' '}
                 in {formatDuration(lastRun.result.summary.durationMs)}
                 {lastRun.dryRun ? ' — decisions recorded, nothing was triggered.' : '.'}{' '}
-                <a href={`/activity?tab=decisions`}>See the decisions</a>
+                <OrgLink href="/activity?tab=decisions">See the decisions</OrgLink>
               </div>
               <SummaryCounts summary={lastRun.result.summary} />
             </div>

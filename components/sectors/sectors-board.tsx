@@ -16,7 +16,7 @@ import {
   type Node,
   type NodeProps,
 } from '@xyflow/react';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { OPERATOR_ONLY, useRole } from '@/components/scheduler/use-role';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -47,7 +47,7 @@ const WORKLOAD_COLUMNS: Column<SectorWorkload>[] = [
     id: 'clusters',
     header: 'Clusters',
     value: (w) => w.clusters,
-    cell: (w) => <Link href={hrefWith('/fleet', { sector: w.sector, workload: w.workload })}>{w.clusters}</Link>,
+    cell: (w) => <OrgLink href={hrefWith('/fleet', { sector: w.sector, workload: w.workload })}>{w.clusters}</OrgLink>,
   },
   { id: 'min', header: 'Min version', className: 'mono', value: (w) => w.minVersion, cell: (w) => w.minVersion },
   { id: 'max', header: 'Max version', className: 'mono', value: (w) => w.maxVersion, cell: (w) => w.maxVersion },
@@ -125,13 +125,13 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
       <div className="sector-node-head">
         <strong>{s.name}</strong>
         {/* nodrag: React Flow would take the press for moving the node */}
-        <Link
+        <OrgLink
           className="badge nodrag"
           href={hrefWith('/fleet', { sector: s.name })}
           title={`List the clusters of ${s.name} on the Fleet page`}
         >
           {s.clusters} clusters
-        </Link>
+        </OrgLink>
         {s.upgrading > 0 && <span className="badge accent">{s.upgrading} upgrading</span>}
         {s.maxParallelUpgrades && (
           <span className="badge info" title="maxParallelUpgrades">

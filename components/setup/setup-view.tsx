@@ -3,7 +3,7 @@
 // provider answers (a read, nothing is written to it), import the organization's policies
 // (checked first, then applied) — and where the installation stands.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { useState, type ChangeEvent, type FormEvent, type ReactNode } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -40,7 +40,7 @@ export function SetupView() {
       {s.complete && (
         <div className="banner info small" role="status" data-testid="setup-complete">
           Set-up is complete: {s.managed} of {s.clusters} clusters have an upgrade policy. The scheduler plans them at every tick —{' '}
-          <Link href="/fleet">see the fleet</Link> or <Link href="/scheduler">the scheduler</Link>.
+          <OrgLink href="/fleet">see the fleet</OrgLink> or <OrgLink href="/scheduler">the scheduler</OrgLink>.
         </div>
       )}
       <ol className={styles.steps}>

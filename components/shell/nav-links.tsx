@@ -1,7 +1,6 @@
 'use client';
-import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { useOrganizationParam, withOrganization } from './organization-link';
+import { OrgLink } from './org-link';
 
 export const NAV_ITEMS = [
   { href: '/fleet', label: 'Fleet', icon: 'M3 5h18v4H3zM3 11h18v4H3zM3 17h18v4H3z' },
@@ -21,19 +20,18 @@ export const NAV_ITEMS = [
 
 export function NavLinks() {
   const pathname = usePathname();
-  const org = useOrganizationParam();
   return (
     <nav aria-label="Main">
       {NAV_ITEMS.map((item) => {
         const active =
           pathname === item.href || pathname.startsWith(`${item.href}/`) || (item.href === '/fleet' && pathname.startsWith('/clusters'));
         return (
-          <Link key={item.href} href={withOrganization(item.href, org)} className="nav-link" aria-current={active ? 'page' : undefined}>
+          <OrgLink key={item.href} href={item.href} className="nav-link" aria-current={active ? 'page' : undefined}>
             <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true">
               <path d={item.icon} />
             </svg>
             {item.label}
-          </Link>
+          </OrgLink>
         );
       })}
     </nav>

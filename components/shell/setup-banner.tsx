@@ -2,7 +2,7 @@
 // Until a real fleet is brought in (an organization named, some cluster with a policy), every
 // page says so and links to the Set-up page. Quiet for the demo fleet and once set up.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { usePathname } from 'next/navigation';
 import { useTRPC } from '@/components/trpc/client';
 
@@ -18,7 +18,7 @@ export function SetupBanner() {
   return (
     <div className="banner warn small" role="status" data-testid="setup-banner" style={{ marginBottom: 16 }}>
       fleetplan is not set up yet: nothing is planned until clusters have upgrade policies. Next: {next}.{' '}
-      <Link href="/setup">Continue the set-up</Link>
+      <OrgLink href="/setup">Continue the set-up</OrgLink>
     </div>
   );
 }

@@ -1,12 +1,12 @@
 'use client';
 // The fleet-wide freeze, impossible to miss: a solid badge in the top bar of every page, linking
 // to the organization policy where the freeze is lifted.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import './simulator.css';
 
 export function FreezeBadge({ reason }: { reason: string | null }) {
   return (
-    <Link
+    <OrgLink
       href="/policies"
       className="freeze-badge"
       role="status"
@@ -18,6 +18,6 @@ export function FreezeBadge({ reason }: { reason: string | null }) {
       </svg>
       Fleet frozen — no new upgrades
       {reason && <span className="why">· {reason}</span>}
-    </Link>
+    </OrgLink>
   );
 }

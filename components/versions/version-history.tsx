@@ -2,7 +2,7 @@
 // The upgrade service's version history: version × workload → soak days and reporting clusters,
 // clusters running each version now, and which regex (and why) blocks it.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { useMemo, useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -63,7 +63,7 @@ function versionColumns(workloads: readonly string[]): Column<Version>[] {
       required: true,
       className: 'mono nowrap',
       value: (v) => v.version,
-      cell: (v) => (v.runningCount ? <Link href={fleetOf(v.version)}>{v.version}</Link> : v.version),
+      cell: (v) => (v.runningCount ? <OrgLink href={fleetOf(v.version)}>{v.version}</OrgLink> : v.version),
     },
     {
       id: 'running',
@@ -71,9 +71,9 @@ function versionColumns(workloads: readonly string[]): Column<Version>[] {
       value: (v) => v.runningCount,
       cell: (v) =>
         v.runningCount ? (
-          <Link href={fleetOf(v.version)} title={`List the ${v.runningCount} clusters running ${v.version}`}>
+          <OrgLink href={fleetOf(v.version)} title={`List the ${v.runningCount} clusters running ${v.version}`}>
             {v.runningCount}
-          </Link>
+          </OrgLink>
         ) : (
           <span className="muted">0</span>
         ),

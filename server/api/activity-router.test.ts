@@ -78,7 +78,14 @@ describe('activity.changes', () => {
 
   it('shows nothing of an audit action that has no allow-list entry', async () => {
     const { db, as } = setup();
-    appendAudit(db, { at: NOW, actor: 'x', action: 'thing.new', target: 'thing:1', after: { password: 'hunter2hunter2' } });
+    appendAudit(db, {
+      at: NOW,
+      actor: 'x',
+      action: 'thing.new',
+      target: 'thing:1',
+      organizationId: null,
+      after: { password: 'hunter2hunter2' },
+    });
     const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 10, offset: 0, action: 'thing.' });
     expect(page.rows).toMatchObject([{ action: 'thing.new', changes: [], omitted: 0 }]);
     expect(JSON.stringify(page)).not.toContain('hunter2');

@@ -122,6 +122,8 @@ export const PROCEDURE_MIN_ROLE: Record<string, MinRole> = {
   'users.organizationRoles': 'admin',
   'users.grantOrganizationRole': 'admin',
   'users.revokeOrganizationRole': 'admin',
+  'users.organizationRoleGroups': 'admin',
+  'users.setOrganizationRoleGroups': 'admin',
   'hooks.list': 'viewer',
   'hooks.create': 'admin',
   'hooks.setEnabled': 'admin',

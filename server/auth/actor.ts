@@ -39,6 +39,11 @@ export interface Actor {
   mustChangePassword?: boolean;
   /** an API token's own scope (its `role` is already capped by the owner's global role) */
   tokenScope?: Role;
+  /**
+   * the user has no global role (users.organizations_only): it reaches only the organizations it
+   * holds a grant on, the others do not exist for it; `role` (viewer) covers the instance's pages
+   */
+  organizationsOnly?: boolean;
 }
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };

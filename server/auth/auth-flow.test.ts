@@ -120,7 +120,13 @@ describe('bootstrap', () => {
     expect(res.status).toBe(200);
     const { cookie } = cookieHeaderFrom(res.setCookies);
     const me = await http('auth.me', { method: 'GET', cookie });
-    expect(me.body.result?.data).toEqual({ username: 'demo', role: 'operator', via: 'session', mustChangePassword: false });
+    expect(me.body.result?.data).toEqual({
+      username: 'demo',
+      role: 'operator',
+      via: 'session',
+      mustChangePassword: false,
+      organizationRole: 'operator',
+    });
   });
 });
 

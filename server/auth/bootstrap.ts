@@ -46,6 +46,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
       mustChangePassword: fromEnv === undefined,
     });
     appendAudit(db, {
+      organizationId: null,
       at: now,
       actor: 'system:bootstrap',
       action: 'user.create',
@@ -64,6 +65,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   if (isDemoLoginEnabled(db, env) && !findUserByName(db, DEMO_USERNAME)) {
     insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
     appendAudit(db, {
+      organizationId: null,
       at: now,
       actor: 'system:bootstrap',
       action: 'user.create',

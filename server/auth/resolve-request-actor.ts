@@ -54,6 +54,7 @@ function resolveBearer(db: Db, token: string, now: Date): Actor | null {
     via: 'token',
     userId: found.user.id,
     tokenId: found.token.id,
+    ...(found.user.organizationsOnly ? { organizationsOnly: true } : {}),
     // a permission token has no role to cap: a grant on an organization must not raise it either
     ...(permission ? {} : { tokenScope: scope as Role }),
   };
@@ -82,6 +83,7 @@ export async function resolveRequestActor(db: Db, req: Request, now: Date = new 
       userId: found.user.id,
       sessionIdHash: idHash,
       mustChangePassword: found.user.mustChangePassword,
+      ...(found.user.organizationsOnly ? { organizationsOnly: true } : {}),
     },
     csrfOk: sameOrigin && safeEqual(csrfHeader, found.session.csrfToken),
     secure,

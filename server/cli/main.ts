@@ -32,7 +32,7 @@ const COMMANDS: Record<string, Command> = {
   },
   org: {
     summary:
-      'org list | org create NAME | org provider NAME KIND [REF]   the organizations; create one (or name the blank first-run one); its own provider',
+      'org list | org create NAME | org provider NAME KIND [REF] | org groups [NAME MAPPING|--clear]   the organizations; create one (or name the blank first-run one); its own provider; its OIDC group → role mapping',
     run: async (args) => (await import('./org-command')).runOrgCommand(args),
   },
   approve: {

@@ -2,15 +2,53 @@
 // it on a fresh database (or the blank one a real provider's first start made).
 // `fleetplan demo remove --yes`: replace the simulated demo fleet with a blank organization.
 // Refusals: exit 2 with one line on stderr, and nothing written.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { openDatabase, resolveDatabaseFile, type Db } from '@/db/open-database';
+import { createOrganizationRoleService, setOrganizationRoleGroupsText } from '@/server/services/organization-roles';
 import { AppError } from '@/server/services/app-error';
 import { createOrganizationAdminService } from '@/server/services/organization-admin-service';
 import { ORGANIZATION_PROVIDER_KINDS, type OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { cliActor, processIo, type CliIo } from './import-command';
 
 const ORG_USAGE =
-  'usage: fleetplan org list | fleetplan org create NAME | fleetplan org provider NAME simulator|ocm ENV_VAR|kubernetes KUBECONFIG_PATH|none';
+  "usage: fleetplan org list | fleetplan org create NAME | fleetplan org provider NAME simulator|ocm ENV_VAR|kubernetes KUBECONFIG_PATH|none | fleetplan org groups [NAME ['admin=GROUP,…;operator=…;viewer=…' | --clear]]";
 const DEMO_USAGE = 'usage: fleetplan demo remove --yes   (removes the simulated demo fleet; users, tokens and the audit log stay)';
+
+function withDatabase<T>(io: CliIo, work: (db: Db) => T): T {
+  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  try {
+    return work(db);
+  } finally {
+    db.$client.close();
+  }
+}
+
+/**
+ * `org groups`: every organization's OIDC group → role mapping; `org groups NAME MAPPING` sets
+ * one (the syntax of FLEETPLAN_OIDC_ROLE_GROUPS), `org groups NAME --clear` removes it. Users'
+ * grants there follow at their next OIDC sign-in.
+ */
+function runGroupsCommand(rest: string[], io: CliIo): number {
+  if (rest.length === 0) {
+    const rows = withDatabase(io, (db) => createOrganizationRoleService(db, () => new Date()).listRoleGroups());
+    for (const r of rows) io.stdout(`${r.organization}\t${r.mapping ?? '(no group mapping)'}\n`);
+    return 0;
+  }
+  if (rest.length !== 2) {
+    io.stderr(`${ORG_USAGE}\n`);
+    return 2;
+  }
+  const [organization, text] = rest as [string, string];
+  try {
+    const r = withDatabase(io, (db) =>
+      setOrganizationRoleGroupsText(db, new Date(), cliActor(io.env), { organization, mapping: text === '--clear' ? null : text }),
+    );
+    const what = r.mapping === null ? 'has no OIDC group mapping' : `maps OIDC groups: ${r.mapping}`;
+    io.stdout(`organization ${r.organization} ${what}${r.changed ? '' : ' (unchanged)'}; grants follow at each user's next sign-in\n`);
+    return 0;
+  } catch (err) {
+    return refused(io, 'org groups', err);
+  }
+}
 
 function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => T): T {
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
@@ -56,6 +94,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
       return refused(io, 'org create', err);
     }
   }
+  if (sub === 'groups') return runGroupsCommand(rest, io);
   if (sub === 'provider' && (rest.length === 2 || rest.length === 3)) {
     const [name, kindText, ref] = rest as [string, string, string | undefined];
     const kind =

@@ -9,6 +9,7 @@ import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { demoScaleForClusters, seedDemo } from '@/server/services/demo-seed-service';
 import { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-service';
+import { applyOrganizationRoleGroupsSetting, ORGANIZATION_ROLE_GROUPS_SETTING } from '@/server/services/organization-roles';
 
 type Log = (line: string) => void;
 
@@ -46,6 +47,11 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
       log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
     }
     await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
+    const mappings = settings.oidc?.organizationRoleGroups;
+    if (mappings && mappings.size > 0) {
+      const changed = applyOrganizationRoleGroupsSetting(db, mappings, new Date());
+      if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
+    }
     return db;
   } catch (err) {
     db.$client.close();

@@ -101,6 +101,7 @@ export async function runSeed(
     const { clusters } = withTransaction(db, (tx) => {
       if (holdsData) {
         appendAudit(tx, {
+          organizationId: null,
           at: now,
           actor: `cli:${osUserName()}`,
           action: SEED_RESET_AUDIT_ACTION,

@@ -6,7 +6,7 @@ import { policyRevisions } from '@/db/schema';
 import { listAudit as listAuditEntries } from './audit-repository';
 
 export interface ChangeFilter {
-  /** policy revisions of this organization only */
+  /** policy revisions of this organization only, audit rows of it and of the instance; undefined = every organization's */
   organizationId?: number;
   cluster?: string;
   from?: Date;
@@ -45,6 +45,7 @@ export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset:
       from: f.from,
       through: f.to,
       skipPolicyRevisions: true,
+      organizationOrInstance: f.organizationId,
     },
     offset,
     limit,

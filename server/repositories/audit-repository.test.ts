@@ -5,7 +5,8 @@ import { appendAudit, listAudit } from './audit-repository';
 
 function dbWith(entries: Array<{ target: string; action: string; at: string }>) {
   const db = openDatabase(':memory:');
-  for (const e of entries) appendAudit(db, { at: new Date(e.at), actor: 'alice', action: e.action, target: e.target });
+  for (const e of entries)
+    appendAudit(db, { at: new Date(e.at), actor: 'alice', action: e.action, target: e.target, organizationId: null });
   return db;
 }
 

@@ -1,6 +1,6 @@
 // The append-only audit log: who did what, when, to what, with the value before and after.
 // Deliberately no update or delete: rows are written once and only read afterwards.
-import { and, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
 import { auditLog, policyRevisions } from '@/db/schema';
@@ -20,6 +20,11 @@ export interface AuditEntry {
   target: string;
   before?: unknown;
   after?: unknown;
+  /**
+   * the organization the change belongs to, or null for the instance's own (users, tokens,
+   * graphs, the scheduler): required, so every writer decides whose row it is (who may read it)
+   */
+  organizationId: number | null;
 }
 
 export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
@@ -32,6 +37,7 @@ export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
       target: entry.target,
       before: entry.before ?? null,
       after: entry.after ?? null,
+      organizationId: entry.organizationId,
     })
     .returning({ id: auditLog.id })
     .get().id;
@@ -54,6 +60,8 @@ export interface AuditFilter {
    * `scope:subject`): the revision is the change's entry, with its number and summary
    */
   skipPolicyRevisions?: boolean;
+  /** this organization's rows and the instance's own (organization_id null); undefined = every row */
+  organizationOrInstance?: number;
 }
 
 const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
@@ -61,6 +69,8 @@ const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
 function whereOf(f: AuditFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.actor) parts.push(eq(auditLog.actor, f.actor));
+  if (f.organizationOrInstance !== undefined)
+    parts.push(or(eq(auditLog.organizationId, f.organizationOrInstance), isNull(auditLog.organizationId))!);
   if (f.action) {
     const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
     if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${likeEscaped(prefix)}%`} escape '\\'`);

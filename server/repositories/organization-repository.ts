@@ -1,6 +1,6 @@
 // The organizations the app manages. An instance holds any number; a request, a CLI command or a
 // scheduler pass works on one (server/services/organization-scope.ts picks it).
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { organizationRoles, organizations, users, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import type { DbOrTx } from './audit-repository';
@@ -47,6 +47,31 @@ export function findOrganizationRole(db: DbOrTx, userId: number, organizationId:
   );
 }
 
+/** The user's grants, by organization id. */
+export function listOrganizationRolesOfUser(db: DbOrTx, userId: number): OrganizationRoleRow[] {
+  return db
+    .select()
+    .from(organizationRoles)
+    .where(eq(organizationRoles.userId, userId))
+    .orderBy(asc(organizationRoles.organizationId))
+    .all();
+}
+
+/** Each organization's OIDC group mapping text (organizations without one are left out). */
+export function listOrganizationRoleGroups(db: DbOrTx): { id: number; name: string; oidcRoleGroups: string }[] {
+  return db
+    .select({ id: organizations.id, name: organizations.name, oidcRoleGroups: organizations.oidcRoleGroups })
+    .from(organizations)
+    .where(isNotNull(organizations.oidcRoleGroups))
+    .orderBy(asc(organizations.id))
+    .all()
+    .map((o) => ({ ...o, oidcRoleGroups: o.oidcRoleGroups! }));
+}
+
+export function setOrganizationRoleGroups(db: DbOrTx, organizationId: number, mapping: string | null): void {
+  db.update(organizations).set({ oidcRoleGroups: mapping }).where(eq(organizations.id, organizationId)).run();
+}
+
 export function listOrganizationRoles(db: DbOrTx): OrganizationRoleRow[] {
   return db.select().from(organizationRoles).orderBy(asc(organizationRoles.userId), asc(organizationRoles.organizationId)).all();
 }
@@ -56,7 +81,7 @@ export function upsertOrganizationRole(db: DbOrTx, v: OrganizationRoleRow): void
     .values(v)
     .onConflictDoUpdate({
       target: [organizationRoles.userId, organizationRoles.organizationId],
-      set: { role: v.role, createdBy: v.createdBy, createdAt: v.createdAt },
+      set: { role: v.role, createdBy: v.createdBy, createdAt: v.createdAt, source: v.source },
     })
     .run();
 }

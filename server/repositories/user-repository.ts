@@ -48,6 +48,7 @@ export function insertUser(
     createdAt: Date;
     mustChangePassword?: boolean;
     externalSubject?: string;
+    organizationsOnly?: boolean;
   },
 ): UserRow {
   return db.insert(users).values(user).returning().get();
@@ -56,7 +57,7 @@ export function insertUser(
 export function updateUser(
   db: Db,
   id: number,
-  patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash' | 'mustChangePassword'>>,
+  patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash' | 'mustChangePassword' | 'organizationsOnly'>>,
 ): void {
   db.update(users).set(patch).where(eq(users.id, id)).run();
 }

@@ -11,6 +11,8 @@ import { listTransitionsPage } from '@/server/repositories/lifecycle-repository'
 import { auditDetails } from './audit-details';
 import type { OrganizationScope } from './organization-scope';
 import { instanceRoleOf } from './organization-roles';
+import { AppError } from './app-error';
+import { listOrganizations } from '@/server/repositories/organization-repository';
 
 export interface ActivityFilter {
   cluster?: string;
@@ -108,18 +110,25 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
      * Policy revisions and audit entries, each with its field changes (path, before, after); audit
      * values show only the fields the reader may see (audit-details.ts).
      */
-    changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor }) {
-      // the audit log is the instance's: its admin-only details need the global role (a grant on one organization is not enough)
-      const audience = instanceRoleOf(db, input.reader) === 'admin' ? 'admin' : 'member';
+    changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor; allOrganizations?: boolean }) {
+      // admin-only details need the global role (a grant on one organization is not enough)
+      const globalAdmin = instanceRoleOf(db, input.reader) === 'admin' && !input.reader.organizationsOnly;
+      const audience = globalAdmin ? 'admin' : 'member';
+      if (input.allOrganizations && !globalAdmin)
+        throw new AppError('FORBIDDEN', "Only an admin of the instance sees every organization's activity");
+      // the request's organization and the instance's own rows; every organization's for a global admin who asks
+      const organizationId = input.allOrganizations ? undefined : orgId();
+      const names = new Map(listOrganizations(db).map((o) => [o.id, o.name]));
+      const nameOf = (id: number | null) => (id === null ? null : (names.get(id) ?? `#${id}`));
       const revisions = listPolicyRevisions(
         db,
-        { organizationId: orgId(), cluster: input.cluster, from: input.from, to: input.to },
+        { organizationId, cluster: input.cluster, from: input.from, to: input.to },
         0,
         input.offset + input.limit,
       );
       const audit = listAudit(
         db,
-        { cluster: input.cluster, action: input.action, from: input.from, to: input.to },
+        { organizationId, cluster: input.cluster, action: input.action, from: input.from, to: input.to },
         0,
         input.offset + input.limit,
       );
@@ -131,6 +140,7 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
           actor: r.actor,
           action: `policy.${r.scope}.revision ${r.revision}`,
           target: `${r.scope}:${r.subject}`,
+          organization: nameOf(r.organizationId),
           summary: r.summary,
           ...fieldChanges(r.before, r.after),
         })),
@@ -141,6 +151,7 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
           actor: a.actor,
           action: a.action,
           target: a.target,
+          organization: nameOf(a.organizationId),
           summary: a.action,
           ...fieldChanges(auditDetails(a.action, a.before, audience), auditDetails(a.action, a.after, audience)),
         })),

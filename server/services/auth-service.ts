@@ -36,6 +36,8 @@ import {
   type UserRow,
 } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
+import { actorOnOrganization, planGroupGrants, writeGroupGrants } from './organization-roles';
+import type { OrganizationScope } from './organization-scope';
 
 /** where a procedure puts cookies: the HTTP response, or nowhere (createCaller tests) */
 export interface CookieJar {
@@ -49,6 +51,11 @@ export interface Me {
   via: Actor['via'];
   /** the UI shows only the change-password form until this is false */
   mustChangePassword: boolean;
+  /**
+   * the role on the request's organization (a grant there replaces the global role), what the
+   * pages offer actions by; null when the user may not see it
+   */
+  organizationRole: Role | null;
 }
 
 /** The browser's side of an external sign-in between its start and the provider's callback. */
@@ -84,6 +91,8 @@ export function createAuthService(deps: {
   db: Db;
   realNow: () => Date;
   env: DemoLoginEnv & Pick<FleetplanEnv, 'oidc' | 'publicUrl' | 'secretKey'>;
+  /** the request's organization: `me` says the role there */
+  organization?: OrganizationScope;
 }) {
   const { db, realNow } = deps;
 
@@ -95,6 +104,7 @@ export function createAuthService(deps: {
 
   function auditFailedExternalSignIn(provider: IdentityProvider, clientAddress: string, why: Record<string, unknown>): void {
     appendAudit(db, {
+      organizationId: null,
       at: realNow(),
       actor: `anonymous@${clientAddress}`,
       action: 'auth.login-failed',
@@ -106,41 +116,62 @@ export function createAuthService(deps: {
   /**
    * The local user an external identity signs in as: found by `<provider>:<subject>`, else created
    * with its preferred username (or `<name>@<provider>` when a local user already has it) and an
-   * unusable password. Its role follows the provider's groups at every sign-in.
+   * unusable password. At every sign-in its global role follows the provider's groups
+   * (FLEETPLAN_OIDC_ROLE_GROUPS), and so do its grants on organizations that map groups
+   * (organization-roles.ts). `role` null: no global role; the user gets in only when it then holds
+   * a grant on some organization, and reaches only those (users.organizations_only). Returns null,
+   * having written nothing, when the user would get no access at all.
    */
-  function externalUser(provider: IdentityProvider, identity: ExternalIdentity, role: Role): UserRow {
+  function externalUser(provider: IdentityProvider, identity: ExternalIdentity, role: Role | null): UserRow | null {
     const externalSubject = `${provider.id}:${identity.subject}`;
     const now = realNow();
+    const actorName = `system:${provider.id}`;
+    // without a global role the row keeps the least one, for the instance's read-only pages
+    const storedRole: Role = role ?? 'viewer';
+    const organizationsOnly = role === null;
     return withTransaction(db, (tx) => {
       const known = findUserByExternalSubject(tx, externalSubject);
+      if (known?.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
+      const grants = planGroupGrants(tx, known?.id ?? null, identity.groups);
+      if (organizationsOnly && grants.after.length === 0) return null;
       if (known) {
-        if (known.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
-        if (known.role !== role) {
-          updateUser(tx, known.id, { role });
+        if (known.role !== storedRole || known.organizationsOnly !== organizationsOnly) {
+          updateUser(tx, known.id, { role: storedRole, organizationsOnly });
           appendAudit(tx, {
+            organizationId: null,
             at: now,
-            actor: `system:${provider.id}`,
+            actor: actorName,
             action: 'user.set-role',
             target: `user:${known.username}`,
-            before: { role: known.role },
-            after: { role, reason: 'groups at the identity provider', groups: identity.groups },
+            before: { role: known.role, organizationsOnly: known.organizationsOnly },
+            after: { role: storedRole, organizationsOnly, reason: 'groups at the identity provider', groups: identity.groups },
           });
         }
-        return { ...known, role };
+        writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
+        return { ...known, role: storedRole, organizationsOnly };
       }
       const suffix = createHash('sha256').update(externalSubject).digest('hex').slice(0, 6);
       const username = [identity.username, `${identity.username}@${provider.id}`, `${identity.username}@${provider.id}-${suffix}`].find(
         (name) => !findUserByName(tx, name),
       );
       if (!username) throw new AppError('CONFLICT', `The username ${identity.username} is taken on this server`);
-      const user = insertUser(tx, { username, passwordHash: unusablePasswordHash(), role, createdAt: now, externalSubject });
+      const user = insertUser(tx, {
+        username,
+        passwordHash: unusablePasswordHash(),
+        role: storedRole,
+        organizationsOnly,
+        createdAt: now,
+        externalSubject,
+      });
       appendAudit(tx, {
+        organizationId: null,
         at: now,
-        actor: `system:${provider.id}`,
+        actor: actorName,
         action: 'user.create',
         target: `user:${username}`,
-        after: { role, provider: provider.id, email: identity.email ?? null, groups: identity.groups },
+        after: { role: storedRole, organizationsOnly, provider: provider.id, email: identity.email ?? null, groups: identity.groups },
       });
+      writeGroupGrants(tx, grants, { userId: user.id, username, groups: identity.groups, actorName, at: now });
       return user;
     });
   }
@@ -159,6 +190,7 @@ export function createAuthService(deps: {
         expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
       });
       appendAudit(tx, {
+        organizationId: null,
         at: createdAt,
         actor: user.username,
         action: 'auth.login',
@@ -167,7 +199,9 @@ export function createAuthService(deps: {
       });
     });
     for (const cookie of sessionCookies(token, csrfToken, { secure: jar.secure })) jar.set(cookie);
-    return { username: user.username, role: user.role, via: 'session', mustChangePassword: user.mustChangePassword };
+    // the organization the next page shows is not known here: `me` on that page says the role there
+    const organizationRole = user.organizationsOnly ? null : user.role;
+    return { username: user.username, role: user.role, via: 'session', mustChangePassword: user.mustChangePassword, organizationRole };
   }
 
   function recordFailure(tx: Db, keys: { key: string; free: number }[], now: Date): void {
@@ -220,6 +254,7 @@ export function createAuthService(deps: {
           recordFailure(tx, keys, now);
           throttleRepo.deleteStaleThrottleRows(tx, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
           appendAudit(tx, {
+            organizationId: null,
             at: now,
             actor: `anonymous@${input.clientAddress}`,
             action: 'auth.login-failed',
@@ -263,6 +298,7 @@ export function createAuthService(deps: {
         sessionsRepo.deleteSessionsOfUser(tx, user.id);
         const revoked = revokeTokensOfUser(tx, user.id, now);
         appendAudit(tx, {
+          organizationId: null,
           at: now,
           actor: user.username,
           action: 'user.change-password',
@@ -284,7 +320,7 @@ export function createAuthService(deps: {
         const { name, sessionIdHash } = input.actor;
         withTransaction(db, (tx) => {
           sessionsRepo.deleteSession(tx, sessionIdHash);
-          appendAudit(tx, { at: realNow(), actor: name, action: 'auth.logout', target: `user:${name}` });
+          appendAudit(tx, { organizationId: null, at: realNow(), actor: name, action: 'auth.logout', target: `user:${name}` });
         });
       }
       for (const cookie of clearedSessionCookies({ secure: input.cookies.secure })) input.cookies.set(cookie);
@@ -292,9 +328,24 @@ export function createAuthService(deps: {
     },
 
     me(actor: Actor | null): Me | null {
-      return actor
-        ? { username: actor.name, role: actor.role, via: actor.via, mustChangePassword: actor.mustChangePassword ?? false }
-        : null;
+      if (!actor) return null;
+      let organizationRole: Role | null = actor.role;
+      if (deps.organization) {
+        try {
+          organizationRole = actorOnOrganization(db, actor, deps.organization)?.role ?? null;
+        } catch (err) {
+          // an organization the user may not see (or that does not exist): no role there
+          if (!(err instanceof AppError)) throw err;
+          organizationRole = null;
+        }
+      }
+      return {
+        username: actor.name,
+        role: actor.role,
+        via: actor.via,
+        mustChangePassword: actor.mustChangePassword ?? false,
+        organizationRole,
+      };
     },
 
     loginOptions(): { demoLogin: boolean; providers: { id: string; displayName: string }[] } {
@@ -377,8 +428,8 @@ export function createAuthService(deps: {
         auditFailedExternalSignIn(provider, input.clientAddress, { reason: (err as Error).message.slice(0, 300) });
         throw new AppError('UNAUTHORIZED', `The sign-in with ${provider.displayName} could not be verified: ${(err as Error).message}`);
       }
-      const role = provider.roleFor(identity);
-      if (role === null) {
+      const user = externalUser(provider, identity, provider.roleFor(identity));
+      if (user === null) {
         auditFailedExternalSignIn(provider, input.clientAddress, {
           reason: 'in no group mapped to a role',
           subject: identity.subject,
@@ -390,7 +441,6 @@ export function createAuthService(deps: {
           `${identity.username} signed in at ${provider.displayName} but is in none of the groups this server grants a role to`,
         );
       }
-      const user = externalUser(provider, identity, role);
       return { me: startSession(user, input.cookies, `oidc:${provider.id}`), next: flow.next };
     },
   };

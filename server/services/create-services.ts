@@ -60,7 +60,7 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const org = deps.organization ?? organizationScope(deps.db);
   return {
-    auth: createAuthService(deps),
+    auth: createAuthService({ ...deps, organization: org }),
     users: createUserService(deps),
     tokens: createTokenService(deps),
     clusters: createClusterService(deps.db, deps.fleetNow, org),

@@ -98,6 +98,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
           at,
           actor: input.actor.name,
           action: 'exclusion.create',
+          organizationId: o.id,
           target: `organization:${o.name} exclusion:${row.id}`,
           after: auditedFields(row),
         });
@@ -115,6 +116,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
           at: realNow(),
           actor: input.actor.name,
           action: 'exclusion.delete',
+          organizationId: o.id,
           target: `organization:${o.name} exclusion:${row.id}`,
           before: auditedFields(row),
         });

@@ -161,6 +161,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       const id = withTransaction(db, (tx) => {
         const newId = upsertGraph(tx, { ...meta, document: input.text });
         appendAudit(tx, {
+          organizationId: null,
           at,
           actor,
           action: 'graph.import',
@@ -178,7 +179,14 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       if (!existing) throw new AppError('NOT_FOUND', `No stored graph with id ${id}`);
       withTransaction(db, (tx) => {
         deleteGraph(tx, id);
-        appendAudit(tx, { at: now(), actor, action: 'graph.delete', target: `graph:${existing.name}`, before: existing });
+        appendAudit(tx, {
+          organizationId: null,
+          at: now(),
+          actor,
+          action: 'graph.delete',
+          target: `graph:${existing.name}`,
+          before: existing,
+        });
       });
       indexCache.delete(db);
       return { deleted: existing.name };

@@ -48,7 +48,14 @@ export function createInstanceBlockedVersionService(db: Db, realNow: () => Date)
           ]);
         const at = realNow();
         const row = insertInstanceBlockedVersion(tx, { pattern, reason, createdBy: actor, createdAt: at });
-        appendAudit(tx, { at, actor, action: 'instance.blocked-version.add', target: 'instance', after: { pattern, reason } });
+        appendAudit(tx, {
+          organizationId: null,
+          at,
+          actor,
+          action: 'instance.blocked-version.add',
+          target: 'instance',
+          after: { pattern, reason },
+        });
         return { pattern: row.pattern, reason: row.reason };
       });
     },
@@ -60,6 +67,7 @@ export function createInstanceBlockedVersionService(db: Db, realNow: () => Date)
         if (!row) throw new AppError('NOT_FOUND', `'${input.pattern}' is not blocked instance-wide`);
         deleteInstanceBlockedVersion(tx, input.pattern);
         appendAudit(tx, {
+          organizationId: null,
           at: realNow(),
           actor,
           action: 'instance.blocked-version.remove',

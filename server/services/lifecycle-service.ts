@@ -68,6 +68,8 @@ export function createLifecycleService(db: Db, realNow: () => Date, scope: Organ
           at,
           actor: input.actor.name,
           action: 'lifecycle.acknowledge-failure',
+          // inScope above: the request's organization holds the attempt's cluster
+          organizationId: scope()!.id,
           target: `${attempt.cluster}@${attempt.toVersion}`,
           before: { state: attempt.state, reason: attempt.reason, message: attempt.message, acknowledged: false },
           after: { acknowledged: true, comment },

@@ -65,14 +65,22 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
             at: now,
             actor,
             action: 'organization.create',
+            organizationId: existing.id,
             target: `organization:${name}`,
             before: { name: existing.name },
             after: { name },
           });
           return { name, created: false, renamedFrom: existing.name, clusters: held.clusters };
         }
-        insertEmptyOrganization(tx, name, now);
-        appendAudit(tx, { at: now, actor, action: 'organization.create', target: `organization:${name}`, after: { name } });
+        const created = insertEmptyOrganization(tx, name, now);
+        appendAudit(tx, {
+          at: now,
+          actor,
+          action: 'organization.create',
+          organizationId: created.id,
+          target: `organization:${name}`,
+          after: { name },
+        });
         return { name, created: true, renamedFrom: null, clusters: 0 };
       });
     },
@@ -102,6 +110,7 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
           at: now,
           actor,
           action: 'organization.provider',
+          organizationId: org.id,
           target: `organization:${org.name}`,
           before: { kind: org.providerKind, credentialsRef: org.providerCredentialsRef },
           after: { kind: input.kind, credentialsRef: ref },
@@ -141,6 +150,7 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
           at: now,
           actor,
           action: 'demo.remove',
+          organizationId: org.id,
           target: `organization:${org.name}`,
           before: { name: org.name, clusters: held.clusters, managed: held.managed },
         });

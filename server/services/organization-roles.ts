@@ -5,13 +5,23 @@
 // keep the global role, so an organization's admin is not an admin of the instance.
 import type { Db } from '@/db/open-database';
 import { hasRole, isRole, lowerRole, organizationRoleOf, PERMISSION_ROLE, type Actor, type Role } from '@/server/auth/actor';
+import {
+  applyOrganizationGrantChanges,
+  parseRoleGroups,
+  planOrganizationGrants,
+  type OrganizationGrant,
+  type OrganizationGrantChange,
+} from '@/server/auth/oidc/role-mapping';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import {
   deleteOrganizationRole,
   findOrganizationByName,
   findOrganizationRole,
+  listOrganizationRoleGroups,
   listOrganizationRoles,
+  listOrganizationRolesOfUser,
   listOrganizations,
+  setOrganizationRoleGroups,
   upsertOrganizationRole,
 } from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
@@ -37,12 +47,18 @@ export function actorOnOrganization(db: Db, actor: Actor | null, scope: Organiza
   try {
     org = scope();
   } catch (err) {
-    // an unknown organization holds no grant: the procedure itself answers NOT_FOUND
-    if (err instanceof AppError) return actor;
+    // an unknown organization holds no grant: the procedure itself answers NOT_FOUND (and for a
+    // user without a global role nothing runs on it)
+    if (err instanceof AppError) {
+      if (actor.organizationsOnly) throw err;
+      return actor;
+    }
     throw err;
   }
   if (!org) return actor;
   const grant = findOrganizationRole(db, actor.userId, org.id);
+  // without a global role, an organization without a grant does not exist for the user
+  if (grant === null && actor.organizationsOnly) throw unknownOrganization(org.name);
   if (grant === null) return actor;
   const userRole = actor.via === 'token' ? findUserById(db, actor.userId)?.role : actor.role;
   if (userRole === undefined || !isRole(userRole)) return actor;
@@ -58,6 +74,121 @@ export function actorOnOrganization(db: Db, actor: Actor | null, scope: Organiza
   return role === actor.role ? actor : { ...actor, role };
 }
 
+/** The one writer of an organization's group mapping: the Admin page, the CLI and start-up (FLEETPLAN_OIDC_ORG_ROLE_GROUPS). */
+export function setOrganizationRoleGroupsText(
+  db: Db,
+  at: Date,
+  actorName: string,
+  input: { organization: string; mapping: string | null },
+): { organization: string; mapping: string | null; changed: boolean } {
+  const mapping = input.mapping?.trim() ? input.mapping.trim() : null;
+  if (mapping !== null) {
+    try {
+      parseRoleGroups(mapping);
+    } catch (err) {
+      throw new AppError('INVALID_INPUT', `The group mapping of ${input.organization}: ${(err as Error).message}`, [
+        { path: 'mapping', message: (err as Error).message },
+      ]);
+    }
+  }
+  return withTransaction(db, (tx) => {
+    const org = findOrganizationByName(tx, input.organization);
+    if (!org) throw unknownOrganization(input.organization);
+    if (org.oidcRoleGroups === mapping) return { organization: org.name, mapping, changed: false };
+    setOrganizationRoleGroups(tx, org.id, mapping);
+    appendAudit(tx, {
+      at,
+      actor: actorName,
+      action: 'organization.oidc-role-groups',
+      organizationId: org.id,
+      target: `organization:${org.name}`,
+      before: { mapping: org.oidcRoleGroups },
+      after: { mapping },
+    });
+    return { organization: org.name, mapping, changed: true };
+  });
+}
+
+/** What an OIDC sign-in would change in a user's grants (planned before anything is written). */
+export interface GroupGrantPlan {
+  changes: OrganizationGrantChange[];
+  /** the user's grants once the changes are written */
+  after: OrganizationGrant[];
+}
+
+/** the audit actor of mappings written at start-up */
+export const ORGANIZATION_ROLE_GROUPS_SETTING = 'FLEETPLAN_OIDC_ORG_ROLE_GROUPS';
+
+/**
+ * Start-up: writes FLEETPLAN_OIDC_ORG_ROLE_GROUPS's mappings (organization name → mapping text,
+ * parsed by server/env.ts) into the organizations, all or none: a name that is no organization
+ * stops start-up with a message naming it, before anything is written. Returns the organizations
+ * whose mapping changed (audited under `system:FLEETPLAN_OIDC_ORG_ROLE_GROUPS`).
+ */
+export function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap<string, string>, at: Date): string[] {
+  return withTransaction(db, (tx) => {
+    const unknown = [...mappings.keys()].filter((name) => !findOrganizationByName(tx, name));
+    if (unknown.length > 0)
+      throw new AppError(
+        'INVALID_INPUT',
+        `${ORGANIZATION_ROLE_GROUPS_SETTING} names ${unknown.map((n) => `'${n}'`).join(', ')}, which is no organization here (create it with: npx --no fleetplan org create NAME)`,
+      );
+    const changed: string[] = [];
+    for (const [organization, mapping] of mappings) {
+      if (setOrganizationRoleGroupsText(tx, at, `system:${ORGANIZATION_ROLE_GROUPS_SETTING}`, { organization, mapping }).changed)
+        changed.push(organization);
+    }
+    return changed;
+  });
+}
+
+/**
+ * At an OIDC sign-in: the changes that bring the user's grants from the organizations' group
+ * mappings in line with the groups it signed in with (planOrganizationGrants: grants made by hand
+ * stay). `userId` null: a user not created yet (no grants).
+ */
+export function planGroupGrants(tx: Db, userId: number | null, groups: readonly string[]): GroupGrantPlan {
+  const current: OrganizationGrant[] =
+    userId === null
+      ? []
+      : listOrganizationRolesOfUser(tx, userId).map((g) => ({ organizationId: g.organizationId, role: g.role, source: g.source }));
+  const mappings = new Map(listOrganizationRoleGroups(tx).map((o) => [o.id, parseRoleGroups(o.oidcRoleGroups)]));
+  const changes = planOrganizationGrants(current, mappings, groups);
+  return { changes, after: applyOrganizationGrantChanges(current, changes) };
+}
+
+/** Writes a planGroupGrants plan, with an audit row on the organization for each grant added, changed or removed (in the sign-in's transaction). */
+export function writeGroupGrants(
+  tx: Db,
+  plan: GroupGrantPlan,
+  input: { userId: number; username: string; groups: readonly string[]; actorName: string; at: Date },
+): void {
+  const names = new Map(listOrganizations(tx).map((o) => [o.id, o.name]));
+  const why = { source: 'oidc', reason: 'groups at the identity provider', groups: input.groups };
+  for (const c of plan.changes) {
+    const organization = names.get(c.organizationId) ?? `#${c.organizationId}`;
+    if (c.kind === 'remove') deleteOrganizationRole(tx, input.userId, c.organizationId);
+    else
+      upsertOrganizationRole(tx, {
+        userId: input.userId,
+        organizationId: c.organizationId,
+        role: c.role,
+        createdBy: input.actorName,
+        createdAt: input.at,
+        source: 'oidc',
+      });
+    appendAudit(tx, {
+      at: input.at,
+      actor: input.actorName,
+      action: c.kind === 'remove' ? 'user.organization-role.revoke' : 'user.organization-role.grant',
+      organizationId: c.organizationId,
+      target: `user:${input.username}`,
+      before: c.kind === 'add' ? null : { organization, role: c.before },
+      after: c.kind === 'remove' ? { organization, ...why } : { organization, role: c.role, ...why },
+    });
+  }
+}
+
 export function createOrganizationRoleService(db: Db, realNow: () => Date) {
   const names = () => new Map(listOrganizations(db).map((o) => [o.id, o.name]));
   return {
@@ -69,7 +200,22 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
         username: findUserById(db, g.userId)?.username ?? `#${g.userId}`,
         organization: orgs.get(g.organizationId) ?? `#${g.organizationId}`,
         role: g.role,
+        source: g.source,
       }));
+    },
+
+    /** each organization's OIDC group mapping (null: none) */
+    listRoleGroups() {
+      return listOrganizations(db).map((o) => ({ organization: o.name, mapping: o.oidcRoleGroups }));
+    },
+
+    /**
+     * sets (or with null / blank text clears) the OIDC group mapping of `organization`; the text
+     * is checked by the same parser as FLEETPLAN_OIDC_ROLE_GROUPS and stored as written (trimmed).
+     * Users' grants follow at their next sign-in. Audited on the organization.
+     */
+    setRoleGroups(actor: Actor, input: { organization: string; mapping: string | null }) {
+      return setOrganizationRoleGroupsText(db, realNow(), actor.name, input);
     },
 
     /** grants `role` on `organization` to `username` (replacing a grant there); audited */
@@ -81,11 +227,20 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
         if (!org) throw unknownOrganization(input.organization);
         const before = findOrganizationRole(tx, user.id, org.id);
         const at = realNow();
-        upsertOrganizationRole(tx, { userId: user.id, organizationId: org.id, role: input.role, createdBy: actor.name, createdAt: at });
+        // a grant by hand is the admin's from now on: sign-ins no longer recompute it from the groups
+        upsertOrganizationRole(tx, {
+          userId: user.id,
+          organizationId: org.id,
+          role: input.role,
+          createdBy: actor.name,
+          createdAt: at,
+          source: 'manual',
+        });
         appendAudit(tx, {
           at,
           actor: actor.name,
           action: 'user.organization-role.grant',
+          organizationId: org.id,
           target: `user:${user.username}`,
           before: before ? { organization: org.name, role: before } : null,
           after: { organization: org.name, role: input.role },
@@ -108,6 +263,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
           at: realNow(),
           actor: actor.name,
           action: 'user.organization-role.revoke',
+          organizationId: org.id,
           target: `user:${user.username}`,
           before: { organization: org.name, role: before },
         });

@@ -7,6 +7,10 @@
 //   2. else the organization the signed-in user last chose (the top bar's switcher);
 //   3. else the first organization (lowest id).
 //
+// A user without a global role (users.organizations_only: an OIDC identity only an organization's
+// group mapping let in) sees only the organizations it holds a grant on: another one's name is
+// NOT_FOUND, as if it did not exist, and 2. and 3. pick among the granted ones.
+//
 // Services receive the scope and call it where they used to read "the" organization; the row is
 // read again at each call (a freeze or a rename during the request is seen), the choice is made once.
 import type { Db } from '@/db/open-database';
@@ -14,9 +18,11 @@ import {
   findFirstOrganization,
   findOrganizationById,
   findOrganizationByName,
+  listOrganizationRolesOfUser,
   readSelectedOrganizationId,
   type OrganizationRow,
 } from '@/server/repositories/organization-repository';
+import { findUserById } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 
 /** The request's organization; undefined only while the instance has none. Throws NOT_FOUND for an unknown requested name. */
@@ -31,16 +37,27 @@ export function unknownOrganization(name: string): AppError {
 
 /** The id the rule above picks, or undefined when there is no organization at all. */
 export function pickOrganizationId(db: Db, requested: { name?: string | null; userId?: number | null }): number | undefined {
+  const visible = requested.userId != null ? grantedOrganizationIdsOf(db, requested.userId) : null;
+  const isVisible = (id: number) => visible === null || visible.includes(id);
   if (requested.name) {
     const named = findOrganizationByName(db, requested.name);
-    if (!named) throw unknownOrganization(requested.name);
+    if (!named || !isVisible(named.id)) throw unknownOrganization(requested.name);
     return named.id;
   }
   if (requested.userId != null) {
     const selected = readSelectedOrganizationId(db, requested.userId);
-    if (selected !== null && findOrganizationById(db, selected)) return selected;
+    if (selected !== null && isVisible(selected) && findOrganizationById(db, selected)) return selected;
   }
-  return findFirstOrganization(db)?.id;
+  return visible === null ? findFirstOrganization(db)?.id : visible[0];
+}
+
+/**
+ * The organizations a user without a global role may see (ids, ascending: those it holds a grant
+ * on); null for every other user, who sees them all.
+ */
+export function grantedOrganizationIdsOf(db: Db, userId: number): number[] | null {
+  if (!findUserById(db, userId)?.organizationsOnly) return null;
+  return listOrganizationRolesOfUser(db, userId).map((g) => g.organizationId);
 }
 
 /** The scope of a request or command: picked at its first use, the row read at every use. */
@@ -49,6 +66,8 @@ export function organizationScope(db: Db, requested: { name?: string | null; use
   return () => {
     picked ??= { id: pickOrganizationId(db, requested) };
     if (picked.id === undefined) {
+      // a user without a global role and without grants sees none, whatever exists
+      if (requested.userId != null && grantedOrganizationIdsOf(db, requested.userId) !== null) return undefined;
       // none existed when picked: one may have been created since (a set-up in this request)
       const first = findFirstOrganization(db);
       if (first) picked = { id: first.id };

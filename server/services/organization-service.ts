@@ -13,7 +13,7 @@ import { withTransaction } from '@/server/repositories/transaction';
 import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { AppError } from './app-error';
 import { createOrganizationAdminService } from './organization-admin-service';
-import { unknownOrganization, type OrganizationScope } from './organization-scope';
+import { grantedOrganizationIdsOf, unknownOrganization, type OrganizationScope } from './organization-scope';
 
 export function createOrganizationService(db: Db, realNow: () => Date, scope: OrganizationScope) {
   const admin = createOrganizationAdminService(db, realNow);
@@ -21,7 +21,9 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
     /** every organization, the one this request works on, and the one the user last chose */
     list(actor?: Actor) {
       const current = scope();
-      const all = listOrganizations(db);
+      // a user without a global role sees only the organizations it holds a grant on
+      const visible = actor?.userId !== undefined ? grantedOrganizationIdsOf(db, actor.userId) : null;
+      const all = listOrganizations(db).filter((o) => visible === null || visible.includes(o.id));
       const rememberedId = actor?.userId !== undefined ? readSelectedOrganizationId(db, actor.userId) : null;
       return {
         organizations: all.map((o) => ({ name: o.name, frozen: o.frozen })),
@@ -36,7 +38,8 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
         throw new AppError('PRECONDITION_FAILED', 'Only a signed-in user has a remembered organization');
       return withTransaction(db, (tx) => {
         const org = findOrganizationByName(tx, input.name);
-        if (!org) throw unknownOrganization(input.name);
+        const visible = grantedOrganizationIdsOf(tx, input.actor.userId!);
+        if (!org || (visible !== null && !visible.includes(org.id))) throw unknownOrganization(input.name);
         writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
         return { name: org.name };
       });

@@ -53,7 +53,7 @@ export function createSchedulerService(
     };
   };
   const audit = (actor: Actor, action: string, after: unknown) =>
-    appendAudit(db, { at: realNow(), actor: actor.name, action, target: 'scheduler', after });
+    appendAudit(db, { organizationId: null, at: realNow(), actor: actor.name, action, target: 'scheduler', after });
   return {
     status() {
       const lease = getLease(db, SCHEDULER_LEASE_NAME);

@@ -86,6 +86,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         expiresAt,
       });
       appendAudit(db, {
+        organizationId: null,
         at: realNow(),
         actor: input.actor.name,
         action: 'token.create',
@@ -103,6 +104,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       if (row.revokedAt) return toSummary(row);
       tokensRepo.revokeToken(db, row.id, realNow());
       appendAudit(db, {
+        organizationId: null,
         at: realNow(),
         actor: input.actor.name,
         action: 'token.revoke',

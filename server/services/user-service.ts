@@ -19,6 +19,8 @@ export interface UserSummary {
   createdAt: string;
   /** the identity provider this user signs in through (its role follows its groups there); null = a local user */
   signsInWith: string | null;
+  /** no global role: only the organizations it holds a grant on (an identity only an organization's groups let in) */
+  organizationsOnly: boolean;
 }
 
 function toSummary(row: usersRepo.UserRow): UserSummary {
@@ -28,6 +30,7 @@ function toSummary(row: usersRepo.UserRow): UserSummary {
     disabled: row.disabled,
     createdAt: row.createdAt.toISOString(),
     signsInWith: row.externalSubject === null ? null : row.externalSubject.slice(0, row.externalSubject.indexOf(':')),
+    organizationsOnly: row.organizationsOnly,
   };
 }
 
@@ -61,7 +64,7 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
 
   /** written in the caller's transaction (`tx`), so a change and its audit entry land together */
   function audit(tx: Db, actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    appendAudit(tx, { at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
+    appendAudit(tx, { organizationId: null, at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {

@@ -79,6 +79,7 @@ export function createVersionGateService(deps: {
         at,
         actor: input.actor.name,
         action: 'cluster.acknowledge-version-gate',
+        organizationId: row.organizationId,
         target: `${row.name}@${gate.minor}`,
         before: { gateId: gate.id, minor: gate.minor, description: gate.description, agreed: false },
         after: { gateId: gate.id, minor: gate.minor, description: gate.description, agreed: true, atProvider },

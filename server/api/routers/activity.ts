@@ -78,6 +78,8 @@ const ZChangeRow = z.object({
   actor: z.string(),
   action: z.string(),
   target: z.string(),
+  /** the organization the change belongs to; null = the instance's own (users, tokens, graphs, …) */
+  organization: z.string().nullable(),
   summary: z.string().nullable(),
   changes: z.array(ZFieldChange),
   /** changes past the shown ones */
@@ -103,8 +105,9 @@ export const activityRouter = createTRPCRouter({
       }),
     )
     .query(({ ctx, input }) => ctx.services.activity.upgrades(toFilter(input))),
+  /** policy changes and audit rows: the request's organization's and the instance's; `allOrganizations` (global admins) every organization's */
   changes: viewerProcedure
-    .input(ZActivityInput)
+    .input(ZActivityInput.extend({ allOrganizations: z.boolean().optional() }))
     .output(page(ZChangeRow))
     .query(({ ctx, input }) => ctx.services.activity.changes({ ...toFilter(input), reader: ctx.actor })),
 });

@@ -37,4 +37,10 @@ export const usersRouter = createTRPCRouter({
   revokeOrganizationRole: instanceAdminProcedure
     .input(z.object({ username, organization: z.string().min(1).max(100) }))
     .mutation(({ ctx, input }) => ctx.services.organizationRoles.revoke(ctx.actor, input)),
+  /** each organization's OIDC group → role mapping (grants recomputed at each OIDC sign-in) */
+  organizationRoleGroups: instanceAdminProcedure.query(({ ctx }) => ctx.services.organizationRoles.listRoleGroups()),
+  /** sets an organization's mapping (`admin=a;viewer=*`, checked like FLEETPLAN_OIDC_ROLE_GROUPS); null or blank clears it */
+  setOrganizationRoleGroups: instanceAdminProcedure
+    .input(z.object({ organization: z.string().min(1).max(100), mapping: z.string().max(2000).nullable() }))
+    .mutation(({ ctx, input }) => ctx.services.organizationRoles.setRoleGroups(ctx.actor, input)),
 });

@@ -294,6 +294,7 @@ export function createHookService(
           at: now(),
           actor: input.actor.name,
           action: 'hook.create',
+          organizationId: org.id,
           target: `hook:${inserted.id}`,
           after: publicFields(inserted),
         });
@@ -312,6 +313,7 @@ export function createHookService(
           at: now(),
           actor: input.actor.name,
           action: input.enabled ? 'hook.enable' : 'hook.disable',
+          organizationId: org.id,
           target: `hook:${row.id}`,
           before: publicFields(row),
           after: { ...publicFields(row), enabled: input.enabled },
@@ -325,7 +327,14 @@ export function createHookService(
         const row = findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
         deleteHook(tx, input.id);
-        appendAudit(tx, { at: now(), actor: input.actor.name, action: 'hook.delete', target: `hook:${row.id}`, before: publicFields(row) });
+        appendAudit(tx, {
+          at: now(),
+          actor: input.actor.name,
+          action: 'hook.delete',
+          organizationId: org.id,
+          target: `hook:${row.id}`,
+          before: publicFields(row),
+        });
         return { id: input.id };
       });
     },

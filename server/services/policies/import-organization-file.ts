@@ -124,6 +124,7 @@ export function importOrganizationYaml(
       at: entry.at,
       actor,
       action: 'policy.import.file',
+      organizationId: org.id,
       target: `organization:${after.name}`,
       before: { revision: org.revision, organization: before },
       after: { revision: summary.revision, organization: after, changedClusters: summary.changedClusters },

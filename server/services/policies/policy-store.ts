@@ -195,7 +195,15 @@ function recordRevision(
 ): { revision: number; revisionId: number } {
   const { actor, action, summary, at } = entry;
   const revisionId = repo.insertPolicyRevision(tx, { organizationId: org.id, ...change, actor, at, summary });
-  appendAudit(tx, { at, actor, action, target: `${change.scope}:${change.subject}`, before: change.before, after: change.after });
+  appendAudit(tx, {
+    at,
+    actor,
+    action,
+    organizationId: org.id,
+    target: `${change.scope}:${change.subject}`,
+    before: change.before,
+    after: change.after,
+  });
   return { revision: change.revision, revisionId };
 }
 

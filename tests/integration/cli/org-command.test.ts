@@ -124,3 +124,39 @@ describe('fleetplan demo remove', () => {
     expect(query<{ n: number }>(mixed, 'select count(*) n from clusters')[0]!.n).toBe(clustersBefore);
   });
 });
+
+describe('fleetplan org groups', () => {
+  it("sets, lists and clears an organization's OIDC group mapping (audited on it), and refuses a bad one writing nothing", () => {
+    const file = path.join(dir, 'groups.db');
+    const db = openDatabase(file);
+    insertEmptyOrganization(db, 'team-a', new Date('2026-11-20T10:00:00Z'));
+    db.$client.close();
+
+    const set = io(file);
+    expect(runOrgCommand(['groups', 'team-a', 'operator=sre;viewer=*'], set)).toBe(0);
+    expect(set.out).toContain('organization team-a maps OIDC groups: operator=sre;viewer=*');
+    const listed = io(file);
+    expect(runOrgCommand(['groups'], listed)).toBe(0);
+    expect(listed.out).toBe('team-a\toperator=sre;viewer=*\n');
+
+    const bad = io(file);
+    expect(runOrgCommand(['groups', 'team-a', 'root=ops'], bad)).toBe(2);
+    expect(bad.err).toContain("fleetplan org groups: The group mapping of team-a: 'root' is not a role");
+    const unknown = io(file);
+    expect(runOrgCommand(['groups', 'team-z', 'viewer=*'], unknown)).toBe(2);
+    expect(unknown.err).toContain('There is no organization named "team-z"');
+    expect(query<{ m: string }>(file, 'select oidc_role_groups m from organizations')).toEqual([{ m: 'operator=sre;viewer=*' }]);
+
+    expect(runOrgCommand(['groups', 'team-a', '--clear'], io(file))).toBe(0);
+    expect(query<{ m: string | null }>(file, 'select oidc_role_groups m from organizations')).toEqual([{ m: null }]);
+    expect(
+      query<{ actor: string; target: string; org: string }>(
+        file,
+        "select a.actor, a.target, o.name org from audit_log a join organizations o on o.id = a.organization_id where a.action = 'organization.oidc-role-groups'",
+      ),
+    ).toEqual([
+      { actor: 'cli:test', target: 'organization:team-a', org: 'team-a' },
+      { actor: 'cli:test', target: 'organization:team-a', org: 'team-a' },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { ClusterPolicyEditor } from '@/components/policies/cluster-policy-editor';
 import { PolicyTabs } from '@/components/policies/policy-tabs';
 
@@ -16,7 +16,7 @@ export default async function ClusterPolicyPage({ params }: { params: Promise<{ 
       <div className="page-head">
         <div>
           <div className="small">
-            <Link href="/policies/clusters">Policies</Link> / <Link href={`/clusters/${encodeURIComponent(name)}`}>{name}</Link>
+            <OrgLink href="/policies/clusters">Policies</OrgLink> / <OrgLink href={`/clusters/${encodeURIComponent(name)}`}>{name}</OrgLink>
           </div>
           <h1>Policy of {name}</h1>
           <p>Workloads, schedule and conditions the engine applies to this cluster.</p>
