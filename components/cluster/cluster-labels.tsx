@@ -2,7 +2,7 @@
 // A cluster's labels: the provider's and fleetplan's as chips (a fleetplan label that overrides
 // the provider's says so), and, for operators, kubectl-style changes (`env=prod team-`) applied
 // together or refused together with the server's message. Each chip filters the Fleet by it.
-import Link from 'next/link';
+import { OrgLink } from '@/components/shell/org-link';
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/client';
@@ -60,7 +60,7 @@ export function ClusterLabels({
               : 'from the provider';
             return (
               <li key={key}>
-                <Link
+                <OrgLink
                   className={`badge label-chip${ours ? ' info' : ''}`}
                   href={`/fleet?label=${encodeURIComponent(`${key}=${value}`)}`}
                   title={`Clusters labelled ${key}=${value} (${source})`}
@@ -69,7 +69,7 @@ export function ClusterLabels({
                     {key}={value}
                   </span>
                   {ours && <span className="label-source"> · fleetplan</span>}
-                </Link>
+                </OrgLink>
               </li>
             );
           })}

@@ -73,6 +73,7 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
             actor: input.actor.name,
             action: 'cluster.label',
             target: `organization:${o.name} cluster:${row.name}`,
+            organizationId: o.id,
             before: { labels: before },
             after: { labels: after },
           });
