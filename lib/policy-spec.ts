@@ -36,6 +36,7 @@ export const SECTOR_KEYS = [
   'maxVersion',
   'approval',
   'notBefore',
+  'canary',
   'dependencies',
 ] as const;
 
@@ -116,6 +117,7 @@ export function sectorSpecToDocument(s: SectorSpec): Obj {
   if (s.maxVersion !== undefined) doc.maxVersion = s.maxVersion;
   if (s.approval !== undefined) doc.approval = { ...s.approval };
   if (s.notBefore !== undefined) doc.notBefore = s.notBefore;
+  if (s.canary !== undefined) doc.canary = { ...s.canary };
   if (s.dependencies.length > 0) doc.dependencies = s.dependencies.map((name) => ({ name }));
   Object.assign(doc, s.extra ?? {});
   return doc;

@@ -20,7 +20,8 @@
  * Pure: the results and `now` come in with the plan input.
  */
 import { compareVersions } from '../version/version';
-import { formatInstant, HOUR_MS } from './time';
+import { formatInstant, HOUR_MS, parseInstant } from './time';
+import type { Cluster, PlanInput } from './types';
 
 /** A sector's canary rule as validated. */
 export type CanaryPolicy = {
@@ -164,4 +165,46 @@ export function describeCanaryHold(hold: CanaryHold, nowMs: number): string {
     );
   const earliest = hold.readyAt === null ? '' : `, earliest ${formatInstant(hold.readyAt)}`;
   return `${who} of sector ${hold.sector} must complete ${hold.version}${soak} first (${pending.join('; ')})${earliest}`;
+}
+
+/**
+ * The canary rule as the lifecycle's start gate re-checks it (a canary failing after a sector
+ * cluster's upgrade was planned stops its start): per cluster and version, the hold or null.
+ * Undefined when no sector has canaries.
+ */
+export function canaryStartHold(
+  input: PlanInput,
+): ((cluster: string, version: string) => { reason: 'AWAITING_CANARY' | 'CANARY_FAILED'; message: string } | null) | undefined {
+  const policies = new Map(input.organization.sectors.flatMap((s) => (s.canary ? [[s.name, s.canary] as const] : [])));
+  if (policies.size === 0) return undefined;
+  const members = new Map<string, Cluster[]>();
+  const sectorOf = new Map<string, string>();
+  for (const c of input.clusters) {
+    const sector = c.upgradePolicy?.conditions.sector;
+    if (sector === undefined || !policies.has(sector)) continue;
+    sectorOf.set(c.name, sector);
+    let list = members.get(sector);
+    if (!list) members.set(sector, (list = []));
+    list.push(c);
+  }
+  const sets = new Map<string, { canaries: Cluster[]; names: Set<string> }>();
+  for (const [sector, list] of members) {
+    const names = new Set(
+      chooseCanaries(
+        policies.get(sector)!,
+        list.map((c) => c.name),
+      ),
+    );
+    sets.set(sector, { canaries: list.filter((c) => names.has(c.name)).sort((a, b) => byName(a.name, b.name)), names });
+  }
+  const results = indexResults(input.upgradeResults, new Set([...sets.values()].flatMap((s) => [...s.names])));
+  const nowMs = parseInstant(input.now) ?? 0;
+  return (cluster, version) => {
+    const sector = sectorOf.get(cluster);
+    const set = sector === undefined ? undefined : sets.get(sector);
+    if (sector === undefined || !set) return null;
+    const hold = canaryHold(sector, policies.get(sector)!, set.canaries, set.names.has(cluster), version, results, nowMs);
+    if (!hold) return null;
+    return { reason: hold.kind === 'failed' ? 'CANARY_FAILED' : 'AWAITING_CANARY', message: describeCanaryHold(hold, nowMs) };
+  };
 }

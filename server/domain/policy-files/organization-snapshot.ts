@@ -18,8 +18,13 @@ export interface SectorInput {
   approval?: SectorApprovalSetting | null;
   /** `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null/absent = none */
   notBefore?: string | null;
+  /** canaries, as written ({count | percent, soakHours}; validated with the plan document); null/absent = none */
+  canary?: SectorCanarySetting | null;
   dependencies: string[];
 }
+
+/** A sector's `canary` as written: `{count: N}` or `{percent: P}` with `soakHours` (canaries.ts). */
+export type SectorCanarySetting = Record<string, unknown>;
 
 /** A sector's `approval` as written: `{before, after}` (the plan validator refuses other keys and values). */
 export type SectorApprovalSetting = Record<string, unknown>;
@@ -34,6 +39,8 @@ export interface SectorSettings {
   /** absent in revisions stored before approval gates existed: read as null */
   approval?: SectorApprovalSetting | null;
   notBefore?: string | null;
+  /** absent in revisions stored before canaries existed: read as null */
+  canary?: SectorCanarySetting | null;
   dependencies: string[];
 }
 
@@ -86,6 +93,7 @@ export interface PlanOrganizationDocument {
     maxVersion?: string;
     approval?: SectorApprovalSetting;
     notBefore?: string;
+    canary?: SectorCanarySetting;
     dependencies: { name: string }[];
   }[];
   targetVersion?: string;
@@ -94,7 +102,12 @@ export interface PlanOrganizationDocument {
 
 /** A stored sector's settings (a row holds more: ids, position). */
 export function sectorSettingsOf(
-  row: Omit<SectorSettings, 'approval' | 'notBefore'> & { approvalBefore: boolean; approvalAfter: boolean; notBefore: string | null },
+  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'canary'> & {
+    approvalBefore: boolean;
+    approvalAfter: boolean;
+    notBefore: string | null;
+    canary: SectorCanarySetting | null;
+  },
 ): SectorSettings {
   return {
     name: row.name,
@@ -104,6 +117,7 @@ export function sectorSettingsOf(
     maxVersion: row.maxVersion,
     approval: approvalSettingOf(row.approvalBefore, row.approvalAfter),
     notBefore: row.notBefore,
+    canary: row.canary,
     dependencies: row.dependencies,
   };
 }
@@ -137,6 +151,7 @@ export function normalizeSettings(input: OrganizationSettingsInput, stored?: Org
         maxVersion: optionalText(kept(s.maxVersion, before?.maxVersion)),
         approval: kept(s.approval, before?.approval) ?? null,
         notBefore: optionalText(kept(s.notBefore, before?.notBefore)),
+        canary: kept(s.canary, before?.canary) ?? null,
         dependencies: [...s.dependencies],
       };
     }),
@@ -162,6 +177,7 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
       maxVersion: s.maxVersion ?? null,
       approval: s.approval ?? null,
       notBefore: s.notBefore ?? null,
+      canary: s.canary ?? null,
       dependencies: s.dependencies,
     })),
     blockedVersions: file.blockedVersions.map((pattern) => ({
@@ -191,6 +207,7 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
       ...((x.maxVersion ?? null) !== null ? { maxVersion: x.maxVersion! } : {}),
       ...(x.approval ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
+      ...(x.canary ? { canary: x.canary } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),
     ...((s.targetVersion ?? null) !== null ? { targetVersion: s.targetVersion! } : {}),

@@ -56,6 +56,8 @@ export type SectorSpec = {
   approval?: Record<string, unknown>;
   /** beyond the reference schema: no upgrade starts before (a local time and zone, or an instant) */
   notBefore?: string;
+  /** beyond the reference schema: canaries {count | percent, soakHours} as written (canaries.ts) */
+  canary?: Record<string, unknown>;
   /** names of the sectors this one follows */
   dependencies: string[];
   extra?: Extra;
