@@ -33,7 +33,8 @@ export type LifecycleStateValue =
   | 'failed'
   | 'timed-out';
 export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
-export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster';
+/** `selector`: every cluster whose labels match the label selector kept in `subject` */
+export type ExclusionScopeValue = 'organization' | 'sector' | 'cluster' | 'selector';
 export type WebhookDeliveryStatusValue = 'pending' | 'delivered' | 'failed';
 export type HookStageValue = 'pre-upgrade' | 'post-upgrade';
 export type HookCallStatusValue = 'pending' | 'allowed' | 'refused';
@@ -108,6 +109,8 @@ export const sectors = sqliteTable(
     notBefore: text('not_before'),
     /** canaries go first (server/domain/plan/canaries.ts): `{count: N}` or `{percent: P}` with `soakHours`, as written; null = none */
     canary: json<Record<string, unknown> | null>('canary'),
+    /** a label selector: managed clusters whose policy names no sector join the first sector selecting them (sector-selectors.ts) */
+    selector: text('selector'),
     dependencies: json<string[]>('dependencies')
       .notNull()
       .$defaultFn(() => []),
@@ -149,6 +152,13 @@ export const clusters = sqliteTable(
     nodeCount: integer('node_count').notNull().default(3),
     /** discovery: the provider's labels of the cluster (OCM subscription labels) */
     labels: json<Record<string, string>>('labels')
+      .notNull()
+      .$defaultFn(() => ({})),
+    /**
+     * labels operators set in fleetplan (the cluster page, `fleetplan label`); they overlay the
+     * provider's (server/domain/labels/effective-labels.ts) and discovery never touches them
+     */
+    fleetplanLabels: json<Record<string, string>>('fleetplan_labels')
       .notNull()
       .$defaultFn(() => ({})),
     /** discovery: aws, gcp, … ; null = not reported */
@@ -493,7 +503,7 @@ export const maintenanceExclusions = sqliteTable('maintenance_exclusions', {
     .notNull()
     .references(() => organizations.id, { onDelete: 'cascade' }),
   scope: text('scope').$type<ExclusionScopeValue>().notNull(),
-  /** sector or cluster name; null for the organization */
+  /** sector or cluster name, or the label selector; null for the organization */
   subject: text('subject'),
   startsAt: timestamp('starts_at').notNull(),
   endsAt: timestamp('ends_at').notNull(),
@@ -515,6 +525,8 @@ export const webhooks = sqliteTable('webhooks', {
   createdAt: timestamp('created_at').notNull(),
   /** the organization whose events it receives (migration 0011 gave existing webhooks the first organization) */
   organizationId: integer('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
+  /** a label selector: only events of clusters it matches are delivered (null = every cluster) */
+  selector: text('selector'),
 });
 
 export const webhookDeliveries = sqliteTable(
@@ -553,6 +565,8 @@ export const hooks = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     sector: text('sector'),
+    /** a label selector: the hook applies only to clusters it matches (null = every cluster) */
+    selector: text('selector'),
     stage: text('stage').$type<HookStageValue>().notNull(),
     name: text('name').notNull(),
     url: text('url').notNull(),

@@ -14,6 +14,7 @@ import { ClusterEvents } from './cluster-events';
 import { LifecyclePanel } from './lifecycle-panel';
 import { VersionGatesPanel } from './version-gates-panel';
 import { InhibitorsPanel } from './inhibitors-panel';
+import { ClusterLabels } from './cluster-labels';
 import { GATE_LABEL, PassMark, RULE_LABEL } from './rule-check';
 import { formatInZone, formatSpan, isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
@@ -356,26 +357,7 @@ function ClusterFacts({ cluster: c, zone }: { cluster: Detail; zone: string }) {
         <dd>{c.nodeCount}</dd>
         <dt>Labels</dt>
         <dd>
-          {Object.keys(c.labels).length === 0 ? (
-            <span className="muted">none reported</span>
-          ) : (
-            <ul className="label-chips" aria-label="Provider labels">
-              {Object.entries(c.labels).map(([key, value]) => (
-                <li key={key}>
-                  {/* a chip filters the Fleet by its label */}
-                  <Link
-                    className="badge label-chip"
-                    href={`/fleet?label=${encodeURIComponent(`${key}=${value}`)}`}
-                    title={`Clusters labelled ${key}=${value}`}
-                  >
-                    <span className="mono">
-                      {key}={value}
-                    </span>
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          )}
+          <ClusterLabels cluster={c.name} providerLabels={c.providerLabels} fleetplanLabels={c.fleetplanLabels} />
         </dd>
         <dt>Provider id</dt>
         <dd className="mono small" style={{ overflowWrap: 'anywhere' }}>

@@ -30,8 +30,10 @@ export const FLEET_URL_DEFAULTS = {
   state: '',
   version: '',
   reason: '',
-  /** a provider label, `key=value` (or `key`: the label is set) */
+  /** a label, `key=value` (or `key`: the label is set) */
   label: '',
+  /** a label selector as kubectl reads it (`env=prod,tier in (web)`) */
+  selector: '',
   region: '',
   /** '1': only the clusters that will never upgrade as configured */
   never: '',
@@ -46,6 +48,14 @@ export function FleetTable() {
   const client = useTRPCClient();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
   const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
+  const [selectorText, setSelectorText] = useUrlText(url.selector, (selector) => setUrl({ selector, page: 1 }, { replace: true }));
+  // the selector is checked first: an invalid one shows the parser's message and filters nothing
+  const selectorCheck = useQuery({
+    ...trpc.clusters.previewSelector.queryOptions({ selector: url.selector }),
+    enabled: url.selector.trim() !== '',
+  });
+  const selectorError = selectorCheck.data && !selectorCheck.data.ok ? selectorCheck.data.message : null;
+  const selector = url.selector.trim() !== '' && selectorCheck.data?.ok ? url.selector : undefined;
   // a link may carry any text: only the table's own sort keys and directions reach the server
   const sort = {
     key: (SORT_KEYS.has(url.sort) ? url.sort : 'name') as SortKey,
@@ -59,6 +69,7 @@ export function FleetTable() {
     version: url.version || undefined,
     reason: url.reason || undefined,
     label: url.label || undefined,
+    selector,
     region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };
@@ -105,6 +116,25 @@ export function FleetTable() {
       {select('region', 'Region', facets.data?.regions)}
       {/* the provider's labels (a label chip on a cluster page links here too) */}
       {(url.label || (facets.data?.labels.length ?? 0) > 0) && select('label', 'Label', facets.data?.labels)}
+      <span className="fleet-selector">
+        <input
+          type="text"
+          placeholder="Label selector: env=prod,tier in (web)"
+          aria-label="Label selector"
+          aria-invalid={selectorError !== null || undefined}
+          aria-describedby={selectorError ? 'fleet-selector-error' : undefined}
+          value={selectorText}
+          maxLength={4096}
+          onChange={(e) => setSelectorText(e.target.value)}
+          className={selectorError ? 'sch-invalid' : undefined}
+          style={{ minWidth: 240 }}
+        />
+        {selectorError && (
+          <span id="fleet-selector-error" className="small selector-invalid" role="alert">
+            {selectorError}
+          </span>
+        )}
+      </span>
       {(url.never === '1' || (facets.data?.neverUpgrades ?? 0) > 0) && (
         <label className="small" title="The clusters the engine says will never upgrade as configured, with the releases available now">
           <input type="checkbox" checked={url.never === '1'} onChange={(e) => setUrl({ never: e.target.checked ? '1' : '', page: 1 })} />{' '}
@@ -147,7 +177,7 @@ export function FleetTable() {
   );
 }
 
-/** A cluster's provider labels as `key=value` (as the Label filter takes them). */
+/** A cluster's labels (the provider's overlaid by fleetplan's) as `key=value` (as the Label filter takes them). */
 const labelTexts = (c: Cluster) => Object.entries(c.labels).map(([k, v]) => `${k}=${v}`);
 
 const COLUMNS: Column<Cluster>[] = [
@@ -176,7 +206,6 @@ const COLUMNS: Column<Cluster>[] = [
   {
     id: 'labels',
     header: 'Labels',
-    hidden: true,
     csv: (c) => labelTexts(c).join(' '),
     cell: (c) => <BadgeList items={labelTexts(c)} />,
   },

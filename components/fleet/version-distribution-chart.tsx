@@ -18,6 +18,11 @@ const STATES = [
 export function VersionDistributionChart() {
   const trpc = useTRPC();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
+  // the same check as the table's (one cached query): an invalid selector filters nothing
+  const selectorCheck = useQuery({
+    ...trpc.clusters.previewSelector.queryOptions({ selector: url.selector }),
+    enabled: url.selector.trim() !== '',
+  });
   // the table's filters, but not the version and state the bars themselves pick
   const filter = {
     search: url.q || undefined,
@@ -25,6 +30,7 @@ export function VersionDistributionChart() {
     workload: url.workload || undefined,
     reason: url.reason || undefined,
     label: url.label || undefined,
+    selector: url.selector.trim() !== '' && selectorCheck.data?.ok ? url.selector : undefined,
     region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };

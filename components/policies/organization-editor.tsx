@@ -16,6 +16,7 @@ import { isObject, scalarText, strings } from './policy-doc';
 import { useDebounced } from '@/components/ui/use-debounced';
 import { useDocDraft, useLeaveGuard, useResetOnRevision } from './use-doc-draft';
 import { YamlPane } from './yaml-pane';
+import { SelectorPreview } from '@/components/ui/selector-preview';
 
 type Settings = inferRouterInputs<AppRouter>['policies']['updateOrganization']['organization'];
 /** a sector's approval gates as the API takes them */
@@ -49,6 +50,7 @@ function settingsFromYaml(v: unknown): Settings {
         // as written: the validator names a wrong key or value at its path
         approval: isObject(x.approval) ? x.approval : null,
         notBefore: optionalScalar(x.notBefore),
+        selector: optionalScalar(x.selector),
         dependencies: strings(x.dependencies),
       };
     }),
@@ -73,6 +75,7 @@ function yamlDocOf(s: Settings): unknown {
       ...(x.maxVersion ? { maxVersion: x.maxVersion } : {}),
       ...(x.approval && (x.approval.before || x.approval.after) ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
+      ...(x.selector ? { selector: x.selector } : {}),
       dependencies: x.dependencies,
     })),
     blockedVersions: s.blockedVersions,
@@ -106,6 +109,7 @@ export function OrganizationEditor() {
           maxVersion: s.maxVersion,
           approval: (s.approval as ApprovalGates | null) ?? null,
           notBefore: s.notBefore ?? null,
+          selector: s.selector ?? null,
           dependencies: s.dependencies,
         })),
         blockedVersions: stored.data.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),
@@ -352,6 +356,28 @@ export function OrganizationEditor() {
                           />
                         )}
                       </Field>
+                      <Field label="Label selector" problems={problemsAt(problems, `sectors[${i}].selector`)}>
+                        {(a) => (
+                          <>
+                            <input
+                              type="text"
+                              {...a}
+                              aria-label={`Sector ${s.name || i + 1} label selector`}
+                              placeholder="env=prod (adds clusters whose policy names no sector)"
+                              value={s.selector ?? ''}
+                              onChange={(e) =>
+                                // not trimmed while typing: `env in (a, b)` has spaces; the server trims on save
+                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, selector: e.target.value || null } : x)) })
+                              }
+                              style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                            />
+                            <SelectorPreview
+                              selector={s.selector ?? ''}
+                              note="of these, the managed clusters whose policy names no sector join this one (the first sector selecting them)"
+                            />
+                          </>
+                        )}
+                      </Field>
                     </div>
                   </div>
                 ))}
@@ -370,6 +396,7 @@ export function OrganizationEditor() {
                           maxVersion: null,
                           approval: null,
                           notBefore: null,
+                          selector: null,
                           dependencies: [],
                         },
                       ],

@@ -1,6 +1,7 @@
 'use client';
 // Maintenance exclusions: windows in which the scheduler starts no upgrade for the whole
-// organization, a sector or one cluster. List, create (problems shown at their fields), delete.
+// organization, a sector, one cluster or every cluster a label selector matches (previewed before
+// saving). List, create (problems shown at their fields), delete.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ClusterLink } from '@/components/ui/cluster-link';
 import { useState } from 'react';
@@ -14,9 +15,10 @@ import { FormError, FormField } from './form-field';
 import { OPERATOR_ONLY, useRole } from './use-role';
 import { formatUtc, fromUtcInput, isoOf, toUtcInput } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { SelectorPreview } from '@/components/ui/selector-preview';
 
 type Exclusion = inferRouterOutputs<AppRouter>['exclusions']['list'][number];
-type Scope = 'organization' | 'sector' | 'cluster';
+type Scope = 'organization' | 'sector' | 'cluster' | 'selector';
 interface Draft {
   scope: Scope;
   subject: string;
@@ -43,7 +45,8 @@ function defaultDraft(fleetNowIso: string | undefined): Draft {
 function checkDraft(d: Draft): Record<string, string[]> {
   const p: Record<string, string[]> = {};
   const add = (k: string, m: string) => (p[k] ??= []).push(m);
-  if (d.scope !== 'organization' && !d.subject.trim()) add('subject', `name the ${d.scope}`);
+  if (d.scope !== 'organization' && !d.subject.trim())
+    add('subject', d.scope === 'selector' ? 'write a label selector' : `name the ${d.scope}`);
   const s = fromUtcInput(d.startsAt);
   const e = fromUtcInput(d.endsAt);
   if (!s) add('startsAt', 'enter a date and time (UTC)');
@@ -118,7 +121,18 @@ export function ExclusionsPanel() {
       className: 'nowrap',
       value: (x) => x.subject,
       cell: (x) =>
-        x.scope === 'cluster' && x.subject ? <ClusterLink name={x.subject} /> : (x.subject ?? <span className="muted">all clusters</span>),
+        x.scope === 'cluster' && x.subject ? (
+          <ClusterLink name={x.subject} />
+        ) : x.scope === 'selector' ? (
+          <>
+            <code>{x.subject}</code>
+            <div className="muted small">
+              {x.matching?.count ?? 0} cluster{x.matching?.count === 1 ? '' : 's'} now
+            </div>
+          </>
+        ) : (
+          (x.subject ?? <span className="muted">all clusters</span>)
+        ),
     },
     {
       id: 'starts',
@@ -210,12 +224,21 @@ export function ExclusionsPanel() {
                 <option value="organization">organization</option>
                 <option value="sector">sector</option>
                 <option value="cluster">cluster</option>
+                <option value="selector">label selector</option>
               </select>
             )}
           </FormField>
           <FormField
             label="Subject"
-            hint={draft.scope === 'organization' ? 'whole organization' : draft.scope === 'sector' ? 'sector name' : 'cluster name'}
+            hint={
+              draft.scope === 'organization'
+                ? 'whole organization'
+                : draft.scope === 'sector'
+                  ? 'sector name'
+                  : draft.scope === 'selector'
+                    ? 'label selector, as kubectl -l'
+                    : 'cluster name'
+            }
             problems={problems.subject}
           >
             {(p) => (
@@ -225,12 +248,21 @@ export function ExclusionsPanel() {
                   type="text"
                   value={draft.scope === 'organization' ? '' : draft.subject}
                   disabled={draft.scope === 'organization'}
-                  list={draft.scope === 'sector' ? 'excl-sectors' : 'excl-clusters'}
-                  placeholder={draft.scope === 'organization' ? '—' : draft.scope === 'sector' ? 'e.g. prod-green' : 'e.g. hive-prod-01'}
-                  maxLength={200}
+                  list={draft.scope === 'sector' ? 'excl-sectors' : draft.scope === 'cluster' ? 'excl-clusters' : undefined}
+                  placeholder={
+                    draft.scope === 'organization'
+                      ? '—'
+                      : draft.scope === 'sector'
+                        ? 'e.g. prod-green'
+                        : draft.scope === 'selector'
+                          ? 'e.g. env=stage,team in (payments)'
+                          : 'e.g. hive-prod-01'
+                  }
+                  maxLength={draft.scope === 'selector' ? 4096 : 200}
                   onChange={(e) => set({ subject: e.target.value })}
-                  style={{ width: 220 }}
+                  style={{ width: draft.scope === 'selector' ? 300 : 220 }}
                 />
+                {draft.scope === 'selector' && <SelectorPreview selector={draft.subject} />}
                 <datalist id="excl-sectors">
                   {facets.data?.sectors.map((s) => (
                     <option key={s} value={s} />

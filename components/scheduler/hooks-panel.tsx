@@ -15,6 +15,7 @@ import { mergeProblems, problemsOf } from './field-problems';
 import { FormError, FormField } from './form-field';
 import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
+import { SelectorPreview } from '@/components/ui/selector-preview';
 
 // Mirrors HOOK_STAGES in server/services/hooks/hook-service.ts (client code imports no server values).
 const STAGES = ['pre-upgrade', 'post-upgrade'] as const;
@@ -41,9 +42,18 @@ const COLUMNS: Column<Hook>[] = [
   {
     id: 'scope',
     header: 'Clusters',
-    value: (h) => h.sector ?? '',
-    csv: (h) => h.sector ?? 'all sectors',
-    cell: (h) => (h.sector ? <>sector {h.sector}</> : <span className="muted">all sectors</span>),
+    value: (h) => `${h.sector ?? ''} ${h.selector ?? ''}`,
+    csv: (h) => [h.sector ? `sector ${h.sector}` : 'all sectors', h.selector ? `selector ${h.selector}` : ''].filter(Boolean).join('; '),
+    cell: (h) => (
+      <>
+        {h.sector ? <>sector {h.sector}</> : <span className="muted">all sectors</span>}
+        {h.selector && (
+          <div className="small">
+            matching <code>{h.selector}</code>
+          </div>
+        )}
+      </>
+    ),
   },
   { id: 'url', header: 'Target', className: 'mono small sch-wrap', value: (h) => h.url, cell: (h) => h.url },
   {
@@ -92,6 +102,7 @@ function CreateHookForm({ onDone }: { onDone: (created: { name: string; secret: 
   const [url, setUrl] = useState('');
   const [stage, setStage] = useState<Stage>('pre-upgrade');
   const [sector, setSector] = useState('');
+  const [selector, setSelector] = useState('');
   const [minutes, setMinutes] = useState('5');
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const create = useMutation(
@@ -117,7 +128,14 @@ function CreateHookForm({ onDone }: { onDone: (created: { name: string; secret: 
         setLocal(p);
         create.reset();
         if (Object.keys(p).length === 0)
-          create.mutate({ name: name.trim(), url: url.trim(), stage, sector: sector.trim() || null, timeoutSeconds: Math.round(m * 60) });
+          create.mutate({
+            name: name.trim(),
+            url: url.trim(),
+            stage,
+            sector: sector.trim() || null,
+            selector: selector.trim() || null,
+            timeoutSeconds: Math.round(m * 60),
+          });
       }}
     >
       <FormField label="Name" problems={problems.name}>
@@ -152,6 +170,22 @@ function CreateHookForm({ onDone }: { onDone: (created: { name: string; secret: 
       <FormField label="Sector" hint="empty = all" problems={problems.sector}>
         {(p) => (
           <input {...p} type="text" value={sector} maxLength={200} onChange={(e) => setSector(e.target.value)} style={{ width: 140 }} />
+        )}
+      </FormField>
+      <FormField label="Label selector" hint="empty = every cluster" problems={problems.selector}>
+        {(p) => (
+          <>
+            <input
+              {...p}
+              type="text"
+              value={selector}
+              maxLength={4096}
+              placeholder="e.g. env=prod,tier=data"
+              onChange={(e) => setSelector(e.target.value)}
+              style={{ width: 220 }}
+            />
+            <SelectorPreview selector={selector} />
+          </>
         )}
       </FormField>
       <FormField label="Wait (minutes)" problems={problems.timeoutSeconds}>

@@ -17,6 +17,7 @@ import { useRole } from './use-role';
 import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
+import { SelectorPreview } from '@/components/ui/selector-preview';
 
 const EVENTS = UPGRADE_EVENTS;
 type WebhookEvent = (typeof EVENTS)[number];
@@ -80,6 +81,12 @@ const WEBHOOK_COLUMNS: Column<Webhook>[] = [
     cell: (w) => <BadgeList items={w.events} empty={<span className="badge accent">all events</span>} />,
   },
   {
+    id: 'selector',
+    header: 'Clusters',
+    csv: (w) => w.selector ?? 'all clusters',
+    cell: (w) => (w.selector ? <code>{w.selector}</code> : <span className="muted">all clusters</span>),
+  },
+  {
     id: 'enabled',
     header: 'Enabled',
     value: (w) => w.enabled,
@@ -101,6 +108,7 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>([]);
+  const [selector, setSelector] = useState('');
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
@@ -125,7 +133,7 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
         if (!url.trim()) p.url = ['enter the receiver URL'];
         setLocal(p);
         create.reset();
-        if (Object.keys(p).length === 0) create.mutate({ name: name.trim(), url: url.trim(), events });
+        if (Object.keys(p).length === 0) create.mutate({ name: name.trim(), url: url.trim(), events, selector: selector.trim() || null });
       }}
     >
       <FormField label="Name" problems={problems.name}>
@@ -172,6 +180,22 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
         </div>
         {problems.events && <div className="sch-field-error small">{problems.events.join('; ')}</div>}
       </fieldset>
+      <FormField label="Label selector" hint="events of matching clusters only; empty = every cluster" problems={problems.selector}>
+        {(p) => (
+          <>
+            <input
+              {...p}
+              type="text"
+              value={selector}
+              maxLength={4096}
+              placeholder="e.g. env=prod"
+              onChange={(e) => setSelector(e.target.value)}
+              style={{ width: 220 }}
+            />
+            <SelectorPreview selector={selector} />
+          </>
+        )}
+      </FormField>
       <div className="sch-submit">
         <button type="submit" className="btn primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create webhook'}

@@ -55,6 +55,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'gate list | gate ack CLUSTER MINOR provider version gates not agreed to; agree to one (--yes; audited)',
     run: async (args) => (await import('./gate-command')).runGateCommand(args),
   },
+  label: {
+    summary:
+      'label CLUSTER [k=v ...] [k- ...]   set (k=v) or remove (k-) fleetplan labels of a cluster, as kubectl label; none: list its labels',
+    run: async (args) => (await import('./label-command')).runLabelCommand(args),
+  },
   export: {
     summary: 'export [--cluster NAME] [--org NAME] the policies as an OCM organization (or cluster) file on stdout',
     run: async (args) => (await import('./export-command')).runExportCommand(args),

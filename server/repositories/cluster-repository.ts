@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, clusterWorkloads, clusterUpgrades } from '@/db/schema';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
 
 export type ClusterRow = typeof clusters.$inferSelect;
 
@@ -17,7 +18,7 @@ export interface ClusterFilter {
   managed?: boolean;
   /** only these clusters (an empty list matches none) */
   names?: readonly string[];
-  /** a provider label: `key` present (value undefined) or `key` = value */
+  /** a label (the provider's overlaid by fleetplan's): `key` present (value undefined) or `key` = value */
   label?: { key: string; value?: string };
   region?: string;
 }
@@ -45,12 +46,14 @@ function whereOf(filter: ClusterFilter): SQL | undefined {
   if (filter.reason) parts.push(eq(clusters.lastDecisionReason, filter.reason));
   if (filter.region) parts.push(eq(clusters.region, filter.region));
   if (filter.label) {
-    // json_each matches the key as it is (dots and slashes of `api.openshift.com/…` keys included)
+    // json_each matches the key as it is (dots and slashes of `api.openshift.com/…` keys included);
+    // json_patch overlays fleetplan's labels on the provider's (effective-labels.ts)
     const { key, value } = filter.label;
+    const effective = sql`json_patch(${clusters.labels}, ${clusters.fleetplanLabels})`;
     parts.push(
       value === undefined
-        ? sql`exists (select 1 from json_each(${clusters.labels}) where json_each.key = ${key})`
-        : sql`exists (select 1 from json_each(${clusters.labels}) where json_each.key = ${key} and json_each.value = ${value})`,
+        ? sql`exists (select 1 from json_each(${effective}) where json_each.key = ${key})`
+        : sql`exists (select 1 from json_each(${effective}) where json_each.key = ${key} and json_each.value = ${value})`,
     );
   }
   if (filter.names) parts.push(filter.names.length ? inArray(clusters.name, [...filter.names]) : sql`0`);
@@ -179,11 +182,39 @@ export function distinctValues(
     labels: col(
       db.$client
         .prepare(
-          `select distinct json_each.key || '=' || json_each.value as v from clusters, json_each(clusters.labels) where clusters.organization_id = ? order by v limit 500`,
+          `select distinct json_each.key || '=' || json_each.value as v from clusters, json_each(json_patch(clusters.labels, clusters.fleetplan_labels)) where clusters.organization_id = ? order by v limit 500`,
         )
         .all(organizationId) as { v: string }[],
     ),
   };
+}
+
+/** Every cluster of the organization the provider still reports, with both sets of labels (selector matching and previews). */
+export function listClusterLabels(
+  db: Db,
+  organizationId: number,
+): { name: string; labels: Record<string, string>; fleetplanLabels: Record<string, string> }[] {
+  return db
+    .select({ name: clusters.name, labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), sql`${clusters.upgradeState} <> 'gone'`))
+    .orderBy(asc(clusters.name))
+    .all();
+}
+
+/** A cluster's effective labels (the provider's overlaid by fleetplan's); null when the organization has no such cluster. */
+export function findClusterLabels(db: Db, organizationId: number, name: string): Record<string, string> | null {
+  const row = db
+    .select({ labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
+    .get();
+  return row ? effectiveLabels(row.labels, row.fleetplanLabels) : null;
+}
+
+/** Replaces the labels fleetplan sets on a cluster (the provider's stay as discovery wrote them). */
+export function setFleetplanLabels(db: Db, clusterId: number, labels: Record<string, string>): void {
+  db.update(clusters).set({ fleetplanLabels: labels }).where(eq(clusters.id, clusterId)).run();
 }
 
 export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {

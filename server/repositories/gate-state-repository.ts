@@ -5,7 +5,8 @@
 import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { Db } from '@/db/open-database';
 import { buildHaltIndex, EMPTY_HALTS, type HaltIndex } from '@/server/domain/lifecycle/halts';
-import type { GateState } from '@/server/domain/scheduling/apply-gates';
+import { exclusionWindowOf, type GateState } from '@/server/domain/scheduling/apply-gates';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
 import { listUnacknowledgedFailures } from '@/server/repositories/lifecycle-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
@@ -24,23 +25,40 @@ export interface GateOrganization {
  * snapshot it just took).
  */
 export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIssues?: ReadonlyMap<string, readonly string[]>): GateState {
-  const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) => ({
-    scope: e.scope,
-    subject: e.subject,
-    startsAt: e.startsAt.getTime(),
-    endsAt: e.endsAt.getTime(),
-    reason: e.reason,
-  }));
+  const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) =>
+    exclusionWindowOf({
+      scope: e.scope,
+      subject: e.subject,
+      startsAt: e.startsAt.getTime(),
+      endsAt: e.endsAt.getTime(),
+      reason: e.reason,
+    }),
+  );
   return {
     frozen: org.frozen,
     frozenReason: org.frozenReason ?? null,
     exclusions,
+    // only an exclusion by selector reads labels: without one no fleet pays for them
+    ...(exclusions.some((e) => e.scope === 'selector') ? { clusterLabels: loadClusterLabels(db, org.id) } : {}),
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
     healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
     halts: loadHalts(db, org.id),
     versionGates: loadPendingVersionGates(db, org.id),
     inhibitors: loadInhibitors(db, org.id),
   };
+}
+
+/** Per cluster, its effective labels (the provider's overlaid by fleetplan's). */
+export function loadClusterLabels(db: Db, organizationId: number): ReadonlyMap<string, Readonly<Record<string, string>>> {
+  const rows = db.$client
+    .prepare(`select name, labels, fleetplan_labels as fleetplanLabels from clusters where organization_id = ?`)
+    .all(organizationId) as { name: string; labels: string; fleetplanLabels: string }[];
+  return new Map(
+    rows.map((r) => [
+      r.name,
+      effectiveLabels(JSON.parse(r.labels) as Record<string, string>, JSON.parse(r.fleetplanLabels) as Record<string, string>),
+    ]),
+  );
 }
 
 /** Per cluster, the operators and removed-API use that can hold an upgrade, as last reported (only clusters with some). */

@@ -20,7 +20,7 @@ export function findHook(db: Db, organizationId: number, id: number): HookRow | 
     .get();
 }
 
-export function insertHook(db: Db, v: Omit<HookRow, 'id'>): HookRow {
+export function insertHook(db: Db, v: Omit<HookRow, 'id' | 'selector'> & { selector?: string | null }): HookRow {
   return db.insert(hooks).values(v).returning().get();
 }
 

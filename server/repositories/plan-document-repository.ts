@@ -10,6 +10,7 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { formatInstant } from '@/server/domain/plan/time';
 import { listUpgradeResults } from './lifecycle-repository';
+import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 
 export interface PlanDocument {
   now: string;
@@ -22,6 +23,8 @@ export interface PlanDocument {
     healthy: boolean;
     upgradePolicy?: Record<string, unknown>;
     currentUpgrade?: { version: string; nextRun: string; state: 'scheduled' | 'started' };
+    /** the effective labels (provider's overlaid by fleetplan's) a selector can name; absent when none */
+    labels?: Record<string, string>;
   }[];
   versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
   /** the approvals given and not revoked, for the sectors that exist (absent when there are none) */
@@ -67,6 +70,8 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
       healthy: clusters.healthy,
       upgradePolicy: clusters.upgradePolicy,
       currentUpgrade: clusters.currentUpgrade,
+      labels: clusters.labels,
+      fleetplanLabels: clusters.fleetplanLabels,
     })
     .from(clusters)
     // a cluster the provider no longer reports is not planned for
@@ -96,20 +101,25 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
         ...(s.notBefore ? { notBefore: s.notBefore } : {}),
         ...(s.canary ? { canary: s.canary } : {}),
+        ...(s.selector ? { selector: s.selector } : {}),
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
     },
-    clusters: clusterRows.map((c) => ({
-      name: c.name,
-      version: c.version,
-      channel: c.channel,
-      availableUpgrades: c.availableUpgrades,
-      healthy: c.healthy,
-      ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
-      ...(c.currentUpgrade
-        ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
-        : {}),
-    })),
+    clusters: clusterRows.map((c) => {
+      const labels = selectableLabels(effectiveLabels(c.labels, c.fleetplanLabels));
+      return {
+        name: c.name,
+        version: c.version,
+        channel: c.channel,
+        availableUpgrades: c.availableUpgrades,
+        healthy: c.healthy,
+        ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
+        ...(c.currentUpgrade
+          ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
+          : {}),
+        ...(Object.keys(labels).length > 0 ? { labels } : {}),
+      };
+    }),
     versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
     ...upgradeResultsOf(

@@ -60,6 +60,7 @@ export interface SectorInput {
   notBefore?: string | null;
   /** canaries as the settings carry them ({count | percent, soakHours}, validated); null = none */
   canary?: Record<string, unknown> | null;
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -80,6 +81,7 @@ export function replaceSectors(db: DbOrTx, organizationId: number, list: readonl
         approvalAfter: s.approval?.after === true,
         notBefore: s.notBefore ?? null,
         canary: s.canary ?? null,
+        selector: s.selector ?? null,
         dependencies: [...s.dependencies],
       })
       .run();

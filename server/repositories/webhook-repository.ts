@@ -1,7 +1,9 @@
 // Webhooks and their delivery log.
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
+import { clusters, webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
+import { selectorApplies } from '@/server/domain/labels/selector-scope';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -20,7 +22,10 @@ export function findWebhook(db: Db, organizationId: number, id: number): Webhook
     .get();
 }
 
-export function insertWebhook(db: Db, v: Omit<WebhookRow, 'id' | 'organizationId'> & { organizationId?: number | null }): WebhookRow {
+export function insertWebhook(
+  db: Db,
+  v: Omit<WebhookRow, 'id' | 'organizationId' | 'selector'> & { organizationId?: number | null; selector?: string | null },
+): WebhookRow {
   return db.insert(webhooks).values(v).returning().get();
 }
 
@@ -52,22 +57,46 @@ export function deleteWebhook(db: Db, id: number): void {
  * One pending delivery per enabled webhook subscribed to `event` (no events listed = all): of the
  * organization whose event it is (the scheduler always says which), else of every webhook.
  */
-export function enqueueDeliveries(db: Db, event: WebhookEventValue, payload: unknown, at: Date, organizationId?: number): number {
+export function enqueueDeliveries(
+  db: Db,
+  event: WebhookEventValue,
+  payload: unknown,
+  at: Date,
+  organizationId?: number,
+  /** the cluster the event is about: a webhook's label selector narrows to the clusters it matches */
+  cluster?: string,
+): number {
   const enabled = eq(webhooks.enabled, true);
   const hooks = db
-    .select({ id: webhooks.id, events: webhooks.events })
+    .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
     .from(webhooks)
     .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
     .all();
+  // read the cluster's labels only when a webhook narrows by them
+  let labels: { of: Record<string, string> | null } | undefined;
+  const labelsOfCluster = () => (labels ??= { of: cluster === undefined ? null : clusterLabelsOf(db, cluster, organizationId) }).of;
   let n = 0;
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
+    if (h.selector && !selectorApplies(h.selector, labelsOfCluster())) continue;
     db.insert(webhookDeliveries)
       .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at })
       .run();
     n++;
   }
   return n;
+}
+
+/** A cluster's effective labels (the provider's overlaid by fleetplan's); null when no such cluster. */
+function clusterLabelsOf(db: Db, name: string, organizationId?: number): Record<string, string> | null {
+  const row = db
+    .select({ labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
+    .from(clusters)
+    .where(
+      organizationId === undefined ? eq(clusters.name, name) : and(eq(clusters.name, name), eq(clusters.organizationId, organizationId)),
+    )
+    .get();
+  return row ? effectiveLabels(row.labels, row.fleetplanLabels) : null;
 }
 
 export function hasEnabledWebhooks(db: Db, organizationId?: number): boolean {

@@ -185,6 +185,7 @@ function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): 
     { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
     ctx.realNow(),
     ctx.organization.id,
+    typeof payload.cluster === 'string' ? payload.cluster : undefined,
   );
 }
 
@@ -322,7 +323,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     }
   } else reading = toReading(snap);
   const sector = policy?.conditions.sector ?? attempt.sector;
-  const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot));
+  const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot), cluster?.labels);
   const decision = env.decisions.get(attempt.cluster);
   let hooks = lazyHookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
   const step = () =>

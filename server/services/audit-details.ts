@@ -14,7 +14,7 @@ interface ShownFields {
 }
 
 const EXCLUSION: ShownFields = { fields: ['scope', 'subject', 'startsAt', 'endsAt', 'reason'] };
-const WEBHOOK: ShownFields = { fields: ['name', 'events'], adminFields: ['url', 'organization'] };
+const WEBHOOK: ShownFields = { fields: ['name', 'events', 'selector'], adminFields: ['url', 'organization'] };
 const TOKEN: ShownFields = { fields: ['name', 'scope', 'owner', 'revoked', 'expiresAt'], adminFields: ['prefix'] };
 const GRAPH: ShownFields = {
   fields: ['name', 'channel', 'architecture', 'capturedAt', 'source', 'nodeCount', 'edgeCount', 'importedAt', 'conditionalPairs'],
@@ -38,6 +38,7 @@ export const AUDIT_DETAILS: Readonly<Record<string, ShownFields>> = {
   'token.revoke': TOKEN,
   'exclusion.create': EXCLUSION,
   'lifecycle.acknowledge-failure': { fields: ['state', 'reason', 'message', 'acknowledged', 'comment'] },
+  'cluster.label': { fields: ['labels'] },
   'cluster.acknowledge-version-gate': { fields: ['gateId', 'minor', 'description', 'agreed', 'atProvider'] },
   'exclusion.delete': EXCLUSION,
   'approval.approve': { fields: ['sector', 'version', 'kind', 'approved', 'reason'] },

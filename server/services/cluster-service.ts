@@ -8,6 +8,8 @@ import type { FleetVersionView } from '@/server/domain/evaluation/evaluate-fleet
 import type { OrganizationScope } from './organization-scope';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import { AppError } from './app-error';
+import { effectiveLabels } from '@/server/domain/labels/effective-labels';
+import { clustersMatching, requireSelector } from './label-service';
 
 export interface SoakingUpgrade {
   version: string;
@@ -24,8 +26,13 @@ export interface ClusterSummary {
   channel: string;
   region: string;
   nodeCount: number;
-  /** discovery: the provider's labels and cloud (empty / null until a provider reports them) */
+  /** the labels selectors see: the provider's overlaid by fleetplan's (effective-labels.ts) */
   labels: Record<string, string>;
+  /** discovery: the provider's labels (empty until a provider reports them) */
+  providerLabels: Record<string, string>;
+  /** the labels operators set in fleetplan */
+  fleetplanLabels: Record<string, string>;
+  /** discovery: the cloud (null until a provider reports it) */
   cloud: string | null;
   /** version gates the cluster has not agreed to (they hold upgrades to their minor) */
   pendingVersionGates: { id: string; minor: string; description: string; documentationUrl: string | null }[];
@@ -89,7 +96,9 @@ function toSummary(row: clustersRepo.ClusterRow, engine: EngineLookup, lastSnaps
     channel: row.channel,
     region: row.region,
     nodeCount: row.nodeCount,
-    labels: row.labels,
+    labels: effectiveLabels(row.labels, row.fleetplanLabels),
+    providerLabels: row.labels,
+    fleetplanLabels: row.fleetplanLabels,
     cloud: row.cloud,
     pendingVersionGates: row.pendingVersionGates,
     inhibitors: row.inhibitors,
@@ -123,7 +132,7 @@ export function parseLabelFilter(label: string | undefined): clustersRepo.Cluste
   return at < 0 ? { key: label.trim() } : { key: label.slice(0, at).trim(), value: label.slice(at + 1).trim() };
 }
 
-type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string };
+type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: boolean; label?: string; selector?: string };
 
 export function createClusterService(db: Db, now: () => Date, scope: OrganizationScope) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
@@ -131,6 +140,20 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     const org = scope();
     const stored = org ? evaluateStoredFleet(db, org, now()) : null;
     return stored?.ok ? engineLookupOf(stored.view) : NO_ENGINE_VIEW;
+  }
+
+  /**
+   * The repository's filter for the Fleet's: `neverUpgrades` and `selector` become the names they
+   * select (both: the names both select). An invalid selector is refused with the parser's message.
+   */
+  function repositoryFilter(organizationId: number, input: ListFilter): clustersRepo.ClusterFilter {
+    const { neverUpgrades, label, selector, ...rest } = input;
+    let names: string[] | undefined = neverUpgrades ? engineLookup().allNever() : undefined;
+    if (selector !== undefined && selector.trim() !== '') {
+      const selected = new Set(clustersMatching(db, organizationId, requireSelector(selector)).names);
+      names = (names ?? [...selected]).filter((n) => selected.has(n));
+    }
+    return { ...rest, label: parseLabelFilter(label), organizationId, ...(names ? { names } : {}) };
   }
 
   return {
@@ -145,12 +168,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
       const org = scope();
       if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
       const engine = engineLookup();
-      const { neverUpgrades, label, ...rest } = input.filter;
-      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
-      const { rows, total } = clustersRepo.listClusters(db, {
-        ...input,
-        filter: neverUpgrades ? { ...filter, names: engine.allNever() } : filter,
-      });
+      const { rows, total } = clustersRepo.listClusters(db, { ...input, filter: repositoryFilter(org.id, input.filter) });
       const lastSnapshot = readSnapshotObservedAt(db);
       return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },
@@ -185,11 +203,8 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     versionDistribution(input: ListFilter = {}) {
       const org = scope();
       if (!org) return [];
-      const { neverUpgrades, label, ...rest } = input;
-      const filter = { ...rest, label: parseLabelFilter(label), organizationId: org.id };
       const byVersion = new Map<string, Record<string, number>>();
-      const selected = neverUpgrades ? { ...filter, names: engineLookup().allNever() } : filter;
-      for (const { version, state, count } of clustersRepo.countByVersion(db, selected)) {
+      for (const { version, state, count } of clustersRepo.countByVersion(db, repositoryFilter(org.id, input))) {
         const entry = byVersion.get(version) ?? {};
         entry[state] = (entry[state] ?? 0) + count;
         byVersion.set(version, entry);

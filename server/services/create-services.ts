@@ -16,6 +16,7 @@ import { createForecastService } from './forecast-service';
 import { createSchedulerService } from './scheduler-service';
 import { NO_SCHEDULER, type SchedulerControl } from './scheduler-control';
 import { createExclusionService } from './exclusion-service';
+import { createLabelService } from './label-service';
 import { createLifecycleService } from './lifecycle-service';
 import { createWebhookService } from './webhook-service';
 import { createHookService } from './hooks/hook-service';
@@ -71,6 +72,7 @@ export function createServices(deps: ServiceDeps) {
     forecast: createForecastService(deps.db, deps.fleetNow, org),
     scheduler: createSchedulerService(deps.db, deps.realNow, deps.env, deps.scheduler ?? NO_SCHEDULER),
     exclusions: createExclusionService(deps.db, deps.fleetNow, deps.realNow, org),
+    labels: createLabelService(deps.db, deps.realNow, org),
     lifecycle: createLifecycleService(deps.db, deps.realNow, org),
     webhooks: createWebhookService(deps.db, deps.realNow, deps.env, org),
     hooks: createHookService(deps.db, deps.realNow, deps.env, org),

@@ -15,9 +15,12 @@ import {
 import { listSectorNames } from '@/server/repositories/scheduler-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import { parseLabelSelector } from '@/server/domain/labels/label-selector';
+import { clustersMatching, PREVIEW_NAMES } from './label-service';
 
 export interface CreateExclusionInput {
-  scope: 'organization' | 'sector' | 'cluster';
+  /** `selector`: every cluster the label selector in `subject` matches, now and later */
+  scope: 'organization' | 'sector' | 'cluster' | 'selector';
   subject?: string | null;
   startsAt: Date;
   endsAt: Date;
@@ -43,12 +46,21 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
+  const matchingNow = (organizationId: number, text: string) => {
+    const parsed = parseLabelSelector(text);
+    if (!parsed.ok) return { count: 0, names: [] as string[] };
+    const { names } = clustersMatching(db, organizationId, parsed.selector);
+    return { count: names.length, names: names.slice(0, PREVIEW_NAMES) };
+  };
   return {
     list(input: { includePast?: boolean } = {}) {
       const current = now();
-      return listExclusions(db, org().id, input.includePast ? {} : { endingAfter: current }).map((e) => ({
+      const o = org();
+      return listExclusions(db, o.id, input.includePast ? {} : { endingAfter: current }).map((e) => ({
         ...e,
         active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime(),
+        /** a selector exclusion: the clusters it covers now (it covers clusters that appear later too) */
+        matching: e.scope === 'selector' ? matchingNow(o.id, e.subject ?? '') : null,
       }));
     },
     create(input: CreateExclusionInput) {
@@ -56,7 +68,14 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
       const problems: { path: string; message: string }[] = [];
       if (input.endsAt.getTime() <= input.startsAt.getTime()) problems.push({ path: 'endsAt', message: 'must be after the start' });
       const subject = input.scope === 'organization' ? null : (input.subject ?? '').trim();
-      if (input.scope !== 'organization' && !subject) problems.push({ path: 'subject', message: `name the ${input.scope}` });
+      if (input.scope !== 'organization' && !subject)
+        problems.push({ path: 'subject', message: input.scope === 'selector' ? 'write a label selector' : `name the ${input.scope}` });
+      if (input.scope === 'selector' && subject) {
+        const parsed = parseLabelSelector(subject);
+        if (!parsed.ok) problems.push({ path: 'subject', message: parsed.message });
+        // an empty selector matches every cluster: that is the organization scope, say so
+        else if (parsed.selector.requirements.length === 0) problems.push({ path: 'subject', message: 'write a label selector' });
+      }
       if (input.scope === 'sector' && subject && !listSectorNames(db, o.id).includes(subject))
         problems.push({ path: 'subject', message: `sector '${subject}' does not exist` });
       if (input.scope === 'cluster' && subject && !findClusterByName(db, subject, o.id))

@@ -34,6 +34,7 @@ import {
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import { requireSelector } from './label-service';
 import { requireScopedOrganization, type OrganizationScope } from './organization-scope';
 
 export const MAX_DELIVERY_ATTEMPTS = 6;
@@ -294,8 +295,10 @@ export function createWebhookService(
       if (!org) return [];
       return listWebhooks(db, org.id).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
     },
-    async create(input: { name: string; url: string; secret?: string; events: string[]; actor: Actor }) {
+    async create(input: { name: string; url: string; secret?: string; events: string[]; selector?: string | null; actor: Actor }) {
       const org = requireScopedOrganization(scope);
+      // checked before the URL (which may resolve a name): a bad selector is refused without a lookup
+      const selector = input.selector?.trim() ? requireSelector(input.selector).text : null;
       const url = await validateWebhookUrl(input.url, env);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
       const sealed = sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE);
@@ -307,6 +310,7 @@ export function createWebhookService(
           url: url.toString(),
           secret: sealed,
           events: input.events,
+          selector,
           enabled: true,
           createdAt: now(),
         });
@@ -316,12 +320,12 @@ export function createWebhookService(
           action: 'webhook.create',
           target: `webhook:${created.id}`,
           before: null,
-          after: { name: created.name, url: created.url, events: created.events, organization: org.name },
+          after: { name: created.name, url: created.url, events: created.events, selector: created.selector, organization: org.name },
         });
         return created;
       });
       // the secret is shown once, at creation, so the receiver can verify signatures
-      return { id: row.id, name: row.name, url: row.url, events: row.events, secret };
+      return { id: row.id, name: row.name, url: row.url, events: row.events, selector: row.selector, secret };
     },
     delete(input: { id: number; actor: Actor }) {
       const row = findWebhook(db, requireScopedOrganization(scope).id, input.id);
@@ -333,7 +337,7 @@ export function createWebhookService(
           actor: input.actor.name,
           action: 'webhook.delete',
           target: `webhook:${row.id}`,
-          before: { name: row.name, url: row.url, events: row.events },
+          before: { name: row.name, url: row.url, events: row.events, selector: row.selector },
           after: null,
         });
       });

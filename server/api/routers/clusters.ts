@@ -19,6 +19,8 @@ const ZClusterFilter = z
     region: short,
     /** `key=value` (or `key`: the label is set); the value may contain '=' */
     label: short,
+    /** a label selector (`env=prod,tier in (web)`); an invalid one is refused with the parser's message */
+    selector: z.string().max(4096).optional(),
   })
   .default({});
 
@@ -43,5 +45,13 @@ export const clustersRouter = createTRPCRouter({
     .mutation(({ ctx, input }) =>
       ctx.services.versionGates.acknowledge({ cluster: input.cluster, gateId: input.gateId, actor: ctx.actor }),
     ),
+  /** which clusters a label selector matches now (count and first names), or the parser's message: every selector editor's preview */
+  previewSelector: viewerProcedure
+    .input(z.object({ selector: z.string().max(4096) }))
+    .query(({ ctx, input }) => ctx.services.labels.preview(input.selector)),
+  /** kubectl-style label changes (`key=value`, `key-`) to fleetplan's labels of a cluster (audited) */
+  setLabels: operatorProcedure
+    .input(z.object({ cluster: name, changes: z.array(z.string().max(400)).min(1).max(50) }))
+    .mutation(({ ctx, input }) => ctx.services.labels.setLabels({ ...input, actor: ctx.actor })),
   ...clusterExplainProcedures,
 });

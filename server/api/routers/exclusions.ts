@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { identifierSchema } from '../identifier-schema';
 import { createTRPCRouter, operatorProcedure, viewerProcedure } from '../trpc';
 
 export const ZCreateExclusionInput = z.object({
-  scope: z.enum(['organization', 'sector', 'cluster']),
-  // empty: the service answers 'name the sector' at this path
-  subject: z.union([z.literal(''), identifierSchema(200)]).nullish(),
+  scope: z.enum(['organization', 'sector', 'cluster', 'selector']),
+  // empty: the service answers 'name the sector' at this path; names must exist and a selector
+  // must parse (the service checks both, so a selector may carry spaces)
+  subject: z.string().max(4096).nullish(),
   startsAt: z.iso.datetime({ offset: true }),
   endsAt: z.iso.datetime({ offset: true }),
   reason: z.string().min(1).max(500),

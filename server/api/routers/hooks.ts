@@ -15,6 +15,8 @@ export const hooksRouter = createTRPCRouter({
         url: z.string().min(1).max(2000),
         stage: z.enum(HOOK_STAGES),
         sector: z.union([z.literal(''), identifierSchema(200)]).nullish(),
+        /** only clusters this label selector matches (blank: every cluster) */
+        selector: z.string().max(4096).nullish(),
         timeoutSeconds: z.number().int().min(1).max(MAX_HOOK_TIMEOUT_SECONDS).optional(),
         secret: z.string().min(16).max(200).optional(),
       }),

@@ -64,6 +64,7 @@ export const ZOrganizationSettings = z.object({
           .strict()
           .nullable()
           .optional(),
+        selector: z.string().max(4096).nullable().optional(),
         dependencies: z.array(label).max(100),
       }),
     )

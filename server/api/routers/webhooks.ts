@@ -12,6 +12,8 @@ export const webhooksRouter = createTRPCRouter({
         url: z.string().min(1).max(2000),
         secret: z.string().min(16).max(200).optional(),
         events: z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length).default([]),
+        /** only events of clusters this label selector matches (blank: every cluster) */
+        selector: z.string().max(4096).nullish(),
       }),
     )
     .mutation(({ ctx, input }) => ctx.services.webhooks.create({ ...input, actor: ctx.actor })),

@@ -33,7 +33,7 @@ import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
 import type { UpgradeResult } from '../plan/canaries';
-import { findExclusion, type ExclusionWindow, type GatedDecision, type GateState } from '../scheduling/apply-gates';
+import { exclusionWindowOf, findExclusion, type ExclusionWindow, type GatedDecision, type GateState } from '../scheduling/apply-gates';
 import { compareVersions } from '../version/version';
 
 export const MAX_HORIZON_DAYS = 120;
@@ -42,8 +42,8 @@ export const DEFAULT_STEP_MINUTES = 10;
 
 /** A period during which nothing starts: organization-wide, for one sector or one cluster. */
 export type ForecastExclusion = {
-  scope: 'organization' | 'sector' | 'cluster';
-  /** sector or cluster name; absent for the organization */
+  scope: 'organization' | 'sector' | 'cluster' | 'selector';
+  /** sector or cluster name, or the label selector; absent for the organization */
   subject?: string | null;
   startsAt: string;
   endsAt: string;
@@ -197,17 +197,21 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const ceilGrid = (ms: number) => Math.ceil(ms / stepMs) * stepMs;
 
   const exclusions: ExclusionWindow[] = (options.exclusions ?? [])
-    .map((e) => ({
-      scope: e.scope,
-      subject: e.subject ?? null,
-      startsAt: parseInstant(e.startsAt) ?? 0,
-      endsAt: parseInstant(e.endsAt) ?? 0,
-      reason: e.reason ?? '',
-    }))
+    .map((e) =>
+      exclusionWindowOf({
+        scope: e.scope,
+        subject: e.subject ?? null,
+        startsAt: parseInstant(e.startsAt) ?? 0,
+        endsAt: parseInstant(e.endsAt) ?? 0,
+        reason: e.reason ?? '',
+      }),
+    )
     .filter((e) => e.endsAt > e.startsAt && e.endsAt > fromMs);
+  const labelled = exclusions.some((e) => e.scope === 'selector');
   const gates: GateState = {
     frozen: options.frozen ?? false,
     exclusions,
+    ...(labelled ? { clusterLabels: new Map(input.clusters.map((c) => [c.name, c.labels ?? {}] as const)) } : {}),
     healthGate: options.healthGate ?? false,
     healthIssues: options.healthIssues ?? new Map(),
     ...(options.halts ? { halts: options.halts } : {}),
@@ -325,7 +329,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const afterExclusion = (s: SimCluster, t: number): number => {
     const compiled = s.compiled;
     const run = compiled ? listRuns(compiled, t + MIN_LEAD_MS, 1, t + WINDOW_MS)[0] : undefined;
-    const excl = run === undefined ? undefined : findExclusion(exclusions, s.base.name, s.sector ?? undefined, run);
+    const excl = run === undefined ? undefined : findExclusion(exclusions, s.base.name, s.sector ?? undefined, run, s.base.labels);
     if (!compiled || !excl) return t;
     const key = `${compiled.key}\u0000${excl.endsAt}`;
     let wake = exclusionWake.get(key);

@@ -9,6 +9,7 @@ import type { LifecycleOptions } from '@/server/domain/lifecycle/options';
 import type { VersionBound } from './version-bounds';
 import type { Approval, NotBefore, SectorApprovalGates } from './sector-gates';
 import type { CanaryPolicy, UpgradeResult } from './canaries';
+import type { LabelSelector } from '../labels/label-selector';
 
 /** One problem found while parsing or validating a plan document. */
 export type Problem = { path: string; message: string; line?: number };
@@ -32,6 +33,11 @@ export type Sector = {
   notBefore?: NotBefore;
   /** the sector's canaries go first and soak before the rest (canaries.ts; beyond the reference) */
   canary?: CanaryPolicy;
+  /**
+   * managed clusters whose policy names no sector join the first sector selecting their labels
+   * (labels/sector-selectors.ts; beyond the reference); absent = none
+   */
+  selector?: LabelSelector;
   /** Names of the sectors this one depends on (all known sectors; no cycles). */
   dependencies: string[];
 };
@@ -68,6 +74,8 @@ export type UpgradeConditions = {
   soakDays?: number;
   mutexes: string[];
   sector?: string;
+  /** the sector came from that sector's label selector, the policy naming none (labels/sector-selectors.ts) */
+  sectorSelector?: string;
   blockedVersions: string[];
   /** where this cluster stops (version-bounds.ts; beyond the reference) */
   targetVersion?: VersionBound;
@@ -101,6 +109,11 @@ export type Cluster = {
   /** Absent: the cluster is not managed. */
   upgradePolicy?: UpgradePolicy;
   currentUpgrade?: CurrentUpgrade;
+  /**
+   * The cluster's labels (provider labels overlaid by fleetplan's; beyond the reference): what
+   * sector selectors match. Absent = no labels.
+   */
+  labels?: Record<string, string>;
 };
 
 export type WorkloadSoak = { soakDays: number; reporting: string[] };

@@ -206,4 +206,38 @@ describe('parsePlanDocument', () => {
   it('rejects a top-level list', () => {
     expect(parsePlanDocument('[1, 2]').ok).toBe(false);
   });
+
+  it('reads cluster labels from YAML and keeps a document without labels label-less', () => {
+    const text = [
+      'now: 2021-08-30T18:00:00Z',
+      'clusters:',
+      '- name: c1',
+      '  version: 4.12.17',
+      '  labels: {env: prod, example.com/team: sre, empty: ""}',
+      '- name: c2',
+      '  version: 4.12.17',
+      '',
+    ].join('\n');
+    const r = parsePlanDocument(text);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.input.clusters[0]?.labels).toEqual({ env: 'prod', 'example.com/team': 'sre', empty: '' });
+    expect(r.input.clusters[1]).not.toHaveProperty('labels');
+  });
+});
+
+describe('cluster labels', () => {
+  it.each<[unknown, string, string]>([
+    [['env=prod'], 'clusters[1].labels', 'must be a map of label keys to values, got a list'],
+    [{ env: 4 }, 'clusters[1].labels["env"]', 'must be a string, got number 4'],
+    [{ Env_: 'x' }, 'clusters[1].labels["Env_"]', 'not a valid label key: the name must consist of alphanumeric'],
+    [{ 'Example.com/x': 'y' }, 'clusters[1].labels["Example.com/x"]', 'not a valid label key: the prefix must be a DNS subdomain'],
+  ])('refuses labels %j at their path', (labels, path, message) => {
+    const doc = base();
+    (doc.clusters[1] as Record<string, unknown>).labels = labels;
+    const r = validatePlanInput(doc);
+    if (r.ok) throw new Error('accepted');
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]?.path).toBe(path);
+    expect(r.problems[0]?.message).toContain(message);
+  });
 });

@@ -7,6 +7,9 @@ import { parseVersionBound, type VersionBound } from './version-bounds';
 import { APPROVAL_KINDS, parseNotBefore, type Approval, type ApprovalKind, type SectorApprovalGates } from './sector-gates';
 import { UPGRADE_OUTCOMES, type CanaryPolicy, type UpgradeOutcome, type UpgradeResult } from './canaries';
 import { identifierProblem } from '../identifiers';
+import { labelKeyProblem } from '../labels/label-syntax';
+import { parseLabelSelector } from '../labels/label-selector';
+import { assignSectorsBySelector } from '../labels/sector-selectors';
 import { checkBlockedVersionPattern } from './blocked-versions';
 import { isKnownTimeZone, parseCron, parseIsoWeek } from './cron-schedule';
 import { formatInstant, parseInstant } from './time';
@@ -196,6 +199,14 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
     if (s.canary !== undefined && s.canary !== null) {
       const canary = canaryPolicyOf(c, s.canary, `${path}.canary`);
       if (canary) sector.canary = canary;
+    }
+    if (s.selector !== undefined && s.selector !== null) {
+      if (typeof s.selector !== 'string') c.add(`${path}.selector`, `must be a label selector (text), got ${describe(s.selector)}`);
+      else {
+        const parsed = parseLabelSelector(s.selector);
+        if (!parsed.ok) c.add(`${path}.selector`, parsed.message);
+        else sector.selector = parsed.selector;
+      }
     }
     if (s.dependencies !== undefined && s.dependencies !== null) {
       if (!Array.isArray(s.dependencies)) c.add(`${path}.dependencies`, 'must be a list of {name}');
@@ -606,6 +617,28 @@ function validateCurrentUpgrade(c: Collector, raw: unknown, path: string): Curre
   return { version: raw.version as string, nextRun: formatInstant(nextRun as number), state: raw.state as CurrentUpgrade['state'] };
 }
 
+/**
+ * A cluster's labels: label keys as Kubernetes spells them (label-syntax.ts) to string values.
+ * Values are taken as they are: a provider's label value outside Kubernetes' syntax can still be
+ * matched by `key`, `!=` and `notin`, and refusing it would refuse the whole stored fleet.
+ */
+function validateLabels(c: Collector, raw: unknown, path: string): Record<string, string> | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be a map of label keys to values, got ${describe(raw)}`);
+    return undefined;
+  }
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    // a key may hold dots and slashes (example.com/team): quoted, the path stays unambiguous
+    const keyPath = `${path}[${JSON.stringify(key)}]`;
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) c.add(keyPath, `not a valid label key: ${keyProblem}`);
+    if (typeof value !== 'string') c.add(keyPath, `must be a string, got ${describe(value)}`);
+    if (!keyProblem && typeof value === 'string') labels[key] = value;
+  }
+  return labels;
+}
+
 function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
   if (raw === undefined || raw === null) {
     c.add('clusters', 'missing: a list of clusters');
@@ -659,11 +692,13 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
       rc.currentUpgrade === undefined || rc.currentUpgrade === null
         ? undefined
         : validateCurrentUpgrade(c, rc.currentUpgrade, `${path}.currentUpgrade`);
+    const labels = rc.labels === undefined || rc.labels === null ? undefined : validateLabels(c, rc.labels, `${path}.labels`);
     if (c.problems.length > start) return;
     const cluster: Cluster = { name: rc.name as string, version: rc.version as string, availableUpgrades: available, healthy };
     if (typeof rc.channel === 'string') cluster.channel = rc.channel;
     if (policy) cluster.upgradePolicy = policy;
     if (current) cluster.currentUpgrade = current;
+    if (labels) cluster.labels = labels;
     clusters.push(cluster);
   });
   return clusters;
@@ -771,6 +806,7 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
   const approvals = validateApprovals(c, raw.approvals, ctx.sectorNames);
   const upgradeResults = validateUpgradeResults(c, raw.upgradeResults);
   if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };
+  assignSectorsBySelector(organization.sectors, clusters);
   return {
     ok: true,
     input: {

@@ -20,6 +20,8 @@ export interface SectorInput {
   notBefore?: string | null;
   /** canaries, as written ({count | percent, soakHours}; validated with the plan document); null/absent = none */
   canary?: SectorCanarySetting | null;
+  /** a label selector adding the managed clusters whose policy names no sector; null/absent = none */
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -41,6 +43,8 @@ export interface SectorSettings {
   notBefore?: string | null;
   /** absent in revisions stored before canaries existed: read as null */
   canary?: SectorCanarySetting | null;
+  /** absent in revisions stored before label selectors existed: read as null */
+  selector?: string | null;
   dependencies: string[];
 }
 
@@ -94,6 +98,7 @@ export interface PlanOrganizationDocument {
     approval?: SectorApprovalSetting;
     notBefore?: string;
     canary?: SectorCanarySetting;
+    selector?: string;
     dependencies: { name: string }[];
   }[];
   targetVersion?: string;
@@ -102,11 +107,12 @@ export interface PlanOrganizationDocument {
 
 /** A stored sector's settings (a row holds more: ids, position). */
 export function sectorSettingsOf(
-  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'canary'> & {
+  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'canary' | 'selector'> & {
     approvalBefore: boolean;
     approvalAfter: boolean;
     notBefore: string | null;
     canary: SectorCanarySetting | null;
+    selector: string | null;
   },
 ): SectorSettings {
   return {
@@ -118,6 +124,7 @@ export function sectorSettingsOf(
     approval: approvalSettingOf(row.approvalBefore, row.approvalAfter),
     notBefore: row.notBefore,
     canary: row.canary,
+    selector: row.selector,
     dependencies: row.dependencies,
   };
 }
@@ -152,6 +159,7 @@ export function normalizeSettings(input: OrganizationSettingsInput, stored?: Org
         approval: kept(s.approval, before?.approval) ?? null,
         notBefore: optionalText(kept(s.notBefore, before?.notBefore)),
         canary: kept(s.canary, before?.canary) ?? null,
+        selector: optionalText(kept(s.selector, before?.selector)),
         dependencies: [...s.dependencies],
       };
     }),
@@ -178,6 +186,7 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
       approval: s.approval ?? null,
       notBefore: s.notBefore ?? null,
       canary: s.canary ?? null,
+      selector: s.selector ?? null,
       dependencies: s.dependencies,
     })),
     blockedVersions: file.blockedVersions.map((pattern) => ({
@@ -208,6 +217,7 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
       ...(x.approval ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
       ...(x.canary ? { canary: x.canary } : {}),
+      ...(x.selector ? { selector: x.selector } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),
     ...((s.targetVersion ?? null) !== null ? { targetVersion: s.targetVersion! } : {}),

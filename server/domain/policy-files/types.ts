@@ -58,6 +58,8 @@ export type SectorSpec = {
   notBefore?: string;
   /** beyond the reference schema: canaries {count | percent, soakHours} as written (canaries.ts) */
   canary?: Record<string, unknown>;
+  /** beyond the reference schema: a label selector adding managed clusters whose policy names no sector */
+  selector?: string;
   /** names of the sectors this one follows */
   dependencies: string[];
   extra?: Extra;

@@ -17,6 +17,7 @@ import { parseInstant } from '@/server/domain/plan/time';
 import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import { versionGateFor, type PendingGate } from '@/server/domain/lifecycle/gates';
 import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '@/server/domain/labels/label-selector';
 
 export const GATE_REASONS = [
   'FROZEN',
@@ -31,12 +32,27 @@ export const GATE_REASONS = [
 export type GateReason = (typeof GATE_REASONS)[number];
 
 export interface ExclusionWindow {
-  scope: 'organization' | 'sector' | 'cluster';
-  /** sector or cluster name; null for the organization */
+  /** `selector`: every cluster whose labels the selector in `subject` matches, whenever it appeared */
+  scope: 'organization' | 'sector' | 'cluster' | 'selector';
+  /** sector or cluster name, or the selector's text; null for the organization */
   subject: string | null;
+  /** the parsed selector of a `selector` exclusion (exclusionWindowOf) */
+  selector?: LabelSelector;
   startsAt: number;
   endsAt: number;
   reason: string;
+}
+
+/**
+ * An exclusion as the gates judge it: a selector exclusion's text parsed. Its text was refused
+ * on write when invalid; one that still fails to parse (written by hand into the database)
+ * covers every cluster, because an exclusion that is meant to stop upgrades must not silently
+ * stop nothing.
+ */
+export function exclusionWindowOf(e: Omit<ExclusionWindow, 'selector'>): ExclusionWindow {
+  if (e.scope !== 'selector') return e;
+  const parsed = parseLabelSelector(e.subject ?? '');
+  return { ...e, selector: parsed.ok ? parsed.selector : { text: e.subject ?? '', requirements: [] } };
 }
 
 export interface GateState {
@@ -50,6 +66,8 @@ export interface GateState {
   providerErrors?: ReadonlyMap<string, string>;
   /** unacknowledged upgrade failures (lifecycle/halts.ts): their version is halted where they apply */
   halts?: HaltIndex;
+  /** per cluster: its labels (provider's overlaid by fleetplan's), for exclusions by selector; absent = none */
+  clusterLabels?: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** per cluster: the provider's version gates it has not agreed to (they hold upgrades to their minor) */
   versionGates?: ReadonlyMap<string, readonly PendingGate[]>;
   /**
@@ -88,18 +106,22 @@ export interface GatedPlan {
   runs: number;
 }
 
-/** The exclusion window covering `cluster` (in `sector`) at instant `at`, if any. */
+/** The exclusion window covering `cluster` (in `sector`, with `labels`) at instant `at`, if any. */
 export function findExclusion(
   exclusions: readonly ExclusionWindow[],
   cluster: string,
   sector: string | undefined,
   at: number,
+  labels: Readonly<Record<string, string>> = {},
 ): ExclusionWindow | undefined {
   return exclusions.find(
     (e) =>
       at >= e.startsAt &&
       at < e.endsAt &&
-      (e.scope === 'organization' || (e.scope === 'sector' && e.subject === sector) || (e.scope === 'cluster' && e.subject === cluster)),
+      (e.scope === 'organization' ||
+        (e.scope === 'sector' && e.subject === sector) ||
+        (e.scope === 'cluster' && e.subject === cluster) ||
+        (e.scope === 'selector' && matchesLabels((e.selector ? e : exclusionWindowOf(e)).selector as LabelSelector, labels))),
   );
 }
 
@@ -136,7 +158,7 @@ export function gateChecks(
   fromVersion?: string,
 ): GateCheck[] {
   const frozenWhy = state.frozenReason ? `: ${state.frozenReason}` : '';
-  const excl = findExclusion(state.exclusions, cluster, sector, at);
+  const excl = findExclusion(state.exclusions, cluster, sector, at, state.clusterLabels?.get(cluster));
   const issues = state.healthIssues.get(cluster) ?? [];
   const providerError = state.providerErrors?.get(cluster);
   const halted = version && state.halts ? haltReason(state.halts, cluster, sector, version) : null;
@@ -309,7 +331,7 @@ export function decideWithGates(
             reason: 'FROZEN',
             message: `organization frozen: scheduled upgrade to ${cu.version} cancelled`,
           };
-        const excl = findExclusion(state.exclusions, d.cluster, cluster.upgradePolicy?.conditions.sector, runAt);
+        const excl = findExclusion(state.exclusions, d.cluster, cluster.upgradePolicy?.conditions.sector, runAt, cluster.labels);
         if (excl)
           return {
             cluster: d.cluster,

@@ -117,17 +117,17 @@ describe('simulator failure modes', () => {
 });
 
 describe('simulator discovery', () => {
-  it('reports the seed region and nodes on AWS, with env and team labels fixed per cluster', () => {
+  it('reports the seed region and nodes on AWS, with env, region, team and tier labels fixed per cluster', () => {
     const snap = simulateCluster(row(), BASE, graph);
     expect(snap.discovery).toEqual({
-      labels: { env: 'production', team: expect.any(String) as unknown },
+      labels: { env: 'prod', region: 'eu-west-1', team: expect.any(String) as unknown, tier: expect.any(String) as unknown },
       cloud: 'aws',
       region: 'eu-west-1',
       nodeCount: 9,
     });
     expect(simulateCluster(row(), BASE + 48 * HOUR, graph).discovery).toEqual(snap.discovery);
     expect(simulatedDiscovery({ externalId: 'sim-2', region: '', nodeCount: 3, sector: 'stage' })).toMatchObject({
-      labels: { env: 'staging' },
+      labels: { env: 'stage' },
       region: null,
     });
     const teams = new Set(

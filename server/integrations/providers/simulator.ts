@@ -202,17 +202,25 @@ export function stuckAt(externalId: string, version: string, startedAt: string):
 }
 
 const TEAMS = ['payments', 'search', 'platform', 'identity', 'data'];
+const TIERS = ['frontend', 'backend', 'data'];
 
 /**
  * What a real provider would report of where and what the cluster is, for the demo: the seed's
  * region and node count, AWS (the seed's regions are AWS'), and labels as an OCM subscription
- * would carry them: `env` (from the sector the demo put it in) and a `team` fixed per cluster.
+ * would carry them: `env` (prod, stage, dev or integration, from the sector the demo put it in),
+ * `region`, and a `team` and a `tier` fixed per cluster — enough for the Fleet's selector filter,
+ * a labelled exclusion and a selector sector to show something.
  */
 export function simulatedDiscovery(row: Pick<SimulatedClusterRow, 'externalId' | 'region' | 'nodeCount' | 'sector'>): ClusterDiscovery {
   const sector = row.sector ?? '';
-  const env = /prod/.test(sector) ? 'production' : /stag/.test(sector) ? 'staging' : /dev/.test(sector) ? 'development' : 'integration';
+  const env = /prod/.test(sector) ? 'prod' : /stag/.test(sector) ? 'stage' : /dev/.test(sector) ? 'dev' : 'integration';
   return {
-    labels: { env, team: TEAMS[Math.floor(hashUnit(`${row.externalId}|team`) * TEAMS.length)] ?? TEAMS[0]! },
+    labels: {
+      env,
+      ...(row.region ? { region: row.region } : {}),
+      team: TEAMS[Math.floor(hashUnit(`${row.externalId}|team`) * TEAMS.length)] ?? TEAMS[0]!,
+      tier: TIERS[Math.floor(hashUnit(`${row.externalId}|tier`) * TIERS.length)] ?? TIERS[0]!,
+    },
     cloud: 'aws',
     region: row.region || null,
     nodeCount: row.nodeCount,

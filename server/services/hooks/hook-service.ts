@@ -9,6 +9,9 @@
  * ticks: the tick never waits for a hook. The calls are made by the delivery loop
  * (outbound-delivery.ts), each claimed by one process, with the same SSRF rules as webhooks.
  */
+import { parseLabelSelector } from '@/server/domain/labels/label-selector';
+import { selectorApplies } from '@/server/domain/labels/selector-scope';
+import { findClusterLabels } from '@/server/repositories/cluster-repository';
 import crypto from 'node:crypto';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
@@ -75,7 +78,10 @@ export interface HookRequest {
 export function requestHook(db: Db, req: HookRequest, realNow: Date): void {
   const organizationId = req.organizationId;
   const lifecycleId = String(req.lifecycleId);
-  const hooks = listApplicableHooks(db, organizationId, req.sector, req.stage);
+  // a hook narrowed by a label selector is asked only for the clusters it matches (selector-scope.ts)
+  const candidates = listApplicableHooks(db, organizationId, req.sector, req.stage);
+  const labels = candidates.some((h) => h.selector) ? findClusterLabels(db, organizationId, req.cluster) : null;
+  const hooks = candidates.filter((h) => selectorApplies(h.selector, labels));
   const data = {
     lifecycleId: req.lifecycleId,
     stage: req.stage,
@@ -187,6 +193,8 @@ export interface CreateHookInput {
   stage: HookStage;
   /** null/absent: every sector of the organization */
   sector?: string | null;
+  /** a label selector: only clusters it matches (null/absent/blank: every cluster) */
+  selector?: string | null;
   timeoutSeconds?: number;
   secret?: string;
   actor: Actor;
@@ -200,7 +208,15 @@ function withoutQuery(raw: string): string {
 
 /** What the audit log and the browser see of a hook (never its secret). */
 function publicFields(h: HookRow) {
-  return { name: h.name, url: withoutQuery(h.url), stage: h.stage, sector: h.sector, timeoutSeconds: h.timeoutSeconds, enabled: h.enabled };
+  return {
+    name: h.name,
+    url: withoutQuery(h.url),
+    stage: h.stage,
+    sector: h.sector,
+    selector: h.selector,
+    timeoutSeconds: h.timeoutSeconds,
+    enabled: h.enabled,
+  };
 }
 
 /** `now` is the wall clock (audit rows) */
@@ -247,6 +263,12 @@ export function createHookService(
       const sector = input.sector?.trim() || null;
       if (sector && !listSectorNames(db, org.id).includes(sector))
         problems.push({ path: 'sector', message: `sector '${sector}' does not exist` });
+      let selector: string | null = null;
+      if (input.selector?.trim()) {
+        const parsed = parseLabelSelector(input.selector);
+        if (!parsed.ok) problems.push({ path: 'selector', message: parsed.message });
+        else selector = parsed.selector.text;
+      }
       const timeoutSeconds = input.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
       if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > MAX_HOOK_TIMEOUT_SECONDS)
         problems.push({ path: 'timeoutSeconds', message: `a whole number of seconds from 1 to ${MAX_HOOK_TIMEOUT_SECONDS}` });
@@ -258,6 +280,7 @@ export function createHookService(
         const inserted = insertHook(tx, {
           organizationId: org.id,
           sector,
+          selector,
           stage: input.stage,
           name: input.name,
           url: url.toString(),
