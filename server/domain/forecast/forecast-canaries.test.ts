@@ -60,12 +60,7 @@ describe('property: in the forecast, the rest of a canary sector follows its soa
         (raw, count, soakHours) => {
           const clusters = raw.map((c, i) => inProd(`c${i}`, c.cron, c.offers));
           const input = testPlanInput(clusters, { organization: organization({ count, soakHours }) });
-          const canaries = new Set(
-            chooseCanaries(
-              input.organization.sectors[0]!.canary!,
-              clusters.map((c) => c.name as string),
-            ),
-          );
+          const canaries = new Set(chooseCanaries(input.organization.sectors[0]!.canary!, input.clusters));
           const result = forecastRollout(input, { horizonDays: 6 });
           const upgradesOf = new Map(result.clusters.map((c) => [c.cluster, c.upgrades]));
           const offered = new Map(input.clusters.map((c) => [c.name, c.availableUpgrades]));

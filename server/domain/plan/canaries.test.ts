@@ -39,8 +39,31 @@ describe('the canary set', () => {
 
   it('is the first clusters by name, whatever the input order', () => {
     const p = policy({ kind: 'count', value: 2, raw: '2' });
-    expect(chooseCanaries(p, ['prod-c', 'prod-a', 'prod-b'])).toEqual(['prod-a', 'prod-b']);
-    expect(chooseCanaries(p, ['prod-b', 'prod-c', 'prod-a'])).toEqual(['prod-a', 'prod-b']);
+    const named = (...names: string[]) => names.map((name) => ({ name }));
+    expect(chooseCanaries(p, named('prod-c', 'prod-a', 'prod-b'))).toEqual(['prod-a', 'prod-b']);
+    expect(chooseCanaries(p, named('prod-b', 'prod-c', 'prod-a'))).toEqual(['prod-a', 'prod-b']);
+  });
+
+  it('with a selector, only matching clusters are canaries; a percent is of the whole sector', () => {
+    const input = testPlanInput(
+      ['p1', 'p2', 'p3', 'p4', 'p5'].map((name, i) => inProd(name, i % 2 === 1 ? { labels: { tier: 'canary' } } : {})),
+      { organization: prod({ percent: 50, soakHours: 0, selector: 'tier=canary' }) },
+    );
+    // 50% of 5 is 3, but only p2 and p4 match
+    expect(chooseCanaries(input.organization.sectors[0]!.canary!, input.clusters)).toEqual(['p2', 'p4']);
+    expect(decideUpgrades(input).decisions.map((d) => [d.cluster, d.reason ?? d.action])).toEqual([
+      ['p1', 'AWAITING_CANARY'],
+      ['p2', 'upgrade'],
+      ['p3', 'AWAITING_CANARY'],
+      ['p4', 'upgrade'],
+      ['p5', 'AWAITING_CANARY'],
+    ]);
+    const bad = validatePlanInput({
+      now: TEST_NOW,
+      organization: { name: 'org', sectors: [{ name: 'prod', canary: { count: 1, selector: 'tier in (a' } }] },
+      clusters: [],
+    });
+    expect(bad.ok ? [] : bad.problems.map((p) => p.path)).toEqual(['organization.sectors[0].canary.selector']);
   });
 });
 
@@ -269,12 +292,7 @@ describe('property: the rest of a canary sector never runs ahead of its canaries
             .map((r) => ({ cluster: `c${r.cluster}`, version: r.version, outcome: r.outcome, at: hoursAgo(r.hoursAgo) }));
           const input = testPlanInput(clusters, { organization: prod({ count, soakHours }), upgradeResults });
           const members = input.clusters.filter((c) => c.upgradePolicy?.conditions.sector === 'prod');
-          const canaries = new Set(
-            chooseCanaries(
-              input.organization.sectors[0]!.canary!,
-              members.map((c) => c.name),
-            ),
-          );
+          const canaries = new Set(chooseCanaries(input.organization.sectors[0]!.canary!, members));
           const sectorUpgrades = decideUpgrades(input).decisions.filter(
             (d) => d.action === 'upgrade' && members.some((c) => c.name === d.cluster),
           );

@@ -3,10 +3,13 @@
  * Upgrade batches of seed 003: "the canary clusters must finish the upgrade first; if a canary
  * fails, the others must not proceed"):
  *
- * - `canary: {count: N}` or `{percent: P}` on a sector, with `soakHours` (default 0): the first N
- *   (or P% rounded up, at least 1) of the sector's managed clusters, by name, go first. The set is
- *   stable: it depends only on which clusters are in the sector, never on their versions or on the
- *   engine's order (which follows versions and would move a canary out of the set once upgraded).
+ * - `canary: {count: N}` or `{percent: P}` on a sector, with `soakHours` (default 0) and an optional
+ *   `selector` (a Kubernetes label selector, labels/label-selector.ts): the first N (or P% of the
+ *   sector's clusters rounded up, at least 1) of the sector's managed clusters the selector matches
+ *   (all without one), by name, go first. The set is stable: it depends only on which clusters are
+ *   in the sector and their labels, never on their versions or on the engine's order (which
+ *   follows versions and would move a canary out of the set once upgraded). A selector matching
+ *   fewer clusters gives fewer canaries; matching none, none (lint-policies warns).
  * - Per version V: a non-canary cluster of the sector waits (AWAITING_CANARY) until every canary
  *   that can take V (it runs V or newer, or V is among its available upgrades) runs V or newer and
  *   has done so for `soakHours`. The soak of a canary counts from the first completed upgrade to a
@@ -22,6 +25,7 @@
 import { compareVersions } from '../version/version';
 import { formatInstant, HOUR_MS, parseInstant } from './time';
 import type { Cluster, PlanInput } from './types';
+import { matchesLabels, type LabelSelector } from '../labels/label-selector';
 
 /** A sector's canary rule as validated. */
 export type CanaryPolicy = {
@@ -29,6 +33,8 @@ export type CanaryPolicy = {
   size: { kind: 'count' | 'percent'; value: number; raw: string };
   /** how long every canary runs a version before the rest of the sector may take it */
   soakHours: number;
+  /** only clusters with these labels may be canaries; absent = any of the sector's */
+  selector?: LabelSelector;
 };
 
 export const UPGRADE_OUTCOMES = ['completed', 'failed'] as const;
@@ -49,10 +55,21 @@ export function canaryCount(policy: CanaryPolicy, members: number): number {
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The canaries of a sector: the first canaryCount of its clusters' names in code-point order. */
-export function chooseCanaries(policy: CanaryPolicy, memberNames: readonly string[]): string[] {
-  return [...memberNames].sort(byName).slice(0, canaryCount(policy, memberNames.length));
+/**
+ * The canaries of a sector: of its clusters the selector matches (all without one), the first
+ * canaryCount of the whole sector's, by name in code-point order.
+ */
+export function chooseCanaries(policy: CanaryPolicy, members: readonly CanaryCandidate[]): string[] {
+  const selector = policy.selector;
+  const eligible = selector ? members.filter((m) => matchesLabels(selector, m.labels ?? {})) : members;
+  return eligible
+    .map((m) => m.name)
+    .sort(byName)
+    .slice(0, canaryCount(policy, members.length));
 }
+
+/** A cluster of a canary sector as the choice reads it. */
+export type CanaryCandidate = { name: string; labels?: Readonly<Record<string, string>> };
 
 /** One canary as the rule sees it: name, version, available upgrades. */
 export type CanaryCluster = { name: string; version: string; availableUpgrades: readonly string[] };
@@ -189,12 +206,7 @@ export function canaryStartHold(
   }
   const sets = new Map<string, { canaries: Cluster[]; names: Set<string> }>();
   for (const [sector, list] of members) {
-    const names = new Set(
-      chooseCanaries(
-        policies.get(sector)!,
-        list.map((c) => c.name),
-      ),
-    );
+    const names = new Set(chooseCanaries(policies.get(sector)!, list));
     sets.set(sector, { canaries: list.filter((c) => names.has(c.name)).sort((a, b) => byName(a.name, b.name)), names });
   }
   const results = indexResults(input.upgradeResults, new Set([...sets.values()].flatMap((s) => [...s.names])));

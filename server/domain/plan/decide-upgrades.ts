@@ -338,12 +338,7 @@ export class PlanRun {
     }
     sets = new Map();
     for (const [name, list] of members) {
-      const chosen = new Set(
-        chooseCanaries(
-          this.sectors.get(name)!.canary!,
-          list.map((c) => c.name),
-        ),
-      );
+      const chosen = new Set(chooseCanaries(this.sectors.get(name)!.canary!, list));
       const canaries = list
         .filter((c) => chosen.has(c.name))
         .map((c) => ({ name: c.name, version: c.version, availableUpgrades: c.availableUpgrades }))

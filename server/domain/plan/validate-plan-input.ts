@@ -238,7 +238,7 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
 }
 
 const APPROVAL_GATE_KEYS = ['before', 'after'] as const;
-const CANARY_KEYS = ['count', 'percent', 'soakHours'] as const;
+const CANARY_KEYS = ['count', 'percent', 'soakHours', 'selector'] as const;
 /** a month: a longer canary soak is a typo (hours for days) rather than a plan */
 export const MAX_CANARY_SOAK_HOURS = 24 * 31;
 
@@ -297,7 +297,15 @@ function canaryPolicyOf(c: Collector, raw: unknown, path: string): CanaryPolicy 
       ok = false;
     } else soakHours = raw.soakHours;
   }
-  return ok && size ? { size, soakHours } : undefined;
+  let selector: CanaryPolicy['selector'];
+  if (raw.selector !== undefined && raw.selector !== null) {
+    const parsed = typeof raw.selector === 'string' ? parseLabelSelector(raw.selector) : null;
+    if (parsed === null) c.add(`${path}.selector`, `must be a label selector (text), got ${describe(raw.selector)}`);
+    else if (!parsed.ok) c.add(`${path}.selector`, parsed.message);
+    else selector = parsed.selector;
+    ok &&= parsed?.ok === true;
+  }
+  return ok && size ? { size, soakHours, ...(selector ? { selector } : {}) } : undefined;
 }
 
 /** The document's `upgradeResults` (the canary rule's input): [{cluster, version, outcome, at, attempt?}]. */
