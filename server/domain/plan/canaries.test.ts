@@ -8,6 +8,7 @@ import { evaluateFleet, NO_GATES } from '../evaluation/evaluate-fleet';
 import { listBlockers } from '../evaluation/blockers';
 import { canaryCount, chooseCanaries, type CanaryPolicy } from './canaries';
 import { decideUpgrades } from './decide-upgrades';
+import { lintPolicies } from './lint-policies';
 import { testCluster, testPlanInput, TEST_NOW, type RawCluster } from './test-plan-input';
 import { validatePlanInput } from './validate-plan-input';
 import { compareVersions } from '../version/version';
@@ -255,6 +256,30 @@ describe('the engine with canaries', () => {
       message: 'canary p1 of sector prod must complete 4.12.19 and soak 24h first (p1 runs 4.12.17)',
       clearsByNextRun: false,
     });
+  });
+});
+
+describe('lint of canaries', () => {
+  it('warns of canaries that test nothing: the whole sector, or a selector matching none', () => {
+    const codes = (canary: Record<string, unknown>) =>
+      lintPolicies(testPlanInput([inProd('p1'), inProd('p2')], { organization: prod(canary) }))
+        .filter((w) => w.code.startsWith('CANAR'))
+        .map((w) => [w.code, w.path, w.message]);
+    expect(codes({ count: 1 })).toEqual([]);
+    expect(codes({ count: 2 })).toEqual([
+      [
+        'CANARIES_ARE_THE_WHOLE_SECTOR',
+        'organization.sectors[0].canary',
+        'every cluster of sector prod is a canary (2): nobody waits for them',
+      ],
+    ]);
+    expect(codes({ count: 1, selector: 'tier=canary' })).toEqual([
+      [
+        'CANARY_SELECTOR_MATCHES_NONE',
+        'organization.sectors[0].canary.selector',
+        'the canary selector of sector prod matches none of its 2 clusters: no canary goes first, nobody waits',
+      ],
+    ]);
   });
 });
 
