@@ -60,6 +60,7 @@ export const ZOrganizationSettings = z.object({
             count: z.number().finite().optional(),
             percent: z.number().finite().optional(),
             soakHours: z.number().finite().optional(),
+            selector: z.string().max(4096).optional(),
           })
           .strict()
           .nullable()
