@@ -220,3 +220,21 @@ export function canaryStartHold(
     return { reason: hold.kind === 'failed' ? 'CANARY_FAILED' : 'AWAITING_CANARY', message: describeCanaryHold(hold, nowMs) };
   };
 }
+
+/** Per sector with canaries: its canaries by name, and the rule as written (the Sectors page shows them). */
+export function sectorCanaries(
+  input: PlanInput,
+): Map<string, { canaries: string[]; size: string; soakHours: number; selector: string | null }> {
+  const out = new Map<string, { canaries: string[]; size: string; soakHours: number; selector: string | null }>();
+  for (const s of input.organization.sectors) {
+    if (!s.canary) continue;
+    const members = input.clusters.filter((c) => c.upgradePolicy?.conditions.sector === s.name);
+    out.set(s.name, {
+      canaries: chooseCanaries(s.canary, members),
+      size: s.canary.size.raw,
+      soakHours: s.canary.soakHours,
+      selector: s.canary.selector?.text ?? null,
+    });
+  }
+  return out;
+}
