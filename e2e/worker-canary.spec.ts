@@ -36,16 +36,18 @@ function sectorClusters(): Row[] {
 }
 
 test('a failed canary halts its sector with CANARY_FAILED until an operator acknowledges the failure', async ({ page }) => {
-  // every minute and no soak of their own, so the canary rule is what the sector meets first
+  // every minute, no soak or mutex of their own and no sector to follow, so the canary rule is what
+  // the sector meets first
   const setup = openE2eDatabase({ readonly: false });
   try {
     expect(setup.prepare('select canary from sectors where name = ?').get(SECTOR)).toEqual({ canary: '{"count":1,"soakHours":24}' });
     setup
       .prepare(
-        `update clusters set upgrade_policy = json_set(upgrade_policy, '$.schedule', '* * * * *', '$.conditions.soakDays', 0)
+        `update clusters set upgrade_policy = json_set(upgrade_policy, '$.schedule', '* * * * *', '$.conditions.soakDays', 0, '$.conditions.mutexes', json('[]'))
          where sector = ? and upgrade_policy is not null`,
       )
       .run(SECTOR);
+    setup.prepare("update sectors set dependencies = '[]' where name = ?").run(SECTOR);
   } finally {
     setup.close();
   }
@@ -92,7 +94,9 @@ test('a failed canary halts its sector with CANARY_FAILED until an operator ackn
 
   const audited = openE2eDatabase();
   try {
-    expect(audited.prepare("select actor from audit_log where action = 'lifecycle.acknowledge-failure'").all()).toEqual([{ actor: 'demo' }]);
+    expect(audited.prepare("select actor from audit_log where action = 'lifecycle.acknowledge-failure'").all()).toEqual([
+      { actor: 'demo' },
+    ]);
   } finally {
     audited.close();
   }
