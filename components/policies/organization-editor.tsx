@@ -658,61 +658,65 @@ function CanaryFields({
     return k === 'percent' ? { percent: value ?? 10, ...rest } : { count: value ?? 1, ...rest };
   };
   return (
-    <Field label="Canaries" problems={problems}>
-      {(a) => (
-        <div className="row" style={{ flexWrap: 'wrap', gap: 6 }}>
-          <select
-            aria-label={`Sector ${sector} canaries`}
-            aria-invalid={a['aria-invalid']}
-            value={kind}
-            onChange={(e) => onChange(withSize(e.target.value, size))}
-          >
-            <option value="none">none</option>
-            <option value="count">first N clusters</option>
-            <option value="percent">first P% of the sector</option>
-          </select>
-          {canary !== null ? (
-            <>
-              <input
-                type="number"
-                min={1}
-                max={kind === 'percent' ? 100 : undefined}
-                aria-label={`Sector ${sector} canary ${kind === 'percent' ? 'percent' : 'count'}`}
-                value={size ?? ''}
-                onChange={(e) => onChange(withSize(kind, number(e.target.value)))}
-                style={{ width: 70, ...invalidStyle(a['aria-invalid']) }}
-              />
-              <label className="small">
-                soak{' '}
+    // the whole row: a kind, a size, a soak and a selector do not fit one column
+    <div style={{ gridColumn: '1 / -1' }}>
+      <Field label="Canaries" problems={problems}>
+        {(a) => (
+          <div className="row" style={{ flexWrap: 'wrap', gap: 6, alignItems: 'center' }}>
+            <select
+              id={a.id}
+              aria-label={`Sector ${sector} canaries`}
+              aria-invalid={a['aria-invalid']}
+              value={kind}
+              onChange={(e) => onChange(withSize(e.target.value, size))}
+            >
+              <option value="none">none</option>
+              <option value="count">first N clusters</option>
+              <option value="percent">first P% of the sector</option>
+            </select>
+            {canary !== null ? (
+              <>
                 <input
                   type="number"
-                  min={0}
-                  aria-label={`Sector ${sector} canary soak hours`}
-                  value={canary.soakHours ?? ''}
-                  onChange={(e) => {
-                    const { soakHours: _, ...rest } = canary;
-                    const hours = number(e.target.value);
-                    onChange(hours === undefined ? rest : { ...rest, soakHours: hours });
-                  }}
+                  min={1}
+                  max={kind === 'percent' ? 100 : undefined}
+                  aria-label={`Sector ${sector} canary ${kind === 'percent' ? 'percent' : 'count'}`}
+                  value={size ?? ''}
+                  onChange={(e) => onChange(withSize(kind, number(e.target.value)))}
                   style={{ width: 70, ...invalidStyle(a['aria-invalid']) }}
-                />{' '}
-                h
-              </label>
-              <input
-                type="text"
-                aria-label={`Sector ${sector} canary selector`}
-                placeholder="canary=true (optional: which clusters may be canaries)"
-                value={canary.selector ?? ''}
-                onChange={(e) => {
-                  const { selector: _, ...rest } = canary;
-                  onChange(e.target.value ? { ...rest, selector: e.target.value } : rest);
-                }}
-                style={{ flex: 1, minWidth: 160, ...invalidStyle(a['aria-invalid']) }}
-              />
-            </>
-          ) : null}
-        </div>
-      )}
-    </Field>
+                />
+                <label className="small" style={{ whiteSpace: 'nowrap' }}>
+                  soak{' '}
+                  <input
+                    type="number"
+                    min={0}
+                    aria-label={`Sector ${sector} canary soak hours`}
+                    value={canary.soakHours ?? ''}
+                    onChange={(e) => {
+                      const { soakHours: _, ...rest } = canary;
+                      const hours = number(e.target.value);
+                      onChange(hours === undefined ? rest : { ...rest, soakHours: hours });
+                    }}
+                    style={{ width: 70, ...invalidStyle(a['aria-invalid']) }}
+                  />{' '}
+                  h
+                </label>
+                <input
+                  type="text"
+                  aria-label={`Sector ${sector} canary selector`}
+                  placeholder="canary=true (optional: which clusters may be canaries)"
+                  value={canary.selector ?? ''}
+                  onChange={(e) => {
+                    const { selector: _, ...rest } = canary;
+                    onChange(e.target.value ? { ...rest, selector: e.target.value } : rest);
+                  }}
+                  style={{ flex: 1, minWidth: 160, ...invalidStyle(a['aria-invalid']) }}
+                />
+              </>
+            ) : null}
+          </div>
+        )}
+      </Field>
+    </div>
   );
 }
