@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateFleet, NO_GATES } from '../evaluation/evaluate-fleet';
 import { listBlockers } from '../evaluation/blockers';
-import { canaryCount, chooseCanaries, type CanaryPolicy } from './canaries';
+import { canaryCount, canaryStartHold, chooseCanaries, type CanaryPolicy } from './canaries';
 import { decideUpgrades } from './decide-upgrades';
 import { lintPolicies } from './lint-policies';
 import { testCluster, testPlanInput, TEST_NOW, type RawCluster } from './test-plan-input';
@@ -256,6 +256,24 @@ describe('the engine with canaries', () => {
       message: 'canary p1 of sector prod must complete 4.12.19 and soak 24h first (p1 runs 4.12.17)',
       clearsByNextRun: false,
     });
+  });
+});
+
+describe("the lifecycle's start gate", () => {
+  it('re-checks the canaries for a planned upgrade: a failure since stops its start', () => {
+    const upgradeResults = [{ cluster: 'p1', version: '4.12.19', outcome: 'failed', at: hoursAgo(1), attempt: 9 }];
+    const hold = canaryStartHold(testPlanInput([inProd('p1'), inProd('p2')], { organization: prod(), upgradeResults }))!;
+    expect(hold('p2', '4.12.19')).toEqual({
+      reason: 'CANARY_FAILED',
+      message:
+        'canary p1 of sector prod failed the upgrade to 4.12.19 (attempt 9): the sector is halted for 4.12.19 until the failure is acknowledged',
+    });
+    // the canary is not offered 4.12.18: it holds nothing for it
+    expect(hold('p2', '4.12.18')).toBeNull();
+    const waiting = canaryStartHold(testPlanInput([inProd('p1'), inProd('p2')], { organization: prod() }))!;
+    expect(waiting('p2', '4.12.19')?.reason).toBe('AWAITING_CANARY');
+    expect(hold('elsewhere', '4.12.19')).toBeNull();
+    expect(canaryStartHold(testPlanInput([inProd('p1')], { organization: { sectors: [{ name: 'prod' }] } }))).toBeUndefined();
   });
 });
 
