@@ -131,6 +131,8 @@ export const sectors = sqliteTable(
     approvalAfter: integer('approval_after', { mode: 'boolean' }).notNull().default(false),
     /** no upgrade of the sector starts before: `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null = none */
     notBefore: text('not_before'),
+    /** canaries go first (server/domain/plan/canaries.ts): `{count: N}` or `{percent: P}` with `soakHours`, as written; null = none */
+    canary: json<Record<string, unknown> | null>('canary'),
     /** a label selector: managed clusters whose policy names no sector join the first sector selecting them (sector-selectors.ts) */
     selector: text('selector'),
     dependencies: json<string[]>('dependencies')

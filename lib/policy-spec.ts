@@ -37,6 +37,7 @@ export const SECTOR_KEYS = [
   'approval',
   'notBefore',
   'selector',
+  'canary',
   'dependencies',
 ] as const;
 
@@ -118,6 +119,7 @@ export function sectorSpecToDocument(s: SectorSpec): Obj {
   if (s.approval !== undefined) doc.approval = { ...s.approval };
   if (s.notBefore !== undefined) doc.notBefore = s.notBefore;
   if (s.selector !== undefined) doc.selector = s.selector;
+  if (s.canary !== undefined) doc.canary = { ...s.canary };
   if (s.dependencies.length > 0) doc.dependencies = s.dependencies.map((name) => ({ name }));
   Object.assign(doc, s.extra ?? {});
   return doc;

@@ -44,6 +44,8 @@ const REASONS = [
   'REMOVED_API_IN_USE',
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
+  'AWAITING_CANARY',
+  'CANARY_FAILED',
 ];
 const CHANGE_AREAS = [
   'policy',

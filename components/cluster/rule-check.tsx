@@ -17,6 +17,7 @@ export const RULE_LABEL: Record<string, string> = {
   sector: 'Sector order',
   soak: 'Soak',
   approval: 'Approval gate',
+  canary: "Sector's canaries (completed and soaked first)",
   hold: 'Held by the cluster (version gate, operator, removed API)',
 };
 

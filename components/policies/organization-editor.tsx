@@ -21,6 +21,20 @@ import { SelectorPreview } from '@/components/ui/selector-preview';
 type Settings = inferRouterInputs<AppRouter>['policies']['updateOrganization']['organization'];
 /** a sector's approval gates as the API takes them */
 type ApprovalGates = NonNullable<Settings['sectors'][number]['approval']>;
+/** a sector's canaries as the API takes them ({count | percent, soakHours, selector}) */
+type Canary = NonNullable<Settings['sectors'][number]['canary']>;
+
+/** A YAML or stored `canary` in the API's shape: numbers kept, anything else dropped (the validator then names what is missing). */
+function canaryOf(v: unknown): Canary | null {
+  if (!isObject(v)) return null;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const out: Canary = {};
+  if (num(v.count) !== undefined) out.count = num(v.count);
+  if (num(v.percent) !== undefined) out.percent = num(v.percent);
+  if (num(v.soakHours) !== undefined) out.soakHours = num(v.soakHours);
+  if (typeof v.selector === 'string') out.selector = v.selector;
+  return out;
+}
 
 const EMPTY: Settings = {
   sectors: [],
@@ -50,6 +64,7 @@ function settingsFromYaml(v: unknown): Settings {
         // as written: the validator names a wrong key or value at its path
         approval: isObject(x.approval) ? x.approval : null,
         notBefore: optionalScalar(x.notBefore),
+        canary: canaryOf(x.canary),
         selector: optionalScalar(x.selector),
         dependencies: strings(x.dependencies),
       };
@@ -75,6 +90,7 @@ function yamlDocOf(s: Settings): unknown {
       ...(x.maxVersion ? { maxVersion: x.maxVersion } : {}),
       ...(x.approval && (x.approval.before || x.approval.after) ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
+      ...(x.canary ? { canary: x.canary } : {}),
       ...(x.selector ? { selector: x.selector } : {}),
       dependencies: x.dependencies,
     })),
@@ -109,6 +125,7 @@ export function OrganizationEditor() {
           maxVersion: s.maxVersion,
           approval: (s.approval as ApprovalGates | null) ?? null,
           notBefore: s.notBefore ?? null,
+          canary: canaryOf(s.canary),
           selector: s.selector ?? null,
           dependencies: s.dependencies,
         })),
@@ -381,6 +398,34 @@ export function OrganizationEditor() {
                           )}
                         </Field>
                       </div>
+                      <CanaryFields
+                        sector={s.name || String(i + 1)}
+                        canary={s.canary ?? null}
+                        problems={problemsAt(problems, `sectors[${i}].canary`)}
+                        onChange={(canary) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, canary } : x)) })}
+                      />
+                      <Field label="Label selector" problems={problemsAt(problems, `sectors[${i}].selector`)}>
+                        {(a) => (
+                          <>
+                            <input
+                              type="text"
+                              {...a}
+                              aria-label={`Sector ${s.name || i + 1} label selector`}
+                              placeholder="env=prod (adds clusters whose policy names no sector)"
+                              value={s.selector ?? ''}
+                              onChange={(e) =>
+                                // not trimmed while typing: `env in (a, b)` has spaces; the server trims on save
+                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, selector: e.target.value || null } : x)) })
+                              }
+                              style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
+                            />
+                            <SelectorPreview
+                              selector={s.selector ?? ''}
+                              note="of these, the managed clusters whose policy names no sector join this one (the first sector selecting them)"
+                            />
+                          </>
+                        )}
+                      </Field>
                     </div>
                   </div>
                 ))}
@@ -399,6 +444,7 @@ export function OrganizationEditor() {
                           maxVersion: null,
                           approval: null,
                           notBefore: null,
+                          canary: null,
                           selector: null,
                           dependencies: [],
                         },
@@ -607,5 +653,95 @@ function FreezePanel({ frozen, reason, revision }: { frozen: boolean; reason: st
         </span>
       )}
     </section>
+  );
+}
+
+/**
+ * A sector's canaries: none, a count or a percent of the sector, the soak before the rest follow,
+ * and which clusters may be canaries (a label selector). The plan validator checks the values.
+ */
+function CanaryFields({
+  sector,
+  canary,
+  problems,
+  onChange,
+}: {
+  sector: string;
+  canary: Canary | null;
+  problems: FieldProblem[];
+  onChange: (canary: Canary | null) => void;
+}) {
+  const kind = canary === null ? 'none' : canary.percent !== undefined ? 'percent' : 'count';
+  const size = canary?.percent ?? canary?.count;
+  const number = (text: string) => (text.trim() === '' || !Number.isFinite(Number(text)) ? undefined : Number(text));
+  const withSize = (k: string, value: number | undefined): Canary | null => {
+    if (k === 'none') return null;
+    const rest = {
+      ...(canary?.soakHours !== undefined ? { soakHours: canary.soakHours } : {}),
+      ...(canary?.selector ? { selector: canary.selector } : {}),
+    };
+    return k === 'percent' ? { percent: value ?? 10, ...rest } : { count: value ?? 1, ...rest };
+  };
+  return (
+    // the whole row: a kind, a size, a soak and a selector do not fit one column
+    <div style={{ gridColumn: '1 / -1' }}>
+      <Field label="Canaries" problems={problems}>
+        {(a) => (
+          <div className="row" style={{ flexWrap: 'wrap', gap: 6, alignItems: 'center' }}>
+            <select
+              id={a.id}
+              aria-label={`Sector ${sector} canaries`}
+              aria-invalid={a['aria-invalid']}
+              value={kind}
+              onChange={(e) => onChange(withSize(e.target.value, size))}
+            >
+              <option value="none">none</option>
+              <option value="count">first N clusters</option>
+              <option value="percent">first P% of the sector</option>
+            </select>
+            {canary !== null ? (
+              <>
+                <input
+                  type="number"
+                  min={1}
+                  max={kind === 'percent' ? 100 : undefined}
+                  aria-label={`Sector ${sector} canary ${kind === 'percent' ? 'percent' : 'count'}`}
+                  value={size ?? ''}
+                  onChange={(e) => onChange(withSize(kind, number(e.target.value)))}
+                  style={{ width: 70, ...invalidStyle(a['aria-invalid']) }}
+                />
+                <label className="small" style={{ whiteSpace: 'nowrap' }}>
+                  soak{' '}
+                  <input
+                    type="number"
+                    min={0}
+                    aria-label={`Sector ${sector} canary soak hours`}
+                    value={canary.soakHours ?? ''}
+                    onChange={(e) => {
+                      const { soakHours: _, ...rest } = canary;
+                      const hours = number(e.target.value);
+                      onChange(hours === undefined ? rest : { ...rest, soakHours: hours });
+                    }}
+                    style={{ width: 70, ...invalidStyle(a['aria-invalid']) }}
+                  />{' '}
+                  h
+                </label>
+                <input
+                  type="text"
+                  aria-label={`Sector ${sector} canary selector`}
+                  placeholder="canary=true (optional: which clusters may be canaries)"
+                  value={canary.selector ?? ''}
+                  onChange={(e) => {
+                    const { selector: _, ...rest } = canary;
+                    onChange(e.target.value ? { ...rest, selector: e.target.value } : rest);
+                  }}
+                  style={{ flex: 1, minWidth: 160, ...invalidStyle(a['aria-invalid']) }}
+                />
+              </>
+            ) : null}
+          </div>
+        )}
+      </Field>
+    </div>
   );
 }

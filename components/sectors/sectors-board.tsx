@@ -65,7 +65,8 @@ function nodeHeight(s: Sector): number {
     78 +
     s.workloads.length * 36 +
     s.workloads.filter((w) => w.waitsFor).length * 19 +
-    (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0)
+    (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0) +
+    (s.canaries ? 19 : 0)
   );
 }
 
@@ -177,6 +178,16 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
             waits: {w.waitsFor!.sector} on {w.waitsFor!.version} ({w.workload})
           </div>
         ))}
+      {s.canaries && (
+        <div
+          className="small"
+          data-testid={`sector-canaries-${s.name}`}
+          title={`canaries go first (${s.canaries.size}${s.canaries.selector ? ` of ${s.canaries.selector}` : ''}); the rest wait until they completed and soaked ${s.canaries.soakHours} h`}
+        >
+          canaries: {s.canaries.canaries.length ? <span className="mono">{s.canaries.canaries.join(', ')}</span> : 'none match'} · soak{' '}
+          {s.canaries.soakHours} h
+        </div>
+      )}
       {gated && <SectorGatesView data={data} />}
       <Handle type="source" position={Position.Right} aria-label={`${s.name}: drag to a sector that depends on it`} />
     </div>

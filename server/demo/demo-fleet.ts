@@ -60,7 +60,7 @@ export interface DemoFleet {
     name: string;
     allowedWorkloads: string[];
     allowedMutexes: string[];
-    sectors: { name: string; maxParallelUpgrades?: string; dependencies: string[] }[];
+    sectors: { name: string; maxParallelUpgrades?: string; canary?: { count: number; soakHours: number }; dependencies: string[] }[];
     blockedVersions: { pattern: string; reason: string }[];
   };
   clusters: DemoCluster[];
@@ -77,6 +77,8 @@ interface SectorPlan {
   name: string;
   dependencies: string[];
   maxParallelUpgrades?: string;
+  /** the sector's canaries, as a policy file writes them */
+  canary?: { count: number; soakHours: number };
   /** days after a release before this sector's clusters take it */
   lagDays: number;
   soakDays: number;
@@ -116,6 +118,10 @@ const SECTORS: SectorPlan[] = [
   {
     name: 'hive-production',
     dependencies: ['hive-integration'],
+    // canaries (plan/canaries.ts): the first hive-production cluster by name goes first and runs a
+    // version a day before the rest of the sector takes it; no sector follows this one, so the
+    // rest of the demo plans as before
+    canary: { count: 1, soakHours: 24 },
     lagDays: 8,
     soakDays: 4,
     schedule: { cron: '0 10 * * 1-4', location: 'America/Los_Angeles' },
@@ -419,6 +425,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
         name: s.name,
         dependencies: s.dependencies,
         ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+        ...(s.canary ? { canary: s.canary } : {}),
       })),
       blockedVersions: [
         { pattern: '^.*-(rc|ec|fc)\\..*$', reason: 'pre-release builds never reach managed clusters' },

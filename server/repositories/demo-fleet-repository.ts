@@ -58,6 +58,7 @@ export function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): { organiza
           name: s.name,
           position,
           maxParallelUpgrades: s.maxParallelUpgrades ?? null,
+          canary: s.canary ?? null,
           dependencies: s.dependencies,
         })
         .run();

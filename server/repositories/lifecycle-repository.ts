@@ -12,6 +12,7 @@ import {
   type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
+import type { UpgradeResult } from '@/server/domain/plan/canaries';
 
 export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
 export type LifecycleTransitionRow = typeof upgradeLifecycleTransitions.$inferSelect;
@@ -140,6 +141,42 @@ export function listUnacknowledgedFailures(db: Db, organizationId?: number): Sto
     .orderBy(upgradeLifecycles.id)
     .all()
     .map(toStoredAttempt);
+}
+
+/**
+ * The canary rule's input (server/domain/plan/canaries.ts) for the clusters of `sectors`: every
+ * completed attempt (when it finished) and every failure nobody acknowledged yet, oldest first.
+ * By the attempt's sector: a cluster moved into a canary sector brings no earlier record, and a
+ * canary without one counts as having soaked what it runs.
+ */
+export function listUpgradeResults(db: Db, organizationId: number, sectors: readonly string[]): UpgradeResult[] {
+  if (sectors.length === 0) return [];
+  return db
+    .select({
+      id: upgradeLifecycles.id,
+      cluster: upgradeLifecycles.clusterName,
+      version: upgradeLifecycles.toVersion,
+      state: upgradeLifecycles.state,
+      finishedAt: upgradeLifecycles.finishedAt,
+      updatedAt: upgradeLifecycles.updatedAt,
+    })
+    .from(upgradeLifecycles)
+    .where(
+      and(
+        inArray(upgradeLifecycles.sector, [...sectors]),
+        ofOrganization(db, organizationId),
+        sql`(${upgradeLifecycles.state} = 'completed' or (${inArray(upgradeLifecycles.state, FAILURES)} and ${isNull(upgradeLifecycles.acknowledgedAt)}))`,
+      ),
+    )
+    .orderBy(upgradeLifecycles.id)
+    .all()
+    .map((r) => ({
+      cluster: r.cluster,
+      version: r.version,
+      outcome: r.state === 'completed' ? ('completed' as const) : ('failed' as const),
+      at: (r.finishedAt ?? r.updatedAt).getTime(),
+      attempt: r.id,
+    }));
 }
 
 export function getAttempt(db: Db, id: number): StoredAttempt | null {

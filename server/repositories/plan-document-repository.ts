@@ -8,6 +8,8 @@ import type { PlanOrganizationDocument } from '@/server/domain/policy-files/orga
 import { approvals, blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
 import { approvalSettingOf } from '@/server/domain/policy-files/organization-snapshot';
 import type { Approval } from '@/server/domain/plan/sector-gates';
+import { formatInstant } from '@/server/domain/plan/time';
+import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 
 export interface PlanDocument {
@@ -27,6 +29,8 @@ export interface PlanDocument {
   versionData: { checkIn?: string; versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> };
   /** the approvals given and not revoked, for the sectors that exist (absent when there are none) */
   approvals?: Approval[];
+  /** the canary sectors' completed upgrades and unacknowledged failures (absent without canaries) */
+  upgradeResults?: { cluster: string; version: string; outcome: 'completed' | 'failed'; at: string; attempt?: number }[];
 }
 
 /**
@@ -96,6 +100,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
         ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
         ...(s.notBefore ? { notBefore: s.notBefore } : {}),
+        ...(s.canary ? { canary: s.canary } : {}),
         ...(s.selector ? { selector: s.selector } : {}),
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
@@ -117,7 +122,19 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
     }),
     versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
+    ...upgradeResultsOf(
+      db,
+      organizationId,
+      sectorRows.filter((s) => s.canary).map((s) => s.name),
+    ),
   };
+}
+
+/** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */
+function upgradeResultsOf(db: Db, organizationId: number, canarySectors: readonly string[]): Pick<PlanDocument, 'upgradeResults'> {
+  if (canarySectors.length === 0) return {};
+  const results = listUpgradeResults(db, organizationId, canarySectors);
+  return { upgradeResults: results.map((r) => ({ ...r, at: formatInstant(r.at) })) };
 }
 
 /** The unrevoked approvals of sectors that exist (an approval outlives a renamed or removed sector, unused). */

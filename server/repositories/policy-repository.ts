@@ -58,6 +58,8 @@ export interface SectorInput {
   /** approval gates as the settings carry them ({before, after}, validated); null = none */
   approval?: Record<string, unknown> | null;
   notBefore?: string | null;
+  /** canaries as the settings carry them ({count | percent, soakHours}, validated); null = none */
+  canary?: Record<string, unknown> | null;
   selector?: string | null;
   dependencies: string[];
 }
@@ -78,6 +80,7 @@ export function replaceSectors(db: DbOrTx, organizationId: number, list: readonl
         approvalBefore: s.approval?.before === true,
         approvalAfter: s.approval?.after === true,
         notBefore: s.notBefore ?? null,
+        canary: s.canary ?? null,
         selector: s.selector ?? null,
         dependencies: [...s.dependencies],
       })

@@ -29,6 +29,7 @@ import { blockingPatternOf } from '@/server/domain/plan/blocked-versions';
 import type { Cluster as PlanCluster, PlanInput } from '@/server/domain/plan/types';
 import { boundExceeded, boundsForCluster, describeBound } from '@/server/domain/plan/version-bounds';
 import { sectorStartHold } from '@/server/domain/plan/sector-gates';
+import { canaryStartHold } from '@/server/domain/plan/canaries';
 import { findExclusion, type GatedDecision } from '@/server/domain/scheduling/apply-gates';
 import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '@/server/domain/scheduling/snapshot-transitions';
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
@@ -274,6 +275,8 @@ interface LifecycleEnv {
   organization: PlanInput['organization'];
   /** the approvals given (the engine's input): the start gate re-checks the sectors' gates */
   approvals: PlanInput['approvals'];
+  /** the sectors' canaries as the start gate re-checks them (a canary failed since it was planned); undefined without canaries */
+  canaryHold: ReturnType<typeof canaryStartHold>;
   halts: HaltIndex;
   clusters: ReadonlyMap<string, PlanCluster>;
   states: ReadonlyMap<string, StoredClusterState>;
@@ -348,7 +351,10 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           // a target or cap set after the upgrade was planned holds its start as a blocked pattern does
           aboveBound(env.organization, policy, attempt.toVersion),
         haltedBy: haltReason(env.halts, attempt.cluster, sector, attempt.toVersion),
-        sectorGate: sectorStartHold(env.organization, env.approvals, sector ?? undefined, attempt.toVersion, Math.max(now, attempt.slot)),
+        sectorGate:
+          sectorStartHold(env.organization, env.approvals, sector ?? undefined, attempt.toVersion, Math.max(now, attempt.slot)) ??
+          env.canaryHold?.(attempt.cluster, attempt.toVersion) ??
+          null,
       },
       decisionWithdrawn:
         decision?.action === 'cancel' && decision.version === attempt.toVersion
@@ -882,6 +888,7 @@ async function tickOrganization(
         exclusions: gates.exclusions,
         organization: input.organization,
         approvals: input.approvals,
+        canaryHold: canaryStartHold(input),
         halts: gates.halts ?? EMPTY_HALTS,
         clusters,
         states: statesByName,

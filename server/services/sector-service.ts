@@ -9,6 +9,7 @@ import * as repo from '@/server/repositories/sector-repository';
 import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import type { ManagedCluster } from '@/server/domain/plan/decide-upgrades';
 import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
+import { sectorCanaries } from '@/server/domain/plan/canaries';
 import { listApprovals } from '@/server/repositories/approval-repository';
 
 export interface SectorWorkloadSummary {
@@ -62,6 +63,8 @@ export interface SectorSummary {
   /** people-readable blockers, e.g. "prod-blue waits: stage still runs 4.13.39 for workload ocm" */
   waits: string[];
   gates: SectorGates | null;
+  /** the sector's canaries (plan/canaries.ts): who goes first, how many as written, the soak; null = none */
+  canaries: { canaries: string[]; size: string; soakHours: number; selector: string | null } | null;
 }
 
 export interface SectorsOverview {
@@ -107,6 +110,7 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
         }
       }
       const gatesOf = sectorGates(db, org.id, rows, stored);
+      const canariesOf: ReturnType<typeof sectorCanaries> = stored.ok ? sectorCanaries(stored.input) : new Map<never, never>();
       const soakOf = (version: string, workload: string) => evaluation?.versionData.versions[version]?.workloads[workload]?.soakDays ?? 0;
 
       const sectors = rows.map((row): SectorSummary => {
@@ -157,6 +161,7 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
             .filter((w) => w.waitsFor)
             .map((w) => `${row.name} waits: ${w.waitsFor!.sector} still runs ${w.waitsFor!.version} for workload ${w.workload}`),
           gates: gatesOf(row),
+          canaries: canariesOf.get(row.name) ?? null,
         };
       });
       return { organization: { name: org.name, revision: org.revision, frozen: org.frozen }, sectors };

@@ -33,6 +33,7 @@ import { readDataVersion, readPlanStructureRevision } from '@/server/repositorie
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
 import { loadPlanDocument, loadVersionData } from '@/server/repositories/plan-document-repository';
 import { loadGateState, type GateOrganization } from '@/server/repositories/gate-state-repository';
+import { listUpgradeResults } from '@/server/repositories/lifecycle-repository';
 
 const MINUTE_MS = 60_000;
 /** cluster explanations kept per evaluation (each costs one engine run over the fleet) */
@@ -143,11 +144,20 @@ function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string
     structure: previous.structure,
     parsed: {
       ok: true,
-      input: { ...previous.parsed.input, now, versionData: soak.versionData },
+      input: { ...previous.parsed.input, now, versionData: soak.versionData, ...upgradeResultsFor(db, org.id, previous.parsed.input) },
       gates: loadGateState(db, org, at, previous.parsed.gates.healthIssues),
     },
     never: previous.never,
   };
+}
+
+/**
+ * The canary sectors' upgrade results read again: an attempt completing, failing or being
+ * acknowledged does not move the plan structure, but it moves what the canaries let through.
+ */
+function upgradeResultsFor(db: Db, organizationId: number, input: PlanInput): Pick<PlanInput, 'upgradeResults'> {
+  const sectors = input.organization.sectors.filter((s) => s.canary).map((s) => s.name);
+  return sectors.length === 0 ? {} : { upgradeResults: listUpgradeResults(db, organizationId, sectors) };
 }
 
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {

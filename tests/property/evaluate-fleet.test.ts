@@ -28,6 +28,11 @@ const arbSectors = fc.subarray(SECTORS).chain((names) =>
         name: fc.constant(name),
         dependencies: fc.subarray(names.slice(0, i)).map((ds) => ds.map((d) => ({ name: d }))),
         maxParallelUpgrades: fc.option(fc.constantFrom('1', '2', '50%'), { nil: undefined }),
+        // canaries (plan/canaries.ts): the forecast must wake the rest when the canaries' soak ends
+        canary: fc.option(fc.record({ count: fc.integer({ min: 1, max: 2 }), soakHours: fc.constantFrom(0, 5, 13) }), {
+          nil: undefined,
+          freq: 3,
+        }),
       }),
     ),
   ),
@@ -217,6 +222,26 @@ function expectExplains(e: ClusterEvaluation, d: GatedDecision): void {
           ctx,
         ).toBe(true);
       break;
+    case 'AWAITING_CANARY':
+    case 'CANARY_FAILED': {
+      // a cancel names the scheduled upgrade's version (pending); a skip the candidate the canaries hold
+      const held = d.action === 'cancel' ? undefined : usable.find((c) => c.version === d.version);
+      expect(
+        d.action === 'cancel'
+          ? [rule('pending').pass, false, true, true]
+          : [
+              rule('pending').pass,
+              ...['canary', 'sector', 'soak'].map((r) => held?.checks.filter((k) => k.rule === r).every((k) => k.pass)),
+            ],
+        ctx,
+      ).toEqual([d.action !== 'cancel', false, true, true]);
+      expect(
+        // a skip: every usable candidate fails some rule (a cancel is about the scheduled upgrade only)
+        usable.every((c) => d.action === 'cancel' || c.checks.some((k) => !k.pass)),
+        ctx,
+      ).toBe(true);
+      break;
+    }
     case 'FROZEN':
       expect(gate('freeze').pass, ctx).toBe(false);
       break;
@@ -306,11 +331,14 @@ function tickEveryStep(input: PlanInput, gates: GateState, horizonDays: number, 
     if (c.currentUpgrade && c.upgradePolicy) ends.set(c.name, (Date.parse(c.currentUpgrade.nextRun) || from) + duration);
   }
   let versionData = input.versionData;
+  // every completion, as the scheduler passes them to the canary rule (it reads the canaries' only)
+  const upgradeResults: NonNullable<PlanInput['upgradeResults']> = [...(input.upgradeResults ?? [])];
   for (let t = from; t <= until; t = Math.ceil((t + 1) / stepMs) * stepMs) {
     clusters = clusters.map((c) => {
       const cu = c.currentUpgrade;
       if (!cu || !c.upgradePolicy) return c;
       if ((ends.get(c.name) ?? Infinity) <= t) {
+        upgradeResults.push({ cluster: c.name, version: cu.version, outcome: 'completed', at: ends.get(c.name)! });
         ends.delete(c.name);
         const rest = {
           ...c,
@@ -324,7 +352,7 @@ function tickEveryStep(input: PlanInput, gates: GateState, horizonDays: number, 
       return c;
     });
     const now = new Date(t).toISOString().replace('.000Z', 'Z');
-    const result = evaluateFleet({ ...input, now, clusters, versionData }, gates);
+    const result = evaluateFleet({ ...input, now, clusters, versionData, upgradeResults: [...upgradeResults] }, gates);
     versionData = result.versionData;
     for (const d of result.decisions) {
       const i = clusters.findIndex((c) => c.name === d.cluster);

@@ -58,6 +58,16 @@ export const ZOrganizationSettings = z.object({
         maxVersion: z.string().max(100).nullable().optional(),
         approval: z.object({ before: z.boolean().optional(), after: z.boolean().optional() }).strict().nullable().optional(),
         notBefore: z.string().max(100).nullable().optional(),
+        canary: z
+          .object({
+            count: z.number().finite().optional(),
+            percent: z.number().finite().optional(),
+            soakHours: z.number().finite().optional(),
+            selector: z.string().max(4096).optional(),
+          })
+          .strict()
+          .nullable()
+          .optional(),
         selector: z.string().max(4096).nullable().optional(),
         dependencies: z.array(label).max(100),
       }),

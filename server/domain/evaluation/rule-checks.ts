@@ -165,6 +165,36 @@ export function candidateRuleChecks(
     } else if (run.hasApprovalGates(c)) {
       checks.push({ rule: 'approval', pass: true, message: `${version} approved for every gate it passes`, details: {} });
     }
+    // only where the cluster's sector has canaries (a fleet without them explains as before)
+    const sectorName = c.upgradePolicy.conditions.sector;
+    const canaries = sectorName === undefined ? undefined : run.canariesOf(sectorName);
+    if (check.canary) {
+      const hold = check.canary;
+      checks.push({
+        rule: 'canary',
+        pass: false,
+        message: run.describeCanaryHold(hold),
+        details:
+          hold.kind === 'failed'
+            ? { outcome: 'failed', canary: hold.canary, attempt: hold.attempt ?? null, sector: hold.sector }
+            : {
+                outcome: 'waiting',
+                sector: hold.sector,
+                soakHours: hold.soakHours,
+                pending: hold.canaries.filter((p) => !p.done).length,
+                earliest: hold.readyAt === null ? null : formatInstant(hold.readyAt),
+              },
+      });
+    } else if (canaries) {
+      checks.push({
+        rule: 'canary',
+        pass: true,
+        message: run.isCanary(c)
+          ? `a canary of sector ${sectorName}: it goes first`
+          : `the canaries of sector ${sectorName} (${canaries.canaries.map((k) => k.name).join(', ')}) completed and soaked ${version}, or cannot take it`,
+        details: { canaries: canaries.canaries.length, canary: run.isCanary(c) },
+      });
+    }
     // only where the cluster holds it (a provider version gate, an operator, a removed API)
     if (check.held) checks.push({ rule: 'hold', pass: false, message: check.held.message, details: { reason: check.held.reason } });
     return { version, chosen: version === chosen, checks, blockedBy: check.blockedBy ?? null, soak: candidateSoak(check) };

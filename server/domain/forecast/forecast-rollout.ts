@@ -17,8 +17,11 @@
  * rule lets through, not only the highest one the engine names), the tick from which its next
  * run leaves a maintenance exclusion, or any completion or release for the rest (mutex, sector,
  * versions) — and only awake clusters are decided. A completion's tick is visited, and the
- * tick before it soaks the versions left there, as the gridded scheduler would. Pure: no clock,
- * no I/O.
+ * tick before it soaks the versions left there, as the gridded scheduler would. Canaries
+ * (plan/canaries.ts): each simulated completion in a canary sector becomes an upgrade result, so
+ * the rest of the sector starts once its canaries completed and soaked the version; a cluster
+ * waiting for the canaries' soak sleeps until it ends. Failures are not forecast (a canary failed
+ * now stays unacknowledged: its version stays halted in its sector). Pure: no clock, no I/O.
  */
 import { blockingPatternOf } from '../plan/blocked-versions';
 import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
@@ -29,6 +32,7 @@ import { engineOrderPositions, type ManagedCluster, type SectorTables } from '..
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
+import type { UpgradeResult } from '../plan/canaries';
 import { exclusionWindowOf, findExclusion, type ExclusionWindow, type GatedDecision, type GateState } from '../scheduling/apply-gates';
 import { compareVersions } from '../version/version';
 
@@ -249,6 +253,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
 
   let versionData: VersionData = input.versionData;
+  // the canary sectors' completions the simulation adds to the input's (canaries.ts)
+  const canarySectors = new Set(input.organization.sectors.filter((x) => x.canary).map((x) => x.name));
+  let upgradeResults: UpgradeResult[] | undefined = input.upgradeResults;
   // Kept between engine runs (the engine would derive them from the clusters at every step): the
   // soak ledger follows each completion; the sector tables are rebuilt after one.
   let ledger: SoakLedger | null = null;
@@ -269,6 +276,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         s.state = { ...s.state, version, availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0) };
         delete s.state.currentUpgrade;
         ledger?.moved(s.state, from);
+        if (s.sector !== null && canarySectors.has(s.sector))
+          upgradeResults = [...(upgradeResults ?? []), { cluster: s.base.name, version, outcome: 'completed', at: s.endsAt }];
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
         s.endsAt = null;
         completed = true;
@@ -292,7 +301,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     for (const check of view.versionChecks(s.state as ManagedCluster)) {
       // an approval is not given within the forecast: a version awaiting one never passes
       if (check.blockedBy !== undefined || check.exceeds !== undefined || !check.sector.pass || check.awaits || check.held) continue;
-      let at = t;
+      // a failed canary is not acknowledged within the forecast; canaries not there yet: a completion wakes everyone
+      if (check.canary && (check.canary.kind === 'failed' || check.canary.readyAt === null)) continue;
+      let at = check.canary?.kind === 'waiting' && check.canary.readyAt !== null ? Math.max(t, check.canary.readyAt) : t;
       for (const p of check.soak.perWorkload) {
         if (p.pass || p.required === null) continue;
         const rate = soak.reporters(check.version, p.workload);
@@ -402,7 +413,9 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         if (first || (!state.currentUpgrade && s.eligibleAt <= t)) awake.push(state);
       }
       ledger ??= new SoakLedger(order);
-      const result = evaluateFleet({ ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData }, gates, {
+      const step = { ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData };
+      if (upgradeResults) step.upgradeResults = upgradeResults;
+      const result = evaluateFleet(step, gates, {
         decideOnly: awake,
         order,
         kept: { soak: ledger, sectorTables },
@@ -445,6 +458,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'FROZEN':
             case 'UNHEALTHY':
             case 'HALTED_BY_FAILURE':
+            case 'CANARY_FAILED':
               s.eligibleAt = Infinity;
               break;
             case 'EXCLUDED':
@@ -457,6 +471,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             // (the last three: held by the cluster itself for the whole forecast; a lower candidate may still soak)
             case 'NOT_SOAKED':
             case 'SECTOR_BEHIND':
+            case 'AWAITING_CANARY':
             case 'VERSION_GATE':
             case 'OPERATOR_INCOMPATIBLE':
             case 'REMOVED_API_IN_USE':

@@ -25,8 +25,11 @@ export interface FleetConditions {
   blockedBy: string | null;
   /** why an unacknowledged failure halts this version here */
   haltedBy: string | null;
-  /** the sector's approval gate or notBefore holding the start (plan/sector-gates.ts sectorStartHold); absent = none */
-  sectorGate?: { reason: 'AWAITING_APPROVAL' | 'NOT_BEFORE'; message: string } | null;
+  /**
+   * the sector's approval gate or notBefore (plan/sector-gates.ts sectorStartHold), or its canaries
+   * (plan/canaries.ts canaryStartHold), holding the start; absent = none
+   */
+  sectorGate?: { reason: 'AWAITING_APPROVAL' | 'NOT_BEFORE' | 'AWAITING_CANARY' | 'CANARY_FAILED'; message: string } | null;
 }
 
 export const NO_FLEET_OBSTACLES: FleetConditions = {

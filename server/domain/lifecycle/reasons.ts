@@ -15,6 +15,9 @@ export const LIFECYCLE_REASONS = {
   AWAITING_APPROVAL:
     'The target into this sector (approval.before), or past a sector it follows (approval.after), is not approved (any more): an approval revoked, or a gate set, since it was planned.',
   NOT_BEFORE: "The start is before the sector's notBefore (set since it was planned).",
+  CANARY_FAILED:
+    "A canary of the cluster's sector failed this version and the failure is not acknowledged: the whole sector is halted for it (since it was planned).",
+  AWAITING_CANARY: "The sector's canaries have not completed and soaked this version (canaries set since it was planned).",
   VERSION_CHANGED: 'The cluster no longer runs the version the upgrade was planned from.',
   UPGRADE_IN_PROGRESS: 'The provider reports another upgrade on the cluster.',
   CONDITIONAL_NOT_ALLOWED: 'The target is only a conditional update and the policy does not allow conditional updates.',

@@ -8,8 +8,8 @@
  *    given an upgrade (a cancelled upgrade still holds them for this run).
  * 4. For each cluster the first rule that applies decides: pending/cancel, suspended, the
  *    sector's notBefore, window, mutexes (or the sector's maxParallelUpgrades), version (blocked,
- *    bound, sector, soak, approval), upgrade. notBefore and approval gates (sector-gates.ts) act
- *    only where a sector declares them.
+ *    bound, sector, soak, canaries, approval), upgrade. notBefore, canaries (canaries.ts) and
+ *    approval gates (sector-gates.ts) act only where a sector declares them.
  *
  * Everything per run is precomputed or memoized (sector minimum versions, next run per schedule,
  * regex results), so a run is O(clusters × (workloads + candidate versions)), not quadratic.
@@ -28,6 +28,15 @@ import {
   type ApprovalWait,
   type NotBefore,
 } from './sector-gates';
+import {
+  canaryHold,
+  chooseCanaries,
+  describeCanaryHold,
+  indexResults,
+  type CanaryCluster,
+  type CanaryHold,
+  type UpgradeResult,
+} from './canaries';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
 import { compareVersions } from '../version/version';
 
@@ -53,6 +62,8 @@ export type VersionCheck = {
   soak: { pass: boolean; message: string; perWorkload: { workload: string; soaked: number; required: number | null; pass: boolean }[] };
   /** the approval gate the version waits for in the cluster's sector; absent when none applies or all are approved */
   awaits?: ApprovalWait;
+  /** what the sector's canaries hold the version for (a failure, or a completion and soak to wait for); absent: nothing */
+  canary?: CanaryHold;
   /** what the cluster itself holds the version for (a provider version gate, an operator, a removed API); absent: nothing */
   held?: CandidateHold;
 };
@@ -180,7 +191,12 @@ export type SectorTables = {
   approvals?: ReadonlySet<string>;
   /** sector → the sectors it follows (directly or not) that have an after-gate */
   afterGates?: Map<string, string[]>;
+  /** sector with a canary rule → its canaries (names, versions, offers) */
+  canaries?: Map<string, CanarySet>;
 };
+
+/** A sector's canaries in one run (canaries.ts): stable by name, with what the rule reads of them. */
+export type CanarySet = { canaries: CanaryCluster[]; names: ReadonlySet<string>; members: number };
 
 /**
  * What a caller running the engine again and again over the same clusters — the forecast, between
@@ -211,6 +227,10 @@ export class PlanRun {
   private readonly lazy: SectorTables;
   /** some sector declares an approval gate (else the approval rule is skipped) */
   private readonly gated: boolean;
+  /** some sector declares canaries (else the canary rule is skipped) */
+  private readonly canaried: boolean;
+  /** the canaries' upgrade results by cluster, built on first use */
+  private canaryResults: Map<string, UpgradeResult[]> | undefined;
   private readonly requiredMinCache: Map<string, SectorMin | null>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
@@ -242,6 +262,8 @@ export class PlanRun {
       this.nextRunCache = again.nextRunCache;
       this.outsideWindowCache = again.outsideWindowCache;
       this.gated = again.gated;
+      this.canaried = again.canaried;
+      this.canaryResults = again.canaryResults;
     } else {
       const nowMs = parseInstant(input.now);
       if (nowMs === null) throw new Error(`PlanInput.now is not an instant: ${input.now}`);
@@ -256,11 +278,14 @@ export class PlanRun {
       this.nextRunCache = new Map();
       this.outsideWindowCache = new Map();
       let gated = false;
+      let canaried = false;
       for (const sector of input.organization.sectors) {
         this.sectors.set(sector.name, sector);
         if (sector.approval) gated = true;
+        if (sector.canary) canaried = true;
       }
       this.gated = gated;
+      this.canaried = canaried;
     }
     this.holds = kept.holds ?? again?.holds;
     for (const c of this.order) if (c.currentUpgrade) this.hold(c);
@@ -297,6 +322,60 @@ export class PlanRun {
     const name = c.upgradePolicy.conditions.sector;
     if (!this.gated || name === undefined) return false;
     return this.sectors.get(name)?.approval?.before === true || this.afterGatesOf(name).length > 0;
+  }
+
+  /** The canaries of every sector with a canary rule (built when the canary rule first needs them). */
+  private get canarySets(): Map<string, CanarySet> {
+    let sets = this.lazy.canaries;
+    if (sets) return sets;
+    const members = new Map<string, ManagedCluster[]>();
+    for (const c of this.order) {
+      const name = c.upgradePolicy.conditions.sector;
+      if (name === undefined || !this.sectors.get(name)?.canary) continue;
+      let list = members.get(name);
+      if (!list) members.set(name, (list = []));
+      list.push(c);
+    }
+    sets = new Map();
+    for (const [name, list] of members) {
+      const chosen = new Set(chooseCanaries(this.sectors.get(name)!.canary!, list));
+      const canaries = list
+        .filter((c) => chosen.has(c.name))
+        .map((c) => ({ name: c.name, version: c.version, availableUpgrades: c.availableUpgrades }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      sets.set(name, { canaries, names: chosen, members: list.length });
+    }
+    return (this.lazy.canaries = sets);
+  }
+
+  /** The canaries of the sector, when it has a canary rule and clusters (the Sectors page and the cluster page show them). */
+  canariesOf(sector: string): CanarySet | undefined {
+    return this.canaried ? this.canarySets.get(sector) : undefined;
+  }
+
+  /** Whether the cluster is one of its sector's canaries. */
+  isCanary(c: ManagedCluster): boolean {
+    const name = c.upgradePolicy.conditions.sector;
+    return name !== undefined && this.canariesOf(name)?.names.has(c.name) === true;
+  }
+
+  /** What the cluster's sector's canaries hold `version` for (canaries.ts), if anything. */
+  canaryHoldOf(c: ManagedCluster, version: string): CanaryHold | undefined {
+    const name = c.upgradePolicy.conditions.sector;
+    if (!this.canaried || name === undefined) return undefined;
+    const set = this.canarySets.get(name);
+    const policy = this.sectors.get(name)?.canary;
+    if (!set || !policy) return undefined;
+    if (!this.canaryResults) {
+      const all = new Set<string>();
+      for (const x of this.canarySets.values()) for (const n of x.names) all.add(n);
+      this.canaryResults = indexResults(this.input.upgradeResults, all);
+    }
+    return canaryHold(name, policy, set.canaries, set.names.has(c.name), version, this.canaryResults, this.nowMs);
+  }
+
+  describeCanaryHold(hold: CanaryHold): string {
+    return describeCanaryHold(hold, this.nowMs);
   }
 
   notBeforeOf(sector: string): NotBefore | undefined {
@@ -519,6 +598,8 @@ export class PlanRun {
     if (exceeds) out.exceeds = exceeds;
     const awaits = this.approvalWait(c, version);
     if (awaits) out.awaits = awaits;
+    const canary = this.canaryHoldOf(c, version);
+    if (canary) out.canary = canary;
     const held = this.holds?.(c, version);
     if (held) out.held = held;
     return out;
@@ -585,6 +666,17 @@ export class PlanRun {
         };
       }
       const future = current.state === 'scheduled' && nextRunMs > this.nowMs;
+      // a canary failing (or canaries set) after the upgrade was planned holds it, as a cap does
+      const canary = future ? this.canaryHoldOf(c, current.version) : undefined;
+      if (canary) {
+        return {
+          cluster,
+          action: 'cancel',
+          version: current.version,
+          reason: canary.kind === 'failed' ? 'CANARY_FAILED' : 'AWAITING_CANARY',
+          message: `scheduled upgrade to ${current.version} (nextRun ${current.nextRun}): ${this.describeCanaryHold(canary)}`,
+        };
+      }
       // a gate set or an approval revoked after the upgrade was planned holds it, as a cap does
       const awaits = future ? this.approvalWait(c, current.version) : undefined;
       if (awaits) {
@@ -643,7 +735,7 @@ export class PlanRun {
         continue;
       }
       const check = this.checkVersion(c, v);
-      if (check.sector.pass && check.soak.pass && !check.awaits && !check.held) {
+      if (check.sector.pass && check.soak.pass && !check.canary && !check.awaits && !check.held) {
         this.hold(c);
         const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})` : '';
         return {
@@ -662,6 +754,15 @@ export class PlanRun {
     }
     if (!firstFailure.sector.pass) return { cluster, action: 'skip', reason: 'SECTOR_BEHIND', message: firstFailure.sector.message };
     if (!firstFailure.soak.pass) return { cluster, action: 'skip', reason: 'NOT_SOAKED', message: firstFailure.soak.message };
+    if (firstFailure.canary) {
+      return {
+        cluster,
+        action: 'skip',
+        version: firstFailure.version,
+        reason: firstFailure.canary.kind === 'failed' ? 'CANARY_FAILED' : 'AWAITING_CANARY',
+        message: this.describeCanaryHold(firstFailure.canary),
+      };
+    }
     if (!firstFailure.awaits && firstFailure.held) {
       return {
         cluster,
@@ -681,10 +782,11 @@ export class PlanRun {
     };
   }
 
-  /** The first version rule a candidate fails: sector, soak, then approval. */
+  /** The first version rule a candidate fails: sector, soak, canaries, then approval. */
   private failureMessage(c: ManagedCluster, check: VersionCheck): string {
     if (!check.sector.pass) return check.sector.message;
     if (!check.soak.pass) return check.soak.message;
+    if (check.canary) return this.describeCanaryHold(check.canary);
     if (check.awaits) return this.describeApprovalWait(c, check.awaits);
     return check.held?.message ?? check.soak.message;
   }

@@ -5,6 +5,7 @@
 import { patternMatches } from './blocked-versions';
 import { compileSchedule, listRuns } from './cron-schedule';
 import { parseInstant } from './time';
+import { chooseCanaries } from './canaries';
 import type { Cluster, PlanInput, UpgradePolicy, Warning } from './types';
 
 type Managed = { cluster: Cluster & { upgradePolicy: UpgradePolicy }; index: number };
@@ -185,9 +186,36 @@ function lintSectorGates(input: PlanInput, warnings: Warning[]): void {
 }
 
 /**
+ * Canaries that test nothing (canaries.ts): a sector whose every cluster is a canary (nobody
+ * waits for them), or whose selector matches none of its clusters (nobody goes first, so nobody
+ * waits). Valid, but likely not what was meant.
+ */
+function lintCanaries(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  input.organization.sectors.forEach((sector, i) => {
+    if (!sector.canary) return;
+    const members = managed.filter((m) => m.cluster.upgradePolicy.conditions.sector === sector.name).map((m) => m.cluster);
+    if (members.length === 0) return;
+    const canaries = chooseCanaries(sector.canary, members);
+    if (canaries.length === 0) {
+      warnings.push({
+        code: 'CANARY_SELECTOR_MATCHES_NONE',
+        path: `organization.sectors[${i}].canary.selector`,
+        message: `the canary selector of sector ${sector.name} matches none of its ${members.length} clusters: no canary goes first, nobody waits`,
+      });
+    } else if (canaries.length === members.length) {
+      warnings.push({
+        code: 'CANARIES_ARE_THE_WHOLE_SECTOR',
+        path: `organization.sectors[${i}].canary`,
+        message: `every cluster of sector ${sector.name} is a canary (${canaries.length}): nobody waits for them`,
+      });
+    }
+  });
+}
+
+/**
  * Warnings for a validated input: workloads nobody starts soaking, sectors whose dependencies
  * never gate them, single-cluster mutexes, maxParallelUpgrades without a shared mutex, blocked-version regexes that match nothing or
- * everything available, schedules that never fire, sector gates that hold nothing.
+ * everything available, schedules that never fire, sector gates that hold nothing, canaries that test nothing.
  */
 export function lintPolicies(input: PlanInput): Warning[] {
   const managed = managedClusters(input);
@@ -199,5 +227,6 @@ export function lintPolicies(input: PlanInput): Warning[] {
   lintBlockedVersions(input, managed, warnings);
   lintSchedules(input, managed, warnings);
   lintSectorGates(input, warnings);
+  lintCanaries(input, managed, warnings);
   return warnings;
 }

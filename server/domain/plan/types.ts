@@ -8,6 +8,7 @@
 import type { LifecycleOptions } from '@/server/domain/lifecycle/options';
 import type { VersionBound } from './version-bounds';
 import type { Approval, NotBefore, SectorApprovalGates } from './sector-gates';
+import type { CanaryPolicy, UpgradeResult } from './canaries';
 import type { LabelSelector } from '../labels/label-selector';
 
 /** One problem found while parsing or validating a plan document. */
@@ -30,6 +31,8 @@ export type Sector = {
   approval?: SectorApprovalGates;
   /** no upgrade of the sector's clusters starts before this (sector-gates.ts; beyond the reference) */
   notBefore?: NotBefore;
+  /** the sector's canaries go first and soak before the rest (canaries.ts; beyond the reference) */
+  canary?: CanaryPolicy;
   /**
    * managed clusters whose policy names no sector join the first sector selecting their labels
    * (labels/sector-selectors.ts; beyond the reference); absent = none
@@ -128,6 +131,11 @@ export type PlanInput = {
   versionData: VersionData;
   /** the approvals given to the sectors' gates (sector-gates.ts; beyond the reference); absent = none */
   approvals?: Approval[];
+  /**
+   * the upgrades seen completed, and the failures not acknowledged, of the canary sectors' clusters
+   * (canaries.ts; beyond the reference); absent = none
+   */
+  upgradeResults?: UpgradeResult[];
 };
 
 export const DECISION_REASONS = [
@@ -146,6 +154,8 @@ export const DECISION_REASONS = [
   'MAX_CONCURRENT_UPGRADES',
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
+  'AWAITING_CANARY',
+  'CANARY_FAILED',
   // what the cluster itself reports about a candidate (provider facts; only when the scheduler passes them)
   'VERSION_GATE',
   'OPERATOR_INCOMPATIBLE',
@@ -177,6 +187,7 @@ export type RuleCheck = {
     | 'sector'
     | 'soak'
     | 'approval'
+    | 'canary'
     | 'hold'
     | 'schedule'
     | 'notBefore'

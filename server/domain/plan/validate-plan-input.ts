@@ -5,6 +5,7 @@
  */
 import { parseVersionBound, type VersionBound } from './version-bounds';
 import { APPROVAL_KINDS, parseNotBefore, type Approval, type ApprovalKind, type SectorApprovalGates } from './sector-gates';
+import { UPGRADE_OUTCOMES, type CanaryPolicy, type UpgradeOutcome, type UpgradeResult } from './canaries';
 import { identifierProblem } from '../identifiers';
 import { labelKeyProblem } from '../labels/label-syntax';
 import { parseLabelSelector } from '../labels/label-selector';
@@ -195,6 +196,10 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
       if (typeof nb === 'string') c.add(`${path}.notBefore`, nb);
       else sector.notBefore = nb;
     }
+    if (s.canary !== undefined && s.canary !== null) {
+      const canary = canaryPolicyOf(c, s.canary, `${path}.canary`);
+      if (canary) sector.canary = canary;
+    }
     if (s.selector !== undefined && s.selector !== null) {
       if (typeof s.selector !== 'string') c.add(`${path}.selector`, `must be a label selector (text), got ${describe(s.selector)}`);
       else {
@@ -233,6 +238,124 @@ function validateOrganization(c: Collector, raw: unknown): Organization {
 }
 
 const APPROVAL_GATE_KEYS = ['before', 'after'] as const;
+const CANARY_KEYS = ['count', 'percent', 'soakHours', 'selector'] as const;
+/** a month: a longer canary soak is a typo (hours for days) rather than a plan */
+export const MAX_CANARY_SOAK_HOURS = 24 * 31;
+
+/** An unknown key of an object field, with the likely one when it is misspelt. */
+function unknownKey(c: Collector, path: string, key: string, known: readonly string[]): void {
+  const guess = known.find((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
+  c.add(
+    `${path}.${key}`,
+    guess ? `unknown key '${key}': did you mean '${guess}'?` : `unknown key '${key}' (known here: ${known.join(', ')})`,
+  );
+}
+
+/**
+ * A sector's `canary: {count: N} | {percent: P}, soakHours: H` (canaries.ts); undefined after
+ * reporting a problem. Exactly one of count and percent.
+ */
+function canaryPolicyOf(c: Collector, raw: unknown, path: string): CanaryPolicy | undefined {
+  if (!isObject(raw)) {
+    c.add(path, `must be an object {count: N} or {percent: P} with soakHours, got ${describe(raw)}`);
+    return undefined;
+  }
+  let ok = true;
+  for (const key of Object.keys(raw)) {
+    if (!(CANARY_KEYS as readonly string[]).includes(key)) {
+      unknownKey(c, path, key, CANARY_KEYS);
+      ok = false;
+    }
+  }
+  const hasCount = raw.count !== undefined && raw.count !== null;
+  const hasPercent = raw.percent !== undefined && raw.percent !== null;
+  let size: CanaryPolicy['size'] | undefined;
+  if (hasCount && hasPercent) {
+    c.add(path, 'give either count or percent, not both');
+    ok = false;
+  } else if (!hasCount && !hasPercent) {
+    c.add(path, 'missing count (how many canaries) or percent (which share of the sector)');
+    ok = false;
+  } else if (hasCount) {
+    if (typeof raw.count !== 'number' || !Number.isSafeInteger(raw.count) || raw.count < 1) {
+      c.add(`${path}.count`, `must be a whole number >= 1, got ${describe(raw.count)}`);
+      ok = false;
+    } else size = { kind: 'count', value: raw.count, raw: String(raw.count) };
+  } else if (typeof raw.percent !== 'number' || !Number.isInteger(raw.percent) || raw.percent < 1 || raw.percent > 100) {
+    c.add(`${path}.percent`, `must be a whole number from 1 to 100, got ${describe(raw.percent)}`);
+    ok = false;
+  } else size = { kind: 'percent', value: raw.percent, raw: `${raw.percent}%` };
+  let soakHours = 0;
+  if (raw.soakHours !== undefined && raw.soakHours !== null) {
+    if (
+      typeof raw.soakHours !== 'number' ||
+      !Number.isFinite(raw.soakHours) ||
+      raw.soakHours < 0 ||
+      raw.soakHours > MAX_CANARY_SOAK_HOURS
+    ) {
+      c.add(`${path}.soakHours`, `must be a number of hours from 0 to ${MAX_CANARY_SOAK_HOURS}, got ${describe(raw.soakHours)}`);
+      ok = false;
+    } else soakHours = raw.soakHours;
+  }
+  let selector: CanaryPolicy['selector'];
+  if (raw.selector !== undefined && raw.selector !== null) {
+    const parsed = typeof raw.selector === 'string' ? parseLabelSelector(raw.selector) : null;
+    if (parsed === null) c.add(`${path}.selector`, `must be a label selector (text), got ${describe(raw.selector)}`);
+    else if (!parsed.ok) c.add(`${path}.selector`, parsed.message);
+    else selector = parsed.selector;
+    ok &&= parsed?.ok === true;
+  }
+  return ok && size ? { size, soakHours, ...(selector ? { selector } : {}) } : undefined;
+}
+
+/** The document's `upgradeResults` (the canary rule's input): [{cluster, version, outcome, at, attempt?}]. */
+function validateUpgradeResults(c: Collector, raw: unknown): UpgradeResult[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    c.add('upgradeResults', `must be a list of {cluster, version, outcome, at}, got ${describe(raw)}`);
+    return undefined;
+  }
+  const out: UpgradeResult[] = [];
+  raw.forEach((r, i) => {
+    const path = `upgradeResults[${i}]`;
+    if (!isObject(r)) {
+      c.add(path, `must be an object {cluster, version, outcome, at}, got ${describe(r)}`);
+      return;
+    }
+    let ok = true;
+    if (typeof r.cluster !== 'string' || r.cluster === '') {
+      c.add(`${path}.cluster`, `must be a cluster name, got ${describe(r.cluster)}`);
+      ok = false;
+    }
+    if (!isSemver(r.version)) {
+      c.add(`${path}.version`, `not a semantic version: ${describe(r.version)}`);
+      ok = false;
+    }
+    if (typeof r.outcome !== 'string' || !(UPGRADE_OUTCOMES as readonly string[]).includes(r.outcome)) {
+      c.add(`${path}.outcome`, `must be one of ${UPGRADE_OUTCOMES.join(', ')}, got ${describe(r.outcome)}`);
+      ok = false;
+    }
+    const at = parseInstant(r.at);
+    if (at === null) {
+      c.add(`${path}.at`, `not an ISO-8601 date-time: ${describe(r.at)}`);
+      ok = false;
+    }
+    const attempt = r.attempt;
+    if (attempt !== undefined && attempt !== null && (typeof attempt !== 'number' || !Number.isSafeInteger(attempt))) {
+      c.add(`${path}.attempt`, `must be an attempt number, got ${describe(attempt)}`);
+      ok = false;
+    }
+    if (!ok) return;
+    out.push({
+      cluster: r.cluster as string,
+      version: r.version as string,
+      outcome: r.outcome as UpgradeOutcome,
+      at: at!,
+      ...(typeof attempt === 'number' ? { attempt } : {}),
+    });
+  });
+  return out;
+}
 
 /**
  * A sector's `approval: {before, after}` (booleans, `after` optional); undefined when neither is
@@ -689,7 +812,18 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
   const clusters = validateClusters(c, raw.clusters, ctx);
   const versionData = checkVersionData(c, raw.versionData, nowMs);
   const approvals = validateApprovals(c, raw.approvals, ctx.sectorNames);
+  const upgradeResults = validateUpgradeResults(c, raw.upgradeResults);
   if (c.problems.length > 0 || nowMs === null) return { ok: false, problems: c.problems };
   assignSectorsBySelector(organization.sectors, clusters);
-  return { ok: true, input: { now: formatInstant(nowMs), organization, clusters, versionData, ...(approvals ? { approvals } : {}) } };
+  return {
+    ok: true,
+    input: {
+      now: formatInstant(nowMs),
+      organization,
+      clusters,
+      versionData,
+      ...(approvals ? { approvals } : {}),
+      ...(upgradeResults ? { upgradeResults } : {}),
+    },
+  };
 }

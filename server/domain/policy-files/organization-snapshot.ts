@@ -18,10 +18,15 @@ export interface SectorInput {
   approval?: SectorApprovalSetting | null;
   /** `2026-11-29T20:00 Europe/Zurich` or an instant with its offset; null/absent = none */
   notBefore?: string | null;
+  /** canaries, as written ({count | percent, soakHours}; validated with the plan document); null/absent = none */
+  canary?: SectorCanarySetting | null;
   /** a label selector adding the managed clusters whose policy names no sector; null/absent = none */
   selector?: string | null;
   dependencies: string[];
 }
+
+/** A sector's `canary` as written: `{count: N}` or `{percent: P}` with `soakHours` (canaries.ts). */
+export type SectorCanarySetting = Record<string, unknown>;
 
 /** A sector's `approval` as written: `{before, after}` (the plan validator refuses other keys and values). */
 export type SectorApprovalSetting = Record<string, unknown>;
@@ -36,6 +41,8 @@ export interface SectorSettings {
   /** absent in revisions stored before approval gates existed: read as null */
   approval?: SectorApprovalSetting | null;
   notBefore?: string | null;
+  /** absent in revisions stored before canaries existed: read as null */
+  canary?: SectorCanarySetting | null;
   /** absent in revisions stored before label selectors existed: read as null */
   selector?: string | null;
   dependencies: string[];
@@ -90,6 +97,7 @@ export interface PlanOrganizationDocument {
     maxVersion?: string;
     approval?: SectorApprovalSetting;
     notBefore?: string;
+    canary?: SectorCanarySetting;
     selector?: string;
     dependencies: { name: string }[];
   }[];
@@ -99,10 +107,11 @@ export interface PlanOrganizationDocument {
 
 /** A stored sector's settings (a row holds more: ids, position). */
 export function sectorSettingsOf(
-  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'selector'> & {
+  row: Omit<SectorSettings, 'approval' | 'notBefore' | 'canary' | 'selector'> & {
     approvalBefore: boolean;
     approvalAfter: boolean;
     notBefore: string | null;
+    canary: SectorCanarySetting | null;
     selector: string | null;
   },
 ): SectorSettings {
@@ -114,6 +123,7 @@ export function sectorSettingsOf(
     maxVersion: row.maxVersion,
     approval: approvalSettingOf(row.approvalBefore, row.approvalAfter),
     notBefore: row.notBefore,
+    canary: row.canary,
     selector: row.selector,
     dependencies: row.dependencies,
   };
@@ -148,6 +158,7 @@ export function normalizeSettings(input: OrganizationSettingsInput, stored?: Org
         maxVersion: optionalText(kept(s.maxVersion, before?.maxVersion)),
         approval: kept(s.approval, before?.approval) ?? null,
         notBefore: optionalText(kept(s.notBefore, before?.notBefore)),
+        canary: kept(s.canary, before?.canary) ?? null,
         selector: optionalText(kept(s.selector, before?.selector)),
         dependencies: [...s.dependencies],
       };
@@ -174,6 +185,7 @@ export function settingsFromOrganizationFile(file: OrganizationFile, storedReaso
       maxVersion: s.maxVersion ?? null,
       approval: s.approval ?? null,
       notBefore: s.notBefore ?? null,
+      canary: s.canary ?? null,
       selector: s.selector ?? null,
       dependencies: s.dependencies,
     })),
@@ -204,6 +216,7 @@ export function planOrganizationOf(s: Omit<OrganizationSnapshot, 'frozen' | 'fro
       ...((x.maxVersion ?? null) !== null ? { maxVersion: x.maxVersion! } : {}),
       ...(x.approval ? { approval: x.approval } : {}),
       ...(x.notBefore ? { notBefore: x.notBefore } : {}),
+      ...(x.canary ? { canary: x.canary } : {}),
       ...(x.selector ? { selector: x.selector } : {}),
       dependencies: x.dependencies.map((name) => ({ name })),
     })),

@@ -88,6 +88,7 @@ function settingsFromRaw(raw: Obj, notices: FileProblem[]): OrganizationSettings
     if (typeof s.maxVersion === 'string') sector.maxVersion = s.maxVersion;
     if (isPlainObject(s.approval)) sector.approval = { ...s.approval };
     if (typeof s.notBefore === 'string') sector.notBefore = s.notBefore;
+    if (isPlainObject(s.canary)) sector.canary = { ...s.canary };
     if (typeof s.selector === 'string') sector.selector = s.selector;
     (Array.isArray(s.dependencies) ? s.dependencies : []).forEach((d: unknown, j) => {
       const name = isPlainObject(d) ? d.name : d;

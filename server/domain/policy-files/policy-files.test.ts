@@ -255,6 +255,21 @@ upgradePolicyClusters:
     expect(problemPaths('- just\n- a list\n')).toEqual(['(document)']);
   });
 
+  it("imports and exports a sector's canaries as written", () => {
+    const text = `name: org
+sectors:
+- name: prod
+  canary: {percent: 10, soakHours: 24, selector: canary=true}
+upgradePolicyClusters: []
+`;
+    const parsed = parseOrganizationFile(text);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.value.sectors[0]!.canary).toEqual({ percent: 10, soakHours: 24, selector: 'canary=true' });
+    expect(parseYaml(renderOrganizationFile(parsed.value))).toMatchObject({
+      sectors: [{ name: 'prod', canary: { percent: 10, soakHours: 24, selector: 'canary=true' } }],
+    });
+  });
+
   it('reports dependency keys it does not keep', () => {
     const parsed = validateOrganizationFileData({
       name: 'o',

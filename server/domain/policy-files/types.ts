@@ -56,6 +56,8 @@ export type SectorSpec = {
   approval?: Record<string, unknown>;
   /** beyond the reference schema: no upgrade starts before (a local time and zone, or an instant) */
   notBefore?: string;
+  /** beyond the reference schema: canaries {count | percent, soakHours} as written (canaries.ts) */
+  canary?: Record<string, unknown>;
   /** beyond the reference schema: a label selector adding managed clusters whose policy names no sector */
   selector?: string;
   /** names of the sectors this one follows */

@@ -21,6 +21,7 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
       ...(s.maxVersion !== null ? { maxVersion: s.maxVersion } : {}),
       ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
       ...(s.notBefore !== null ? { notBefore: s.notBefore } : {}),
+      ...(s.canary ? { canary: s.canary } : {}),
       ...(s.selector !== null ? { selector: s.selector } : {}),
       dependencies: s.dependencies,
       ...(extra ? { extra } : {}),
