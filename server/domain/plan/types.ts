@@ -133,6 +133,8 @@ export const DECISION_REASONS = [
   'MAX_CONCURRENT_UPGRADES',
   'AWAITING_APPROVAL',
   'NOT_BEFORE',
+  // a target more than one minor away that the stored update graph gives no route to (route-following.ts)
+  'NO_ROUTE',
   // what the cluster itself reports about a candidate (provider facts; only when the scheduler passes them)
   'VERSION_GATE',
   'OPERATOR_INCOMPATIBLE',
@@ -170,7 +172,9 @@ export type RuleCheck = {
     | 'mutex'
     | 'pending'
     | 'suspend'
-    | 'available';
+    | 'available'
+    /** a target more than one minor away: the path solver's route and its next hop (route-following.ts) */
+    | 'route';
   pass: boolean;
   message: string;
   /** Numbers behind the verdict, for display (e.g. soaked, required). */
