@@ -17,7 +17,7 @@ export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'fai
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';
-export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'set-channel';
 /** server/domain/lifecycle/machine.ts's LifecycleState (schema-types.test.ts keeps them equal) */
 export type LifecycleStateValue =
   | 'scheduled'
@@ -417,6 +417,8 @@ export const upgradeLifecycles = sqliteTable(
     fromVersion: text('from_version').notNull(),
     toVersion: text('to_version').notNull(),
     slot: timestamp('slot').notNull(),
+    /** the channel the start switches the cluster to first (a route's hop into another minor's channel); null: none */
+    channel: text('channel'),
     state: text('state').$type<LifecycleStateValue>().notNull(),
     reason: text('reason'),
     message: text('message'),

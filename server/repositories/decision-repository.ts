@@ -295,7 +295,7 @@ export function insertIntent(
   v: {
     key: string;
     tickId: number;
-    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade';
+    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'set-channel';
     /** the cluster's organization */
     organizationId?: number | null;
     clusterName: string;

@@ -1,6 +1,6 @@
 // Scheduler state: settings, the lease, tick rows, action intents, and the simulator's rows.
 // Bulk paths use prepared statements on the raw handle: a tick touches every cluster.
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, schedulerLeases, schedulerTicks, settings } from '@/db/schema';
 import { cachedStatement } from './decision-repository';
@@ -240,6 +240,16 @@ export function listSimulatedClusters(db: Db, organizationId?: number): Simulate
     )
     .orderBy(clusters.position, clusters.id)
     .all();
+}
+
+/** Switches a simulated cluster's channel (the simulator's only state is the cluster row); false when it was on it already. */
+export function setSimulatedChannel(db: Db, externalId: string, channel: string): boolean {
+  const res = db
+    .update(clusters)
+    .set({ channel })
+    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator'), ne(clusters.channel, channel)))
+    .run();
+  return res.changes > 0;
 }
 
 /**

@@ -243,6 +243,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
     ok: true,
     cluster: {
       version: snap.version,
+      channel: snap.channel,
       availableUpgrades: snap.availableUpgrades,
       conditionalUpgrades: snap.conditionalUpgrades,
       upgradeable: snap.upgradeable,
@@ -381,6 +382,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   // nothing happened (the common case: waiting for the slot or the provider): nothing to write
   if (next === attempt && result.effects.length === 0) return;
   const startEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'start' }> => e.kind === 'start');
+  const channelEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'set-channel' }> => e.kind === 'set-channel');
   const cancelEffect = result.effects.find(
     (e): e is Extract<LifecycleEffect, { kind: 'cancel-at-provider' }> => e.kind === 'cancel-at-provider',
   );
@@ -392,6 +394,17 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
     saved = true;
     for (const effect of result.effects) {
+      if (effect.kind === 'set-channel')
+        insertIntent(ctx.db, {
+          organizationId: env.organizationId,
+          key: effect.idempotencyKey,
+          tickId: ctx.tickId,
+          kind: 'set-channel',
+          clusterName: attempt.cluster,
+          version: effect.version,
+          nextRun: null,
+          createdAt: ctx.now,
+        });
       if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
         insertIntent(ctx.db, {
           organizationId: env.organizationId,
@@ -446,7 +459,14 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   env.counts.transitions += result.transitions.length;
   if (!state) return;
   const ref = { externalId: state.externalId, name: state.name };
-  if (startEffect) {
+  // the channel first: a start into a channel the cluster is not on would be refused (or worse, taken
+  // in the old channel); when the switch fails the start waits for the next tick, which asks again
+  const channelSwitched = channelEffect ? await switchChannel(env, attempt, ref, channelEffect) : true;
+  if (startEffect && !channelSwitched) {
+    const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
+    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, `waits for the switch to channel ${channelEffect!.channel}`);
+    env.counts.failed++;
+  } else if (startEffect) {
     try {
       await provider.startUpgrade(
         { ...ref, version: startEffect.version, at: new Date(startEffect.at), idempotencyKey: startEffect.idempotencyKey },
@@ -480,6 +500,42 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
+  }
+}
+
+/** Carries out a channel switch (its intent is written); whether the cluster is now on the channel. */
+async function switchChannel(
+  env: LifecycleEnv,
+  attempt: StoredAttempt,
+  ref: { externalId: string; name: string },
+  effect: Extract<LifecycleEffect, { kind: 'set-channel' }>,
+): Promise<boolean> {
+  const { ctx, provider } = env;
+  const intentId = findIntentId(ctx.db, effect.idempotencyKey);
+  try {
+    if (!provider.setChannel) throw new Error(`the ${provider.name} provider cannot switch a cluster's channel (to ${effect.channel})`);
+    const outcome = await provider.setChannel(ref, effect.channel, ctx.now);
+    if (intentId !== null)
+      markIntentDone(
+        ctx.db,
+        intentId,
+        ctx.now,
+        outcome === 'already-set' ? `already on ${effect.channel}` : `switched to ${effect.channel}`,
+      );
+    countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
+    env.counts.done++;
+    return true;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    countProviderError(ctx.db, provider.name, 'set-channel', ctx.organization.name);
+    countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
+    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+    env.log('channel switch refused by the provider; retried with the start while the gates allow', {
+      lifecycleId: attempt.id,
+      error: message,
+    });
+    env.counts.failed++;
+    return false;
   }
 }
 
@@ -729,6 +785,7 @@ async function tickOrganization(
             fromVersion: state.version,
             toVersion: d.version,
             slot,
+            channel: d.channel ?? null,
             haltsOnFailure: (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).onFailure === 'halt',
             at: now.getTime(),
             actor,

@@ -682,6 +682,7 @@ export class PlanRun {
           version: v,
           nextRun: formatInstant(nextRun),
           message: `upgrade to ${v} at ${formatInstant(nextRun)}${note}`,
+          ...(route?.kind === 'route' && route.channel ? { channel: route.channel } : {}),
         };
       }
       firstFailure ??= check;

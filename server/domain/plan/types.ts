@@ -151,6 +151,8 @@ export type Decision = {
   nextRun?: string;
   reason?: DecisionReason;
   message: string;
+  /** the channel to switch to before the upgrade: a route's hop into another minor's channel (route-following.ts; beyond the reference) */
+  channel?: string;
 };
 
 export type PlanResult = {

@@ -27,6 +27,7 @@ import { SIMULATOR_CLOCK_KEY, simulatedNow, type SimulatorClockState } from '@/s
 import {
   listSimulatedClusters,
   readSetting,
+  setSimulatedChannel,
   setSimulatedUpgrade,
   writeSetting,
   type SimulatedClusterRow,
@@ -345,6 +346,12 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
           { version: req.version, nextRun: formatInstantToSecond(req.at.getTime()), state: 'scheduled' },
           null,
         );
+      });
+    },
+    setChannel(ref, channel) {
+      return inProcess(() => {
+        find(ref);
+        return setSimulatedChannel(db, ref.externalId, channel) ? ('set' as const) : ('already-set' as const);
       });
     },
     cancelUpgrade(req, now) {

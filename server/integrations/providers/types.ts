@@ -163,6 +163,13 @@ export interface FleetProvider {
    * agreed ('already-agreed'). Absent: the provider has no version gates.
    */
   acknowledgeVersionGate?(ref: ClusterRef, gateId: string, now: Date): Promise<'agreed' | 'already-agreed'>;
+  /**
+   * Switches the cluster's update channel (Kubernetes: merge-patch ClusterVersion `spec.channel`),
+   * the first write of a gated start whose hop needs another channel (plan/route-following.ts).
+   * Exactly once: re-reads the cluster first and writes nothing when it is already on the channel
+   * ('already-set'). Absent: the provider cannot switch channels (such a start is refused).
+   */
+  setChannel?(ref: ClusterRef, channel: string, now: Date): Promise<'set' | 'already-set'>;
 }
 
 export class ProviderError extends Error {
