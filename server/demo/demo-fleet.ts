@@ -26,7 +26,7 @@ export type DemoSchedule = string | { cron: string; location?: string; isoWeek?:
 export interface DemoUpgradePolicy {
   workloads: string[];
   schedule: DemoSchedule;
-  conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[] };
+  conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[]; targetVersion?: string };
 }
 
 export interface DemoCluster {
@@ -324,6 +324,24 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       currentUpgrade: null,
     });
   }
+
+  // One cluster far behind, on EUS 4.6 with the target 4.8.*: two minors away, so it follows the
+  // path solver's route over the stored union-4.6-4.9 graph (4.6.30 → 4.7.60 → 4.8.54), switching
+  // to eus-4.8 for the first hop (plan/route-following.ts). Not in a sector, not scaled.
+  clusters.push({
+    name: 'eus-legacy-01',
+    externalId: 'sim-eus-1',
+    region: 'us-east-2',
+    nodeCount: 6,
+    version: '4.6.30',
+    channel: 'eus-4.6',
+    // the simulator's own graph is stable-4.13: it offers this cluster nothing, the route is the stored graph's
+    availableUpgrades: [],
+    healthy: true,
+    healthIssues: [],
+    upgradePolicy: { workloads: ['app-sre'], schedule: '0 * * * *', conditions: { soakDays: 0, targetVersion: '4.8.*' } },
+    currentUpgrade: null,
+  });
 
   const byName = new Map(clusters.map((c) => [c.name, c]));
   // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (named as in the
