@@ -181,6 +181,17 @@ export function findIntentId(db: Db, key: string): number | null {
   return db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).get()?.id ?? null;
 }
 
+/** The intent with this key while it is still pending (neither done nor failed), else null. */
+export function findPendingIntentId(db: Db, key: string): number | null {
+  return (
+    db
+      .select({ id: actionIntents.id })
+      .from(actionIntents)
+      .where(and(eq(actionIntents.idempotencyKey, key), eq(actionIntents.status, 'pending')))
+      .get()?.id ?? null
+  );
+}
+
 export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
   cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(
     at.getTime(),

@@ -31,6 +31,7 @@ import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
 import { EMPTY_HALTS, haltReason, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import {
+  channelKey,
   isFinal,
   needsFreshReading,
   startKey,
@@ -69,6 +70,7 @@ import {
   renewLease,
   failInterruptedTicks,
   findIntentId,
+  findPendingIntentId,
   finishTick,
   insertTick,
   markIntentAttemptFailed,
@@ -431,6 +433,16 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
     else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
       markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    // likewise a channel switch the provider was seen to have made (before a crash, or its answer
+    // lost): the machine does not ask for it again, so its intent is settled here
+    const pendingSwitch = attempt.channel !== null && !channelEffect ? findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
+    if (pendingSwitch !== null) {
+      const onChannel = reading.ok && reading.cluster.channel === attempt.channel;
+      if (onChannel || next.startConfirmedAt !== null)
+        markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
+      else if (isFinal(next.state))
+        markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    }
     for (const t of result.transitions) {
       const event = eventOf(t);
       if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });

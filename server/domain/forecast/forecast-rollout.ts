@@ -256,12 +256,14 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   let upgradesStarted = 0;
   let truncated = false;
 
-  /** What the graph offers at `version` when the cluster took it as a hop of its route; null otherwise. */
-  const routedOffer = (c: Cluster, version: string): string[] | null => {
+  /** What the graph offers at `version` when the cluster took it as a hop of its route, and the channel it switched to; null otherwise. */
+  const routedOffer = (c: Cluster, version: string): { offered: string[]; channel: string | null } | null => {
     const routes = options.routes;
     if (!routes || !c.upgradePolicy) return null;
     const route = routes(c, boundsForCluster(input.organization, c.upgradePolicy.conditions));
-    return route?.kind === 'route' && route.nextHop === version ? routes.successors(version) : null;
+    if (route?.kind !== 'route' || route.nextHop !== version) return null;
+    const offered = routes.successors(version);
+    return offered ? { offered, channel: route.channel } : null;
   };
 
   /** Applies completions and start transitions due at `t`; returns whether anything completed. */
@@ -275,8 +277,13 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         const from = s.state.version;
         // a hop of a route (into another minor's channel) is offered what the graph recommends from there
         const routed = routedOffer(s.state, version);
-        if (routed) s.offered = routed;
-        s.state = { ...s.state, version, availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0) };
+        if (routed) s.offered = routed.offered;
+        s.state = {
+          ...s.state,
+          version,
+          availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0),
+          ...(routed?.channel ? { channel: routed.channel } : {}),
+        };
         delete s.state.currentUpgrade;
         ledger?.moved(s.state, from);
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;

@@ -99,7 +99,22 @@ describe('route-following in the engine', () => {
       '4.15.45',
       'on the route 4.14.38 → 4.15.45 → 4.16.20; next hop 4.15.45',
     ],
-    ['one minor away: greedy as before', on('4.14.38', {}, { targetVersion: '4.15.*' }), {}, 'upgrade', '4.15.50', 'upgrade to 4.15.50 at'],
+    [
+      'one minor away on a channel that holds it: greedy as before',
+      on('4.14.38', { channel: 'stable-4.15' }, { targetVersion: '4.15.*' }),
+      {},
+      'upgrade',
+      '4.15.50',
+      'upgrade to 4.15.50 at',
+    ],
+    [
+      "one minor away on a channel below it: the route's last hop, with its switch",
+      on('4.15.45', { availableUpgrades: [] }, { targetVersion: '4.16.20' }),
+      {},
+      'upgrade',
+      '4.16.20',
+      'on the route 4.15.45 → 4.16.20; next hop 4.16.20 (switching the channel to stable-4.16 first)',
+    ],
     ['no target: greedy as before', on('4.14.38'), {}, 'upgrade', '4.15.50', 'upgrade to 4.15.50 at'],
     ['a cap alone does not route', on('4.14.38', {}, { maxVersion: '4.16.*' }), {}, 'upgrade', '4.15.50', 'upgrade to 4.15.50 at'],
     [

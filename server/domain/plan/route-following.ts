@@ -1,7 +1,8 @@
 /**
  * Multi-minor runs follow the path solver (beyond the reference upgrade service). When a cluster's
  * effective target (its lowest `targetVersion`, version-bounds.ts) is more than one minor ahead of
- * it, the engine does not climb greedily: the only candidate is the next hop of the solver's route
+ * it — or one minor ahead while its channel ends below the target's minor, the last hop of such a
+ * run — the engine does not climb greedily: the only candidate is the next hop of the solver's route
  * (server/domain/path/solve-upgrade-path.ts) from the cluster's version to the target over the
  * stored update graph — so a run never lands on a dead-end intermediate from which the target is
  * unreachable. A target one minor away or less, a cluster without a target, or no stored graph:
@@ -124,6 +125,18 @@ export function channelForHop(hopChannels: readonly string[], hop: string, curre
   return ranked[0]?.name ?? null;
 }
 
+/**
+ * Whether the cluster's channel ends below the stop's minor (`stable-4.14` for a 4.15 target): then
+ * even a target one minor away is never offered without a switch, so the last hop of a route
+ * follows the route too. An unnamed or unknown channel: no.
+ */
+function channelBelow(channel: string | undefined, stop: VersionBound): boolean {
+  const c = channel === undefined ? null : parseChannelName(channel);
+  if (!c) return false;
+  const [major, minor] = minorOfBound(stop);
+  return c.major === major && c.minor < minor;
+}
+
 /** How many of the target minor's releases are tried (highest first) before giving up: a dead end at the top of the minor is rare. */
 const TARGET_TRIES = 25;
 
@@ -147,7 +160,7 @@ export function routeFinder(index: GraphIndex): RouteFinder {
     const stop = effectiveStop(bounds);
     if (!stop) return null;
     const away = minorsAway(cluster.version, stop);
-    if (away === null || away <= 1) return null;
+    if (away === null || away < 1 || (away === 1 && !channelBelow(cluster.channel, stop))) return null;
     const key = `${cluster.version}\u0000${cluster.channel ?? ''}\u0000${bounds.map((b) => `${b.kind}=${b.bound.raw}`).join(',')}`;
     if (memo.has(key)) return memo.get(key)!;
     const verdict = solveRoute(index, cluster, stop, bounds);
