@@ -16,7 +16,8 @@ const FRAMEWORK_AND_IO_MODULES = [
   'node:*',
   'fs',
   'fs/*',
-  'path',
+  // anchored: Node's `path` module only, not a directory of that name (server/domain/path)
+  '/path',
   'os',
   'child_process',
   'net',

@@ -19,7 +19,7 @@ export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'fai
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';
-export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan';
+export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan' | 'set-channel';
 /** server/domain/lifecycle/machine.ts's LifecycleState (schema-types.test.ts keeps them equal) */
 export type LifecycleStateValue =
   | 'scheduled'
@@ -232,6 +232,8 @@ export const clusters = sqliteTable(
   (t) => [
     uniqueIndex('clusters_org_name').on(t.organizationId, t.name),
     index('clusters_sector').on(t.sector),
+    // the simulator's (and providers') lookups of one cluster by the provider's id, thousands per tick
+    index('clusters_external_id').on(t.externalId),
     index('clusters_version').on(t.version),
     index('clusters_state').on(t.upgradeState),
   ],
@@ -459,6 +461,8 @@ export const upgradeLifecycles = sqliteTable(
     fromVersion: text('from_version').notNull(),
     toVersion: text('to_version').notNull(),
     slot: timestamp('slot').notNull(),
+    /** the channel the start switches the cluster to first (a route's hop into another minor's channel); null: none */
+    channel: text('channel'),
     state: text('state').$type<LifecycleStateValue>().notNull(),
     reason: text('reason'),
     message: text('message'),

@@ -18,7 +18,11 @@ export type ChangeRow = Out['changes']['rows'][number];
 export type UpgradeRow = Out['upgrades']['rows'][number];
 
 const INTENT_TONE: Record<string, string> = { pending: 'info', done: 'ok', failed: 'bad' };
-const KIND_LABEL: Record<string, string> = { 'schedule-upgrade': 'schedule upgrade', 'cancel-upgrade': 'cancel upgrade' };
+const KIND_LABEL: Record<string, string> = {
+  'schedule-upgrade': 'schedule upgrade',
+  'cancel-upgrade': 'cancel upgrade',
+  'set-channel': 'switch channel',
+};
 
 const dash = <span className="muted">—</span>;
 

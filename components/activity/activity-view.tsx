@@ -36,6 +36,7 @@ const REASONS = [
   'VERSION_BLOCKED',
   'SUSPENDED',
   'NO_AVAILABLE_UPGRADES',
+  'NO_ROUTE',
   'FROZEN',
   'EXCLUDED',
   'UNHEALTHY',
@@ -239,6 +240,7 @@ export function ActivityView() {
               <option value="">kind: all</option>
               <option value="schedule-upgrade">schedule upgrade</option>
               <option value="cancel-upgrade">cancel upgrade</option>
+              <option value="set-channel">switch channel</option>
             </select>
             <select aria-label="Status" value={f.status} onChange={(e) => set({ status: e.target.value })}>
               <option value="">status: all</option>

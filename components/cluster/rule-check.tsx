@@ -12,6 +12,7 @@ export const RULE_LABEL: Record<string, string> = {
   schedule: 'Maintenance window (next run within 2 h)',
   mutex: 'Mutexes / max parallel / at once',
   available: 'Available upgrades',
+  route: 'Route to the target (path solver)',
   blocked: 'Not blocked',
   bound: 'Within the targets and caps',
   sector: 'Sector order',

@@ -19,6 +19,7 @@ const REASON_TONE: Record<string, string> = {
   VERSION_BLOCKED: 'bad',
   OUTSIDE_WINDOW: '',
   NO_AVAILABLE_UPGRADES: 'ok',
+  NO_ROUTE: 'bad',
   SUSPENDED: 'bad',
   FROZEN: 'bad',
   UNHEALTHY: 'bad',

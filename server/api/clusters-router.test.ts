@@ -19,7 +19,7 @@ beforeAll(() => {
 describe('clusters router (tRPC through createCaller on a migrated in-memory database)', () => {
   it('lists the seeded fleet with paging and a total', async () => {
     const page = await callerAs('viewer').clusters.list({ limit: 10 });
-    expect(page.total).toBe(56);
+    expect(page.total).toBe(57);
     expect(page.items).toHaveLength(10);
     const names = page.items.map((c) => c.name);
     expect([...names].sort()).toEqual(names);
@@ -74,6 +74,18 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
       const cmp = a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
       expect(cmp).toBeLessThanOrEqual(0);
     }
+  });
+
+  it("the EUS demo cluster with a target two minors away shows the stored graph's route in its why-not and its forecast", async () => {
+    const viewer = callerAs('viewer');
+    const { explanation } = await viewer.clusters.explain({ name: 'eus-legacy-01' });
+    const route = explanation!.checks.find((k) => k.rule === 'route');
+    expect(route).toMatchObject({
+      pass: true,
+      message: 'on the route 4.6.30 → 4.7.60 → 4.8.54; next hop 4.7.60 (switching the channel to eus-4.8 first)',
+    });
+    const forecast = await viewer.forecast.run({ horizonDays: 14, upgradeMinutes: 90, search: 'eus-legacy', limit: 10, offset: 0 });
+    expect(forecast.rows.map((r) => r.upgrades.map((u) => `${u.from}→${u.version}`))).toEqual([['4.6.30→4.7.60', '4.7.60→4.8.54']]);
   });
 
   it('answers NOT_FOUND for an unknown cluster', async () => {

@@ -55,8 +55,10 @@ describe('generateDemoFleet', () => {
 
   it('scales to a large fleet of the same shape, with unique names and the same special cases', () => {
     const large = generateDemoFleet(graph, NOW, undefined, { scale: 20 });
-    const managed = fleet.clusters.filter((c) => c.upgradePolicy).length;
-    expect(large.clusters.filter((c) => c.upgradePolicy)).toHaveLength(managed * 20);
+    // the EUS cluster with a route is one at any scale
+    const managed = fleet.clusters.filter((c) => c.upgradePolicy).length - 1;
+    expect(large.clusters.filter((c) => c.upgradePolicy)).toHaveLength(managed * 20 + 1);
+    expect(large.clusters.filter((c) => c.name === 'eus-legacy-01')).toHaveLength(1);
     expect(new Set(large.clusters.map((c) => c.name)).size).toBe(large.clusters.length);
     expect(large.organization.sectors).toEqual(fleet.organization.sectors);
     expect(large.clusters.filter((c) => !c.healthy)).toHaveLength(fleet.clusters.filter((c) => !c.healthy).length);

@@ -26,7 +26,7 @@ export type DemoSchedule = string | { cron: string; location?: string; isoWeek?:
 export interface DemoUpgradePolicy {
   workloads: string[];
   schedule: DemoSchedule;
-  conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[] };
+  conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[]; targetVersion?: string };
   /** lifecycle options (server/domain/lifecycle/options.ts), as a policy file writes them */
   lifecycle?: { operatorApprovals?: { include: string[]; exclude?: string[]; timeout?: string } };
 }
@@ -168,7 +168,20 @@ function channelsOf(node: DemoGraphNode): string[] {
 }
 
 /** unconditional successors by version, restricted to nodes of a channel */
+/** per graph document: the simulator asks for the same (version, channel) thousands of times a tick */
+const availableUpdatesMemo = new WeakMap<DemoGraphDocument, Map<string, readonly string[]>>();
+
 export function availableUpdates(graph: DemoGraphDocument, version: string, channel: string): string[] {
+  let memo = availableUpdatesMemo.get(graph);
+  if (!memo) availableUpdatesMemo.set(graph, (memo = new Map<string, readonly string[]>()));
+  const key = `${version}|${channel}`;
+  let found = memo.get(key);
+  if (!found) memo.set(key, (found = computeAvailableUpdates(graph, version, channel)));
+  // a copy: callers may sort or extend what they get
+  return [...found];
+}
+
+function computeAvailableUpdates(graph: DemoGraphDocument, version: string, channel: string): string[] {
   const conditional = new Set<string>();
   for (const group of graph.conditionalEdges ?? []) for (const e of group.edges) conditional.add(`${e.from}>${e.to}`);
   const index = graph.nodes.findIndex((n) => n.version === version);
@@ -337,6 +350,24 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
       currentUpgrade: null,
     });
   }
+
+  // One cluster far behind, on EUS 4.6 with the target 4.8.*: two minors away, so it follows the
+  // path solver's route over the stored union-4.6-4.9 graph (4.6.30 → 4.7.60 → 4.8.54), switching
+  // to eus-4.8 for the first hop (plan/route-following.ts). Not in a sector, not scaled.
+  clusters.push({
+    name: 'eus-legacy-01',
+    externalId: 'sim-eus-1',
+    region: 'us-east-2',
+    nodeCount: 6,
+    version: '4.6.30',
+    channel: 'eus-4.6',
+    // the simulator's own graph is stable-4.13: it offers this cluster nothing, the route is the stored graph's
+    availableUpgrades: [],
+    healthy: true,
+    healthIssues: [],
+    upgradePolicy: { workloads: ['app-sre'], schedule: '0 * * * *', conditions: { soakDays: 0, targetVersion: '4.8.*' } },
+    currentUpgrade: null,
+  });
 
   const byName = new Map(clusters.map((c) => [c.name, c]));
   // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (named as in the

@@ -295,7 +295,7 @@ export function insertIntent(
   v: {
     key: string;
     tickId: number;
-    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan';
+    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan' | 'set-channel';
     /** the cluster's organization */
     organizationId?: number | null;
     clusterName: string;

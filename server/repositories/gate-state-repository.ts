@@ -13,6 +13,9 @@ import { listSectorRows } from '@/server/repositories/sector-repository';
 import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/scheduler-repository';
+import { loadStoredGraphIndex } from '@/server/repositories/update-graph-repository';
+import { routeFinder, type RouteFinder } from '@/server/domain/plan/route-following';
+import type { GraphIndex } from '@/server/domain/path/update-graph-index';
 
 export interface GateOrganization {
   id: number;
@@ -45,6 +48,7 @@ export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIs
     halts: loadHalts(db, org.id),
     versionGates: loadPendingVersionGates(db, org.id),
     inhibitors: loadInhibitors(db, org.id),
+    ...routesOf(db),
   };
 }
 
@@ -59,6 +63,20 @@ export function loadClusterLabels(db: Db, organizationId: number): ReadonlyMap<s
       effectiveLabels(JSON.parse(r.labels) as Record<string, string>, JSON.parse(r.fleetplanLabels) as Record<string, string>),
     ]),
   );
+}
+
+const finders = new WeakMap<GraphIndex, RouteFinder>();
+
+/**
+ * The routes over the stored update graphs (one finder per graph set, so its memo lives as long as
+ * the set): none without a stored graph, or with a broken one (the Paths page says so).
+ */
+function routesOf(db: Db): { routes?: RouteFinder } {
+  const stored = loadStoredGraphIndex(db);
+  if (!stored?.ok) return {};
+  let finder = finders.get(stored.index);
+  if (!finder) finders.set(stored.index, (finder = routeFinder(stored.index)));
+  return { routes: finder };
 }
 
 /** Per cluster, the operators and removed-API use that can hold an upgrade, as last reported (only clusters with some). */

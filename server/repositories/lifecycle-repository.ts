@@ -39,6 +39,7 @@ export function toStoredAttempt(r: LifecycleRow): StoredAttempt {
     fromVersion: r.fromVersion,
     toVersion: r.toVersion,
     slot: r.slot.getTime(),
+    channel: r.channel,
     state: r.state,
     reason: r.reason as LifecycleReason | null,
     message: r.message,
@@ -63,6 +64,8 @@ export interface NewAttempt {
   fromVersion: string;
   toVersion: string;
   slot: number;
+  /** the channel the start switches the cluster to first (the engine's decision for a route's hop), if any */
+  channel?: string | null;
   haltsOnFailure: boolean;
   at: number;
   actor: string;
@@ -84,6 +87,7 @@ export function insertAttempt(db: Db, v: NewAttempt): StoredAttempt | null {
       fromVersion: v.fromVersion,
       toVersion: v.toVersion,
       slot: new Date(v.slot),
+      channel: v.channel ?? null,
       state: 'scheduled',
       message: v.message,
       haltsOnFailure: v.haltsOnFailure,

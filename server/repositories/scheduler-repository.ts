@@ -1,6 +1,6 @@
 // Scheduler state: settings, the lease, tick rows, action intents, and the simulator's rows.
 // Bulk paths use prepared statements on the raw handle: a tick touches every cluster.
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, schedulerLeases, schedulerTicks, settings } from '@/db/schema';
 import { cachedStatement } from './decision-repository';
@@ -181,6 +181,17 @@ export function findIntentId(db: Db, key: string): number | null {
   return db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).get()?.id ?? null;
 }
 
+/** The intent with this key while it is still pending (neither done nor failed), else null. */
+export function findPendingIntentId(db: Db, key: string): number | null {
+  return (
+    db
+      .select({ id: actionIntents.id })
+      .from(actionIntents)
+      .where(and(eq(actionIntents.idempotencyKey, key), eq(actionIntents.status, 'pending')))
+      .get()?.id ?? null
+  );
+}
+
 export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
   cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(
     at.getTime(),
@@ -218,20 +229,22 @@ export interface SimulatedClusterRow {
 }
 
 /** The simulated clusters (of one organization, when given). */
+const simulatedColumns = {
+  externalId: clusters.externalId,
+  name: clusters.name,
+  version: clusters.version,
+  channel: clusters.channel,
+  availableUpgrades: clusters.availableUpgrades,
+  healthIssues: clusters.healthIssues,
+  currentUpgrade: clusters.currentUpgrade,
+  region: clusters.region,
+  nodeCount: clusters.nodeCount,
+  sector: clusters.sector,
+};
+
 export function listSimulatedClusters(db: Db, organizationId?: number): SimulatedClusterRow[] {
   return db
-    .select({
-      externalId: clusters.externalId,
-      name: clusters.name,
-      version: clusters.version,
-      channel: clusters.channel,
-      availableUpgrades: clusters.availableUpgrades,
-      healthIssues: clusters.healthIssues,
-      currentUpgrade: clusters.currentUpgrade,
-      region: clusters.region,
-      nodeCount: clusters.nodeCount,
-      sector: clusters.sector,
-    })
+    .select(simulatedColumns)
     .from(clusters)
     .where(
       organizationId === undefined
@@ -240,6 +253,30 @@ export function listSimulatedClusters(db: Db, organizationId?: number): Simulate
     )
     .orderBy(clusters.position, clusters.id)
     .all();
+}
+
+/** One simulated cluster by its provider id (of `organizationId` when given): a tick asks for thousands. */
+export function findSimulatedCluster(db: Db, externalId: string, organizationId?: number): SimulatedClusterRow | undefined {
+  return db
+    .select(simulatedColumns)
+    .from(clusters)
+    .where(
+      organizationId === undefined
+        ? and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId))
+        : and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId), eq(clusters.organizationId, organizationId)),
+    )
+    .orderBy(clusters.position, clusters.id)
+    .get();
+}
+
+/** Switches a simulated cluster's channel (the simulator's only state is the cluster row); false when it was on it already. */
+export function setSimulatedChannel(db: Db, externalId: string, channel: string): boolean {
+  const res = db
+    .update(clusters)
+    .set({ channel })
+    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator'), ne(clusters.channel, channel)))
+    .run();
+  return res.changes > 0;
 }
 
 /**

@@ -2,6 +2,8 @@
 import { eq, desc } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { updateGraphs } from '@/db/schema';
+import { loadGraphSet } from '@/server/domain/path/load-graph-set';
+import type { GraphIndex } from '@/server/domain/path/update-graph-index';
 
 export interface StoredGraphMeta {
   id: number;
@@ -54,4 +56,51 @@ export function deleteGraph(db: Db, id: number): boolean {
 
 export function findGraphById(db: Db, id: number): StoredGraphMeta | undefined {
   return db.select(META_COLUMNS).from(updateGraphs).where(eq(updateGraphs.id, id)).get();
+}
+
+interface CachedIndex {
+  key: string;
+  index: GraphIndex;
+}
+
+const globalGraphs = globalThis as unknown as {
+  __fleetplanGraphIndexCache?: WeakMap<object, CachedIndex>;
+  __fleetplanGraphParseCount?: number;
+};
+const indexCache = (globalGraphs.__fleetplanGraphIndexCache ??= new WeakMap());
+
+/** How many times stored graphs were parsed and merged in this process (tests observe caching with it). */
+export function graphSetLoadCount(): number {
+  return globalGraphs.__fleetplanGraphParseCount ?? 0;
+}
+
+export type StoredGraphIndex =
+  { ok: true; index: GraphIndex; graphs: StoredGraphMeta[] } | { ok: false; source: string; error: string; graphs: StoredGraphMeta[] };
+
+/**
+ * The merged index of every stored graph, or null when none is stored. Parsing and merging a large
+ * set costs far more than a query, so the index is built once per set of stored graphs (ids and
+ * import times) and kept per database on globalThis: the Paths page and the scheduler's routes
+ * share it, and an import or a delete changes the key.
+ */
+export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
+  const graphs = listGraphs(db);
+  if (graphs.length === 0) return null;
+  const key = graphs
+    .map((g) => `${g.id}@${g.importedAt.getTime()}`)
+    .sort()
+    .join(',');
+  const hit = indexCache.get(db);
+  if (hit && hit.key === key) return { ok: true, index: hit.index, graphs };
+  const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
+  globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
+  const loaded = loadGraphSet(docs);
+  if (!loaded.ok) return { ok: false, source: loaded.source, error: loaded.error, graphs };
+  indexCache.set(db, { key, index: loaded.index });
+  return { ok: true, index: loaded.index, graphs };
+}
+
+/** Drops the kept index (after an import or a delete: the next load builds it again). */
+export function forgetStoredGraphIndex(db: Db): void {
+  indexCache.delete(db);
 }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
 import type { FakeRecord } from '@/server/integrations/providers/fake-provider';
-import { CRASH_DURATION_MS, CRASH_EXCLUDED_OPERATOR, CRASH_FLEET } from './crash-fleet';
+import { CRASH_DURATION_MS, CRASH_EXCLUDED_OPERATOR, CRASH_FLEET, CRASH_ROUTE, CRASH_ROUTE_CHANNELS } from './crash-fleet';
 
 const CHILD = path.join(process.cwd(), 'server', 'scheduler', 'crash-child.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
@@ -51,7 +51,8 @@ describe('scheduler crash safety', () => {
       else throw new Error(`child ended on its own (code ${r.code}): ${r.stderr}`);
     }
     expect(killed).toBe(KILLS);
-    const clean = await runChild(dbFile, logFile, { ticks: 4 });
+    // enough clean ticks for the routed clusters to take their hops
+    const clean = await runChild(dbFile, logFile, { ticks: 16 });
     expect(clean.code).toBe(0);
 
     const records = fs
@@ -93,6 +94,30 @@ describe('scheduler crash safety', () => {
         if (shared.length) expect(x.from < y.to && y.from < x.to, `mutex ${shared[0]} held by ${x.cluster} and ${y.cluster}`).toBe(false);
       }
     }
+
+    // 5. the routed clusters take the route's hops in order, none skipped, none twice, never the
+    // dead end; each channel switch once, before the hop that needs it
+    const hops = CRASH_ROUTE.slice(1);
+    let switches = 0;
+    for (const name of ['r-00', 'r-01']) {
+      const mine = records.filter((r) => r.cluster === name);
+      const taken = mine.filter((r): r is Extract<FakeRecord, { op: 'trigger' }> => r.op === 'trigger').map((r) => r.version);
+      expect(taken, `${name} left the route`).toEqual(hops.slice(0, taken.length));
+      const channels = mine.filter((r): r is Extract<FakeRecord, { op: 'channel' }> => r.op === 'channel');
+      expect(new Set(channels.map((c) => c.channel)).size, `${name} switched a channel twice`).toBe(channels.length);
+      for (const hop of taken) {
+        const wanted = CRASH_ROUTE_CHANNELS[hop];
+        if (!wanted) continue;
+        const switchAt = mine.findIndex((r) => r.op === 'channel' && r.channel === wanted);
+        const triggerAt = mine.findIndex((r) => r.op === 'trigger' && r.version === hop);
+        expect(
+          switchAt >= 0 && switchAt < triggerAt,
+          `${name}: ${hop} started before the switch to ${wanted}: ${JSON.stringify(mine)}`,
+        ).toBe(true);
+      }
+      switches += channels.length;
+    }
+    expect(switches).toBeGreaterThan(0);
 
     // 3. every decision references an existing tick; 4. no intent left pending
     const db = openDatabase(dbFile);

@@ -35,6 +35,7 @@ import { observeSnapshots, withClusterRowUpdates, type ClusterRowUpdate } from '
 import { planDecisionOutcomes } from '@/server/domain/scheduling/tick-decisions';
 import { EMPTY_HALTS, haltReason, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import {
+  channelKey,
   isFinal,
   needsFreshReading,
   needsInstallPlans,
@@ -76,6 +77,7 @@ import {
   renewLease,
   failInterruptedTicks,
   findIntentId,
+  findPendingIntentId,
   finishTick,
   insertTick,
   markIntentAttemptFailed,
@@ -251,6 +253,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
     ok: true,
     cluster: {
       version: snap.version,
+      channel: snap.channel,
       availableUpgrades: snap.availableUpgrades,
       conditionalUpgrades: snap.conditionalUpgrades,
       upgradeable: snap.upgradeable,
@@ -396,6 +399,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   // nothing happened (the common case: waiting for the slot or the provider): nothing to write
   if (next === attempt && result.effects.length === 0) return;
   const startEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'start' }> => e.kind === 'start');
+  const channelEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'set-channel' }> => e.kind === 'set-channel');
   const cancelEffect = result.effects.find(
     (e): e is Extract<LifecycleEffect, { kind: 'cancel-at-provider' }> => e.kind === 'cancel-at-provider',
   );
@@ -415,6 +419,17 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           kind: 'approve-installplan',
           clusterName: attempt.cluster,
           version: attempt.toVersion,
+          nextRun: null,
+          createdAt: ctx.now,
+        });
+      if (effect.kind === 'set-channel')
+        insertIntent(ctx.db, {
+          organizationId: env.organizationId,
+          key: effect.idempotencyKey,
+          tickId: ctx.tickId,
+          kind: 'set-channel',
+          clusterName: attempt.cluster,
+          version: effect.version,
           nextRun: null,
           createdAt: ctx.now,
         });
@@ -459,6 +474,16 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         if (intentId !== null)
           markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
       }
+    // likewise a channel switch the provider was seen to have made (before a crash, or its answer
+    // lost): the machine does not ask for it again, so its intent is settled here
+    const pendingSwitch = attempt.channel !== null && !channelEffect ? findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
+    if (pendingSwitch !== null) {
+      const onChannel = reading.ok && reading.cluster.channel === attempt.channel;
+      if (onChannel || next.startConfirmedAt !== null)
+        markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
+      else if (isFinal(next.state))
+        markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    }
     for (const t of result.transitions) {
       const event = eventOf(t);
       if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
@@ -487,7 +512,14 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   env.counts.transitions += result.transitions.length;
   if (!state) return;
   const ref = { externalId: state.externalId, name: state.name };
-  if (startEffect) {
+  // the channel first: a start into a channel the cluster is not on would be refused (or worse, taken
+  // in the old channel); when the switch fails the start waits for the next tick, which asks again
+  const channelSwitched = channelEffect ? await switchChannel(env, attempt, ref, channelEffect) : true;
+  if (startEffect && !channelSwitched) {
+    const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
+    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, `waits for the switch to channel ${channelEffect!.channel}`);
+    env.counts.failed++;
+  } else if (startEffect) {
     try {
       await provider.startUpgrade(
         { ...ref, version: startEffect.version, at: new Date(startEffect.at), idempotencyKey: startEffect.idempotencyKey },
@@ -525,6 +557,42 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
+  }
+}
+
+/** Carries out a channel switch (its intent is written); whether the cluster is now on the channel. */
+async function switchChannel(
+  env: LifecycleEnv,
+  attempt: StoredAttempt,
+  ref: { externalId: string; name: string },
+  effect: Extract<LifecycleEffect, { kind: 'set-channel' }>,
+): Promise<boolean> {
+  const { ctx, provider } = env;
+  const intentId = findIntentId(ctx.db, effect.idempotencyKey);
+  try {
+    if (!provider.setChannel) throw new Error(`the ${provider.name} provider cannot switch a cluster's channel (to ${effect.channel})`);
+    const outcome = await provider.setChannel(ref, effect.channel, ctx.now);
+    if (intentId !== null)
+      markIntentDone(
+        ctx.db,
+        intentId,
+        ctx.now,
+        outcome === 'already-set' ? `already on ${effect.channel}` : `switched to ${effect.channel}`,
+      );
+    countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
+    env.counts.done++;
+    return true;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    countProviderError(ctx.db, provider.name, 'set-channel', ctx.organization.name);
+    countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
+    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+    env.log('channel switch refused by the provider; retried with the start while the gates allow', {
+      lifecycleId: attempt.id,
+      error: message,
+    });
+    env.counts.failed++;
+    return false;
   }
 }
 
@@ -851,6 +919,7 @@ async function tickOrganization(
             fromVersion: state.version,
             toVersion: d.version,
             slot,
+            channel: d.channel ?? null,
             haltsOnFailure: (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).onFailure === 'halt',
             at: now.getTime(),
             actor,

@@ -26,13 +26,22 @@ export interface TestFleet {
   frozen?: boolean;
   /** the organization's name (default `test-org`) */
   organization?: string;
+  /** the organization's targetVersion (every cluster's target) */
+  targetVersion?: string;
+  /** update graph documents stored for the routes (Cincinnati JSON text) */
+  graphs?: string[];
 }
 
 export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
   return db.transaction((tx) => {
     const org = tx
       .insert(t.organizations)
-      .values({ name: fleet.organization ?? 'test-org', updatedAt: now, frozen: fleet.frozen ?? false })
+      .values({
+        name: fleet.organization ?? 'test-org',
+        updatedAt: now,
+        frozen: fleet.frozen ?? false,
+        ...(fleet.targetVersion ? { targetVersion: fleet.targetVersion } : {}),
+      })
       .returning({ id: t.organizations.id })
       .get();
     (fleet.sectors ?? []).forEach((s, position) => {
@@ -46,6 +55,22 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         })
         .run();
     });
+    (fleet.graphs ?? []).forEach((document, i) =>
+      tx
+        .insert(t.updateGraphs)
+        .values({
+          name: `test-graph-${i}`,
+          channel: null,
+          architecture: 'amd64',
+          capturedAt: now,
+          source: 'test fleet',
+          nodeCount: 0,
+          edgeCount: 0,
+          document,
+          importedAt: now,
+        })
+        .run(),
+    );
     for (const pattern of fleet.blocked ?? [])
       tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
     const fakeClusters: FakeCluster[] = [];

@@ -26,12 +26,14 @@ export const DEMO_GRAPHS = [
   },
 ];
 
-// The demo has 54 managed clusters (scaled) and 2 unmanaged sandboxes (not scaled).
+// The demo has 54 managed clusters (scaled), 2 unmanaged sandboxes and the EUS cluster with a
+// route (not scaled).
 const DEMO_MANAGED = 54;
+const DEMO_UNSCALED = 3;
 
 /** The demo's scale for a fleet of about `clusters` clusters (a count already checked). */
 export function demoScaleForClusters(clusters: number): number {
-  return Math.max(1, Math.round((clusters - 2) / DEMO_MANAGED));
+  return Math.max(1, Math.round((clusters - DEMO_UNSCALED) / DEMO_MANAGED));
 }
 
 /** Writes the demo fleet and its update graphs in one transaction; returns how many clusters. */

@@ -42,6 +42,8 @@ export function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, op
     ...(gates.halts ? { halts: gates.halts } : {}),
     ...(gates.versionGates ? { versionGates: gates.versionGates } : {}),
     ...(gates.inhibitors ? { inhibitors: gates.inhibitors } : {}),
+    // and a cluster with a target more than one minor away follows the stored graph's route
+    ...(gates.routes ? { routes: gates.routes } : {}),
   };
 }
 

@@ -5,7 +5,6 @@
 import type { Db } from '@/db/open-database';
 import { estimateUpdateDuration, type DurationEstimate } from '@/server/domain/path/estimate-duration';
 import { renderImageSet, type ImageSetResult } from '@/server/domain/path/imageset';
-import { loadGraphSet } from '@/server/domain/path/load-graph-set';
 import { renderMirrorList } from '@/server/domain/path/mirror-list';
 import { parseGraphDocument } from '@/server/domain/path/parse-graph';
 import { buildRunbook, type Runbook } from '@/server/domain/path/runbook';
@@ -24,8 +23,9 @@ import { withTransaction } from '@/server/repositories/transaction';
 import {
   deleteGraph,
   findGraphById,
-  getGraphDocuments,
+  forgetStoredGraphIndex,
   listGraphs,
+  loadStoredGraphIndex,
   upsertGraph,
   type StoredGraphMeta,
 } from '@/server/repositories/update-graph-repository';
@@ -37,21 +37,7 @@ import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/l
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
 
-interface CachedIndex {
-  key: string;
-  index: GraphIndex;
-}
-
-const globalGraphs = globalThis as unknown as {
-  __fleetplanGraphIndexCache?: WeakMap<object, CachedIndex>;
-  __fleetplanGraphParseCount?: number;
-};
-const indexCache = (globalGraphs.__fleetplanGraphIndexCache ??= new WeakMap());
-
-/** How many times stored graphs were parsed and merged in this process (tests observe caching with it). */
-export function graphSetLoadCount(): number {
-  return globalGraphs.__fleetplanGraphParseCount ?? 0;
-}
+export { graphSetLoadCount } from '@/server/repositories/update-graph-repository';
 
 export interface ImportGraphInput {
   /** File name the text came from (messages, default graph name). */
@@ -90,29 +76,15 @@ function architectureFromText(text: string): string | null {
 /** `now` is the wall clock: it stamps imports and audit rows (the fleet clock plays no part here) */
 /** The update graphs are the instance's; the clusters to pick a source from are the request's organization's (`scope`). */
 export function createGraphService(db: Db, now: () => Date, scope: OrganizationScope = organizationScope(db)) {
-  function storedKey(graphs: readonly StoredGraphMeta[]): string {
-    return graphs
-      .map((g) => `${g.id}@${g.importedAt.getTime()}`)
-      .sort()
-      .join(',');
-  }
-
   /** The merged index of every stored graph (cached), or null when none is stored. */
   function loadIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } | null {
-    const graphs = listGraphs(db);
-    if (graphs.length === 0) return null;
-    const key = storedKey(graphs);
-    const hit = indexCache.get(db);
-    if (hit && hit.key === key) return { index: hit.index, graphs };
-    const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
-    globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
-    const loaded = loadGraphSet(docs);
+    const loaded = loadStoredGraphIndex(db);
+    if (loaded === null) return null;
     if (!loaded.ok) {
       // Only validated documents are stored, so this means the table was edited by hand.
       throw new AppError('PRECONDITION_FAILED', `Stored graph ${loaded.source} is broken: ${loaded.error}. Delete and re-import it.`);
     }
-    indexCache.set(db, { key, index: loaded.index });
-    return { index: loaded.index, graphs };
+    return { index: loaded.index, graphs: loaded.graphs };
   }
 
   function requireIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } {
@@ -170,7 +142,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
         });
         return newId;
       });
-      indexCache.delete(db);
+      forgetStoredGraphIndex(db);
       return { id, ...meta };
     },
 
@@ -188,7 +160,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
           before: existing,
         });
       });
-      indexCache.delete(db);
+      forgetStoredGraphIndex(db);
       return { deleted: existing.name };
     },
 

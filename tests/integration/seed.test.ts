@@ -66,7 +66,7 @@ describe('npm run db:seed', () => {
     const out = await runSeedScript([], { DATABASE_URL: file });
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(
-      /is not empty \(1 organization, 56 clusters, 123 policy revisions, 1 user, 0 API tokens, 0 webhooks\); nothing changed/,
+      /is not empty \(1 organization, 57 clusters, 123 policy revisions, 1 user, 0 API tokens, 0 webhooks\); nothing changed/,
     );
     expect(out.stderr).toMatch(/--reset/);
     expect(count(file, 'select count(*) as n from policy_revisions')).toBe(REVISIONS);
@@ -99,7 +99,7 @@ describe('npm run db:seed', () => {
     expect(audit[0]!.at).toBeGreaterThanOrEqual(before);
     expect(JSON.parse(audit[0]!.before)).toEqual({
       organizations: 1,
-      clusters: 56,
+      clusters: 57,
       policyRevisions: REVISIONS,
       users: 1,
       apiTokens: 0,
@@ -163,7 +163,7 @@ describe('npm start on an empty database', () => {
       env: {},
       organizations: 1,
       demoLogin: true,
-      log: /seeded the simulated demo fleet \(56 clusters\)/,
+      log: /seeded the simulated demo fleet \(57 clusters\)/,
     },
     {
       provider: 'simulator (named)',

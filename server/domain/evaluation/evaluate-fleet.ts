@@ -127,7 +127,12 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
 
   const engineRun = (plain: PlanInput, heldBack: ReadonlySet<string>): PlanResult => {
     // a re-run for the gates is over the same input: it borrows the first run's indexes
-    const run = new PlanRun(plain, lastRun, { ...options.kept, order: options.order, ...(holds ? { holds } : {}) });
+    const run = new PlanRun(plain, lastRun, {
+      ...options.kept,
+      order: options.order,
+      ...(holds ? { holds } : {}),
+      ...(gates.routes ? { routes: gates.routes } : {}),
+    });
     const turn = new Map<string, Explained>();
     const decisions: Decision[] = [];
     const decideOne = (c: ManagedCluster) => decisions.push(heldBack.has(c.name) ? heldBackDecision(c.name) : run.decide(c));

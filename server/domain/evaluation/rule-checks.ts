@@ -7,6 +7,7 @@ import type { ManagedCluster, PlanRun, VersionCheck } from '@/server/domain/plan
 import { formatInstant, HOUR_MS, parseInstant } from '@/server/domain/plan/time';
 import type { CandidateExplanation, RuleCheck } from '@/server/domain/plan/types';
 import { describeNotBefore } from '@/server/domain/plan/sector-gates';
+import { describeRoute, describeRoutePath } from '@/server/domain/plan/route-following';
 
 /** Cluster-level rules before the cluster's decision: pending upgrade, suspend, window, mutexes, available. */
 export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readonly string[]): RuleCheck[] {
@@ -78,6 +79,26 @@ export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readon
     pass: newer.length > 0,
     message: newer.length ? `${newer.length} available upgrade(s) newer than ${c.version}` : 'no available upgrades',
   });
+  const route = run.routeOf(c);
+  if (route) {
+    const offRoute = run.candidates(c).offRoute ?? [];
+    const off = offRoute.length ? `; off the route, not taken: ${offRoute.join(', ')}` : '';
+    checks.push(
+      route.kind === 'route'
+        ? {
+            rule: 'route',
+            pass: true,
+            message: `${describeRoute(route)}${off}`,
+            details: { route: describeRoutePath(route.path), target: route.target, nextHop: route.nextHop, channel: route.channel },
+          }
+        : {
+            rule: 'route',
+            pass: false,
+            message: `no route to the target ${route.target}: ${route.message}`,
+            details: { target: route.target },
+          },
+    );
+  }
   return checks;
 }
 

@@ -70,6 +70,8 @@ export type ForecastOptions = {
   versionGates?: GateState['versionGates'];
   /** Per cluster: operators and removed-API use that hold some upgrades (assumed unchanged the whole forecast). */
   inhibitors?: GateState['inhibitors'];
+  /** The stored graph's routes: a cluster with a target more than one minor away follows one, hop by hop. */
+  routes?: GateState['routes'];
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
 };
@@ -217,6 +219,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     ...(options.halts ? { halts: options.halts } : {}),
     ...(options.versionGates ? { versionGates: options.versionGates } : {}),
     ...(options.inhibitors ? { inhibitors: options.inhibitors } : {}),
+    ...(options.routes ? { routes: options.routes } : {}),
   };
 
   const sims: SimCluster[] = input.clusters.map((c) => {
@@ -264,6 +267,16 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   let upgradesStarted = 0;
   let truncated = false;
 
+  /** What the graph offers at `version` when the cluster took it as a hop of its route, and the channel it switched to; null otherwise. */
+  const routedOffer = (c: Cluster, version: string): { offered: string[]; channel: string | null } | null => {
+    const routes = options.routes;
+    if (!routes || !c.upgradePolicy) return null;
+    const route = routes(c, boundsForCluster(input.organization, c.upgradePolicy.conditions));
+    if (route?.kind !== 'route' || route.nextHop !== version) return null;
+    const offered = routes.successors(version);
+    return offered ? { offered, channel: route.channel } : null;
+  };
+
   /** Applies completions and start transitions due at `t`; returns whether anything completed. */
   const advanceUpgrades = (t: number): boolean => {
     let completed = false;
@@ -273,7 +286,15 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       if (s.endsAt !== null && s.endsAt <= t) {
         const version = cu.version;
         const from = s.state.version;
-        s.state = { ...s.state, version, availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0) };
+        // a hop of a route (into another minor's channel) is offered what the graph recommends from there
+        const routed = routedOffer(s.state, version);
+        if (routed) s.offered = routed.offered;
+        s.state = {
+          ...s.state,
+          version,
+          availableUpgrades: s.offered.filter((v) => compareVersions(v, version) > 0),
+          ...(routed?.channel ? { channel: routed.channel } : {}),
+        };
         delete s.state.currentUpgrade;
         ledger?.moved(s.state, from);
         if (s.sector !== null && canarySectors.has(s.sector))
@@ -450,6 +471,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
             case 'MUTEX_LOCKED':
             case 'MAX_PARALLEL_UPGRADES':
             case 'NO_AVAILABLE_UPGRADES':
+            case 'NO_ROUTE':
             case 'VERSION_BLOCKED':
             case 'AT_TARGET':
             case 'ABOVE_CAP':

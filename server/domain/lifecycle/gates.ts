@@ -46,6 +46,8 @@ export interface UpgradeTarget {
   toVersion: string;
   /** the slot's start (ms) */
   slot: number;
+  /** the channel the start switches to first (a route's hop, plan/route-following.ts); absent or null: none */
+  channel?: string | null;
 }
 
 /** A version gate the cluster has not agreed to (the provider's fact; the rule is below). */
@@ -135,7 +137,10 @@ export function startGates(
   }
   const c = reading.cluster;
   const other = c.currentUpgrade && c.currentUpgrade.version !== to ? c.currentUpgrade : null;
-  const offered = c.availableUpgrades.includes(to);
+  // a route's hop into another channel is not offered before the switch: the stored update graph's
+  // edge stands for the offer until then (the start is re-judged on the new channel's offers)
+  const beforeSwitch = !!target.channel && c.channel !== target.channel;
+  const offered = c.availableUpgrades.includes(to) || beforeSwitch;
   const conditional = !offered && c.conditionalUpgrades.includes(to);
   const minor = isMinorUpgrade(target.fromVersion, to);
   const health = healthProblems(c.health, options.healthChecks);
@@ -169,7 +174,11 @@ export function startGates(
     {
       reason: 'NOT_OFFERED',
       pass: offered || conditional,
-      message: offered || conditional ? `${to} is offered` : `${to} is no longer offered to the cluster`,
+      message: beforeSwitch
+        ? `${to} is offered on channel ${target.channel} (the update graph's route), the start switches to it first`
+        : offered || conditional
+          ? `${to} is offered`
+          : `${to} is no longer offered to the cluster`,
     },
     {
       reason: 'NOT_UPGRADEABLE',

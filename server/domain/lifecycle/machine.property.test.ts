@@ -156,6 +156,84 @@ describe('lifecycle properties', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('a hop that needs another channel switches it at most once, only when the provider reports another one, and never starts before it', () => {
+    const CHANNEL = 'stable-4.14';
+    const HOP = '4.14.2';
+    const hopTick = fc.record({
+      advanceMs: fc.integer({ min: 0, max: 20 * M }),
+      readable: fc.oneof({ arbitrary: fc.constant(true), weight: 6 }, { arbitrary: fc.constant(false), weight: 1 }),
+      /** what the provider does with a switch: takes it, refuses it, or takes it and the process dies before recording so */
+      switchOutcome: fc.constantFrom('accept', 'throw', 'accept-then-crash'),
+      startOutcome: fc.constantFrom('accept', 'throw', 'accept-then-crash'),
+    });
+    let switchedRuns = 0;
+    fc.assert(
+      fc.property(fc.array(hopTick, { minLength: 1, maxLength: 30 }), (ticks) => {
+        const provider = { channel: 'stable-4.13', held: false, switches: 0, starts: 0 };
+        let attempt: UpgradeAttempt = newAttempt(2, 'c', FROM, HOP, SLOT, CHANNEL);
+        let now = SLOT - 10 * M;
+        for (const t of ticks) {
+          now += t.advanceMs;
+          const cluster: ObservedCluster = {
+            version: FROM,
+            channel: provider.channel,
+            // the old channel does not offer the hop; the new one does
+            availableUpgrades: provider.channel === CHANNEL ? [HOP] : [],
+            conditionalUpgrades: [],
+            upgradeable: { status: 'True' },
+            health: { operators: [], alerts: [], other: [] },
+            currentUpgrade: provider.held ? { version: HOP, state: 'scheduled' } : null,
+            lastUpgrade: null,
+          };
+          const reading: ClusterReading = t.readable ? { ok: true, cluster } : { ok: false, message: 'unreachable' };
+          const r = stepAttempt(attempt, {
+            now,
+            options: DEFAULT_LIFECYCLE_OPTIONS,
+            startLeadMs: 0,
+            minStartNoticeMs: 0,
+            reading,
+            fleet: { managed: true, paused: false, frozen: null, exclusion: null, blockedBy: null, haltedBy: null },
+            decisionWithdrawn: null,
+            hooks: { pre: { state: 'none' }, post: { state: 'none' } },
+          });
+          attempt = r.attempt;
+          const kinds = r.effects.map((e) => e.kind);
+          const switchAt = kinds.indexOf('set-channel');
+          if (switchAt >= 0) {
+            // only on a reading that showed another channel, and always with the start right after it
+            expect(reading.ok && reading.cluster.channel !== CHANNEL).toBe(true);
+            expect(kinds[switchAt + 1]).toBe('start');
+          }
+          // the tick: the switch first; a refused switch holds the start
+          let switched = true;
+          if (switchAt >= 0) {
+            if (t.switchOutcome === 'throw') switched = false;
+            else {
+              provider.channel = CHANNEL;
+              provider.switches++;
+            }
+          }
+          if (kinds.includes('start') && switched) {
+            // the provider is asked to start only on the hop's channel, and never twice
+            expect(provider.channel).toBe(CHANNEL);
+            expect(provider.held).toBe(false);
+            if (t.startOutcome !== 'throw') {
+              provider.held = true;
+              provider.starts++;
+              if (t.startOutcome === 'accept') attempt = { ...attempt, startConfirmedAt: now };
+            }
+          }
+          expect(provider.switches).toBeLessThanOrEqual(1);
+          expect(provider.starts).toBeLessThanOrEqual(1);
+        }
+        if (provider.starts > 0) switchedRuns++;
+      }),
+      { numRuns: 1000 },
+    );
+    // the generator reaches switched starts, not only refusals
+    expect(switchedRuns).toBeGreaterThan(100);
+  });
 });
 
 const OPERATORS = ['gitops', 'logging', 'local-storage', 'quay'];

@@ -276,3 +276,45 @@ it('an attempt holds its upgrade in our view only until the provider has taken t
   expect(holdsUpgradeInOurView(at(fresh(), { state: 'upgrading' }))).toBe(false);
   expect(holdsUpgradeInOurView(at(fresh(), { state: 'skipped' }))).toBe(false);
 });
+
+describe('channel switch of a route hop', () => {
+  const hop = () => newAttempt(8, 'prod-2', '4.14.38', '4.15.45', SLOT, 'stable-4.15');
+  // the old channel does not offer the hop; the new one does
+  const onChannel = (channel: string) =>
+    ok({ version: '4.14.38', channel, availableUpgrades: channel === 'stable-4.15' ? ['4.14.40', '4.15.45'] : ['4.14.40'] });
+
+  it('the start switches the channel first, as its own effect with its own key, and says so', () => {
+    const r = stepAttempt(hop(), input(SLOT, { reading: onChannel('stable-4.14') }));
+    expect(r.attempt.state).toBe('started');
+    expect(r.effects).toEqual([
+      { kind: 'set-channel', idempotencyKey: '8:channel', channel: 'stable-4.15', version: '4.15.45' },
+      { kind: 'start', idempotencyKey: '8:start', version: '4.15.45', at: SLOT },
+    ]);
+    expect(r.transitions.at(-1)?.message).toBe('start of the upgrade to 4.15.45 requested; the channel is switched to stable-4.15 first');
+  });
+
+  it('a cluster already on the channel gets the start only', () => {
+    const r = stepAttempt(hop(), input(SLOT, { reading: onChannel('stable-4.15') }));
+    expect(r.effects).toEqual([{ kind: 'start', idempotencyKey: '8:start', version: '4.15.45', at: SLOT }]);
+  });
+
+  it('an unconfirmed start is asked again with the switch only while the channel is still the old one', () => {
+    const started = stepAttempt(hop(), input(SLOT, { reading: onChannel('stable-4.14') })).attempt;
+    const again = stepAttempt(started, input(SLOT + M, { reading: onChannel('stable-4.14') }));
+    expect(again.effects.map((e) => e.kind)).toEqual(['set-channel', 'start']);
+    // the switch went through before a crash: the next tick sees the channel and does not switch again
+    const switched = stepAttempt(started, input(SLOT + M, { reading: onChannel('stable-4.15') }));
+    expect(switched.effects).toEqual([{ kind: 'start', idempotencyKey: '8:start', version: '4.15.45', at: SLOT + M }]);
+  });
+
+  it('on the new channel the hop must really be offered', () => {
+    const r = stepAttempt(hop(), input(SLOT, { reading: ok({ version: '4.14.38', channel: 'stable-4.15', availableUpgrades: [] }) }));
+    expect(r.attempt).toMatchObject({ state: 'skipped', reason: 'NOT_OFFERED' });
+    expect(r.effects).toEqual([]);
+  });
+
+  it('an attempt without a channel never switches one', () => {
+    const r = stepAttempt(fresh(), input(SLOT, { reading: ok({ channel: 'stable-4.12' }) }));
+    expect(r.effects.map((e) => e.kind)).toEqual(['start']);
+  });
+});

@@ -81,6 +81,11 @@ export interface UpgradeAttempt {
   toVersion: string;
   /** the slot's start (ms) */
   slot: number;
+  /**
+   * the channel the start switches the cluster to first (a hop of a route into another minor's
+   * channel, plan/route-following.ts); null: the start leaves the channel as it is
+   */
+  channel: string | null;
   state: LifecycleState;
   reason: LifecycleReason | null;
   message: string | null;
@@ -121,6 +126,8 @@ export interface StepInput {
 }
 
 export type LifecycleEffect =
+  /** switches the cluster's channel before the start that follows it in the same step (its own intent) */
+  | { kind: 'set-channel'; idempotencyKey: string; channel: string; version: string }
   | { kind: 'start'; idempotencyKey: string; version: string; at: number }
   | { kind: 'cancel-at-provider'; idempotencyKey: string; version: string }
   | { kind: 'precheck-failed'; reason: LifecycleReason; message: string }
@@ -143,15 +150,24 @@ export interface StepResult {
 
 export const startKey = (attemptId: number) => `${attemptId}:start`;
 export const cancelKey = (attemptId: number) => `${attemptId}:cancel`;
+export const channelKey = (attemptId: number) => `${attemptId}:channel`;
 
 /** A new attempt in `scheduled` (fleetplan-side only: nothing is sent to the provider). */
-export function newAttempt(id: number, cluster: string, fromVersion: string, toVersion: string, slot: number): UpgradeAttempt {
+export function newAttempt(
+  id: number,
+  cluster: string,
+  fromVersion: string,
+  toVersion: string,
+  slot: number,
+  channel: string | null = null,
+): UpgradeAttempt {
   return {
     id,
     cluster,
     fromVersion,
     toVersion,
     slot,
+    channel,
     state: 'scheduled',
     reason: null,
     message: null,
@@ -245,6 +261,14 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
   const gates = () => startGates(a, startAt(), options, input.reading, input.fleet);
   // the tick carries the start out after this step: nothing more to judge until it has
   let startIssued = false;
+  // A route's hop into another minor's channel switches the channel first, as its own write: only
+  // while the provider reports another channel (a switch seen done, before a crash or by hand, is
+  // not sent again); the tick sends the start only once the switch went through.
+  const channelSwitch = (): LifecycleEffect | null => {
+    const observed = input.reading.ok ? input.reading.cluster.channel : undefined;
+    if (a.channel === null || observed === a.channel) return null;
+    return { kind: 'set-channel', idempotencyKey: channelKey(a.id), channel: a.channel, version: a.toVersion };
+  };
   const start = () => {
     startIssued = true;
     const at = startAt();
@@ -252,7 +276,10 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
       at > a.slot && at > now
         ? `; at ${new Date(at).toISOString()}, ${formatDuration(at - a.slot)} after the slot: the provider needs ${formatDuration(input.minStartNoticeMs)} notice`
         : '';
-    move('started', null, `start of the upgrade to ${a.toVersion} requested${moved}`, { startRequestedAt: now });
+    const switching = channelSwitch();
+    const channel = switching?.kind === 'set-channel' ? `; the channel is switched to ${switching.channel} first` : '';
+    move('started', null, `start of the upgrade to ${a.toVersion} requested${moved}${channel}`, { startRequestedAt: now });
+    if (switching) effects.push(switching);
     effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at });
   };
   const clockStart = () => Math.max(a.slot, a.startRequestedAt ?? a.slot);
@@ -348,7 +375,11 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
               failing.reason === 'START_LATE' ? 'START_FAILED' : failing.reason,
               `the provider never took the start: ${failing.message}`,
             );
-          else effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: startAt() });
+          else {
+            const switching = channelSwitch();
+            if (switching) effects.push(switching);
+            effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at: startAt() });
+          }
           break;
         }
         const last = c.lastUpgrade?.version === a.toVersion ? c.lastUpgrade : null;

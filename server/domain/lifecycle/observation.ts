@@ -34,6 +34,8 @@ export type UpgradeableCondition = { status: 'True' | 'False' | 'Unknown'; messa
 
 export interface ObservedCluster {
   version: string;
+  /** the update channel the provider reports (absent: it reports none) */
+  channel?: string;
   availableUpgrades: string[];
   conditionalUpgrades: string[];
   /** ClusterVersion's Upgradeable condition; null = the provider has none */

@@ -18,6 +18,7 @@ import { blockingPatternOf } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
+import { describeRoute, type RouteFinder, type RouteVerdict } from './route-following';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import {
   afterGatedSectors,
@@ -212,6 +213,8 @@ export type RunKept = {
   sectorTables?: SectorTables;
   /** the provider-side holds of candidates (the scheduler's gate state gives them; none without) */
   holds?: CandidateHolds;
+  /** the path solver's routes over the stored update graph (route-following.ts); none without a graph */
+  routes?: RouteFinder;
 };
 
 /** One engine run over a validated input: precomputed indexes plus the lock state. */
@@ -224,6 +227,7 @@ export class PlanRun {
   private readonly sectors: Map<string, Sector>;
   /** the sector tables, built on first use (shared with a re-run over the same input) */
   private readonly holds: CandidateHolds | undefined;
+  private readonly routes: RouteFinder | undefined;
   private readonly lazy: SectorTables;
   /** some sector declares an approval gate (else the approval rule is skipped) */
   private readonly gated: boolean;
@@ -288,6 +292,7 @@ export class PlanRun {
       this.canaried = canaried;
     }
     this.holds = kept.holds ?? again?.holds;
+    this.routes = kept.routes ?? again?.routes;
     for (const c of this.order) if (c.currentUpgrade) this.hold(c);
   }
 
@@ -605,13 +610,30 @@ export class PlanRun {
     return out;
   }
 
-  /** Available upgrades newer than the cluster's version, highest first, and the ignored ones. */
-  candidates(c: Cluster): { newer: string[]; ignored: string[] } {
+  /**
+   * The route the cluster follows to a target more than one minor away (route-following.ts), or
+   * null when it climbs as usual (no target that far, no stored graph, its version not in it).
+   */
+  routeOf(c: Cluster): RouteVerdict | null {
+    if (!this.routes || c.upgradePolicy === undefined) return null;
+    return this.routes(c, this.boundsOf(c as ManagedCluster));
+  }
+
+  /**
+   * Available upgrades newer than the cluster's version, highest first, and the ignored ones. A
+   * cluster following a route has one candidate, the route's next hop (the graph's edge is the
+   * evidence: before a channel switch the cluster does not offer it yet), and the available
+   * upgrades off the route are ignored; one without a route to its target has none.
+   */
+  candidates(c: Cluster): { newer: string[]; ignored: string[]; offRoute?: string[] } {
     const newer: string[] = [];
     const ignored: string[] = [];
     for (const v of c.availableUpgrades) (compareVersions(v, c.version) > 0 ? newer : ignored).push(v);
     newer.sort((a, b) => compareVersions(b, a));
-    return { newer, ignored };
+    const route = this.routeOf(c);
+    if (route === null) return { newer, ignored };
+    const hop = route.kind === 'route' ? route.nextHop : undefined;
+    return { newer: hop === undefined ? [] : [hop], ignored, offRoute: newer.filter((v) => v !== hop) };
   }
 
   /**
@@ -725,6 +747,10 @@ export class PlanRun {
     if (!mutex.pass) return { cluster, action: 'skip', reason: mutex.reason, message: mutex.message };
 
     const { newer } = this.candidates(c);
+    const route = this.routeOf(c);
+    if (route?.kind === 'no-route') {
+      return { cluster, action: 'skip', reason: 'NO_ROUTE', message: `no route to the target ${route.target}: ${route.message}` };
+    }
     if (newer.length === 0) return { cluster, action: 'skip', reason: 'NO_AVAILABLE_UPGRADES', message: 'no available upgrades' };
     let firstFailure: VersionCheck | undefined;
     let anyAboveBound = false;
@@ -737,18 +763,32 @@ export class PlanRun {
       const check = this.checkVersion(c, v);
       if (check.sector.pass && check.soak.pass && !check.canary && !check.awaits && !check.held) {
         this.hold(c);
-        const note = firstFailure ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})` : '';
+        const note = route
+          ? `; ${describeRoute(route)}`
+          : firstFailure
+            ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})`
+            : '';
         return {
           cluster,
           action: 'upgrade',
           version: v,
           nextRun: formatInstant(nextRun),
           message: `upgrade to ${v} at ${formatInstant(nextRun)}${note}`,
+          ...(route?.kind === 'route' && route.channel ? { channel: route.channel } : {}),
         };
       }
       firstFailure ??= check;
     }
     if (!firstFailure && anyAboveBound) return this.boundVerdict(c, newer);
+    if (!firstFailure && route?.kind === 'route') {
+      const by = this.isBlocked(c, route.nextHop);
+      return {
+        cluster,
+        action: 'skip',
+        reason: 'VERSION_BLOCKED',
+        message: `next hop ${route.nextHop} is blocked (${by}); ${describeRoute(route)}`,
+      };
+    }
     if (!firstFailure) {
       return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
     }

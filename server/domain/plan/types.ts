@@ -156,6 +156,8 @@ export const DECISION_REASONS = [
   'NOT_BEFORE',
   'AWAITING_CANARY',
   'CANARY_FAILED',
+  // a target more than one minor away that the stored update graph gives no route to (route-following.ts)
+  'NO_ROUTE',
   // what the cluster itself reports about a candidate (provider facts; only when the scheduler passes them)
   'VERSION_GATE',
   'OPERATOR_INCOMPATIBLE',
@@ -172,6 +174,8 @@ export type Decision = {
   nextRun?: string;
   reason?: DecisionReason;
   message: string;
+  /** the channel to switch to before the upgrade: a route's hop into another minor's channel (route-following.ts; beyond the reference) */
+  channel?: string;
 };
 
 export type PlanResult = {
@@ -194,7 +198,9 @@ export type RuleCheck = {
     | 'mutex'
     | 'pending'
     | 'suspend'
-    | 'available';
+    | 'available'
+    /** a target more than one minor away: the path solver's route and its next hop (route-following.ts) */
+    | 'route';
   pass: boolean;
   message: string;
   /** Numbers behind the verdict, for display (e.g. soaked, required). */

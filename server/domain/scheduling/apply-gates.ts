@@ -13,6 +13,7 @@
  */
 import type { Decision, PlanInput, PlanResult } from '@/server/domain/plan/types';
 import type { CandidateHolds } from '@/server/domain/plan/decide-upgrades';
+import type { RouteFinder } from '@/server/domain/plan/route-following';
 import { parseInstant } from '@/server/domain/plan/time';
 import { haltReason, hasHalts, type HaltIndex } from '@/server/domain/lifecycle/halts';
 import { versionGateFor, type PendingGate } from '@/server/domain/lifecycle/gates';
@@ -75,6 +76,11 @@ export interface GateState {
    * (lifecycle/inhibitors.ts); only clusters that have any
    */
   inhibitors?: ReadonlyMap<string, ClusterInhibitorFacts>;
+  /**
+   * the path solver's routes over the stored update graph: a cluster whose target is more than one
+   * minor away follows one (plan/route-following.ts); absent without a stored graph
+   */
+  routes?: RouteFinder;
 }
 
 /**

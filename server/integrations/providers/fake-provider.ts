@@ -33,7 +33,8 @@ export interface FakeCluster {
 export type FakeRecord =
   | { op: 'trigger'; cluster: string; version: string; nextRun: string; at: string; key: string }
   | { op: 'cancel'; cluster: string; version: string; at: string; key: string }
-  | { op: 'approve'; cluster: string; namespace: string; name: string; at: string; key: string };
+  | { op: 'approve'; cluster: string; namespace: string; name: string; at: string; key: string }
+  | { op: 'channel'; cluster: string; channel: string; at: string };
 
 export interface FakeProviderOptions {
   clusters: FakeCluster[];
@@ -45,7 +46,10 @@ export interface FakeProviderOptions {
   /** like OCM's 10 minutes: the lifecycle tells it this long before the slot */
   startLeadMs?: number;
   /** make calls fail, e.g. to test retries */
-  failWith?: (op: 'list' | 'read' | 'schedule' | 'cancel' | 'list-installplans' | 'approve', cluster?: string) => Error | undefined;
+  failWith?: (
+    op: 'list' | 'read' | 'schedule' | 'cancel' | 'list-installplans' | 'approve' | 'channel',
+    cluster?: string,
+  ) => Error | undefined;
   /** the provider has OLM InstallPlans (as Kubernetes does); absent: none (as OCM) */
   installPlans?: boolean;
   /** an approved InstallPlan is Complete this long after its approval (default 5 min) */
@@ -82,6 +86,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
   };
   const stateOf = (c: FakeCluster, nowMs: number, all: FakeRecord[] = records()) => {
     let version = c.version;
+    let channel = c.channel;
     let current: ProviderUpgrade | null = null;
     let last: ClusterSnapshot['lastUpgrade'] = null;
     const settle = (atMs: number) => {
@@ -102,13 +107,14 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     for (const r of all) {
       if (r.cluster !== c.name || r.op === 'approve') continue;
       settle(Date.parse(r.at));
-      if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
+      if (r.op === 'channel') channel = r.channel;
+      else if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
       else if (current && current.version === r.version && Date.parse(current.nextRun) > Date.parse(r.at)) current = null;
     }
     settle(nowMs);
     const cur = current;
     const live = cur && Date.parse(cur.nextRun) <= nowMs ? { ...cur, state: 'started' as const, startedAt: cur.nextRun } : cur;
-    return { version, current: live, last: last as ClusterSnapshot['lastUpgrade'] };
+    return { version, channel, current: live, last: last as ClusterSnapshot['lastUpgrade'] };
   };
   // Fleets share release lists: the newer releases of a version are worked out once per list.
   const newer = new WeakMap<string[], Map<string, string[]>>();
@@ -132,7 +138,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       externalId: c.externalId,
       name: c.name,
       version: s.version,
-      channel: c.channel,
+      channel: s.channel,
       availableUpgrades: newerReleases(c.releases, s.version),
       conditionalUpgrades: [],
       upgradeable: { status: 'True' },
@@ -238,6 +244,16 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
           at: now.toISOString(),
           key: req.idempotencyKey,
         });
+      });
+    },
+    setChannel(ref, channel, now) {
+      return inProcess(() => {
+        calls.push({ op: 'channel', cluster: ref.name, version: channel });
+        const err = opts.failWith?.('channel', ref.name);
+        if (err) throw err;
+        if (stateOf(find(ref.name), now.getTime()).channel === channel) return 'already-set' as const;
+        append({ op: 'channel', cluster: ref.name, channel, at: now.toISOString() });
+        return 'set' as const;
       });
     },
     cancelUpgrade(req, now) {

@@ -644,6 +644,22 @@ describe('Kubernetes provider: start and cancel', () => {
     expect((await kube.observeCluster(ref, NOW)).currentUpgrade).toMatchObject({ version: '4.13.11', state: 'started' });
   });
 
+  it('switches the channel with one merge patch of spec.channel, and writes nothing when the cluster is on it', async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    expect(await kube.setChannel!(ref, 'stable-4.13', NOW)).toBe('already-set');
+    expect(fake.writes()).toEqual([]);
+    expect(await kube.setChannel!(ref, 'eus-4.14', NOW)).toBe('set');
+    expect(fake.writes()).toEqual([
+      expect.objectContaining({ method: 'PATCH', path: CLUSTER_VERSION_PATH, body: { spec: { channel: 'eus-4.14' } } }),
+    ]);
+    expect((await kube.observeCluster(ref, NOW)).channel).toBe('eus-4.14');
+    // a re-run after a crash reads the channel set and does not patch again
+    expect(await kube.setChannel!(ref, 'eus-4.14', NOW)).toBe('already-set');
+    expect(fake.writes()).toHaveLength(1);
+    expect(fake.clusterVersion('east').spec.desiredUpdate).toBeUndefined();
+  });
+
   it("a refused patch is the start's error with the API server's message (RBAC without patch)", async () => {
     const fake = await fakeCluster();
     const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));

@@ -40,8 +40,9 @@
  *   `spec.name`. `approveInstallPlan` re-reads the plan and merge-patches `spec.approved: true` only
  *   while it is false (what `oc patch installplan … --type merge -p '{"spec":{"approved":true}}'` does).
  *
- * The only write: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
- * {version, image}` on the ClusterVersion; `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
+ * The writes: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
+ * {version, image}` on the ClusterVersion, after `setChannel` merge-patched `spec.channel` when a
+ * route's hop needs another channel (nothing written when the cluster is on it already); `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
  * while the cluster-version operator has not begun that update (what `oc adm upgrade --clear` does).
  * The operator has no notion of a future start, so `startUpgrade` begins at once (startLeadMs 0: it
  * is called at the slot).
@@ -630,6 +631,14 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
     );
+  /** a merge patch of the ClusterVersion's `spec.channel` (what `oc adm upgrade channel` writes) */
+  const patchChannel = (client: Client, channel: string) =>
+    request('PATCH clusterversions.config.openshift.io/version', () =>
+      client.custom.patchClusterCustomObject(
+        { ...CLUSTER_VERSION, body: { spec: { channel } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
   /** null when the alerts cannot be read (no monitoring, no permission): not a health failure by itself */
   const readAlerts = async (client: Client): Promise<AlertReading[] | null> => {
     try {
@@ -815,6 +824,13 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         ),
       );
       return 'approved';
+    },
+    async setChannel(ref, channel) {
+      const client = clientOf(ctxOf(ref));
+      const cv = await readCv(client);
+      if (cv.spec?.channel === channel) return 'already-set';
+      await patchChannel(client, channel);
+      return 'set';
     },
     async cancelUpgrade(req) {
       // Only a desiredUpdate the cluster-version operator has not begun is withdrawn (a running

@@ -309,6 +309,18 @@ describe('OCM provider: discovery', () => {
   });
 });
 
+describe('OCM provider: channel of a route hop', () => {
+  it("writes nothing for a channel of the cluster's group (OCM sets the minor channel itself) and refuses another group", async () => {
+    const { fake, ocm } = await fleet({ clusters: [classic] });
+    const ref = { externalId: classic.id, name: classic.name };
+    expect(await ocm.setChannel!(ref, 'stable-4.16', now)).toBe('already-set');
+    await expect(ocm.setChannel!(ref, 'eus-4.16', now)).rejects.toThrow(
+      "rosa-classic-1 is in OCM's stable channel group; eus-4.16 needs the eus group, which the cluster's owner changes in OCM (fleetplan does not)",
+    );
+    expect(fake.writes()).toEqual([]);
+  });
+});
+
 describe('OCM provider: version gates', () => {
   const gates = [
     {

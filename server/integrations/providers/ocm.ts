@@ -522,6 +522,23 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       if (!existing || existing.version !== req.version || (existing.value !== 'scheduled' && existing.value !== 'pending')) return;
       await call(`${policiesPath(cluster)}/${encodeURIComponent(existing.id)}`, { method: 'DELETE' });
     },
+    /**
+     * OCM keeps a cluster's minor channel itself: the cluster has a channel group (stable, fast,
+     * candidate, eus) and OCM sets the in-cluster channel of the target's minor before an upgrade
+     * it runs (openshift/managed-cluster-config deploy/osd-channel-patch). So a hop whose channel
+     * is of the cluster's group needs no write ('already-set'); another group (stable → eus) is the
+     * cluster owner's change in OCM (it is refused while upgrade policies exist), never fleetplan's.
+     */
+    async setChannel(ref, channel) {
+      const cluster = await readCluster(ref.externalId);
+      const group = cluster.version?.channel_group ?? 'stable';
+      const wanted = /^([a-z]+)-\d+\.\d+$/.exec(channel)?.[1] ?? channel;
+      if (wanted === group) return 'already-set';
+      throw new ProviderError(
+        'ocm',
+        `${ref.name} is in OCM's ${group} channel group; ${channel} needs the ${wanted} group, which the cluster's owner changes in OCM (fleetplan does not)`,
+      );
+    },
     async acknowledgeVersionGate(ref, gateId) {
       const cluster = await readCluster(ref.externalId);
       const gate = (await readGates()).find((g) => g.id === gateId);

@@ -30,7 +30,9 @@ import { availableUpdates, type DemoGraphDocument } from '@/server/demo/demo-fle
 import { SIMULATOR_CLOCK_KEY, simulatedNow, type SimulatorClockState } from '@/server/fleet-clock';
 import {
   listSimulatedClusters,
+  findSimulatedCluster,
   readSetting,
+  setSimulatedChannel,
   setSimulatedUpgrade,
   writeSetting,
   type SimulatedClusterRow,
@@ -395,7 +397,7 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
   const observeRow = (row: SimulatedClusterRow, now: Date) =>
     simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY));
   const find = (ref: ClusterRef) => {
-    const row = listSimulatedClusters(db, organizationId).find((c) => c.externalId === ref.externalId);
+    const row = findSimulatedCluster(db, ref.externalId, organizationId);
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
     return row;
   };
@@ -446,6 +448,12 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
           { version: req.version, nextRun: formatInstantToSecond(req.at.getTime()), state: 'scheduled' },
           null,
         );
+      });
+    },
+    setChannel(ref, channel) {
+      return inProcess(() => {
+        find(ref);
+        return setSimulatedChannel(db, ref.externalId, channel) ? ('set' as const) : ('already-set' as const);
       });
     },
     cancelUpgrade(req, now) {

@@ -185,6 +185,13 @@ export interface FleetProvider {
    * the plan first and writes nothing when it is already approved ('already-approved').
    */
   approveInstallPlan?(req: ApproveInstallPlanRequest, now: Date): Promise<'approved' | 'already-approved'>;
+  /**
+   * Switches the cluster's update channel (Kubernetes: merge-patch ClusterVersion `spec.channel`),
+   * the first write of a gated start whose hop needs another channel (plan/route-following.ts).
+   * Exactly once: re-reads the cluster first and writes nothing when it is already on the channel
+   * ('already-set'). Absent: the provider cannot switch channels (such a start is refused).
+   */
+  setChannel?(ref: ClusterRef, channel: string, now: Date): Promise<'set' | 'already-set'>;
 }
 
 /** What the lifecycle says when a provider has no InstallPlans (the phase is skipped). */

@@ -1,0 +1,1 @@
+CREATE INDEX `clusters_external_id` ON `clusters` (`external_id`);
