@@ -321,7 +321,14 @@ export function createWebhookService(
           organizationId: org.id,
           target: `webhook:${created.id}`,
           before: null,
-          after: { name: created.name, url: created.url, events: created.events, selector: created.selector, organization: org.name },
+          after: {
+            name: created.name,
+            url: created.url,
+            events: created.events,
+            // only when set: a webhook for every cluster logs no selector
+            ...(created.selector ? { selector: created.selector } : {}),
+            organization: org.name,
+          },
         });
         return created;
       });
@@ -339,7 +346,7 @@ export function createWebhookService(
           action: 'webhook.delete',
           organizationId: row.organizationId,
           target: `webhook:${row.id}`,
-          before: { name: row.name, url: row.url, events: row.events, selector: row.selector },
+          before: { name: row.name, url: row.url, events: row.events, ...(row.selector ? { selector: row.selector } : {}) },
           after: null,
         });
       });

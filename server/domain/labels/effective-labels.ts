@@ -41,7 +41,7 @@ export function parseLabelChanges(args: readonly string[]): { ok: true; changes:
     const value = arg.slice(at + 1);
     const problem = labelKeyProblem(key) ?? labelValueProblem(value);
     if (problem) problems.push(`'${arg}': ${problem}`);
-    else if (key in set && set[key] !== value) problems.push(`'${arg}': ${key} is set twice`);
+    else if (Object.prototype.hasOwnProperty.call(set, key) && set[key] !== value) problems.push(`'${arg}': ${key} is set twice`);
     else set[key] = value;
   }
   for (const key of remove) if (Object.prototype.hasOwnProperty.call(set, key)) problems.push(`${key} is both set and removed`);
