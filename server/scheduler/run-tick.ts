@@ -466,8 +466,10 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
       if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
     }
-    // an attempt that ended with an approval never seen taken fails its intent (nothing asks again)
-    if (isFinal(next.state))
+    // an attempt that ended, or left the phase (the plan gone, the option removed), with an approval
+    // never seen taken fails its intent: nothing asks again
+    const phaseLeft = next.operatorApprovals?.doneAt != null && attempt.operatorApprovals?.doneAt == null;
+    if (isFinal(next.state) || phaseLeft)
       for (const plan of next.operatorApprovals?.approved ?? []) {
         if (plan.confirmedAt !== null) continue;
         const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));

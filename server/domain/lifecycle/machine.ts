@@ -421,6 +421,17 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
           toPostStages(`operator approvals skipped: ${plans.message}`, { operatorApprovals: { ...progress, doneAt: now } });
           break;
         }
+        // approving is a write to the cluster like a start: none while the organization is frozen
+        // or a maintenance exclusion covers the cluster (the phase waits; its timeout still runs)
+        const heldBy = input.fleet.frozen ? frozenMessage(input.fleet.frozen.reason) : input.fleet.exclusion;
+        if (heldBy) {
+          if (now > progress.since + config.timeoutMs)
+            move('failed', 'OPERATOR_APPROVAL_TIMEOUT', `operator approvals held (${heldBy}) beyond ${formatDuration(config.timeoutMs)}`, {
+              operatorApprovals: progress,
+            });
+          else if (a.operatorApprovals === null) a = { ...a, operatorApprovals: progress };
+          break;
+        }
         const out = stepOperatorApprovals(a.id, config, progress, plans, now);
         out.notes.forEach(note);
         if (out.kind === 'failed') move('failed', out.reason, out.message, { operatorApprovals: out.progress });

@@ -219,6 +219,25 @@ describe('operator-approvals phase', () => {
     expect(r3.attempt.operatorApprovals!.doneAt).toBe(DONE + 5 * M);
   });
 
+  it('approves nothing while the organization is frozen or an exclusion covers the cluster; after that it goes on, and the timeout still runs', () => {
+    const phase = stepAttempt(upgrading(), input(DONE, undefined)).attempt;
+    const plans = read(plan('p-gitops', 'gitops'));
+    for (const fleet of [
+      { ...NO_FLEET_OBSTACLES, frozen: { reason: 'incident' } },
+      { ...NO_FLEET_OBSTACLES, exclusion: 'maintenance exclusion "db move" until 2024-05-08T06:00Z' },
+    ]) {
+      const held = stepAttempt(phase, { ...input(DONE + M, plans), fleet });
+      expect([held.attempt.state, held.effects, held.attempt.operatorApprovals?.approved]).toEqual(['operator-approvals', [], []]);
+      const late = stepAttempt(held.attempt, { ...input(DONE + H + M, plans), fleet });
+      expect([late.attempt.state, late.attempt.reason]).toEqual(['failed', 'OPERATOR_APPROVAL_TIMEOUT']);
+    }
+    const lifted = stepAttempt(
+      stepAttempt(phase, { ...input(DONE + M, plans), fleet: { ...NO_FLEET_OBSTACLES, frozen: { reason: null } } }).attempt,
+      input(DONE + 2 * M, plans),
+    );
+    expect(lifted.effects.map((e) => e.kind)).toEqual(['approve-installplan']);
+  });
+
   it('a requested approval still read unapproved (crash or failed call) is asked again with the same key, never a new one', () => {
     const phase = stepAttempt(upgrading(), input(DONE, undefined)).attempt;
     const r = stepAttempt(phase, input(DONE + M, read(plan('p', 'gitops'))));
