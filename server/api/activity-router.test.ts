@@ -3,6 +3,7 @@
 // a viewer; each audit action shows only its allow-listed fields (server/services/audit-details.ts).
 import fs from 'node:fs';
 import path from 'node:path';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
@@ -83,12 +84,27 @@ describe('activity.changes', () => {
       actor: 'x',
       action: 'thing.new',
       target: 'thing:1',
-      organizationId: null,
+      organizationId: findFirstOrganization(db)!.id,
       after: { password: 'hunter2hunter2' },
     });
     const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 10, offset: 0, action: 'thing.' });
     expect(page.rows).toMatchObject([{ action: 'thing.new', changes: [], omitted: 0 }]);
     expect(JSON.stringify(page)).not.toContain('hunter2');
+  });
+
+  it("shows an organization's members the instance's own rows, not rows without an organization of other kinds", async () => {
+    const { db, as } = setup();
+    const row = (action: string, target: string) =>
+      appendAudit(db, { at: NOW, actor: 'x', action, target, organizationId: null, after: { name: 'n' } });
+    row('user.create', 'user:7');
+    // written before rows named their organization, and not placeable by the migration
+    row('webhook.delete', 'webhook:3');
+    row('lifecycle.acknowledge-failure', 'cluster:shared-name');
+    const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 50, offset: 0 });
+    const actions = page.rows.map((r) => r.action);
+    expect(actions).toContain('user.create');
+    expect(actions).not.toContain('webhook.delete');
+    expect(actions).not.toContain('lifecycle.acknowledge-failure');
   });
 });
 

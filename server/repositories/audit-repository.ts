@@ -64,13 +64,26 @@ export interface AuditFilter {
   organizationOrInstance?: number;
 }
 
+/**
+ * The actions that are the instance's own (users, sign-ins, tokens, graphs, the scheduler, instance-wide
+ * blocked versions). Only these rows without an organization are shown beside an organization's: a
+ * row written before rows named their organization, that the migration could not place (a deleted
+ * webhook, a cluster name two organizations share), stays for the instance's admins.
+ */
+const INSTANCE_ACTION_PREFIXES = ['auth.', 'user.', 'token.', 'graph.', 'scheduler.', 'simulator.', 'instance.', 'database.'];
+
 const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
 
 function whereOf(f: AuditFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.actor) parts.push(eq(auditLog.actor, f.actor));
   if (f.organizationOrInstance !== undefined)
-    parts.push(or(eq(auditLog.organizationId, f.organizationOrInstance), isNull(auditLog.organizationId))!);
+    parts.push(
+      or(
+        eq(auditLog.organizationId, f.organizationOrInstance),
+        and(isNull(auditLog.organizationId), or(...INSTANCE_ACTION_PREFIXES.map((p) => sql`${auditLog.action} like ${`${p}%`}`))),
+      )!,
+    );
   if (f.action) {
     const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
     if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${likeEscaped(prefix)}%`} escape '\\'`);
