@@ -133,7 +133,27 @@ export function createAuthService(deps: {
       const known = findUserByExternalSubject(tx, externalSubject);
       if (known?.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
       const grants = planGroupGrants(tx, known?.id ?? null, identity.groups);
-      if (organizationsOnly && grants.after.length === 0) return null;
+      if (organizationsOnly && grants.after.length === 0) {
+        // the identity provider gives this user no access any more: what its groups granted goes now,
+        // with the global role and the user's sessions (none may outlive the last group that let it in)
+        if (known) {
+          writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
+          if (!known.organizationsOnly) {
+            updateUser(tx, known.id, { role: 'viewer', organizationsOnly: true });
+            appendAudit(tx, {
+              organizationId: null,
+              at: now,
+              actor: actorName,
+              action: 'user.set-role',
+              target: `user:${known.username}`,
+              before: { role: known.role, organizationsOnly: known.organizationsOnly },
+              after: { role: null, organizationsOnly: true, reason: 'in no group the identity provider maps', groups: identity.groups },
+            });
+          }
+          sessionsRepo.deleteSessionsOfUser(tx, known.id);
+        }
+        return null;
+      }
       if (known) {
         if (known.role !== storedRole || known.organizationsOnly !== organizationsOnly) {
           updateUser(tx, known.id, { role: storedRole, organizationsOnly });

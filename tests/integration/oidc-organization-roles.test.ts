@@ -159,15 +159,41 @@ describe('OIDC group → role mapping per organization', () => {
       before: { organization: 'team-a', role: 'operator' },
     });
 
-    // neither the global mapping nor any organization's: refused, and nothing changes
-    const before = { users: db.select().from(users).all(), sessions: db.select().from(sessions).all().length };
+    // neither the global mapping nor any organization's: refused, and the access the groups gave goes
+    // (the global role, the sessions); a new identity in no mapped group is not stored at all
+    await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a'] });
+    expect(grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
+    const anna = () =>
+      db
+        .select()
+        .from(users)
+        .all()
+        .find((u) => u.username === 'anna')!;
+    expect(
+      db
+        .select()
+        .from(sessions)
+        .all()
+        .filter((x) => x.userId === anna().id).length,
+    ).toBeGreaterThan(0);
     const err = await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['marketing'] }).then(
       () => null,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('FORBIDDEN');
-    expect({ users: db.select().from(users).all(), sessions: db.select().from(sessions).all().length }).toEqual(before);
+    expect(grantsOf('anna')).toEqual([]);
+    expect(anna()).toMatchObject({ organizationsOnly: true });
+    expect(
+      db
+        .select()
+        .from(sessions)
+        .all()
+        .filter((x) => x.userId === anna().id),
+    ).toEqual([]);
+    const usersBefore = db.select().from(users).all().length;
+    await expect(signIn({ sub: 'u-new', preferred_username: 'nobody', groups: ['marketing'] })).rejects.toBeInstanceOf(AppError);
+    expect(db.select().from(users).all().length).toBe(usersBefore);
   });
 
   it('keeps a grant an admin made by hand, whatever the groups, and follows a changed mapping at the next sign-in', async () => {
