@@ -20,6 +20,8 @@ function count(sql: string, ...args: unknown[]): number {
 }
 
 const status = (page: Page) => page.getByRole('region', { name: 'Clusters' }).locator('.table-tools [aria-live]');
+/** the table's count as it reads it: "1 cluster", "12 clusters" */
+const clustersText = (n: number) => `${n} ${n === 1 ? 'cluster' : 'clusters'}`;
 
 test.describe('linkable views', () => {
   test('Fleet filters, sort and page are in the URL; reload keeps them and Back undoes them', async ({ page }) => {
@@ -30,7 +32,7 @@ test.describe('linkable views', () => {
 
     await page.goto('/fleet?sector=prod-green&sort=version&dir=desc');
     await expect(page.getByLabel('Sector')).toHaveValue('prod-green');
-    await expect(status(page)).toHaveText(`${inSector} clusters`);
+    await expect(status(page)).toHaveText(clustersText(inSector));
     await expect(page.getByRole('columnheader', { name: /Version \/ channel/ })).toHaveAttribute('aria-sort', 'descending');
 
     // a choice is a history entry
@@ -46,7 +48,7 @@ test.describe('linkable views', () => {
     await expect(page).not.toHaveURL(/page=2/);
     await page.goBack();
     await expect(page.getByLabel('Sector')).toHaveValue('prod-green');
-    await expect(status(page)).toHaveText(`${inSector} clusters`);
+    await expect(status(page)).toHaveText(clustersText(inSector));
     await page.goForward();
     await page.goForward();
     await expect(page.getByRole('navigation', { name: 'Pages of clusters' })).toContainText(/^51–/);
@@ -79,7 +81,7 @@ test.describe('linkable views', () => {
       .getByRole('link', { name: String(top.n) })
       .click();
     await expect(page).toHaveURL(new RegExp(`/fleet\\?version=${top.version.replaceAll('.', '\\.')}$`));
-    await expect(status(page)).toHaveText(`${top.n} clusters`);
+    await expect(status(page)).toHaveText(clustersText(top.n));
     await expect(page.getByLabel('Minor')).toHaveValue(top.version);
     const rows = page.locator('tbody tr');
     for (const text of await rows.allInnerTexts()) expect(text).toContain(top.version);
@@ -94,7 +96,7 @@ test.describe('linkable views', () => {
     expect(clicked).toMatch(/^4\.\d+\.\d+$/);
     const idleOfClicked = count("select count(*) as n from clusters where version = ? and upgrade_state = 'idle'", clicked);
     expect(idleOfClicked).toBeGreaterThan(0);
-    await expect(status(page)).toHaveText(`${idleOfClicked} clusters`);
+    await expect(status(page)).toHaveText(clustersText(idleOfClicked));
     await expect(page.getByLabel('State')).toHaveValue('idle');
     await page.getByRole('button', { name: 'Show all versions' }).click();
     await expect(page).not.toHaveURL(/version=/);
@@ -103,11 +105,11 @@ test.describe('linkable views', () => {
     const inStage = count("select count(*) as n from clusters where sector = 'stage'");
     await page
       .locator('.sector-node[data-sector="stage"]')
-      .getByRole('link', { name: `${inStage} clusters` })
+      .getByRole('link', { name: clustersText(inStage) })
       .click();
     await expect(page).toHaveURL(/\/fleet\?sector=stage$/);
     await expect(page.getByLabel('Sector')).toHaveValue('stage');
-    await expect(status(page)).toHaveText(`${inStage} clusters`);
+    await expect(status(page)).toHaveText(clustersText(inStage));
     expect(errors).toEqual([]);
   });
 

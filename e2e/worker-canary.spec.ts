@@ -94,9 +94,12 @@ test('a failed canary halts its sector with CANARY_FAILED until an operator ackn
 
   const audited = openE2eDatabase();
   try {
-    expect(audited.prepare("select actor from audit_log where action = 'lifecycle.acknowledge-failure'").all()).toEqual([
-      { actor: 'demo' },
-    ]);
+    // this canary's acknowledgement (other specs acknowledge other failures on the shared database)
+    expect(
+      audited
+        .prepare("select actor from audit_log where action = 'lifecycle.acknowledge-failure' and target = ?")
+        .all(`${canary!.name}@${version}`),
+    ).toEqual([{ actor: 'demo' }]);
   } finally {
     audited.close();
   }
