@@ -277,9 +277,17 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return offered ? { offered, channel: route.channel } : null;
   };
 
+  /**
+   * The canary sectors a completion gave a new result at this step: their scheduled upgrades are
+   * decided again (a canary's new completion restarts its soak, and the engine then cancels the
+   * others' scheduled upgrades as the scheduler would).
+   */
+  const canarySectorsWithNews = new Set<string>();
+
   /** Applies completions and start transitions due at `t`; returns whether anything completed. */
   const advanceUpgrades = (t: number): boolean => {
     let completed = false;
+    canarySectorsWithNews.clear();
     for (const s of managed) {
       const cu = s.state.currentUpgrade;
       if (!cu) continue;
@@ -297,8 +305,10 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         };
         delete s.state.currentUpgrade;
         ledger?.moved(s.state, from);
-        if (s.sector !== null && canarySectors.has(s.sector))
+        if (s.sector !== null && canarySectors.has(s.sector)) {
           upgradeResults = [...(upgradeResults ?? []), { cluster: s.base.name, version, outcome: 'completed', at: s.endsAt }];
+          canarySectorsWithNews.add(s.sector);
+        }
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
         s.endsAt = null;
         completed = true;
@@ -431,7 +441,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       for (const s of engineOrder) {
         const state = s.state as ManagedCluster;
         order.push(state);
-        if (first || (!state.currentUpgrade && s.eligibleAt <= t)) awake.push(state);
+        if (
+          first ||
+          (!state.currentUpgrade && s.eligibleAt <= t) ||
+          (state.currentUpgrade?.state === 'scheduled' && s.sector !== null && canarySectorsWithNews.has(s.sector))
+        )
+          awake.push(state);
       }
       ledger ??= new SoakLedger(order);
       const step = { ...input, now: formatInstant(t), clusters: sims.map((s) => s.state), versionData };
