@@ -203,7 +203,7 @@ export interface DemoFleetOptions {
    */
   holdBackReleases?: number;
   /**
-   * Clusters of each kind per sector, as a multiple of the demo's (default 1: 56 clusters). A
+   * Clusters of each kind per sector, as a multiple of the demo's (default 1: 57 clusters, eus-legacy-01 included). A
    * scale of 180 gives a ~10,000-cluster fleet for trying the pages at size.
    */
   scale?: number;
@@ -371,7 +371,7 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
 
   const byName = new Map(clusters.map((c) => [c.name, c]));
   // A few unhealthy clusters (health gate), a few mid-upgrade, one scheduled (named as in the
-  // 56-cluster demo; a scaled fleet pads the numbers wider, `byDemoName` finds them).
+  // 57-cluster demo; a scaled fleet pads the numbers wider, `byDemoName` finds them).
   const unhealthy: [string, string][] = [
     ['quay-stage-02', 'ClusterOperator image-registry Degraded: storage backend unreachable'],
     ['ocm-prod-blue-03', 'critical alert KubeAPIErrorBudgetBurn firing'],
