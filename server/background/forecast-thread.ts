@@ -6,12 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { AppError } from '@/server/services/app-error';
 import type { ForecastOffload, ForecastRunInput, ForecastRunOutput } from '@/server/services/forecast-service';
 import type { PolicyDraft } from '@/server/services/policies/evaluate-draft';
 import type { ForecastImpact } from '@/server/services/policies/preview-forecast-impact';
 import type { FromForecastThread, ToForecastThread } from './forecast-thread-protocol';
+import { superviseWorker, type StoppedMessage } from './supervised-worker';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -31,6 +31,8 @@ const MAX_RESTART_AFTER_MS = 60_000;
 const HEALTHY_AFTER_MS = 60_000;
 /** a forecast not answered by then is given up (the router's request would have been abandoned long before) */
 const ANSWER_TIMEOUT_MS = 3 * 60_000;
+/** how long a stopping worker may take to close its database before it is terminated */
+const STOP_GRACE_MS = 2_000;
 
 type Pending = { resolve: (output: never) => void; reject: (err: Error) => void };
 
@@ -48,33 +50,22 @@ export function startForecastThread(opts: {
   const file = opts.file ?? forecastWorkerFile();
   if (!fs.existsSync(/* turbopackIgnore: true */ file))
     throw new Error(`the forecast's worker bundle ${file} is missing: run \`npm run build\``);
-  const log = opts.log ?? ((line: string) => console.error(line));
   const pending = new Map<number, Pending>();
   let nextId = 1;
-  let stopping = false;
-  let alive = false;
-  let worker: Worker;
-  let stopped: (() => void) | undefined;
-  let restartTimer: ReturnType<typeof setTimeout> | undefined;
-  const firstDelay = opts.restartAfterMs ?? RESTART_AFTER_MS;
-  let restartDelay = firstDelay;
-  let startedAt = 0;
 
   const rejectAll = (message: string) => {
     for (const p of pending.values()) p.reject(new Error(message));
     pending.clear();
   };
 
-  const spawn = () => {
-    worker = new Worker(/* turbopackIgnore: true */ file);
-    alive = true;
-    startedAt = Date.now();
-    worker.unref();
-    worker.on('message', (message: FromForecastThread) => {
-      if (message.kind === 'stopped') {
-        stopped?.();
-        return;
-      }
+  const worker = superviseWorker<ToForecastThread, Exclude<FromForecastThread, StoppedMessage>>({
+    file,
+    label: 'fleetplan forecast: the forecast thread',
+    log: opts.log ?? ((line: string) => console.error(line)),
+    restartAfterMs: opts.restartAfterMs ?? RESTART_AFTER_MS,
+    maxRestartAfterMs: MAX_RESTART_AFTER_MS,
+    healthyAfterMs: HEALTHY_AFTER_MS,
+    onMessage: (message) => {
       if (message.kind === 'warmed') {
         opts.onWarmed?.(message.forecasts);
         return;
@@ -89,28 +80,14 @@ export function startForecastThread(opts: {
             ? new AppError(message.code, message.message, message.problems)
             : new Error(`the forecast failed: ${message.message}`),
         );
-    });
-    worker.on('error', (err) => log(`fleetplan forecast: the forecast thread failed: ${err.stack ?? err.message}`));
-    worker.on('exit', (code) => {
-      alive = false;
-      rejectAll(`the forecast thread stopped (exit code ${code}); try again in a moment`);
-      stopped?.();
-      if (stopping) return;
-      if (Date.now() - startedAt >= HEALTHY_AFTER_MS) restartDelay = firstDelay;
-      log(`fleetplan forecast: the forecast thread exited (code ${code}); starting it again in ${restartDelay / 1000}s`);
-      restartTimer = setTimeout(spawn, restartDelay);
-      restartTimer.unref();
-      restartDelay = Math.min(restartDelay * 2, Math.max(MAX_RESTART_AFTER_MS, firstDelay));
-    });
-  };
-  spawn();
-
-  const post = (message: ToForecastThread) => worker.postMessage(message);
+    },
+    onExit: (code) => rejectAll(`the forecast thread stopped (exit code ${code}); try again in a moment`),
+  });
 
   /** sends a request and waits for its answer (of the type the request's kind answers with) */
   const ask = <T>(request: DistributiveOmit<Extract<ToForecastThread, { id: number }>, 'id'>): Promise<T> => {
-    if (stopping) return Promise.reject(new Error('the server is shutting down'));
-    if (!alive) return Promise.reject(new Error('the forecast thread is starting again after a failure; try again in a moment'));
+    if (worker.stopping) return Promise.reject(new Error('the server is shutting down'));
+    if (!worker.alive) return Promise.reject(new Error('the forecast thread is starting again after a failure; try again in a moment'));
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       const timeoutMs = opts.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
@@ -129,7 +106,7 @@ export function startForecastThread(opts: {
           reject(err);
         },
       });
-      post({ ...request, id });
+      worker.post({ ...request, id });
     });
   };
 
@@ -139,20 +116,7 @@ export function startForecastThread(opts: {
     impact: (organizationId: number, draft: PolicyDraft, atMs: number) =>
       ask<ForecastImpact>({ kind: 'impact', organizationId, draft, atMs }),
     async stop() {
-      if (stopping) return;
-      stopping = true;
-      clearTimeout(restartTimer);
-      if (!alive) return;
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(resolve, 2_000);
-        force.unref();
-        stopped = () => {
-          clearTimeout(force);
-          resolve();
-        };
-        post({ kind: 'stop' });
-      });
-      await worker.terminate();
+      await worker.stop({ kind: 'stop' }, STOP_GRACE_MS);
       rejectAll('the server is shutting down');
     },
   };

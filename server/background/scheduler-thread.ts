@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { SchedulerControl, SchedulerRuntimeStatus, TickOutcome } from '@/server/services/scheduler-control';
 import type { FromSchedulerThread, ToSchedulerThread } from './scheduler-thread-protocol';
+import { superviseWorker, type StoppedMessage } from './supervised-worker';
 
 /** where `npm run build` puts the worker's bundle (scripts/build-cli.mjs) */
 export function schedulerWorkerFile(root = process.cwd()): string {
@@ -50,55 +50,37 @@ export function startSchedulerThread(opts: {
   };
   const pending = new Map<number, (outcome: TickOutcome) => void>();
   let nextId = 1;
-  let stopping = false;
-  let worker: Worker;
-  let alive = false;
-  let stopped: (() => void) | undefined;
-  let restartTimer: ReturnType<typeof setTimeout> | undefined;
-  const firstDelay = opts.restartAfterMs ?? RESTART_AFTER_MS;
-  let restartDelay = firstDelay;
-  let startedAt = 0;
 
   const settleAll = (reason: string) => {
     for (const resolve of pending.values()) resolve({ status: 'skipped', reason });
     pending.clear();
   };
 
-  const spawn = () => {
-    worker = new Worker(/* turbopackIgnore: true */ file);
-    alive = true;
-    startedAt = Date.now();
-    worker.unref();
-    worker.on('message', (message: FromSchedulerThread) => {
+  const worker = superviseWorker<ToSchedulerThread, Exclude<FromSchedulerThread, StoppedMessage>>({
+    file,
+    label: 'fleetplan scheduler: the scheduler thread',
+    log,
+    restartAfterMs: opts.restartAfterMs ?? RESTART_AFTER_MS,
+    maxRestartAfterMs: MAX_RESTART_AFTER_MS,
+    healthyAfterMs: HEALTHY_AFTER_MS,
+    onMessage: (message) => {
       if (message.kind === 'status') status = message.status;
-      else if (message.kind === 'tickDone' || message.kind === 'tickFailed') {
+      else {
         const resolve = pending.get(message.id);
         pending.delete(message.id);
         resolve?.(message.kind === 'tickDone' ? message.outcome : { status: 'skipped', reason: `the tick crashed: ${message.message}` });
-      } else if (message.kind === 'stopped') stopped?.();
-    });
-    worker.on('error', (err) => log(`fleetplan scheduler: the scheduler thread failed: ${err.stack ?? err.message}`));
-    worker.on('exit', (code) => {
-      alive = false;
+      }
+    },
+    onExit: (code) => {
       settleAll(`the scheduler thread stopped (exit code ${code})`);
       status = { ...status, started: false, running: false, nextTickAt: null, deliveriesInFlight: 0 };
-      stopped?.();
-      if (stopping) return;
-      if (Date.now() - startedAt >= HEALTHY_AFTER_MS) restartDelay = firstDelay;
-      log(`fleetplan scheduler: the scheduler thread exited (code ${code}); starting it again in ${restartDelay / 1000}s`);
-      restartTimer = setTimeout(spawn, restartDelay);
-      restartTimer.unref();
-      restartDelay = Math.min(restartDelay * 2, Math.max(MAX_RESTART_AFTER_MS, firstDelay));
-    });
-  };
-  spawn();
-
-  const post = (message: ToSchedulerThread) => worker.postMessage(message);
+    },
+  });
 
   return {
     runTick(_db, tickOpts) {
-      if (stopping) return Promise.resolve({ status: 'skipped', reason: 'the server is shutting down' });
-      if (!alive) return Promise.resolve({ status: 'skipped', reason: 'the scheduler thread is starting again after a failure' });
+      if (worker.stopping) return Promise.resolve({ status: 'skipped', reason: 'the server is shutting down' });
+      if (!worker.alive) return Promise.resolve({ status: 'skipped', reason: 'the scheduler thread is starting again after a failure' });
       const id = nextId++;
       return new Promise<TickOutcome>((resolve) => {
         const timeoutMs = opts.runNowTimeoutMs ?? RUN_NOW_TIMEOUT_MS;
@@ -111,25 +93,13 @@ export function startSchedulerThread(opts: {
           clearTimeout(timer);
           resolve(outcome);
         });
-        post({ kind: 'runTick', id, dryRun: tickOpts.dryRun });
+        worker.post({ kind: 'runTick', id, dryRun: tickOpts.dryRun });
       });
     },
     runtimeStatus: () => status,
     async stop(graceMs = 10_000) {
-      if (stopping) return;
-      stopping = true;
-      clearTimeout(restartTimer);
-      if (!alive) return;
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(resolve, graceMs + 1_000);
-        force.unref();
-        stopped = () => {
-          clearTimeout(force);
-          resolve();
-        };
-        post({ kind: 'stop', graceMs });
-      });
-      await worker.terminate();
+      // the worker finishes the tick in progress within graceMs; a second more before it is terminated
+      await worker.stop({ kind: 'stop', graceMs }, graceMs + 1_000);
       settleAll('the server is shutting down');
     },
   };
