@@ -1,4 +1,3 @@
-import { organizationScope } from '@/server/services/organization-scope';
 // Forecast benchmark: the rollout simulation over 90 days on the demo fleet scaled to 1,000 and
 // 10,000 clusters (same sectors, schedules, mutexes and soak rules, clusters cloned), plus the
 // plan benchmark's synthetic fleet (every-minute schedules: the worst case for skipping ahead).
@@ -13,6 +12,7 @@ import { generateFleet } from './plan-bench';
 import { openDatabase } from '../db/open-database';
 import { demoScaleForClusters, seedDemo } from '../server/services/demo-seed-service';
 import { createForecastService } from '../server/services/forecast-service';
+import { organizationScope } from '../server/services/organization-scope';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
