@@ -141,11 +141,9 @@ export function createForecastService(
     const hit = key === null ? undefined : cache.get(key);
     if (hit) {
       const entry = await hit.catch(() => null);
-      const fresh =
-        entry !== null &&
-        at.getTime() >= entry.fromMs &&
-        (at.getTime() - entry.fromMs < MAX_AGE_MS || realNowMs() - entry.computedAtRealMs < PAGING_GRACE_MS);
-      if (entry && fresh) {
+      const fresh = (e: CacheEntry) =>
+        at.getTime() >= e.fromMs && (at.getTime() - e.fromMs < MAX_AGE_MS || realNowMs() - e.computedAtRealMs < PAGING_GRACE_MS);
+      if (entry && fresh(entry)) {
         cache.delete(key!);
         cache.set(key!, hit);
         return { ...entry, cached: true };

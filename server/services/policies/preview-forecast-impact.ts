@@ -13,6 +13,10 @@ const storedForecasts = new WeakMap<object, { key: string; run: Promise<Forecast
 /** How far the editor's forecast impact looks ahead: long enough for soak days and weekly windows. */
 export const IMPACT_HORIZON_DAYS = 30;
 
+export type ForecastImpact =
+  | { ok: false; problems: NamedProblem[]; diff: null; horizonDays: number }
+  | { ok: true; problems: NamedProblem[]; diff: ForecastDiff; horizonDays: number };
+
 /**
  * The draft's impact as the difference between two forecasts from now, with the stored policies
  * and with the draft applied: who reaches the fleet's target version sooner, later, no longer or
@@ -20,10 +24,6 @@ export const IMPACT_HORIZON_DAYS = 30;
  * gates and towards the target of the stored fleet (the newest version offered), so a change that
  * blocks that version shows as clusters no longer reaching it.
  */
-export type ForecastImpact =
-  | { ok: false; problems: NamedProblem[]; diff: null; horizonDays: number }
-  | { ok: true; problems: NamedProblem[]; diff: ForecastDiff; horizonDays: number };
-
 export async function previewForecastImpact(ctx: PolicyContext, draft: PolicyDraft, signal?: AbortSignal): Promise<ForecastImpact> {
   // both forecasts start at the start of the minute: the stored fleet's is then the same for
   // every edit of that minute (while the data stays), and is kept
