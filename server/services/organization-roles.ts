@@ -189,6 +189,15 @@ export function writeGroupGrants(
   }
 }
 
+/** The user and the organization a grant or revoke names; NOT_FOUND naming the one that does not exist. */
+function userAndOrganization(tx: Db, input: { username: string; organization: string }) {
+  const user = findUserByName(tx, input.username);
+  if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
+  const org = findOrganizationByName(tx, input.organization);
+  if (!org) throw unknownOrganization(input.organization);
+  return { user, org };
+}
+
 export function createOrganizationRoleService(db: Db, realNow: () => Date) {
   const names = () => new Map(listOrganizations(db).map((o) => [o.id, o.name]));
   return {
@@ -221,10 +230,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     /** grants `role` on `organization` to `username` (replacing a grant there); audited */
     grant(actor: Actor, input: { username: string; organization: string; role: Role }) {
       return withTransaction(db, (tx) => {
-        const user = findUserByName(tx, input.username);
-        if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
-        const org = findOrganizationByName(tx, input.organization);
-        if (!org) throw unknownOrganization(input.organization);
+        const { user, org } = userAndOrganization(tx, input);
         const before = findOrganizationRole(tx, user.id, org.id);
         const at = realNow();
         // a grant by hand is the admin's from now on: sign-ins no longer recompute it from the groups
@@ -252,10 +258,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     /** removes the user's grant on `organization` (their global role holds there again); NOT_FOUND when there is none */
     revoke(actor: Actor, input: { username: string; organization: string }) {
       return withTransaction(db, (tx) => {
-        const user = findUserByName(tx, input.username);
-        if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
-        const org = findOrganizationByName(tx, input.organization);
-        if (!org) throw unknownOrganization(input.organization);
+        const { user, org } = userAndOrganization(tx, input);
         const before = findOrganizationRole(tx, user.id, org.id);
         if (!before || !deleteOrganizationRole(tx, user.id, org.id))
           throw new AppError('NOT_FOUND', `${user.username} has no role on organization ${org.name}`);
