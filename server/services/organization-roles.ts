@@ -25,7 +25,7 @@ import {
   upsertOrganizationRole,
 } from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { findUserById, findUserByName } from '@/server/repositories/user-repository';
+import { findUserById, findUserByName, listUsers } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 import { unknownOrganization, type OrganizationScope } from './organization-scope';
 
@@ -204,9 +204,11 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     /** every grant: user, organization, role */
     list() {
       const orgs = names();
+      // one read of the users, not one lookup per grant
+      const usernames = new Map(listUsers(db).map((u) => [u.id, u.username]));
       return listOrganizationRoles(db).map((g) => ({
         userId: g.userId,
-        username: findUserById(db, g.userId)?.username ?? `#${g.userId}`,
+        username: usernames.get(g.userId) ?? `#${g.userId}`,
         organization: orgs.get(g.organizationId) ?? `#${g.organizationId}`,
         role: g.role,
         source: g.source,
