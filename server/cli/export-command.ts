@@ -5,23 +5,22 @@ import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { organizationScope } from '@/server/services/organization-scope';
+import { takeOrgOption } from './org-option';
 import { processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan export [--cluster NAME] [--org NAME]';
 
-export function runExportCommand(args: string[], io: CliIo = processIo): number {
+export function runExportCommand(argv: string[], io: CliIo = processIo): number {
+  const scoped = takeOrgOption(argv);
+  if ('error' in scoped) {
+    io.stderr(`fleetplan export: ${scoped.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const { org, rest: args } = scoped;
   let cluster: string | undefined;
-  let org: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === '--org') {
-      org = args[++i];
-      if (org === undefined) {
-        io.stderr(`fleetplan export: --org needs a name\n${USAGE}\n`);
-        return 2;
-      }
-    } else if (arg.startsWith('--org=')) org = arg.slice('--org='.length);
-    else if (arg === '--cluster') {
+    if (arg === '--cluster') {
       cluster = args[++i];
       if (cluster === undefined) {
         io.stderr(`fleetplan export: --cluster needs a name\n${USAGE}\n`);

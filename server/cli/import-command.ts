@@ -9,6 +9,7 @@ import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { organizationScope } from '@/server/services/organization-scope';
+import { takeOrgOption } from './org-option';
 
 const USAGE =
   'usage: fleetplan import [--cluster] FILE [--dry-run] [--org NAME]   (an organization file, or with --cluster a cluster file; FILE may be - for stdin; into organization NAME, default the first)';
@@ -36,21 +37,18 @@ export function cliActor(env: Record<string, string | undefined>): string {
   return env.FLEETPLAN_ACTOR ?? `cli:${env.USER ?? env.USERNAME ?? 'unknown'}`;
 }
 
-export async function runImportCommand(args: string[], io: CliIo = processIo): Promise<number> {
+export async function runImportCommand(argv: string[], io: CliIo = processIo): Promise<number> {
+  const scoped = takeOrgOption(argv);
+  if ('error' in scoped) {
+    io.stderr(`fleetplan import: ${scoped.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const { org, rest: args } = scoped;
   let file: string | undefined;
   let dryRun = false;
   let clusterFile = false;
-  let org: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === '--org') {
-      org = args[++i];
-      if (org === undefined) {
-        io.stderr(`fleetplan import: --org needs a name\n${USAGE}\n`);
-        return 2;
-      }
-    } else if (arg.startsWith('--org=')) org = arg.slice('--org='.length);
-    else if (arg === '--dry-run') dryRun = true;
+  for (const arg of args) {
+    if (arg === '--dry-run') dryRun = true;
     else if (arg === '--cluster') clusterFile = true;
     else if (arg === '-h' || arg === '--help') {
       io.stdout(`${USAGE}\n`);

@@ -51,12 +51,7 @@ function runGroupsCommand(rest: string[], io: CliIo): number {
 }
 
 function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => T): T {
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
-  try {
-    return work(createOrganizationAdminService(db, () => new Date()));
-  } finally {
-    db.$client.close();
-  }
+  return withDatabase(io, (db) => work(createOrganizationAdminService(db, () => new Date())));
 }
 
 function refused(io: CliIo, command: string, err: unknown): number {

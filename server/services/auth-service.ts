@@ -129,6 +129,24 @@ export function createAuthService(deps: {
     // without a global role the row keeps the least one, for the instance's read-only pages
     const storedRole: Role = role ?? 'viewer';
     const organizationsOnly = role === null;
+    // the stored global role follows the groups; the audit row says the role as the groups gave it
+    const setGlobalRole = (
+      tx: Db,
+      user: UserRow,
+      stored: { role: Role; organizationsOnly: boolean },
+      shown: { role: Role | null; reason: string },
+    ) => {
+      updateUser(tx, user.id, stored);
+      appendAudit(tx, {
+        organizationId: null,
+        at: now,
+        actor: actorName,
+        action: 'user.set-role',
+        target: `user:${user.username}`,
+        before: { role: user.role, organizationsOnly: user.organizationsOnly },
+        after: { role: shown.role, organizationsOnly: stored.organizationsOnly, reason: shown.reason, groups: identity.groups },
+      });
+    };
     return withTransaction(db, (tx) => {
       const known = findUserByExternalSubject(tx, externalSubject);
       if (known?.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
@@ -138,35 +156,25 @@ export function createAuthService(deps: {
         // with the global role and the user's sessions (none may outlive the last group that let it in)
         if (known) {
           writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
-          if (!known.organizationsOnly) {
-            updateUser(tx, known.id, { role: 'viewer', organizationsOnly: true });
-            appendAudit(tx, {
-              organizationId: null,
-              at: now,
-              actor: actorName,
-              action: 'user.set-role',
-              target: `user:${known.username}`,
-              before: { role: known.role, organizationsOnly: known.organizationsOnly },
-              after: { role: null, organizationsOnly: true, reason: 'in no group the identity provider maps', groups: identity.groups },
-            });
-          }
+          if (!known.organizationsOnly)
+            setGlobalRole(
+              tx,
+              known,
+              { role: 'viewer', organizationsOnly: true },
+              { role: null, reason: 'in no group the identity provider maps' },
+            );
           sessionsRepo.deleteSessionsOfUser(tx, known.id);
         }
         return null;
       }
       if (known) {
-        if (known.role !== storedRole || known.organizationsOnly !== organizationsOnly) {
-          updateUser(tx, known.id, { role: storedRole, organizationsOnly });
-          appendAudit(tx, {
-            organizationId: null,
-            at: now,
-            actor: actorName,
-            action: 'user.set-role',
-            target: `user:${known.username}`,
-            before: { role: known.role, organizationsOnly: known.organizationsOnly },
-            after: { role: storedRole, organizationsOnly, reason: 'groups at the identity provider', groups: identity.groups },
-          });
-        }
+        if (known.role !== storedRole || known.organizationsOnly !== organizationsOnly)
+          setGlobalRole(
+            tx,
+            known,
+            { role: storedRole, organizationsOnly },
+            { role: storedRole, reason: 'groups at the identity provider' },
+          );
         writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
         return { ...known, role: storedRole, organizationsOnly };
       }

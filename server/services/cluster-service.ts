@@ -168,10 +168,12 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
   /**
    * The repository's filter for the Fleet's: `neverUpgrades` and `selector` become the names they
    * select (both: the names both select). An invalid selector is refused with the parser's message.
+   * `engine`: the caller's lookup when it has one (the evaluation is looked up once per call).
    */
-  function repositoryFilter(organizationId: number, input: ListFilter): clustersRepo.ClusterFilter {
+  function repositoryFilter(organizationId: number, input: ListFilter, engine?: EngineLookup): clustersRepo.ClusterFilter {
+    const lookup = () => (engine ??= engineLookup());
     const { neverUpgrades, label, selector, ...rest } = input;
-    let names: string[] | undefined = neverUpgrades ? engineLookup().allNever() : undefined;
+    let names: string[] | undefined = neverUpgrades ? lookup().allNever() : undefined;
     const narrow = (to: readonly string[]) => {
       const keep = new Set(to);
       names = (names ?? [...keep]).filter((n) => keep.has(n));
@@ -179,7 +181,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     if (selector !== undefined && selector.trim() !== '') narrow(clustersMatching(db, organizationId, requireSelector(selector)).names);
     let sector = rest.sector;
     // a sector's members include those its selector took (the stored column holds the policy's sector only)
-    const selectedInto = sector ? engineLookup().selectedInto(sector) : [];
+    const selectedInto = sector ? lookup().selectedInto(sector) : [];
     if (sector && selectedInto.length > 0) {
       narrow([...clustersRepo.listClusterNamesInSector(db, organizationId, sector), ...selectedInto]);
       sector = undefined;
@@ -199,7 +201,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
       const org = scope();
       if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
       const engine = engineLookup();
-      const { rows, total } = clustersRepo.listClusters(db, { ...input, filter: repositoryFilter(org.id, input.filter) });
+      const { rows, total } = clustersRepo.listClusters(db, { ...input, filter: repositoryFilter(org.id, input.filter, engine) });
       const lastSnapshot = readSnapshotObservedAt(db);
       return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },

@@ -17,6 +17,7 @@ import {
 import type { OrganizationProviderKind } from '@/server/integrations/providers/create-provider';
 import { withTransaction } from '@/server/repositories/transaction';
 import { AppError } from './app-error';
+import { unknownOrganization } from './organization-scope';
 
 /** The name `npm start` gives a real provider's organization until it is named (prepare-database.ts). */
 export const UNNAMED_ORGANIZATION = 'unnamed';
@@ -103,7 +104,7 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
       return withTransaction(db, (tx) => {
         const org = findOrganizationByName(tx, input.organization);
-        if (!org) throw new AppError('NOT_FOUND', `There is no organization named ${JSON.stringify(input.organization)}`);
+        if (!org) throw unknownOrganization(input.organization);
         const now = realNow();
         setOrganizationProvider(tx, org.id, input.kind, ref, now);
         appendAudit(tx, {

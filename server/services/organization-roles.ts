@@ -25,7 +25,7 @@ import {
   upsertOrganizationRole,
 } from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { findUserById, findUserByName } from '@/server/repositories/user-repository';
+import { findUserById, findUserByName, listUsers } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 import { unknownOrganization, type OrganizationScope } from './organization-scope';
 
@@ -189,15 +189,26 @@ export function writeGroupGrants(
   }
 }
 
+/** The user and the organization a grant or revoke names; NOT_FOUND naming the one that does not exist. */
+function userAndOrganization(tx: Db, input: { username: string; organization: string }) {
+  const user = findUserByName(tx, input.username);
+  if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
+  const org = findOrganizationByName(tx, input.organization);
+  if (!org) throw unknownOrganization(input.organization);
+  return { user, org };
+}
+
 export function createOrganizationRoleService(db: Db, realNow: () => Date) {
   const names = () => new Map(listOrganizations(db).map((o) => [o.id, o.name]));
   return {
     /** every grant: user, organization, role */
     list() {
       const orgs = names();
+      // one read of the users, not one lookup per grant
+      const usernames = new Map(listUsers(db).map((u) => [u.id, u.username]));
       return listOrganizationRoles(db).map((g) => ({
         userId: g.userId,
-        username: findUserById(db, g.userId)?.username ?? `#${g.userId}`,
+        username: usernames.get(g.userId) ?? `#${g.userId}`,
         organization: orgs.get(g.organizationId) ?? `#${g.organizationId}`,
         role: g.role,
         source: g.source,
@@ -221,10 +232,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     /** grants `role` on `organization` to `username` (replacing a grant there); audited */
     grant(actor: Actor, input: { username: string; organization: string; role: Role }) {
       return withTransaction(db, (tx) => {
-        const user = findUserByName(tx, input.username);
-        if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
-        const org = findOrganizationByName(tx, input.organization);
-        if (!org) throw unknownOrganization(input.organization);
+        const { user, org } = userAndOrganization(tx, input);
         const before = findOrganizationRole(tx, user.id, org.id);
         const at = realNow();
         // a grant by hand is the admin's from now on: sign-ins no longer recompute it from the groups
@@ -252,10 +260,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     /** removes the user's grant on `organization` (their global role holds there again); NOT_FOUND when there is none */
     revoke(actor: Actor, input: { username: string; organization: string }) {
       return withTransaction(db, (tx) => {
-        const user = findUserByName(tx, input.username);
-        if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
-        const org = findOrganizationByName(tx, input.organization);
-        if (!org) throw unknownOrganization(input.organization);
+        const { user, org } = userAndOrganization(tx, input);
         const before = findOrganizationRole(tx, user.id, org.id);
         if (!before || !deleteOrganizationRole(tx, user.id, org.id))
           throw new AppError('NOT_FOUND', `${user.username} has no role on organization ${org.name}`);

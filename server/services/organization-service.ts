@@ -50,9 +50,9 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
       return admin.setProvider(input.actor.name, input);
     },
 
-    /** every organization with its provider settings (admins) */
+    /** every organization with its provider settings (admins): the rows alone, not admin.list()'s five counts per organization */
     providers() {
-      return admin.list().map((o) => ({ name: o.name, provider: o.provider, credentialsRef: o.credentialsRef }));
+      return listOrganizations(db).map((o) => ({ name: o.name, provider: o.providerKind, credentialsRef: o.providerCredentialsRef }));
     },
 
     /** an admin adds an organization (or names the blank first-run one; organization-admin-service.ts) */

@@ -13,9 +13,8 @@ import { exportClusterYaml, exportOrganizationYaml } from './export-policy-files
 import { getOrganization } from './get-organization';
 import { importOrganizationYaml } from './import-organization-file';
 import { policyHistory } from './policy-history';
-import { SYSTEM_ACTOR, type PolicyContext } from './policy-store';
+import { requireOrganization, SYSTEM_ACTOR, type PolicyContext } from './policy-store';
 import type { OrganizationScope } from '../organization-scope';
-import { AppError } from '../app-error';
 import type { ForecastOffload } from '../forecast-service';
 import { importClusterYaml } from './import-cluster-file';
 import { previewForecastImpact } from './preview-forecast-impact';
@@ -48,9 +47,7 @@ export function createPolicyService(
     previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => {
       if (!forecasts) return previewForecastImpact(ctx, draft, signal);
       // the organization is picked here, with the request's rights; the thread computes the two forecasts
-      const org = organization();
-      if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
-      return forecasts.impact(org.id, draft, now().getTime());
+      return forecasts.impact(requireOrganization(ctx).id, draft, now().getTime());
     },
     updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),
     updateClusterPolicy: (...args: Rest<typeof updateClusterPolicy>) => updateClusterPolicy(ctx, ...args),
