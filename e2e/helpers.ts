@@ -1,5 +1,6 @@
 // Shared e2e helpers.
-import { expect, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { openE2eDatabase } from './pages/seeded-fleet';
 
 /**
  * Signs in with the demo sign-in (the e2e server runs with FLEETPLAN_DEMO_LOGIN=1). Every page
@@ -11,4 +12,28 @@ export async function signIn(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/login\?next=%2Ffleet$/);
   await page.getByRole('button', { name: /demo/i }).click();
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+}
+
+/**
+ * Adds an empty organization `name` for the spec file's tests, and removes it afterwards with
+ * every user's remembered choice, so the other specs see the demo's single organization again.
+ */
+export function withExtraOrganization(name: string): void {
+  test.beforeAll(() => {
+    const db = openE2eDatabase({ readonly: false });
+    try {
+      db.prepare('insert into organizations (name, updated_at) values (?, ?)').run(name, Date.now());
+    } finally {
+      db.close();
+    }
+  });
+  test.afterAll(() => {
+    const db = openE2eDatabase({ readonly: false });
+    try {
+      db.prepare('update users set selected_organization_id = null').run();
+      db.prepare('delete from organizations where name = ?').run(name);
+    } finally {
+      db.close();
+    }
+  });
 }
