@@ -1,5 +1,5 @@
 // Shared e2e helpers.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { openE2eDatabase } from './pages/seeded-fleet';
 
 /**
@@ -12,6 +12,18 @@ export async function signIn(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/login\?next=%2Ffleet$/);
   await page.getByRole('button', { name: /demo/i }).click();
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+}
+
+/** the test identity provider playwright.config.ts starts (500 above the app's port) */
+const IDP = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3999) + 500}`;
+
+/** Tells the test identity provider who the next sign-in through it is. */
+export async function nextSignInAs(
+  request: APIRequestContext,
+  account: { sub: string; preferred_username: string; groups: string[] },
+): Promise<void> {
+  const res = await request.post(`${IDP}/_test/login-as`, { data: account });
+  expect(res.ok()).toBe(true);
 }
 
 /**
