@@ -8,19 +8,19 @@ import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, organizationRoles, sessions, users } from '@/db/schema';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
-import { parseCookieHeader, SESSION_COOKIE } from '@/server/auth/cookies';
+import { SESSION_COOKIE } from '@/server/auth/cookies';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { parseEnv, type FleetplanEnv } from '@/server/env';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findOrganizationByName, insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
-import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
+import { createAuthService } from '@/server/services/auth-service';
 import {
   applyOrganizationRoleGroupsSetting,
   createOrganizationRoleService,
   setOrganizationRoleGroupsText,
 } from '@/server/services/organization-roles';
-import { followProviderRedirects } from '../fakes/oidc-browser';
+import { flowCookieOf, followProviderRedirects } from '../fakes/oidc-browser';
 import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
@@ -62,7 +62,7 @@ async function signIn(account: { sub: string; preferred_username: string; groups
   await service.completeExternalSignIn({
     providerId: 'corp',
     callbackUrl: callback,
-    flowCookie: parseCookieHeader(begin.cookie.split(';')[0]!).get(SIGN_IN_FLOW_COOKIE)!,
+    flowCookie: flowCookieOf(begin.cookie),
     cookies: { secure: false, set: (c) => cookies.push(c) },
     clientAddress: '203.0.113.9',
   });

@@ -4,14 +4,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, sessions, users } from '@/db/schema';
-import { parseCookieHeader } from '@/server/auth/cookies';
 import { hashPassword } from '@/server/auth/password';
 import { parseEnv, type FleetplanEnv } from '@/server/env';
 import { insertUser } from '@/server/repositories/user-repository';
 import { AppError } from '@/server/services/app-error';
-import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
+import { createAuthService } from '@/server/services/auth-service';
 import { createUserService } from '@/server/services/user-service';
-import { followProviderRedirects } from '../fakes/oidc-browser';
+import { flowCookieOf, followProviderRedirects } from '../fakes/oidc-browser';
 import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
@@ -41,10 +40,6 @@ beforeEach(() => {
 
 function auth(now = NOW) {
   return createAuthService({ db, realNow: () => now, env });
-}
-
-function flowCookieOf(setCookie: string): string {
-  return parseCookieHeader(setCookie.split(';')[0]!).get(SIGN_IN_FLOW_COOKIE)!;
 }
 
 async function signIn(opts: { next?: string; now?: Date; tamper?: (callback: URL) => URL } = {}) {
