@@ -11,7 +11,7 @@ import { AppError } from '@/server/services/app-error';
 import { createAuthService } from '@/server/services/auth-service';
 import { createUserService } from '@/server/services/user-service';
 import { flowCookieOf, followProviderRedirects } from '../fakes/oidc-browser';
-import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
+import { corpOidcSettings, startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
 const REDIRECT_URI = `${ORIGIN}/api/auth/corp/callback`;
@@ -23,15 +23,7 @@ let db: Db;
 
 beforeAll(async () => {
   idp = await startTestIdp({ redirectUris: [REDIRECT_URI] });
-  env = parseEnv({
-    FLEETPLAN_OIDC_ID: 'corp',
-    FLEETPLAN_OIDC_NAME: 'Corp SSO',
-    FLEETPLAN_OIDC_ISSUER: idp.issuer,
-    FLEETPLAN_OIDC_CLIENT_ID: idp.clientId,
-    FLEETPLAN_OIDC_CLIENT_SECRET: idp.clientSecret,
-    FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
-    FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;operator=sre,oncall;viewer=staff',
-  });
+  env = parseEnv(corpOidcSettings(idp, 'admin=fleet-admins;operator=sre,oncall;viewer=staff'));
 });
 afterAll(() => idp.close());
 beforeEach(() => {
