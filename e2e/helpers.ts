@@ -14,6 +14,13 @@ export async function signIn(page: Page): Promise<void> {
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 }
 
+/** One tick through the Scheduler page's "Run now" (the e2e server's scheduler loop is off), waited for until it succeeded. */
+export async function runTick(page: Page): Promise<void> {
+  await page.goto('/scheduler');
+  await page.getByRole('button', { name: 'Run now', exact: true }).click();
+  await expect(page.getByTestId('run-result')).toContainText(/#\d+ succeeded/, { timeout: 60_000 });
+}
+
 /** the test identity provider playwright.config.ts starts (500 above the app's port) */
 const IDP = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3999) + 500}`;
 
