@@ -4,36 +4,18 @@
 // signs in through the test identity provider, sees the demo organization only, as an operator
 // there, and another organization does not exist for them.
 import { expect, test } from '@playwright/test';
+import { nextSignInAs, withExtraOrganization } from './helpers';
 import { openE2eDatabase } from './pages/seeded-fleet';
 
-const IDP = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3999) + 500}`;
 const OTHER = 'e2e-team-b';
 
-test.beforeAll(() => {
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('insert into organizations (name, updated_at) values (?, ?)').run(OTHER, Date.now());
-  } finally {
-    db.close();
-  }
-});
-
-test.afterAll(() => {
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('update users set selected_organization_id = null').run();
-    db.prepare('delete from organizations where name = ?').run(OTHER);
-  } finally {
-    db.close();
-  }
-});
+withExtraOrganization(OTHER);
 
 test('a user of group team-a signs in through the identity provider and sees organization app-sre only, as an operator', async ({
   page,
   request,
 }) => {
-  const res = await request.post(`${IDP}/_test/login-as`, { data: { sub: 'e2e-tina', preferred_username: 'tina', groups: ['team-a'] } });
-  expect(res.ok()).toBe(true);
+  await nextSignInAs(request, { sub: 'e2e-tina', preferred_username: 'tina', groups: ['team-a'] });
   await page.goto('/fleet');
   await expect(page).toHaveURL(/\/login\?next=%2Ffleet$/);
   await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();

@@ -1,14 +1,8 @@
 // Sign-in with the team's identity provider: the login page's "Sign in with Corp SSO" goes to a
 // real OpenID Connect provider (oidc-provider, started by playwright.config.ts) and back, the
 // user's groups decide the role, and a user in no mapped group is told so on the login page.
-import { expect, test, type APIRequestContext } from '@playwright/test';
-
-const IDP = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3999) + 500}`;
-
-async function nextSignInAs(request: APIRequestContext, account: { sub: string; preferred_username: string; groups: string[] }) {
-  const res = await request.post(`${IDP}/_test/login-as`, { data: account });
-  expect(res.ok()).toBe(true);
-}
+import { expect, test } from '@playwright/test';
+import { nextSignInAs } from './helpers';
 
 test('an SRE signs in through the identity provider and lands where they were going, as an operator', async ({ page, request }) => {
   await nextSignInAs(request, { sub: 'e2e-olivia', preferred_username: 'olivia', groups: ['staff', 'sre'] });

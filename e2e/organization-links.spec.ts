@@ -4,7 +4,7 @@
 // and every page shows that organization's data. A second, empty organization exists, so a link
 // that dropped ?org= could land on it (the user's remembered choice).
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn, withExtraOrganization } from './helpers';
 import { openE2eDatabase } from './pages/seeded-fleet';
 
 const OTHER = 'e2e-links-other';
@@ -12,24 +12,7 @@ const ORG = 'app-sre';
 const CLUSTER = 'telemeter-stage-01';
 const keepsOrg = new RegExp(`[?&]org=${ORG}(&|$)`);
 
-test.beforeAll(() => {
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('insert into organizations (name, updated_at) values (?, ?)').run(OTHER, Date.now());
-  } finally {
-    db.close();
-  }
-});
-
-test.afterAll(() => {
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('update users set selected_organization_id = null').run();
-    db.prepare('delete from organizations where name = ?').run(OTHER);
-  } finally {
-    db.close();
-  }
-});
+withExtraOrganization(OTHER);
 
 test('following links from Fleet to a cluster, Sectors and back keeps ?org= and the organization', async ({ page }) => {
   await signIn(page);

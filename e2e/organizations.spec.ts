@@ -2,7 +2,7 @@
 // it puts ?org=NAME in the address, the pages show its (empty) fleet, the navigation keeps the
 // choice, and the next visit without ?org= lands there (remembered for the user, in the database).
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn, withExtraOrganization } from './helpers';
 import { openE2eDatabase } from './pages/seeded-fleet';
 
 const SECOND = 'e2e-second-org';
@@ -19,25 +19,7 @@ function rememberedOrganization(): string | null {
   }
 }
 
-test.beforeAll(() => {
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('insert into organizations (name, updated_at) values (?, ?)').run(SECOND, Date.now());
-  } finally {
-    db.close();
-  }
-});
-
-test.afterAll(() => {
-  // the other specs see the demo's single organization again
-  const db = openE2eDatabase({ readonly: false });
-  try {
-    db.prepare('update users set selected_organization_id = null').run();
-    db.prepare('delete from organizations where name = ?').run(SECOND);
-  } finally {
-    db.close();
-  }
-});
+withExtraOrganization(SECOND);
 
 test('switching organizations: the address, the pages, the navigation and the remembered choice follow', async ({ page }) => {
   await signIn(page);

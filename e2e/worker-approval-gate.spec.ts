@@ -3,15 +3,9 @@
 // pending), the operator approves on the Sectors page with a reason (confirm dialog; audited), and
 // the next tick decides the upgrade. Ticks go through "Run now" (the e2e server's loop is off), so
 // this file runs late (file order), as worker-run-now.spec.ts does: its ticks record decisions.
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './helpers';
+import { expect, test } from '@playwright/test';
+import { runTick, signIn } from './helpers';
 import { openE2eDatabase } from './pages/seeded-fleet';
-
-async function runTick(page: Page): Promise<void> {
-  await page.goto('/scheduler');
-  await page.getByRole('button', { name: 'Run now', exact: true }).click();
-  await expect(page.getByTestId('run-result')).toContainText(/#\d+ succeeded/, { timeout: 60_000 });
-}
 
 function devDecisions(): { name: string; action: string | null; reason: string | null; version: string | null }[] {
   const db = openE2eDatabase();

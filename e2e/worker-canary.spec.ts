@@ -7,17 +7,11 @@
 // so, the operator acknowledges the failure on the canary's page (audited), and the next tick
 // releases the sector back to waiting for its canary. Ticks go through "Run now" (the e2e server's
 // loop is off), so this file runs late (file order), as worker-approval-gate.spec.ts does.
-import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './helpers';
+import { expect, test } from '@playwright/test';
+import { runTick, signIn } from './helpers';
 import { openE2eDatabase } from './pages/seeded-fleet';
 
 const SECTOR = 'hive-production';
-
-async function runTick(page: Page): Promise<void> {
-  await page.goto('/scheduler');
-  await page.getByRole('button', { name: 'Run now', exact: true }).click();
-  await expect(page.getByTestId('run-result')).toContainText(/#\d+ succeeded/, { timeout: 60_000 });
-}
 
 type Row = { id: number; name: string; version: string; action: string | null; reason: string | null; decided: string | null };
 

@@ -132,3 +132,19 @@ export async function startTestIdp(opts: { port?: number; redirectUris: string[]
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * The app's settings for signing in through `idp` as the provider `corp` ("Corp SSO"), with the
+ * global group → role mapping `roleGroups` (FLEETPLAN_OIDC_ROLE_GROUPS); for parseEnv.
+ */
+export function corpOidcSettings(idp: TestIdp, roleGroups: string): Record<string, string> {
+  return {
+    FLEETPLAN_OIDC_ID: 'corp',
+    FLEETPLAN_OIDC_NAME: 'Corp SSO',
+    FLEETPLAN_OIDC_ISSUER: idp.issuer,
+    FLEETPLAN_OIDC_CLIENT_ID: idp.clientId,
+    FLEETPLAN_OIDC_CLIENT_SECRET: idp.clientSecret,
+    FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
+    FLEETPLAN_OIDC_ROLE_GROUPS: roleGroups,
+  };
+}

@@ -1,4 +1,3 @@
-import { organizationScope } from '@/server/services/organization-scope';
 // The forecast is kept by what it depends on (the stored data and the request's options), not by
 // the fleet clock: paging through it a minute later must not simulate 10,000 clusters again,
 // while any write, or the clock moving an hour past its start, must.
@@ -8,6 +7,7 @@ import { seedDemo } from '@/server/services/demo-seed-service';
 import { createForecastService } from '@/server/services/forecast-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { createExclusionService } from '@/server/services/exclusion-service';
+import { organizationScope } from '@/server/services/organization-scope';
 import { acquireLease, finishTick, insertTick, writeSetting, HEALTH_GATE_SETTING } from '@/server/repositories/scheduler-repository';
 
 const NOW = new Date('2024-07-10T08:00:00Z');

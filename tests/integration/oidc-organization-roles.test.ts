@@ -8,20 +8,20 @@ import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, organizationRoles, sessions, users } from '@/db/schema';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
-import { parseCookieHeader, SESSION_COOKIE } from '@/server/auth/cookies';
+import { SESSION_COOKIE } from '@/server/auth/cookies';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { parseEnv, type FleetplanEnv } from '@/server/env';
 import { appendAudit } from '@/server/repositories/audit-repository';
 import { findOrganizationByName, insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
-import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
+import { createAuthService } from '@/server/services/auth-service';
 import {
   applyOrganizationRoleGroupsSetting,
   createOrganizationRoleService,
   setOrganizationRoleGroupsText,
 } from '@/server/services/organization-roles';
-import { followProviderRedirects } from '../fakes/oidc-browser';
-import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
+import { flowCookieOf, followProviderRedirects } from '../fakes/oidc-browser';
+import { corpOidcSettings, startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
 const REDIRECT_URI = `${ORIGIN}/api/auth/corp/callback`;
@@ -34,13 +34,7 @@ let db: Db;
 beforeAll(async () => {
   idp = await startTestIdp({ redirectUris: [REDIRECT_URI] });
   env = parseEnv({
-    FLEETPLAN_OIDC_ID: 'corp',
-    FLEETPLAN_OIDC_NAME: 'Corp SSO',
-    FLEETPLAN_OIDC_ISSUER: idp.issuer,
-    FLEETPLAN_OIDC_CLIENT_ID: idp.clientId,
-    FLEETPLAN_OIDC_CLIENT_SECRET: idp.clientSecret,
-    FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
-    FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;viewer=staff',
+    ...corpOidcSettings(idp, 'admin=fleet-admins;viewer=staff'),
     FLEETPLAN_ADMIN_PASSWORD: 'an admin password for the test 1',
   });
 });
@@ -62,7 +56,7 @@ async function signIn(account: { sub: string; preferred_username: string; groups
   await service.completeExternalSignIn({
     providerId: 'corp',
     callbackUrl: callback,
-    flowCookie: parseCookieHeader(begin.cookie.split(';')[0]!).get(SIGN_IN_FLOW_COOKIE)!,
+    flowCookie: flowCookieOf(begin.cookie),
     cookies: { secure: false, set: (c) => cookies.push(c) },
     clientAddress: '203.0.113.9',
   });

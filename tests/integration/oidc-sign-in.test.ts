@@ -4,14 +4,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { auditLog, sessions, users } from '@/db/schema';
-import { parseCookieHeader } from '@/server/auth/cookies';
 import { hashPassword } from '@/server/auth/password';
 import { parseEnv, type FleetplanEnv } from '@/server/env';
 import { insertUser } from '@/server/repositories/user-repository';
 import { AppError } from '@/server/services/app-error';
-import { createAuthService, SIGN_IN_FLOW_COOKIE } from '@/server/services/auth-service';
+import { createAuthService } from '@/server/services/auth-service';
 import { createUserService } from '@/server/services/user-service';
-import { startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
+import { flowCookieOf, followProviderRedirects } from '../fakes/oidc-browser';
+import { corpOidcSettings, startTestIdp, type TestIdp } from '../fakes/test-oidc-idp';
 
 const ORIGIN = 'http://fleetplan.test';
 const REDIRECT_URI = `${ORIGIN}/api/auth/corp/callback`;
@@ -23,15 +23,7 @@ let db: Db;
 
 beforeAll(async () => {
   idp = await startTestIdp({ redirectUris: [REDIRECT_URI] });
-  env = parseEnv({
-    FLEETPLAN_OIDC_ID: 'corp',
-    FLEETPLAN_OIDC_NAME: 'Corp SSO',
-    FLEETPLAN_OIDC_ISSUER: idp.issuer,
-    FLEETPLAN_OIDC_CLIENT_ID: idp.clientId,
-    FLEETPLAN_OIDC_CLIENT_SECRET: idp.clientSecret,
-    FLEETPLAN_OIDC_SCOPES: 'openid profile email groups',
-    FLEETPLAN_OIDC_ROLE_GROUPS: 'admin=fleet-admins;operator=sre,oncall;viewer=staff',
-  });
+  env = parseEnv(corpOidcSettings(idp, 'admin=fleet-admins;operator=sre,oncall;viewer=staff'));
 });
 afterAll(() => idp.close());
 beforeEach(() => {
@@ -42,36 +34,10 @@ function auth(now = NOW) {
   return createAuthService({ db, realNow: () => now, env });
 }
 
-/** What a browser does at the provider: follow its redirects (with its cookies) until it sends us back. */
-async function throughProvider(location: URL): Promise<URL> {
-  const jar = new Map<string, string>();
-  let url = location;
-  for (let hop = 0; hop < 10; hop++) {
-    if (url.href.startsWith(ORIGIN)) return url;
-    const res = await fetch(url, {
-      redirect: 'manual',
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    const next = res.headers.get('location');
-    if (!next) throw new Error(`the provider answered ${res.status} without a redirect: ${await res.text()}`);
-    url = new URL(next, url);
-  }
-  throw new Error('too many redirects at the provider');
-}
-
-function flowCookieOf(setCookie: string): string {
-  return parseCookieHeader(setCookie.split(';')[0]!).get(SIGN_IN_FLOW_COOKIE)!;
-}
-
 async function signIn(opts: { next?: string; now?: Date; tamper?: (callback: URL) => URL } = {}) {
   const service = auth(opts.now);
   const begin = await service.beginExternalSignIn({ providerId: 'corp', next: opts.next ?? '/fleet', origin: ORIGIN, secure: false });
-  const callback = await throughProvider(begin.location);
+  const callback = await followProviderRedirects(begin.location, ORIGIN);
   const cookies: string[] = [];
   const result = await service.completeExternalSignIn({
     providerId: 'corp',
@@ -190,7 +156,7 @@ describe('OIDC sign-in', () => {
 
     const service = auth();
     const begin = await service.beginExternalSignIn({ providerId: 'corp', origin: ORIGIN, secure: false });
-    const callback = await throughProvider(begin.location);
+    const callback = await followProviderRedirects(begin.location, ORIGIN);
     const late = await refusal(
       auth(new Date(NOW.getTime() + 11 * 60_000)).completeExternalSignIn({
         providerId: 'corp',
@@ -206,7 +172,7 @@ describe('OIDC sign-in', () => {
 
   it('refuses a callback without the flow cookie of this browser', async () => {
     const begin = await auth().beginExternalSignIn({ providerId: 'corp', origin: ORIGIN, secure: false });
-    const callback = await throughProvider(begin.location);
+    const callback = await followProviderRedirects(begin.location, ORIGIN);
     const err = await refusal(
       auth().completeExternalSignIn({
         providerId: 'corp',

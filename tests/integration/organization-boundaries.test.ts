@@ -36,14 +36,9 @@ function setup() {
 
 describe('organization boundaries', () => {
   it('an approvals:write token may approve only where its owner is an operator (a grant lowering the owner counts)', async () => {
-    const { db, beta, user, grant, caller } = setup();
+    const { beta, user, grant, caller } = setup();
     const owner = user('ci-owner', 'operator');
-    const betaId = db
-      .select()
-      .from(t.organizations)
-      .all()
-      .find((o) => o.name === 'beta')!.id;
-    grant(owner, betaId, 'viewer');
+    grant(owner, beta.organizationId, 'viewer');
     const token: Actor = { name: 'token:ci@ci-owner', role: 'viewer', via: 'token', userId: owner, permission: 'approvals:write' };
     const gate = { sector: 'nowhere', version: '4.13.2' };
     // beta: the owner is a viewer there, so the token is refused before anything is read
@@ -69,14 +64,9 @@ describe('organization boundaries', () => {
   });
 
   it("a grant on one organization does not make its holder an admin of the instance's audit log", () => {
-    const { db, user, grant } = setup();
-    const alphaId = db
-      .select()
-      .from(t.organizations)
-      .all()
-      .find((o) => o.name === 'alpha')!.id;
+    const { db, alpha, user, grant } = setup();
     const vic = user('vic', 'viewer');
-    grant(vic, alphaId, 'admin');
+    grant(vic, alpha.organizationId, 'admin');
     // the request's actor after the grant (role admin on alpha) still has the instance role of its user
     expect(instanceRoleOf(db, { name: 'vic', role: 'admin', via: 'session', userId: vic })).toBe('viewer');
     expect(instanceRoleOf(db, { name: 'ada', role: 'admin', via: 'session', userId: user('ada', 'admin') })).toBe('admin');

@@ -1,4 +1,3 @@
-import { organizationScope } from '@/server/services/organization-scope';
 // The views share one stored-fleet evaluation per data version and fleet minute (it costs about a
 // second on 10,000 clusters). A write that changes the engine's input must show in the very next
 // view, whichever path or connection wrote it; only time within the minute is allowed to pass
@@ -10,13 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { organizations } from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
-import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
+import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { runTick } from '@/server/scheduler/run-tick';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import type { Actor } from '@/server/auth/actor';
 import { createClusterExplainService } from '@/server/services/cluster-explain-service';
 import { createExclusionService } from '@/server/services/exclusion-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
+import { organizationScope } from '@/server/services/organization-scope';
 import { evaluateStoredFleet } from '@/server/services/stored-fleet-evaluation';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
@@ -45,7 +45,7 @@ function setup() {
     explain: createClusterExplainService(db, clock, organizationScope(db)),
     policies: createPolicyService(db, clock, clock, organizationScope(db)),
     exclusions: createExclusionService(db, clock, clock, organizationScope(db)),
-    stored: (at = NOW) => evaluateStoredFleet(db, findOrganization(db)!, at),
+    stored: (at = NOW) => evaluateStoredFleet(db, findFirstOrganization(db)!, at),
   };
 }
 

@@ -5,7 +5,7 @@
 // platform upgrade completed, and never approves a plan twice.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstFailingGate, startGates, type FleetConditions } from './gates';
+import { firstFailingGate, NO_FLEET_OBSTACLES, startGates, type FleetConditions } from './gates';
 import { ALLOWED_TRANSITIONS, isFinal, newAttempt, stepAttempt, type HookVerdict, type UpgradeAttempt } from './machine';
 import type { ClusterReading, ObservedCluster } from './observation';
 import { selectPlan, type InstallPlanReading, type InstallPlansReading } from './operator-approvals';
@@ -193,7 +193,7 @@ describe('lifecycle properties', () => {
             startLeadMs: 0,
             minStartNoticeMs: 0,
             reading,
-            fleet: { managed: true, paused: false, frozen: null, exclusion: null, blockedBy: null, haltedBy: null },
+            fleet: NO_FLEET_OBSTACLES,
             decisionWithdrawn: null,
             hooks: { pre: { state: 'none' }, post: { state: 'none' } },
           });
@@ -302,7 +302,7 @@ describe('operator-approvals properties', () => {
               startLeadMs: 0,
               minStartNoticeMs: 0,
               reading: { ok: true, cluster },
-              fleet: { managed: true, paused: false, frozen: null, exclusion: null, blockedBy: null, haltedBy: null },
+              fleet: NO_FLEET_OBSTACLES,
               decisionWithdrawn: null,
               hooks: { pre: { state: 'none' }, post: { state: 'none' } },
               installPlans,

@@ -9,19 +9,13 @@ import { openDatabase } from '@/db/open-database';
 import { runApprovalsCommand, runApproveCommand } from '@/server/cli/approve-command';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { captureIo } from './capture-io';
+import { queryFile } from './query-file';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-approve-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const file = path.join(dir, 'fleet.db');
 
-function query<T>(sql: string): T[] {
-  const db = openDatabase(file);
-  try {
-    return db.$client.prepare(sql).all() as T[];
-  } finally {
-    db.$client.close();
-  }
-}
+const query = <T>(sql: string): T[] => queryFile<T>(file, sql);
 
 beforeAll(() => {
   const db = openDatabase(file);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { captureIo } from './capture-io';
+import { queryFile as query } from './query-file';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { runDemoCommand, runOrgCommand } from '@/server/cli/org-command';
@@ -15,15 +16,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-org-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const io = captureIo;
-
-function query<T>(dbFile: string, sql: string): T[] {
-  const db = openDatabase(dbFile);
-  try {
-    return db.$client.prepare(sql).all() as T[];
-  } finally {
-    db.$client.close();
-  }
-}
 
 describe('fleetplan org', () => {
   it('creates the organization on an empty database, lists it, adds a second one, and refuses a taken name', () => {
