@@ -404,28 +404,6 @@ export function OrganizationEditor() {
                         problems={problemsAt(problems, `sectors[${i}].canary`)}
                         onChange={(canary) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, canary } : x)) })}
                       />
-                      <Field label="Label selector" problems={problemsAt(problems, `sectors[${i}].selector`)}>
-                        {(a) => (
-                          <>
-                            <input
-                              type="text"
-                              {...a}
-                              aria-label={`Sector ${s.name || i + 1} label selector`}
-                              placeholder="env=prod (adds clusters whose policy names no sector)"
-                              value={s.selector ?? ''}
-                              onChange={(e) =>
-                                // not trimmed while typing: `env in (a, b)` has spaces; the server trims on save
-                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, selector: e.target.value || null } : x)) })
-                              }
-                              style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
-                            />
-                            <SelectorPreview
-                              selector={s.selector ?? ''}
-                              note="of these, the managed clusters whose policy names no sector join this one (the first sector selecting them)"
-                            />
-                          </>
-                        )}
-                      </Field>
                     </div>
                   </div>
                 ))}
