@@ -11,13 +11,12 @@ import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormError, FormField } from './form-field';
+import { FormError, FormField, SelectorField } from './form-field';
 import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
 import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
-import { SelectorPreview } from '@/components/ui/selector-preview';
 
 const EVENTS = UPGRADE_EVENTS;
 type WebhookEvent = (typeof EVENTS)[number];
@@ -180,22 +179,13 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
         </div>
         {problems.events && <div className="sch-field-error small">{problems.events.join('; ')}</div>}
       </fieldset>
-      <FormField label="Label selector" hint="events of matching clusters only; empty = every cluster" problems={problems.selector}>
-        {(p) => (
-          <>
-            <input
-              {...p}
-              type="text"
-              value={selector}
-              maxLength={4096}
-              placeholder="e.g. env=prod"
-              onChange={(e) => setSelector(e.target.value)}
-              style={{ width: 220 }}
-            />
-            <SelectorPreview selector={selector} />
-          </>
-        )}
-      </FormField>
+      <SelectorField
+        hint="events of matching clusters only; empty = every cluster"
+        placeholder="e.g. env=prod"
+        problems={problems.selector}
+        value={selector}
+        onChange={setSelector}
+      />
       <div className="sch-submit">
         <button type="submit" className="btn primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create webhook'}
