@@ -4,6 +4,7 @@
 // (checked first, then applied) — and where the installation stands.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { OrgLink } from '@/components/shell/org-link';
+import { withOrganization } from '@/components/shell/organization-link';
 import { useState, type ChangeEvent, type FormEvent, type ReactNode } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -62,7 +63,7 @@ function NewOrganization() {
   const [name, setName] = useState('');
   const create = useMutation(
     trpc.organizations.create.mutationOptions({
-      onSuccess: (r) => window.location.assign(`/setup?org=${encodeURIComponent(r.name)}`),
+      onSuccess: (r) => window.location.assign(withOrganization('/setup', r.name)),
     }),
   );
   return (
