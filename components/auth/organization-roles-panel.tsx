@@ -8,9 +8,7 @@ import { useTRPC } from '@/components/trpc/client';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import styles from './auth.module.css';
-
-const ROLES = ['viewer', 'operator', 'admin'] as const;
-type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from './users-panel';
 
 export function OrganizationRolesPanel() {
   const trpc = useTRPC();

@@ -10,8 +10,9 @@ import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import styles from './auth.module.css';
 
-type Role = inferRouterOutputs<AppRouter>['users']['list'][number]['role'];
-const ROLES: Role[] = ['viewer', 'operator', 'admin'];
+export type Role = inferRouterOutputs<AppRouter>['users']['list'][number]['role'];
+/** the roles, lowest first, as a user's global role and as a grant on one organization offer them */
+export const ROLES: Role[] = ['viewer', 'operator', 'admin'];
 
 export function UsersPanel() {
   const trpc = useTRPC();
