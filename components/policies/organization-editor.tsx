@@ -27,11 +27,11 @@ type Canary = NonNullable<Settings['sectors'][number]['canary']>;
 /** A YAML or stored `canary` in the API's shape: numbers kept, anything else dropped (the validator then names what is missing). */
 function canaryOf(v: unknown): Canary | null {
   if (!isObject(v)) return null;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const out: Canary = {};
-  if (num(v.count) !== undefined) out.count = num(v.count);
-  if (num(v.percent) !== undefined) out.percent = num(v.percent);
-  if (num(v.soakHours) !== undefined) out.soakHours = num(v.soakHours);
+  for (const key of ['count', 'percent', 'soakHours'] as const) {
+    const n = v[key];
+    if (typeof n === 'number' && Number.isFinite(n)) out[key] = n;
+  }
   if (typeof v.selector === 'string') out.selector = v.selector;
   return out;
 }
