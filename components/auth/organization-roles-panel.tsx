@@ -7,6 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import styles from './auth.module.css';
 import { ROLES, type Role } from './users-panel';
 
@@ -68,11 +69,7 @@ export function OrganizationRolesPanel() {
           Grant
         </button>
       </form>
-      {error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {error.message}
-        </div>
-      )}
+      <ActionError error={error} />
       <QueryState query={grants} isEmpty={(rows) => rows.length === 0} empty="No role is granted on a single organization" loadingRows={2}>
         {(rows) => (
           <DataTable

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
@@ -301,11 +302,7 @@ export function ExclusionsPanel() {
         </form>
       )}
 
-      {remove.error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {remove.error.message}
-        </div>
-      )}
+      <ActionError error={remove.error} />
       <QueryState
         query={list}
         isEmpty={(rows) => rows.length === 0}

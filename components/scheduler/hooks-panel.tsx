@@ -9,6 +9,7 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { mergeProblems, problemsOf } from './field-problems';
@@ -270,11 +271,7 @@ export function HooksPanel() {
         />
       )}
       {secret && <SecretOnce created={secret} storeWith="the hook" testId="hook-secret" onDismiss={() => setSecret(null)} />}
-      {actionError && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {actionError.message}
-        </div>
-      )}
+      <ActionError error={actionError} />
       <QueryState
         query={hooks}
         isEmpty={(rows) => rows.length === 0}

@@ -4,7 +4,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { EmptyState, LoadingRows } from '@/components/ui/states';
+import { ActionError, EmptyState, LoadingRows } from '@/components/ui/states';
 import { BadgeList } from '@/components/ui/badges';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
@@ -301,11 +301,7 @@ export function WebhooksPanel() {
           {secret && (
             <SecretOnce created={secret} storeWith="the receiver" copyable testId="webhook-secret" onDismiss={() => setSecret(null)} />
           )}
-          {remove.error && (
-            <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-              {remove.error.message}
-            </div>
-          )}
+          <ActionError error={remove.error} />
           <QueryState
             query={hooks}
             isEmpty={(rows) => rows.length === 0}
