@@ -6,6 +6,7 @@ import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { useTRPC, useTRPCClient } from '@/components/trpc/client';
 import { fetchAllPages } from '@/components/ui/table-model';
+import { writeUrlState } from '@/components/ui/url-state';
 import { QueryState } from '@/components/ui/query-state';
 import { fromUtcInput, toUtcInput } from '@/components/ui/zoned-time';
 import { ActionsTable, ChangesTable, DecisionsTable, UpgradesTable } from './activity-tables';
@@ -82,6 +83,9 @@ interface Filters {
   status: string;
 }
 
+/** The view's part of the address (`?tab=changes&cluster=…&orgs=all`); defaults are left out. */
+const ADDRESS_DEFAULTS = { tab: 'decisions', cluster: '', orgs: '' };
+
 function isTab(v: string | null): v is Tab {
   return v === 'decisions' || v === 'actions' || v === 'upgrades' || v === 'changes';
 }
@@ -112,17 +116,12 @@ export function ActivityView() {
     enabled: cluster.length >= 2,
   });
 
-  // keep the tab and cluster in the address, so a view can be shared or linked to
+  // keep the tab and cluster in the address, so a view can be shared or linked to; parameters
+  // that are not the page's own (the organization's ?org=) stay as they are
   useEffect(() => {
-    const q = new URLSearchParams();
-    if (tab !== 'decisions') q.set('tab', tab);
-    if (cluster) q.set('cluster', cluster);
-    if (allOrganizations) q.set('orgs', 'all');
-    // the page's organization stays in the address (a copied link opens the same one)
-    const org = new URLSearchParams(window.location.search).get('org');
-    if (org) q.set('org', org);
-    const next = q.toString() ? `?${q}` : window.location.pathname;
-    window.history.replaceState(null, '', next);
+    const values = { tab, cluster, orgs: allOrganizations ? 'all' : '' };
+    const query = writeUrlState(new URLSearchParams(window.location.search), ADDRESS_DEFAULTS, values);
+    window.history.replaceState(null, '', query || window.location.pathname);
   }, [tab, cluster, allOrganizations]);
 
   const from = fromUtcInput(f.from);

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import styles from './auth.module.css';
 
@@ -58,11 +59,7 @@ export function InstanceBlockedVersionsPanel() {
           Block
         </button>
       </form>
-      {error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {error.message}
-        </div>
-      )}
+      <ActionError error={error} />
       <QueryState query={blocked} isEmpty={(rows) => rows.length === 0} empty="No version is blocked instance-wide" loadingRows={2}>
         {(rows) => (
           <DataTable

@@ -8,6 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import styles from './auth.module.css';
 
 export function OrganizationGroupMappingsPanel() {
@@ -40,11 +41,7 @@ export function OrganizationGroupMappingsPanel() {
           <code>operator=sre;viewer=*</code>); a user no global group matches sees only such organizations
         </span>
       </div>
-      {save.error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {save.error.message}
-        </div>
-      )}
+      <ActionError error={save.error} />
       <QueryState query={mappings} isEmpty={(rows) => rows.length === 0} empty="No organization yet" loadingRows={2}>
         {(rows) => (
           <DataTable

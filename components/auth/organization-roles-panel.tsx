@@ -7,10 +7,9 @@ import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import styles from './auth.module.css';
-
-const ROLES = ['viewer', 'operator', 'admin'] as const;
-type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from './users-panel';
 
 export function OrganizationRolesPanel() {
   const trpc = useTRPC();
@@ -70,11 +69,7 @@ export function OrganizationRolesPanel() {
           Grant
         </button>
       </form>
-      {error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {error.message}
-        </div>
-      )}
+      <ActionError error={error} />
       <QueryState query={grants} isEmpty={(rows) => rows.length === 0} empty="No role is granted on a single organization" loadingRows={2}>
         {(rows) => (
           <DataTable

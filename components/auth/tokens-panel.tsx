@@ -7,6 +7,7 @@ import { formatUtc } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import styles from './auth.module.css';
@@ -146,11 +147,7 @@ export function TokensPanel({ role }: { role: Role }) {
           Create token
         </button>
       </form>
-      {error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {error.message}
-        </div>
-      )}
+      <ActionError error={error} />
       {secret && (
         <div className="banner info" style={{ margin: 12 }} role="status">
           Token <strong>{secret.name}</strong>: copy it now, it is not shown again.

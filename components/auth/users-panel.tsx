@@ -8,10 +8,12 @@ import { useTRPC } from '@/components/trpc/client';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { DataTable } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import styles from './auth.module.css';
 
-type Role = inferRouterOutputs<AppRouter>['users']['list'][number]['role'];
-const ROLES: Role[] = ['viewer', 'operator', 'admin'];
+export type Role = inferRouterOutputs<AppRouter>['users']['list'][number]['role'];
+/** the roles, lowest first, as a user's global role and as a grant on one organization offer them */
+export const ROLES: Role[] = ['viewer', 'operator', 'admin'];
 
 export function UsersPanel() {
   const trpc = useTRPC();
@@ -90,11 +92,7 @@ export function UsersPanel() {
           Create user
         </button>
       </form>
-      {error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {error.message}
-        </div>
-      )}
+      <ActionError error={error} />
       {revealed && (
         <div className="banner info" style={{ margin: 12 }} role="status">
           New password for <strong>{revealed.username}</strong> (shown once; copy it now):

@@ -44,19 +44,27 @@ export const FLEET_URL_DEFAULTS = {
 };
 type FilterKey = 'sector' | 'workload' | 'state' | 'version' | 'reason' | 'label' | 'region';
 
+/**
+ * The address's label selector, checked by the server first: `selector` is what filters (only a
+ * valid one: an invalid selector filters nothing), `error` the parser's message. The table and the
+ * chart share the one cached check.
+ */
+export function useCheckedSelector(text: string): { selector: string | undefined; error: string | null } {
+  const trpc = useTRPC();
+  const check = useQuery({ ...trpc.clusters.previewSelector.queryOptions({ selector: text }), enabled: text.trim() !== '' });
+  return {
+    selector: text.trim() !== '' && check.data?.ok ? text : undefined,
+    error: check.data && !check.data.ok ? check.data.message : null,
+  };
+}
+
 export function FleetTable() {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
   const [search, setSearch] = useUrlText(url.q, (q) => setUrl({ q, page: 1 }, { replace: true }));
   const [selectorText, setSelectorText] = useUrlText(url.selector, (selector) => setUrl({ selector, page: 1 }, { replace: true }));
-  // the selector is checked first: an invalid one shows the parser's message and filters nothing
-  const selectorCheck = useQuery({
-    ...trpc.clusters.previewSelector.queryOptions({ selector: url.selector }),
-    enabled: url.selector.trim() !== '',
-  });
-  const selectorError = selectorCheck.data && !selectorCheck.data.ok ? selectorCheck.data.message : null;
-  const selector = url.selector.trim() !== '' && selectorCheck.data?.ok ? url.selector : undefined;
+  const { selector, error: selectorError } = useCheckedSelector(url.selector);
   // a link may carry any text: only the table's own sort keys and directions reach the server
   const sort = {
     key: (SORT_KEYS.has(url.sort) ? url.sort : 'name') as SortKey,

@@ -6,7 +6,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { useTRPC } from '@/components/trpc/client';
 import { QueryState } from '@/components/ui/query-state';
 import { useUrlState } from '@/components/ui/use-url-state';
-import { FLEET_URL_DEFAULTS } from './fleet-table';
+import { FLEET_URL_DEFAULTS, useCheckedSelector } from './fleet-table';
 
 const STATES = [
   { key: 'idle', color: '#5b8def', label: 'idle' },
@@ -18,11 +18,7 @@ const STATES = [
 export function VersionDistributionChart() {
   const trpc = useTRPC();
   const [url, setUrl] = useUrlState(FLEET_URL_DEFAULTS);
-  // the same check as the table's (one cached query): an invalid selector filters nothing
-  const selectorCheck = useQuery({
-    ...trpc.clusters.previewSelector.queryOptions({ selector: url.selector }),
-    enabled: url.selector.trim() !== '',
-  });
+  const { selector } = useCheckedSelector(url.selector);
   // the table's filters, but not the version and state the bars themselves pick
   const filter = {
     search: url.q || undefined,
@@ -30,7 +26,7 @@ export function VersionDistributionChart() {
     workload: url.workload || undefined,
     reason: url.reason || undefined,
     label: url.label || undefined,
-    selector: url.selector.trim() !== '' && selectorCheck.data?.ok ? url.selector : undefined,
+    selector,
     region: url.region || undefined,
     neverUpgrades: url.never === '1' || undefined,
   };

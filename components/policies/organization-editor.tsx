@@ -27,11 +27,11 @@ type Canary = NonNullable<Settings['sectors'][number]['canary']>;
 /** A YAML or stored `canary` in the API's shape: numbers kept, anything else dropped (the validator then names what is missing). */
 function canaryOf(v: unknown): Canary | null {
   if (!isObject(v)) return null;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const out: Canary = {};
-  if (num(v.count) !== undefined) out.count = num(v.count);
-  if (num(v.percent) !== undefined) out.percent = num(v.percent);
-  if (num(v.soakHours) !== undefined) out.soakHours = num(v.soakHours);
+  for (const key of ['count', 'percent', 'soakHours'] as const) {
+    const n = v[key];
+    if (typeof n === 'number' && Number.isFinite(n)) out[key] = n;
+  }
   if (typeof v.selector === 'string') out.selector = v.selector;
   return out;
 }
@@ -183,6 +183,9 @@ export function OrganizationEditor() {
 
   const d = draft.draft;
   const set = (patch: Partial<Settings>) => draft.setDraft({ ...d, ...patch });
+  /** one sector's settings changed, the others as they are */
+  const setSector = (i: number, patch: Partial<Settings['sectors'][number]>) =>
+    set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
   const sectorNames = d.sectors.map((s) => s.name).filter(Boolean);
   const refetchBase = async (keepDraft: boolean) => {
     const fresh = await stored.refetch();
@@ -264,7 +267,7 @@ export function OrganizationEditor() {
                           type="text"
                           {...a}
                           value={s.name}
-                          onChange={(e) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)) })}
+                          onChange={(e) => setSector(i, { name: e.target.value })}
                           style={invalidStyle(a['aria-invalid'])}
                         />
                       )}
@@ -276,9 +279,7 @@ export function OrganizationEditor() {
                           {...a}
                           placeholder="N or P%"
                           value={s.maxParallelUpgrades ?? ''}
-                          onChange={(e) =>
-                            set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, maxParallelUpgrades: e.target.value || null } : x)) })
-                          }
+                          onChange={(e) => setSector(i, { maxParallelUpgrades: e.target.value || null })}
                           style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
                         />
                       )}
@@ -289,7 +290,7 @@ export function OrganizationEditor() {
                           {...a}
                           value={s.dependencies}
                           suggestions={sectorNames.filter((n) => n !== s.name)}
-                          onChange={(deps) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, dependencies: deps } : x)) })}
+                          onChange={(deps) => setSector(i, { dependencies: deps })}
                         />
                       )}
                     </Field>
@@ -318,9 +319,7 @@ export function OrganizationEditor() {
                               aria-label={`Sector ${s.name || i + 1} ${label.toLowerCase()}`}
                               placeholder={placeholder}
                               value={s[key] ?? ''}
-                              onChange={(e) =>
-                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, [key]: e.target.value.trim() || null } : x)) })
-                              }
+                              onChange={(e) => setSector(i, { [key]: e.target.value.trim() || null })}
                               style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
                             />
                           )}
@@ -352,7 +351,7 @@ export function OrganizationEditor() {
                                   [key]: e.target.checked,
                                 };
                                 const approval = gates.before || gates.after ? gates : null;
-                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, approval } : x)) });
+                                setSector(i, { approval });
                               }}
                             />
                           )}
@@ -366,9 +365,7 @@ export function OrganizationEditor() {
                             aria-label={`Sector ${s.name || i + 1} not before`}
                             placeholder="2026-11-29T20:00 Europe/Zurich"
                             value={s.notBefore ?? ''}
-                            onChange={(e) =>
-                              set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, notBefore: e.target.value.trim() || null } : x)) })
-                            }
+                            onChange={(e) => setSector(i, { notBefore: e.target.value.trim() || null })}
                             style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
                           />
                         )}
@@ -386,7 +383,7 @@ export function OrganizationEditor() {
                                 value={s.selector ?? ''}
                                 onChange={(e) =>
                                   // not trimmed while typing: `env in (a, b)` has spaces; the server trims on save
-                                  set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, selector: e.target.value || null } : x)) })
+                                  setSector(i, { selector: e.target.value || null })
                                 }
                                 style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
                               />
@@ -402,30 +399,8 @@ export function OrganizationEditor() {
                         sector={s.name || String(i + 1)}
                         canary={s.canary ?? null}
                         problems={problemsAt(problems, `sectors[${i}].canary`)}
-                        onChange={(canary) => set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, canary } : x)) })}
+                        onChange={(canary) => setSector(i, { canary })}
                       />
-                      <Field label="Label selector" problems={problemsAt(problems, `sectors[${i}].selector`)}>
-                        {(a) => (
-                          <>
-                            <input
-                              type="text"
-                              {...a}
-                              aria-label={`Sector ${s.name || i + 1} label selector`}
-                              placeholder="env=prod (adds clusters whose policy names no sector)"
-                              value={s.selector ?? ''}
-                              onChange={(e) =>
-                                // not trimmed while typing: `env in (a, b)` has spaces; the server trims on save
-                                set({ sectors: d.sectors.map((x, j) => (j === i ? { ...x, selector: e.target.value || null } : x)) })
-                              }
-                              style={{ width: '100%', ...invalidStyle(a['aria-invalid']) }}
-                            />
-                            <SelectorPreview
-                              selector={s.selector ?? ''}
-                              note="of these, the managed clusters whose policy names no sector join this one (the first sector selecting them)"
-                            />
-                          </>
-                        )}
-                      </Field>
                     </div>
                   </div>
                 ))}

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
@@ -29,6 +30,14 @@ interface Draft {
 
 const HOUR = 3_600_000;
 
+/** What the Subject field asks for under each scope (the organization scope has no subject). */
+const SUBJECT: Record<Scope, { hint: string; placeholder: string; missing: string; list?: string }> = {
+  organization: { hint: 'whole organization', placeholder: '—', missing: '' },
+  sector: { hint: 'sector name', placeholder: 'e.g. prod-green', missing: 'name the sector', list: 'excl-sectors' },
+  cluster: { hint: 'cluster name', placeholder: 'e.g. hive-prod-01', missing: 'name the cluster', list: 'excl-clusters' },
+  selector: { hint: 'label selector, as kubectl -l', placeholder: 'e.g. env=stage,team in (payments)', missing: 'write a label selector' },
+};
+
 function defaultDraft(fleetNowIso: string | undefined): Draft {
   const base = fleetNowIso ? Date.parse(fleetNowIso) : Date.now();
   const start = Math.ceil(base / HOUR) * HOUR;
@@ -45,8 +54,7 @@ function defaultDraft(fleetNowIso: string | undefined): Draft {
 function checkDraft(d: Draft): Record<string, string[]> {
   const p: Record<string, string[]> = {};
   const add = (k: string, m: string) => (p[k] ??= []).push(m);
-  if (d.scope !== 'organization' && !d.subject.trim())
-    add('subject', d.scope === 'selector' ? 'write a label selector' : `name the ${d.scope}`);
+  if (d.scope !== 'organization' && !d.subject.trim()) add('subject', SUBJECT[d.scope].missing);
   const s = fromUtcInput(d.startsAt);
   const e = fromUtcInput(d.endsAt);
   if (!s) add('startsAt', 'enter a date and time (UTC)');
@@ -228,19 +236,7 @@ export function ExclusionsPanel() {
               </select>
             )}
           </FormField>
-          <FormField
-            label="Subject"
-            hint={
-              draft.scope === 'organization'
-                ? 'whole organization'
-                : draft.scope === 'sector'
-                  ? 'sector name'
-                  : draft.scope === 'selector'
-                    ? 'label selector, as kubectl -l'
-                    : 'cluster name'
-            }
-            problems={problems.subject}
-          >
+          <FormField label="Subject" hint={SUBJECT[draft.scope].hint} problems={problems.subject}>
             {(p) => (
               <>
                 <input
@@ -248,16 +244,8 @@ export function ExclusionsPanel() {
                   type="text"
                   value={draft.scope === 'organization' ? '' : draft.subject}
                   disabled={draft.scope === 'organization'}
-                  list={draft.scope === 'sector' ? 'excl-sectors' : draft.scope === 'cluster' ? 'excl-clusters' : undefined}
-                  placeholder={
-                    draft.scope === 'organization'
-                      ? '—'
-                      : draft.scope === 'sector'
-                        ? 'e.g. prod-green'
-                        : draft.scope === 'selector'
-                          ? 'e.g. env=stage,team in (payments)'
-                          : 'e.g. hive-prod-01'
-                  }
+                  list={SUBJECT[draft.scope].list}
+                  placeholder={SUBJECT[draft.scope].placeholder}
                   maxLength={draft.scope === 'selector' ? 4096 : 200}
                   onChange={(e) => set({ subject: e.target.value })}
                   style={{ width: draft.scope === 'selector' ? 300 : 220 }}
@@ -314,11 +302,7 @@ export function ExclusionsPanel() {
         </form>
       )}
 
-      {remove.error && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {remove.error.message}
-        </div>
-      )}
+      <ActionError error={remove.error} />
       <QueryState
         query={list}
         isEmpty={(rows) => rows.length === 0}

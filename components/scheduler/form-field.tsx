@@ -1,6 +1,7 @@
 'use client';
 // A labelled control with its problems right under it (aria-describedby), so errors sit at the field.
 import { useId, type ReactNode } from 'react';
+import { SelectorPreview } from '@/components/ui/selector-preview';
 
 export interface ControlProps {
   id: string;
@@ -43,6 +44,41 @@ export function FormField({
         </div>
       )}
     </div>
+  );
+}
+
+/** A form's label selector: the field, and under it what the selector matches now (SelectorPreview). */
+export function SelectorField({
+  hint,
+  placeholder,
+  problems,
+  value,
+  onChange,
+}: {
+  /** what the selector does here, and what empty means */
+  hint: string;
+  placeholder: string;
+  problems?: string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <FormField label="Label selector" hint={hint} problems={problems}>
+      {(p) => (
+        <>
+          <input
+            {...p}
+            type="text"
+            value={value}
+            maxLength={4096}
+            placeholder={placeholder}
+            onChange={(e) => onChange(e.target.value)}
+            style={{ width: 220 }}
+          />
+          <SelectorPreview selector={value} />
+        </>
+      )}
+    </FormField>
   );
 }
 

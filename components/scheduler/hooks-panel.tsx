@@ -9,13 +9,13 @@ import type { AppRouter } from '@/server/api/root';
 import { useTRPC } from '@/components/trpc/client';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
+import { ActionError } from '@/components/ui/states';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormError, FormField } from './form-field';
+import { FormError, FormField, SelectorField } from './form-field';
 import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
-import { SelectorPreview } from '@/components/ui/selector-preview';
 
 // Mirrors HOOK_STAGES in server/services/hooks/hook-service.ts (client code imports no server values).
 const STAGES = ['pre-upgrade', 'post-upgrade'] as const;
@@ -172,22 +172,13 @@ function CreateHookForm({ onDone }: { onDone: (created: { name: string; secret: 
           <input {...p} type="text" value={sector} maxLength={200} onChange={(e) => setSector(e.target.value)} style={{ width: 140 }} />
         )}
       </FormField>
-      <FormField label="Label selector" hint="empty = every cluster" problems={problems.selector}>
-        {(p) => (
-          <>
-            <input
-              {...p}
-              type="text"
-              value={selector}
-              maxLength={4096}
-              placeholder="e.g. env=prod,tier=data"
-              onChange={(e) => setSelector(e.target.value)}
-              style={{ width: 220 }}
-            />
-            <SelectorPreview selector={selector} />
-          </>
-        )}
-      </FormField>
+      <SelectorField
+        hint="empty = every cluster"
+        placeholder="e.g. env=prod,tier=data"
+        problems={problems.selector}
+        value={selector}
+        onChange={setSelector}
+      />
       <FormField label="Wait (minutes)" problems={problems.timeoutSeconds}>
         {(p) => (
           <input {...p} type="number" min={1} max={60} value={minutes} onChange={(e) => setMinutes(e.target.value)} style={{ width: 90 }} />
@@ -280,11 +271,7 @@ export function HooksPanel() {
         />
       )}
       {secret && <SecretOnce created={secret} storeWith="the hook" testId="hook-secret" onDismiss={() => setSecret(null)} />}
-      {actionError && (
-        <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-          {actionError.message}
-        </div>
-      )}
+      <ActionError error={actionError} />
       <QueryState
         query={hooks}
         isEmpty={(rows) => rows.length === 0}

@@ -4,20 +4,19 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '@/components/trpc/client';
-import { EmptyState, LoadingRows } from '@/components/ui/states';
+import { ActionError, EmptyState, LoadingRows } from '@/components/ui/states';
 import { BadgeList } from '@/components/ui/badges';
 import { DataTable, type Column } from '@/components/ui/data-table';
 import { QueryState } from '@/components/ui/query-state';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
 import { mergeProblems, problemsOf } from './field-problems';
-import { FormError, FormField } from './form-field';
+import { FormError, FormField, SelectorField } from './form-field';
 import { SecretOnce } from './secret-once';
 import { useRole } from './use-role';
 import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
 import { isoOf } from '@/components/ui/zoned-time';
 import { ZonedTime } from '@/components/ui/zoned-time-view';
-import { SelectorPreview } from '@/components/ui/selector-preview';
 
 const EVENTS = UPGRADE_EVENTS;
 type WebhookEvent = (typeof EVENTS)[number];
@@ -180,22 +179,13 @@ function CreateWebhookForm({ onDone }: { onDone: (created: { name: string; secre
         </div>
         {problems.events && <div className="sch-field-error small">{problems.events.join('; ')}</div>}
       </fieldset>
-      <FormField label="Label selector" hint="events of matching clusters only; empty = every cluster" problems={problems.selector}>
-        {(p) => (
-          <>
-            <input
-              {...p}
-              type="text"
-              value={selector}
-              maxLength={4096}
-              placeholder="e.g. env=prod"
-              onChange={(e) => setSelector(e.target.value)}
-              style={{ width: 220 }}
-            />
-            <SelectorPreview selector={selector} />
-          </>
-        )}
-      </FormField>
+      <SelectorField
+        hint="events of matching clusters only; empty = every cluster"
+        placeholder="e.g. env=prod"
+        problems={problems.selector}
+        value={selector}
+        onChange={setSelector}
+      />
       <div className="sch-submit">
         <button type="submit" className="btn primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create webhook'}
@@ -311,11 +301,7 @@ export function WebhooksPanel() {
           {secret && (
             <SecretOnce created={secret} storeWith="the receiver" copyable testId="webhook-secret" onDismiss={() => setSecret(null)} />
           )}
-          {remove.error && (
-            <div className="banner bad small" role="alert" style={{ margin: 12 }}>
-              {remove.error.message}
-            </div>
-          )}
+          <ActionError error={remove.error} />
           <QueryState
             query={hooks}
             isEmpty={(rows) => rows.length === 0}

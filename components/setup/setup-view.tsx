@@ -4,6 +4,7 @@
 // (checked first, then applied) — and where the installation stands.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { OrgLink } from '@/components/shell/org-link';
+import { withOrganization } from '@/components/shell/organization-link';
 import { useState, type ChangeEvent, type FormEvent, type ReactNode } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@/server/api/root';
@@ -62,14 +63,9 @@ function NewOrganization() {
   const [name, setName] = useState('');
   const create = useMutation(
     trpc.organizations.create.mutationOptions({
-      onSuccess: (r) => window.location.assign(`/setup?org=${encodeURIComponent(r.name)}`),
+      onSuccess: (r) => window.location.assign(withOrganization('/setup', r.name)),
     }),
   );
-  const { byField, general } = problemsOf(create.error);
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    create.mutate({ name: name.trim() });
-  }
   return (
     <section className={`panel ${styles.step}`} aria-labelledby="setup-new-organization">
       <h2 id="setup-new-organization" className={styles.stepTitle}>
@@ -79,7 +75,50 @@ function NewOrganization() {
         Each organization has its own policies, sectors, blocked versions and webhooks; the top bar switches between them. After creating
         it, this page walks through its set-up.
       </p>
-      <form className={styles.row} onSubmit={submit} aria-label="New organization">
+      <OrganizationNameForm
+        label="New organization"
+        placeholder="e.g. payments"
+        action="Create organization"
+        name={name}
+        setName={setName}
+        mutation={create}
+        onSubmit={() => create.mutate({ name: name.trim() })}
+      />
+    </section>
+  );
+}
+
+/**
+ * An organization's name, as the server takes it (the pattern only spares a round trip; the server
+ * checks again), with the server's problems under it: naming this organization, or adding another.
+ */
+function OrganizationNameForm({
+  label,
+  placeholder,
+  action,
+  primary,
+  name,
+  setName,
+  mutation,
+  onSubmit,
+}: {
+  label: string;
+  placeholder: string;
+  action: string;
+  primary?: boolean;
+  name: string;
+  setName: (name: string) => void;
+  mutation: { isPending: boolean; error: { message: string; data?: unknown } | null };
+  onSubmit: () => void;
+}) {
+  const { byField, general } = problemsOf(mutation.error);
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    onSubmit();
+  }
+  return (
+    <>
+      <form className={styles.row} onSubmit={submit} aria-label={label}>
         <label>
           Name
           <input
@@ -87,18 +126,18 @@ function NewOrganization() {
             required
             maxLength={100}
             pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-            placeholder="e.g. payments"
+            placeholder={placeholder}
             value={name}
             onChange={(e) => setName(e.target.value)}
             aria-invalid={byField.name ? true : undefined}
           />
         </label>
-        <button type="submit" className="btn" disabled={create.isPending || !name.trim()}>
-          Create organization
+        <button type="submit" className={primary ? 'btn primary' : 'btn'} disabled={mutation.isPending || !name.trim()}>
+          {action}
         </button>
       </form>
       <FormError message={[general, ...(byField.name ?? [])].filter(Boolean).join('; ')} />
-    </section>
+    </>
   );
 }
 
@@ -129,12 +168,7 @@ function OrganizationStep({ status, canEdit }: { status: Status; canEdit: boolea
       },
     }),
   );
-  const { byField, general } = problemsOf(save.error);
   const named = status.organization?.named ?? false;
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    save.mutate({ name });
-  }
   return (
     <Step n={1} title="Name the organization" done={named}>
       <p className="small muted">
@@ -146,28 +180,19 @@ function OrganizationStep({ status, canEdit }: { status: Status; canEdit: boolea
           Organization <strong data-testid="setup-org-name">{status.organization!.name}</strong>.
         </p>
       ) : canEdit ? (
-        <form className={styles.row} onSubmit={submit} aria-label="Name the organization">
-          <label>
-            Name
-            <input
-              type="text"
-              required
-              maxLength={100}
-              pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-              placeholder="e.g. app-sre"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              aria-invalid={byField.name ? true : undefined}
-            />
-          </label>
-          <button type="submit" className="btn primary" disabled={save.isPending || !name.trim()}>
-            Save name
-          </button>
-        </form>
+        <OrganizationNameForm
+          label="Name the organization"
+          placeholder="e.g. app-sre"
+          action="Save name"
+          primary
+          name={name}
+          setName={setName}
+          mutation={save}
+          onSubmit={() => save.mutate({ name })}
+        />
       ) : (
         <p className="small muted">An admin names the organization.</p>
       )}
-      <FormError message={[general, ...(byField.name ?? [])].filter(Boolean).join('; ')} />
     </Step>
   );
 }

@@ -12,6 +12,11 @@ export function withOrganization(href: string, org: string | null): string {
   return hash ? `${joined}#${hash}` : joined;
 }
 
+/** The organization the address names (`?org=NAME`), or null: read when called, in the browser only. */
+export function organizationInAddress(): string | null {
+  return new URLSearchParams(window.location.search).get('org');
+}
+
 /**
  * The organization the address names, or null. Read from the address after mounting (not with
  * useSearchParams, which would make every page that shows the top bar render on the client only).
@@ -20,7 +25,7 @@ export function useOrganizationParam(): string | null {
   const pathname = usePathname();
   const [org, setOrg] = useState<string | null>(null);
   useEffect(() => {
-    setOrg(new URLSearchParams(window.location.search).get('org'));
+    setOrg(organizationInAddress());
   }, [pathname]);
   return org;
 }

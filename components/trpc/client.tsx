@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '@/server/api/root';
+import { organizationInAddress } from '@/components/shell/organization-link';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -19,7 +20,7 @@ function readCsrfToken(): string {
  * user's remembered organization, else the first one.
  */
 function organizationHeader(): Record<string, string> {
-  const org = new URLSearchParams(window.location.search).get('org');
+  const org = organizationInAddress();
   return org ? { 'x-fleetplan-org': encodeURIComponent(org) } : {};
 }
 

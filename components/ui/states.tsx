@@ -31,3 +31,13 @@ export function ErrorState({ error, onRetry }: { error: { message: string } | nu
     </div>
   );
 }
+
+/** What the server said when an action (a mutation) failed, above the data it was about. */
+export function ActionError({ error }: { error: { message: string } | null | undefined }) {
+  if (!error) return null;
+  return (
+    <div className="banner bad small" role="alert" style={{ margin: 12 }}>
+      {error.message}
+    </div>
+  );
+}
