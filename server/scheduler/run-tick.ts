@@ -872,7 +872,7 @@ async function tickOrganization(
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const gates = { ...loadGateState(db, org, now, healthIssues), providerErrors: readErrors };
+    const gates = { ...loadGateState(db, org, now, healthIssues, input.clusters), providerErrors: readErrors };
     const plan = evaluateFleet(input, gates);
 
     withTransaction(db, () => {
