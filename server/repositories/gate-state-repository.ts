@@ -5,7 +5,8 @@
 import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { Db } from '@/db/open-database';
 import { buildHaltIndex, EMPTY_HALTS, type HaltIndex } from '@/server/domain/lifecycle/halts';
-import { exclusionWindowOf, type GateState } from '@/server/domain/scheduling/apply-gates';
+import { clusterLabelsOf, exclusionWindowOf, type GateState } from '@/server/domain/scheduling/apply-gates';
+import type { PlanInput } from '@/server/domain/plan/types';
 import { effectiveLabels } from '@/server/domain/labels/effective-labels';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
 import { listUnacknowledgedFailures } from '@/server/repositories/lifecycle-repository';
@@ -25,9 +26,17 @@ export interface GateOrganization {
 
 /**
  * Gates at `now`. `healthIssues` defaults to the stored clusters' (the tick passes those of the
- * snapshot it just took).
+ * snapshot it just took). The labels exclusions by selector match come from `clusters` (a plan
+ * input's, which holds them) when given, else from the stored clusters: the tick passes the input
+ * it just loaded, so it does not read and parse every cluster's labels a second time.
  */
-export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIssues?: ReadonlyMap<string, readonly string[]>): GateState {
+export function loadGateState(
+  db: Db,
+  org: GateOrganization,
+  now: Date,
+  healthIssues?: ReadonlyMap<string, readonly string[]>,
+  clusters?: PlanInput['clusters'],
+): GateState {
   const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) =>
     exclusionWindowOf({
       scope: e.scope,
@@ -42,7 +51,9 @@ export function loadGateState(db: Db, org: GateOrganization, now: Date, healthIs
     frozenReason: org.frozenReason ?? null,
     exclusions,
     // only an exclusion by selector reads labels: without one no fleet pays for them
-    ...(exclusions.some((e) => e.scope === 'selector') ? { clusterLabels: loadClusterLabels(db, org.id) } : {}),
+    ...(exclusions.some((e) => e.scope === 'selector')
+      ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : loadClusterLabels(db, org.id) }
+      : {}),
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
     healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
     halts: loadHalts(db, org.id),

@@ -3,12 +3,11 @@
 import { listInstanceBlockedPatterns } from './instance-blocked-version-repository';
 import { and, asc, eq, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { formatInstantToSecond } from '@/server/domain/plan/time';
+import { formatInstant, formatInstantToSecond } from '@/server/domain/plan/time';
 import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
 import { approvals, blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
 import { approvalSettingOf } from '@/server/domain/policy-files/organization-snapshot';
 import type { Approval } from '@/server/domain/plan/sector-gates';
-import { formatInstant } from '@/server/domain/plan/time';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 
@@ -33,17 +32,17 @@ export interface PlanDocument {
   upgradeResults?: { cluster: string; version: string; outcome: 'completed' | 'failed'; at: string; attempt?: number }[];
 }
 
-/**
- * The stored fleet as the engine's input at `now`. Clusters the provider no longer reports
- * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
- * that has a policy, so one that comes back is still a valid plan.
- */
 /** The instance's blocked versions as the engine input's field (absent when there are none, as in a plan file without them). */
 function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
   const patterns = listInstanceBlockedPatterns(db);
   return patterns.length > 0 ? { instanceBlockedVersions: patterns } : {};
 }
 
+/**
+ * The stored fleet as the engine's input at `now`. Clusters the provider no longer reports
+ * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
+ * that has a policy, so one that comes back is still a valid plan.
+ */
 export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);

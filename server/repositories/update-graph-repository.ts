@@ -60,14 +60,15 @@ export function findGraphById(db: Db, id: number): StoredGraphMeta | undefined {
 
 interface CachedIndex {
   key: string;
-  index: GraphIndex;
+  /** the merged index, or why the set does not load (kept too: a broken set stays broken until its key changes) */
+  loaded: { ok: true; index: GraphIndex } | { ok: false; source: string; error: string };
 }
 
 const globalGraphs = globalThis as unknown as {
-  __fleetplanGraphIndexCache?: WeakMap<object, CachedIndex>;
+  __fleetplanGraphSetCache?: WeakMap<object, CachedIndex>;
   __fleetplanGraphParseCount?: number;
 };
-const indexCache = (globalGraphs.__fleetplanGraphIndexCache ??= new WeakMap());
+const indexCache = (globalGraphs.__fleetplanGraphSetCache ??= new WeakMap());
 
 /** How many times stored graphs were parsed and merged in this process (tests observe caching with it). */
 export function graphSetLoadCount(): number {
@@ -81,7 +82,8 @@ export type StoredGraphIndex =
  * The merged index of every stored graph, or null when none is stored. Parsing and merging a large
  * set costs far more than a query, so the index is built once per set of stored graphs (ids and
  * import times) and kept per database on globalThis: the Paths page and the scheduler's routes
- * share it, and an import or a delete changes the key.
+ * share it, and an import or a delete changes the key. A set that does not load is kept as such
+ * too, or every tick and page view would parse it all again to fail the same way.
  */
 export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
   const graphs = listGraphs(db);
@@ -90,14 +92,15 @@ export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
     .map((g) => `${g.id}@${g.importedAt.getTime()}`)
     .sort()
     .join(',');
-  const hit = indexCache.get(db);
-  if (hit && hit.key === key) return { ok: true, index: hit.index, graphs };
-  const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
-  globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
-  const loaded = loadGraphSet(docs);
-  if (!loaded.ok) return { ok: false, source: loaded.source, error: loaded.error, graphs };
-  indexCache.set(db, { key, index: loaded.index });
-  return { ok: true, index: loaded.index, graphs };
+  let hit = indexCache.get(db);
+  if (!hit || hit.key !== key) {
+    const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
+    globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
+    const loaded = loadGraphSet(docs);
+    hit = { key, loaded: loaded.ok ? { ok: true, index: loaded.index } : { ok: false, source: loaded.source, error: loaded.error } };
+    indexCache.set(db, hit);
+  }
+  return { ...hit.loaded, graphs };
 }
 
 /** Drops the kept index (after an import or a delete: the next load builds it again). */

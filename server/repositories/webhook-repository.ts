@@ -1,9 +1,9 @@
 // Webhooks and their delivery log.
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
-import { effectiveLabels } from '@/server/domain/labels/effective-labels';
+import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
+import { findClusterLabels } from '@/server/repositories/cluster-repository';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -74,7 +74,9 @@ export function enqueueDeliveries(
     .all();
   // read the cluster's labels only when a webhook narrows by them
   let labels: { of: Record<string, string> | null } | undefined;
-  const labelsOfCluster = () => (labels ??= { of: cluster === undefined ? null : clusterLabelsOf(db, cluster, organizationId) }).of;
+  // a cluster is named within its organization: without one the event narrows nothing
+  const labelsOfCluster = () =>
+    (labels ??= { of: cluster === undefined || organizationId === undefined ? null : findClusterLabels(db, organizationId, cluster) }).of;
   let n = 0;
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
@@ -85,18 +87,6 @@ export function enqueueDeliveries(
     n++;
   }
   return n;
-}
-
-/** A cluster's effective labels (the provider's overlaid by fleetplan's); null when no such cluster. */
-function clusterLabelsOf(db: Db, name: string, organizationId?: number): Record<string, string> | null {
-  const row = db
-    .select({ labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
-    .from(clusters)
-    .where(
-      organizationId === undefined ? eq(clusters.name, name) : and(eq(clusters.name, name), eq(clusters.organizationId, organizationId)),
-    )
-    .get();
-  return row ? effectiveLabels(row.labels, row.fleetplanLabels) : null;
 }
 
 export function hasEnabledWebhooks(db: Db, organizationId?: number): boolean {

@@ -411,37 +411,13 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
     saved = true;
     for (const effect of result.effects) {
-      if (effect.kind === 'approve-installplan')
+      const intent = intentOf(effect, attempt);
+      if (intent)
         insertIntent(ctx.db, {
+          ...intent,
           organizationId: env.organizationId,
-          key: effect.idempotencyKey,
           tickId: ctx.tickId,
-          kind: 'approve-installplan',
           clusterName: attempt.cluster,
-          version: attempt.toVersion,
-          nextRun: null,
-          createdAt: ctx.now,
-        });
-      if (effect.kind === 'set-channel')
-        insertIntent(ctx.db, {
-          organizationId: env.organizationId,
-          key: effect.idempotencyKey,
-          tickId: ctx.tickId,
-          kind: 'set-channel',
-          clusterName: attempt.cluster,
-          version: effect.version,
-          nextRun: null,
-          createdAt: ctx.now,
-        });
-      if (effect.kind === 'start' || effect.kind === 'cancel-at-provider')
-        insertIntent(ctx.db, {
-          organizationId: env.organizationId,
-          key: effect.idempotencyKey,
-          tickId: ctx.tickId,
-          kind: effect.kind === 'start' ? 'start-upgrade' : 'cancel-upgrade',
-          clusterName: attempt.cluster,
-          version: effect.version,
-          nextRun: effect.kind === 'start' ? effect.at : attempt.slot,
           createdAt: ctx.now,
         });
       if (effect.kind === 'precheck-failed')
@@ -559,6 +535,25 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
+  }
+}
+
+/** The intent row of an effect that writes to the provider (keyed by the effect's idempotency key); null for the others. */
+function intentOf(
+  effect: LifecycleEffect,
+  attempt: StoredAttempt,
+): Pick<Parameters<typeof insertIntent>[1], 'key' | 'kind' | 'version' | 'nextRun'> | null {
+  switch (effect.kind) {
+    case 'start':
+      return { key: effect.idempotencyKey, kind: 'start-upgrade', version: effect.version, nextRun: effect.at };
+    case 'cancel-at-provider':
+      return { key: effect.idempotencyKey, kind: 'cancel-upgrade', version: effect.version, nextRun: attempt.slot };
+    case 'set-channel':
+      return { key: effect.idempotencyKey, kind: 'set-channel', version: effect.version, nextRun: null };
+    case 'approve-installplan':
+      return { key: effect.idempotencyKey, kind: 'approve-installplan', version: attempt.toVersion, nextRun: null };
+    default:
+      return null;
   }
 }
 
@@ -877,7 +872,7 @@ async function tickOrganization(
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const gates = { ...loadGateState(db, org, now, healthIssues), providerErrors: readErrors };
+    const gates = { ...loadGateState(db, org, now, healthIssues, input.clusters), providerErrors: readErrors };
     const plan = evaluateFleet(input, gates);
 
     withTransaction(db, () => {

@@ -274,6 +274,19 @@ function status(code: number, reason: string, message: string): FakeResponse {
   return { status: code, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code } };
 }
 
+/** The API server's answer to a PATCH this fake does not take: only a merge patch of a JSON object is (null: it is one). */
+function mergePatchRefusal(req: FakeRequest): FakeResponse | null {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if (type !== 'application/merge-patch+json')
+    return status(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
+    );
+  if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
+  return null;
+}
+
 /** Parses `ALERTS{a="b",c="d"}` into its equality matchers (all this fake needs). */
 function alertMatchers(query: string): Record<string, string> | null {
   const m = /^ALERTS(?:\{(.*)\})?$/.exec(query.trim());
@@ -578,14 +591,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     if (pathFault) return pathFault;
     if (rest === CV_PATH && req.method === 'GET') return { status: 200, body: s.cv };
     if (rest === CV_PATH && req.method === 'PATCH') {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type !== 'application/merge-patch+json')
-        return status(
-          415,
-          'UnsupportedMediaType',
-          `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
-        );
-      if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
+      const refused = mergePatchRefusal(req);
+      if (refused) return refused;
       const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
       writes.push(write);
       const patched = mergePatch(s.cv, req.body) as ClusterVersion;
@@ -679,14 +686,8 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       const ip = s.installPlans.find((p) => (p.metadata as Json).namespace === ns && (p.metadata as Json).name === name);
       if (!ip) return status(404, 'NotFound', `installplans.operators.coreos.com "${name}" not found`);
       if (req.method === 'GET') return { status: 200, body: ip };
-      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type !== 'application/merge-patch+json')
-        return status(
-          415,
-          'UnsupportedMediaType',
-          `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type || 'none'})`,
-        );
-      if (req.body === null || typeof req.body !== 'object') return status(400, 'BadRequest', 'the patch is not a JSON object');
+      const refused = mergePatchRefusal(req);
+      if (refused) return refused;
       const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
       writes.push(write);
       const patched = mergePatch(ip, req.body) as Json & { spec: Json; status: Json; metadata: Json };

@@ -33,7 +33,14 @@ import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
 import type { UpgradeResult } from '../plan/canaries';
-import { exclusionWindowOf, findExclusion, type ExclusionWindow, type GatedDecision, type GateState } from '../scheduling/apply-gates';
+import {
+  clusterLabelsOf,
+  exclusionWindowOf,
+  findExclusion,
+  type ExclusionWindow,
+  type GatedDecision,
+  type GateState,
+} from '../scheduling/apply-gates';
 import { compareVersions } from '../version/version';
 
 export const MAX_HORIZON_DAYS = 120;
@@ -213,7 +220,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const gates: GateState = {
     frozen: options.frozen ?? false,
     exclusions,
-    ...(labelled ? { clusterLabels: new Map(input.clusters.map((c) => [c.name, c.labels ?? {}] as const)) } : {}),
+    ...(labelled ? { clusterLabels: clusterLabelsOf(input.clusters) } : {}),
     healthGate: options.healthGate ?? false,
     healthIssues: options.healthIssues ?? new Map(),
     ...(options.halts ? { halts: options.halts } : {}),

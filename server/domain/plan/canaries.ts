@@ -24,7 +24,7 @@
  */
 import { compareVersions } from '../version/version';
 import { formatInstant, HOUR_MS, parseInstant } from './time';
-import type { Cluster, PlanInput } from './types';
+import type { PlanInput } from './types';
 import { matchesLabels, type LabelSelector } from '../labels/label-selector';
 
 /** A sector's canary rule as validated. */
@@ -70,6 +70,43 @@ export function chooseCanaries(policy: CanaryPolicy, members: readonly CanaryCan
 
 /** A cluster of a canary sector as the choice reads it. */
 export type CanaryCandidate = { name: string; labels?: Readonly<Record<string, string>> };
+
+/** A sector's canaries: stable by name, with what the rule reads of them, and how many clusters the sector has. */
+export type CanarySet<C extends CanaryCluster = CanaryCluster> = { canaries: C[]; names: ReadonlySet<string>; members: number };
+
+/**
+ * The canaries of every sector with a canary rule and clusters (`policies`: the sectors' rules by
+ * name): its clusters are the managed ones whose policy names it. The one grouping the engine, the
+ * start gate, the Sectors page and the linter all read, so they agree on the set.
+ */
+export function canarySetsOf<C extends CanaryCandidate & CanaryCluster & { upgradePolicy?: { conditions: { sector?: string } } }>(
+  policies: ReadonlyMap<string, CanaryPolicy>,
+  clusters: Iterable<C>,
+): Map<string, CanarySet<C>> {
+  const members = new Map<string, C[]>();
+  for (const c of clusters) {
+    const sector = c.upgradePolicy?.conditions.sector;
+    if (sector === undefined || !policies.has(sector)) continue;
+    let list = members.get(sector);
+    if (!list) members.set(sector, (list = []));
+    list.push(c);
+  }
+  const sets = new Map<string, CanarySet<C>>();
+  for (const [sector, list] of members) {
+    const names = new Set(chooseCanaries(policies.get(sector)!, list));
+    sets.set(sector, {
+      canaries: list.filter((c) => names.has(c.name)).sort((a, b) => byName(a.name, b.name)),
+      names,
+      members: list.length,
+    });
+  }
+  return sets;
+}
+
+/** The canary rules of the organization's sectors, by sector name. */
+export function canaryPoliciesOf(input: PlanInput): Map<string, CanaryPolicy> {
+  return new Map(input.organization.sectors.flatMap((s) => (s.canary ? [[s.name, s.canary] as const] : [])));
+}
 
 /** One canary as the rule sees it: name, version, available upgrades. */
 export type CanaryCluster = { name: string; version: string; availableUpgrades: readonly string[] };
@@ -192,23 +229,15 @@ export function describeCanaryHold(hold: CanaryHold, nowMs: number): string {
 export function canaryStartHold(
   input: PlanInput,
 ): ((cluster: string, version: string) => { reason: 'AWAITING_CANARY' | 'CANARY_FAILED'; message: string } | null) | undefined {
-  const policies = new Map(input.organization.sectors.flatMap((s) => (s.canary ? [[s.name, s.canary] as const] : [])));
+  const policies = canaryPoliciesOf(input);
   if (policies.size === 0) return undefined;
-  const members = new Map<string, Cluster[]>();
-  const sectorOf = new Map<string, string>();
-  for (const c of input.clusters) {
-    const sector = c.upgradePolicy?.conditions.sector;
-    if (sector === undefined || !policies.has(sector)) continue;
-    sectorOf.set(c.name, sector);
-    let list = members.get(sector);
-    if (!list) members.set(sector, (list = []));
-    list.push(c);
-  }
-  const sets = new Map<string, { canaries: Cluster[]; names: Set<string> }>();
-  for (const [sector, list] of members) {
-    const names = new Set(chooseCanaries(policies.get(sector)!, list));
-    sets.set(sector, { canaries: list.filter((c) => names.has(c.name)).sort((a, b) => byName(a.name, b.name)), names });
-  }
+  const sets = canarySetsOf(policies, input.clusters);
+  const sectorOf = new Map(
+    input.clusters.flatMap((c) => {
+      const sector = c.upgradePolicy?.conditions.sector;
+      return sector !== undefined && sets.has(sector) ? [[c.name, sector] as const] : [];
+    }),
+  );
   const results = indexResults(input.upgradeResults, new Set([...sets.values()].flatMap((s) => [...s.names])));
   const nowMs = parseInstant(input.now) ?? 0;
   return (cluster, version) => {
@@ -226,11 +255,11 @@ export function sectorCanaries(
   input: PlanInput,
 ): Map<string, { canaries: string[]; size: string; soakHours: number; selector: string | null }> {
   const out = new Map<string, { canaries: string[]; size: string; soakHours: number; selector: string | null }>();
+  const sets = canarySetsOf(canaryPoliciesOf(input), input.clusters);
   for (const s of input.organization.sectors) {
     if (!s.canary) continue;
-    const members = input.clusters.filter((c) => c.upgradePolicy?.conditions.sector === s.name);
     out.set(s.name, {
-      canaries: chooseCanaries(s.canary, members),
+      canaries: sets.get(s.name)?.canaries.map((c) => c.name) ?? [],
       size: s.canary.size.raw,
       soakHours: s.canary.soakHours,
       selector: s.canary.selector?.text ?? null,

@@ -31,11 +31,12 @@ import {
 } from './sector-gates';
 import {
   canaryHold,
-  chooseCanaries,
+  canaryPoliciesOf,
+  canarySetsOf,
   describeCanaryHold,
   indexResults,
-  type CanaryCluster,
   type CanaryHold,
+  type CanarySet,
   type UpgradeResult,
 } from './canaries';
 import type { Cluster, Decision, DecisionReason, PlanInput, PlanResult, Schedule, Sector, UpgradePolicy, VersionData } from './types';
@@ -196,9 +197,6 @@ export type SectorTables = {
   canaries?: Map<string, CanarySet>;
 };
 
-/** A sector's canaries in one run (canaries.ts): stable by name, with what the rule reads of them. */
-export type CanarySet = { canaries: CanaryCluster[]; names: ReadonlySet<string>; members: number };
-
 /**
  * What a caller running the engine again and again over the same clusters — the forecast, between
  * two completions — keeps from run to run instead of the run deriving it again. Each must describe
@@ -331,26 +329,7 @@ export class PlanRun {
 
   /** The canaries of every sector with a canary rule (built when the canary rule first needs them). */
   private get canarySets(): Map<string, CanarySet> {
-    let sets = this.lazy.canaries;
-    if (sets) return sets;
-    const members = new Map<string, ManagedCluster[]>();
-    for (const c of this.order) {
-      const name = c.upgradePolicy.conditions.sector;
-      if (name === undefined || !this.sectors.get(name)?.canary) continue;
-      let list = members.get(name);
-      if (!list) members.set(name, (list = []));
-      list.push(c);
-    }
-    sets = new Map();
-    for (const [name, list] of members) {
-      const chosen = new Set(chooseCanaries(this.sectors.get(name)!.canary!, list));
-      const canaries = list
-        .filter((c) => chosen.has(c.name))
-        .map((c) => ({ name: c.name, version: c.version, availableUpgrades: c.availableUpgrades }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      sets.set(name, { canaries, names: chosen, members: list.length });
-    }
-    return (this.lazy.canaries = sets);
+    return (this.lazy.canaries ??= canarySetsOf(canaryPoliciesOf(this.input), this.order));
   }
 
   /** The canaries of the sector, when it has a canary rule and clusters (the Sectors page and the cluster page show them). */

@@ -5,7 +5,7 @@
 import { patternMatches } from './blocked-versions';
 import { compileSchedule, listRuns } from './cron-schedule';
 import { parseInstant } from './time';
-import { chooseCanaries } from './canaries';
+import { canaryPoliciesOf, canarySetsOf } from './canaries';
 import type { Cluster, PlanInput, UpgradePolicy, Warning } from './types';
 
 type Managed = { cluster: Cluster & { upgradePolicy: UpgradePolicy }; index: number };
@@ -191,22 +191,24 @@ function lintSectorGates(input: PlanInput, warnings: Warning[]): void {
  * waits). Valid, but likely not what was meant.
  */
 function lintCanaries(input: PlanInput, managed: Managed[], warnings: Warning[]): void {
+  const sets = canarySetsOf(
+    canaryPoliciesOf(input),
+    managed.map((m) => m.cluster),
+  );
   input.organization.sectors.forEach((sector, i) => {
-    if (!sector.canary) return;
-    const members = managed.filter((m) => m.cluster.upgradePolicy.conditions.sector === sector.name).map((m) => m.cluster);
-    if (members.length === 0) return;
-    const canaries = chooseCanaries(sector.canary, members);
-    if (canaries.length === 0) {
+    const set = sets.get(sector.name);
+    if (!set) return;
+    if (set.canaries.length === 0) {
       warnings.push({
         code: 'CANARY_SELECTOR_MATCHES_NONE',
         path: `organization.sectors[${i}].canary.selector`,
-        message: `the canary selector of sector ${sector.name} matches none of its ${members.length} clusters: no canary goes first, nobody waits`,
+        message: `the canary selector of sector ${sector.name} matches none of its ${set.members} clusters: no canary goes first, nobody waits`,
       });
-    } else if (canaries.length === members.length) {
+    } else if (set.canaries.length === set.members) {
       warnings.push({
         code: 'CANARIES_ARE_THE_WHOLE_SECTOR',
         path: `organization.sectors[${i}].canary`,
-        message: `every cluster of sector ${sector.name} is a canary (${canaries.length}): nobody waits for them`,
+        message: `every cluster of sector ${sector.name} is a canary (${set.canaries.length}): nobody waits for them`,
       });
     }
   });

@@ -101,6 +101,14 @@ export function candidateHoldsOf(state: GateState): CandidateHolds | undefined {
   };
 }
 
+/**
+ * The clusters' labels as `GateState.clusterLabels` holds them, from a plan input's clusters (their
+ * labels are already the effective ones): what exclusions by selector match.
+ */
+export function clusterLabelsOf(clusters: PlanInput['clusters']): ReadonlyMap<string, Readonly<Record<string, string>>> {
+  return new Map(clusters.map((c) => [c.name, c.labels ?? {}] as const));
+}
+
 /** A decision after the gates; `reason` may now be a gate reason too. */
 export type GatedDecision = Omit<Decision, 'reason'> & { reason?: Decision['reason'] | GateReason };
 

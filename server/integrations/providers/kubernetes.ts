@@ -609,6 +609,23 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       throw kubernetesError(what, err, timeoutMs);
     }
   };
+  /**
+   * A cluster-wide list of a custom resource; an empty list when its API is not there (404: OLM or
+   * APIRequestCount not installed, as on plain Kubernetes). Any other failure throws, named.
+   */
+  const listUnlessMissing = async (
+    client: Client,
+    ref: { group: string; version: string; plural: string },
+    labelSelector?: string,
+  ): Promise<unknown> => {
+    try {
+      return await client.custom.listClusterCustomObject({ ...ref, ...(labelSelector ? { labelSelector } : {}) });
+    } catch (err) {
+      const e = kubernetesError(`GET ${ref.plural}.${ref.group}`, err, timeoutMs);
+      if (e.status === 404) return { items: [] };
+      throw e;
+    }
+  };
   const readCv = async (client: Client): Promise<ClusterVersion> => {
     const body: unknown = await request('GET clusterversions.config.openshift.io/version', () =>
       client.custom.getClusterCustomObject(CLUSTER_VERSION),
@@ -623,19 +640,14 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
     if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ${what} list: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
-  /** the provider's only write: a merge patch of the ClusterVersion's `spec.desiredUpdate` (null clears it) */
-  const patchDesiredUpdate = (client: Client, desiredUpdate: { version: string; image?: string } | null) =>
+  /**
+   * A merge patch of the ClusterVersion's spec: `desiredUpdate` (null clears it) or `channel` (what
+   * `oc adm upgrade channel` writes).
+   */
+  const patchClusterVersion = (client: Client, spec: { desiredUpdate: { version: string; image?: string } | null } | { channel: string }) =>
     request('PATCH clusterversions.config.openshift.io/version', () =>
       client.custom.patchClusterCustomObject(
-        { ...CLUSTER_VERSION, body: { spec: { desiredUpdate } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
-    );
-  /** a merge patch of the ClusterVersion's `spec.channel` (what `oc adm upgrade channel` writes) */
-  const patchChannel = (client: Client, channel: string) =>
-    request('PATCH clusterversions.config.openshift.io/version', () =>
-      client.custom.patchClusterCustomObject(
-        { ...CLUSTER_VERSION, body: { spec: { channel } } },
+        { ...CLUSTER_VERSION, body: { spec } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
     );
@@ -690,23 +702,11 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
     // 404: not installed (plain Kubernetes), so none; any other failure (no permission, a timeout,
     // an answer that does not parse): unknown, and the facts are left out so the stored ones stay
     // — a partial read must not erase an operator's limit
-    const list = async <T>(
-      ref: { group: string; version: string; plural: string },
-      read: (body: unknown) => T[],
-      labelSelector?: string,
-    ) => {
-      try {
-        return read(await client.custom.listClusterCustomObject({ ...ref, ...(labelSelector ? { labelSelector } : {}) }));
-      } catch (err) {
-        if (kubernetesError(`GET ${ref.plural}`, err, timeoutMs).status === 404) return [];
-        throw err;
-      }
-    };
     try {
       const [operators, removedApis] = await withDeadline(
         Promise.all([
-          list(CLUSTER_SERVICE_VERSIONS, readInstalledOperators, '!olm.copiedFrom'),
-          list(API_REQUEST_COUNTS, readRemovedApiUse),
+          listUnlessMissing(client, CLUSTER_SERVICE_VERSIONS, '!olm.copiedFrom').then(readInstalledOperators),
+          listUnlessMissing(client, API_REQUEST_COUNTS).then(readRemovedApiUse),
         ]),
         Math.min(deadlineMs, INHIBITOR_READ_MS),
         'reading operators and API use',
@@ -788,22 +788,15 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         cv.status.conditionalUpdates?.find((u) => u.release.version === req.version)?.release;
       if (!release)
         throw new ProviderError('kubernetes', `${req.name}: ${req.version} is not among the cluster's available or conditional updates`);
-      await patchDesiredUpdate(client, { version: release.version, ...(release.image ? { image: release.image } : {}) });
+      await patchClusterVersion(client, {
+        desiredUpdate: { version: release.version, ...(release.image ? { image: release.image } : {}) },
+      });
     },
     async listInstallPlans(ref) {
       const client = clientOf(ctxOf(ref));
-      const list = async (what: typeof INSTALL_PLANS | typeof SUBSCRIPTIONS): Promise<unknown> => {
-        try {
-          return await client.custom.listClusterCustomObject(what);
-        } catch (err) {
-          const e = kubernetesError(`GET ${what.plural}.${what.group}`, err, timeoutMs);
-          // 404: OLM is not installed (plain Kubernetes): no plans to approve
-          if (e.status === 404) return { items: [] };
-          throw e;
-        }
-      };
+      // OLM not installed (plain Kubernetes): no plans to approve
       const [plans, subscriptions] = await withDeadline(
-        Promise.all([list(INSTALL_PLANS), list(SUBSCRIPTIONS)]),
+        Promise.all([listUnlessMissing(client, INSTALL_PLANS), listUnlessMissing(client, SUBSCRIPTIONS)]),
         deadlineMs,
         `reading the InstallPlans of ${ref.name}`,
       );
@@ -829,7 +822,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       const client = clientOf(ctxOf(ref));
       const cv = await readCv(client);
       if (cv.spec?.channel === channel) return 'already-set';
-      await patchChannel(client, channel);
+      await patchClusterVersion(client, { channel });
       return 'set';
     },
     async cancelUpgrade(req) {
@@ -841,7 +834,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       if (cv.spec?.desiredUpdate?.version !== req.version) return;
       const begun = cv.status.desired?.version === req.version || cv.status.history.some((h) => h.version === req.version);
       if (begun) return;
-      await patchDesiredUpdate(client, null);
+      await patchClusterVersion(client, { desiredUpdate: null });
     },
   };
 }
