@@ -26,6 +26,8 @@ type RunInput = inferRouterInputs<AppRouter>['forecast']['run'];
 export type ForecastOutput = inferRouterOutputs<AppRouter>['forecast']['run'];
 
 const PAGE_SIZE = 50;
+/** how often the page asks again while it shows a stale forecast (the server computes the new one meanwhile) */
+const STALE_FORECAST_POLL_MS = 2_000;
 
 const FORECAST_URL_DEFAULTS = { target: '', horizon: 60, minutes: 90, sector: '', q: '', page: 1 };
 
@@ -72,7 +74,13 @@ export function ForecastView() {
     offset: page * PAGE_SIZE,
     limit: PAGE_SIZE,
   };
-  const run = useQuery({ ...trpc.forecast.run.queryOptions(input), placeholderData: keepPreviousData, staleTime: 60_000 });
+  const run = useQuery({
+    ...trpc.forecast.run.queryOptions(input),
+    placeholderData: keepPreviousData,
+    staleTime: 60_000,
+    // a forecast from before the fleet's latest change is shown while the server computes the new one
+    refetchInterval: (query) => (query.state.data?.stale ? STALE_FORECAST_POLL_MS : false),
+  });
   const client = useTRPCClient();
   const [exporting, setExporting] = useState<'csv' | 'json' | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);
@@ -187,6 +195,12 @@ export function ForecastView() {
                 the forecast assumes no approval is given). Approve on the Sectors page.
               </div>
             ))}
+            {data.stale && (
+              <div className="banner info" role="status" data-testid="forecast-stale">
+                The fleet has changed since this forecast was computed (it starts at <ZonedTime iso={data.from} />
+                ). A new one is being computed and replaces it here when it is ready.
+              </div>
+            )}
             {data.stats.truncated && (
               <div className="banner warn" role="status">
                 The simulation stopped early (too many engine runs); later upgrades are missing.
@@ -218,7 +232,9 @@ export function ForecastView() {
               </div>
               <div className="panel stat">
                 <span className="label">Simulation</span>
-                <span className="value">{data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}</span>
+                <span className="value">
+                  {data.stale ? 'updating…' : data.cached ? 'cached' : `${(data.elapsedMs / 1000).toFixed(1)} s`}
+                </span>
                 <span className="small muted">
                   {data.stats.engineRuns} engine runs from <ZonedTime iso={data.from} />
                 </span>

@@ -9,13 +9,19 @@
  * for the organizations whose forecast someone looked at lately, again when the fleet's data
  * moved — so the Forecast page is usually answered from a forecast computed before it was asked.
  */
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '@/db/open-database';
 import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { listOrganizations } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
-import { createForecastService, type ForecastRunInput, type ForecastRunOutput } from '@/server/services/forecast-service';
+import {
+  createForecastService,
+  type ForecastRunInput,
+  type ForecastRunOptions,
+  type ForecastRunOutput,
+} from '@/server/services/forecast-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import type { PolicyDraft } from '@/server/services/policies/evaluate-draft';
 import type { ForecastImpact } from '@/server/services/policies/preview-forecast-impact';
@@ -23,6 +29,12 @@ import { fixedOrganizationScope } from '@/server/services/organization-scope';
 import type { FromForecastThread, ToForecastThread } from './forecast-thread-protocol';
 import { ForecastWarmList, PAGE_DEFAULT_FORECAST } from './forecast-warm-list';
 
+/**
+ * This thread's nice value. Linux keeps it per thread, and `os.setPriority` without a pid sets the
+ * calling thread's: a forecast then takes only the CPU that the request thread and the scheduler's
+ * tick leave (on two cores the three compete), so pages and ticks keep their pace while one runs.
+ */
+const FORECAST_THREAD_NICE = 10;
 /** how often the warm list is walked (a walk whose forecasts are still valid costs two small queries per entry) */
 const WARM_EVERY_MS = 15_000;
 /** the first walk waits for the server to come up (its start-up and first tick run on the same cores) */
@@ -31,6 +43,11 @@ const FIRST_WARM_AFTER_MS = 2_000;
 function main(): void {
   const port = parentPort;
   if (!port) throw new Error('forecast-worker runs as a worker thread (forecast-thread.ts starts it)');
+  try {
+    os.setPriority(FORECAST_THREAD_NICE);
+  } catch (err) {
+    console.warn(`fleetplan forecast: the thread keeps its priority (${(err as Error).message})`);
+  }
   const env = getEnv();
   let db: Db | undefined;
   const getDb = () => (db ??= openDatabase(env.databaseFile));
@@ -39,8 +56,17 @@ function main(): void {
   let stopping = false;
   let requestsInFlight = 0;
 
-  const run = (organizationId: number, input: ForecastRunInput, at: Date) =>
-    createForecastService(getDb(), () => at, fixedOrganizationScope(getDb(), organizationId)).run(input);
+  const run = (organizationId: number, input: ForecastRunInput, at: Date, options: ForecastRunOptions = {}) =>
+    createForecastService(getDb(), () => at, fixedOrganizationScope(getDb(), organizationId)).run(input, options);
+  // a request is answered with the last forecast of its configuration while the new one is computed
+  // (forecast-service.ts); that computation is work in hand like a request's
+  const requestOptions: ForecastRunOptions = {
+    serveStale: true,
+    onBackgroundWork: (work) => {
+      requestsInFlight++;
+      void work.finally(() => requestsInFlight--);
+    },
+  };
 
   const impact = (organizationId: number, draft: PolicyDraft, at: Date) =>
     createPolicyService(
@@ -70,7 +96,7 @@ function main(): void {
   port.on('message', (message: ToForecastThread) => {
     if (message.kind === 'run') {
       warmList.asked(message.organizationId, message.input, Date.now());
-      answer(message.id, run(message.organizationId, message.input, new Date(message.atMs)));
+      answer(message.id, run(message.organizationId, message.input, new Date(message.atMs), requestOptions));
     } else if (message.kind === 'impact') {
       answer(message.id, impact(message.organizationId, message.draft, new Date(message.atMs)));
     } else if (message.kind === 'stop') {

@@ -47,33 +47,50 @@ export function readPlanStructureRevision(db: Db): number | null {
   return statement.get()?.revision ?? null;
 }
 
-const forecastInputsOf = new WeakMap<Database.Database, Database.Statement<[{ org: number }], { fingerprint: string }>>();
+const forecastInputsOf = new WeakMap<
+  Database.Database,
+  Database.Statement<[{ org: number }], { configuration: string; observation: string }>
+>();
+
+/** The two halves of what a forecast depends on (readForecastInputsRevision). */
+export interface ForecastInputsRevision {
+  /**
+   * what people set: policies, sectors, labels, blocked versions, approvals, update graphs (the
+   * plan's configuration revision, migration 0020), the freeze, the maintenance exclusions, the
+   * health-gate setting and the unacknowledged failures (an acknowledgement releases a halt)
+   */
+  configuration: string;
+  /** what the fleet reports: the plan structure revision (versions, offers, health, upgrades) and soak reporting */
+  observation: string;
+}
 
 /**
- * What a forecast of the organization's fleet depends on, as one token: the plan structure
- * revision (policies, sectors, blocked versions, each cluster's version, upgrade, health and
- * pending version gates), the freeze, the maintenance exclusions, the health-gate setting, which
- * clusters report soak for which version, and the unacknowledged failures (they halt versions). Soak *days* are left out: they grow at every tick by the engine's own
- * rule from what is in the token, so a forecast kept for a short while stays right; nor do the
- * scheduler's own bookkeeping writes (its lease, tick rows) move it, which readDataVersion does —
- * on a running server that made every forecast a cache miss. Null when it cannot be trusted.
+ * What a forecast of the organization's fleet depends on, in two tokens: its configuration and the
+ * fleet's observed state. Soak *days* are left out: they grow at every tick by the engine's own
+ * rule from what is in the tokens, so a forecast kept for a short while stays right; nor do the
+ * scheduler's own bookkeeping writes (its lease, tick rows) move them, which readDataVersion does —
+ * on a running server that made every forecast a cache miss. Null when they cannot be trusted.
  */
-export function readForecastInputsRevision(db: Db, organizationId: number): string | null {
+export function readForecastInputsRevision(db: Db, organizationId: number): ForecastInputsRevision | null {
   const structure = readPlanStructureRevision(db);
   if (structure === null) return null;
   const client = db.$client;
   let statement = forecastInputsOf.get(client);
   if (!statement) {
-    statement = client.prepare<[{ org: number }], { fingerprint: string }>(
+    statement = client.prepare<[{ org: number }], { configuration: string; observation: string }>(
       `SELECT json_array(
+         (SELECT revision FROM plan_revisions WHERE scope = 'configuration'),
          (SELECT json_array(frozen, frozen_reason) FROM organizations WHERE id = @org),
          (SELECT json_group_array(json_array(id, scope, subject, starts_at, ends_at, reason)) FROM maintenance_exclusions WHERE organization_id = @org),
          (SELECT value FROM settings WHERE key = 'scheduler.healthGate'),
-         (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org),
          (SELECT json_group_array(id) FROM upgrade_lifecycles WHERE acknowledged_at IS NULL AND state IN (${[...FAILURE_STATES].map((state) => `'${state}'`).join(', ')}))
-       ) AS fingerprint`,
+       ) AS configuration,
+       json_array(
+         (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org)
+       ) AS observation`,
     );
     forecastInputsOf.set(client, statement);
   }
-  return `${structure}:${statement.get({ org: organizationId })!.fingerprint}`;
+  const row = statement.get({ org: organizationId })!;
+  return { configuration: row.configuration, observation: `${structure}:${row.observation}` };
 }

@@ -1,11 +1,18 @@
 // Forecast use case: the stored fleet (plus in-memory what-if overrides) run forward through the
 // decision engine. A simulation of 10,000 clusters costs seconds, so results are kept per
 // database connection and keyed by what they depend on: the stored inputs
-// (readForecastInputsRevision: policies, the fleet's versions, upgrades and health, exclusions, a
-// freeze, the health gate, soak reporting) and the request's options, not by the clock. Paging
-// and filtering read the kept result; only one page of clusters is returned at a time. A kept
-// forecast is re-used while the fleet clock has moved less than MAX_AGE_MS past its start (the
-// scheduler, when it runs, writes sooner than that), or for a few minutes of paging.
+// (readForecastInputsRevision: the configuration — policies, exclusions, a freeze, the health
+// gate — and the fleet's observed state — versions, upgrades, health, soak reporting) and the
+// request's options, not by the clock. Paging and filtering read the kept result; only one page of
+// clusters is returned at a time. A kept forecast is re-used while the fleet clock has moved less
+// than MAX_AGE_MS past its start (the scheduler, when it runs, writes sooner than that), or for a
+// few minutes of paging.
+//
+// On a running fleet nearly every tick changes the observed state (a completion, soak reporting),
+// so a caller that allows it (the server's forecast thread) is answered at once with the last
+// forecast of the same configuration and options — marked `stale`, its start shown — while the new
+// one is computed; the page asks again until it is fresh. A forecast computed before a change of
+// configuration is never shown as the answer to it.
 import type { Db } from '@/db/open-database';
 import { applyForecastOverrides, type ForecastOverrides } from '@/server/domain/forecast/forecast-overrides';
 import {
@@ -48,6 +55,11 @@ export interface ForecastRunOutput {
   exclusions: number;
   elapsedMs: number;
   cached: boolean;
+  /**
+   * the fleet has moved since this forecast was computed (its start is `from`): it is the last one
+   * of the same configuration and options, shown while a new one is computed — ask again shortly
+   */
+  stale: boolean;
   stats: ForecastResult['stats'];
   managedClusters: number;
   reachedClusters: number;
@@ -83,10 +95,36 @@ const MAX_AGE_MS = 60 * 60_000;
  * paging through a forecast must not compute it again (the page shows the minute it starts at).
  */
 const PAGING_GRACE_MS = 3 * 60_000;
-type Cache = Map<string, Promise<CacheEntry>>;
+/** how long, on the wall clock, a forecast may be shown as `stale` while a newer one is computed */
+const STALE_FOR_MS = 10 * 60_000;
+/** a forecast being computed, and once done its result */
+type Kept = { promise: Promise<CacheEntry>; entry?: CacheEntry };
+type Cache = {
+  /** by organization, both input tokens and options */
+  exact: Map<string, Kept>;
+  /** the last forecast computed, by organization, configuration token and options */
+  latest: Map<string, CacheEntry>;
+};
 // on globalThis: Next may load this module more than once; per connection: keys are data versions
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
 const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$client'], Cache>());
+
+/** Keeps the `size` most recently used keys. */
+function remember<V>(map: Map<string, V>, key: string, value: V, size: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > size) map.delete(map.keys().next().value as string);
+}
+
+export interface ForecastRunOptions {
+  /**
+   * answer with the last forecast of the same configuration while a newer one is computed
+   * (`stale: true`); without it the caller waits for the new one
+   */
+  serveStale?: boolean;
+  /** told of a computation that goes on after the answer (the forecast thread counts it as work) */
+  onBackgroundWork?: (work: Promise<unknown>) => void;
+}
 
 /**
  * Where the server computes forecasts: its forecast worker thread (server/background/forecast-thread.ts),
@@ -121,7 +159,10 @@ export function createForecastService(
   } = {},
 ) {
   const { offload, realNowMs = Date.now } = opts;
-  async function simulate(input: ForecastRunInput): Promise<CacheEntry & { cached: boolean }> {
+  async function simulate(
+    input: ForecastRunInput,
+    runOptions: ForecastRunOptions,
+  ): Promise<CacheEntry & { cached: boolean; stale: boolean }> {
     if (input.targetVersion !== undefined && !isSemver(input.targetVersion)) {
       throw new AppError('INVALID_INPUT', `target version '${input.targetVersion}' is not a semantic version`, [
         { path: 'targetVersion', message: 'not a semantic version' },
@@ -131,35 +172,52 @@ export function createForecastService(
     const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
     const org = scope();
-    const inputs = org ? readForecastInputsRevision(db, org.id) : null;
-    const key =
-      inputs === null
-        ? null
-        : JSON.stringify([org!.id, inputs, input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null]);
+    const revision = org ? readForecastInputsRevision(db, org.id) : null;
+    const options = [input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null];
+    const key = revision && JSON.stringify([org!.id, revision.configuration, revision.observation, ...options]);
+    const lineKey = revision && JSON.stringify([org!.id, revision.configuration, ...options]);
     let cache = caches.get(db.$client);
-    if (!cache) caches.set(db.$client, (cache = new Map<string, Promise<CacheEntry>>()));
-    const hit = key === null ? undefined : cache.get(key);
-    if (hit) {
-      const entry = await hit.catch(() => null);
-      const fresh = (e: CacheEntry) =>
-        at.getTime() >= e.fromMs && (at.getTime() - e.fromMs < MAX_AGE_MS || realNowMs() - e.computedAtRealMs < PAGING_GRACE_MS);
+    if (!cache) caches.set(db.$client, (cache = { exact: new Map(), latest: new Map() }));
+    const { exact, latest } = cache;
+
+    const fresh = (e: CacheEntry) =>
+      at.getTime() >= e.fromMs && (at.getTime() - e.fromMs < MAX_AGE_MS || realNowMs() - e.computedAtRealMs < PAGING_GRACE_MS);
+    const servableStale = () => {
+      if (!runOptions.serveStale || lineKey === null) return null;
+      const e = latest.get(lineKey);
+      return e && at.getTime() >= e.fromMs && realNowMs() - e.computedAtRealMs < STALE_FOR_MS ? e : null;
+    };
+
+    const kept = key === null ? undefined : exact.get(key);
+    if (kept) {
+      if (!kept.entry) {
+        // being computed (a request before, or the warming): the last one meanwhile, if allowed
+        const stale = servableStale();
+        if (stale) return { ...stale, cached: true, stale: true };
+      }
+      const entry = kept.entry ?? (await kept.promise.catch(() => null));
       if (entry && fresh(entry)) {
-        cache.delete(key!);
-        cache.set(key!, hit);
-        return { ...entry, cached: true };
+        remember(exact, key!, kept, CACHE_SIZE);
+        return { ...entry, cached: true, stale: false };
       }
     }
-    const run = forecastAt(input, at);
-    if (key !== null) {
-      cache.set(key, run);
-      while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    const stale = servableStale();
+    const computing: Kept = { promise: forecastAt(input, at) };
+    if (key !== null) remember(exact, key, computing, CACHE_SIZE);
+    computing.promise.then(
+      (entry) => {
+        computing.entry = entry;
+        if (lineKey !== null) remember(latest, lineKey, entry, CACHE_SIZE);
+      },
+      () => {
+        if (key !== null && exact.get(key) === computing) exact.delete(key);
+      },
+    );
+    if (stale) {
+      runOptions.onBackgroundWork?.(computing.promise.catch(() => undefined));
+      return { ...stale, cached: true, stale: true };
     }
-    try {
-      return { ...(await run), cached: false };
-    } catch (e) {
-      if (key !== null && cache.get(key) === run) cache.delete(key);
-      throw e;
-    }
+    return { ...(await computing.promise), cached: false, stale: false };
   }
 
   async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
@@ -210,14 +268,14 @@ export function createForecastService(
   }
 
   return {
-    async run(input: ForecastRunInput): Promise<ForecastRunOutput> {
+    async run(input: ForecastRunInput, runOptions: ForecastRunOptions = {}): Promise<ForecastRunOutput> {
       if (offload) {
         // the organization is picked here, with the request's rights; the thread computes it
         const org = scope();
         if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
         return offload.run(org.id, input, now().getTime());
       }
-      const { result, elapsedMs, frozen, exclusions, ordered, order, depths, cached } = await simulate(input);
+      const { result, elapsedMs, frozen, exclusions, ordered, order, depths, cached, stale } = await simulate(input, runOptions);
       const search = input.search?.trim().toLowerCase();
       const filtered =
         input.sector || search
@@ -240,6 +298,7 @@ export function createForecastService(
         exclusions,
         elapsedMs,
         cached,
+        stale,
         stats: result.stats,
         managedClusters: ordered.length,
         reachedClusters: ordered.filter((c) => c.reachesTargetAt !== null).length,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { seedDemo } from '@/server/services/demo-seed-service';
-import { createForecastService } from '@/server/services/forecast-service';
+import { createForecastService, type ForecastRunOptions } from '@/server/services/forecast-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { createExclusionService } from '@/server/services/exclusion-service';
 import { organizationScope } from '@/server/services/organization-scope';
@@ -25,8 +25,8 @@ function setup() {
     () => clock,
     organizationScope(db),
   );
-  const page = (more: { offset?: number; sector?: string; search?: string } = {}) =>
-    forecast.run({ horizonDays: 30, upgradeMinutes: 90, offset: 0, limit: 5, ...more });
+  const page = (more: { offset?: number; sector?: string; search?: string } = {}, runOptions: ForecastRunOptions = {}) =>
+    forecast.run({ horizonDays: 30, upgradeMinutes: 90, offset: 0, limit: 5, ...more }, runOptions);
   const exclusions = createExclusionService(
     db,
     () => clock,
@@ -109,5 +109,68 @@ describe('the forecast cache', () => {
     expect((await s.page()).cached).toBe(true);
     writeSetting(s.db, HEALTH_GATE_SETTING, false, NOW);
     expect((await s.page()).cached).toBe(false);
+  });
+
+  describe("served stale while the new one is computed (the server's forecast thread)", () => {
+    /** the fleet reports something new: a cluster's version moves (what a tick's snapshot writes) */
+    const clusterMoves = (db: ReturnType<typeof setup>['db'], name: string, version: string) =>
+      db.$client.prepare('UPDATE clusters SET version = ? WHERE name = ?').run(version, name);
+
+    it('a change the fleet reports is answered at once with the last forecast, then with the new one', async () => {
+      const s = setup();
+      const background: Promise<unknown>[] = [];
+      const serveStale: ForecastRunOptions = { serveStale: true, onBackgroundWork: (work) => void background.push(work) };
+      const first = await s.page({}, serveStale);
+      expect(first.stale).toBe(false);
+      const moved = first.rows[0]!;
+      expect(clusterMoves(s.db, moved.cluster, '4.99.0').changes).toBe(1);
+      s.setClock(new Date(NOW.getTime() + 5 * MINUTE));
+
+      const meanwhile = await s.page({}, serveStale);
+      expect(meanwhile.stale).toBe(true);
+      expect(meanwhile.from).toBe(first.from);
+      expect(meanwhile.rows.find((r) => r.cluster === moved.cluster)!.startVersion).toBe(moved.startVersion);
+      expect(background).toHaveLength(1);
+      // asked again while it is computed: still the last one, no second computation
+      expect((await s.page({ offset: 5 }, serveStale)).stale).toBe(true);
+      expect(background).toHaveLength(1);
+
+      await Promise.all(background);
+      const after = await s.page({ search: moved.cluster }, serveStale);
+      expect(after.stale).toBe(false);
+      expect(after.from).not.toBe(first.from);
+      expect(after.rows.find((r) => r.cluster === moved.cluster)!.startVersion).toBe('4.99.0');
+    });
+
+    it('a change of configuration is never answered with a forecast from before it', async () => {
+      const s = setup();
+      const serveStale: ForecastRunOptions = { serveStale: true };
+      expect((await s.page({}, serveStale)).stats.upgrades).toBeGreaterThan(0);
+      s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
+      const after = await s.page({}, serveStale);
+      expect(after.stale).toBe(false);
+      expect(after.cached).toBe(false);
+      expect(after.stats.upgrades).toBe(0);
+    });
+
+    it('a caller that does not allow it waits for the new forecast', async () => {
+      const s = setup();
+      const first = await s.page();
+      clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
+      const after = await s.page();
+      expect(after.stale).toBe(false);
+      expect(after.cached).toBe(false);
+    });
+
+    it('a forecast older than ten minutes of wall time is not shown stale', async () => {
+      const s = setup();
+      const serveStale: ForecastRunOptions = { serveStale: true };
+      const first = await s.page({}, serveStale);
+      clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
+      s.wait(11 * MINUTE);
+      const after = await s.page({}, serveStale);
+      expect(after.stale).toBe(false);
+      expect(after.cached).toBe(false);
+    });
   });
 });

@@ -129,6 +129,49 @@ describe('the forecast thread', () => {
     }
   }, 120_000);
 
+  it('answers a request after a fleet change with the last forecast, marked stale, until the new one is computed; runs at a lower priority', async () => {
+    const { file, organizationId } = seededDatabaseFile('stale');
+    process.env.DATABASE_URL = file;
+    const thread = startForecastThread({ file: workerFile });
+    threads.push(thread);
+    const input = { horizonDays: 30, upgradeMinutes: 60, offset: 0, limit: 20 };
+    const first = await thread.run(organizationId, input, AT);
+    expect(first.stale).toBe(false);
+    const moved = first.rows[0]!;
+
+    // Linux keeps nice values per thread: the forecast thread's is raised, this thread's is not
+    const niceOf = (task: string) => {
+      const stat = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const nices = fs.readdirSync('/proc/self/task').map(niceOf);
+    expect(nices).toContain(10);
+    expect(niceOf(String(process.pid))).toBe(0);
+
+    const db = openDatabase(file);
+    try {
+      db.$client
+        .prepare('UPDATE clusters SET version = ? WHERE name = ? AND organization_id = ?')
+        .run('4.99.0', moved.cluster, organizationId);
+    } finally {
+      db.$client.close();
+    }
+    const later = AT + 10 * 60_000;
+    const meanwhile = await thread.run(organizationId, input, later);
+    expect(meanwhile).toMatchObject({ stale: true, cached: true, from: first.from });
+    expect(meanwhile.rows.find((r) => r.cluster === moved.cluster)!.startVersion).toBe(moved.startVersion);
+
+    const deadline = Date.now() + 60_000;
+    let answer = meanwhile;
+    while (answer.stale && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      answer = await thread.run(organizationId, input, later);
+    }
+    expect(answer.stale).toBe(false);
+    expect(answer.from).not.toBe(first.from);
+    expect(answer.rows.find((r) => r.cluster === moved.cluster)!.startVersion).toBe('4.99.0');
+  }, 120_000);
+
   it('fails the forecasts a dead worker had in hand, and starts it again', async () => {
     const dying = path.join(workDir, 'dying-worker.mjs');
     const marker = path.join(workDir, 'died-once');
