@@ -1,6 +1,7 @@
 // The served app at 10,000 clusters while the scheduler ticks: the built server (`npm start`) on
 // the 10k demo fleet (`db:seed --clusters 10000`) with a tick every 10 s, and a client that asks
-// for /api/healthz every 100 ms and the Fleet page's list every second for 60 s. The ticks run in
+// for /api/healthz every 100 ms, the Fleet page's list every second and the Forecast page every 5 s
+// (an operator with it open) for 60 s. The ticks run in
 // the scheduler's worker thread; before they did, each one held the event loop for seconds and
 // every request waited behind it. Needs `npm run build`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -55,14 +56,17 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
 }
 
 /** a Forecast page request: its time, and whether the server had the simulation already */
-async function timedForecast(url: string, headers: Record<string, string>): Promise<{ ms: number; cached: boolean; elapsedMs: number }> {
+async function timedForecast(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ ms: number; cached: boolean; stale: boolean; elapsedMs: number }> {
   const t = performance.now();
   const res = await fetch(url, { headers });
-  const body = (await res.json()) as { result?: { data?: { cached: boolean; elapsedMs: number } } };
+  const body = (await res.json()) as { result?: { data?: { cached: boolean; stale: boolean; elapsedMs: number } } };
   const ms = performance.now() - t;
   const data = body.result?.data;
   if (!res.ok || !data) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  return { ms, cached: data.cached, elapsedMs: data.elapsedMs };
+  return { ms, cached: data.cached, stale: data.stale, elapsedMs: data.elapsedMs };
 }
 
 async function waitUntilUp(base: string, server: ChildProcess): Promise<void> {
@@ -133,8 +137,11 @@ export async function runServeBench(): Promise<void> {
     const before = openDatabase(file);
     const lastTickBefore = listRecentTicks(before, 1)[0]?.id ?? 0;
     before.$client.close();
+    const forecastUrl = (input: object) => `${base}/api/trpc/forecast.run?input=${encodeURIComponent(JSON.stringify(input))}`;
+    const page = { horizonDays: 90, upgradeMinutes: 90, offset: 0, limit: 50 };
     const health: number[] = [];
     const fleet: number[] = [];
+    const forecastVisits: Awaited<ReturnType<typeof timedForecast>>[] = [];
     const until = Date.now() + SAMPLE_MS;
     await Promise.all([
       (async () => {
@@ -149,6 +156,13 @@ export async function runServeBench(): Promise<void> {
           await new Promise((r) => setTimeout(r, 1_000));
         }
       })(),
+      (async () => {
+        // the page's default forecast, as an operator with the Forecast page open asks for it
+        while (Date.now() < until) {
+          forecastVisits.push(await timedForecast(forecastUrl({ ...page, horizonDays: 60 }), auth));
+          await new Promise((r) => setTimeout(r, 5_000));
+        }
+      })(),
     ]);
     const check = openDatabase(file);
     const ticks = listRecentTicks(check, 100).filter((t) => t.id > lastTickBefore && t.status !== 'running');
@@ -161,12 +175,18 @@ export async function runServeBench(): Promise<void> {
     );
     console.log(describe('GET /api/healthz', health));
     console.log(describe('Fleet list (clusters.list, 50 rows)', fleet));
+    console.log(
+      `${describe(
+        'Forecast page open (every 5 s)',
+        forecastVisits.map((v) => v.ms),
+      )}  ` +
+        `(${forecastVisits.filter((v) => v.stale).length} stale while recomputed, ${forecastVisits.filter((v) => v.cached && !v.stale).length} kept, ` +
+        `${forecastVisits.filter((v) => !v.cached).length} computed on request)`,
+    );
     // The Forecast page over HTTP while the scheduler keeps ticking. The server computes forecasts
     // in their own worker thread and keeps the page's default one warm: the first figure is what
     // an operator opening the page meets; the second asks for a simulation nobody asked for yet
     // (another upgrade duration), computed cold on the thread's warm JIT; then its next page.
-    const forecastUrl = (input: object) => `${base}/api/trpc/forecast.run?input=${encodeURIComponent(JSON.stringify(input))}`;
-    const page = { horizonDays: 90, upgradeMinutes: 90, offset: 0, limit: 50 };
     const first = await timedForecast(forecastUrl({ ...page, horizonDays: 60 }), auth);
     const cold = await timedForecast(forecastUrl({ ...page, upgradeMinutes: 75 }), auth);
     const next = await timedForecast(forecastUrl({ ...page, upgradeMinutes: 75, offset: 50 }), auth);
