@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, in sequence, printing its figures.
-// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse, page-data, serve).
+// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse, page-data, cli, serve).
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>> = {
   plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
   path: async () => ({ run: (await import('./path-bench')).runPathBench }),
@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>
   forecast: async () => ({ run: (await import('./forecast-bench')).runForecastBench }),
   parse: async () => ({ run: (await import('./parse-bench')).runParseBench }),
   'page-data': async () => ({ run: (await import('./page-data-bench')).runPageDataBench }),
+  cli: async () => ({ run: (await import('./cli-bench')).runCliBench }),
   serve: async () => ({ run: (await import('./serve-bench')).runServeBench }),
 };
 
