@@ -33,7 +33,7 @@ const MIGRATION_ROWS: Record<string, string[]> = { plan_revisions: [canonicalRow
 
 export type TableCopy = { table: string; rows: number; digest: string };
 
-/** The copy was refused or failed its verification; nothing was committed. */
+/** The copy was refused, or failed to write or to verify; nothing of it was committed. */
 export class CopyRefused extends Error {
   constructor(message: string) {
     super(message);
@@ -222,7 +222,7 @@ export async function copySqliteToPostgres(sqlite: Database.Database, target: Pg
           await tx.insert(pgTable).values(batch);
         } catch (err) {
           const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-          throw new CopyRefused(`copying ${name} failed: ${cause}`);
+          throw new CopyRefused(`copying ${name} failed: ${cause}; the copy was rolled back`);
         }
         batch = [];
       };
@@ -252,12 +252,12 @@ export async function copySqliteToPostgres(sqlite: Database.Database, target: Pg
       const copy = await pgDigest(client, table);
       if (copy.rows !== source.rows) {
         throw new CopyRefused(
-          `verification failed for ${table}: ${source.rows} rows in SQLite, ${copy.rows} in PostgreSQL; nothing was committed`,
+          `verification failed for ${table}: ${source.rows} rows in SQLite, ${copy.rows} in PostgreSQL; the copy was rolled back`,
         );
       }
       if (copy.value !== source.value) {
         throw new CopyRefused(
-          `verification failed for ${table}: the rows' values differ between SQLite and PostgreSQL; nothing was committed`,
+          `verification failed for ${table}: the rows' values differ between SQLite and PostgreSQL; the copy was rolled back`,
         );
       }
       const result = { table, rows: source.rows, digest: source.value };

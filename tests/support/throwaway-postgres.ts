@@ -133,6 +133,19 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
         started = true;
         const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
         let databases = 0;
+        let stopped = false;
+        const stop = () => {
+          if (stopped) return;
+          stopped = true;
+          process.off('exit', stop);
+          try {
+            run(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop'], dir);
+          } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+          }
+        };
+        // a test run that ends without afterAll (a crash, a timeout) must not leave a server running
+        process.once('exit', stop);
         return {
           url,
           port,
@@ -147,13 +160,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
             }
             return `postgres://postgres@127.0.0.1:${port}/${name}`;
           },
-          stop() {
-            try {
-              run(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop'], dir);
-            } finally {
-              fs.rmSync(dir, { recursive: true, force: true });
-            }
-          },
+          stop,
         };
       } catch (err) {
         lastError = err;

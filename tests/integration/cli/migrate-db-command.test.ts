@@ -362,7 +362,7 @@ describe('fleetplan migrate-db', () => {
           void (await client.query("update sectors set name = name || ' (changed)' where id = (select min(id) from sectors)")),
       });
       await expect(copy).rejects.toThrow(
-        "verification failed for sectors: the rows' values differ between SQLite and PostgreSQL; nothing was committed",
+        "verification failed for sectors: the rows' values differ between SQLite and PostgreSQL; the copy was rolled back",
       );
       const counts = await pgCounts(target);
       expect(Object.entries(counts).filter(([table, n]) => n !== 0 && table !== 'plan_revisions')).toEqual([]);
@@ -373,10 +373,30 @@ describe('fleetplan migrate-db', () => {
           void (await client.query('delete from soak_samples where ctid in (select ctid from soak_samples limit 1)')),
       });
       await expect(dropped).rejects.toThrow(
-        /^verification failed for soak_samples: \d+ rows in SQLite, \d+ in PostgreSQL; nothing was committed$/,
+        /^verification failed for soak_samples: \d+ rows in SQLite, \d+ in PostgreSQL; the copy was rolled back$/,
       );
     } finally {
       sqlite.close();
+      await target.$client.end();
+    }
+  });
+
+  it('rolls back when PostgreSQL refuses a value SQLite took, and says which table', async () => {
+    const small = path.join(dir, 'nul-byte.db');
+    const db = openDatabase(small);
+    // SQLite text may hold a NUL character; PostgreSQL text cannot
+    db.insert(schema.auditLog).values({ at: NOW, actor: 'a', action: 'b', target: 'before\u0000after' }).run();
+    db.insert(schema.settings).values({ key: 'k', value: 1, updatedAt: NOW }).run();
+    db.$client.close();
+    const url = await server.createDatabase('refused_value');
+    const result = await cli(['migrate-db', '--from', `sqlite:${small}`, '--to', url]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^fleetplan migrate-db: copying audit_log failed: .*0x00.*; the copy was rolled back\n$/);
+    const target = openPostgres(url);
+    try {
+      const counts = await pgCounts(target);
+      expect(Object.entries(counts).filter(([table, n]) => n !== 0 && table !== 'plan_revisions')).toEqual([]);
+    } finally {
       await target.$client.end();
     }
   });
