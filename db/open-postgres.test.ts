@@ -5,7 +5,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '@/tests/support/throwaway-postgres';
 import { isPostgresUrl, migratePostgres, MIGRATION_LOCK_KEY, openPostgres, PG_MIGRATIONS_FOLDER, redactPostgresUrl } from './open-postgres';
-import { DatabaseOpenError } from './open-database';
+import { DatabaseOpenError, openDatabase } from './open-database';
 import * as pgSchema from './pg-schema';
 
 let server: ThrowawayPostgres;
@@ -94,6 +94,35 @@ describe('migratePostgres', () => {
       await db.update(pgSchema.clusters).set({ version: '4.16.4' });
       expect(await revision()).toEqual([['structure', 3]]);
     } finally {
+      await db.$client.end();
+    }
+  });
+
+  it('has the same plan-revision triggers as SQLite: names, tables, events and watched columns', async () => {
+    const url = await server.createDatabase('triggers');
+    const db = openPostgres(url);
+    const sqlite = openDatabase(':memory:');
+    try {
+      await migratePostgres(db);
+      const watched = (definition: string) => [...definition.matchAll(/OLD\.[`"]?(\w+)[`"]? IS/gi)].map((m) => m[1]).sort();
+      const sqliteTriggers = (
+        sqlite.$client.prepare("select name, tbl_name as tableName, sql from sqlite_master where type = 'trigger'").all() as {
+          name: string;
+          tableName: string;
+          sql: string;
+        }[]
+      ).map((t) => ({ name: t.name, table: t.tableName, event: /AFTER (\w+)/.exec(t.sql)![1], columns: watched(t.sql) }));
+      const pgTriggers = (
+        await db.$client.query<{ name: string; table: string; definition: string }>(
+          `select tgname as name, tgrelid::regclass::text as table, pg_get_triggerdef(oid) as definition
+             from pg_trigger where not tgisinternal`,
+        )
+      ).rows.map((t) => ({ name: t.name, table: t.table, event: /AFTER (\w+)/.exec(t.definition)![1], columns: watched(t.definition) }));
+      const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+      expect(sqliteTriggers.length).toBeGreaterThan(10);
+      expect(pgTriggers.sort(byName)).toEqual(sqliteTriggers.sort(byName));
+    } finally {
+      sqlite.$client.close();
       await db.$client.end();
     }
   });
