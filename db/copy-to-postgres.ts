@@ -188,7 +188,6 @@ export function openSqliteSource(file: string): Database.Database {
 export type CopyOptions = {
   /** called once every table is written, before the verification: tests alter the copy here to see it caught */
   beforeVerify?: (client: PoolClient) => Promise<void>;
-  onTable?: (copy: TableCopy) => void;
 };
 
 /**
@@ -260,9 +259,7 @@ export async function copySqliteToPostgres(sqlite: Database.Database, target: Pg
           `verification failed for ${table}: the rows' values differ between SQLite and PostgreSQL; the copy was rolled back`,
         );
       }
-      const result = { table, rows: source.rows, digest: source.value };
-      results.push(result);
-      opts.onTable?.(result);
+      results.push({ table, rows: source.rows, digest: source.value });
     }
     await client.query('commit');
     return results;
