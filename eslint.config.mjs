@@ -38,6 +38,7 @@ export default tseslint.config(
       'playwright-report/**',
       'next-env.d.ts',
       'db/migrations/**',
+      'db/pg-migrations/**',
     ],
   },
   js.configs.recommended,

@@ -23,8 +23,9 @@ await build({
   splitting: true,
   outdir,
   outExtension: { '.js': '.mjs' },
-  // native addon: loaded from node_modules at run time
-  external: ['better-sqlite3'],
+  // loaded from node_modules at run time: a native addon, and pg (which names an optional native
+  // binding, pg-native, that esbuild cannot resolve)
+  external: ['better-sqlite3', 'pg'],
   // bundled CommonJS dependencies may call require()
   banner: {
     js: "import { createRequire as __fleetplanCreateRequire } from 'node:module'; const require = __fleetplanCreateRequire(import.meta.url);",

@@ -16,6 +16,27 @@ if [[ ! -x "$CHROMIUM" ]]; then
   fi
 fi
 
+# The PostgreSQL tests start throw-away servers with initdb/pg_ctl (tests/support/throwaway-postgres.ts);
+# the package's binaries are all they need: no cluster of the package's own, no system service.
+has_initdb() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || [[ -x "${POSTGRES_BIN:-/nonexistent}/initdb" ]]; }
+if ! has_initdb; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "== installing Debian's postgresql for the PostgreSQL tests"
+    # a policy-rc.d answering 101 keeps the package's install script from starting the system service
+    own_policy=""
+    if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
+    fi
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+    pg_status=$?
+    [[ -n "$own_policy" ]] && rm -f /usr/sbin/policy-rc.d
+    [[ $pg_status -eq 0 ]] || { echo "apt-get install postgresql failed"; exit 1; }
+  else
+    echo "The PostgreSQL tests need initdb and pg_ctl. Install PostgreSQL (Debian: sudo apt-get install -y postgresql) or set POSTGRES_BIN." >&2
+    exit 1
+  fi
+fi
+
 mkdir -p test-results
 # Stale reports from an earlier run must not be counted.
 rm -f test-results/vitest-results.json test-results/e2e-results.json

@@ -13,6 +13,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'restore FILE                      replace the database with a verified backup (stop the server first)',
     run: async (args) => (await import('./restore-command')).runRestoreCommand(args),
   },
+  'migrate-db': {
+    summary: 'migrate-db --from sqlite:PATH --to postgres://…  copy the SQLite database into an empty PostgreSQL one, verified row for row',
+    run: async (args) => (await import('./migrate-db-command')).runMigrateDbCommand(args),
+  },
   plan: {
     summary: 'plan FILE [--now ISO-8601]        decide upgrades for a fleet document (contracts/plan.md)',
     run: async (args) => (await import('./plan-command')).runPlanCommand(args),
