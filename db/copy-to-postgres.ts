@@ -29,7 +29,9 @@ const MAX_PARAMETERS = 60_000;
 /** tables written after every other: the other tables' triggers write to them */
 const WRITTEN_LAST = new Set(['plan_revisions']);
 /** what the migrations themselves put in a new database: not data of an install */
-const MIGRATION_ROWS: Record<string, string[]> = { plan_revisions: [canonicalRow({ scope: 'structure', revision: 0 })] };
+const MIGRATION_ROWS: Record<string, string[]> = {
+  plan_revisions: ['structure', 'configuration'].map((scope) => canonicalRow({ scope, revision: 0 })),
+};
 
 export type TableCopy = { table: string; rows: number; digest: string };
 
