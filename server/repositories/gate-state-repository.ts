@@ -11,7 +11,6 @@ import { effectiveLabels } from '@/server/domain/labels/effective-labels';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
 import { listUnacknowledgedFailures } from '@/server/repositories/lifecycle-repository';
 import { listSectorRows } from '@/server/repositories/sector-repository';
-import { loadClusterStates } from '@/server/repositories/decision-repository';
 import { listExclusions } from '@/server/repositories/exclusion-repository';
 import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/scheduler-repository';
 import { loadStoredGraphIndex } from '@/server/repositories/update-graph-repository';
@@ -55,7 +54,7 @@ export function loadGateState(
       ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : loadClusterLabels(db, org.id) }
       : {}),
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
-    healthIssues: healthIssues ?? new Map(loadClusterStates(db, org.id).map((s) => [s.name, s.healthIssues] as const)),
+    healthIssues: healthIssues ?? loadHealthIssues(db, org.id),
     halts: loadHalts(db, org.id),
     versionGates: loadPendingVersionGates(db, org.id),
     inhibitors: loadInhibitors(db, org.id),
@@ -101,6 +100,17 @@ export function loadInhibitors(db: Db, organizationId: number): ReadonlyMap<stri
     if (facts) found.set(r.name, facts);
   }
   return found;
+}
+
+/**
+ * Per cluster, its health issues as the last snapshot reported them (only clusters with some: on a
+ * large fleet most have none, and an empty map lets the gates skip their second engine run).
+ */
+export function loadHealthIssues(db: Db, organizationId: number): ReadonlyMap<string, readonly string[]> {
+  const rows = db.$client
+    .prepare(`select name, health_issues as issues from clusters where organization_id = ? and health_issues <> '[]'`)
+    .all(organizationId) as { name: string; issues: string }[];
+  return new Map(rows.map((r) => [r.name, JSON.parse(r.issues) as string[]]));
 }
 
 /** Per cluster, the version gates it has not agreed to as the last snapshot reported them (only clusters with some). */
