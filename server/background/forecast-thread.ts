@@ -2,10 +2,12 @@
  * The server's side of the forecast's worker thread: starts dist/worker/forecast-worker.mjs,
  * sends it the Forecast page's requests and hands back its answers, starts it again when it dies,
  * and stops it when the server shuts down. It is the ForecastOffload the forecast service gets in
- * the app (forecast-service.ts), so a forecast's seconds of CPU never run on the request thread.
+ * the app (forecast-service.ts), so a forecast's seconds of CPU never run on the request thread, and
+ * the MetricsOffload of /api/metrics (a scrape at 10k clusters is another such second).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { MetricsOffload, MetricsScrapeOptions } from '@/server/metrics/collect-fleet-metrics';
 import { AppError } from '@/server/services/app-error';
 import type { ForecastOffload, ForecastRunInput, ForecastRunOutput } from '@/server/services/forecast-service';
 import type { PolicyDraft } from '@/server/services/policies/evaluate-draft';
@@ -21,7 +23,8 @@ export function forecastWorkerFile(root = process.cwd()): string {
   return path.join(/* turbopackIgnore: true */ root, 'dist', 'worker', 'forecast-worker.mjs');
 }
 
-export interface ForecastThread extends ForecastOffload {
+/** Also renders /api/metrics scrapes: like a forecast, seconds of CPU at 10k clusters read from the database. */
+export interface ForecastThread extends ForecastOffload, MetricsOffload {
   stop(): Promise<void>;
 }
 
@@ -115,6 +118,7 @@ export function startForecastThread(opts: {
       ask<ForecastRunOutput>({ kind: 'run', organizationId, input, atMs }),
     impact: (organizationId: number, draft: PolicyDraft, atMs: number) =>
       ask<ForecastImpact>({ kind: 'impact', organizationId, draft, atMs }),
+    renderMetrics: (atMs: number, metricsOpts: MetricsScrapeOptions) => ask<string>({ kind: 'metrics', atMs, opts: metricsOpts }),
     async stop() {
       await worker.stop({ kind: 'stop' }, STOP_GRACE_MS);
       rejectAll('the server is shutting down');

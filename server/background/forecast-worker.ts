@@ -14,6 +14,7 @@ import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '@/db/open-database';
 import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
+import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
 import { listOrganizations } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
 import {
@@ -76,7 +77,7 @@ function main(): void {
       fixedOrganizationScope(getDb(), organizationId),
     ).previewForecastImpact(draft);
 
-  const answer = (id: number, work: Promise<ForecastRunOutput | ForecastImpact>) => {
+  const answer = (id: number, work: Promise<ForecastRunOutput | ForecastImpact | string>) => {
     requestsInFlight++;
     work
       .then(
@@ -99,6 +100,11 @@ function main(): void {
       answer(message.id, run(message.organizationId, message.input, new Date(message.atMs), requestOptions));
     } else if (message.kind === 'impact') {
       answer(message.id, impact(message.organizationId, message.draft, new Date(message.atMs)));
+    } else if (message.kind === 'metrics') {
+      answer(
+        message.id,
+        Promise.resolve().then(() => renderFleetMetrics(getDb(), new Date(message.atMs), message.opts)),
+      );
     } else if (message.kind === 'stop') {
       stopping = true;
       clearTimeout(warmTimer);

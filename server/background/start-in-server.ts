@@ -16,6 +16,7 @@ import { startBackgroundWork } from './background-work';
 import { forecastWorkerFile, startForecastThread } from './forecast-thread';
 import { schedulerWorkerFile, startSchedulerThread } from './scheduler-thread';
 import { useForecastOffload } from '@/server/services/forecast-service';
+import { useMetricsOffload } from '@/server/metrics/collect-fleet-metrics';
 
 export function startServerBackground(env: FleetplanEnv): void {
   prepareWebhookSecrets(getDb(), env);
@@ -28,6 +29,8 @@ export function startServerBackground(env: FleetplanEnv): void {
     if (fs.existsSync(/* turbopackIgnore: true */ forecastWorkerFile())) {
       const forecasts = startForecastThread({});
       useForecastOffload(forecasts);
+      // and metrics scrapes: a second of CPU each at 10k clusters after any write
+      useMetricsOffload(forecasts);
       registerShutdownHook(() => forecasts.stop());
     }
     return;

@@ -44,6 +44,43 @@ export interface MetricsScrapeOptions {
   providerName: string;
 }
 
+/**
+ * Where the server renders a scrape: its forecast worker thread (server/background/forecast-thread.ts,
+ * on its own database connection). At 10,000 clusters a body is ~170,000 samples, a second of CPU
+ * after any write, which must not hold the thread that answers requests.
+ */
+export interface MetricsOffload {
+  renderMetrics(atMs: number, opts: MetricsScrapeOptions): Promise<string>;
+}
+
+const processOffload = globalThis as unknown as { __fleetplanMetricsOffload?: MetricsOffload };
+
+/** The app's background thread, set up by instrumentation.ts; without one (tests, `next dev`) scrapes render in this thread. */
+export function useMetricsOffload(offload: MetricsOffload | undefined): void {
+  processOffload.__fleetplanMetricsOffload = offload;
+}
+
+/**
+ * The scrape body, rendered in the background thread when the server has one. A thread that cannot
+ * answer (starting again after a failure, shutting down) is replaced by rendering here: a scrape is
+ * better slow than missing.
+ */
+export async function renderFleetMetricsOffThread(
+  db: Db,
+  now: Date,
+  opts: MetricsScrapeOptions,
+  onFallback: (err: Error) => void = (err) => console.error(`fleetplan metrics: rendered in the request thread (${err.message})`),
+): Promise<string> {
+  const offload = processOffload.__fleetplanMetricsOffload;
+  if (!offload) return renderFleetMetrics(db, now, opts);
+  try {
+    return await offload.renderMetrics(now.getTime(), opts);
+  } catch (err) {
+    onFallback(err instanceof Error ? err : new Error(String(err)));
+    return renderFleetMetrics(db, now, opts);
+  }
+}
+
 /** the last body, and the evaluations (one per organization) it was written from */
 const lastBody = new WeakMap<Db['$client'], { key: string; stored: StoredFleetEvaluation[]; body: string }>();
 

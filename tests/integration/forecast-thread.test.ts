@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { startForecastThread, type ForecastThread } from '@/server/background/forecast-thread';
 import { PAGE_DEFAULT_FORECAST } from '@/server/background/forecast-warm-list';
+import { renderFleetMetrics, renderFleetMetricsOffThread, useMetricsOffload } from '@/server/metrics/collect-fleet-metrics';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { AppError } from '@/server/services/app-error';
 import { createForecastService } from '@/server/services/forecast-service';
@@ -170,6 +171,31 @@ describe('the forecast thread', () => {
     expect(answer.stale).toBe(false);
     expect(answer.from).not.toBe(first.from);
     expect(answer.rows.find((r) => r.cluster === moved.cluster)!.startVersion).toBe('4.99.0');
+  }, 120_000);
+
+  it('renders the metrics scrape as this thread would; a thread that cannot answer is replaced by rendering here', async () => {
+    const { file } = seededDatabaseFile('metrics');
+    process.env.DATABASE_URL = file;
+    const thread = startForecastThread({ file: workerFile });
+    threads.push(thread);
+    const db = openDatabase(file);
+    try {
+      const opts = { providerName: 'simulator' };
+      const here = renderFleetMetrics(db, new Date(AT), opts);
+      expect(here).toMatch(/^aus_cluster_version_remaining_soak_days\{/m);
+      await expect(thread.renderMetrics(AT, opts)).resolves.toBe(here);
+
+      useMetricsOffload(thread);
+      const fallbacks: string[] = [];
+      await expect(renderFleetMetricsOffThread(db, new Date(AT), opts, (e) => fallbacks.push(e.message))).resolves.toBe(here);
+      expect(fallbacks).toEqual([]);
+      await thread.stop();
+      await expect(renderFleetMetricsOffThread(db, new Date(AT), opts, (e) => fallbacks.push(e.message))).resolves.toBe(here);
+      expect(fallbacks).toEqual(['the server is shutting down']);
+    } finally {
+      useMetricsOffload(undefined);
+      db.$client.close();
+    }
   }, 120_000);
 
   it('fails the forecasts a dead worker had in hand, and starts it again', async () => {

@@ -2,14 +2,15 @@
 // versions, so a scrape needs an identity: an API token (`authorization: Bearer fp_…`, any role)
 // or a signed-in session. FLEETPLAN_METRICS_PUBLIC=1 opens it for scrapers inside a trusted network.
 // A scrape carries no body: one is refused before anything else happens. Every value is read from
-// the database (server/metrics/collect-fleet-metrics.ts), so any replica answers the same.
+// the database (server/metrics/collect-fleet-metrics.ts), so any replica answers the same; the
+// production server renders it in its background thread, not the one answering requests.
 import { getDb } from '@/db/client';
 import { resolveRequestActor } from '@/server/auth/resolve-request-actor';
 import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { readLimitedBody, payloadTooLarge } from '@/server/http/read-limited-body';
 import { withApiHeaders } from '@/server/http/security-headers';
-import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
+import { renderFleetMetricsOffThread } from '@/server/metrics/collect-fleet-metrics';
 import { EXPOSITION_CONTENT_TYPE } from '@/server/metrics/exposition';
 
 export const dynamic = 'force-dynamic';
@@ -35,6 +36,6 @@ export const GET = withApiHeaders(async (req: Request): Promise<Response> => {
       });
     }
   }
-  const body = renderFleetMetrics(db, getFleetClock(db)(), { providerName: env.provider.name });
+  const body = await renderFleetMetricsOffThread(db, getFleetClock(db)(), { providerName: env.provider.name });
   return new Response(body, { headers: { 'content-type': EXPOSITION_CONTENT_TYPE } });
 });
