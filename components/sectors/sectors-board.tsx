@@ -70,7 +70,8 @@ function nodeHeight(s: Sector): number {
     s.workloads.length * 36 +
     s.workloads.filter((w) => w.waitsFor).length * 19 +
     (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0) +
-    (s.canaries ? 19 : 0)
+    (s.canaries ? 19 : 0) +
+    (s.selector ? 19 : 0)
   );
 }
 
@@ -158,6 +159,11 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
       <div className="small muted">
         soak {thresholds.length ? thresholds.join(', ') : 'none'} · {s.healthy}/{s.clusters} healthy
       </div>
+      {s.selector && (
+        <div className="small" data-testid={`sector-selector-${s.name}`} title="managed clusters whose policy names no sector join it">
+          selects <span className="mono">{s.selector}</span>
+        </div>
+      )}
       <ul className="sector-node-workloads">
         {s.workloads.map((w) => (
           <li key={w.workload}>

@@ -54,6 +54,8 @@ export interface SectorSummary {
   name: string;
   dependencies: string[];
   maxParallelUpgrades: string | null;
+  /** the label selector that adds managed clusters whose policy names no sector (sector-selectors.ts); null = none */
+  selector: string | null;
   /** longest dependency chain above it (0 = no dependencies): the layout's column */
   depth: number;
   clusters: number;
@@ -151,6 +153,7 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
           name: row.name,
           dependencies: row.dependencies,
           maxParallelUpgrades: row.maxParallelUpgrades,
+          selector: row.selector,
           depth: depths.get(row.name) ?? 0,
           clusters: total?.clusters ?? 0,
           healthy: total?.healthy ?? 0,
