@@ -27,12 +27,12 @@ const graphWarnings = (clusters: Parameters<typeof testPlanInput>[0], extra: Rec
     .filter((w) => w.code.startsWith('BOUND_'))
     .map((w) => [w.code, w.path, w.message]);
 
-const CHANNELS = 'channels stored: candidate-4.17, eus-4.16, stable-4.16, stable-4.15, eus-4.14, stable-4.14';
+const CHANNELS = 'channels stored: eus-4.16, eus-4.14, stable-4.16, stable-4.15, stable-4.14, candidate-4.17';
 
 describe('lint: targets and caps against the stored update graphs', () => {
-  it('collects minors (not of pre-releases) and channels, newest minor first', () => {
+  it('collects minors (not of pre-releases) and channels, in the order lists show channels (eus, stable, fast, candidate; newest first)', () => {
     expect([...GRAPHS.minors].sort()).toEqual(['4.14', '4.15', '4.16']);
-    expect(GRAPHS.channels).toEqual(['candidate-4.17', 'eus-4.16', 'stable-4.16', 'stable-4.15', 'eus-4.14', 'stable-4.14']);
+    expect(GRAPHS.channels).toEqual(['eus-4.16', 'eus-4.14', 'stable-4.16', 'stable-4.15', 'stable-4.14', 'candidate-4.17']);
   });
 
   it.each([

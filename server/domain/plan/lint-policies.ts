@@ -9,7 +9,7 @@ import { canaryPoliciesOf, canarySetsOf } from './canaries';
 import type { Cluster, PlanInput, UpgradePolicy, Warning } from './types';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
 import { compareVersions } from '../version/version';
-import { parseChannelName } from '../version/channel-names';
+import { sortChannelNames } from '../version/channel-names';
 import { boundsForCluster, type BoundKind, type VersionBound } from './version-bounds';
 import { effectiveStop } from './route-following';
 
@@ -235,19 +235,10 @@ export function graphCoverage(index: GraphIndex): GraphCoverage {
       if (p.prerelease.length === 0) minors.add(`${p.major}.${p.minor}`);
       for (const c of index.channels[id] ?? []) channels.add(c);
     }
-    hit = { minors, releases: new Set(index.versions), channels: [...channels].sort(compareChannels) };
+    hit = { minors, releases: new Set(index.versions), channels: sortChannelNames(channels) };
     coverageOf.set(index, hit);
   }
   return hit;
-}
-
-/** Newest minor first, then by name: the channels a reader looks for come first. */
-function compareChannels(a: string, b: string): number {
-  const pa = parseChannelName(a);
-  const pb = parseChannelName(b);
-  if (pa && pb && (pa.major !== pb.major || pa.minor !== pb.minor)) return pb.major - pa.major || pb.minor - pa.minor;
-  if (!pa !== !pb) return pa ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const CHANNELS_NAMED = 8;
