@@ -1,7 +1,7 @@
 // An approval gate as an operator meets it: the dev sector declares approval.before, a tick holds
 // its clusters with AWAITING_APPROVAL (the cluster page says so, the Sectors graph shows the gate
 // pending), the operator approves on the Sectors page with a reason (confirm dialog; audited), and
-// the next tick decides the upgrade. Ticks go through "Run now" (the e2e server's loop is off), so
+// the next tick decides the upgrade; then the operator revokes it there (with a reason; audited). Ticks go through "Run now" (the e2e server's loop is off), so
 // this file runs late (file order), as worker-run-now.spec.ts does: its ticks record decisions.
 import { expect, test } from '@playwright/test';
 import { runTick, signIn } from './helpers';
@@ -76,4 +76,36 @@ test('a gated sector waits with AWAITING_APPROVAL until an operator approves on 
   expect(upgraded.every((d) => d.version === version)).toBe(true);
   await page.goto(`/activity?tab=changes`);
   await expect(page.getByRole('table').getByRole('row').filter({ hasText: 'approval.approve' })).toHaveCount(1);
+
+  // the operator takes the approval back on the Sectors page, with a reason: audited, and gone from the gate
+  await page.goto('/sectors');
+  const approved = gates.locator(`li[data-gate-state="approved"][data-gate-version="${version}"]`);
+  await approved.getByRole('button', { name: 'Revoke…' }).click();
+  const revokeDialog = page.getByRole('dialog', { name: `Revoke the approval of ${version} into the sector dev?` });
+  await expect(revokeDialog).toContainText('Approved by demo (CAB-2026-11 e2e)');
+  await revokeDialog.getByLabel('Reason (optional)').fill('INC-4711 regression');
+  await revokeDialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+  await expect(revokeDialog).toBeHidden();
+  await expect(page.getByTestId('sector-message')).toHaveText(`Revoked the approval of ${version} for dev.`);
+  await expect(approved).toHaveCount(0);
+  const revoked = openE2eDatabase();
+  try {
+    expect(revoked.prepare('select revoked_by as revokedBy, revoked_at is not null as hasRevokedAt from approvals').all()).toEqual([
+      { revokedBy: 'demo', hasRevokedAt: 1 },
+    ]);
+    const audit = revoked.prepare("select actor, target, after from audit_log where action = 'approval.revoke'").all() as {
+      actor: string;
+      target: string;
+      after: string;
+    }[];
+    expect(audit.map((a) => ({ ...a, after: JSON.parse(a.after) as unknown }))).toEqual([
+      {
+        actor: 'demo',
+        target: `organization:app-sre sector:dev version:${version} before`,
+        after: { approved: false, reason: 'INC-4711 regression' },
+      },
+    ]);
+  } finally {
+    revoked.close();
+  }
 });

@@ -33,7 +33,11 @@ import './sectors.css';
 type Overview = inferRouterOutputs<AppRouter>['sectors']['overview'];
 type Sector = Overview['sectors'][number];
 type GateVersion = NonNullable<Sector['gates']>['versions'][number];
-type SectorNode = Node<{ sector: Sector; canOperate: boolean; onApprove: (sector: string, gate: GateVersion) => void }, 'sector'>;
+type GateAction = 'approve' | 'revoke';
+type SectorNode = Node<
+  { sector: Sector; canOperate: boolean; onGateAction: (action: GateAction, sector: string, gate: GateVersion) => void },
+  'sector'
+>;
 type SectorWorkload = Sector['workloads'][number] & { sector: string };
 
 const soakingText = (w: SectorWorkload) =>
@@ -66,7 +70,8 @@ function nodeHeight(s: Sector): number {
     s.workloads.length * 36 +
     s.workloads.filter((w) => w.waitsFor).length * 19 +
     (s.gates ? 30 + shownGateVersions(s.gates).length * 46 : 0) +
-    (s.canaries ? 19 : 0)
+    (s.canaries ? 19 : 0) +
+    (s.selector ? 19 : 0)
   );
 }
 
@@ -80,7 +85,7 @@ const gateKindText = (kind: GateVersion['kind']) => (kind === 'before' ? 'into t
 
 /** The sector's gates on its node: approval before/after and notBefore, each version pending or approved. */
 function SectorGatesView({ data }: { data: SectorNode['data'] }) {
-  const { sector: s, canOperate, onApprove } = data;
+  const { sector: s, canOperate, onGateAction } = data;
   const g = s.gates!;
   const kinds = [g.before && 'approval before', g.after && 'approval after', g.notBefore && `not before ${g.notBefore}`].filter(Boolean);
   return (
@@ -103,9 +108,20 @@ function SectorGatesView({ data }: { data: SectorNode['data'] }) {
                 className="btn nodrag sector-gate-approve"
                 disabled={!canOperate}
                 title={canOperate ? `Approve ${v.version} ${gateKindText(v.kind)} ${s.name}` : OPERATOR_ONLY}
-                onClick={() => onApprove(s.name, v)}
+                onClick={() => onGateAction('approve', s.name, v)}
               >
                 Approve…
+              </button>
+            )}
+            {v.state === 'approved' && (
+              <button
+                type="button"
+                className="btn nodrag sector-gate-revoke"
+                disabled={!canOperate}
+                title={canOperate ? `Revoke the approval of ${v.version} ${gateKindText(v.kind)} ${s.name}` : OPERATOR_ONLY}
+                onClick={() => onGateAction('revoke', s.name, v)}
+              >
+                Revoke…
               </button>
             )}
           </li>
@@ -143,6 +159,11 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
       <div className="small muted">
         soak {thresholds.length ? thresholds.join(', ') : 'none'} · {s.healthy}/{s.clusters} healthy
       </div>
+      {s.selector && (
+        <div className="small" data-testid={`sector-selector-${s.name}`} title="managed clusters whose policy names no sector join it">
+          selects <span className="mono">{s.selector}</span>
+        </div>
+      )}
       <ul className="sector-node-workloads">
         {s.workloads.map((w) => (
           <li key={w.workload}>
@@ -194,66 +215,80 @@ function SectorCard({ data }: NodeProps<SectorNode>) {
   );
 }
 
-/** The confirm dialog of an approval: which version, into or past which sector, and an optional reason. */
-function ApproveDialog({
+/**
+ * The confirm dialog of an approval, or of its revocation: which version, into or past which
+ * sector, and an optional reason (audited with it).
+ */
+function GateDialog({
   gate,
   dialog,
   onDone,
 }: {
-  gate: { sector: string; version: GateVersion } | null;
+  gate: { action: GateAction; sector: string; version: GateVersion } | null;
   dialog: React.RefObject<HTMLDialogElement | null>;
   onDone: () => void;
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [reason, setReason] = useState('');
-  const approve = useMutation(
-    trpc.approvals.approve.mutationOptions({
-      onSuccess: () => {
-        dialog.current?.close();
-        onDone();
-      },
-      onSettled: () => {
-        void qc.invalidateQueries({ queryKey: trpc.sectors.pathKey() });
-        void qc.invalidateQueries({ queryKey: trpc.approvals.pathKey() });
-        void qc.invalidateQueries({ queryKey: trpc.activity.pathKey() });
-      },
-    }),
-  );
+  const handlers = {
+    onSuccess: () => {
+      dialog.current?.close();
+      onDone();
+    },
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: trpc.sectors.pathKey() });
+      void qc.invalidateQueries({ queryKey: trpc.approvals.pathKey() });
+      void qc.invalidateQueries({ queryKey: trpc.activity.pathKey() });
+    },
+  };
+  const approve = useMutation(trpc.approvals.approve.mutationOptions(handlers));
+  const revoke = useMutation(trpc.approvals.revoke.mutationOptions(handlers));
+  const mutation = gate?.action === 'revoke' ? revoke : approve;
   useEffect(() => {
     setReason('');
     approve.reset();
+    revoke.reset();
     // a new gate opens a fresh dialog
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [gate]);
+  const revoking = gate?.action === 'revoke';
   return (
-    <dialog ref={dialog} aria-labelledby="approve-gate-h">
+    <dialog ref={dialog} aria-labelledby="gate-dialog-h">
       {gate && (
         <form
           method="dialog"
           onSubmit={(e) => {
             e.preventDefault();
-            approve.mutate({ sector: gate.sector, version: gate.version.version, kind: gate.version.kind, reason });
+            mutation.mutate({ sector: gate.sector, version: gate.version.version, kind: gate.version.kind, reason });
           }}
         >
-          <h3 id="approve-gate-h">
-            Approve {gate.version.version} {gateKindText(gate.version.kind)} {gate.sector}?
+          <h3 id="gate-dialog-h">
+            {revoking ? 'Revoke the approval of' : 'Approve'} {gate.version.version} {gateKindText(gate.version.kind)} {gate.sector}?
           </h3>
           <p className="small muted">
-            {gate.version.kind === 'before'
-              ? `The rollout of ${gate.version.version} into ${gate.sector} may start at its clusters' next windows`
-              : `The sectors after ${gate.sector} may take ${gate.version.version}`}{' '}
-            ({gate.version.waiting} cluster{gate.version.waiting === 1 ? '' : 's'} waiting now). It is written to the activity log under
-            your name; an operator can revoke it until an upgrade starts.
+            {revoking
+              ? `Approved by ${gate.version.approvedBy ?? '?'}${gate.version.reason ? ` (${gate.version.reason})` : ''}. Clusters not yet started wait at the gate again; upgrades already started go on.`
+              : `${
+                  gate.version.kind === 'before'
+                    ? `The rollout of ${gate.version.version} into ${gate.sector} may start at its clusters' next windows`
+                    : `The sectors after ${gate.sector} may take ${gate.version.version}`
+                } (${gate.version.waiting} cluster${gate.version.waiting === 1 ? '' : 's'} waiting now).`}{' '}
+            It is written to the activity log under your name{revoking ? '.' : '; an operator can revoke it until an upgrade starts.'}
           </p>
           <label>
             Reason (optional)
-            <input value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} placeholder="e.g. CAB-1234" />
+            <input
+              value={reason}
+              maxLength={500}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder={revoking ? 'e.g. INC-4711: regression found' : 'e.g. CAB-1234'}
+            />
           </label>
-          {approve.error ? <p role="alert">{approve.error.message}</p> : null}
+          {mutation.error ? <p role="alert">{mutation.error.message}</p> : null}
           <div className="dialog-actions">
-            <button type="submit" className="btn primary" disabled={approve.isPending}>
-              {approve.isPending ? 'Approving…' : 'Approve'}
+            <button type="submit" className={`btn ${revoking ? 'danger' : 'primary'}`} disabled={mutation.isPending}>
+              {revoking ? (mutation.isPending ? 'Revoking…' : 'Revoke') : mutation.isPending ? 'Approving…' : 'Approve'}
             </button>
             <button type="button" className="btn" onClick={() => dialog.current?.close()}>
               Cancel
@@ -281,11 +316,11 @@ export function SectorsBoard() {
   const [addFrom, setAddFrom] = useState('');
   const [addTo, setAddTo] = useState('');
   const { canOperate } = useRole();
-  const approveDialog = useRef<HTMLDialogElement>(null);
-  const [approving, setApproving] = useState<{ sector: string; version: GateVersion } | null>(null);
-  const onApprove = useCallback((sector: string, version: GateVersion) => {
-    setApproving({ sector, version });
-    approveDialog.current?.showModal();
+  const gateDialog = useRef<HTMLDialogElement>(null);
+  const [gateAction, setGateAction] = useState<{ action: GateAction; sector: string; version: GateVersion } | null>(null);
+  const onGateAction = useCallback((action: GateAction, sector: string, version: GateVersion) => {
+    setGateAction({ action, sector, version });
+    gateDialog.current?.showModal();
   }, []);
 
   const sectors = useMemo(() => overview.data?.sectors ?? [], [overview.data]);
@@ -348,10 +383,10 @@ export function SectorsBoard() {
         id: s.name,
         type: 'sector' as const,
         position: positions.get(s.name) ?? { x: 0, y: 0 },
-        data: { sector: s, canOperate, onApprove },
+        data: { sector: s, canOperate, onGateAction },
         ariaLabel: `Sector ${s.name}`,
       })),
-    [sectors, positions, canOperate, onApprove],
+    [sectors, positions, canOperate, onGateAction],
   );
   const edges: Edge[] = useMemo(
     () =>
@@ -412,10 +447,15 @@ export function SectorsBoard() {
               {message.text}
             </div>
           )}
-          <ApproveDialog
-            gate={approving}
-            dialog={approveDialog}
-            onDone={() => setMessage({ tone: 'ok', text: `Approved ${approving?.version.version ?? ''} for ${approving?.sector ?? ''}.` })}
+          <GateDialog
+            gate={gateAction}
+            dialog={gateDialog}
+            onDone={() =>
+              setMessage({
+                tone: 'ok',
+                text: `${gateAction?.action === 'revoke' ? 'Revoked the approval of' : 'Approved'} ${gateAction?.version.version ?? ''} for ${gateAction?.sector ?? ''}.`,
+              })
+            }
           />
           <section className="panel flush" aria-label="Sector dependency graph">
             <div className="toolbar">

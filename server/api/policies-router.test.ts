@@ -386,6 +386,27 @@ describe('policies router: cluster policies, revert, validation, impact', () => 
     expect(Array.isArray(good.warnings)).toBe(true);
   });
 
+  it('validateDraft warns of a target in a minor no stored update graph holds, naming the stored channels', async () => {
+    const viewer = callerAs('viewer');
+    const cp = await viewer.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
+    const draft = (targetVersion: string) => ({
+      clusters: [{ name: cp.name, policy: { ...cp.policy!, conditions: { ...cp.policy!.conditions, targetVersion } } }],
+    });
+    const far = await viewer.policies.validateDraft(draft('4.19.*'));
+    expect(far.ok).toBe(true);
+    const warning = far.warnings.find((w) => w.path === 'clusters[0].policy.conditions.targetVersion');
+    // the demo stores stable-4.13 and a 4.6–4.9 union: 4.19 is in neither
+    expect(warning?.message).toMatch(
+      /^targetVersion 4\.19\.\* is in minor 4\.19, which no stored update graph holds \(minors 4\.6–4\.13\): .*NO_ROUTE.*; channels stored: .*stable-4\.13.* and \d+ more$/,
+    );
+    const near = await viewer.policies.validateDraft(draft('4.13.*'));
+    expect(near.warnings.filter((w) => w.path.endsWith('targetVersion'))).toEqual([]);
+    // nothing stored: nothing to check against
+    db.$client.prepare('delete from update_graphs').run();
+    const none = await viewer.policies.validateDraft(draft('4.19.*'));
+    expect(none.warnings.filter((w) => w.path.endsWith('targetVersion'))).toEqual([]);
+  });
+
   it('a misspelt key is refused with a suggestion (validateDraft and save), changing nothing; versionGateApprovals is known', async () => {
     const op = callerAs('operator');
     const cp = await op.policies.clusterPolicy({ name: 'quay-prod-blue-01' });

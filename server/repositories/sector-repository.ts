@@ -1,6 +1,6 @@
 // Sector aggregates for the Sectors page: grouped in SQL (per sector, workload and version),
 // so a 10,000-cluster fleet comes back as a few hundred rows, never as clusters.
-import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
+import { asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { blockedVersions, clusters, clusterWorkloads, sectors, versionSoak } from '@/db/schema';
 
@@ -19,6 +19,24 @@ export function listBlockedPatterns(db: Db, organizationId: number): string[] {
     .map((r) => r.p);
 }
 
+/**
+ * Which managed cluster is in which sector: the engine's membership by cluster name (selectors
+ * applied, sector-selectors.ts) when the caller has it, else the sector its policy names (all a
+ * fleet that does not validate has). Every count below groups by it.
+ */
+export type SectorMembership = Readonly<Record<string, string>> | null;
+
+function membersOf(organizationId: number, membership: SectorMembership): SQL {
+  return membership
+    ? sql`members(cluster_id, sector) as (
+        select c.id, j.value from json_each(${JSON.stringify(membership)}) j
+        join ${clusters} c on c.organization_id = ${organizationId} and c.name = j.key
+        where c.upgrade_policy is not null)`
+    : sql`members(cluster_id, sector) as (
+        select id, sector from ${clusters}
+        where organization_id = ${organizationId} and sector is not null and upgrade_policy is not null)`;
+}
+
 export interface SectorVersionCount {
   sector: string;
   workload: string;
@@ -30,39 +48,16 @@ export interface SectorVersionCount {
 }
 
 /** Managed clusters per (sector, workload, current version). */
-export function countBySectorWorkloadVersion(db: Db, organizationId: number): SectorVersionCount[] {
-  return db
-    .select({
-      sector: sql<string>`${clusters.sector}`,
-      workload: clusterWorkloads.workload,
-      version: clusters.version,
-      clusters: sql<number>`count(*)`,
-      healthy: sql<number>`sum(case when ${clusters.healthy} then 1 else 0 end)`,
-      upgrading: sql<number>`sum(case when ${clusters.upgradeState} in ('scheduled', 'upgrading') then 1 else 0 end)`,
-    })
-    .from(clusters)
-    .innerJoin(clusterWorkloads, eq(clusterWorkloads.clusterId, clusters.id))
-    .where(and(eq(clusters.organizationId, organizationId), isNotNull(clusters.sector), isNotNull(clusters.upgradePolicy)))
-    .groupBy(clusters.sector, clusterWorkloads.workload, clusters.version)
-    .all();
-}
-
-export interface SectorOfferCount {
-  sector: string;
-  workload: string;
-  version: string;
-  clusters: number;
-}
-
-/** Versions offered (availableUpgrades) to managed clusters, per (sector, workload, version). */
-export function countOffersBySectorWorkload(db: Db, organizationId: number): SectorOfferCount[] {
-  return db.all<SectorOfferCount>(sql`
-    select c.sector as sector, w.workload as workload, j.value as version, count(*) as clusters
-    from ${clusters} c
+export function countBySectorWorkloadVersion(db: Db, organizationId: number, membership: SectorMembership): SectorVersionCount[] {
+  return db.all<SectorVersionCount>(sql`
+    with ${membersOf(organizationId, membership)}
+    select m.sector as sector, w.workload as workload, c.version as version, count(*) as clusters,
+      sum(case when c.healthy then 1 else 0 end) as healthy,
+      sum(case when c.upgrade_state in ('scheduled', 'upgrading') then 1 else 0 end) as upgrading
+    from members m
+    join ${clusters} c on c.id = m.cluster_id
     join ${clusterWorkloads} w on w.cluster_id = c.id
-    join json_each(c.available_upgrades) j
-    where c.organization_id = ${organizationId} and c.sector is not null and c.upgrade_policy is not null
-    group by c.sector, w.workload, j.value`);
+    group by m.sector, w.workload, c.version`);
 }
 
 export interface SectorThresholdCount {
@@ -72,12 +67,13 @@ export interface SectorThresholdCount {
 }
 
 /** soakDays thresholds of the sectors' managed clusters. */
-export function countSoakThresholdsBySector(db: Db, organizationId: number): SectorThresholdCount[] {
+export function countSoakThresholdsBySector(db: Db, organizationId: number, membership: SectorMembership): SectorThresholdCount[] {
   return db.all<SectorThresholdCount>(sql`
-    select sector, json_extract(upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
-    from ${clusters}
-    where organization_id = ${organizationId} and sector is not null and upgrade_policy is not null
-    group by sector, soakDays`);
+    with ${membersOf(organizationId, membership)}
+    select m.sector as sector, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
+    from members m
+    join ${clusters} c on c.id = m.cluster_id
+    group by m.sector, soakDays`);
 }
 
 export interface SectorReasonCount {
@@ -88,18 +84,13 @@ export interface SectorReasonCount {
 }
 
 /** The engine's last verdicts per sector. */
-export function countDecisionsBySector(db: Db, organizationId: number): SectorReasonCount[] {
-  return db
-    .select({
-      sector: sql<string>`${clusters.sector}`,
-      action: clusters.lastDecisionAction,
-      reason: clusters.lastDecisionReason,
-      clusters: sql<number>`count(*)`,
-    })
-    .from(clusters)
-    .where(and(eq(clusters.organizationId, organizationId), isNotNull(clusters.sector), isNotNull(clusters.upgradePolicy)))
-    .groupBy(clusters.sector, clusters.lastDecisionAction, clusters.lastDecisionReason)
-    .all();
+export function countDecisionsBySector(db: Db, organizationId: number, membership: SectorMembership): SectorReasonCount[] {
+  return db.all<SectorReasonCount>(sql`
+    with ${membersOf(organizationId, membership)}
+    select m.sector as sector, c.last_decision_action as action, c.last_decision_reason as reason, count(*) as clusters
+    from members m
+    join ${clusters} c on c.id = m.cluster_id
+    group by m.sector, c.last_decision_action, c.last_decision_reason`);
 }
 
 /** Accumulated soak (without the reporting lists) of the given versions. */
@@ -112,16 +103,17 @@ export function listSoakDays(db: Db, organizationId: number): { version: string;
 }
 
 /** Managed clusters per sector: total, healthy, upgrading. */
-export function countBySector(db: Db, organizationId: number): { sector: string; clusters: number; healthy: number; upgrading: number }[] {
-  return db
-    .select({
-      sector: sql<string>`${clusters.sector}`,
-      clusters: sql<number>`count(*)`,
-      healthy: sql<number>`sum(case when ${clusters.healthy} then 1 else 0 end)`,
-      upgrading: sql<number>`sum(case when ${clusters.upgradeState} in ('scheduled', 'upgrading') then 1 else 0 end)`,
-    })
-    .from(clusters)
-    .where(and(eq(clusters.organizationId, organizationId), isNotNull(clusters.sector), isNotNull(clusters.upgradePolicy)))
-    .groupBy(clusters.sector)
-    .all();
+export function countBySector(
+  db: Db,
+  organizationId: number,
+  membership: SectorMembership,
+): { sector: string; clusters: number; healthy: number; upgrading: number }[] {
+  return db.all(sql`
+    with ${membersOf(organizationId, membership)}
+    select m.sector as sector, count(*) as clusters,
+      sum(case when c.healthy then 1 else 0 end) as healthy,
+      sum(case when c.upgrade_state in ('scheduled', 'upgrading') then 1 else 0 end) as upgrading
+    from members m
+    join ${clusters} c on c.id = m.cluster_id
+    group by m.sector`);
 }

@@ -153,6 +153,27 @@ describe('runTick operator approvals', () => {
     expect(attempt().state).toBe('completed');
   });
 
+  it('a plan changed since it was read (nothing written): neither done nor failed; the next tick reads it and approves it once', async () => {
+    const { provider, tick, attempt, approvals, approveIntents } = setup(POLICY);
+    for (const m of [0, 7, 8, 40]) await tick(m);
+    let conflicts = 0;
+    const changedOnce: FleetProvider = {
+      ...provider,
+      approveInstallPlan: async (req, now) => (conflicts++ === 0 ? 'changed-since-read' : provider.approveInstallPlan!(req, now)),
+    };
+    await tick(41, changedOnce);
+    expect(approvals()).toEqual([]);
+    expect(approveIntents()).toMatchObject([{ status: 'pending', attempts: 0, error: null }]);
+    expect(attempt().operatorApprovals!.approved).toMatchObject([{ name: 'install-gitops', confirmedAt: null }]);
+    await tick(42, changedOnce);
+    expect(approvals()).toHaveLength(1);
+    expect(approveIntents()).toMatchObject([{ status: 'done' }]);
+    expect(attempt().operatorApprovals!.approved[0]!.confirmedAt).toBe(NOW.getTime() + 42 * MIN);
+    for (const m of [43, 48]) await tick(m, changedOnce);
+    expect(approvals()).toHaveLength(1);
+    expect(attempt().state).toBe('completed');
+  });
+
   it('approved plans not Complete within the timeout fail the attempt (OPERATOR_APPROVAL_TIMEOUT), which halts', async () => {
     const { db, tick, attempt } = setup(POLICY, { installMs: 3 * 60 * MIN });
     for (const m of [0, 7, 8, 40, 41, 70, 100]) await tick(m);

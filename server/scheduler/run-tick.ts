@@ -622,8 +622,9 @@ async function readInstallPlans(
 
 /**
  * Carries out the step's approvals (their intents are written): each plan once; a plan the call
- * approved is confirmed on the attempt at once, one that failed is asked again (same key) by a
- * later step while the read still shows it unapproved.
+ * approved is confirmed on the attempt at once, one that failed or changed since it was read
+ * (nothing written) is asked again (same key) by a later step while the read still shows it
+ * unapproved.
  */
 async function approveInstallPlans(
   env: LifecycleEnv,
@@ -643,6 +644,12 @@ async function approveInstallPlans(
         { ...ref, namespace: effect.namespace, installPlan: effect.name, idempotencyKey: effect.idempotencyKey },
         ctx.now,
       );
+      if (outcome === 'changed-since-read') {
+        // nothing was written: the intent stays pending, and the next step reads the plan again
+        // (approved by someone else: confirmed from the read; still pending: asked again, same key)
+        env.log('InstallPlan changed since it was read; read again next tick', { lifecycleId: attemptId, installPlan: planId(plan) });
+        continue;
+      }
       confirmed.add(planId(plan));
       const intentId = findIntentId(ctx.db, effect.idempotencyKey);
       if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, outcome === 'already-approved' ? 'already approved' : undefined);

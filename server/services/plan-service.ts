@@ -4,6 +4,7 @@ import type { Db } from '@/db/open-database';
 import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
 import { explainCluster } from '@/server/domain/plan/explain-cluster';
 import { lintPolicies } from '@/server/domain/plan/lint-policies';
+import { storedGraphCoverage } from './graph-coverage';
 import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems } from '@/server/domain/policy-files/named-problems';
@@ -59,7 +60,7 @@ export function createPlanService(db: Db, now: () => Date, scope: OrganizationSc
       const input = loadInput(now());
       return {
         warnings: nameProblems(
-          lintPolicies(input),
+          lintPolicies(input, storedGraphCoverage(db)),
           input.clusters.map((c) => c.name),
         ),
       };

@@ -81,3 +81,60 @@ describe('sector service on the demo fleet', () => {
     }
   });
 });
+
+describe('sector service with a selector-only sector', () => {
+  // Three of hive-production's clusters lose the sector their policy named and gain the label a
+  // new sector `pool` selects; a fourth keeps its named sector although it carries the label too
+  // (a named sector always wins, sector-selectors.ts). The page must count what the engine counts.
+  function setup() {
+    const db = openDatabase(':memory:');
+    seedDemo(db, NOW);
+    const raw = db.$client;
+    const hive = raw
+      .prepare("select name, upgrade_policy p from clusters where sector = 'hive-production' and upgrade_policy is not null order by name")
+      .all() as { name: string; p: string }[];
+    if (hive.length < 4) throw new Error('the demo fleet has fewer than four hive-production clusters');
+    const moved = hive.slice(0, 3).map((c) => c.name);
+    for (const c of hive.slice(0, 3)) {
+      const policy = JSON.parse(c.p) as { conditions: Record<string, unknown> };
+      delete policy.conditions.sector;
+      raw
+        .prepare('update clusters set sector = null, upgrade_policy = ?, labels = json(\'{"pool":"shared"}\') where name = ?')
+        .run(JSON.stringify(policy), c.name);
+    }
+    raw.prepare('update clusters set labels = json(\'{"pool":"shared"}\') where name = ?').run(hive[3]!.name);
+    const position = (raw.prepare('select max(position) + 1 p from sectors').get() as { p: number }).p;
+    raw
+      .prepare("insert into sectors (organization_id, name, position, dependencies, selector) values (1, 'pool', ?, '[]', 'pool=shared')")
+      .run(position);
+    return { db, raw, moved, kept: hive[3]!.name, hiveTotal: hive.length };
+  }
+
+  it('counts the clusters its selector takes, with their versions, health and verdicts', () => {
+    const { db, raw, moved, hiveTotal } = setup();
+    const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
+    const pool = overview.sectors.find((s) => s.name === 'pool')!;
+    const inList = `(${moved.map(() => '?').join(',')})`;
+    const healthy = (raw.prepare(`select sum(healthy) h from clusters where name in ${inList}`).get(...moved) as { h: number }).h;
+    expect([pool.clusters, pool.healthy]).toEqual([3, healthy]);
+    expect(pool.decisions.reduce((n, d) => n + d.clusters, 0)).toBe(3);
+    expect(pool.soakThresholds.reduce((n, t) => n + t.clusters, 0)).toBe(3);
+    const workloads = raw
+      .prepare(
+        `select w.workload, count(*) n from clusters c join cluster_workloads w on w.cluster_id = c.id where c.name in ${inList} group by w.workload order by w.workload`,
+      )
+      .all(...moved) as { workload: string; n: number }[];
+    expect(pool.workloads.map((w) => [w.workload, w.clusters])).toEqual(workloads.map((w) => [w.workload, w.n]));
+    // the cluster whose policy names hive-production stays there, label or not
+    expect(overview.sectors.find((s) => s.name === 'hive-production')!.clusters).toBe(hiveTotal - 3);
+  });
+
+  it('falls back to the sectors the policies name while the stored fleet does not validate', () => {
+    const { db, raw, hiveTotal } = setup();
+    // a dependency on a sector that does not exist: plan validation refuses the stored fleet
+    raw.prepare(`update sectors set dependencies = '["no-such-sector"]' where name = 'pool'`).run();
+    const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
+    expect(overview.sectors.find((s) => s.name === 'pool')!.clusters).toBe(0);
+    expect(overview.sectors.find((s) => s.name === 'hive-production')!.clusters).toBe(hiveTotal - 3);
+  });
+});

@@ -1,6 +1,7 @@
 // Sectors overview: per sector and workload the version spread (SQL aggregates, so the fleet's
 // size does not reach the browser), and what soaks and what holds the next sector back as the
-// engine sees it (evaluateFleet on the stored fleet: its blocked, sector and soak rules).
+// engine sees it (evaluateFleet on the stored fleet: its sector membership, blocked, sector and
+// soak rules).
 import type { Db } from '@/db/open-database';
 import { computeSectorDepths } from '@/lib/sector-depths';
 import { compareVersions } from '@/server/domain/version/version';
@@ -10,6 +11,7 @@ import { evaluateStoredFleet } from './stored-fleet-evaluation';
 import type { ManagedCluster } from '@/server/domain/plan/decide-upgrades';
 import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
 import { sectorCanaries } from '@/server/domain/plan/canaries';
+import { sectorMembership } from '@/server/domain/labels/sector-selectors';
 import { listApprovals } from '@/server/repositories/approval-repository';
 
 export interface SectorWorkloadSummary {
@@ -52,6 +54,8 @@ export interface SectorSummary {
   name: string;
   dependencies: string[];
   maxParallelUpgrades: string | null;
+  /** the label selector that adds managed clusters whose policy names no sector (sector-selectors.ts); null = none */
+  selector: string | null;
   /** longest dependency chain above it (0 = no dependencies): the layout's column */
   depth: number;
   clusters: number;
@@ -78,11 +82,18 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
       const org = scope();
       if (!org) return { organization: null, sectors: [] };
       const rows = repo.listSectorRows(db, org.id);
-      const counts = repo.countBySectorWorkloadVersion(db, org.id);
-      const thresholds = repo.countSoakThresholdsBySector(db, org.id);
-      const decisions = repo.countDecisionsBySector(db, org.id);
+      // The engine's view: the sectors' members (a selector-only sector's clusters name no
+      // sector in their policies), and per sector and workload the newest version not blocked
+      // for some cluster running it, the version the dependencies still hold it to, and the soak
+      // now (none of these when the stored fleet does not validate: then the policies' sectors).
+      const stored = evaluateStoredFleet(db, org, now());
+      const evaluation = stored.ok ? stored.view : null;
+      const membership = stored.ok ? sectorMembership(stored.input.clusters) : null;
+      const counts = repo.countBySectorWorkloadVersion(db, org.id, membership);
+      const thresholds = repo.countSoakThresholdsBySector(db, org.id, membership);
+      const decisions = repo.countDecisionsBySector(db, org.id, membership);
       const depths = computeSectorDepths(rows);
-      const totalsBySector = new Map(repo.countBySector(db, org.id).map((t) => [t.sector, t]));
+      const totalsBySector = new Map(repo.countBySector(db, org.id, membership).map((t) => [t.sector, t]));
 
       // sector → workload → version → counts
       const spread = new Map<string, Map<string, Map<string, repo.SectorVersionCount>>>();
@@ -91,11 +102,6 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
         const byWorkload = bySector.get(c.workload) ?? bySector.set(c.workload, new Map()).get(c.workload)!;
         byWorkload.set(c.version, c);
       }
-      // The engine's view: per sector and workload the newest version not blocked for some
-      // cluster running it, the version the dependencies still hold it to, and the soak now
-      // (none of these when the stored fleet does not validate).
-      const stored = evaluateStoredFleet(db, org, now());
-      const evaluation = stored.ok ? stored.view : null;
       const nextOf = new Map<string, string>();
       if (stored.ok) {
         for (const c of stored.input.clusters) {
@@ -147,6 +153,7 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
           name: row.name,
           dependencies: row.dependencies,
           maxParallelUpgrades: row.maxParallelUpgrades,
+          selector: row.selector,
           depth: depths.get(row.name) ?? 0,
           clusters: total?.clusters ?? 0,
           healthy: total?.healthy ?? 0,

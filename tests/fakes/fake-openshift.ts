@@ -19,7 +19,8 @@
  *   `installPlans`): `GET /apis/operators.coreos.com/v1alpha1/{installplans,subscriptions}` (all
  *   namespaces), `GET` and merge-`PATCH` `/apis/operators.coreos.com/v1alpha1/namespaces/{ns}/installplans/{name}`
  *   (as OLM: an approved plan in RequiresApproval moves to Installing; `completeInstallPlan` /
- *   `failInstallPlan` script the rest); 404 for the lists when the spec says `olm: false`
+ *   `failInstallPlan` / `changeInstallPlan` script the rest; a patch with `metadata.resourceVersion`
+ *   is refused with 409 Conflict when the plan changed since); 404 for the lists when the spec says `olm: false`
  * - `GET  /apis/config.openshift.io/v1/infrastructures/cluster` (fixtures/infrastructure.json; the
  *   platform type and region per cluster)
  * - `GET  /api/v1/nodes?limit=N[&continue=T]` (fixtures/node.json per node): chunked as the API server
@@ -244,6 +245,10 @@ export interface FakeOpenShift extends RunningFake {
   publishRelease(cluster: string, version: string): void;
   /** called when a write is accepted, before it is answered */
   onWrite(hook: ((write: FakeWrite) => void) | null): void;
+  /** called when a GET has been answered (before the answer is sent): another client can act between a read and a write */
+  onRead(hook: ((read: { cluster: string; path: string }) => void) | null): void;
+  /** another client (OLM, or someone with `oc patch`) changed the plan: a new resourceVersion */
+  changeInstallPlan(cluster: string, namespace: string, name: string, change: { approved?: boolean; phase?: string }): void;
   /** the InstallPlan as the fake holds it */
   installPlan(cluster: string, namespace: string, name: string): Json;
   /** OLM finished an approved plan: phase Complete, Installed=True */
@@ -272,6 +277,31 @@ function compare(a: string, b: string): number {
 
 function status(code: number, reason: string, message: string): FakeResponse {
   return { status: code, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code } };
+}
+
+/** Every write of an object gives it a new resourceVersion (opaque to clients; a counter here). */
+function bumpResourceVersion(obj: Json): void {
+  obj.metadata = { ...(obj.metadata as Json), resourceVersion: String(Number((obj.metadata as Json).resourceVersion) + 1) };
+}
+
+/**
+ * A patch carrying `metadata.resourceVersion` is a precondition: the API server refuses it with
+ * 409 Conflict when the object has changed since (k8s.io/apimachinery `errors.NewConflict`: reason
+ * Conflict, details {name, group, kind: the resource}, the message `Operation cannot be fulfilled
+ * on <resource>.<group> "<name>": the object has been modified; please apply your changes to the
+ * latest version and try again`, as `kubectl` prints it). Null: no precondition, or it holds.
+ */
+function resourceVersionConflict(obj: Json, patch: Json, resource: string, group: string): FakeResponse | null {
+  const wanted = (patch.metadata as Json | undefined)?.resourceVersion;
+  const metadata = obj.metadata as Json;
+  if (wanted === undefined || wanted === metadata.resourceVersion) return null;
+  const name = String(metadata.name);
+  const conflict = status(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${resource}.${group} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+  );
+  return { ...conflict, body: { ...(conflict.body as Json), details: { name, group, kind: resource } } };
 }
 
 /** The API server's answer to a PATCH this fake does not take: only a merge patch of a JSON object is (null: it is one). */
@@ -307,6 +337,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
   const requestLog: FakeRequestRecord[] = [];
   const certUser = opts.certUser ?? 'fleetplan-cert-user';
   let writeHook: ((write: FakeWrite) => void) | null = null;
+  let readHook: ((read: { cluster: string; path: string }) => void) | null = null;
   const clusters = new Map<string, ClusterState>();
 
   const currentVersion = (s: ClusterState) =>
@@ -685,15 +716,19 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       const [ns, name] = [decodeURIComponent(one[1]!), decodeURIComponent(one[2]!)];
       const ip = s.installPlans.find((p) => (p.metadata as Json).namespace === ns && (p.metadata as Json).name === name);
       if (!ip) return status(404, 'NotFound', `installplans.operators.coreos.com "${name}" not found`);
-      if (req.method === 'GET') return { status: 200, body: ip };
-      const refused = mergePatchRefusal(req);
+      if (req.method === 'GET') {
+        const answer = { status: 200, body: structuredClone(ip) };
+        readHook?.({ cluster: s.spec.name, path: rest });
+        return answer;
+      }
+      const refused = mergePatchRefusal(req) ?? resourceVersionConflict(ip, req.body as Json, 'installplans', 'operators.coreos.com');
       if (refused) return refused;
       const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
       writes.push(write);
       const patched = mergePatch(ip, req.body) as Json & { spec: Json; status: Json; metadata: Json };
       // the main resource ignores status (a subresource)
       ip.spec = patched.spec;
-      ip.metadata = { ...(ip.metadata as Json), resourceVersion: String(Number((ip.metadata as Json).resourceVersion) + 1) };
+      bumpResourceVersion(ip);
       // OLM's catalog operator picks an approved plan up
       if (patched.spec.approved === true && (ip.status as Json).phase === 'RequiresApproval') (ip.status as Json).phase = 'Installing';
       writeHook?.(write);
@@ -826,9 +861,17 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       refreshOffers(s);
     },
     onWrite: (h) => void (writeHook = h),
+    onRead: (h) => void (readHook = h),
     installPlan: (name, ns, plan) => findPlan(name, ns, plan),
+    changeInstallPlan(name, ns, plan, change) {
+      const ip = findPlan(name, ns, plan);
+      if (change.approved !== undefined) ip.spec = { ...(ip.spec as Json), approved: change.approved };
+      if (change.phase !== undefined) ip.status = { ...(ip.status as Json), phase: change.phase };
+      bumpResourceVersion(ip);
+    },
     completeInstallPlan(name, ns, plan) {
       const ip = findPlan(name, ns, plan);
+      bumpResourceVersion(ip);
       ip.status = {
         ...(ip.status as Json),
         phase: 'Complete',
@@ -837,6 +880,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
     },
     failInstallPlan(name, ns, plan, message) {
       const ip = findPlan(name, ns, plan);
+      bumpResourceVersion(ip);
       ip.status = {
         ...(ip.status as Json),
         phase: 'Failed',

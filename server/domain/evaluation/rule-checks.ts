@@ -87,9 +87,16 @@ export function clusterRuleChecks(run: PlanRun, c: ManagedCluster, newer: readon
       route.kind === 'route'
         ? {
             rule: 'route',
-            pass: true,
+            // every route passing a blocked release: the cluster waits on the best one
+            pass: route.blockedHop === undefined,
             message: `${describeRoute(route)}${off}`,
-            details: { route: describeRoutePath(route.path), target: route.target, nextHop: route.nextHop, channel: route.channel },
+            details: {
+              route: describeRoutePath(route.path),
+              target: route.target,
+              nextHop: route.nextHop,
+              channel: route.channel,
+              ...(route.blockedHop ? { blockedHop: route.blockedHop.version, blockedBy: route.blockedHop.by } : {}),
+            },
           }
         : {
             rule: 'route',

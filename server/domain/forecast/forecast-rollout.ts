@@ -23,7 +23,7 @@
  * waiting for the canaries' soak sleeps until it ends. Failures are not forecast (a canary failed
  * now stays unacknowledged: its version stays halted in its sector). Pure: no clock, no I/O.
  */
-import { blockingPatternOf } from '../plan/blocked-versions';
+import { blockedReleasesFor, blockingPatternOf } from '../plan/blocked-versions';
 import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { SoakLedger } from '../plan/soak';
@@ -278,7 +278,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const routedOffer = (c: Cluster, version: string): { offered: string[]; channel: string | null } | null => {
     const routes = options.routes;
     if (!routes || !c.upgradePolicy) return null;
-    const route = routes(c, boundsForCluster(input.organization, c.upgradePolicy.conditions));
+    const { conditions } = c.upgradePolicy;
+    const route = routes(
+      c,
+      boundsForCluster(input.organization, conditions),
+      blockedReleasesFor(input.organization, conditions.blockedVersions),
+    );
     if (route?.kind !== 'route' || route.nextHop !== version) return null;
     const offered = routes.successors(version);
     return offered ? { offered, channel: route.channel } : null;

@@ -41,3 +41,19 @@ export function assignSectorsBySelector(sectors: readonly SelectingSector[], clu
     }
   }
 }
+
+/**
+ * Each managed cluster's sector as the engine sees it, by cluster name: of clusters that went
+ * through plan validation (which applied the selectors), so views count what the engine counts
+ * instead of reading the policy's `sector` alone.
+ */
+export function sectorMembership(
+  clusters: readonly { name: string; upgradePolicy?: { conditions: { sector?: string } } }[],
+): Record<string, string> {
+  const members: Record<string, string> = {};
+  for (const c of clusters) {
+    const sector = c.upgradePolicy?.conditions.sector;
+    if (sector !== undefined) members[c.name] = sector;
+  }
+  return members;
+}

@@ -170,6 +170,7 @@ function shortestPath(
   target: number,
   channelBits: NodeBits | null,
   allowConditional: boolean,
+  avoid: NodeBits | null,
 ): number[] | null {
   if (source === target) return [source];
   const reach = index.reachable;
@@ -182,7 +183,10 @@ function shortestPath(
   for (let w = 0; w < words; w++) {
     const reachable = reach === null ? -1 : (reach.rows[reachRow + w] as number);
     allowed[w] = channelBits === null ? reachable : reachable & (channelBits[w] as number);
+    if (avoid !== null) allowed[w]! &= ~(avoid[w] as number);
   }
+  // the source is where the cluster is, avoided or not
+  if (avoid !== null) allowed[source >>> 5]! |= 1 << (source & 31);
   if (!searchBackwards(index, source, target, allowed, allowConditional, buffers)) return null;
 
   // Only allowed nodes (in the channel) get a distance, so the walk needs no channel test.
@@ -251,9 +255,13 @@ function sourceMessage(index: GraphIndex, from: string, rawFrom: string, channel
  *
  * Tie-breaks: fewest hops; with `allowConditional`, fewest conditional hops among those; then the
  * lexicographically highest sequence of intermediate versions.
+ *
+ * `avoid` (the engine's routes only, never the `path` command): releases the path may not pass
+ * through (ids as bits; the source never counts), e.g. blocked versions. A path still ends on the
+ * target: the caller picks an unavoided one.
  * @see https://github.com/openshift/oc-mirror (BFS over edges, successors in descending SemVer)
  */
-export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswer {
+export function solveUpgradePath(index: GraphIndex, query: PathQuery, avoid: NodeBits | null = null): PathAnswer {
   const channel = query.channel ?? null;
   const from = normalizeVersion(query.from) ?? query.from;
   const rawTo = query.to ?? null;
@@ -292,7 +300,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
     return noPath('TARGET_NOT_IN_CHANNEL', `${to ?? 'The target'} is not in ${where}.${chans}`);
   }
 
-  const ids = shortestPath(index, sourceId, targetId, channelBits, query.allowConditional);
+  const ids = shortestPath(index, sourceId, targetId, channelBits, query.allowConditional, avoid);
   if (ids) {
     const path = ids.map((id) => index.versions[id] as string);
     return {
@@ -306,7 +314,7 @@ export function solveUpgradePath(index: GraphIndex, query: PathQuery): PathAnswe
     };
   }
   if (!query.allowConditional) {
-    const condIds = shortestPath(index, sourceId, targetId, channelBits, true);
+    const condIds = shortestPath(index, sourceId, targetId, channelBits, true, avoid);
     if (condIds) {
       const risks = hopRisks(index, condIds);
       const names = [...new Set(risks.flatMap((h) => h.risks.map((r) => r.name)))];

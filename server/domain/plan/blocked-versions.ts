@@ -108,3 +108,17 @@ export function findBlockingPattern(version: string, ...patternLists: readonly (
   }
   return undefined;
 }
+
+/**
+ * The releases blocked for one cluster, by blockingPatternOf, with a key naming the patterns (so a
+ * route avoiding them is memoized per key): what a route hands the path solver to avoid.
+ */
+export function blockedReleasesFor(
+  organization: { blockedVersions: readonly string[]; instanceBlockedVersions?: readonly string[] },
+  clusterBlocked: readonly string[] = [],
+): { key: string; by: (version: string) => string | undefined } {
+  return {
+    key: JSON.stringify([organization.instanceBlockedVersions ?? [], organization.blockedVersions, clusterBlocked]),
+    by: (version) => blockingPatternOf(version, organization, clusterBlocked),
+  };
+}

@@ -14,7 +14,7 @@
  * Everything per run is precomputed or memoized (sector minimum versions, next run per schedule,
  * regex results), so a run is O(clusters × (workloads + candidate versions)), not quadratic.
  */
-import { blockingPatternOf } from './blocked-versions';
+import { blockedReleasesFor, blockingPatternOf } from './blocked-versions';
 import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
@@ -595,7 +595,8 @@ export class PlanRun {
    */
   routeOf(c: Cluster): RouteVerdict | null {
     if (!this.routes || c.upgradePolicy === undefined) return null;
-    return this.routes(c, this.boundsOf(c as ManagedCluster));
+    const m = c as ManagedCluster;
+    return this.routes(c, this.boundsOf(m), blockedReleasesFor(this.input.organization, m.upgradePolicy.conditions.blockedVersions));
   }
 
   /**
@@ -611,7 +612,8 @@ export class PlanRun {
     newer.sort((a, b) => compareVersions(b, a));
     const route = this.routeOf(c);
     if (route === null) return { newer, ignored };
-    const hop = route.kind === 'route' ? route.nextHop : undefined;
+    // every route passing a blocked release: nothing is taken (the cluster waits, VERSION_BLOCKED)
+    const hop = route.kind === 'route' && !route.blockedHop ? route.nextHop : undefined;
     return { newer: hop === undefined ? [] : [hop], ignored, offRoute: newer.filter((v) => v !== hop) };
   }
 
@@ -730,6 +732,8 @@ export class PlanRun {
     if (route?.kind === 'no-route') {
       return { cluster, action: 'skip', reason: 'NO_ROUTE', message: `no route to the target ${route.target}: ${route.message}` };
     }
+    if (route?.kind === 'route' && route.blockedHop)
+      return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: describeRoute(route) };
     if (newer.length === 0) return { cluster, action: 'skip', reason: 'NO_AVAILABLE_UPGRADES', message: 'no available upgrades' };
     let firstFailure: VersionCheck | undefined;
     let anyAboveBound = false;
@@ -759,15 +763,6 @@ export class PlanRun {
       firstFailure ??= check;
     }
     if (!firstFailure && anyAboveBound) return this.boundVerdict(c, newer);
-    if (!firstFailure && route?.kind === 'route') {
-      const by = this.isBlocked(c, route.nextHop);
-      return {
-        cluster,
-        action: 'skip',
-        reason: 'VERSION_BLOCKED',
-        message: `next hop ${route.nextHop} is blocked (${by}); ${describeRoute(route)}`,
-      };
-    }
     if (!firstFailure) {
       return { cluster, action: 'skip', reason: 'VERSION_BLOCKED', message: `all available upgrades are blocked (${newer.join(', ')})` };
     }

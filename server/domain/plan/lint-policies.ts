@@ -7,6 +7,11 @@ import { compileSchedule, listRuns } from './cron-schedule';
 import { parseInstant } from './time';
 import { canaryPoliciesOf, canarySetsOf } from './canaries';
 import type { Cluster, PlanInput, UpgradePolicy, Warning } from './types';
+import type { GraphIndex } from '@/server/domain/path/update-graph-index';
+import { compareVersions } from '../version/version';
+import { sortChannelNames } from '../version/channel-names';
+import { boundsForCluster, type BoundKind, type VersionBound } from './version-bounds';
+import { effectiveStop } from './route-following';
 
 type Managed = { cluster: Cluster & { upgradePolicy: UpgradePolicy }; index: number };
 
@@ -214,12 +219,89 @@ function lintCanaries(input: PlanInput, managed: Managed[], warnings: Warning[])
   });
 }
 
+/** What the stored update graphs hold, for the lint: their minors (`4.16`) and channels. */
+export type GraphCoverage = { minors: ReadonlySet<string>; releases: ReadonlySet<string>; channels: readonly string[] };
+
+const coverageOf = new WeakMap<GraphIndex, GraphCoverage>();
+
+/** The minors and channels of a graph index (kept per index: it is immutable). */
+export function graphCoverage(index: GraphIndex): GraphCoverage {
+  let hit = coverageOf.get(index);
+  if (!hit) {
+    const minors = new Set<string>();
+    const channels = new Set<string>();
+    for (let id = 0; id < index.size; id++) {
+      const p = index.parsed[id]!;
+      if (p.prerelease.length === 0) minors.add(`${p.major}.${p.minor}`);
+      for (const c of index.channels[id] ?? []) channels.add(c);
+    }
+    hit = { minors, releases: new Set(index.versions), channels: sortChannelNames(channels) };
+    coverageOf.set(index, hit);
+  }
+  return hit;
+}
+
+const CHANNELS_NAMED = 8;
+
+function minorOf(bound: VersionBound): string {
+  if (bound.kind === 'minor') return `${bound.major}.${bound.minor}`;
+  const [major, minor] = bound.version.split('.');
+  return `${major}.${minor}`;
+}
+
+/**
+ * A target (or the cap that stops a cluster with a target) in a minor no stored update graph
+ * holds: the route to it is never found, so the cluster waits NO_ROUTE until such a graph is
+ * stored. A cap alone routes nothing (a cap above every stored minor is common and harmless), so
+ * a cap is named only where it is some cluster's stop. Nothing without stored graphs.
+ */
+function lintBoundsAgainstGraphs(input: PlanInput, managed: Managed[], coverage: GraphCoverage, warnings: Warning[]): void {
+  const org = input.organization;
+  const levels: { path: string; level: { targetVersion?: VersionBound; maxVersion?: VersionBound } }[] = [
+    { path: 'organization', level: org },
+    ...org.sectors.map((s, i) => ({ path: `organization.sectors[${i}]`, level: s })),
+    ...managed.map((m) => ({ path: `clusters[${m.index}].upgradePolicy.conditions`, level: m.cluster.upgradePolicy.conditions })),
+  ];
+  const stops = new Set<VersionBound>();
+  for (const m of managed) {
+    const stop = effectiveStop(boundsForCluster(org, m.cluster.upgradePolicy.conditions));
+    if (stop) stops.add(stop);
+  }
+  const named = coverage.channels.slice(0, CHANNELS_NAMED).join(', ');
+  const more = coverage.channels.length > CHANNELS_NAMED ? ` and ${coverage.channels.length - CHANNELS_NAMED} more` : '';
+  const held = [...coverage.minors].sort((a, b) => compareVersions(`${a}.0`, `${b}.0`));
+  const range = held.length ? `${held[0]}–${held[held.length - 1]}` : 'none';
+  for (const { path, level } of levels) {
+    for (const kind of ['targetVersion', 'maxVersion'] as const satisfies readonly BoundKind[]) {
+      const bound = level[kind];
+      if (!bound) continue;
+      if (kind === 'maxVersion' && !stops.has(bound)) continue;
+      if (coverage.minors.has(minorOf(bound))) {
+        // an exact target the graphs do not hold: no route ends there either
+        if (bound.kind === 'release' && kind === 'targetVersion' && !coverage.releases.has(bound.version))
+          warnings.push({
+            code: 'BOUND_RELEASE_NOT_IN_GRAPHS',
+            path: `${path}.${kind}`,
+            message: `${kind} ${bound.raw} is no release of the stored update graphs: a cluster routed there waits with NO_ROUTE; target the minor (${minorOf(bound)}.*) or a release the graphs hold`,
+          });
+        continue;
+      }
+      warnings.push({
+        code: 'BOUND_MINOR_NOT_IN_GRAPHS',
+        path: `${path}.${kind}`,
+        message: `${kind} ${bound.raw} is in minor ${minorOf(bound)}, which no stored update graph holds (minors ${range}): a cluster routed there waits with NO_ROUTE until a graph with it is stored; channels stored: ${named || 'none'}${more}`,
+      });
+    }
+  }
+}
+
 /**
  * Warnings for a validated input: workloads nobody starts soaking, sectors whose dependencies
  * never gate them, single-cluster mutexes, maxParallelUpgrades without a shared mutex, blocked-version regexes that match nothing or
- * everything available, schedules that never fire, sector gates that hold nothing, canaries that test nothing.
+ * everything available, schedules that never fire, sector gates that hold nothing, canaries that test nothing,
+ * and (given the stored update graphs) targets in a minor no graph holds.
  */
-export function lintPolicies(input: PlanInput): Warning[] {
+export function lintPolicies(input: PlanInput, graphs?: GraphCoverage): Warning[] {
   const managed = managedClusters(input);
   const warnings: Warning[] = [];
   lintSoakStarters(managed, warnings);
@@ -230,5 +312,6 @@ export function lintPolicies(input: PlanInput): Warning[] {
   lintSchedules(input, managed, warnings);
   lintSectorGates(input, warnings);
   lintCanaries(input, managed, warnings);
+  if (graphs) lintBoundsAgainstGraphs(input, managed, graphs, warnings);
   return warnings;
 }

@@ -10,6 +10,7 @@ import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
 import { isPathFound } from '@/server/domain/path/types';
 import { compareVersions, parseVersion } from '../version/version';
 import { PlanRun } from './decide-upgrades';
+import { blockedReleasesFor } from './blocked-versions';
 import { channelForHop, routeFinder, type RouteFinder } from './route-following';
 import { testCluster, testPlanInput, type RawCluster } from './test-plan-input';
 import { boundsForCluster, parseVersionBound, withinBound, type VersionBound } from './version-bounds';
@@ -142,18 +143,125 @@ describe('route-following in the engine', () => {
       'no route to the target 4.17.*',
     ],
     [
-      'the next hop blocked: VERSION_BLOCKED naming the route',
+      'the only route blocked: VERSION_BLOCKED naming it and its blocked hop',
       on('4.14.38', {}, { targetVersion: '4.16.20' }),
       { organization: { blockedVersions: ['4.15.45'] } },
       'skip',
       'VERSION_BLOCKED',
-      'next hop 4.15.45 is blocked (4.15.45); on the route 4.14.38 → 4.15.45 → 4.16.20',
+      'every route to 4.16.20 passes a blocked release: 4.15.45 is blocked (4.15.45) on the best route 4.14.38 → 4.15.45 → 4.16.20',
     ],
   ])('%s', (_name, cluster, extra, action, what, message) => {
     const [d] = decide([cluster], extra);
     expect(d![0]).toBe(action);
     expect(d![1]).toBe(what);
     expect(d![2]).toContain(message);
+  });
+
+  // GRAPH with a second way into 4.16: 4.14.40 → 4.15.47 → 4.16.20 (one hop longer from 4.14.38)
+  const around = routeFinder(
+    makeIndex({
+      nodes: [...GRAPH.nodes, ['4.15.47', ['stable-4.15', 'stable-4.16']]],
+      edges: [...GRAPH.edges!, ['4.14.40', '4.15.47'], ['4.15.47', '4.16.20']],
+    }),
+  );
+  const exactly = (...versions: string[]) => versions.map((v) => `^${v.replaceAll('.', '\\.')}$`);
+
+  it.each([
+    // [case, cluster, organization, expected action, version or reason, message part]
+    [
+      'a blocked release on the shortest route: the route around it',
+      on('4.14.38', {}, { targetVersion: '4.16.20' }),
+      { blockedVersions: exactly('4.15.45') },
+      'upgrade',
+      '4.14.40',
+      'on the route 4.14.38 → 4.14.40 → 4.15.47 → 4.16.20; next hop 4.14.40',
+    ],
+    [
+      "the cluster policy's blocked versions count too",
+      on('4.14.38', {}, { targetVersion: '4.16.20', blockedVersions: exactly('4.15.45') }),
+      {},
+      'upgrade',
+      '4.14.40',
+      'on the route 4.14.38 → 4.14.40 → 4.15.47 → 4.16.20',
+    ],
+    [
+      'instance-wide blocked versions count too',
+      on('4.14.38', {}, { targetVersion: '4.16.20' }),
+      { instanceBlockedVersions: exactly('4.15.45') },
+      'upgrade',
+      '4.14.40',
+      'on the route 4.14.38 → 4.14.40 → 4.15.47 → 4.16.20',
+    ],
+    [
+      "a blocked release at the top of the target minor: the minor's highest unblocked one",
+      on('4.14.38', {}, { targetVersion: '4.16.*' }),
+      { blockedVersions: exactly('4.16.25') },
+      'upgrade',
+      '4.15.45',
+      'on the route 4.14.38 → 4.15.45 → 4.16.20; next hop 4.15.45',
+    ],
+    [
+      'every route blocked further on: waits, although the next hop is not blocked',
+      on('4.14.38', {}, { targetVersion: '4.16.25' }),
+      { blockedVersions: exactly('4.16.20') },
+      'skip',
+      'VERSION_BLOCKED',
+      'every route to 4.16.25 passes a blocked release: 4.16.20 is blocked (^4\\.16\\.20$) on the best route 4.14.38 → 4.15.45 → 4.16.20 → 4.16.25',
+    ],
+    [
+      'both 4.15 releases into 4.16 blocked: the best route, its first blocked hop',
+      on('4.14.38', {}, { targetVersion: '4.16.20' }),
+      { blockedVersions: exactly('4.15.45', '4.15.47') },
+      'skip',
+      'VERSION_BLOCKED',
+      'every route to 4.16.20 passes a blocked release: 4.15.45 is blocked (^4\\.15\\.45$) on the best route 4.14.38 → 4.15.45 → 4.16.20',
+    ],
+    [
+      'nothing blocked on the way: the shortest route as before',
+      on('4.14.38', {}, { targetVersion: '4.16.20' }),
+      { blockedVersions: exactly('4.15.50') },
+      'upgrade',
+      '4.15.45',
+      'on the route 4.14.38 → 4.15.45 → 4.16.20; next hop 4.15.45',
+    ],
+  ])('around blocked releases: %s', (_name, cluster, organization, action, what, message) => {
+    const [d] = decide([cluster], { organization }, around);
+    expect(d![0]).toBe(action);
+    expect(d![1]).toBe(what);
+    expect(d![2]).toContain(message);
+  });
+
+  it('routes per cluster: the same version with other blocked versions takes another route (no shared memo)', () => {
+    const a = testCluster(
+      'a',
+      { version: '4.14.38', channel: 'stable-4.14', availableUpgrades: ['4.14.40'] },
+      { targetVersion: '4.16.20' },
+    );
+    const b = testCluster(
+      'b',
+      { version: '4.14.38', channel: 'stable-4.14', availableUpgrades: ['4.14.40'] },
+      { targetVersion: '4.16.20', blockedVersions: exactly('4.15.45') },
+    );
+    const byName = new Map(decideWith(testPlanInput([a, b]), around).map((d) => [d.cluster, d]));
+    expect(byName.get('a')!.version).toBe('4.15.45');
+    expect(byName.get('b')!.version).toBe('4.14.40');
+  });
+
+  it('the why-not fails the route check naming the blocked hop; the forecast takes the route around', () => {
+    const blockedAll = testPlanInput([on('4.14.38', {}, { targetVersion: '4.16.20' })], {
+      organization: { blockedVersions: exactly('4.15.45', '4.15.47') },
+    });
+    const e = evaluateFleet(blockedAll, { ...NO_GATES, routes: around }, { explain: true }).clusters.get('c')!;
+    expect(e.checks.find((k) => k.rule === 'route')).toMatchObject({
+      pass: false,
+      details: { blockedHop: '4.15.45', blockedBy: '^4\\.15\\.45$' },
+    });
+    expect(e.decision).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
+    const input = testPlanInput([on('4.14.38', {}, { targetVersion: '4.16.20' })], {
+      organization: { blockedVersions: exactly('4.15.45') },
+    });
+    const [routed] = forecastRollout(input, { horizonDays: 3, routes: around }).clusters;
+    expect(routed!.upgrades.map((u) => u.version)).toEqual(['4.14.40', '4.15.47', '4.16.20']);
   });
 
   it("NO_ROUTE when 4.17 exists but the cluster's version leads nowhere", () => {
@@ -279,5 +387,68 @@ describe('route-following properties', () => {
     );
     // the generator does reach the routed case, not only the greedy one
     expect(routedHops).toBeGreaterThan(10);
+  });
+
+  it('with blocked releases the chosen hop is never blocked and lies on an unblocked route to an unblocked target; a wait means no such route', () => {
+    let around = 0;
+    let waits = 0;
+    fc.assert(
+      fc.property(
+        graphArb,
+        fc.nat(),
+        fc.integer({ min: 12, max: 15 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        ({ versions, edges }, pick, targetMinor, blockPicks) => {
+          const index = makeIndex({ nodes: versions, edges });
+          const finder = routeFinder(index);
+          const start = versions[pick % versions.length]!;
+          const blocked = new Set(blockPicks.map((n) => versions[n % versions.length]!).filter((v) => v !== start));
+          const patterns = [...blocked].map((v) => `^${v.replaceAll('.', '\\.')}$`);
+          const target = `4.${targetMinor}.*`;
+          const avoid = new Int32Array((index.size + 31) >>> 5);
+          for (const v of blocked) {
+            const id = index.idOf.get(v)!;
+            avoid[id >>> 5]! |= 1 << (id & 31);
+          }
+          const unblockedRouteTo = (from: string) =>
+            versions
+              .filter((v) => v.startsWith(`4.${targetMinor}.`) && !blocked.has(v))
+              .filter((to) => isPathFound(solveUpgradePath(index, { from, to, allowConditional: false }, avoid)));
+          const offered = edges.filter(([a]) => a === start).map(([, b]) => b);
+          const input = testPlanInput([on(start, { availableUpgrades: offered, channel: undefined }, { targetVersion: target })], {
+            organization: { blockedVersions: patterns },
+          });
+          const [d] = decideWith(input, finder);
+          const conditions = input.clusters[0]!.upgradePolicy!.conditions;
+          const route = finder(
+            { version: start },
+            boundsForCluster(input.organization, conditions),
+            blockedReleasesFor(input.organization, patterns),
+          );
+          if (d!.action === 'upgrade') expect(blocked.has(d!.version!)).toBe(false);
+          if (route?.kind !== 'route') return;
+          if (route.blockedHop) {
+            waits++;
+            expect(d).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
+            expect(route.path).toContain(route.blockedHop.version);
+            expect(blocked.has(route.blockedHop.version)).toBe(true);
+            // a wait only when no route avoids every blocked release
+            expect(unblockedRouteTo(start)).toEqual([]);
+            return;
+          }
+          around += route.path.some((v) => blocked.has(v)) ? 0 : 1;
+          expect(route.path.slice(1).filter((v) => blocked.has(v))).toEqual([]);
+          if (d!.action === 'upgrade') {
+            expect(d!.version).toBe(route.nextHop);
+            // the hop is no dead end: an unblocked route leads from it to the unblocked target
+            expect(unblockedRouteTo(route.nextHop)).toContain(route.target);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // the generator reaches both the routed-around and the all-blocked case
+    expect(around).toBeGreaterThan(10);
+    expect(waits).toBeGreaterThan(3);
   });
 });

@@ -11,10 +11,16 @@
  * The route is solved over the whole stored graph (every channel): crossing minors usually needs
  * another channel (`stable-4.15`, `eus-4.16`), and the hop names the channel to switch to when the
  * cluster's own channel does not hold the hop's release. Pure: the graph index comes in.
+ *
+ * Blocked releases (the cluster's merged blocked versions, blocked-versions.ts) are avoided as one
+ * would by hand: the route passes none of them and ends on an unblocked release when such a route
+ * exists, however much longer. Only when every route passes one does the cluster wait
+ * (VERSION_BLOCKED) on the best route over the whole graph, naming its first blocked release
+ * (`blockedHop`): it does not climb onto a route it could not finish.
  */
 import { solveUpgradePath } from '@/server/domain/path/solve-upgrade-path';
 import { isPathFound } from '@/server/domain/path/types';
-import type { GraphIndex } from '@/server/domain/path/update-graph-index';
+import type { GraphIndex, NodeBits } from '@/server/domain/path/update-graph-index';
 import { parseChannelName } from '../version/channel-names';
 import { compareVersions, parseVersion } from '../version/version';
 import { withinBound, type AppliedBound, type VersionBound } from './version-bounds';
@@ -29,6 +35,19 @@ export type Route = {
   nextHop: string;
   /** the channel to switch the cluster to before the hop; null when its own channel holds the hop */
   channel: string | null;
+  /**
+   * Every route to the target passes a blocked release: this is the best one over the whole graph
+   * and its first blocked release (with the pattern that blocks it). Nothing is taken meanwhile.
+   */
+  blockedHop?: { version: string; by: string };
+};
+
+/** The releases blocked for a cluster (blocked-versions.ts `blockedReleasesFor`): routes avoid them. */
+export type BlockedReleases = {
+  /** what the blocks depend on (their patterns): routes are memoized per key */
+  key: string;
+  /** the pattern that blocks `version`, described; undefined when none does */
+  by: (version: string) => string | undefined;
 };
 
 /** The target is more than one minor away but the stored graph has no way there: nothing is taken. */
@@ -38,7 +57,7 @@ export type RouteVerdict = Route | NoRoute;
 
 /** Per cluster (version, channel, bounds): its route, or null when route-following does not apply. */
 export interface RouteFinder {
-  (cluster: { version: string; channel?: string }, bounds: readonly AppliedBound[]): RouteVerdict | null;
+  (cluster: { version: string; channel?: string }, bounds: readonly AppliedBound[], blocked?: BlockedReleases): RouteVerdict | null;
   /**
    * The releases the graph recommends from `version` (its unconditional successors, highest
    * first), or null when the graph does not hold it: what a cluster that took a hop into another
@@ -54,8 +73,14 @@ export function describeRoutePath(path: readonly string[]): string {
 
 /** The why-not line of a route: `on the route 4.14.38 → 4.15.45 → 4.16.20; next hop 4.15.45` (and its channel switch). */
 export function describeRoute(route: Route): string {
+  if (route.blockedHop) return describeBlockedRoute(route, route.blockedHop);
   const channel = route.channel ? ` (switching the channel to ${route.channel} first)` : '';
   return `on the route ${describeRoutePath(route.path)}; next hop ${route.nextHop}${channel}`;
+}
+
+/** Why a cluster whose every route passes a blocked release waits: the best route and its blocked release. */
+function describeBlockedRoute(route: Route, blocked: { version: string; by: string }): string {
+  return `every route to ${route.target} passes a blocked release: ${blocked.version} is blocked (${blocked.by}) on the best route ${describeRoutePath(route.path)}`;
 }
 
 /** The lowest of the target bounds (they all apply, the lowest wins), or undefined without one. */
@@ -146,6 +171,22 @@ const TARGET_TRIES = 25;
  */
 export function routeFinder(index: GraphIndex): RouteFinder {
   const memo = new Map<string, RouteVerdict | null>();
+  const avoidMemo = new Map<string, NodeBits | null>();
+  /** The graph's releases blocked for the cluster as bits (null: none of them is). */
+  const avoidOf = (blocked: BlockedReleases): NodeBits | null => {
+    if (avoidMemo.has(blocked.key)) return avoidMemo.get(blocked.key)!;
+    const bits = new Int32Array((index.size + 31) >>> 5);
+    let any = false;
+    for (let id = 0; id < index.size; id++) {
+      if (blocked.by(index.versions[id]!) === undefined) continue;
+      bits[id >>> 5]! |= 1 << (id & 31);
+      any = true;
+    }
+    // bounded: the keys follow the blocked-version lists operators edit
+    if (avoidMemo.size > 1000) avoidMemo.clear();
+    avoidMemo.set(blocked.key, any ? bits : null);
+    return any ? bits : null;
+  };
   const successors = (version: string): string[] | null => {
     const id = index.idOf.get(version);
     if (id === undefined) return null;
@@ -156,14 +197,20 @@ export function routeFinder(index: GraphIndex): RouteFinder {
     }
     return out;
   };
-  const find = (cluster: { version: string; channel?: string }, bounds: readonly AppliedBound[]): RouteVerdict | null => {
+  const find = (
+    cluster: { version: string; channel?: string },
+    bounds: readonly AppliedBound[],
+    blocked?: BlockedReleases,
+  ): RouteVerdict | null => {
     const stop = effectiveStop(bounds);
     if (!stop) return null;
     const away = minorsAway(cluster.version, stop);
     if (away === null || away < 1 || (away === 1 && !channelBelow(cluster.channel, stop))) return null;
-    const key = `${cluster.version}\u0000${cluster.channel ?? ''}\u0000${bounds.map((b) => `${b.kind}=${b.bound.raw}`).join(',')}`;
+    const key = `${cluster.version}\u0000${cluster.channel ?? ''}\u0000${bounds.map((b) => `${b.kind}=${b.bound.raw}`).join(',')}\u0000${blocked?.key ?? ''}`;
     if (memo.has(key)) return memo.get(key)!;
-    const verdict = solveRoute(index, cluster, stop, bounds);
+    const avoid = blocked ? avoidOf(blocked) : null;
+    const verdict = solveRoute(index, cluster, stop, bounds, avoid === null ? null : { bits: avoid, by: blocked!.by });
+    if (memo.size > 100_000) memo.clear();
     memo.set(key, verdict);
     return verdict;
   };
@@ -175,6 +222,7 @@ function solveRoute(
   cluster: { version: string; channel?: string },
   stop: VersionBound,
   bounds: readonly AppliedBound[],
+  blocked: { bits: NodeBits; by: BlockedReleases['by'] } | null,
 ): RouteVerdict | null {
   // a cluster whose own version the graph does not know is not routed (a graph of other channels, or none yet)
   if (!index.idOf.has(cluster.version)) return null;
@@ -199,19 +247,31 @@ function solveRoute(
       message: `the stored update graph holds no release of ${stop.raw} within the cluster's bounds`,
     };
   }
+  const routeOver = (path: readonly string[], to: string): Route => {
+    const nextHop = path[1]!;
+    const hopId = index.idOf.get(nextHop)!;
+    return { kind: 'route', path, target: to, nextHop, channel: channelForHop(index.channels[hopId] ?? [], nextHop, cluster.channel) };
+  };
+  // first around the blocked releases, to an unblocked target
+  if (blocked) {
+    for (const to of targets) {
+      if (blocked.by(to) !== undefined) continue;
+      const answer = solveUpgradePath(index, { from: cluster.version, to, channel: null, allowConditional: false }, blocked.bits);
+      if (isPathFound(answer)) return routeOver(answer.path, to);
+    }
+  }
+  // every route passes a blocked release (or none is blocked): the best route over the whole graph
   let firstFailure: string | undefined;
   for (const to of targets) {
     const answer = solveUpgradePath(index, { from: cluster.version, to, channel: null, allowConditional: false });
     if (isPathFound(answer)) {
-      const nextHop = answer.path[1]!;
-      const hopId = index.idOf.get(nextHop)!;
-      return {
-        kind: 'route',
-        path: answer.path,
-        target: to,
-        nextHop,
-        channel: channelForHop(index.channels[hopId] ?? [], nextHop, cluster.channel),
-      };
+      const route = routeOver(answer.path, to);
+      if (!blocked) return route;
+      for (const v of answer.path.slice(1)) {
+        const by = blocked.by(v);
+        if (by !== undefined) return { ...route, blockedHop: { version: v, by } };
+      }
+      return route;
     }
     firstFailure ??= answer.message;
   }

@@ -768,7 +768,10 @@ describe('Kubernetes provider: operator InstallPlans', () => {
     const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
     const req = { ...ref, namespace: 'openshift-gitops-operator', installPlan: 'install-q8x2m', idempotencyKey: '3:approve:x' };
     expect(await kube.approveInstallPlan!(req, NOW)).toBe('approved');
-    expect(fake.writes()).toEqual([expect.objectContaining({ method: 'PATCH', path: IP, body: { spec: { approved: true } } })]);
+    // the resourceVersion read is the patch's precondition (fixtures/installplan.json)
+    expect(fake.writes()).toEqual([
+      expect.objectContaining({ method: 'PATCH', path: IP, body: { metadata: { resourceVersion: '734120' }, spec: { approved: true } } }),
+    ]);
     expect(fake.installPlan('east', 'openshift-gitops-operator', 'install-q8x2m')).toMatchObject({
       spec: { approved: true, approval: 'Manual' },
       status: { phase: 'Installing' },
@@ -778,6 +781,74 @@ describe('Kubernetes provider: operator InstallPlans', () => {
     fake.completeInstallPlan('east', 'openshift-gitops-operator', 'install-q8x2m');
     const plans = await kube.listInstallPlans!(ref, NOW);
     expect(plans[0]).toMatchObject({ approved: true, phase: 'Complete' });
+  });
+
+  it('writes nothing when the plan changed since it was read (409 Conflict); the next call reads it again', async () => {
+    const fake = await withPlans();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const req = { ...ref, namespace: 'openshift-gitops-operator', installPlan: 'install-q8x2m', idempotencyKey: '3:approve:x' };
+    // OLM rewrites the plan's status between our read and our patch
+    let touched = 0;
+    fake.onRead((r) => {
+      if (r.path !== IP || touched++ > 0) return;
+      fake.changeInstallPlan('east', 'openshift-gitops-operator', 'install-q8x2m', { phase: 'RequiresApproval' });
+    });
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('changed-since-read');
+    expect(fake.writes()).toEqual([]);
+    expect(fake.installPlan('east', 'openshift-gitops-operator', 'install-q8x2m')).toMatchObject({ spec: { approved: false } });
+    // the next tick: read again, approved with the new resourceVersion
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('approved');
+    expect(fake.writes()).toEqual([
+      expect.objectContaining({ method: 'PATCH', path: IP, body: { metadata: { resourceVersion: '734121' }, spec: { approved: true } } }),
+    ]);
+    expect(fake.requests('east').map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${IP}`, `PATCH ${IP}`, `GET ${IP}`, `PATCH ${IP}`]);
+  });
+
+  it('someone approving the plan by hand between our read and our patch: not approved twice', async () => {
+    const fake = await withPlans();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const req = { ...ref, namespace: 'openshift-gitops-operator', installPlan: 'install-q8x2m', idempotencyKey: '3:approve:x' };
+    fake.onRead((r) => {
+      if (r.path === IP) fake.changeInstallPlan('east', 'openshift-gitops-operator', 'install-q8x2m', { approved: true });
+    });
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('changed-since-read');
+    fake.onRead(null);
+    expect(await kube.approveInstallPlan!(req, NOW)).toBe('already-approved');
+    expect(fake.writes()).toEqual([]);
+  });
+
+  it("the fake's conflict is the API server's Status (reason Conflict, details of the object)", async () => {
+    // over plain HTTP (no client TLS set-up needed for a bare request)
+    const fake = await startFakeOpenShift({
+      clusters: [
+        {
+          name: 'east',
+          version: '4.15.20',
+          releases: RELEASES,
+          installPlans: [{ namespace: 'openshift-gitops-operator', name: 'install-q8x2m', csv: 'x.v1' }],
+        },
+      ],
+      now: () => NOW,
+    });
+    cleanup.push(() => fake.close());
+    const res = await fetch(`${fake.url}/clusters/east${IP}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${fake.token}`, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ metadata: { resourceVersion: '1' }, spec: { approved: true } }),
+    });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'Operation cannot be fulfilled on installplans.operators.coreos.com "install-q8x2m": the object has been modified; please apply your changes to the latest version and try again',
+      reason: 'Conflict',
+      details: { name: 'install-q8x2m', group: 'operators.coreos.com', kind: 'installplans' },
+      code: 409,
+    });
+    expect(fake.writes()).toEqual([]);
   });
 
   it("reads a failed plan's Installed condition message", async () => {

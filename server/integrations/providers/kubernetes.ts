@@ -38,7 +38,8 @@
  *   `status.phase` and its `Installed` condition's message; the Subscriptions it belongs to by its
  *   `metadata.ownerReferences` (kind Subscription) and their `status.installPlanRef`, with the package
  *   `spec.name`. `approveInstallPlan` re-reads the plan and merge-patches `spec.approved: true` only
- *   while it is false (what `oc patch installplan … --type merge -p '{"spec":{"approved":true}}'` does).
+ *   while it is false (what `oc patch installplan … --type merge -p '{"spec":{"approved":true}}'` does),
+ *   with the `metadata.resourceVersion` it read as the precondition (409 Conflict: changed since).
  *
  * The writes: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
  * {version, image}` on the ClusterVersion, after `setChannel` merge-patched `spec.channel` when a
@@ -807,15 +808,25 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       const target = { ...INSTALL_PLANS, namespace: req.namespace, name: req.installPlan };
       const what = `installplans.operators.coreos.com ${req.namespace}/${req.installPlan}`;
       const current: unknown = await request(`GET ${what}`, () => client.custom.getNamespacedCustomObject(target));
-      const approved = z.object({ spec: z.object({ approved: z.boolean().nullish() }) }).safeParse(current);
-      if (!approved.success) throw new ProviderError('kubernetes', `unexpected InstallPlan ${req.namespace}/${req.installPlan}`);
-      if (approved.data.spec.approved === true) return 'already-approved';
-      await request(`PATCH ${what}`, () =>
-        client.custom.patchNamespacedCustomObject(
-          { ...target, body: { spec: { approved: true } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
-      );
+      const read = z
+        .object({ metadata: z.object({ resourceVersion: z.string() }), spec: z.object({ approved: z.boolean().nullish() }) })
+        .safeParse(current);
+      if (!read.success) throw new ProviderError('kubernetes', `unexpected InstallPlan ${req.namespace}/${req.installPlan}`);
+      if (read.data.spec.approved === true) return 'already-approved';
+      // The approval holds only for the plan as read: with its resourceVersion in the patch the
+      // API server refuses it (409 Conflict) when someone changed the plan since (approved it, or
+      // OLM replaced its steps). Then nothing was written and the next tick reads the plan again.
+      try {
+        await request(`PATCH ${what}`, () =>
+          client.custom.patchNamespacedCustomObject(
+            { ...target, body: { metadata: { resourceVersion: read.data.metadata.resourceVersion }, spec: { approved: true } } },
+            setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          ),
+        );
+      } catch (err) {
+        if (err instanceof ProviderError && err.status === 409) return 'changed-since-read';
+        throw err;
+      }
       return 'approved';
     },
     async setChannel(ref, channel) {

@@ -182,9 +182,11 @@ export interface FleetProvider {
   listInstallPlans?(ref: ClusterRef, now: Date): Promise<InstallPlanReading[]>;
   /**
    * Approves one InstallPlan (Kubernetes: merge-patch `spec.approved: true`). Exactly once: re-reads
-   * the plan first and writes nothing when it is already approved ('already-approved').
+   * the plan first and writes nothing when it is already approved ('already-approved'); the write
+   * holds only for the plan as read, and nothing is written when it changed in between
+   * ('changed-since-read': read it again next tick, neither done nor failed).
    */
-  approveInstallPlan?(req: ApproveInstallPlanRequest, now: Date): Promise<'approved' | 'already-approved'>;
+  approveInstallPlan?(req: ApproveInstallPlanRequest, now: Date): Promise<'approved' | 'already-approved' | 'changed-since-read'>;
   /**
    * Switches the cluster's update channel (Kubernetes: merge-patch ClusterVersion `spec.channel`),
    * the first write of a gated start whose hop needs another channel (plan/route-following.ts).

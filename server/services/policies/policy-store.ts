@@ -4,7 +4,7 @@
 // transaction, after validation, so a rejected write leaves nothing behind.
 import type { Db } from '@/db/open-database';
 import { jsonEqual } from '@/lib/json-diff';
-import { lintPolicies } from '@/server/domain/plan/lint-policies';
+import { lintPolicies, type GraphCoverage } from '@/server/domain/plan/lint-policies';
 import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems, type NamedProblem, type NamedWarning, type PathMapping } from '@/server/domain/policy-files/named-problems';
@@ -114,9 +114,10 @@ export function checkDocument(
   };
 }
 
-export function lintInput(input: PlanInput, mapping: PathMapping): NamedWarning[] {
+/** The policy lint, named for the caller; with the stored update graphs (when any) their minors are checked too. */
+export function lintInput(input: PlanInput, mapping: PathMapping, graphs?: GraphCoverage): NamedWarning[] {
   return nameProblems(
-    lintPolicies(input),
+    lintPolicies(input, graphs),
     input.clusters.map((c) => c.name),
     mapping,
   );
