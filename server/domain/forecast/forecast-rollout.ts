@@ -81,6 +81,11 @@ export type ForecastOptions = {
   routes?: GateState['routes'];
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
+  /**
+   * Decide every cluster a completion wakes, its window shut or not (the simulation before it let
+   * those sleep until their window opens): the reference the tests compare the shortcut with.
+   */
+  wakeEveryoneAtCompletion?: boolean;
 };
 
 export type ForecastUpgrade = {
@@ -145,7 +150,8 @@ export type ForecastResult = {
   sectors: SectorForecast[];
   /** approval gates the rollout waits at, earliest first (empty without gates) */
   approvalGates: PendingApprovalGate[];
-  stats: { engineRuns: number; upgrades: number; truncated: boolean };
+  /** `decided`: cluster verdicts the engine gave over all runs (what a run costs grows with it) */
+  stats: { engineRuns: number; decided: number; upgrades: number; truncated: boolean };
 };
 
 type SimCluster = {
@@ -271,6 +277,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   let ledger: SoakLedger | null = null;
   let sectorTables: SectorTables = {};
   let engineRuns = 0;
+  let decided = 0;
   let upgradesStarted = 0;
   let truncated = false;
 
@@ -417,6 +424,37 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     entry.clusters.add(s.base.name);
   };
 
+  /** Per schedule and grid tick `g0`: the first tick from `g0` on whose window holds a run (Infinity: none within the horizon). */
+  const windowTicks = new Map<string, Map<number, number>>();
+  const windowTickFrom = (compiled: NonNullable<SimCluster['compiled']>, g0: number): number => {
+    let bySchedule = windowTicks.get(compiled.key);
+    if (!bySchedule) windowTicks.set(compiled.key, (bySchedule = new Map<number, number>()));
+    let tick = bySchedule.get(g0);
+    if (tick === undefined) {
+      const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
+      tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
+      bySchedule.set(g0, tick);
+    }
+    return tick;
+  };
+
+  /**
+   * When a cluster asleep at a completion's tick `t` (no upgrade in flight) is next decided: at
+   * `t` — a completion may change its verdict — unless its window is shut at `t` and opens within
+   * the horizon. Then the engine could only say OUTSIDE_WINDOW there (its first rule after an
+   * upgrade in flight, a suspended schedule and a sector's notBefore, none of which applies), a
+   * skip that takes no mutex, and it would sleep until that window's tick, where it is decided
+   * anyway (so its last verdict is the same too): it sleeps until then without the engine run.
+   * Most of a large fleet is asleep at any completion, with its window shut.
+   */
+  const wakeAtCompletion = (s: SimCluster, t: number): number => {
+    if (!s.compiled || options.wakeEveryoneAtCompletion) return t;
+    const notBefore = s.sector === null ? undefined : notBeforeOf.get(s.sector);
+    if (notBefore !== undefined && t < notBefore) return t;
+    const tick = windowTickFrom(s.compiled, t);
+    return tick > t && tick <= untilMs ? tick : t;
+  };
+
   let t = fromMs;
   let first = true;
   let done = false;
@@ -437,7 +475,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       }
       const reset = first ? false : advanceUpgrades(t);
       if (reset) sectorTables = {};
-      if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+      if (reset) for (const s of managed) if (!s.state.currentUpgrade && s.eligibleAt > t) s.eligibleAt = wakeAtCompletion(s, t);
 
       // Only awake clusters are decided: an asleep one's verdict cannot have changed since it was
       // given (that is what put it to sleep), and a skip takes no mutex. The first step decides
@@ -464,6 +502,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         kept: { soak: ledger, sectorTables },
       });
       engineRuns++;
+      decided += awake.length;
       versionData = result.versionData;
 
       let released = false;
@@ -538,22 +577,13 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // (the first tick after `t` is on the grid even when `t`, the forecast's start, is not)
       for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), ceilGrid(t + 1)));
       const completionTick = next;
-      // per schedule and grid tick: the first tick whose window holds a run
-      const memo = new Map<string, Map<number, number>>();
       for (const s of managed) {
         if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
         const compiled = s.compiled;
         if (!compiled) continue;
         const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
         if (g0 >= next) continue;
-        let bySchedule = memo.get(compiled.key);
-        if (!bySchedule) memo.set(compiled.key, (bySchedule = new Map<number, number>()));
-        let tick = bySchedule.get(g0);
-        if (tick === undefined) {
-          const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
-          tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
-          bySchedule.set(g0, tick);
-        }
+        const tick = windowTickFrom(compiled, g0);
         // until its window opens the engine can only say OUTSIDE_WINDOW: asleep till then
         s.eligibleAt = tick;
         next = Math.min(next, tick);
@@ -632,7 +662,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       approvalGates: [...pendingGates.values()]
         .sort((a, b) => a.earliest - b.earliest)
         .map((e) => ({ ...e.gate, earliest: formatInstant(e.earliest), heldSectors: [...e.held].sort(), clusters: e.clusters.size })),
-      stats: { engineRuns, upgrades: upgradesStarted, truncated },
+      stats: { engineRuns, decided, upgrades: upgradesStarted, truncated },
     };
   };
 
