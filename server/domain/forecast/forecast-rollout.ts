@@ -28,7 +28,7 @@ import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { SoakLedger } from '../plan/soak';
 import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
-import { engineOrderPositions, type ManagedCluster, type SectorTables } from '../plan/decide-upgrades';
+import { engineOrderAfterMoves, engineOrderPositions, type ManagedCluster, type SectorTables } from '../plan/decide-upgrades';
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
@@ -155,6 +155,8 @@ export type ForecastResult = {
 };
 
 type SimCluster = {
+  /** position in `input.clusters` */
+  index: number;
   base: Cluster;
   /** mutable state handed to the engine */
   state: Cluster;
@@ -235,7 +237,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     ...(options.routes ? { routes: options.routes } : {}),
   };
 
-  const sims: SimCluster[] = input.clusters.map((c) => {
+  const sims: SimCluster[] = input.clusters.map((c, index) => {
     const state: Cluster = { ...c, availableUpgrades: [...c.availableUpgrades] };
     const sector = c.upgradePolicy?.conditions.sector ?? null;
     const upgrades: ForecastUpgrade[] = [];
@@ -253,6 +255,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     }
     const reached = target !== null && compareVersions(c.version, target) >= 0 ? fromMs : null;
     return {
+      index,
       base: c,
       state,
       offered: c.availableUpgrades.filter((v) => compareVersions(v, c.version) > 0),
@@ -297,6 +300,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
    * others' scheduled upgrades as the scheduler would).
    */
   const canarySectorsWithNews = new Set<string>();
+  /** the clusters (positions in `sims`) whose version changed since the engine's order was taken */
+  const movedSinceOrder = new Set<number>();
 
   /** Applies completions and start transitions due at `t`; returns whether anything completed. */
   const advanceUpgrades = (t: number): boolean => {
@@ -318,6 +323,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           ...(routed?.channel ? { channel: routed.channel } : {}),
         };
         delete s.state.currentUpgrade;
+        movedSinceOrder.add(s.index);
         ledger?.moved(s.state, from);
         if (s.sector !== null && canarySectors.has(s.sector)) {
           upgradeResults = [...(upgradeResults ?? []), { cluster: s.base.name, version, outcome: 'completed', at: s.endsAt }];
@@ -392,7 +398,14 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   // The engine's order of the managed clusters (orderManagedClusters: by version, then soakDays,
   // then input order), kept as simulated clusters: only a completion changes a version.
   let engineOrder: SimCluster[] | null = null;
-  const orderOfSims = (): SimCluster[] => Array.from(engineOrderPositions(sims.map((s) => s.state)), (i) => sims[i]!);
+  let orderPositions: Int32Array | null = null;
+  const orderOfSims = (): SimCluster[] => {
+    const states = sims.map((s) => s.state);
+    orderPositions =
+      orderPositions === null ? engineOrderPositions(states) : engineOrderAfterMoves(states, orderPositions, movedSinceOrder);
+    movedSinceOrder.clear();
+    return Array.from(orderPositions, (i) => sims[i]!);
+  };
 
   // approval gates and notBefore (sector-gates.ts): where the rollout waits for an operator
   const notBeforeOf = new Map(input.organization.sectors.flatMap((x) => (x.notBefore ? [[x.name, x.notBefore.at] as const] : [])));
