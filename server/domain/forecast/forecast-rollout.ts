@@ -270,6 +270,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   });
   const byName = new Map(sims.map((s) => [s.base.name, s]));
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
+  /** the managed clusters with an upgrade in flight (the ones with `endsAt`): a few among thousands */
+  const inFlight = new Set(managed.filter((s) => s.endsAt !== null));
 
   let versionData: VersionData = input.versionData;
   // the canary sectors' completions the simulation adds to the input's (canaries.ts)
@@ -307,7 +309,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   const advanceUpgrades = (t: number): boolean => {
     let completed = false;
     canarySectorsWithNews.clear();
-    for (const s of managed) {
+    // in input order, as the records of completions (soak reporters, upgrade results) are kept
+    for (const s of [...inFlight].sort((a, b) => a.index - b.index)) {
       const cu = s.state.currentUpgrade;
       if (!cu) continue;
       if (s.endsAt !== null && s.endsAt <= t) {
@@ -331,6 +334,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         }
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
         s.endsAt = null;
+        inFlight.delete(s);
         completed = true;
       } else if (cu.state === 'scheduled' && (parseInstant(cu.nextRun) ?? 0) <= t) {
         s.state = { ...s.state, currentUpgrade: { ...cu, state: 'started' } };
@@ -527,6 +531,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           const start = parseInstant(d.nextRun) ?? t;
           s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
           s.endsAt = start + durationMs;
+          inFlight.add(s);
           s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
           s.eligibleAt = Infinity;
           upgradesStarted++;
@@ -534,6 +539,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           s.state = { ...s.state };
           delete s.state.currentUpgrade;
           s.endsAt = null;
+          inFlight.delete(s);
           const last = s.upgrades[s.upgrades.length - 1];
           if (last?.inFlight) s.upgrades.pop();
           s.eligibleAt = t;
@@ -588,7 +594,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // window opening for an awake cluster.
       let next = Infinity;
       // (the first tick after `t` is on the grid even when `t`, the forecast's start, is not)
-      for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), ceilGrid(t + 1)));
+      for (const s of inFlight) next = Math.min(next, Math.max(ceilGrid(s.endsAt!), ceilGrid(t + 1)));
       const completionTick = next;
       for (const s of managed) {
         if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
