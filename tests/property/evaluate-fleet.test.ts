@@ -402,3 +402,37 @@ describe('forecast properties', () => {
     // twice that beside the rest of the suite
   }, 120_000);
 });
+
+describe('forecast shortcuts', () => {
+  it('letting clusters whose window is shut sleep through a completion changes nothing', () => {
+    let shortcut = 0;
+    let reference = 0;
+    fc.assert(
+      fc.property(
+        arbFleet,
+        // a sector's notBefore (hours from now; null: none): before the start, within the 3 days, after them
+        fc.array(fc.option(fc.constantFrom(-5, 3, 20, 47, 100), { nil: null }), { minLength: 3, maxLength: 3 }),
+        fc.constantFrom(7, 10, 60),
+        (raw, notBefore, stepMinutes) => {
+          const sectors = raw.document.organization.sectors.map((sector, i) => {
+            const hours = notBefore[i];
+            return hours === null || hours === undefined ? sector : { ...sector, notBefore: new Date(NOW_MS + hours * HOUR).toISOString() };
+          });
+          const s = scenario({ ...raw, document: { ...raw.document, organization: { ...raw.document.organization, sectors } } });
+          if (!s) return;
+          const options = { ...s.forecastGates, horizonDays: 3, stepMinutes, upgradeMinutes: 90 };
+          const fast = forecastRollout(s.input, options);
+          const everyone = forecastRollout(s.input, { ...options, wakeEveryoneAtCompletion: true });
+          // the same upgrades, last verdicts, sectors, approval gates and engine runs; fewer verdicts
+          expect({ ...fast, stats: { ...fast.stats, decided: 0 } }).toEqual({ ...everyone, stats: { ...everyone.stats, decided: 0 } });
+          expect(fast.stats.decided).toBeLessThanOrEqual(everyone.stats.decided);
+          shortcut += fast.stats.decided;
+          reference += everyone.stats.decided;
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    // the shortcut was taken: completions found clusters asleep with their window shut
+    expect(shortcut).toBeLessThan(reference);
+  }, 60_000);
+});

@@ -28,7 +28,7 @@ import { boundExceeded, boundsForCluster } from '../plan/version-bounds';
 import { compileSchedule, listRuns } from '../plan/cron-schedule';
 import { SoakLedger } from '../plan/soak';
 import { evaluateFleet, type FleetVersionView } from '../evaluation/evaluate-fleet';
-import { engineOrderPositions, type ManagedCluster, type SectorTables } from '../plan/decide-upgrades';
+import { engineOrderAfterMoves, engineOrderPositions, type ManagedCluster, type SectorTables } from '../plan/decide-upgrades';
 import { MIN_LEAD_MS, WINDOW_MS } from '../plan/decide-upgrades';
 import { DAY_MS, formatInstant, MINUTE_MS, parseInstant } from '../plan/time';
 import type { Cluster, Decision, PlanInput, VersionData } from '../plan/types';
@@ -81,6 +81,11 @@ export type ForecastOptions = {
   routes?: GateState['routes'];
   /** Safety net against pathological inputs. */
   maxEngineRuns?: number;
+  /**
+   * Decide every cluster a completion wakes, its window shut or not (the simulation before it let
+   * those sleep until their window opens): the reference the tests compare the shortcut with.
+   */
+  wakeEveryoneAtCompletion?: boolean;
 };
 
 export type ForecastUpgrade = {
@@ -145,10 +150,13 @@ export type ForecastResult = {
   sectors: SectorForecast[];
   /** approval gates the rollout waits at, earliest first (empty without gates) */
   approvalGates: PendingApprovalGate[];
-  stats: { engineRuns: number; upgrades: number; truncated: boolean };
+  /** `decided`: cluster verdicts the engine gave over all runs (what a run costs grows with it) */
+  stats: { engineRuns: number; decided: number; upgrades: number; truncated: boolean };
 };
 
 type SimCluster = {
+  /** position in `input.clusters` */
+  index: number;
   base: Cluster;
   /** mutable state handed to the engine */
   state: Cluster;
@@ -229,7 +237,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     ...(options.routes ? { routes: options.routes } : {}),
   };
 
-  const sims: SimCluster[] = input.clusters.map((c) => {
+  const sims: SimCluster[] = input.clusters.map((c, index) => {
     const state: Cluster = { ...c, availableUpgrades: [...c.availableUpgrades] };
     const sector = c.upgradePolicy?.conditions.sector ?? null;
     const upgrades: ForecastUpgrade[] = [];
@@ -247,6 +255,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     }
     const reached = target !== null && compareVersions(c.version, target) >= 0 ? fromMs : null;
     return {
+      index,
       base: c,
       state,
       offered: c.availableUpgrades.filter((v) => compareVersions(v, c.version) > 0),
@@ -261,6 +270,8 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   });
   const byName = new Map(sims.map((s) => [s.base.name, s]));
   const managed = sims.filter((s) => s.base.upgradePolicy !== undefined);
+  /** the managed clusters with an upgrade in flight (the ones with `endsAt`): a few among thousands */
+  const inFlight = new Set(managed.filter((s) => s.endsAt !== null));
 
   let versionData: VersionData = input.versionData;
   // the canary sectors' completions the simulation adds to the input's (canaries.ts)
@@ -271,6 +282,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   let ledger: SoakLedger | null = null;
   let sectorTables: SectorTables = {};
   let engineRuns = 0;
+  let decided = 0;
   let upgradesStarted = 0;
   let truncated = false;
 
@@ -295,12 +307,15 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
    * others' scheduled upgrades as the scheduler would).
    */
   const canarySectorsWithNews = new Set<string>();
+  /** the clusters (positions in `sims`) whose version changed since the engine's order was taken */
+  const movedSinceOrder = new Set<number>();
 
   /** Applies completions and start transitions due at `t`; returns whether anything completed. */
   const advanceUpgrades = (t: number): boolean => {
     let completed = false;
     canarySectorsWithNews.clear();
-    for (const s of managed) {
+    // in input order, as the records of completions (soak reporters, upgrade results) are kept
+    for (const s of [...inFlight].sort((a, b) => a.index - b.index)) {
       const cu = s.state.currentUpgrade;
       if (!cu) continue;
       if (s.endsAt !== null && s.endsAt <= t) {
@@ -316,6 +331,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           ...(routed?.channel ? { channel: routed.channel } : {}),
         };
         delete s.state.currentUpgrade;
+        movedSinceOrder.add(s.index);
         ledger?.moved(s.state, from);
         if (s.sector !== null && canarySectors.has(s.sector)) {
           upgradeResults = [...(upgradeResults ?? []), { cluster: s.base.name, version, outcome: 'completed', at: s.endsAt }];
@@ -323,6 +339,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         }
         if (target !== null && s.reachedAt === null && compareVersions(version, target) >= 0) s.reachedAt = s.endsAt;
         s.endsAt = null;
+        inFlight.delete(s);
         completed = true;
       } else if (cu.state === 'scheduled' && (parseInstant(cu.nextRun) ?? 0) <= t) {
         s.state = { ...s.state, currentUpgrade: { ...cu, state: 'started' } };
@@ -390,7 +407,14 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
   // The engine's order of the managed clusters (orderManagedClusters: by version, then soakDays,
   // then input order), kept as simulated clusters: only a completion changes a version.
   let engineOrder: SimCluster[] | null = null;
-  const orderOfSims = (): SimCluster[] => Array.from(engineOrderPositions(sims.map((s) => s.state)), (i) => sims[i]!);
+  let orderPositions: Int32Array | null = null;
+  const orderOfSims = (): SimCluster[] => {
+    const states = sims.map((s) => s.state);
+    orderPositions =
+      orderPositions === null ? engineOrderPositions(states) : engineOrderAfterMoves(states, orderPositions, movedSinceOrder);
+    movedSinceOrder.clear();
+    return Array.from(orderPositions, (i) => sims[i]!);
+  };
 
   // approval gates and notBefore (sector-gates.ts): where the rollout waits for an operator
   const notBeforeOf = new Map(input.organization.sectors.flatMap((x) => (x.notBefore ? [[x.name, x.notBefore.at] as const] : [])));
@@ -422,6 +446,37 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     entry.clusters.add(s.base.name);
   };
 
+  /** Per schedule and grid tick `g0`: the first tick from `g0` on whose window holds a run (Infinity: none within the horizon). */
+  const windowTicks = new Map<string, Map<number, number>>();
+  const windowTickFrom = (compiled: NonNullable<SimCluster['compiled']>, g0: number): number => {
+    let bySchedule = windowTicks.get(compiled.key);
+    if (!bySchedule) windowTicks.set(compiled.key, (bySchedule = new Map<number, number>()));
+    let tick = bySchedule.get(g0);
+    if (tick === undefined) {
+      const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
+      tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
+      bySchedule.set(g0, tick);
+    }
+    return tick;
+  };
+
+  /**
+   * When a cluster asleep at a completion's tick `t` (no upgrade in flight) is next decided: at
+   * `t` — a completion may change its verdict — unless its window is shut at `t` and opens within
+   * the horizon. Then the engine could only say OUTSIDE_WINDOW there (its first rule after an
+   * upgrade in flight, a suspended schedule and a sector's notBefore, none of which applies), a
+   * skip that takes no mutex, and it would sleep until that window's tick, where it is decided
+   * anyway (so its last verdict is the same too): it sleeps until then without the engine run.
+   * Most of a large fleet is asleep at any completion, with its window shut.
+   */
+  const wakeAtCompletion = (s: SimCluster, t: number): number => {
+    if (!s.compiled || options.wakeEveryoneAtCompletion) return t;
+    const notBefore = s.sector === null ? undefined : notBeforeOf.get(s.sector);
+    if (notBefore !== undefined && t < notBefore) return t;
+    const tick = windowTickFrom(s.compiled, t);
+    return tick > t && tick <= untilMs ? tick : t;
+  };
+
   let t = fromMs;
   let first = true;
   let done = false;
@@ -442,7 +497,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       }
       const reset = first ? false : advanceUpgrades(t);
       if (reset) sectorTables = {};
-      if (reset) for (const s of managed) if (!s.state.currentUpgrade) s.eligibleAt = Math.min(s.eligibleAt, t);
+      if (reset) for (const s of managed) if (!s.state.currentUpgrade && s.eligibleAt > t) s.eligibleAt = wakeAtCompletion(s, t);
 
       // Only awake clusters are decided: an asleep one's verdict cannot have changed since it was
       // given (that is what put it to sleep), and a skip takes no mutex. The first step decides
@@ -469,6 +524,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         kept: { soak: ledger, sectorTables },
       });
       engineRuns++;
+      decided += awake.length;
       versionData = result.versionData;
 
       let released = false;
@@ -480,6 +536,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           const start = parseInstant(d.nextRun) ?? t;
           s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
           s.endsAt = start + durationMs;
+          inFlight.add(s);
           s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
           s.eligibleAt = Infinity;
           upgradesStarted++;
@@ -487,6 +544,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
           s.state = { ...s.state };
           delete s.state.currentUpgrade;
           s.endsAt = null;
+          inFlight.delete(s);
           const last = s.upgrades[s.upgrades.length - 1];
           if (last?.inFlight) s.upgrades.pop();
           s.eligibleAt = t;
@@ -541,24 +599,15 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       // window opening for an awake cluster.
       let next = Infinity;
       // (the first tick after `t` is on the grid even when `t`, the forecast's start, is not)
-      for (const s of managed) if (s.endsAt !== null) next = Math.min(next, Math.max(ceilGrid(s.endsAt), ceilGrid(t + 1)));
+      for (const s of inFlight) next = Math.min(next, Math.max(ceilGrid(s.endsAt!), ceilGrid(t + 1)));
       const completionTick = next;
-      // per schedule and grid tick: the first tick whose window holds a run
-      const memo = new Map<string, Map<number, number>>();
       for (const s of managed) {
         if (s.state.currentUpgrade || s.eligibleAt === Infinity) continue;
         const compiled = s.compiled;
         if (!compiled) continue;
         const g0 = Math.max(ceilGrid(t + 1), ceilGrid(s.eligibleAt));
         if (g0 >= next) continue;
-        let bySchedule = memo.get(compiled.key);
-        if (!bySchedule) memo.set(compiled.key, (bySchedule = new Map<number, number>()));
-        let tick = bySchedule.get(g0);
-        if (tick === undefined) {
-          const run = listRuns(compiled, g0 + MIN_LEAD_MS, 1, untilMs + WINDOW_MS)[0];
-          tick = run === undefined ? Infinity : Math.max(g0, ceilGrid(run - WINDOW_MS));
-          bySchedule.set(g0, tick);
-        }
+        const tick = windowTickFrom(compiled, g0);
         // until its window opens the engine can only say OUTSIDE_WINDOW: asleep till then
         s.eligibleAt = tick;
         next = Math.min(next, tick);
@@ -637,7 +686,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       approvalGates: [...pendingGates.values()]
         .sort((a, b) => a.earliest - b.earliest)
         .map((e) => ({ ...e.gate, earliest: formatInstant(e.earliest), heldSectors: [...e.held].sort(), clusters: e.clusters.size })),
-      stats: { engineRuns, upgrades: upgradesStarted, truncated },
+      stats: { engineRuns, decided, upgrades: upgradesStarted, truncated },
     };
   };
 

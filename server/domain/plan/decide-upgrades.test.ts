@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideUpgrades, percentOfRoundedHalfEven } from './decide-upgrades';
+import { decideUpgrades, engineOrderAfterMoves, engineOrderPositions, percentOfRoundedHalfEven } from './decide-upgrades';
 import { explainCluster } from './explain-cluster';
 import { lintPolicies } from './lint-policies';
 import type { PlanInput } from './types';
@@ -21,6 +22,47 @@ describe('percentOfRoundedHalfEven', () => {
     [2, 5, 0],
   ])('%i%% of %i rounds half to even to %i', (p, n, expected) => {
     expect(percentOfRoundedHalfEven(p, n)).toBe(expected);
+  });
+});
+
+describe('engineOrderAfterMoves', () => {
+  // versions with build metadata compare equal to the plain release: they share a rank
+  const VERSIONS = ['4.12.1', '4.12.10', '4.12.10+b1', '4.13.0-rc.1', '4.13.0', '4.13.2', '4.14.0'];
+  const arbCluster = fc.record({
+    version: fc.constantFrom(...VERSIONS),
+    soakDays: fc.option(fc.constantFrom(0, 1, 3), { nil: undefined }),
+    managed: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
+    movesTo: fc.option(fc.constantFrom(...VERSIONS), { nil: null, freq: 2 }),
+  });
+  const clusterOf = (c: { version: string; soakDays?: number; managed: boolean }, i: number) =>
+    ({
+      name: `c${i}`,
+      version: c.version,
+      availableUpgrades: [],
+      ...(c.managed
+        ? {
+            upgradePolicy: {
+              workloads: ['w'],
+              schedule: { cron: '* * * * *', location: 'UTC' },
+              conditions: { soakDays: c.soakDays, mutexes: [] },
+            },
+          }
+        : {}),
+    }) as unknown as PlanInput['clusters'][number];
+
+  it('equals ordering the whole fleet again after some clusters changed version', () => {
+    let movedManaged = 0;
+    fc.assert(
+      fc.property(fc.array(arbCluster, { maxLength: 40 }), (raw) => {
+        const before = raw.map(clusterOf);
+        const after = raw.map((c, i) => clusterOf({ ...c, version: c.movesTo ?? c.version }, i));
+        const moved = new Set(raw.flatMap((c, i) => (c.movesTo !== null ? [i] : [])));
+        movedManaged += raw.filter((c) => c.movesTo !== null && c.managed).length;
+        expect([...engineOrderAfterMoves(after, engineOrderPositions(before), moved)]).toEqual([...engineOrderPositions(after)]);
+      }),
+      { numRuns: 300 },
+    );
+    expect(movedManaged).toBeGreaterThan(300);
   });
 });
 

@@ -131,6 +131,32 @@ export function engineOrderPositions(clusters: readonly Cluster[]): Int32Array {
   return positions;
 }
 
+/**
+ * engineOrderPositions after the clusters at the positions `moved` changed version, given the
+ * order before (`previous`, of the same clusters): the others keep their relative order (their
+ * keys did not change), the moved ones are sorted by the engine's key and merged in. For the
+ * forecast, which reorders the whole fleet after every completion while only a few clusters moved.
+ */
+export function engineOrderAfterMoves(clusters: readonly Cluster[], previous: Int32Array, moved: ReadonlySet<number>): Int32Array {
+  if (moved.size === 0) return previous;
+  const before = (i: number, j: number): boolean => {
+    const a = clusters[i] as ManagedCluster;
+    const b = clusters[j] as ManagedCluster;
+    return (compareVersions(a.version, b.version) || soakDaysOf(a) - soakDaysOf(b) || i - j) < 0;
+  };
+  const movers = [...moved].filter((i) => clusters[i]?.upgradePolicy !== undefined).sort((i, j) => (before(i, j) ? -1 : 1));
+  const out = new Int32Array(previous.length);
+  let n = 0;
+  let m = 0;
+  for (const i of previous) {
+    if (moved.has(i)) continue;
+    while (m < movers.length && before(movers[m]!, i)) out[n++] = movers[m++]!;
+    out[n++] = i;
+  }
+  while (m < movers.length) out[n++] = movers[m++]!;
+  return out;
+}
+
 /** Dense ranks of the managed clusters' values of `valueOf` (values comparing equal share one). */
 function ranksOf<T>(clusters: readonly Cluster[], valueOf: (c: Cluster) => T, compare: (a: T, b: T) => number): Map<T, number> {
   const distinct = new Set<T>();

@@ -51,15 +51,32 @@ export function reachesBound(version: string, bound: VersionBound): boolean {
 const NO_BOUNDS: AppliedBound[] = [];
 
 /**
+ * The bounds last worked out per policy's conditions, with the organization they were worked out
+ * for: the engine asks for a cluster's bounds several times per decision, and the forecast decides
+ * the same clusters hundreds of times. Validated inputs are not modified, so the same objects give
+ * the same bounds.
+ */
+const boundsByConditions = new WeakMap<UpgradeConditions, { organization: Organization; bounds: AppliedBound[] }>();
+
+/**
  * The targets and caps that apply to a cluster with these conditions: its organization's, its
  * sector's, its policy's (usually none). `sectors` is the organization's sectors by name when the
- * caller has that map (the engine, per candidate); otherwise the short list is searched.
+ * caller has that map (the engine, per candidate); otherwise the short list is searched (sector
+ * names are unique: the same sector either way). The list is shared: callers do not modify it.
  */
 export function boundsForCluster(
   organization: Organization,
   conditions: UpgradeConditions,
   sectors?: ReadonlyMap<string, Sector>,
 ): AppliedBound[] {
+  const known = boundsByConditions.get(conditions);
+  if (known?.organization === organization) return known.bounds;
+  const bounds = computeBounds(organization, conditions, sectors);
+  boundsByConditions.set(conditions, { organization, bounds });
+  return bounds;
+}
+
+function computeBounds(organization: Organization, conditions: UpgradeConditions, sectors?: ReadonlyMap<string, Sector>): AppliedBound[] {
   const name = conditions.sector;
   const sector = name === undefined ? undefined : (sectors?.get(name) ?? organization.sectors.find((s) => s.name === name));
   const out: AppliedBound[] = [];
