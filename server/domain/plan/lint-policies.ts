@@ -219,7 +219,25 @@ function lintCanaries(input: PlanInput, managed: Managed[], warnings: Warning[])
  * never gate them, single-cluster mutexes, maxParallelUpgrades without a shared mutex, blocked-version regexes that match nothing or
  * everything available, schedules that never fire, sector gates that hold nothing, canaries that test nothing.
  */
-export function lintPolicies(input: PlanInput): Warning[] {
+/**
+ * lifecycle.eusControlPlaneOnly needs MachineConfigPools to pause: the Kubernetes provider and the
+ * simulator have them; on OCM (whose upgrade service rolls the workers itself) the option is not
+ * applied and each hop of an EUS-to-EUS route stays an upgrade of its own.
+ */
+function lintEusProcedure(managed: Managed[], provider: string | undefined, warnings: Warning[]): void {
+  if (provider === undefined || provider === 'kubernetes' || provider === 'simulator') return;
+  for (const m of managed) {
+    if (!m.cluster.upgradePolicy.lifecycle?.eusControlPlaneOnly) continue;
+    warnings.push({
+      code: 'EUS_PROCEDURE_UNSUPPORTED',
+      path: `clusters[${m.index}].upgradePolicy.lifecycle.eusControlPlaneOnly`,
+      message: `the ${provider} provider cannot pause MachineConfigPools: the EUS-to-EUS control-plane-only procedure is not applied (each hop of the route is an upgrade of its own); it needs the Kubernetes provider`,
+    });
+  }
+}
+
+/** `context.provider`: the organization's provider kind, for the rules that depend on it */
+export function lintPolicies(input: PlanInput, context: { provider?: string } = {}): Warning[] {
   const managed = managedClusters(input);
   const warnings: Warning[] = [];
   lintSoakStarters(managed, warnings);
@@ -230,5 +248,6 @@ export function lintPolicies(input: PlanInput): Warning[] {
   lintSchedules(input, managed, warnings);
   lintSectorGates(input, warnings);
   lintCanaries(input, managed, warnings);
+  lintEusProcedure(managed, context.provider, warnings);
   return warnings;
 }

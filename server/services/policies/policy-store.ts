@@ -114,9 +114,9 @@ export function checkDocument(
   };
 }
 
-export function lintInput(input: PlanInput, mapping: PathMapping): NamedWarning[] {
+export function lintInput(input: PlanInput, mapping: PathMapping, provider?: string): NamedWarning[] {
   return nameProblems(
-    lintPolicies(input),
+    lintPolicies(input, { provider }),
     input.clusters.map((c) => c.name),
     mapping,
   );
