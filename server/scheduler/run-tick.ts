@@ -52,6 +52,7 @@ import {
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
 import { approvalKey, planId, type InstallPlansReading } from '@/server/domain/lifecycle/operator-approvals';
 import {
+  hopChannelKey,
   hopStartKey,
   newEusProgress,
   pauseKey,
@@ -657,8 +658,13 @@ function settleEusIntents(
       settle(unpauseKey(attempt.id, pool), read !== undefined && !read.paused, `pool ${pool} reads unpaused`);
   }
   progress.hops.forEach((hop, i) => {
-    if (hop.requestedAt !== null)
-      settle(hopStartKey(attempt.id, i), hop.confirmedAt !== null, `the provider holds the upgrade to ${hop.version}`);
+    if (hop.requestedAt === null) return;
+    settle(hopStartKey(attempt.id, i), hop.confirmedAt !== null, `the provider holds the upgrade to ${hop.version}`);
+    // a switch made before a crash is not asked again (the cluster reads the channel): settled here
+    if (hop.channel !== null) {
+      const onChannel = reading.ok && reading.cluster.channel === hop.channel;
+      settle(hopChannelKey(attempt.id, i), onChannel || hop.confirmedAt !== null, `the provider reports channel ${hop.channel}`);
+    }
   });
 }
 
