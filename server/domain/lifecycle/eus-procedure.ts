@@ -306,7 +306,7 @@ export function stepControlPlane(input: EusStepInput, progress: EusProcedureProg
     notes.push(`control plane at ${hop.version} (${label} completed)${workers}`);
     // the next hop may be judged in this same step
     const more = stepControlPlane(input, p);
-    return { ...more, notes: [...notes, ...more.notes] } as EusOutcome;
+    return { ...more, notes: [...notes, ...more.notes] };
   }
   if (timedOut)
     return fail(
