@@ -103,6 +103,9 @@ describe('runTick: the EUS-to-EUS control-plane-only procedure', () => {
       route: ['4.14.38', '4.15.45', '4.16.20'],
       hops: [{ channel: 'eus-4.16' }, { channel: null }],
     });
+    // held in fleetplan's view as its first hop (what the provider will be asked for; the simulator
+    // reads this view as its own state), not the route's end
+    expect(db.select().from(t.clusters).get()!.currentUpgrade).toMatchObject({ version: '4.15.45', state: 'scheduled' });
     await tick(7);
     expect(attempts()[0]!.state).toBe('pausing-workers');
     await until(() => attempts()[0]!.state === 'completed' || attempts()[0]!.finishedAt !== null);

@@ -1019,7 +1019,12 @@ async function tickOrganization(
       return held
         ? {
             ...snap,
-            currentUpgrade: { version: held.toVersion, nextRun: formatInstantToSecond(new Date(held.slot)), state: 'scheduled' as const },
+            // an EUS-to-EUS run's start is its first hop's (what the provider will be asked for), not the route's end
+            currentUpgrade: {
+              version: held.eusProcedure?.hops[0]?.version ?? held.toVersion,
+              nextRun: formatInstantToSecond(new Date(held.slot)),
+              state: 'scheduled' as const,
+            },
           }
         : snap;
     });
@@ -1112,7 +1117,7 @@ async function tickOrganization(
           if (!created) continue; // this slot was tried already
           attempts.push(created);
           summary.intentsCreated++;
-          setClusterUpgrade(db, org.id, d.cluster, { version: toVersion, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
+          setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
           recordUpgradeTransition(db, {
             clusterId: state.id,
             fromVersion: state.version,
