@@ -251,9 +251,10 @@ export function needsFreshReading(a: UpgradeAttempt, now: number, startLeadMs: n
       return true;
     case 'started':
       return a.startConfirmedAt === null;
-    // the EUS procedure judges its writes on what the cluster says now (pools, hops)
+    // the EUS procedure's pool writes are judged on what the pools say now; its hops, like
+    // `upgrading`, on the tick's own read (a second read may no longer carry the provider's
+    // one-time report of a finished or failed update: the simulator reports it once)
     case 'pausing-workers':
-    case 'control-plane-hop':
     case 'unpausing-workers':
       return true;
     default:
