@@ -15,6 +15,8 @@ import { DataTable, type Column } from '@/components/ui/data-table';
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
 type Approvals = NonNullable<Attempt['operatorApprovals']>;
 type EusRun = NonNullable<Attempt['eusProcedure']>;
+/** the lifecycle's final states (server/domain/lifecycle/machine.ts FINAL_STATES; components import no server code) */
+const FINAL_STATES: ReadonlySet<string> = new Set(['completed', 'skipped', 'cancelled', 'failed', 'timed-out']);
 
 /** One InstallPlan of the phase: approved by it (with its progress), or left pending by the policy. */
 interface PlanRow {
@@ -112,7 +114,7 @@ function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toV
 interface EusStep {
   id: string;
   step: string;
-  status: 'done' | 'running' | 'waiting' | 'not yet';
+  status: 'done' | 'running' | 'waiting' | 'not yet' | 'stopped';
   at: number | null;
   note: string | null;
 }
@@ -186,6 +188,11 @@ function EusProcedure({ run, state }: { run: EusRun; state: string }) {
       note: null,
     },
   );
+  // a run that ended (failed, timed out) stopped what was under way: say so rather than "running"
+  const ended = FINAL_STATES.has(state);
+  const shown = ended
+    ? steps.map((s) => (s.status === 'running' || s.status === 'waiting' ? { ...s, status: 'stopped' as const } : s))
+    : steps;
   return (
     <div className="eus-procedure">
       <p>
@@ -196,7 +203,7 @@ function EusProcedure({ run, state }: { run: EusRun; state: string }) {
         id="eus-procedure"
         label={`EUS-to-EUS run ${run.route.join(' → ')}`}
         bare
-        rows={steps}
+        rows={shown}
         columns={eusColumns}
         rowKey={(s) => s.id}
       />
