@@ -19,7 +19,15 @@ export type ClusterUpgradeStateValue = 'idle' | 'scheduled' | 'upgrading' | 'fai
 export type UpgradeHistoryStateValue = 'scheduled' | 'started' | 'completed' | 'failed' | 'cancelled';
 export type PolicyRevisionScopeValue = 'organization' | 'cluster';
 export type TickStatusValue = 'running' | 'succeeded' | 'failed';
-export type ActionIntentKindValue = 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan' | 'set-channel';
+export type ActionIntentKindValue =
+  | 'schedule-upgrade'
+  | 'cancel-upgrade'
+  | 'start-upgrade'
+  | 'approve-installplan'
+  | 'set-channel'
+  | 'pause-pool'
+  | 'unpause-pool'
+  | 'admin-ack';
 /** server/domain/lifecycle/machine.ts's LifecycleState (schema-types.test.ts keeps them equal) */
 export type LifecycleStateValue =
   | 'scheduled'
@@ -27,6 +35,10 @@ export type LifecycleStateValue =
   | 'pre-hook'
   | 'started'
   | 'upgrading'
+  | 'pausing-workers'
+  | 'control-plane-hop'
+  | 'unpausing-workers'
+  | 'workers-rolling'
   | 'operator-approvals'
   | 'post-hook'
   | 'post-checks'
@@ -49,6 +61,27 @@ export interface OperatorApprovalsValue {
   }[];
   left: { namespace: string; name: string; operators: string[]; csvNames: string[]; why: string }[];
   doneAt: number | null;
+}
+/** server/domain/lifecycle/eus-procedure.ts's EusProcedureProgress (schema-types.test.ts keeps them equal) */
+export interface EusProcedureValue {
+  route: string[];
+  hops: {
+    version: string;
+    channel: string | null;
+    requestedAt: number | null;
+    confirmedAt: number | null;
+    runningAt: number | null;
+    doneAt: number | null;
+  }[];
+  pausedByUs: string[] | null;
+  pausedBefore: string[];
+  pausedAt: number | null;
+  acks: { gate: string; requestedAt: number; confirmedAt: number | null }[];
+  unpauseRequestedAt: number | null;
+  unpausedAt: number | null;
+  rolledOutAt: number | null;
+  phaseSince: number | null;
+  holding: string | null;
 }
 export type ActionIntentStatusValue = 'pending' | 'done' | 'failed';
 /** `selector`: every cluster whose labels match the label selector kept in `subject` */
@@ -478,6 +511,8 @@ export const upgradeLifecycles = sqliteTable(
     finishedAt: timestamp('finished_at'),
     /** the operator-approvals phase's record: plans approved (requested, confirmed, Complete) and left pending */
     operatorApprovals: json<OperatorApprovalsValue>('operator_approvals'),
+    /** the EUS-to-EUS control-plane-only procedure's record (eus-procedure.ts); null: an ordinary attempt */
+    eusProcedure: json<EusProcedureValue>('eus_procedure'),
     acknowledgedBy: text('acknowledged_by'),
     acknowledgedAt: timestamp('acknowledged_at'),
     acknowledgeComment: text('acknowledge_comment'),

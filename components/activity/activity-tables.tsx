@@ -22,6 +22,9 @@ const KIND_LABEL: Record<string, string> = {
   'schedule-upgrade': 'schedule upgrade',
   'cancel-upgrade': 'cancel upgrade',
   'set-channel': 'switch channel',
+  'pause-pool': 'pause worker pool',
+  'unpause-pool': 'unpause worker pool',
+  'admin-ack': 'acknowledge admin gate',
 };
 
 const dash = <span className="muted">—</span>;

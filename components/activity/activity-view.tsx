@@ -240,6 +240,9 @@ export function ActivityView() {
               <option value="schedule-upgrade">schedule upgrade</option>
               <option value="cancel-upgrade">cancel upgrade</option>
               <option value="set-channel">switch channel</option>
+              <option value="pause-pool">pause worker pool</option>
+              <option value="unpause-pool">unpause worker pool</option>
+              <option value="admin-ack">acknowledge admin gate</option>
             </select>
             <select aria-label="Status" value={f.status} onChange={(e) => set({ status: e.target.value })}>
               <option value="">status: all</option>

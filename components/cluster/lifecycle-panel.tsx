@@ -14,6 +14,9 @@ import { DataTable, type Column } from '@/components/ui/data-table';
 
 type Attempt = inferRouterOutputs<AppRouter>['lifecycle']['forCluster'][number];
 type Approvals = NonNullable<Attempt['operatorApprovals']>;
+type EusRun = NonNullable<Attempt['eusProcedure']>;
+/** the lifecycle's final states (server/domain/lifecycle/machine.ts FINAL_STATES; components import no server code) */
+const FINAL_STATES: ReadonlySet<string> = new Set(['completed', 'skipped', 'cancelled', 'failed', 'timed-out']);
 
 /** One InstallPlan of the phase: approved by it (with its progress), or left pending by the policy. */
 interface PlanRow {
@@ -107,6 +110,107 @@ function OperatorApprovals({ approvals, toVersion }: { approvals: Approvals; toV
   );
 }
 
+/** One step of an EUS-to-EUS run: what it does, and how far it got. */
+interface EusStep {
+  id: string;
+  step: string;
+  status: 'done' | 'running' | 'waiting' | 'not yet' | 'stopped';
+  at: number | null;
+  note: string | null;
+}
+
+const eusColumns: Column<EusStep>[] = [
+  { id: 'step', header: 'Step', required: true, value: (s) => s.step, cell: (s) => s.step },
+  {
+    id: 'status',
+    header: 'Status',
+    value: (s) => s.status,
+    cell: (s) => (
+      <>
+        <span className="badge">{s.status}</span>
+        {s.note ? <span className="small"> {s.note}</span> : null}
+      </>
+    ),
+  },
+  { id: 'at', header: 'At', value: (s) => s.at ?? 0, cell: (s) => at(s.at) },
+];
+
+/**
+ * The EUS-to-EUS control-plane-only run of an attempt (lifecycle.eusControlPlaneOnly): the route,
+ * and each step — pause the workers, each control-plane hop, the admin acknowledgements, unpause,
+ * the worker rollout — with how far it got.
+ */
+function EusProcedure({ run, state }: { run: EusRun; state: string }) {
+  const paused = run.pausedByUs ?? [];
+  const left = run.pausedBefore.length ? `left paused as the admin paused them: ${run.pausedBefore.join(', ')}` : null;
+  const steps: EusStep[] = [
+    {
+      id: 'pause',
+      step: `Pause worker pools ${paused.join(', ') || '(none to pause)'}`,
+      status: run.pausedAt !== null ? 'done' : run.pausedByUs !== null ? 'running' : 'not yet',
+      at: run.pausedAt,
+      note: left,
+    },
+  ];
+  run.hops.forEach((hop, i) => {
+    const from = i === 0 ? run.route[0] : run.hops[i - 1]!.version;
+    if (i > 0)
+      for (const ack of run.acks)
+        steps.push({
+          id: `ack-${ack.gate}`,
+          step: `Acknowledge admin gate ${ack.gate}`,
+          status: ack.confirmedAt !== null ? 'done' : 'running',
+          at: ack.confirmedAt ?? ack.requestedAt,
+          note: null,
+        });
+    const holding = i > 0 && hop.requestedAt === null && run.hops[i - 1]!.doneAt !== null ? run.holding : null;
+    steps.push({
+      id: `hop-${i}`,
+      step: `Control plane ${from} → ${hop.version}${hop.channel ? ` (channel ${hop.channel})` : ''}`,
+      status: hop.doneAt !== null ? 'done' : hop.requestedAt !== null ? 'running' : holding ? 'waiting' : 'not yet',
+      at: hop.doneAt ?? hop.requestedAt,
+      note: holding,
+    });
+  });
+  steps.push(
+    {
+      id: 'unpause',
+      step: `Unpause worker pools ${paused.join(', ') || '(none)'}`,
+      status: run.unpausedAt !== null ? 'done' : run.unpauseRequestedAt !== null ? 'running' : 'not yet',
+      at: run.unpausedAt ?? run.unpauseRequestedAt,
+      note: null,
+    },
+    {
+      id: 'rollout',
+      step: `Workers roll out to ${run.route.at(-1)}`,
+      status: run.rolledOutAt !== null ? 'done' : state === 'workers-rolling' ? 'running' : 'not yet',
+      at: run.rolledOutAt,
+      note: null,
+    },
+  );
+  // a run that ended (failed, timed out) stopped what was under way: say so rather than "running"
+  const ended = FINAL_STATES.has(state);
+  const shown = ended
+    ? steps.map((s) => (s.status === 'running' || s.status === 'waiting' ? { ...s, status: 'stopped' as const } : s))
+    : steps;
+  return (
+    <div className="eus-procedure">
+      <p>
+        <strong>EUS-to-EUS control-plane-only run</strong> {run.route.join(' → ')}: the workers stay on {run.route[0]} until both
+        control-plane hops are done, then roll once.
+      </p>
+      <DataTable
+        id="eus-procedure"
+        label={`EUS-to-EUS run ${run.route.join(' → ')}`}
+        bare
+        rows={shown}
+        columns={eusColumns}
+        rowKey={(s) => s.id}
+      />
+    </div>
+  );
+}
+
 function AcknowledgeForm({ attempt }: { attempt: Attempt }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -167,6 +271,7 @@ export function LifecyclePanel({ cluster }: { cluster: string }) {
             {a.acknowledgedBy ? ` — acknowledged by ${a.acknowledgedBy}: ${a.acknowledgeComment ?? ''}` : null}
           </p>
           {a.needsAcknowledgement ? <AcknowledgeForm attempt={a} /> : null}
+          {a.eusProcedure ? <EusProcedure run={a.eusProcedure} state={a.state} /> : null}
           {a.operatorApprovals ? <OperatorApprovals approvals={a.operatorApprovals} toVersion={a.toVersion} /> : null}
           <ol>
             {a.transitions.map((t, i) => (

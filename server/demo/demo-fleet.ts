@@ -28,7 +28,7 @@ export interface DemoUpgradePolicy {
   schedule: DemoSchedule;
   conditions: { soakDays?: number; mutexes?: string[]; sector?: string; blockedVersions?: string[]; targetVersion?: string };
   /** lifecycle options (server/domain/lifecycle/options.ts), as a policy file writes them */
-  lifecycle?: { operatorApprovals?: { include: string[]; exclude?: string[]; timeout?: string } };
+  lifecycle?: { operatorApprovals?: { include: string[]; exclude?: string[]; timeout?: string }; eusControlPlaneOnly?: boolean };
 }
 
 export interface DemoCluster {
@@ -353,7 +353,9 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
 
   // One cluster far behind, on EUS 4.6 with the target 4.8.*: two minors away, so it follows the
   // path solver's route over the stored union-4.6-4.9 graph (4.6.30 → 4.7.60 → 4.8.54), switching
-  // to eus-4.8 for the first hop (plan/route-following.ts). Not in a sector, not scaled.
+  // to eus-4.8 for the first hop (plan/route-following.ts). Not in a sector, not scaled. Its policy
+  // takes the run control-plane-only (lifecycle/eus-procedure.ts): the worker pool is paused, both
+  // hops run, then the workers roll once.
   clusters.push({
     name: 'eus-legacy-01',
     externalId: 'sim-eus-1',
@@ -365,7 +367,12 @@ export function generateDemoFleet(graph: DemoGraphDocument, now: Date, seed = 20
     availableUpgrades: [],
     healthy: true,
     healthIssues: [],
-    upgradePolicy: { workloads: ['app-sre'], schedule: '0 * * * *', conditions: { soakDays: 0, targetVersion: '4.8.*' } },
+    upgradePolicy: {
+      workloads: ['app-sre'],
+      schedule: '0 * * * *',
+      conditions: { soakDays: 0, targetVersion: '4.8.*' },
+      lifecycle: { eusControlPlaneOnly: true },
+    },
     currentUpgrade: null,
   });
 

@@ -3,6 +3,7 @@
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
+import type { ActionIntentKindValue } from '@/db/schema';
 import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 import { readSetting, writeSetting } from './scheduler-repository';
@@ -295,7 +296,7 @@ export function insertIntent(
   v: {
     key: string;
     tickId: number;
-    kind: 'schedule-upgrade' | 'cancel-upgrade' | 'start-upgrade' | 'approve-installplan' | 'set-channel';
+    kind: ActionIntentKindValue;
     /** the cluster's organization */
     organizationId?: number | null;
     clusterName: string;

@@ -11,6 +11,7 @@ import {
   type LifecycleTransition,
   type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
+import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedure';
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
 
@@ -51,6 +52,7 @@ export function toStoredAttempt(r: LifecycleRow): StoredAttempt {
     providerDoneAt: ms(r.providerDoneAt),
     finishedAt: ms(r.finishedAt),
     operatorApprovals: r.operatorApprovals ?? null,
+    eusProcedure: r.eusProcedure ?? null,
     acknowledgedBy: r.acknowledgedBy,
     acknowledgedAt: ms(r.acknowledgedAt),
     acknowledgeComment: r.acknowledgeComment,
@@ -66,6 +68,8 @@ export interface NewAttempt {
   slot: number;
   /** the channel the start switches the cluster to first (the engine's decision for a route's hop), if any */
   channel?: string | null;
+  /** an EUS-to-EUS control-plane-only run's record (its route); toVersion is the route's end */
+  eusProcedure?: EusProcedureProgress | null;
   haltsOnFailure: boolean;
   at: number;
   actor: string;
@@ -88,6 +92,7 @@ export function insertAttempt(db: Db, v: NewAttempt): StoredAttempt | null {
       toVersion: v.toVersion,
       slot: new Date(v.slot),
       channel: v.channel ?? null,
+      eusProcedure: v.eusProcedure ?? null,
       state: 'scheduled',
       message: v.message,
       haltsOnFailure: v.haltsOnFailure,
@@ -235,6 +240,7 @@ export function saveAttemptStep(
       providerDoneAt: date(a.providerDoneAt),
       finishedAt: date(a.finishedAt),
       operatorApprovals: a.operatorApprovals,
+      eusProcedure: a.eusProcedure,
     })
     .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)))
     .run();

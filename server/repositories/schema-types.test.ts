@@ -6,10 +6,12 @@ import type {
   DecisionActionValue,
   LifecycleStateValue,
   OperatorApprovalsValue,
+  EusProcedureValue,
   RoleValue,
   WebhookEventValue,
 } from '@/db/schema';
 import type { OperatorApprovalsProgress } from '@/server/domain/lifecycle/operator-approvals';
+import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedure';
 import type { LifecycleState } from '@/server/domain/lifecycle/machine';
 import type { Role } from '@/server/auth/actor';
 import type { DecisionAction } from '@/server/domain/plan/types';
@@ -33,6 +35,10 @@ describe('typed enum columns', () => {
 
   it('upgrade_lifecycles.operator_approvals holds the operator-approvals phase record', () => {
     expectTypeOf<OperatorApprovalsValue>().toEqualTypeOf<OperatorApprovalsProgress>();
+  });
+
+  it('upgrade_lifecycles.eus_procedure holds the EUS-to-EUS procedure record', () => {
+    expectTypeOf<EusProcedureValue>().toEqualTypeOf<EusProcedureProgress>();
   });
 
   it("decisions.action and clusters.last_decision_action hold exactly the engine's actions", () => {

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     externalId: `ext-${c.name}`,
     name: c.name,
     version: c.version,
-    channel: 'stable-4.13',
+    channel: c.channel ?? 'stable-4.13',
     releases: c.releases,
     // pending manual InstallPlans: approved (all but the excluded operator's) after the first upgrade
     installPlans: ['openshift-gitops-operator', CRASH_EXCLUDED_OPERATOR].map((operator) => ({
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     })),
   }));
   // a small delay per provider call widens the windows between "sent" and "marked done"
-  const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS, installPlans: true });
+  const provider = createFakeProvider({ clusters: fakeClusters, logFile, durationMs: CRASH_DURATION_MS, installPlans: true, pools: true });
   const slow = {
     ...provider,
     startUpgrade: async (...a: Parameters<typeof provider.startUpgrade>) => {

@@ -9,6 +9,13 @@ import type { TestFleet } from './test-fleet';
  */
 export const CRASH_ROUTE = ['4.12.5', '4.13.50', '4.14.2', '4.15.1'];
 export const CRASH_ROUTE_CHANNELS: Record<string, string> = { '4.14.2': 'stable-4.14', '4.15.1': 'stable-4.15' };
+/**
+ * Two EUS clusters (eus-4.12, their own target 4.14.*) take an EUS-to-EUS run control-plane-only
+ * (lifecycle.eusControlPlaneOnly): 4.12.70 → 4.13.70 → 4.14.70 on eus-4.14, the worker pool paused
+ * across both hops, the 4.13→4.14 admin gate acknowledged between them.
+ */
+export const CRASH_EUS_ROUTE = ['4.12.70', '4.13.70', '4.14.70'];
+export const CRASH_EUS_GATE = 'ack-4.13-kube-1.27-api-removals-in-4.14';
 const node = (version: string, channels: string[]) => ({
   version,
   payload: `quay.io/openshift-release-dev/ocp-release@sha256:${version}`,
@@ -21,12 +28,17 @@ const CRASH_GRAPH = JSON.stringify({
     node('4.13.60', ['stable-4.13']),
     node('4.14.2', ['stable-4.14', 'stable-4.15']),
     node('4.15.1', ['stable-4.15']),
+    node('4.12.70', ['stable-4.12', 'eus-4.12', 'eus-4.14']),
+    node('4.13.70', ['stable-4.13', 'eus-4.14']),
+    node('4.14.70', ['stable-4.14', 'eus-4.14']),
   ],
   edges: [
     [0, 1],
     [0, 2],
     [1, 3],
     [3, 4],
+    [5, 6],
+    [6, 7],
   ],
   conditionalEdges: [],
 });
@@ -56,5 +68,14 @@ export const CRASH_FLEET: TestFleet = {
       ...(i % 3 === 0 ? { lifecycle: { operatorApprovals: { include: ['*'], exclude: [CRASH_EXCLUDED_OPERATOR] } } } : {}),
     })),
     ...['r-00', 'r-01'].map((name) => ({ name, version: '4.12.5', releases: [...CRASH_ROUTE.slice(1), '4.13.60'], soakDays: 0 })),
+    ...['e-00', 'e-01'].map((name) => ({
+      name,
+      version: CRASH_EUS_ROUTE[0]!,
+      channel: 'eus-4.12',
+      releases: CRASH_EUS_ROUTE.slice(1),
+      soakDays: 0,
+      targetVersion: '4.14.*',
+      lifecycle: { eusControlPlaneOnly: true },
+    })),
   ],
 };

@@ -12,7 +12,15 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import * as t from '@/db/schema';
 import type { FakeRecord } from '@/server/integrations/providers/fake-provider';
-import { CRASH_DURATION_MS, CRASH_EXCLUDED_OPERATOR, CRASH_FLEET, CRASH_ROUTE, CRASH_ROUTE_CHANNELS } from './crash-fleet';
+import {
+  CRASH_DURATION_MS,
+  CRASH_EUS_GATE,
+  CRASH_EUS_ROUTE,
+  CRASH_EXCLUDED_OPERATOR,
+  CRASH_FLEET,
+  CRASH_ROUTE,
+  CRASH_ROUTE_CHANNELS,
+} from './crash-fleet';
 
 const CHILD = path.join(process.cwd(), 'server', 'scheduler', 'crash-child.ts');
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
@@ -118,6 +126,32 @@ describe('scheduler crash safety', () => {
       switches += channels.length;
     }
     expect(switches).toBeGreaterThan(0);
+
+    // 6. the EUS clusters: one control-plane-only run each — the worker pool paused once before hop
+    // 1, the admin gate acknowledged once between the hops, unpaused once after hop 2; no write twice
+    for (const name of ['e-00', 'e-01']) {
+      const mine = records
+        .filter((r) => r.cluster === name)
+        .map((r) =>
+          r.op === 'pool'
+            ? `${r.paused ? 'pause' : 'unpause'}:${r.pool}`
+            : r.op === 'ack'
+              ? `ack:${r.gate}`
+              : r.op === 'channel'
+                ? `channel:${r.channel}`
+                : r.op === 'trigger'
+                  ? `start:${r.version}`
+                  : r.op,
+        );
+      expect(mine, `${name}: ${JSON.stringify(mine)}`).toEqual([
+        'pause:worker',
+        'channel:eus-4.14',
+        `start:${CRASH_EUS_ROUTE[1]}`,
+        `ack:${CRASH_EUS_GATE}`,
+        `start:${CRASH_EUS_ROUTE[2]}`,
+        'unpause:worker',
+      ]);
+    }
 
     // 3. every decision references an existing tick; 4. no intent left pending
     const db = openDatabase(dbFile);

@@ -71,7 +71,11 @@ describe('runTick on a route', () => {
     expect(db.select().from(t.clusters).get()!.lastDecisionMessage).toContain('on the route 4.13.1 → 4.14.1 → 4.15.3; next hop 4.14.1');
     await tick(7);
     await tick(8);
-    expect(provider.records().map((r) => [r.op, r.op === 'channel' ? r.channel : r.op === 'approve' ? r.name : r.version])).toEqual([
+    expect(
+      provider
+        .records()
+        .map((r) => [r.op, r.op === 'channel' ? r.channel : r.op === 'approve' ? r.name : 'version' in r ? r.version : r.op]),
+    ).toEqual([
       ['channel', 'stable-4.14'],
       ['trigger', '4.14.1'],
     ]);

@@ -51,6 +51,15 @@ import {
 } from '@/server/domain/lifecycle/machine';
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
 import { approvalKey, planId, type InstallPlansReading } from '@/server/domain/lifecycle/operator-approvals';
+import {
+  hopChannelKey,
+  hopStartKey,
+  newEusProgress,
+  pauseKey,
+  unpauseKey,
+  type EusEffect,
+  type EusProcedureProgress,
+} from '@/server/domain/lifecycle/eus-procedure';
 import { DEFAULT_LIFECYCLE_OPTIONS } from '@/server/domain/lifecycle/options';
 import { noInstallPlansMessage, type ClusterSnapshot, type FleetProvider } from '@/server/integrations/providers/types';
 import { countDecisions, countIntent, countInterruptedTicks, countProviderError, countTick } from '@/server/metrics/counters';
@@ -262,6 +271,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
       lastUpgrade: snap.lastUpgrade ?? null,
       ...(snap.pendingVersionGates ? { pendingVersionGates: snap.pendingVersionGates } : {}),
       ...(snap.inhibitors ? { inhibitors: snap.inhibitors } : {}),
+      ...(snap.machineConfigPools ? { machineConfigPools: snap.machineConfigPools } : {}),
     },
   };
 }
@@ -411,6 +421,18 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
     saved = true;
     for (const effect of result.effects) {
+      // a hop's channel switch is an intent of its own, written before its start's
+      if (effect.kind === 'start-hop' && effect.channel)
+        insertIntent(ctx.db, {
+          key: effect.channel.idempotencyKey,
+          kind: 'set-channel',
+          version: effect.version,
+          nextRun: null,
+          organizationId: env.organizationId,
+          tickId: ctx.tickId,
+          clusterName: attempt.cluster,
+          createdAt: ctx.now,
+        });
       const intent = intentOf(effect, attempt);
       if (intent)
         insertIntent(ctx.db, {
@@ -462,6 +484,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       else if (isFinal(next.state))
         markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
     }
+    if (next.eusProcedure) settleEusIntents(env, attempt, next, reading, result.effects);
     for (const t of result.transitions) {
       const event = eventOf(t);
       if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
@@ -524,6 +547,10 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     (e): e is Extract<LifecycleEffect, { kind: 'approve-installplan' }> => e.kind === 'approve-installplan',
   );
   if (approvals.length > 0) await approveInstallPlans(env, attempt.id, next, approvals, ref, meta);
+  const eusEffects = result.effects.filter(
+    (e): e is EusEffect => e.kind === 'set-pool-paused' || e.kind === 'admin-ack' || e.kind === 'start-hop',
+  );
+  if (eusEffects.length > 0) await carryOutEusEffects(env, attempt, next, eusEffects, ref, meta);
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
@@ -552,6 +579,12 @@ function intentOf(
       return { key: effect.idempotencyKey, kind: 'set-channel', version: effect.version, nextRun: null };
     case 'approve-installplan':
       return { key: effect.idempotencyKey, kind: 'approve-installplan', version: attempt.toVersion, nextRun: null };
+    case 'set-pool-paused':
+      return { key: effect.idempotencyKey, kind: effect.paused ? 'pause-pool' : 'unpause-pool', version: attempt.toVersion, nextRun: null };
+    case 'admin-ack':
+      return { key: effect.idempotencyKey, kind: 'admin-ack', version: attempt.toVersion, nextRun: null };
+    case 'start-hop':
+      return { key: effect.idempotencyKey, kind: 'start-upgrade', version: effect.version, nextRun: effect.at };
     default:
       return null;
   }
@@ -594,6 +627,148 @@ async function switchChannel(
 }
 
 const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
+
+/**
+ * The EUS procedure's writes a read showed done without their call having returned (a crash, a
+ * lost answer): the machine does not ask for them again, so their intents are settled here; an
+ * attempt that ended with writes never seen done fails them (nothing asks again).
+ */
+function settleEusIntents(
+  env: LifecycleEnv,
+  attempt: StoredAttempt,
+  next: UpgradeAttempt,
+  reading: ClusterReading,
+  effects: readonly LifecycleEffect[],
+): void {
+  const { ctx } = env;
+  const progress = next.eusProcedure!;
+  const asked = new Set(effects.map((e) => ('idempotencyKey' in e ? e.idempotencyKey : '')));
+  const settle = (key: string, done: boolean, note: string) => {
+    if (asked.has(key)) return;
+    const id = findPendingIntentId(ctx.db, key);
+    if (id === null) return;
+    if (done) markIntentDone(ctx.db, id, ctx.now, `reconciled: ${note}`);
+    else if (isFinal(next.state)) markIntentAttemptFailed(ctx.db, id, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+  };
+  const pools = new Map((reading.ok ? (reading.cluster.machineConfigPools ?? []) : []).map((p) => [p.name, p]));
+  for (const pool of progress.pausedByUs ?? []) {
+    const read = pools.get(pool);
+    settle(pauseKey(attempt.id, pool), read?.paused === true || progress.pausedAt !== null, `pool ${pool} reads paused`);
+    if (progress.unpauseRequestedAt !== null)
+      settle(unpauseKey(attempt.id, pool), read !== undefined && !read.paused, `pool ${pool} reads unpaused`);
+  }
+  progress.hops.forEach((hop, i) => {
+    if (hop.requestedAt === null) return;
+    settle(hopStartKey(attempt.id, i), hop.confirmedAt !== null, `the provider holds the upgrade to ${hop.version}`);
+    // a switch made before a crash is not asked again (the cluster reads the channel): settled here
+    if (hop.channel !== null) {
+      const onChannel = reading.ok && reading.cluster.channel === hop.channel;
+      settle(hopChannelKey(attempt.id, i), onChannel || hop.confirmedAt !== null, `the provider reports channel ${hop.channel}`);
+    }
+  });
+}
+
+/**
+ * Carries out the EUS procedure's writes (their intents are written): pool pauses and unpauses
+ * (confirmed by the next read), admin acknowledgements and hop starts (confirmed on the attempt when
+ * the call returned). A write that fails is asked again, with the same key, by a later step.
+ */
+async function carryOutEusEffects(
+  env: LifecycleEnv,
+  attempt: StoredAttempt,
+  next: UpgradeAttempt,
+  effects: EusEffect[],
+  ref: { externalId: string; name: string },
+  meta: { at: number; actor: string; tickId: number },
+): Promise<void> {
+  const { ctx, provider } = env;
+  let progress: EusProcedureProgress = next.eusProcedure!;
+  let startConfirmedAt = next.startConfirmedAt;
+  let changed = false;
+  const done = (key: string, note?: string) => {
+    const id = findIntentId(ctx.db, key);
+    if (id !== null) markIntentDone(ctx.db, id, ctx.now, note);
+    env.counts.done++;
+  };
+  const failed = (key: string, what: string, err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    countProviderError(ctx.db, provider.name, what, ctx.organization.name);
+    const id = findIntentId(ctx.db, key);
+    if (id !== null) markIntentAttemptFailed(ctx.db, id, ctx.now, message);
+    env.log(`${what} refused by the provider; asked again by the next step`, { lifecycleId: attempt.id, error: message });
+    env.counts.failed++;
+  };
+  for (const effect of effects) {
+    if (effect.kind === 'set-pool-paused') {
+      const what = effect.paused ? 'pause-pool' : 'unpause-pool';
+      try {
+        if (!provider.setMachineConfigPoolPaused) throw new Error(`the ${provider.name} provider cannot pause MachineConfigPools`);
+        const outcome = await provider.setMachineConfigPoolPaused(ref, effect.pool, effect.paused, ctx.now);
+        done(
+          effect.idempotencyKey,
+          outcome === 'already-set' ? `pool ${effect.pool} already ${effect.paused ? 'paused' : 'unpaused'}` : undefined,
+        );
+        countIntent(ctx.db, what, 'done', ctx.organization.name);
+      } catch (err) {
+        countIntent(ctx.db, what, 'retry', ctx.organization.name);
+        failed(effect.idempotencyKey, what, err);
+      }
+    } else if (effect.kind === 'admin-ack') {
+      try {
+        if (!provider.acknowledgeAdminGate) throw new Error(`the ${provider.name} provider cannot acknowledge admin gates`);
+        const outcome = await provider.acknowledgeAdminGate(ref, effect.gate, ctx.now);
+        done(effect.idempotencyKey, outcome === 'already-set' ? 'already acknowledged' : undefined);
+        countIntent(ctx.db, 'admin-ack', 'done', ctx.organization.name);
+        progress = {
+          ...progress,
+          acks: progress.acks.map((a) => (a.gate === effect.gate && a.confirmedAt === null ? { ...a, confirmedAt: meta.at } : a)),
+        };
+        changed = true;
+      } catch (err) {
+        countIntent(ctx.db, 'admin-ack', 'retry', ctx.organization.name);
+        failed(effect.idempotencyKey, 'admin-ack', err);
+      }
+    } else {
+      // the channel first: a start into a channel the cluster is not on would be refused (or taken in the old one)
+      if (effect.channel) {
+        try {
+          if (!provider.setChannel) throw new Error(`the ${provider.name} provider cannot switch a cluster's channel`);
+          const outcome = await provider.setChannel(ref, effect.channel.name, ctx.now);
+          done(
+            effect.channel.idempotencyKey,
+            outcome === 'already-set' ? `already on ${effect.channel.name}` : `switched to ${effect.channel.name}`,
+          );
+          countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
+        } catch (err) {
+          countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
+          failed(effect.channel.idempotencyKey, 'set-channel', err);
+          const id = findIntentId(ctx.db, effect.idempotencyKey);
+          if (id !== null) markIntentAttemptFailed(ctx.db, id, ctx.now, `waits for the switch to channel ${effect.channel.name}`);
+          continue;
+        }
+      }
+      try {
+        await provider.startUpgrade(
+          { ...ref, version: effect.version, at: new Date(effect.at), idempotencyKey: effect.idempotencyKey },
+          ctx.now,
+        );
+        done(effect.idempotencyKey);
+        countIntent(ctx.db, 'start', 'done', ctx.organization.name);
+        progress = {
+          ...progress,
+          hops: progress.hops.map((h, i) => (i === effect.hop && h.confirmedAt === null ? { ...h, confirmedAt: meta.at } : h)),
+        };
+        startConfirmedAt ??= meta.at;
+        changed = true;
+      } catch (err) {
+        countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
+        failed(effect.idempotencyKey, 'start-upgrade', err);
+      }
+    }
+  }
+  if (changed)
+    withTransaction(ctx.db, () => saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt, eusProcedure: progress }, [], meta));
+}
 
 /**
  * The InstallPlans the step reads: read from the provider only for an attempt in the
@@ -851,7 +1026,12 @@ async function tickOrganization(
       return held
         ? {
             ...snap,
-            currentUpgrade: { version: held.toVersion, nextRun: formatInstantToSecond(new Date(held.slot)), state: 'scheduled' as const },
+            // an EUS-to-EUS run's start is its first hop's (what the provider will be asked for), not the route's end
+            currentUpgrade: {
+              version: held.eusProcedure?.hops[0]?.version ?? held.toVersion,
+              nextRun: formatInstantToSecond(new Date(held.slot)),
+              state: 'scheduled' as const,
+            },
           }
         : snap;
     });
@@ -916,19 +1096,30 @@ async function tickOrganization(
           const policy = clusters.get(d.cluster)?.upgradePolicy;
           if (!state || !policy) continue;
           const slot = Date.parse(d.nextRun);
+          // an EUS-to-EUS run the policy takes control-plane-only: one attempt for the whole route
+          // (only where the provider can pause MachineConfigPools; elsewhere hop by hop, said in the message)
+          const eusWanted = d.eusRoute !== undefined && (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).eusControlPlaneOnly !== null;
+          const eus = eusWanted && provider.setMachineConfigPoolPaused ? newEusProgress(d.eusRoute!, d.channel ?? null) : null;
+          const toVersion = eus ? eus.route.at(-1)! : d.version;
+          const message = eus
+            ? `EUS-to-EUS control-plane-only run ${eus.route.join(' → ')}: workers paused, both control-plane hops, one worker rollout; ${d.message}`
+            : eusWanted
+              ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
+              : d.message;
           const created = insertAttempt(db, {
             clusterId: state.id,
             clusterName: d.cluster,
             sector: policy.conditions.sector ?? null,
             fromVersion: state.version,
-            toVersion: d.version,
+            toVersion,
             slot,
-            channel: d.channel ?? null,
+            channel: eus ? null : (d.channel ?? null),
+            eusProcedure: eus,
             haltsOnFailure: (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).onFailure === 'halt',
             at: now.getTime(),
             actor,
             tickId,
-            message: d.message,
+            message,
           });
           if (!created) continue; // this slot was tried already
           attempts.push(created);
@@ -937,14 +1128,14 @@ async function tickOrganization(
           recordUpgradeTransition(db, {
             clusterId: state.id,
             fromVersion: state.version,
-            toVersion: d.version,
+            toVersion,
             state: 'scheduled',
             at: now.getTime(),
             scheduledFor: slot,
           });
           emit(ctx, 'scheduled', {
             cluster: d.cluster,
-            version: d.version,
+            version: toVersion,
             fromVersion: state.version,
             nextRun: d.nextRun,
             lifecycleId: created.id,

@@ -17,6 +17,10 @@ export interface TestCluster {
   managed?: boolean;
   /** the policy's `lifecycle` value, as written */
   lifecycle?: Record<string, unknown>;
+  /** the policy's own targetVersion (below the organization's, it stops the cluster first) */
+  targetVersion?: string;
+  /** the update channel (default stable-4.13) */
+  channel?: string;
 }
 
 export interface TestFleet {
@@ -88,6 +92,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
                 ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}),
                 ...(c.mutexes ? { mutexes: c.mutexes } : {}),
                 ...(c.sector ? { sector: c.sector } : {}),
+                ...(c.targetVersion ? { targetVersion: c.targetVersion } : {}),
               },
               ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
             };
@@ -100,7 +105,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
           provider: 'fake',
           position,
           version: c.version,
-          channel: 'stable-4.13',
+          channel: c.channel ?? 'stable-4.13',
           availableUpgrades: available,
           healthy: (c.healthIssues ?? []).length === 0,
           healthIssues: c.healthIssues ?? [],
@@ -115,7 +120,7 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         externalId: externalId(c.name),
         name: c.name,
         version: c.version,
-        channel: 'stable-4.13',
+        channel: c.channel ?? 'stable-4.13',
         releases: c.releases,
         healthIssues: c.healthIssues,
       });

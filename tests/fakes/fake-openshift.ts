@@ -10,7 +10,11 @@
  *   `Progressing=True`; an unknown one is not accepted (`ReleaseAccepted=False`).
  * - `GET  /apis/config.openshift.io/v1/clusteroperators` (fixtures/clusteroperator.json per operator)
  * - `GET  /apis/machineconfiguration.openshift.io/v1/machineconfigpools` (fixtures/machineconfigpool.json
- *   per pool: master and worker)
+ *   per pool: master and worker, or the spec's `pools`), `GET` and merge-`PATCH` one pool
+ *   (`…/machineconfigpools/{name}`: only `spec` is taken, e.g. `spec.paused`); `rollPool` scripts what
+ *   the machine-config operator reports (pending on a new rendered config, rolling, done)
+ * - `GET` and merge-`PATCH` `/api/v1/namespaces/openshift-config/configmaps/admin-acks`
+ *   (fixtures/configmap-admin-acks.json; the admin-gate acknowledgements)
  * - `GET  /apis/operators.coreos.com/v1alpha1/clusterserviceversions` (fixtures/clusterserviceversion.json
  *   per installed operator, plus OLM's copy of it in another namespace) and
  *   `GET  /apis/apiserver.openshift.io/v1/apirequestcounts` (fixtures/apirequestcount.json per removed
@@ -47,6 +51,8 @@ const FIXTURES = path.join(__dirname, 'fixtures');
 const CV_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
 const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
 const MCP_PATH = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
+const ONE_MCP_PATH = /^\/apis\/machineconfiguration\.openshift\.io\/v1\/machineconfigpools\/([^/]+)$/;
+const ADMIN_ACKS_PATH = '/api/v1/namespaces/openshift-config/configmaps/admin-acks';
 const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures/cluster';
 const CSV_PATH = '/apis/operators.coreos.com/v1alpha1/clusterserviceversions';
 const ARC_PATH = '/apis/apiserver.openshift.io/v1/apirequestcounts';
@@ -128,6 +134,9 @@ export interface FakeOpenShiftClusterSpec {
    * Subscription points to it).
    */
   installPlans?: FakeInstallPlanSpec[];
+  /** MachineConfigPools (default master and worker) and those the admin paused */
+  pools?: string[];
+  pausedPools?: string[];
 }
 
 export interface FakeInstallPlanSpec {
@@ -196,6 +205,7 @@ interface ClusterState {
   cv: ClusterVersion;
   operators: Json[];
   pools: Json[];
+  adminAcks: Json;
   infrastructure: Json;
   nodes: Json[];
   csvs: Json[];
@@ -237,6 +247,16 @@ export interface FakeOpenShift extends RunningFake {
   /** answer `path` (e.g. CV_PATH; only `method` requests when given) with a `Status` of this code and message until cleared (code null) */
   setPathFault(cluster: string, path: string, code: number | null, message?: string, method?: string): void;
   degradePool(cluster: string, pool: string, message: string): void;
+  /**
+   * what the machine-config operator reports of a pool: `pending` (a new rendered config it has not
+   * begun: Updated=False, Updating=False — a paused pool after the control plane's update), `rolling`
+   * (Updating=True, one machine updated), `done` (Updated=True, every machine updated)
+   */
+  rollPool(cluster: string, pool: string, state: 'pending' | 'rolling' | 'done'): void;
+  /** the pool as the fake holds it */
+  pool(cluster: string, pool: string): Json;
+  /** the admin-acks ConfigMap's data */
+  adminAcks(cluster: string): Record<string, string>;
   /** whether node lists carry metadata.remainingItemCount (servers may leave it out) */
   setRemainingItemCount(cluster: string, on: boolean): void;
   /** every request answered (or dropped), in order */
@@ -523,7 +543,11 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       spec,
       cv,
       operators: (spec.operators ?? DEFAULT_OPERATORS).map((o) => operatorObject(o, spec.version)),
-      pools: ['master', 'worker'].map(poolObject),
+      pools: (spec.pools ?? ['master', 'worker']).map(poolObject).map((p) => {
+        if (spec.pausedPools?.includes((p.metadata as Json).name as string)) (p.spec as Json).paused = true;
+        return p;
+      }),
+      adminAcks: readFixture<Json>('configmap-admin-acks.json'),
       infrastructure: infrastructureObject(spec),
       nodes: nodeObjects(spec),
       csvs: csvObjects(spec),
@@ -658,6 +682,40 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
           items: s.pools,
         },
       };
+    const onePool = ONE_MCP_PATH.exec(rest);
+    if (onePool && (req.method === 'GET' || req.method === 'PATCH')) {
+      const name = decodeURIComponent(onePool[1]!);
+      const pool = s.pools.find((p) => (p.metadata as Json).name === name);
+      if (!pool) return status(404, 'NotFound', `machineconfigpools.machineconfiguration.openshift.io "${name}" not found`);
+      if (req.method === 'GET') return { status: 200, body: pool };
+      const refused = mergePatchRefusal(req);
+      if (refused) return refused;
+      const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
+      writes.push(write);
+      const patched = mergePatch(pool, req.body) as Json & { spec: Json };
+      // the main resource ignores status (a subresource)
+      pool.spec = patched.spec;
+      pool.metadata = { ...(pool.metadata as Json), resourceVersion: String(Number((pool.metadata as Json).resourceVersion) + 1) };
+      writeHook?.(write);
+      return { status: 200, body: pool };
+    }
+    if (rest === ADMIN_ACKS_PATH && (req.method === 'GET' || req.method === 'PATCH')) {
+      if (req.method === 'GET') return { status: 200, body: s.adminAcks };
+      const refused = mergePatchRefusal(req);
+      if (refused) return refused;
+      const write: FakeWrite = { cluster: s.spec.name, method: 'PATCH', path: rest, body: req.body, at: now() };
+      writes.push(write);
+      const patched = mergePatch(s.adminAcks, req.body) as Json;
+      s.adminAcks = {
+        ...patched,
+        metadata: {
+          ...(s.adminAcks.metadata as Json),
+          resourceVersion: String(Number((s.adminAcks.metadata as Json).resourceVersion) + 1),
+        },
+      };
+      writeHook?.(write);
+      return { status: 200, body: s.adminAcks };
+    }
     if (rest === INFRA_PATH && req.method === 'GET') return { status: 200, body: s.infrastructure };
     if ((rest === CSV_PATH || rest === ARC_PATH) && req.method === 'GET') {
       const csv = rest === CSV_PATH;
@@ -853,6 +911,25 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
           : c,
       );
     },
+    rollPool(name, pool, state) {
+      const p = get(name).pools.find((x) => (x.metadata as Json).name === pool);
+      if (!p) throw new Error(`fake OpenShift: no pool ${pool} on ${name}`);
+      const st = p.status as { conditions: Condition[]; machineCount: number; updatedMachineCount: number; readyMachineCount: number };
+      st.updatedMachineCount = state === 'done' ? st.machineCount : state === 'rolling' ? 1 : 0;
+      st.readyMachineCount = st.updatedMachineCount;
+      const set = (type: string, on: boolean) =>
+        (st.conditions = st.conditions.map((c) =>
+          c.type === type ? { ...c, status: on ? 'True' : 'False', lastTransitionTime: now() } : c,
+        ));
+      set('Updated', state === 'done');
+      set('Updating', state === 'rolling');
+    },
+    pool: (name, pool) => {
+      const p = get(name).pools.find((x) => (x.metadata as Json).name === pool);
+      if (!p) throw new Error(`fake OpenShift: no pool ${pool} on ${name}`);
+      return p;
+    },
+    adminAcks: (name) => (get(name).adminAcks.data ?? {}) as Record<string, string>,
     setRemainingItemCount: (name, on) => void (get(name).remainingItemCount = on),
     requests: (name) => requestLog.filter((r) => !name || r.cluster === name),
     publishRelease(name, version) {

@@ -10,6 +10,7 @@ import { ALLOWED_TRANSITIONS, isFinal, newAttempt, stepAttempt, type HookVerdict
 import type { ClusterReading, ObservedCluster } from './observation';
 import { selectPlan, type InstallPlanReading, type InstallPlansReading } from './operator-approvals';
 import { DEFAULT_LIFECYCLE_OPTIONS, type LifecycleOptions } from './options';
+import { ADMIN_GATE, EusWorld, runEus } from './test-eus-world';
 
 const M = 60_000;
 const SLOT = Date.parse('2024-05-07T22:00:00Z');
@@ -362,3 +363,25 @@ function pendingPlan(operator: string, seq: number): InstallPlanReading {
     subscriptions: [{ namespace: 'openshift-operators', name: operator, package: operator }],
   };
 }
+
+describe('property: the EUS-to-EUS procedure, whatever ticks the process dies in', () => {
+  it('makes every write once, in the order pause < hop 1 < acknowledgement < hop 2 < unpause, and completes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<'before' | 'after' | false>(false, false, 'before', 'after'), { minLength: 40, maxLength: 40 }),
+        fc.boolean(),
+        (crashes, adminPausedPool) => {
+          const world = new EusWorld(adminPausedPool ? [{ name: 'worker' }, { name: 'gpu', paused: true }] : [{ name: 'worker' }]);
+          const run = runEus(world, { ticks: 120, crash: (tick) => crashes[tick % crashes.length] ?? false });
+          expect(run.attempt.state).toBe('completed');
+          expect(new Set(world.writes).size).toBe(world.writes.length);
+          const order = ['pause:worker', 'channel:eus-4.16', 'start:4.15.45', `ack:${ADMIN_GATE}`, 'start:4.16.20', 'unpause:worker'];
+          expect(world.writes).toEqual(order);
+          // the pool the admin paused is never written to
+          expect(world.pools.get('gpu')?.paused ?? true).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

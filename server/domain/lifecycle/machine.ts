@@ -10,6 +10,10 @@
  *   scheduled ─▶ pre-checks ─▶ (pre-hook) ─▶ started ─▶ upgrading ─▶ (operator-approvals) ─▶ (post-hook) ─▶ post-checks ─▶ completed
  *   exits: skipped(reason) before the start, cancelled(reason), failed(reason), timed-out
  *
+ * With lifecycle.eusControlPlaneOnly and an EUS-to-EUS route (eus-procedure.ts), the attempt's
+ * target is the route's end and `started`/`upgrading` are replaced by
+ *   pre-checks ─▶ pausing-workers ─▶ control-plane-hop (each hop, each admin ack a note) ─▶ unpausing-workers ─▶ workers-rolling ─▶ (operator-approvals) ─▶ …
+ *
  * - `scheduled`: fleetplan-side only (nothing at the provider). At `slot - preCheckLead` the gates
  *   are evaluated once as a notice (`precheck-failed` effect when one fails). At `slot -
  *   startLeadMs` (the provider's minimum lead) → `pre-checks`. Before that, an un-managed, frozen,
@@ -34,6 +38,18 @@ import { formatDuration, type LifecycleOptions } from './options';
 import type { LifecycleReason } from './reasons';
 import { stepOperatorApprovals, type ApprovalEffect, type InstallPlansReading } from './operator-approvals';
 import type { OperatorApprovalsProgress } from './operator-approvals';
+import {
+  beginPause,
+  beginUnpause,
+  stepControlPlane,
+  stepPausing,
+  stepRollout,
+  stepUnpausing,
+  type EusEffect,
+  type EusOutcome,
+  type EusProcedureProgress,
+  type EusStepInput,
+} from './eus-procedure';
 
 export const LIFECYCLE_STATES = [
   'scheduled',
@@ -41,6 +57,10 @@ export const LIFECYCLE_STATES = [
   'pre-hook',
   'started',
   'upgrading',
+  'pausing-workers',
+  'control-plane-hop',
+  'unpausing-workers',
+  'workers-rolling',
   'operator-approvals',
   'post-hook',
   'post-checks',
@@ -59,10 +79,15 @@ export const FAILURE_STATES: ReadonlySet<LifecycleState> = new Set(['failed', 't
 /** Every allowed transition; anything else is a bug (stepAttempt throws). */
 export const ALLOWED_TRANSITIONS: Readonly<Record<LifecycleState, readonly LifecycleState[]>> = {
   scheduled: ['pre-checks', 'cancelled'],
-  'pre-checks': ['pre-hook', 'started', 'skipped'],
-  'pre-hook': ['started', 'skipped', 'cancelled'],
+  'pre-checks': ['pre-hook', 'started', 'pausing-workers', 'skipped'],
+  'pre-hook': ['started', 'pausing-workers', 'skipped', 'cancelled'],
   started: ['upgrading', 'operator-approvals', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled', 'skipped'],
   upgrading: ['operator-approvals', 'post-hook', 'post-checks', 'failed', 'timed-out', 'cancelled'],
+  // the EUS-to-EUS procedure (eus-procedure.ts); control-plane-hop notes each hop and ack on itself
+  'pausing-workers': ['control-plane-hop', 'failed', 'timed-out'],
+  'control-plane-hop': ['control-plane-hop', 'unpausing-workers', 'failed', 'timed-out'],
+  'unpausing-workers': ['workers-rolling', 'failed', 'timed-out'],
+  'workers-rolling': ['operator-approvals', 'post-hook', 'post-checks', 'failed', 'timed-out'],
   // itself: a note per approval (or plan left pending), so the history and Activity name each
   'operator-approvals': ['operator-approvals', 'post-hook', 'post-checks', 'failed'],
   'post-hook': ['post-checks', 'failed', 'timed-out'],
@@ -103,6 +128,11 @@ export interface UpgradeAttempt {
   finishedAt: number | null;
   /** the operator-approvals phase's record (null: not reached, or the policy has none) */
   operatorApprovals: OperatorApprovalsProgress | null;
+  /**
+   * the EUS-to-EUS control-plane-only procedure's record (eus-procedure.ts): set when the attempt
+   * was created for such a run (toVersion is then the route's end); null: an ordinary attempt
+   */
+  eusProcedure: EusProcedureProgress | null;
 }
 
 export type HookVerdict = { state: 'none' } | { state: 'pending' } | { state: 'allowed' } | { state: 'refused'; reason: string };
@@ -132,7 +162,8 @@ export type LifecycleEffect =
   | { kind: 'cancel-at-provider'; idempotencyKey: string; version: string }
   | { kind: 'precheck-failed'; reason: LifecycleReason; message: string }
   | { kind: 'request-hook'; stage: HookStage }
-  | ApprovalEffect;
+  | ApprovalEffect
+  | EusEffect;
 
 export interface LifecycleTransition {
   from: LifecycleState;
@@ -160,6 +191,7 @@ export function newAttempt(
   toVersion: string,
   slot: number,
   channel: string | null = null,
+  eusProcedure: EusProcedureProgress | null = null,
 ): UpgradeAttempt {
   return {
     id,
@@ -178,13 +210,22 @@ export function newAttempt(
     providerDoneAt: null,
     finishedAt: null,
     operatorApprovals: null,
+    eusProcedure,
   };
 }
 
 export const isFinal = (state: LifecycleState) => FINAL_STATES.has(state);
 
 /** states in which the provider has begun the upgrade (it reports it itself from then on) */
-const BEGUN_AT_PROVIDER: ReadonlySet<LifecycleState> = new Set(['upgrading', 'operator-approvals', 'post-hook', 'post-checks']);
+const BEGUN_AT_PROVIDER: ReadonlySet<LifecycleState> = new Set([
+  'upgrading',
+  'control-plane-hop',
+  'unpausing-workers',
+  'workers-rolling',
+  'operator-approvals',
+  'post-hook',
+  'post-checks',
+]);
 
 /**
  * The attempt holds its upgrade in fleetplan's view while the provider has not taken it (yet):
@@ -210,6 +251,12 @@ export function needsFreshReading(a: UpgradeAttempt, now: number, startLeadMs: n
       return true;
     case 'started':
       return a.startConfirmedAt === null;
+    // the EUS procedure's pool writes are judged on what the pools say now; its hops, like
+    // `upgrading`, on the tick's own read (a second read may no longer carry the provider's
+    // one-time report of a finished or failed update: the simulator reports it once)
+    case 'pausing-workers':
+    case 'unpausing-workers':
+      return true;
     default:
       return false;
   }
@@ -258,7 +305,12 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
   // before the slot (the scheduler was down, a hook answered late), now plus that notice. Gates
   // judge that start, so a start moved past slot + maxUpgradeStartDelay is START_LATE, never sent.
   const startAt = () => Math.max(a.slot, now + input.minStartNoticeMs);
-  const gates = () => startGates(a, startAt(), options, input.reading, input.fleet);
+  // an EUS-to-EUS run's start is its first hop's: that is what the cluster must offer now
+  const firstHop = () => {
+    const hop = a.eusProcedure?.hops[0];
+    return hop ? { ...a, toVersion: hop.version, channel: hop.channel } : a;
+  };
+  const gates = () => startGates(firstHop(), startAt(), options, input.reading, input.fleet);
   // the tick carries the start out after this step: nothing more to judge until it has
   let startIssued = false;
   // A route's hop into another minor's channel switches the channel first, as its own write: only
@@ -269,7 +321,47 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
     if (a.channel === null || observed === a.channel) return null;
     return { kind: 'set-channel', idempotencyKey: channelKey(a.id), channel: a.channel, version: a.toVersion };
   };
+  const eusInput = (): EusStepInput | null => {
+    if (!input.reading.ok) return null;
+    return {
+      attemptId: a.id,
+      now,
+      cluster: input.reading.cluster,
+      upgradeTimeoutMs: options.upgradeTimeoutMs,
+      workerRolloutTimeoutMs: (options.eusControlPlaneOnly ?? { workerRolloutTimeoutMs: options.upgradeTimeoutMs }).workerRolloutTimeoutMs,
+      hopGate: (from, hop, ignoreUpgradeable) => {
+        // the second hop is judged as a start now (no slot lateness: the run began at its slot)
+        const target = { fromVersion: from, toVersion: hop.version, slot: now, channel: hop.channel };
+        const failing = startGates(target, now, options, input.reading, input.fleet).find(
+          (g) => !g.pass && !(ignoreUpgradeable && g.reason === 'NOT_UPGRADEABLE'),
+        );
+        return failing ? { reason: failing.reason, message: failing.message } : null;
+      },
+    };
+  };
+  /** applies a phase's outcome: notes, effects, its record; `next` says where a finished phase goes */
+  const applyEus = (out: EusOutcome, next: (message: string, progress: EusProcedureProgress) => void) => {
+    out.notes.forEach(note);
+    if (out.kind === 'failed') {
+      if (out.timedOut) move('timed-out', out.reason, out.message, { eusProcedure: out.progress });
+      else move('failed', out.reason, out.message, { eusProcedure: out.progress });
+      return;
+    }
+    effects.push(...out.effects);
+    if (out.kind === 'next') next(out.message, out.progress);
+    else if (JSON.stringify(out.progress) !== JSON.stringify(a.eusProcedure)) a = { ...a, eusProcedure: out.progress };
+  };
+  const beginEus = (progress: EusProcedureProgress) => {
+    startIssued = true;
+    const pools = input.reading.ok ? (input.reading.cluster.machineConfigPools ?? []) : [];
+    const begun = beginPause(a.id, progress, pools, now);
+    move('pausing-workers', null, begun.message, { startRequestedAt: now, eusProcedure: begun.progress });
+    effects.push(...begun.effects);
+    // no pool to pause (all paused by the admin, or none): the first hop goes in this same step
+    if (begun.effects.length === 0) startIssued = false;
+  };
   const start = () => {
+    if (a.eusProcedure) return beginEus(a.eusProcedure);
     startIssued = true;
     const at = startAt();
     const moved =
@@ -282,7 +374,8 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
     if (switching) effects.push(switching);
     effects.push({ kind: 'start', idempotencyKey: startKey(a.id), version: a.toVersion, at });
   };
-  const clockStart = () => Math.max(a.slot, a.startRequestedAt ?? a.slot);
+  // an EUS run's post stages count from the worker rollout's end, not from its first write
+  const clockStart = () => a.eusProcedure?.rolledOutAt ?? Math.max(a.slot, a.startRequestedAt ?? a.slot);
   const timedOut = () => now > clockStart() + options.upgradeTimeoutMs;
   const timeOut = () =>
     move(
@@ -299,15 +392,14 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
   };
   /** a note in the history without a change of state (each approval, each plan left pending) */
   const note = (message: string) => transitions.push({ from: a.state, to: a.state, reason: null, message, at: now });
-  const platformDone = () => {
-    const done = `the provider reports the upgrade to ${a.toVersion} completed`;
+  const platformDone = (done = `the provider reports the upgrade to ${a.toVersion} completed`, patch: Partial<UpgradeAttempt> = {}) => {
     const config = options.operatorApprovals;
-    if (!config) return toPostStages(done, { providerDoneAt: now });
+    if (!config) return toPostStages(done, { providerDoneAt: now, ...patch });
     move(
       'operator-approvals',
       null,
       `${done}; approving the pending manual InstallPlans of the selected operators (timeout ${formatDuration(config.timeoutMs)})`,
-      { providerDoneAt: now, operatorApprovals: { since: now, approved: [], left: [], doneAt: null } },
+      { providerDoneAt: now, ...patch, operatorApprovals: { since: now, approved: [], left: [], doneAt: null } },
     );
   };
 
@@ -405,6 +497,48 @@ export function stepAttempt(attempt: UpgradeAttempt, input: StepInput): StepResu
               ? `the provider now reports an upgrade to ${c.currentUpgrade.version} instead`
               : `the provider no longer reports the upgrade to ${a.toVersion}`,
           );
+        break;
+      }
+      case 'pausing-workers':
+      case 'control-plane-hop':
+      case 'unpausing-workers':
+      case 'workers-rolling': {
+        const eus = eusInput();
+        const progress = a.eusProcedure;
+        if (!eus || !progress) {
+          // not read this tick: nothing is judged on data fleetplan could not see (the phase's timeout still counts)
+          const since = progress?.phaseSince ?? a.startRequestedAt ?? now;
+          const limit =
+            a.state === 'workers-rolling'
+              ? (options.eusControlPlaneOnly?.workerRolloutTimeoutMs ?? options.upgradeTimeoutMs)
+              : options.upgradeTimeoutMs;
+          if (now > since + limit)
+            move(
+              a.state === 'workers-rolling' ? 'failed' : 'timed-out',
+              a.state === 'workers-rolling' ? 'WORKER_ROLLOUT_TIMEOUT' : 'UPGRADE_TIMEOUT',
+              `the cluster could not be read for ${formatDuration(limit)} during ${a.state}${input.reading.ok ? '' : `: ${input.reading.message}`}`,
+            );
+          break;
+        }
+        if (a.state === 'pausing-workers')
+          applyEus(stepPausing(eus, progress), (message, p) => move('control-plane-hop', null, message, { eusProcedure: p }));
+        else if (a.state === 'control-plane-hop') {
+          const out = stepControlPlane(eus, progress);
+          const confirmed = out.progress.hops[0]?.confirmedAt ?? null;
+          const running = out.progress.hops.find((h) => h.runningAt !== null)?.runningAt ?? null;
+          if (a.startConfirmedAt === null && confirmed !== null) a = { ...a, startConfirmedAt: confirmed };
+          if (a.runningAt === null && running !== null) a = { ...a, runningAt: running };
+          applyEus(out, (message, p) => {
+            const unpause = beginUnpause(a.id, p, eus.cluster.machineConfigPools ?? [], now);
+            move('unpausing-workers', null, `${message}; unpausing worker pools ${(p.pausedByUs ?? []).join(', ') || 'none'}`, {
+              providerDoneAt: now,
+              eusProcedure: unpause.progress,
+            });
+            effects.push(...unpause.effects);
+          });
+        } else if (a.state === 'unpausing-workers')
+          applyEus(stepUnpausing(eus, progress), (message, p) => move('workers-rolling', null, message, { eusProcedure: p }));
+        else applyEus(stepRollout(eus, progress), (message, p) => platformDone(message, { eusProcedure: p }));
         break;
       }
       case 'operator-approvals': {

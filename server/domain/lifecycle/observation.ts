@@ -47,6 +47,27 @@ export interface ObservedCluster {
   pendingVersionGates?: { id: string; minor: string; description: string }[];
   /** installed operators and removed-API use (absent: the provider reads neither) */
   inhibitors?: ClusterInhibitorFacts;
+  /** the MachineConfigPools (absent: the provider has none, e.g. OCM) */
+  machineConfigPools?: MachineConfigPoolReading[];
+}
+
+/** A MachineConfigPool (machineconfiguration.openshift.io/v1) as the EUS-to-EUS procedure reads it. */
+export interface MachineConfigPoolReading {
+  name: string;
+  /** the control-plane pool (`master`): never paused by fleetplan */
+  master: boolean;
+  /** spec.paused */
+  paused: boolean;
+  /** status.machineCount, updatedMachineCount, degradedMachineCount */
+  machineCount: number;
+  updatedMachineCount: number;
+  degradedMachineCount: number;
+  /** conditions Updated, Updating, Degraded (status True) */
+  updated: boolean;
+  updating: boolean;
+  degraded: boolean;
+  /** the Degraded condition's message */
+  message?: string;
 }
 
 /** A read of one cluster: its data, or why it could not be read. */

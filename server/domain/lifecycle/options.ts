@@ -20,6 +20,8 @@
  *     include: ['*']             # Subscription names or packages (or namespace/name, or {name, namespace}); '*' = all
  *     exclude: [local-storage-operator]
  *     timeout: 1h                # approved plans not Complete by then → failed (OPERATOR_APPROVAL_TIMEOUT)
+ *   eusControlPlaneOnly: true    # EUS-to-EUS runs (4.14 → 4.16): workers paused, both control-plane hops, one worker rollout
+ *                                # (or { workerRolloutTimeout: 12h }); Kubernetes and the simulator only
  * ```
  */
 
@@ -31,6 +33,7 @@ export const LIFECYCLE_KEYS = [
   'allowConditionalUpdates',
   'healthChecks',
   'operatorApprovals',
+  'eusControlPlaneOnly',
 ] as const;
 export const HEALTH_CHECK_KEYS = [
   'checkCriticalAlerts',
@@ -41,6 +44,17 @@ export const HEALTH_CHECK_KEYS = [
 ] as const;
 
 export const OPERATOR_APPROVAL_KEYS = ['include', 'exclude', 'timeout'] as const;
+export const EUS_PROCEDURE_KEYS = ['workerRolloutTimeout'] as const;
+
+/**
+ * The EUS-to-EUS control-plane-only procedure (eus-procedure.ts): a run from an even EUS minor to
+ * the next one (4.14 → 4.15 → 4.16 on an eus channel) pauses the worker MachineConfigPools, takes
+ * both control-plane hops in one attempt, unpauses and watches the workers roll once.
+ */
+export interface EusProcedureConfig {
+  /** from the unpause: pools not all Updated by then → failed (WORKER_ROLLOUT_TIMEOUT) */
+  workerRolloutTimeoutMs: number;
+}
 
 export type OnFailure = 'halt' | 'continue';
 
@@ -77,6 +91,8 @@ export interface LifecycleOptions {
   healthChecks: HealthCheckConfig;
   /** null: no approval phase (the policy has no `operatorApprovals`) */
   operatorApprovals: OperatorApprovalsConfig | null;
+  /** null: every hop of a route is an attempt of its own (the policy has no `eusControlPlaneOnly`) */
+  eusControlPlaneOnly: EusProcedureConfig | null;
 }
 
 const HOUR = 3_600_000;
@@ -97,9 +113,12 @@ export const DEFAULT_LIFECYCLE_OPTIONS: LifecycleOptions = {
   allowConditionalUpdates: false,
   healthChecks: DEFAULT_HEALTH_CHECKS,
   operatorApprovals: null,
+  eusControlPlaneOnly: null,
 };
 
 export const DEFAULT_OPERATOR_APPROVAL_TIMEOUT_MS = HOUR;
+/** a worker pool of a few hundred nodes, one at a time (maxUnavailable 1), takes hours */
+export const DEFAULT_WORKER_ROLLOUT_TIMEOUT_MS = 12 * HOUR;
 
 /** Longest duration accepted (30 days): a typo like `8000h` is refused rather than obeyed. */
 export const MAX_LIFECYCLE_DURATION_MS = 30 * 24 * HOUR;
@@ -251,6 +270,35 @@ function operatorApprovalsFrom(raw: unknown, path: string, problems: OptionProbl
   return { include, exclude, timeoutMs };
 }
 
+function eusProcedureFrom(raw: unknown, path: string, problems: OptionProblem[]): EusProcedureConfig | null {
+  if (raw === undefined || raw === null || raw === false) return null;
+  if (raw === true) return { workerRolloutTimeoutMs: DEFAULT_WORKER_ROLLOUT_TIMEOUT_MS };
+  if (!isObject(raw)) {
+    problems.push({ path, message: `must be true, false or {workerRolloutTimeout}, got ${show(raw)}` });
+    return null;
+  }
+  for (const key of Object.keys(raw))
+    if (!(EUS_PROCEDURE_KEYS as readonly string[]).includes(key))
+      problems.push({ path: `${path}.${key}`, message: `unknown key (known: ${EUS_PROCEDURE_KEYS.join(', ')})` });
+  let workerRolloutTimeoutMs = DEFAULT_WORKER_ROLLOUT_TIMEOUT_MS;
+  const v = raw.workerRolloutTimeout;
+  if (v !== undefined && v !== null) {
+    const ms = parseDuration(v);
+    if (ms === null)
+      problems.push({
+        path: `${path}.workerRolloutTimeout`,
+        message: `must be a duration such as 12h, 90m or 1h30m (or whole seconds), got ${show(v)}`,
+      });
+    else if (ms < 60_000 || ms > MAX_LIFECYCLE_DURATION_MS)
+      problems.push({
+        path: `${path}.workerRolloutTimeout`,
+        message: `must be from 1m to ${formatDuration(MAX_LIFECYCLE_DURATION_MS)}, got ${formatDuration(ms)}`,
+      });
+    else workerRolloutTimeoutMs = ms;
+  }
+  return { workerRolloutTimeoutMs };
+}
+
 /**
  * Validates the `lifecycle` value of a policy (absent = all defaults). Unknown keys are problems:
  * a misspelt `upgradeTimout` must not silently mean 8 h.
@@ -302,6 +350,7 @@ export function parseLifecycleOptions(raw: unknown, path: string): { options: Li
     allowConditionalUpdates,
     healthChecks: healthChecksFrom(raw.healthChecks, `${path}.healthChecks`, problems),
     operatorApprovals: operatorApprovalsFrom(raw.operatorApprovals, `${path}.operatorApprovals`, problems),
+    eusControlPlaneOnly: eusProcedureFrom(raw.eusControlPlaneOnly, `${path}.eusControlPlaneOnly`, problems),
   };
   return { options, problems };
 }

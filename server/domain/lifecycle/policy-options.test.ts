@@ -34,3 +34,43 @@ describe('upgradePolicy.lifecycle', () => {
     expect(policySpecToDocument(spec)).toEqual(doc);
   });
 });
+
+describe('upgradePolicy.lifecycle.eusControlPlaneOnly', () => {
+  const parse = (value: unknown) =>
+    validatePlanInput({
+      now: TEST_NOW,
+      organization: { name: 'org' },
+      clusters: [testCluster('a', { upgradePolicy: policy({ eusControlPlaneOnly: value }) })],
+    });
+
+  it.each([
+    [true, { workerRolloutTimeoutMs: 12 * 3_600_000 }],
+    [{ workerRolloutTimeout: '6h' }, { workerRolloutTimeoutMs: 6 * 3_600_000 }],
+    [false, null],
+  ])('%j → %j', (value, expected) => {
+    const r = parse(value);
+    expect(r.ok && r.input.clusters[0]?.upgradePolicy?.lifecycle?.eusControlPlaneOnly).toEqual(expected);
+  });
+
+  it.each([
+    ['yes', 'clusters[0].upgradePolicy.lifecycle.eusControlPlaneOnly', "must be true, false or {workerRolloutTimeout}, got 'yes'"],
+    [
+      { workerRolloutTimout: '6h' },
+      'clusters[0].upgradePolicy.lifecycle.eusControlPlaneOnly.workerRolloutTimout',
+      'unknown key (known: workerRolloutTimeout)',
+    ],
+    [
+      { workerRolloutTimeout: '30s' },
+      'clusters[0].upgradePolicy.lifecycle.eusControlPlaneOnly.workerRolloutTimeout',
+      'must be from 1m to 720h, got 30s',
+    ],
+  ])('refuses %j with its path', (value, path, message) => {
+    const r = parse(value);
+    expect(r.ok ? [] : r.problems.map((p) => ({ path: p.path, message: p.message }))).toEqual([{ path, message }]);
+  });
+
+  it('roundtrips through the policy files as written', () => {
+    const doc = policy({ eusControlPlaneOnly: { workerRolloutTimeout: '6h' } });
+    expect(policySpecToDocument(policySpecFromDocument(doc))).toEqual(doc);
+  });
+});

@@ -41,6 +41,10 @@ export const LIFECYCLE_REASONS = {
   OPERATOR_APPROVAL_TIMEOUT:
     'After the platform upgrade, the InstallPlans approved under lifecycle.operatorApprovals were not Complete (or could not be read) within its timeout.',
   OPERATOR_INSTALL_FAILED: 'An InstallPlan approved under lifecycle.operatorApprovals failed (OLM phase Failed; its message says why).',
+  WORKER_POOL_DEGRADED:
+    'During the EUS-to-EUS worker rollout a MachineConfigPool reported Degraded (or degraded machines); the message names the pool.',
+  WORKER_ROLLOUT_TIMEOUT:
+    'The worker MachineConfigPools were not all Updated within eusControlPlaneOnly.workerRolloutTimeout after their unpause.',
   UPGRADE_TIMEOUT: 'Not completed by its start plus upgradeTimeout; the provider state is kept, nothing is rolled back.',
 } as const;
 

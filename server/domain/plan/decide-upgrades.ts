@@ -19,6 +19,7 @@ import { compileSchedule, describeSchedule, listRuns } from './cron-schedule';
 import { accumulateSoak, type SoakLedger } from './soak';
 import { boundExceeded, boundsForCluster, describeBound, reachesBound, type AppliedBound } from './version-bounds';
 import { describeRoute, type RouteFinder, type RouteVerdict } from './route-following';
+import { isEusToEusRoute } from '../lifecycle/eus-procedure';
 import { formatInstant, HOUR_MS, MINUTE_MS, parseInstant } from './time';
 import {
   afterGatedSectors,
@@ -784,6 +785,11 @@ export class PlanRun {
           nextRun: formatInstant(nextRun),
           message: `upgrade to ${v} at ${formatInstant(nextRun)}${note}`,
           ...(route?.kind === 'route' && route.channel ? { channel: route.channel } : {}),
+          ...(route?.kind === 'route' &&
+          c.upgradePolicy?.lifecycle?.eusControlPlaneOnly &&
+          isEusToEusRoute(route.path, route.channel ?? c.channel)
+            ? { eusRoute: [...route.path] }
+            : {}),
         };
       }
       firstFailure ??= check;

@@ -23,7 +23,7 @@ const GRAPHS = graphCoverage(
 );
 
 const graphWarnings = (clusters: Parameters<typeof testPlanInput>[0], extra: Record<string, unknown> = {}) =>
-  lintPolicies(testPlanInput(clusters, extra), GRAPHS)
+  lintPolicies(testPlanInput(clusters, extra), { graphs: GRAPHS })
     .filter((w) => w.code.startsWith('BOUND_'))
     .map((w) => [w.code, w.path, w.message]);
 

@@ -301,7 +301,28 @@ function lintBoundsAgainstGraphs(input: PlanInput, managed: Managed[], coverage:
  * everything available, schedules that never fire, sector gates that hold nothing, canaries that test nothing,
  * and (given the stored update graphs) targets in a minor no graph holds.
  */
-export function lintPolicies(input: PlanInput, graphs?: GraphCoverage): Warning[] {
+/**
+ * lifecycle.eusControlPlaneOnly needs MachineConfigPools to pause: the Kubernetes provider and the
+ * simulator have them; on OCM (whose upgrade service rolls the workers itself) the option is not
+ * applied and each hop of an EUS-to-EUS route stays an upgrade of its own.
+ */
+function lintEusProcedure(managed: Managed[], provider: string | undefined, warnings: Warning[]): void {
+  if (provider === undefined || provider === 'kubernetes' || provider === 'simulator') return;
+  for (const m of managed) {
+    if (!m.cluster.upgradePolicy.lifecycle?.eusControlPlaneOnly) continue;
+    warnings.push({
+      code: 'EUS_PROCEDURE_UNSUPPORTED',
+      path: `clusters[${m.index}].upgradePolicy.lifecycle.eusControlPlaneOnly`,
+      message: `the ${provider} provider cannot pause MachineConfigPools: the EUS-to-EUS control-plane-only procedure is not applied (each hop of the route is an upgrade of its own); it needs the Kubernetes provider`,
+    });
+  }
+}
+
+/**
+ * `context.provider`: the organization's provider kind, for the rules that depend on it;
+ * `context.graphs`: the stored update graphs' coverage (targets in a minor none holds)
+ */
+export function lintPolicies(input: PlanInput, context: { provider?: string; graphs?: GraphCoverage } = {}): Warning[] {
   const managed = managedClusters(input);
   const warnings: Warning[] = [];
   lintSoakStarters(managed, warnings);
@@ -312,6 +333,7 @@ export function lintPolicies(input: PlanInput, graphs?: GraphCoverage): Warning[
   lintSchedules(input, managed, warnings);
   lintSectorGates(input, warnings);
   lintCanaries(input, managed, warnings);
-  if (graphs) lintBoundsAgainstGraphs(input, managed, graphs, warnings);
+  if (context.graphs) lintBoundsAgainstGraphs(input, managed, context.graphs, warnings);
+  lintEusProcedure(managed, context.provider, warnings);
   return warnings;
 }

@@ -176,6 +176,11 @@ export type Decision = {
   message: string;
   /** the channel to switch to before the upgrade: a route's hop into another minor's channel (route-following.ts; beyond the reference) */
   channel?: string;
+  /**
+   * an EUS-to-EUS run the policy takes as one control-plane-only attempt (lifecycle.eusControlPlaneOnly):
+   * the whole route, the cluster's version first (beyond the reference; only with a stored graph)
+   */
+  eusRoute?: string[];
 };
 
 export type PlanResult = {

@@ -3,7 +3,10 @@
  * trigger/cancel records (in memory, or lines of a file that survives SIGKILL), replayed on every
  * read. A `startUpgrade` is a trigger record whose upgrade starts at its `at` (kept as nextRun)
  * and completes `durationMs` later. With `installPlans`, clusters carry OLM InstallPlans: an
- * `approve` record approves one, and it is Complete `installMs` later. Reads never write.
+ * `approve` record approves one, and it is Complete `installMs` later. With `pools`, clusters have a
+ * master and a worker MachineConfigPool: a `pool` record pauses or unpauses one (a paused worker
+ * pool stays on the release it ran; unpaused, it rolls to the cluster's in `rolloutMs`), an `ack`
+ * record acknowledges an admin gate. Reads never write.
  */
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import { inProcess } from './in-process';
@@ -12,6 +15,7 @@ import { compareVersions } from '@/server/domain/version/version';
 import { healthFromIssues, summarizeHealth } from './health-reading';
 import type { ClusterDiscovery, ClusterSnapshot, FleetProvider, InstallPlanReading, PendingVersionGate, ProviderUpgrade } from './types';
 import { ProviderError } from './types';
+import type { MachineConfigPoolReading } from '@/server/domain/lifecycle/observation';
 
 export interface FakeCluster {
   externalId: string;
@@ -34,7 +38,9 @@ export type FakeRecord =
   | { op: 'trigger'; cluster: string; version: string; nextRun: string; at: string; key: string }
   | { op: 'cancel'; cluster: string; version: string; at: string; key: string }
   | { op: 'approve'; cluster: string; namespace: string; name: string; at: string; key: string }
-  | { op: 'channel'; cluster: string; channel: string; at: string };
+  | { op: 'channel'; cluster: string; channel: string; at: string }
+  | { op: 'pool'; cluster: string; pool: string; paused: boolean; at: string }
+  | { op: 'ack'; cluster: string; gate: string; at: string };
 
 export interface FakeProviderOptions {
   clusters: FakeCluster[];
@@ -47,13 +53,17 @@ export interface FakeProviderOptions {
   startLeadMs?: number;
   /** make calls fail, e.g. to test retries */
   failWith?: (
-    op: 'list' | 'read' | 'schedule' | 'cancel' | 'list-installplans' | 'approve' | 'channel',
+    op: 'list' | 'read' | 'schedule' | 'cancel' | 'list-installplans' | 'approve' | 'channel' | 'pool' | 'ack',
     cluster?: string,
   ) => Error | undefined;
   /** the provider has OLM InstallPlans (as Kubernetes does); absent: none (as OCM) */
   installPlans?: boolean;
   /** an approved InstallPlan is Complete this long after its approval (default 5 min) */
   installMs?: number;
+  /** the clusters have MachineConfigPools (master, worker) and admin-acks, as Kubernetes does; absent: none (as OCM) */
+  pools?: boolean;
+  /** an unpaused worker pool behind the control plane rolls this long (default 20 min) */
+  rolloutMs?: number;
 }
 
 export interface FakeProvider extends FleetProvider {
@@ -105,7 +115,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       }
     };
     for (const r of all) {
-      if (r.cluster !== c.name || r.op === 'approve') continue;
+      if (r.cluster !== c.name || r.op === 'approve' || r.op === 'pool' || r.op === 'ack') continue;
       settle(Date.parse(r.at));
       if (r.op === 'channel') channel = r.channel;
       else if (r.op === 'trigger') current = { version: r.version, nextRun: r.nextRun, state: 'scheduled' };
@@ -149,9 +159,72 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
       ...(c.discovery ? { discovery: c.discovery } : {}),
       ...(c.pendingVersionGates ? { pendingVersionGates: c.pendingVersionGates } : {}),
       ...(c.inhibitors ? { inhibitors: c.inhibitors } : {}),
+      ...(opts.pools ? { machineConfigPools: poolsOf(c, s.version, nowMs, all ?? records()) } : {}),
     };
   };
   const installMs = opts.installMs ?? 5 * 60_000;
+  const rolloutMs = opts.rolloutMs ?? 20 * 60_000;
+  /**
+   * master follows the control plane; worker is paused (on the release it ran when paused) or
+   * rolling to the cluster's release since its unpause
+   */
+  function poolsOf(c: FakeCluster, version: string, nowMs: number, all: FakeRecord[]): MachineConfigPoolReading[] {
+    let paused: { version: string } | null = null;
+    let rollingSince: number | null = null;
+    for (const r of all) {
+      if (r.cluster !== c.name || r.op !== 'pool' || r.pool !== 'worker' || Date.parse(r.at) > nowMs) continue;
+      if (r.paused) paused = { version: stateOf(c, Date.parse(r.at), all).version };
+      else {
+        if (paused) rollingSince = Date.parse(r.at);
+        paused = null;
+      }
+    }
+    const worker = paused
+      ? { paused: true, updatedMachineCount: paused.version === version ? 3 : 0, updating: false }
+      : rollingSince !== null && nowMs < rollingSince + rolloutMs
+        ? { paused: false, updatedMachineCount: 1, updating: true }
+        : { paused: false, updatedMachineCount: 3, updating: false };
+    const pool = (name: string, w: { paused: boolean; updatedMachineCount: number; updating: boolean }): MachineConfigPoolReading => ({
+      name,
+      master: name === 'master',
+      paused: w.paused,
+      machineCount: 3,
+      updatedMachineCount: w.updatedMachineCount,
+      degradedMachineCount: 0,
+      updated: w.updatedMachineCount === 3 && !w.updating,
+      updating: w.updating,
+      degraded: false,
+    });
+    return [pool('master', { paused: false, updatedMachineCount: 3, updating: false }), pool('worker', worker)];
+  }
+  const pools: Pick<FleetProvider, 'setMachineConfigPoolPaused' | 'acknowledgeAdminGate'> = opts.pools
+    ? {
+        setMachineConfigPoolPaused(ref, pool, paused, now) {
+          return inProcess(() => {
+            calls.push({ op: paused ? 'pause' : 'unpause', cluster: ref.name, version: pool });
+            const err = opts.failWith?.('pool', ref.name);
+            if (err) throw err;
+            const c = find(ref.name);
+            const current = snapshotOf(c, now.getTime()).machineConfigPools?.find((p) => p.name === pool);
+            if (!current) throw new ProviderError('fake', `machineconfigpools.machineconfiguration.openshift.io "${pool}" not found`, 404);
+            if (current.paused === paused) return 'already-set' as const;
+            append({ op: 'pool', cluster: ref.name, pool, paused, at: now.toISOString() });
+            return 'set' as const;
+          });
+        },
+        acknowledgeAdminGate(ref, gate, now) {
+          return inProcess(() => {
+            calls.push({ op: 'ack', cluster: ref.name, version: gate });
+            const err = opts.failWith?.('ack', ref.name);
+            if (err) throw err;
+            find(ref.name);
+            if (records().some((r) => r.op === 'ack' && r.cluster === ref.name && r.gate === gate)) return 'already-set' as const;
+            append({ op: 'ack', cluster: ref.name, gate, at: now.toISOString() });
+            return 'set' as const;
+          });
+        },
+      }
+    : {};
   /** the cluster's plans with the approvals recorded up to `nowMs` applied */
   const plansOf = (c: FakeCluster, nowMs: number): InstallPlanReading[] => {
     const approvals = records().filter((r): r is Extract<FakeRecord, { op: 'approve' }> => r.op === 'approve' && r.cluster === c.name);
@@ -195,6 +268,7 @@ export function createFakeProvider(opts: FakeProviderOptions): FakeProvider {
     : {};
   return {
     ...olm,
+    ...pools,
     name: 'fake',
     calls,
     records,

@@ -674,6 +674,104 @@ describe('Kubernetes provider: start and cancel', () => {
   });
 });
 
+describe('Kubernetes provider: the EUS-to-EUS procedure (MachineConfigPools, admin-acks)', () => {
+  const ref = { externalId: 'east', name: 'east' };
+  const POOL = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
+  const ACKS = '/api/v1/namespaces/openshift-config/configmaps/admin-acks';
+
+  it('reads each pool: paused, counts and Updated/Updating/Degraded; a paused pool behind the control plane is not a health issue', async () => {
+    const fake = await fakeCluster([
+      { name: 'east', version: '4.13.10', releases: RELEASES, pools: ['master', 'worker', 'infra'], pausedPools: ['infra'] },
+    ]);
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    fake.rollPool('east', 'infra', 'pending');
+    fake.rollPool('east', 'worker', 'rolling');
+    const snap = await kube.observeCluster(ref, NOW);
+    expect(snap.machineConfigPools).toEqual([
+      {
+        name: 'master',
+        master: true,
+        paused: false,
+        machineCount: 3,
+        updatedMachineCount: 3,
+        degradedMachineCount: 0,
+        updated: true,
+        updating: false,
+        degraded: false,
+      },
+      {
+        name: 'worker',
+        master: false,
+        paused: false,
+        machineCount: 3,
+        updatedMachineCount: 1,
+        degradedMachineCount: 0,
+        updated: false,
+        updating: true,
+        degraded: false,
+      },
+      {
+        name: 'infra',
+        master: false,
+        paused: true,
+        machineCount: 3,
+        updatedMachineCount: 0,
+        degradedMachineCount: 0,
+        updated: false,
+        updating: false,
+        degraded: false,
+      },
+    ]);
+    expect(snap.healthIssues).toEqual([]);
+    fake.degradePool('east', 'worker', 'node ip-10-0-4-104 is reporting: unexpected on-disk state');
+    const degraded = (await kube.observeCluster(ref, NOW)).machineConfigPools?.find((p) => p.name === 'worker');
+    expect(degraded).toMatchObject({
+      degraded: true,
+      degradedMachineCount: 1,
+      message: 'node ip-10-0-4-104 is reporting: unexpected on-disk state',
+    });
+  });
+
+  it('pauses and unpauses a pool with one merge patch of spec.paused each; a pool already so is not patched again', async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    expect(await kube.setMachineConfigPoolPaused!(ref, 'worker', false, NOW)).toBe('already-set');
+    expect(fake.writes()).toEqual([]);
+    expect(await kube.setMachineConfigPoolPaused!(ref, 'worker', true, NOW)).toBe('set');
+    // a re-run after a crash reads the pool paused and writes nothing
+    expect(await kube.setMachineConfigPoolPaused!(ref, 'worker', true, NOW)).toBe('already-set');
+    expect(fake.writes()).toEqual([expect.objectContaining({ method: 'PATCH', path: `${POOL}/worker`, body: { spec: { paused: true } } })]);
+    expect((fake.pool('east', 'worker').spec as { paused: boolean }).paused).toBe(true);
+    expect((await kube.observeCluster(ref, NOW)).machineConfigPools?.find((p) => p.name === 'worker')?.paused).toBe(true);
+    expect(await kube.setMachineConfigPoolPaused!(ref, 'worker', false, NOW)).toBe('set');
+    expect(fake.writes().map((w) => w.body)).toEqual([{ spec: { paused: true } }, { spec: { paused: false } }]);
+    await expect(kube.setMachineConfigPoolPaused!(ref, 'gpu', true, NOW)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('acknowledges an admin gate with one merge patch of the admin-acks ConfigMap, once', async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const gate = 'ack-4.15-kube-1.29-api-removals-in-4.16';
+    expect(await kube.acknowledgeAdminGate!(ref, gate, NOW)).toBe('set');
+    expect(await kube.acknowledgeAdminGate!(ref, gate, NOW)).toBe('already-set');
+    expect(fake.writes()).toEqual([expect.objectContaining({ method: 'PATCH', path: ACKS, body: { data: { [gate]: 'true' } } })]);
+    expect(fake.adminAcks('east')).toEqual({ [gate]: 'true' });
+  });
+
+  it("a refused pool patch is the write's error with the API server's message (RBAC without patch on machineconfigpools)", async () => {
+    const fake = await fakeCluster();
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    const denied =
+      'machineconfigpools.machineconfiguration.openshift.io "worker" is forbidden: User "system:serviceaccount:fleetplan:fleetplan" cannot patch resource "machineconfigpools" in API group "machineconfiguration.openshift.io" at the cluster scope';
+    fake.setPathFault('east', `${POOL}/worker`, 403, denied, 'PATCH');
+    await expect(kube.setMachineConfigPoolPaused!(ref, 'worker', true, NOW)).rejects.toMatchObject({
+      status: 403,
+      message: `PATCH machineconfigpools.machineconfiguration.openshift.io/worker → HTTP 403: ${denied}`,
+    });
+    expect((fake.pool('east', 'worker').spec as { paused: boolean }).paused).toBe(false);
+  });
+});
+
 describe('Kubernetes provider: operator InstallPlans', () => {
   const ref = { externalId: 'east', name: 'east' };
   const IP = '/apis/operators.coreos.com/v1alpha1/namespaces/openshift-gitops-operator/installplans/install-q8x2m';

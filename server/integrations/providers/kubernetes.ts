@@ -15,6 +15,9 @@
  * - MachineConfigPools (machineconfiguration.openshift.io/v1 machineconfigpools) →
  *   `{items: [{metadata: {name}, status: {conditions: [{type: "Degraded"|"NodeDegraded"|"RenderDegraded"|"Updating"|…, status, message}]}}]}`:
  *   a Degraded pool is a health issue (`other`); updating is not (every upgrade rolls the pools);
+ *   each pool's `spec.paused` and `status.{machineCount, updatedMachineCount, degradedMachineCount}` with
+ *   its Updated/Updating/Degraded conditions are the EUS-to-EUS procedure's reading (openshift/api
+ *   machineconfiguration/v1 MachineConfigPoolSpec/Status; the master pool is the one named `master`);
  * - firing alerts: Prometheus `GET /api/v1/query?query=ALERTS{alertstate="firing"}` through the API
  *   server's service proxy to thanos-querier (openshift-monitoring, https:thanos-querier:9091), with the
  *   context's credentials → `{status: "success", data: {result: [{metric: {alertname, namespace, severity}}]}}`;
@@ -41,6 +44,13 @@
  *   while it is false (what `oc patch installplan … --type merge -p '{"spec":{"approved":true}}'` does),
  *   with the `metadata.resourceVersion` it read as the precondition (409 Conflict: changed since).
  *
+ * The EUS-to-EUS procedure's writes (lifecycle/eus-procedure.ts), each after a re-read and only when
+ * not already so: `setMachineConfigPoolPaused` merge-patches a pool's `spec.paused` (what
+ * `oc patch mcp worker --type merge -p '{"spec":{"paused":true}}'` does), `acknowledgeAdminGate`
+ * merge-patches `data: {GATE: "true"}` on ConfigMap openshift-config/admin-acks (what the update docs'
+ * "Providing the administrator acknowledgment" runs: `oc -n openshift-config patch cm admin-acks
+ * --patch '{"data":{"ack-4.15-kube-1.29-api-removals-in-4.16":"true"}}' --type=merge`).
+ *
  * The writes: `startUpgrade` merge-patches (`application/merge-patch+json`) `spec.desiredUpdate
  * {version, image}` on the ClusterVersion, after `setChannel` merge-patched `spec.channel` when a
  * route's hop needs another channel (nothing written when the cluster is on it already); `cancelUpgrade` merge-patches `spec.desiredUpdate: null`
@@ -61,6 +71,7 @@
  * - `Upgradeable` absent means upgradeable (the operator only sets it to object).
  */
 import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
+import type { MachineConfigPoolReading } from '@/server/domain/lifecycle/observation';
 import type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
 import {
   ApiException,
@@ -174,6 +185,50 @@ const ZConditionedList = z.object({
     .nullish(),
 });
 type ConditionedList = z.infer<typeof ZConditionedList>;
+/** MachineConfigPools with what the EUS-to-EUS procedure reads (spec.paused, the status counts) */
+const ZPoolList = z.object({
+  items: z
+    .array(
+      z.object({
+        metadata: z.object({ name: z.string() }),
+        spec: z.object({ paused: z.boolean().nullish() }).nullish(),
+        status: z
+          .object({
+            conditions: z.array(ZCondition).nullish(),
+            machineCount: z.number().nullish(),
+            updatedMachineCount: z.number().nullish(),
+            degradedMachineCount: z.number().nullish(),
+          })
+          .optional(),
+      }),
+    )
+    .nullish(),
+});
+type PoolList = z.infer<typeof ZPoolList>;
+
+/** Each MachineConfigPool as the EUS-to-EUS procedure reads it (lifecycle/observation.ts). */
+export function readPools(list: PoolList): MachineConfigPoolReading[] {
+  return (list.items ?? []).map((pool) => {
+    const conditions = pool.status?.conditions ?? [];
+    const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+    const degraded = POOL_DEGRADED_TYPES.map((type) => conditions.find((c) => c.type === type && c.status === 'True')).filter(
+      (c) => c !== undefined,
+    );
+    const message = degraded.map((c) => c.message).find((m) => m);
+    return {
+      name: pool.metadata.name,
+      master: pool.metadata.name === 'master',
+      paused: pool.spec?.paused === true,
+      machineCount: pool.status?.machineCount ?? 0,
+      updatedMachineCount: pool.status?.updatedMachineCount ?? 0,
+      degradedMachineCount: pool.status?.degradedMachineCount ?? 0,
+      updated: isTrue('Updated'),
+      updating: isTrue('Updating'),
+      degraded: degraded.length > 0,
+      ...(message ? { message } : {}),
+    };
+  });
+}
 const ZAlerts = z.object({
   status: z.literal('success'),
   data: z.object({ result: z.array(z.object({ metric: z.record(z.string(), z.string()) })).default([]) }),
@@ -641,6 +696,13 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
     if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ${what} list: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   };
+  const readPoolObjects = async (client: Client): Promise<PoolList> => {
+    const what = 'machineconfigpools.machineconfiguration.openshift.io';
+    const body: unknown = await request(`GET ${what}`, () => client.custom.listClusterCustomObject(MACHINE_CONFIG_POOLS));
+    const parsed = ZPoolList.safeParse(body);
+    if (!parsed.success) throw new ProviderError('kubernetes', `unexpected ${what} list: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  };
   /**
    * A merge patch of the ClusterVersion's spec: `desiredUpdate` (null clears it) or `channel` (what
    * `oc adm upgrade channel` writes).
@@ -736,12 +798,12 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       const cv = await readCv(client);
       const [operators, pools, alerts, discovery, inhibitors] = await Promise.all([
         readList(client, 'clusteroperators.config.openshift.io', CLUSTER_OPERATORS).then(readOperatorList),
-        readList(client, 'machineconfigpools.machineconfiguration.openshift.io', MACHINE_CONFIG_POOLS).then(readPoolList),
+        readPoolObjects(client),
         readAlerts(client),
         readDiscovery(client, ctx),
         readInhibitors(client),
       ]);
-      const health: HealthReading = { operators, alerts, other: pools };
+      const health: HealthReading = { operators, alerts, other: readPoolList(pools) };
       return {
         externalId: ctx.name,
         name: ctx.name,
@@ -750,6 +812,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         ...summarizeHealth(health),
         discovery,
         ...(inhibitors ? { inhibitors } : {}),
+        machineConfigPools: readPools(pools),
       };
     };
     return withDeadline(read(), deadlineMs, `reading ${ctx.name}`);
@@ -828,6 +891,37 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         throw err;
       }
       return 'approved';
+    },
+    async setMachineConfigPoolPaused(ref, pool, paused) {
+      const client = clientOf(ctxOf(ref));
+      const target = { ...MACHINE_CONFIG_POOLS, name: pool };
+      const what = `machineconfigpools.machineconfiguration.openshift.io/${pool}`;
+      const current: unknown = await request(`GET ${what}`, () => client.custom.getClusterCustomObject(target));
+      const read = z.object({ spec: z.object({ paused: z.boolean().nullish() }).nullish() }).safeParse(current);
+      if (!read.success) throw new ProviderError('kubernetes', `unexpected MachineConfigPool ${pool}`);
+      if ((read.data.spec?.paused === true) === paused) return 'already-set';
+      await request(`PATCH ${what}`, () =>
+        client.custom.patchClusterCustomObject(
+          { ...target, body: { spec: { paused } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+      return 'set';
+    },
+    async acknowledgeAdminGate(ref, gate) {
+      const client = clientOf(ctxOf(ref));
+      const what = 'configmaps openshift-config/admin-acks';
+      const current = await request(`GET ${what}`, () =>
+        client.core.readNamespacedConfigMap({ name: 'admin-acks', namespace: 'openshift-config' }),
+      );
+      if (current.data?.[gate] === 'true') return 'already-set';
+      await request(`PATCH ${what}`, () =>
+        client.core.patchNamespacedConfigMap(
+          { name: 'admin-acks', namespace: 'openshift-config', body: { data: { [gate]: 'true' } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+      return 'set';
     },
     async setChannel(ref, channel) {
       const client = clientOf(ctxOf(ref));

@@ -14,8 +14,13 @@
  * Most clusters run operators with manual InstallPlan approval: each version a cluster runs has
  * pending plans (simulatedInstallPlans) until approved; approvals are stored in the setting
  * 'simulator.installplan-approvals' and a plan is Complete a few minutes after its approval.
- * Reading never writes: the simulated state only changes through startUpgrade, cancelUpgrade and
- * approveInstallPlan.
+ * Each cluster has a master and a worker MachineConfigPool, Updated unless the EUS-to-EUS procedure
+ * paused the workers (setting 'simulator.pools'): a paused pool stays on the release it ran when
+ * paused (Updated=False once the control plane moved on), and after its unpause rolls to the
+ * cluster's release over WORKER_ROLLOUT_MS, one machine at a time. Admin-gate acknowledgements are
+ * kept in 'simulator.admin-acks'.
+ * Reading never writes: the simulated state only changes through startUpgrade, cancelUpgrade,
+ * approveInstallPlan, setMachineConfigPoolPaused and acknowledgeAdminGate.
  */
 import type { ClusterInhibitorFacts, InstalledOperator, RemovedApiUse } from '@/server/domain/lifecycle/inhibitors';
 import { parseVersion } from '@/server/domain/version/version';
@@ -47,6 +52,7 @@ import type {
   OperatorReading,
   ProviderUpgrade,
 } from './types';
+import type { MachineConfigPoolReading } from '@/server/domain/lifecycle/observation';
 import { ProviderError } from './types';
 import { healthFromIssues, summarizeHealth } from './health-reading';
 
@@ -54,6 +60,52 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 export const SIMULATOR_RELEASES_KEY = 'simulator.releases';
 export const SIMULATOR_APPROVALS_KEY = 'simulator.installplan-approvals';
+export const SIMULATOR_POOLS_KEY = 'simulator.pools';
+export const SIMULATOR_ADMIN_ACKS_KEY = 'simulator.admin-acks';
+/** how long a simulated worker pool takes to roll after its unpause */
+export const WORKER_ROLLOUT_MS = 45 * MINUTE_MS;
+const SIMULATED_POOLS = ['master', 'worker'] as const;
+
+/** per simulated cluster (externalId), per pool: paused since (on the release it ran), or rolling since its unpause */
+export type SimulatorPools = Record<
+  string,
+  Record<string, { paused: true; since: string; version: string } | { paused: false; rollingFrom: string; version: string }>
+>;
+
+/** The pools of a simulated cluster running `version` (the control plane's) at `nowMs`. */
+export function simulatedPools(
+  version: string,
+  nodeCount: number,
+  pools: SimulatorPools[string] | undefined,
+  nowMs: number,
+): MachineConfigPoolReading[] {
+  return SIMULATED_POOLS.map((name) => {
+    const machineCount = name === 'master' ? 3 : Math.max(1, nodeCount - 3);
+    const state = pools?.[name];
+    let updatedMachineCount = machineCount;
+    let updating = false;
+    if (state?.paused) {
+      if (state.version !== version) updatedMachineCount = 0;
+    } else if (state && !state.paused) {
+      const progress = (nowMs - Date.parse(state.rollingFrom)) / WORKER_ROLLOUT_MS;
+      if (progress < 1) {
+        updatedMachineCount = Math.min(machineCount - 1, Math.floor(Math.max(0, progress) * machineCount));
+        updating = true;
+      }
+    }
+    return {
+      name,
+      master: name === 'master',
+      paused: state?.paused === true,
+      machineCount,
+      updatedMachineCount,
+      degradedMachineCount: 0,
+      updated: updatedMachineCount === machineCount && !updating,
+      updating,
+      degraded: false,
+    };
+  });
+}
 /** share of clusters whose operators have manual InstallPlan approval */
 const MANUAL_OLM_RATE = 0.7;
 
@@ -110,6 +162,15 @@ export function loadDemoGraph(): DemoGraphDocument {
     fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'stable-4.13.json'), 'utf8'),
   ) as DemoGraphDocument;
   return cachedGraph;
+}
+
+let cachedOlderGraph: DemoGraphDocument | undefined;
+/** the union-4.6-4.9 graph the demo also stores: what the demo's EUS cluster is offered */
+export function loadOlderDemoGraph(): DemoGraphDocument {
+  cachedOlderGraph ??= JSON.parse(
+    fs.readFileSync(path.join(process.cwd(), 'server', 'demo', 'data', 'union-4.6-4.9.json'), 'utf8'),
+  ) as DemoGraphDocument;
+  return cachedOlderGraph;
 }
 
 /** upgrade duration in ms: 40 min to 2 h, fixed per (cluster, target, start) */
@@ -329,6 +390,9 @@ export function simulateCluster(
   nowMs: number,
   graph: DemoGraphDocument,
   releases?: SimulatorReleases,
+  pools?: SimulatorPools[string],
+  /** the graph of releases older than `graph`'s (the demo's EUS cluster on 4.6–4.8) */
+  olderGraph?: DemoGraphDocument,
 ): ClusterSnapshot {
   let version = row.version;
   let currentUpgrade: ProviderUpgrade | null = row.currentUpgrade ? { ...row.currentUpgrade } : null;
@@ -374,7 +438,8 @@ export function simulateCluster(
     if (kind === 'alert') health.alerts = [...(health.alerts ?? []), reading as AlertReading];
     else if (!health.operators.some((o) => o.name === reading.name)) health.operators.push(reading as OperatorReading);
   }
-  const offered = availableUpdates(graph, version, row.channel).filter((v) => isOffered(releases, v, nowMs));
+  const offersFrom = olderGraph && !graph.nodes.some((n) => n.version === version) ? olderGraph : graph;
+  const offered = availableUpdates(offersFrom, version, row.channel).filter((v) => isOffered(releases, v, nowMs));
   return {
     externalId: row.externalId,
     name: row.name,
@@ -389,13 +454,21 @@ export function simulateCluster(
     lastUpgrade,
     discovery: simulatedDiscovery(row),
     inhibitors: simulatedInhibitors(row.externalId, version),
+    machineConfigPools: simulatedPools(version, row.nodeCount, pools, nowMs),
   };
 }
 
 /** The simulated clusters of `organizationId` (every simulated cluster when absent) as a provider. */
 export function createSimulatorProvider(db: Db, organizationId?: number): FleetProvider {
   const observeRow = (row: SimulatedClusterRow, now: Date) =>
-    simulateCluster(row, now.getTime(), loadDemoGraph(), readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY));
+    simulateCluster(
+      row,
+      now.getTime(),
+      loadDemoGraph(),
+      readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY),
+      readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY)?.[row.externalId],
+      loadOlderDemoGraph(),
+    );
   const find = (ref: ClusterRef) => {
     const row = findSimulatedCluster(db, ref.externalId, organizationId);
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
@@ -448,6 +521,36 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
           { version: req.version, nextRun: formatInstantToSecond(req.at.getTime()), state: 'scheduled' },
           null,
         );
+      });
+    },
+    setMachineConfigPoolPaused(ref, pool, paused, now) {
+      return inProcess(() => {
+        const seen = observeRow(find(ref), now);
+        const current = seen.machineConfigPools?.find((p) => p.name === pool);
+        if (!current) throw new ProviderError('simulator', `machineconfigpools.machineconfiguration.openshift.io "${pool}" not found`, 404);
+        if (current.paused === paused) return 'already-set' as const;
+        const all = readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY) ?? {};
+        const mine = { ...(all[ref.externalId] ?? {}) };
+        const was = mine[pool];
+        mine[pool] = paused
+          ? { paused: true, since: now.toISOString(), version: seen.version }
+          : // the machines roll to the control plane's release once unpaused (nothing to roll when it did not move)
+            {
+              paused: false,
+              rollingFrom: was?.paused && was.version !== seen.version ? now.toISOString() : '1970-01-01T00:00:00Z',
+              version: seen.version,
+            };
+        writeSetting(db, SIMULATOR_POOLS_KEY, { ...all, [ref.externalId]: mine } satisfies SimulatorPools, now);
+        return 'set' as const;
+      });
+    },
+    acknowledgeAdminGate(ref, gate, now) {
+      return inProcess(() => {
+        find(ref);
+        const all = readSetting<Record<string, string[]>>(db, SIMULATOR_ADMIN_ACKS_KEY) ?? {};
+        if (all[ref.externalId]?.includes(gate)) return 'already-set' as const;
+        writeSetting(db, SIMULATOR_ADMIN_ACKS_KEY, { ...all, [ref.externalId]: [...(all[ref.externalId] ?? []), gate] }, now);
+        return 'set' as const;
       });
     },
     setChannel(ref, channel) {

@@ -7,7 +7,7 @@
  * `approveInstallPlan` the only one to an operator (after a completed platform upgrade).
  */
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
-import type { HealthReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
+import type { HealthReading, MachineConfigPoolReading, UpgradeableCondition } from '@/server/domain/lifecycle/observation';
 import type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
 export type { InstallPlanReading } from '@/server/domain/lifecycle/operator-approvals';
 export type CurrentUpgradeState = 'scheduled' | 'started';
@@ -76,6 +76,8 @@ export interface ClusterSnapshot {
    * that holds an upgrade for them is the lifecycle's (server/domain/lifecycle/inhibitors.ts).
    */
   inhibitors?: ClusterInhibitorFacts;
+  /** the MachineConfigPools (absent: the provider has none, e.g. OCM) */
+  machineConfigPools?: MachineConfigPoolReading[];
 }
 
 /** A version gate an upgrade to `minor` needs and the cluster has not agreed to. */
@@ -194,6 +196,19 @@ export interface FleetProvider {
    * ('already-set'). Absent: the provider cannot switch channels (such a start is refused).
    */
   setChannel?(ref: ClusterRef, channel: string, now: Date): Promise<'set' | 'already-set'>;
+  /**
+   * Pauses or unpauses one MachineConfigPool (Kubernetes: merge-patch `spec.paused`), the EUS-to-EUS
+   * procedure's writes (lifecycle/eus-procedure.ts). Exactly once: re-reads the pool and writes
+   * nothing when it is already in the wanted state ('already-set'). Absent: the provider has no
+   * pools (OCM), and lifecycle.eusControlPlaneOnly is not applied.
+   */
+  setMachineConfigPoolPaused?(ref: ClusterRef, pool: string, paused: boolean, now: Date): Promise<'set' | 'already-set'>;
+  /**
+   * Acknowledges an admin gate (Kubernetes: merge-patch `data: {GATE: "true"}` on the ConfigMap
+   * `admin-acks` in openshift-config, as `oc -n openshift-config patch cm admin-acks` does). Re-reads
+   * first: an acknowledged gate is not written again ('already-set').
+   */
+  acknowledgeAdminGate?(ref: ClusterRef, gate: string, now: Date): Promise<'set' | 'already-set'>;
 }
 
 /** What the lifecycle says when a provider has no InstallPlans (the phase is skipped). */

@@ -114,10 +114,17 @@ export function checkDocument(
   };
 }
 
-/** The policy lint, named for the caller; with the stored update graphs (when any) their minors are checked too. */
-export function lintInput(input: PlanInput, mapping: PathMapping, graphs?: GraphCoverage): NamedWarning[] {
+/**
+ * The policy lint, named for the caller; with the stored update graphs (when any) their minors are
+ * checked too, and with the organization's provider kind the rules that depend on it.
+ */
+export function lintInput(
+  input: PlanInput,
+  mapping: PathMapping,
+  context: { graphs?: GraphCoverage; provider?: string } = {},
+): NamedWarning[] {
   return nameProblems(
-    lintPolicies(input, graphs),
+    lintPolicies(input, context),
     input.clusters.map((c) => c.name),
     mapping,
   );

@@ -1,0 +1,1 @@
+ALTER TABLE `upgrade_lifecycles` ADD `eus_procedure` text;
