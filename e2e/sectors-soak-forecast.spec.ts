@@ -109,7 +109,7 @@ test.describe('Sectors, Soak and Forecast pages', () => {
       .trimEnd()
       .split('\r\n');
     expect(lines[0]).toBe(
-      'cluster,sector,managed,start version,upgrade from,upgrade to,upgrade start (UTC),upgrade end (UTC),in flight,final version,on target at (UTC)',
+      'cluster,sector,managed,start version,upgrade from,upgrade to,upgrade via,upgrade start (UTC),upgrade end (UTC),in flight,final version,on target at (UTC)',
     );
     // a line per upgrade, at least one per cluster: every cluster is in the file, not just this page's
     expect(new Set(lines.slice(1).map((l) => l.split(',')[0])).size).toBe(total);

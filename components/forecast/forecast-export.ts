@@ -9,7 +9,7 @@ export interface ForecastExportRow {
   startVersion: string;
   finalVersion: string;
   reachesTargetAt: string | null;
-  upgrades: readonly { from: string; version: string; start: string; end: string; inFlight: boolean }[];
+  upgrades: readonly { from: string; version: string; start: string; end: string; inFlight: boolean; via?: readonly string[] }[];
 }
 
 const HEADERS = [
@@ -19,6 +19,8 @@ const HEADERS = [
   'start version',
   'upgrade from',
   'upgrade to',
+  // an EUS-to-EUS run taken control-plane-only: the releases it passes (space-separated)
+  'upgrade via',
   'upgrade start (UTC)',
   'upgrade end (UTC)',
   'in flight',
@@ -31,8 +33,9 @@ export function forecastCsv(rows: readonly ForecastExportRow[]): string {
   for (const r of rows) {
     const common = [r.cluster, r.sector ?? '', r.managed ? 'yes' : 'no', r.startVersion] as const;
     const tail = [r.finalVersion, r.reachesTargetAt ?? ''] as const;
-    if (r.upgrades.length === 0) lines.push([...common, '', '', '', '', '', ...tail]);
-    for (const u of r.upgrades) lines.push([...common, u.from, u.version, u.start, u.end, u.inFlight ? 'yes' : 'no', ...tail]);
+    if (r.upgrades.length === 0) lines.push([...common, '', '', '', '', '', '', ...tail]);
+    for (const u of r.upgrades)
+      lines.push([...common, u.from, u.version, u.via?.join(' ') ?? '', u.start, u.end, u.inFlight ? 'yes' : 'no', ...tail]);
   }
   return toCsv(HEADERS, lines);
 }

@@ -60,7 +60,8 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
       <div className="gantt-detail small" aria-live="polite">
         {hover ? (
           <>
-            <strong>{hover.row.cluster}</strong>: {hover.bar.from} → <span className="mono">{hover.bar.version}</span>,{' '}
+            <strong>{hover.row.cluster}</strong>: {hover.bar.from} → <span className="mono">{hover.bar.version}</span>
+            {hover.bar.via?.length ? ` (EUS-to-EUS, control plane only, via ${hover.bar.via.join(' → ')})` : ''},{' '}
             {formatUtc(hover.bar.start)} – {formatUtc(hover.bar.end)}
             {hover.bar.inFlight ? ' (already scheduled or running)' : ''}
           </>
@@ -123,7 +124,8 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
                     {row.upgrades.map((u) => {
                       const left = x(u.start);
                       const w = Math.max(8, x(u.end) - left);
-                      const label = `${row.cluster}: ${u.from} to ${u.version}, ${formatUtc(u.start)} to ${formatUtc(u.end)}`;
+                      const via = u.via?.length ? ` (EUS-to-EUS, control plane only, via ${u.via.join(' → ')})` : '';
+                      const label = `${row.cluster}: ${u.from} to ${u.version}${via}, ${formatUtc(u.start)} to ${formatUtc(u.end)}`;
                       return (
                         <div
                           key={u.start + u.version}

@@ -85,7 +85,10 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
       message: 'on the route 4.6.30 → 4.7.60 → 4.8.54; next hop 4.7.60 (switching the channel to eus-4.8 first)',
     });
     const forecast = await viewer.forecast.run({ horizonDays: 14, upgradeMinutes: 90, search: 'eus-legacy', limit: 10, offset: 0 });
-    expect(forecast.rows.map((r) => r.upgrades.map((u) => `${u.from}→${u.version}`))).toEqual([['4.6.30→4.7.60', '4.7.60→4.8.54']]);
+    // the demo cluster takes its EUS-to-EUS run control-plane-only: one attempt through both hops, each an upgrade's time
+    const upgrades = forecast.rows.flatMap((r) => r.upgrades);
+    expect(upgrades.map((u) => `${u.from}→${u.version} via ${u.via?.join(',')}`)).toEqual(['4.6.30→4.8.54 via 4.7.60']);
+    expect(Date.parse(upgrades[0]!.end) - Date.parse(upgrades[0]!.start)).toBe(2 * 90 * 60_000);
   });
 
   it('answers NOT_FOUND for an unknown cluster', async () => {

@@ -96,6 +96,11 @@ export type ForecastUpgrade = {
   end: string;
   /** already scheduled or running when the forecast began */
   inFlight: boolean;
+  /**
+   * an EUS-to-EUS run taken control-plane-only (lifecycle.eusControlPlaneOnly): one attempt through
+   * these releases to `version`, the workers rolled once at its end
+   */
+  via?: string[];
 };
 
 export type ClusterForecast = {
@@ -166,6 +171,8 @@ type SimCluster = {
   upgrades: ForecastUpgrade[];
   /** completion time of the current upgrade */
   endsAt: number | null;
+  /** the current upgrade is an EUS-to-EUS run: where it ends, and the channel it runs on */
+  eusRun: { end: string; channel: string | null } | null;
   eligibleAt: number;
   reachedAt: number | null;
   /** the engine's last verdict (shaped for the result at the end: one per cluster and step otherwise) */
@@ -262,6 +269,7 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       sector,
       upgrades,
       endsAt,
+      eusRun: null,
       eligibleAt: c.upgradePolicy ? fromMs : Infinity,
       reachedAt: reached,
       lastDecision: null,
@@ -301,6 +309,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
     return offered ? { offered, channel: route.channel } : null;
   };
 
+  /** after an EUS-to-EUS run: what the graph recommends from its last release, on the run's channel */
+  const eusRunOffer = (run: { end: string; channel: string | null }): { offered: string[]; channel: string | null } | null => {
+    const offered = options.routes?.successors(run.end);
+    return offered ? { offered, channel: run.channel } : null;
+  };
+
   /**
    * The canary sectors a completion gave a new result at this step: their scheduled upgrades are
    * decided again (a canary's new completion restarts its soak, and the engine then cancels the
@@ -319,10 +333,12 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
       const cu = s.state.currentUpgrade;
       if (!cu) continue;
       if (s.endsAt !== null && s.endsAt <= t) {
-        const version = cu.version;
+        // an EUS-to-EUS run ends on the route's last release (the attempt is held as its first hop meanwhile)
+        const version = s.eusRun?.end ?? cu.version;
         const from = s.state.version;
         // a hop of a route (into another minor's channel) is offered what the graph recommends from there
-        const routed = routedOffer(s.state, version);
+        const routed = s.eusRun ? eusRunOffer(s.eusRun) : routedOffer(s.state, version);
+        s.eusRun = null;
         if (routed) s.offered = routed.offered;
         s.state = {
           ...s.state,
@@ -535,15 +551,28 @@ export function startForecast(input: PlanInput, options: ForecastOptions): Forec
         if (d.action === 'upgrade' && d.version && d.nextRun) {
           const start = parseInstant(d.nextRun) ?? t;
           s.state = { ...s.state, currentUpgrade: { version: d.version, nextRun: d.nextRun, state: 'scheduled' } };
-          s.endsAt = start + durationMs;
+          // An EUS-to-EUS run is one attempt through every hop of its route (lifecycle/eus-procedure.ts):
+          // held as its first hop, as the scheduler holds it, and done after each control-plane hop
+          // took an upgrade's time (the workers roll once, within the last).
+          const eusRoute = d.eusRoute && d.eusRoute.length > 2 ? d.eusRoute : null;
+          s.eusRun = eusRoute ? { end: eusRoute[eusRoute.length - 1]!, channel: d.channel ?? null } : null;
+          s.endsAt = start + durationMs * (eusRoute ? eusRoute.length - 1 : 1);
           inFlight.add(s);
-          s.upgrades.push({ from: s.state.version, version: d.version, start: d.nextRun, end: formatInstant(s.endsAt), inFlight: false });
+          s.upgrades.push({
+            from: s.state.version,
+            version: s.eusRun?.end ?? d.version,
+            start: d.nextRun,
+            end: formatInstant(s.endsAt),
+            inFlight: false,
+            ...(eusRoute ? { via: eusRoute.slice(1, -1) } : {}),
+          });
           s.eligibleAt = Infinity;
           upgradesStarted++;
         } else if (d.action === 'cancel') {
           s.state = { ...s.state };
           delete s.state.currentUpgrade;
           s.endsAt = null;
+          s.eusRun = null;
           inFlight.delete(s);
           const last = s.upgrades[s.upgrades.length - 1];
           if (last?.inFlight) s.upgrades.pop();
