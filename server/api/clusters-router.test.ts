@@ -84,6 +84,9 @@ describe('clusters router (tRPC through createCaller on a migrated in-memory dat
       pass: true,
       message: 'on the route 4.6.30 → 4.7.60 → 4.8.54; next hop 4.7.60 (switching the channel to eus-4.8 first)',
     });
+    // its policy takes this route control-plane-only: the decision says so (the attempt runs every hop)
+    expect(explanation!.decision).toMatchObject({ action: 'upgrade', version: '4.7.60', eusRoute: ['4.6.30', '4.7.60', '4.8.54'] });
+    expect(explanation!.decision!.message).toContain('as one EUS-to-EUS run to 4.8.54 (control plane only, the workers roll once)');
     const forecast = await viewer.forecast.run({ horizonDays: 14, upgradeMinutes: 90, search: 'eus-legacy', limit: 10, offset: 0 });
     // the demo cluster takes its EUS-to-EUS run control-plane-only: one attempt through both hops, each an upgrade's time
     const upgrades = forecast.rows.flatMap((r) => r.upgrades);

@@ -773,8 +773,15 @@ export class PlanRun {
       const check = this.checkVersion(c, v);
       if (check.sector.pass && check.soak.pass && !check.canary && !check.awaits && !check.held) {
         this.hold(c);
+        // an EUS-to-EUS route the policy takes control-plane-only: one attempt through every hop
+        const eusRoute =
+          route?.kind === 'route' &&
+          c.upgradePolicy?.lifecycle?.eusControlPlaneOnly &&
+          isEusToEusRoute(route.path, route.channel ?? c.channel)
+            ? [...route.path]
+            : null;
         const note = route
-          ? `; ${describeRoute(route)}`
+          ? `; ${describeRoute(route)}${eusRoute ? `, as one EUS-to-EUS run to ${eusRoute[eusRoute.length - 1]} (control plane only, the workers roll once)` : ''}`
           : firstFailure
             ? `; higher ${firstFailure.version} not eligible (${this.failureMessage(c, firstFailure)})`
             : '';
@@ -785,11 +792,7 @@ export class PlanRun {
           nextRun: formatInstant(nextRun),
           message: `upgrade to ${v} at ${formatInstant(nextRun)}${note}`,
           ...(route?.kind === 'route' && route.channel ? { channel: route.channel } : {}),
-          ...(route?.kind === 'route' &&
-          c.upgradePolicy?.lifecycle?.eusControlPlaneOnly &&
-          isEusToEusRoute(route.path, route.channel ?? c.channel)
-            ? { eusRoute: [...route.path] }
-            : {}),
+          ...(eusRoute ? { eusRoute } : {}),
         };
       }
       firstFailure ??= check;
