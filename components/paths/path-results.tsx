@@ -400,6 +400,21 @@ export function ExportsPanel({ solved }: { solved: Solved }) {
           <CopyButton text={allCommands} label="Copy all commands" />
           <DownloadButton text={runbook.text} fileName="runbook.md" mime="text/markdown" label="Download runbook.md" />
         </div>
+        {solved.eusRun === 'runs' && solved.cluster && (
+          <div className="banner info small" data-testid="eus-run-automated">
+            fleetplan runs this EUS-to-EUS update for <span className="mono">{solved.cluster.name}</span> itself: its policy sets{' '}
+            <span className="mono">lifecycle.eusControlPlaneOnly</span>, so the scheduler pauses the worker pools, takes both control-plane
+            hops with the admin acknowledgements, unpauses the pools and watches the workers roll out, each step in the cluster&apos;s
+            upgrade lifecycle. The steps below are what it does.
+          </div>
+        )}
+        {solved.eusRun === 'not-applied' && solved.cluster && (
+          <div className="banner warn small" data-testid="eus-run-automated">
+            <span className="mono">{solved.cluster.name}</span>&apos;s policy sets{' '}
+            <span className="mono">lifecycle.eusControlPlaneOnly</span>, but its provider cannot pause MachineConfigPools: the scheduler
+            takes each hop as an upgrade of its own.
+          </div>
+        )}
         {runbook.warnings.map((w) => (
           <div key={w} className="banner warn small">
             {w}

@@ -155,6 +155,32 @@ describe('graph service', () => {
     expect((await caller(viewer).graphs.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false })).hopInhibitors).toBeNull();
   });
 
+  it('says for a chosen cluster whether fleetplan runs the EUS-to-EUS path itself, control-plane-only', async () => {
+    const cluster = listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 }).rows[0]!;
+    const policy = { ...(cluster.upgradePolicy ?? {}) } as Record<string, unknown>;
+    const solve = () => caller(viewer).graphs.solve({ clusterName: cluster.name, channel: 'eus-4.8', allowConditional: false });
+    db.$client
+      .prepare('update clusters set version = ?, channel = ?, upgrade_policy = ? where id = ?')
+      .run('4.6.30', 'eus-4.6', JSON.stringify({ ...policy, lifecycle: { eusControlPlaneOnly: true } }), cluster.id);
+    const opted = await solve();
+    expect(opted.answer.path).toEqual(['4.6.30', '4.7.60', '4.8.54']);
+    expect(opted.eusRun).toBe('runs');
+    // without the option the runbook is the operator's to follow
+    db.$client.prepare('update clusters set upgrade_policy = ? where id = ?').run(JSON.stringify(policy), cluster.id);
+    expect((await solve()).eusRun).toBeNull();
+    // a path that is no EUS-to-EUS run (one minor)
+    db.$client
+      .prepare('update clusters set upgrade_policy = ? where id = ?')
+      .run(JSON.stringify({ ...policy, lifecycle: { eusControlPlaneOnly: true } }), cluster.id);
+    const oneMinor = await caller(viewer).graphs.solve({ clusterName: cluster.name, to: '4.7.60', allowConditional: false });
+    expect(oneMinor.answer.path).toEqual(['4.6.30', '4.7.60']);
+    expect(oneMinor.eusRun).toBeNull();
+    // on a provider that cannot pause MachineConfigPools
+    db.$client.prepare("update organizations set provider_kind = 'ocm' where id = ?").run(cluster.organizationId);
+    expect((await solve()).eusRun).toBe('not-applied');
+    db.$client.prepare('update organizations set provider_kind = null where id = ?').run(cluster.organizationId);
+  });
+
   it('builds the merged index once per set of stored graphs, and again after an import', () => {
     const service = createGraphService(db, () => NOW);
     service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });

@@ -33,6 +33,10 @@ import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { organizationScope, type OrganizationScope } from './organization-scope';
 import { AppError } from './app-error';
 import { upgradeInhibitors, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
+import { eusRunOfRoute } from '@/server/domain/lifecycle/eus-procedure';
+import { parseLifecycleOptions } from '@/server/domain/lifecycle/options';
+import { channelForHop } from '@/server/domain/plan/route-following';
+import { getEnv } from '@/server/env';
 
 /** Control-plane nodes assumed for a cluster (the fleet stores only a total node count). */
 const CONTROL_PLANE_NODES = 3;
@@ -196,6 +200,8 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       const { index, graphs } = requireIndex();
       let cluster: { name: string; version: string; channel: string; nodeCount: number } | null = null;
       let facts: ClusterInhibitorFacts | null = null;
+      /** the cluster's policy takes EUS-to-EUS routes control-plane-only (lifecycle.eusControlPlaneOnly), and its provider */
+      let eusOptIn: { optedIn: boolean; provider: string } | null = null;
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
         const org = scope();
@@ -205,6 +211,11 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
         cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };
         facts = row.inhibitors;
         from = row.version;
+        const lifecycle = (row.upgradePolicy as { lifecycle?: unknown } | null)?.lifecycle;
+        eusOptIn = {
+          optedIn: lifecycle != null && parseLifecycleOptions(lifecycle, 'lifecycle').options.eusControlPlaneOnly !== null,
+          provider: org.providerKind ?? getEnv().provider.name,
+        };
       }
       if (!from) throw new AppError('INVALID_INPUT', 'Give a source version or a cluster', [{ path: 'from', message: 'required' }]);
       if (normalizeVersion(from) === null) {
@@ -276,6 +287,17 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
                   inhibitors: facts ? upgradeInhibitors(facts, answer.path[i]!, to) : [],
                 })),
               }
+            : null,
+        // for a chosen cluster: whether fleetplan runs this path as one EUS-to-EUS control-plane-only run
+        // (the channel its first hop switches to, as the engine's route-following picks it)
+        eusRun:
+          cluster && eusOptIn && answer.path && answer.path.length > 1
+            ? eusRunOfRoute(
+                answer.path,
+                channelForHop(index.channels[index.idOf.get(answer.path[1]!)!] ?? [], answer.path[1]!, cluster.channel) ?? cluster.channel,
+                eusOptIn.optedIn,
+                eusOptIn.provider,
+              )
             : null,
         graphs: graphs.map((g) => g.name),
       };

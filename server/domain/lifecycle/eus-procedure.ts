@@ -97,6 +97,26 @@ export function isEusToEusRoute(path: readonly string[], channelAfterSwitch: str
   return channel !== null && channel.prefix === 'eus' && channel.major === c.major && channel.minor === c.minor;
 }
 
+/** The providers that can pause MachineConfigPools, so the run can be control-plane-only (OCM's upgrade service rolls the workers itself). */
+export function providerPausesWorkerPools(provider: string | undefined): boolean {
+  return provider === undefined || provider === 'kubernetes' || provider === 'simulator';
+}
+
+/**
+ * Whether fleetplan takes this route for a cluster as one EUS-to-EUS control-plane-only run: the
+ * policy opts in and the route is EUS-to-EUS — `runs` where the provider can pause the worker
+ * pools, `not-applied` where it cannot (each hop an upgrade of its own); null otherwise.
+ */
+export function eusRunOfRoute(
+  path: readonly string[],
+  channelAfterSwitch: string | null | undefined,
+  optedIn: boolean,
+  provider: string | undefined,
+): 'runs' | 'not-applied' | null {
+  if (!optedIn || !isEusToEusRoute(path, channelAfterSwitch)) return null;
+  return providerPausesWorkerPools(provider) ? 'runs' : 'not-applied';
+}
+
 /** The record of a new run (nothing asked yet). */
 export function newEusProgress(path: readonly string[], firstHopChannel: string | null): EusProcedureProgress {
   return {

@@ -2,6 +2,7 @@
  * Policy lint: things that are valid but almost certainly not what the author meant. Warnings,
  * never errors; each names the field to look at.
  */
+import { providerPausesWorkerPools } from '../lifecycle/eus-procedure';
 import { patternMatches } from './blocked-versions';
 import { compileSchedule, listRuns } from './cron-schedule';
 import { parseInstant } from './time';
@@ -307,7 +308,7 @@ function lintBoundsAgainstGraphs(input: PlanInput, managed: Managed[], coverage:
  * applied and each hop of an EUS-to-EUS route stays an upgrade of its own.
  */
 function lintEusProcedure(managed: Managed[], provider: string | undefined, warnings: Warning[]): void {
-  if (provider === undefined || provider === 'kubernetes' || provider === 'simulator') return;
+  if (providerPausesWorkerPools(provider)) return;
   for (const m of managed) {
     if (!m.cluster.upgradePolicy.lifecycle?.eusControlPlaneOnly) continue;
     warnings.push({
