@@ -272,6 +272,7 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
       ...(snap.pendingVersionGates ? { pendingVersionGates: snap.pendingVersionGates } : {}),
       ...(snap.inhibitors ? { inhibitors: snap.inhibitors } : {}),
       ...(snap.machineConfigPools ? { machineConfigPools: snap.machineConfigPools } : {}),
+      ...(snap.adminGates ? { adminGates: snap.adminGates } : {}),
     },
   };
 }

@@ -14,7 +14,9 @@
  *   (`…/machineconfigpools/{name}`: only `spec` is taken, e.g. `spec.paused`); `rollPool` scripts what
  *   the machine-config operator reports (pending on a new rendered config, rolling, done)
  * - `GET` and merge-`PATCH` `/api/v1/namespaces/openshift-config/configmaps/admin-acks`
- *   (fixtures/configmap-admin-acks.json; the admin-gate acknowledgements)
+ *   (fixtures/configmap-admin-acks.json; the admin-gate acknowledgements), and `GET`
+ *   `/api/v1/namespaces/openshift-config-managed/configmaps/admin-gates` (fixtures/configmap-admin-gates.json,
+ *   or the spec's `adminGates`; 404 for `null`: the gates the release declares)
  * - `GET  /apis/operators.coreos.com/v1alpha1/clusterserviceversions` (fixtures/clusterserviceversion.json
  *   per installed operator, plus OLM's copy of it in another namespace) and
  *   `GET  /apis/apiserver.openshift.io/v1/apirequestcounts` (fixtures/apirequestcount.json per removed
@@ -53,6 +55,14 @@ const CO_PATH = '/apis/config.openshift.io/v1/clusteroperators';
 const MCP_PATH = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
 const ONE_MCP_PATH = /^\/apis\/machineconfiguration\.openshift\.io\/v1\/machineconfigpools\/([^/]+)$/;
 const ADMIN_ACKS_PATH = '/api/v1/namespaces/openshift-config/configmaps/admin-acks';
+const ADMIN_GATES_PATH = '/api/v1/namespaces/openshift-config-managed/configmaps/admin-gates';
+
+/** The release's admin-gates ConfigMap: the fixture's, with the spec's gates when it names some (null: none there). */
+function adminGatesObject(gates: Record<string, string> | null | undefined): Json | null {
+  if (gates === null) return null;
+  const fixture = readFixture<Json>('configmap-admin-gates.json');
+  return gates === undefined ? fixture : { ...fixture, data: { ...gates } };
+}
 const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures/cluster';
 const CSV_PATH = '/apis/operators.coreos.com/v1alpha1/clusterserviceversions';
 const ARC_PATH = '/apis/apiserver.openshift.io/v1/apirequestcounts';
@@ -137,6 +147,11 @@ export interface FakeOpenShiftClusterSpec {
   /** MachineConfigPools (default master and worker) and those the admin paused */
   pools?: string[];
   pausedPools?: string[];
+  /**
+   * the release's admin gates (ConfigMap openshift-config-managed/admin-gates `data`: gate → its
+   * description); default fixtures/configmap-admin-gates.json's; null: no such ConfigMap (404)
+   */
+  adminGates?: Record<string, string> | null;
 }
 
 export interface FakeInstallPlanSpec {
@@ -206,6 +221,7 @@ interface ClusterState {
   operators: Json[];
   pools: Json[];
   adminAcks: Json;
+  adminGates: Json | null;
   infrastructure: Json;
   nodes: Json[];
   csvs: Json[];
@@ -548,6 +564,7 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
         return p;
       }),
       adminAcks: readFixture<Json>('configmap-admin-acks.json'),
+      adminGates: adminGatesObject(spec.adminGates),
       infrastructure: infrastructureObject(spec),
       nodes: nodeObjects(spec),
       csvs: csvObjects(spec),
@@ -698,6 +715,23 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       pool.metadata = { ...(pool.metadata as Json), resourceVersion: String(Number((pool.metadata as Json).resourceVersion) + 1) };
       writeHook?.(write);
       return { status: 200, body: pool };
+    }
+    if (rest === ADMIN_GATES_PATH && req.method === 'GET') {
+      return s.adminGates
+        ? { status: 200, body: s.adminGates }
+        : {
+            status: 404,
+            body: {
+              kind: 'Status',
+              apiVersion: 'v1',
+              metadata: {},
+              status: 'Failure',
+              message: 'configmaps "admin-gates" not found',
+              reason: 'NotFound',
+              details: { name: 'admin-gates', kind: 'configmaps' },
+              code: 404,
+            },
+          };
     }
     if (rest === ADMIN_ACKS_PATH && (req.method === 'GET' || req.method === 'PATCH')) {
       if (req.method === 'GET') return { status: 200, body: s.adminAcks };

@@ -56,6 +56,24 @@ describe('the EUS-to-EUS control-plane-only procedure', () => {
     expect(run.messages.some((m) => m.startsWith('workers rolled out to 4.16.20: master 3/3, worker 3/3, infra 3/3'))).toBe(true);
   });
 
+  it("acknowledges the gates the cluster's release declares too (its own minor's only), each once, in name order", () => {
+    const world = new EusWorld();
+    world.declaredGates = [ADMIN_GATE, 'ack-4.15-storage-migration-in-4.16', 'ack-4.14-not-this-hop'];
+    const run = runEus(world);
+    expect(world.writes).toEqual([
+      'pause:worker',
+      'pause:infra',
+      'channel:eus-4.16',
+      'start:4.15.45',
+      `ack:${ADMIN_GATE}`,
+      'ack:ack-4.15-storage-migration-in-4.16',
+      'start:4.16.20',
+      'unpause:worker',
+      'unpause:infra',
+    ]);
+    expect(run.attempt.state).toBe('completed');
+  });
+
   it('workers stay on the old release through both hops: the pools are not rolled twice', () => {
     const world = new EusWorld();
     const seen: string[] = [];

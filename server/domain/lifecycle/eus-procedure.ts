@@ -19,7 +19,7 @@
  */
 import { parseChannelName } from '../version/channel-names';
 import { parseVersion } from '../version/version';
-import { adminGatesForHop } from '../path/admin-gates';
+import { adminGatesToAcknowledge } from '../path/admin-gates';
 import type { MachineConfigPoolReading, ObservedCluster } from './observation';
 import { formatDuration } from './options';
 import type { LifecycleReason } from './reasons';
@@ -284,7 +284,7 @@ export function stepControlPlane(input: EusStepInput, progress: EusProcedureProg
       const gate = input.hopGate(from, hop, true);
       if (gate) return hold(`${gate.reason}: ${gate.message}`);
       const effects: EusEffect[] = [];
-      for (const name of adminGatesForHop(from, hop.version)) {
+      for (const name of adminGatesToAcknowledge(from, hop.version, c.adminGates)) {
         const ack = p.acks.find((a) => a.gate === name);
         if (ack?.confirmedAt != null) continue;
         if (!ack) {

@@ -49,6 +49,12 @@ export interface ObservedCluster {
   inhibitors?: ClusterInhibitorFacts;
   /** the MachineConfigPools (absent: the provider has none, e.g. OCM) */
   machineConfigPools?: MachineConfigPoolReading[];
+  /**
+   * the admin gates the cluster's release declares (ConfigMap openshift-config-managed/admin-gates:
+   * its keys, e.g. `ack-4.15-kube-1.29-api-removals-in-4.16`); absent: not read (the provider has
+   * none, or may not read it)
+   */
+  adminGates?: string[];
 }
 
 /** A MachineConfigPool (machineconfiguration.openshift.io/v1) as the EUS-to-EUS procedure reads it. */

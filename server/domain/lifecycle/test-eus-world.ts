@@ -41,6 +41,8 @@ export class EusWorld {
   writes: string[] = [];
   /** the hop that fails at the provider instead of completing */
   failing: string | null = null;
+  /** the admin gates the release declares (openshift-config-managed/admin-gates); undefined: not read */
+  declaredGates: string[] | undefined = undefined;
 
   constructor(pools: { name: string; paused?: boolean; machines?: number }[] = [{ name: 'worker' }, { name: 'infra' }]) {
     this.pools.set('master', { paused: false, machineCount: 3, version: this.version, rolling: 0, degraded: false });
@@ -78,18 +80,21 @@ export class EusWorld {
       };
     });
     // the cluster-version operator holds a minor update behind an admin gate not acknowledged
-    const gated = this.version.startsWith('4.15.') && !this.acks.has(ADMIN_GATE);
+    const gates = (this.declaredGates ?? [ADMIN_GATE]).filter((g) => g.startsWith('ack-4.15-'));
+    const missing = this.version.startsWith('4.15.') ? gates.filter((g) => !this.acks.has(g)) : [];
+    const gated = missing.length > 0;
     return {
       version: this.version,
       channel: this.channel,
       availableUpgrades: this.offers(),
       conditionalUpgrades: [],
-      upgradeable: gated ? { status: 'False', message: `AdminAckRequired: ${ADMIN_GATE}` } : { status: 'True' },
+      upgradeable: gated ? { status: 'False', message: `AdminAckRequired: ${missing.join(', ')}` } : { status: 'True' },
       health: { operators: [], alerts: [], other: [] },
       currentUpgrade: this.running ? { version: this.running, state: 'started' } : null,
       lastUpgrade: this.last,
       inhibitors: { operators: [], removedApis: this.removedApis },
       machineConfigPools: pools,
+      ...(this.declaredGates ? { adminGates: this.declaredGates } : {}),
     };
   }
 

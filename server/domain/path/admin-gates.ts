@@ -11,6 +11,21 @@ import { parseVersion } from '../version/version';
  */
 export const MINORS_WITH_API_REMOVAL_GATES: readonly number[] = [8, 11, 12, 13, 15, 18];
 
+/**
+ * The admin gates to acknowledge before leaving `from`'s minor for `to`'s: the known ones
+ * (adminGatesForHop) and, when the cluster's own list was read (openshift-config-managed/admin-gates,
+ * whose keys name the minor they guard: `ack-4.15-…`), those of `from`'s minor — a release may
+ * declare a gate this list does not know yet. Sorted, each once.
+ */
+export function adminGatesToAcknowledge(from: string, to: string, clusterGates?: readonly string[]): string[] {
+  const known = adminGatesForHop(from, to);
+  const a = parseVersion(from);
+  const b = parseVersion(to);
+  if (!clusterGates || !a || !b || b.major !== a.major || b.minor !== a.minor + 1) return known;
+  const prefix = `ack-${a.major}.${a.minor}-`;
+  return [...new Set([...known, ...clusterGates.filter((g) => g.startsWith(prefix))])].sort();
+}
+
 /** Admin-gate names to acknowledge before updating from `from`'s minor to `to`'s (4.y only). */
 export function adminGatesForHop(from: string, to: string): string[] {
   const a = parseVersion(from);

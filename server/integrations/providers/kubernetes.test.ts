@@ -679,6 +679,27 @@ describe('Kubernetes provider: the EUS-to-EUS procedure (MachineConfigPools, adm
   const POOL = '/apis/machineconfiguration.openshift.io/v1/machineconfigpools';
   const ACKS = '/api/v1/namespaces/openshift-config/configmaps/admin-acks';
 
+  it('reads the admin gates the release declares (openshift-config-managed/admin-gates); none there is none, a refused read is not read', async () => {
+    const GATES = '/api/v1/namespaces/openshift-config-managed/configmaps/admin-gates';
+    const fake = await fakeCluster([
+      {
+        name: 'east',
+        version: '4.15.20',
+        releases: RELEASES,
+        adminGates: { 'ack-4.15-kube-1.29-api-removals-in-4.16': 'Kubernetes 1.29 …', 'ack-4.15-new-gate': 'new' },
+      },
+      { name: 'west', version: '4.15.20', releases: RELEASES, adminGates: null },
+    ]);
+    const kube = provider(writeFile(tmpDir(), 'config', fake.kubeconfig()));
+    expect((await kube.observeCluster(ref, NOW)).adminGates).toEqual(['ack-4.15-kube-1.29-api-removals-in-4.16', 'ack-4.15-new-gate']);
+    expect((await kube.observeCluster({ externalId: 'west', name: 'west' }, NOW)).adminGates).toEqual([]);
+    fake.setPathFault('east', GATES, 403, 'configmaps "admin-gates" is forbidden');
+    const refused = await kube.observeCluster(ref, NOW);
+    expect(refused.adminGates).toBeUndefined();
+    // the rest of the reading stands
+    expect(refused.version).toBe('4.15.20');
+  });
+
   it('reads each pool: paused, counts and Updated/Updating/Degraded; a paused pool behind the control plane is not a health issue', async () => {
     const fake = await fakeCluster([
       { name: 'east', version: '4.13.10', releases: RELEASES, pools: ['master', 'worker', 'infra'], pausedPools: ['infra'] },

@@ -779,6 +779,24 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       return undefined;
     }
   };
+  /**
+   * The admin gates the cluster's release declares: the keys of ConfigMap
+   * openshift-config-managed/admin-gates (what `oc -n openshift-config-managed get cm admin-gates`
+   * shows). None there (404): none. Any other failure (no permission, a timeout): not read, so the
+   * EUS procedure falls back to the gates it knows (path/admin-gates.ts).
+   */
+  const readAdminGates = async (client: Client): Promise<string[] | undefined> => {
+    try {
+      const cm = await withDeadline(
+        client.core.readNamespacedConfigMap({ name: 'admin-gates', namespace: 'openshift-config-managed' }),
+        Math.min(deadlineMs, INHIBITOR_READ_MS),
+        'reading admin gates',
+      );
+      return Object.keys(cm.data ?? {}).sort();
+    } catch (err) {
+      return kubernetesError('GET configmaps openshift-config-managed/admin-gates', err, timeoutMs).status === 404 ? [] : undefined;
+    }
+  };
   /** best effort: a part that cannot be read is null, never the cluster's failure */
   const readDiscovery = async (client: Client, ctx: LoadedContext): Promise<ClusterDiscovery> => {
     const [infra, nodes] = await Promise.allSettled([client.custom.getClusterCustomObject(INFRASTRUCTURE), readNodes(client)]);
@@ -796,12 +814,13 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
       // the ClusterVersion first: without it there is nothing to report, and an exec plugin's
       // credential is then cached for the reads that follow instead of being fetched by each
       const cv = await readCv(client);
-      const [operators, pools, alerts, discovery, inhibitors] = await Promise.all([
+      const [operators, pools, alerts, discovery, inhibitors, adminGates] = await Promise.all([
         readList(client, 'clusteroperators.config.openshift.io', CLUSTER_OPERATORS).then(readOperatorList),
         readPoolObjects(client),
         readAlerts(client),
         readDiscovery(client, ctx),
         readInhibitors(client),
+        readAdminGates(client),
       ]);
       const health: HealthReading = { operators, alerts, other: readPoolList(pools) };
       return {
@@ -813,6 +832,7 @@ export function createKubernetesProvider(contexts: LoadedContext[], opts: Kubern
         discovery,
         ...(inhibitors ? { inhibitors } : {}),
         machineConfigPools: readPools(pools),
+        ...(adminGates ? { adminGates } : {}),
       };
     };
     return withDeadline(read(), deadlineMs, `reading ${ctx.name}`);
