@@ -623,7 +623,10 @@ export class PlanRun {
   routeOf(c: Cluster): RouteVerdict | null {
     if (!this.routes || c.upgradePolicy === undefined) return null;
     const m = c as ManagedCluster;
-    return this.routes(c, this.boundsOf(m), blockedReleasesFor(this.input.organization, m.upgradePolicy.conditions.blockedVersions));
+    const bounds = this.boundsOf(m);
+    // no target, no route (route-following.ts): most clusters, at every run
+    if (bounds.length === 0) return null;
+    return this.routes(c, bounds, blockedReleasesFor(this.input.organization, m.upgradePolicy.conditions.blockedVersions));
   }
 
   /**
