@@ -191,13 +191,32 @@ function timeoutOf(p: EusProcedureProgress, now: number, ms: number): boolean {
   return p.phaseSince !== null && now > p.phaseSince + ms;
 }
 
+/** The pools we paused that do not read `paused` yet (a pool deleted since is nothing to wait for). */
+function poolsNotYet(input: EusStepInput, progress: EusProcedureProgress, paused: boolean): string[] {
+  const pools = new Map((input.cluster.machineConfigPools ?? []).map((p) => [p.name, p]));
+  return (progress.pausedByUs ?? []).filter((name) => pools.has(name) && pools.get(name)!.paused !== paused);
+}
+
+/** Waits for `pools`, asking again for each with its own key (the provider re-reads: nothing is written twice). */
+function askPoolsAgain(
+  progress: EusProcedureProgress,
+  pools: readonly string[],
+  paused: boolean,
+  key: (pool: string) => string,
+): EusOutcome {
+  return {
+    kind: 'wait',
+    progress,
+    effects: pools.map((pool) => ({ kind: 'set-pool-paused', idempotencyKey: key(pool), pool, paused })),
+    notes: [],
+  };
+}
+
 /** `pausing-workers`: wait until every pool we pause reads paused; ask again (same key) for those that do not. */
 export function stepPausing(input: EusStepInput, progress: EusProcedureProgress): EusOutcome {
-  const { cluster, now, attemptId } = input;
-  const pools = new Map((cluster.machineConfigPools ?? []).map((p) => [p.name, p]));
+  const { now, attemptId } = input;
   const ours = progress.pausedByUs ?? [];
-  // a pool deleted since is nothing to wait for
-  const notYet = ours.filter((name) => pools.has(name) && !pools.get(name)!.paused);
+  const notYet = poolsNotYet(input, progress, true);
   if (notYet.length === 0) {
     const left = progress.pausedBefore.length ? `; left as the admin paused them: ${names(progress.pausedBefore)}` : '';
     return {
@@ -217,12 +236,7 @@ export function stepPausing(input: EusStepInput, progress: EusProcedureProgress)
       notes: [],
       timedOut: true,
     };
-  return {
-    kind: 'wait',
-    progress,
-    effects: notYet.map((pool) => ({ kind: 'set-pool-paused', idempotencyKey: pauseKey(attemptId, pool), pool, paused: true })),
-    notes: [],
-  };
+  return askPoolsAgain(progress, notYet, true, (pool) => pauseKey(attemptId, pool));
 }
 
 /** Does the provider hold (or went through) this hop? */
@@ -358,9 +372,8 @@ export function beginUnpause(
 
 /** `unpausing-workers`: wait until the pools we paused read unpaused (asking again, same key, for the others). */
 export function stepUnpausing(input: EusStepInput, progress: EusProcedureProgress): EusOutcome {
-  const pools = new Map((input.cluster.machineConfigPools ?? []).map((p) => [p.name, p]));
   const ours = progress.pausedByUs ?? [];
-  const notYet = ours.filter((name) => pools.get(name)?.paused === true);
+  const notYet = poolsNotYet(input, progress, false);
   if (notYet.length === 0)
     return {
       kind: 'next',
@@ -378,12 +391,7 @@ export function stepUnpausing(input: EusStepInput, progress: EusProcedureProgres
       notes: [],
       timedOut: true,
     };
-  return {
-    kind: 'wait',
-    progress,
-    effects: notYet.map((pool) => ({ kind: 'set-pool-paused', idempotencyKey: unpauseKey(input.attemptId, pool), pool, paused: false })),
-    notes: [],
-  };
+  return askPoolsAgain(progress, notYet, false, (pool) => unpauseKey(input.attemptId, pool));
 }
 
 const poolCount = (p: MachineConfigPoolReading) => `${p.name} ${p.updatedMachineCount}/${p.machineCount}`;
