@@ -7,6 +7,7 @@
  * @see https://github.com/google/re2/wiki/Syntax
  */
 import { RE2JS } from 're2js';
+import type { BlockedReleases } from './route-following';
 
 export type RegexCheck = { ok: true } | { ok: false; message: string };
 
@@ -109,7 +110,6 @@ export function findBlockingPattern(version: string, ...patternLists: readonly (
   return undefined;
 }
 
-type BlockedReleases = { readonly key: string; by: (version: string) => string | undefined };
 const NO_CLUSTER_BLOCKED: readonly string[] = [];
 /**
  * Per organization object and cluster list (plan inputs are not changed in place): the engine asks

@@ -45,7 +45,7 @@ export type Route = {
 /** The releases blocked for a cluster (blocked-versions.ts `blockedReleasesFor`): routes avoid them. */
 export type BlockedReleases = {
   /** what the blocks depend on (their patterns): routes are memoized per key */
-  key: string;
+  readonly key: string;
   /** the pattern that blocks `version`, described; undefined when none does */
   by: (version: string) => string | undefined;
 };
