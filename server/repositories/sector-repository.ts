@@ -26,13 +26,21 @@ export function listBlockedPatterns(db: Db, organizationId: number): string[] {
  */
 export type SectorMembership = Readonly<Record<string, string>> | null;
 
+/** the membership as JSON, written once per membership (the page's four aggregates each join it) */
+const membershipJson = new WeakMap<object, string>();
+function jsonOf(membership: NonNullable<SectorMembership>): string {
+  let json = membershipJson.get(membership);
+  if (json === undefined) membershipJson.set(membership, (json = JSON.stringify(membership)));
+  return json;
+}
+
 function membersOf(organizationId: number, membership: SectorMembership): SQL {
   // Materialized, and json_each first (CROSS JOIN fixes SQLite's join order): left to itself the
   // planner flattened the CTE into each query and scanned the JSON once per cluster — 44 s for the
   // Sectors page at 10,000 clusters; this way each membership is one lookup in clusters_org_name.
   return membership
     ? sql`members(cluster_id, sector) as materialized (
-        select c.id, j.value from json_each(${JSON.stringify(membership)}) j
+        select c.id, j.value from json_each(${jsonOf(membership)}) j
         cross join ${clusters} c on c.organization_id = ${organizationId} and c.name = j.key
         where c.upgrade_policy is not null)`
     : sql`members(cluster_id, sector) as (
