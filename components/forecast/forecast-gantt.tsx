@@ -34,6 +34,11 @@ const PALETTE = ['#4c9aff', '#3fb950', '#d29922', '#a371f7', '#f85149', '#db61a2
 type Row = ForecastOutput['rows'][number];
 type Bar = Row['upgrades'][number];
 
+/** An EUS-to-EUS run taken control-plane-only names the releases it passes (empty for any other upgrade). */
+function viaLabel(u: { via?: readonly string[] }): string {
+  return u.via?.length ? ` (EUS-to-EUS, control plane only, via ${u.via.join(' → ')})` : '';
+}
+
 export function ForecastGantt({ data }: { data: ForecastOutput }) {
   const from = Date.parse(data.from);
   const until = Date.parse(data.until);
@@ -61,8 +66,7 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
         {hover ? (
           <>
             <strong>{hover.row.cluster}</strong>: {hover.bar.from} → <span className="mono">{hover.bar.version}</span>
-            {hover.bar.via?.length ? ` (EUS-to-EUS, control plane only, via ${hover.bar.via.join(' → ')})` : ''},{' '}
-            {formatUtc(hover.bar.start)} – {formatUtc(hover.bar.end)}
+            {viaLabel(hover.bar)}, {formatUtc(hover.bar.start)} – {formatUtc(hover.bar.end)}
             {hover.bar.inFlight ? ' (already scheduled or running)' : ''}
           </>
         ) : (
@@ -124,8 +128,7 @@ export function ForecastGantt({ data }: { data: ForecastOutput }) {
                     {row.upgrades.map((u) => {
                       const left = x(u.start);
                       const w = Math.max(8, x(u.end) - left);
-                      const via = u.via?.length ? ` (EUS-to-EUS, control plane only, via ${u.via.join(' → ')})` : '';
-                      const label = `${row.cluster}: ${u.from} to ${u.version}${via}, ${formatUtc(u.start)} to ${formatUtc(u.end)}`;
+                      const label = `${row.cluster}: ${u.from} to ${u.version}${viaLabel(u)}, ${formatUtc(u.start)} to ${formatUtc(u.end)}`;
                       return (
                         <div
                           key={u.start + u.version}
