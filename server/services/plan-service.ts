@@ -1,11 +1,10 @@
 // The decision engine on the stored fleet, read-only: what the scheduler would decide now, why
 // for one cluster, and policy lint. Soak and decisions are persisted only by the scheduler.
 import type { Db } from '@/db/open-database';
-import { getEnv } from '@/server/env';
 import { decideUpgrades } from '@/server/domain/plan/decide-upgrades';
 import { explainCluster } from '@/server/domain/plan/explain-cluster';
 import { lintPolicies } from '@/server/domain/plan/lint-policies';
-import { storedGraphCoverage } from './graph-coverage';
+import { lintContextFor } from './graph-coverage';
 import type { PlanInput } from '@/server/domain/plan/types';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { nameProblems } from '@/server/domain/policy-files/named-problems';
@@ -59,11 +58,9 @@ export function createPlanService(db: Db, now: () => Date, scope: OrganizationSc
     /** Policy warnings (valid but probably unintended), with the cluster named. */
     lint() {
       const input = loadInput(now());
-      // the organization's own provider, else the instance's: the EUS procedure's rule depends on it
-      const provider = scope()?.providerKind ?? getEnv().provider.name;
       return {
         warnings: nameProblems(
-          lintPolicies(input, { graphs: storedGraphCoverage(db), provider }),
+          lintPolicies(input, lintContextFor(db, scope())),
           input.clusters.map((c) => c.name),
         ),
       };

@@ -2,9 +2,8 @@ import type { NamedProblem, PathMapping } from '@/server/domain/policy-files/nam
 import { normalizeSettings, type OrganizationSettingsInput } from '@/server/domain/policy-files/organization-snapshot';
 import { policySpecToDocument, unknownPolicyKeys } from '@/lib/policy-spec';
 import type { UpgradePolicySpec } from '@/server/domain/policy-files/types';
-import { getEnv } from '@/server/env';
 import { listGoneClusterNames } from '@/server/repositories/cluster-repository';
-import { storedGraphCoverage } from '@/server/services/graph-coverage';
+import { lintContextFor } from '@/server/services/graph-coverage';
 import type { OrganizationRow } from '@/server/repositories/organization-repository';
 import { checkDocument, documentWith, lintInput, requireOrganization, snapshotOf, type PolicyContext } from './policy-store';
 
@@ -51,6 +50,5 @@ export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
   // validated with the gone clusters (their policies must stay valid), previewed without them, as the scheduler plans
   const gone = new Set(listGoneClusterNames(ctx.db, org.id));
   const input = gone.size === 0 ? checked.input : { ...checked.input, clusters: checked.input.clusters.filter((c) => !gone.has(c.name)) };
-  const lintContext = { graphs: storedGraphCoverage(ctx.db), provider: org.providerKind ?? getEnv().provider.name };
-  return { ok: true as const, input, warnings: lintInput(checked.input, mapping, lintContext), org, at };
+  return { ok: true as const, input, warnings: lintInput(checked.input, mapping, lintContextFor(ctx.db, org)), org, at };
 }
