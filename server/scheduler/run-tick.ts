@@ -732,17 +732,13 @@ async function carryOutEusEffects(
     } else {
       // the channel first: a start into a channel the cluster is not on would be refused (or taken in the old one)
       if (effect.channel) {
-        try {
-          if (!provider.setChannel) throw new Error(`the ${provider.name} provider cannot switch a cluster's channel`);
-          const outcome = await provider.setChannel(ref, effect.channel.name, ctx.now);
-          done(
-            effect.channel.idempotencyKey,
-            outcome === 'already-set' ? `already on ${effect.channel.name}` : `switched to ${effect.channel.name}`,
-          );
-          countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
-        } catch (err) {
-          countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
-          failed(effect.channel.idempotencyKey, 'set-channel', err);
+        const switched = await switchChannel(env, attempt, ref, {
+          kind: 'set-channel',
+          idempotencyKey: effect.channel.idempotencyKey,
+          channel: effect.channel.name,
+          version: effect.version,
+        });
+        if (!switched) {
           const id = findIntentId(ctx.db, effect.idempotencyKey);
           if (id !== null) markIntentAttemptFailed(ctx.db, id, ctx.now, `waits for the switch to channel ${effect.channel.name}`);
           continue;
