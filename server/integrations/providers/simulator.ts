@@ -460,15 +460,13 @@ export function simulateCluster(
 
 /** The simulated clusters of `organizationId` (every simulated cluster when absent) as a provider. */
 export function createSimulatorProvider(db: Db, organizationId?: number): FleetProvider {
-  const observeRow = (row: SimulatedClusterRow, now: Date) =>
-    simulateCluster(
-      row,
-      now.getTime(),
-      loadDemoGraph(),
-      readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY),
-      readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY)?.[row.externalId],
-      loadOlderDemoGraph(),
-    );
+  /** what the simulator keeps beside the clusters: read once per observation, not once per cluster */
+  const readState = () => ({
+    releases: readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY),
+    pools: readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY),
+  });
+  const observeRow = (row: SimulatedClusterRow, now: Date, state = readState()) =>
+    simulateCluster(row, now.getTime(), loadDemoGraph(), state.releases, state.pools?.[row.externalId], loadOlderDemoGraph());
   const find = (ref: ClusterRef) => {
     const row = findSimulatedCluster(db, ref.externalId, organizationId);
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
@@ -504,7 +502,10 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
     startLeadMs: 0,
     minStartNoticeMs: 0,
     observe(now) {
-      return inProcess(() => ({ clusters: listSimulatedClusters(db, organizationId).map((row) => observeRow(row, now)), errors: [] }));
+      return inProcess(() => {
+        const state = readState();
+        return { clusters: listSimulatedClusters(db, organizationId).map((row) => observeRow(row, now, state)), errors: [] };
+      });
     },
     observeCluster(ref, now) {
       return inProcess(() => observeRow(find(ref), now));
