@@ -211,10 +211,7 @@ export function readPools(list: PoolList): MachineConfigPoolReading[] {
   return (list.items ?? []).map((pool) => {
     const conditions = pool.status?.conditions ?? [];
     const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
-    const degraded = POOL_DEGRADED_TYPES.map((type) => conditions.find((c) => c.type === type && c.status === 'True')).filter(
-      (c) => c !== undefined,
-    );
-    const message = degraded.map((c) => c.message).find((m) => m);
+    const { degraded, message } = poolDegradation(conditions);
     return {
       name: pool.metadata.name,
       master: pool.metadata.name === 'master',
@@ -224,7 +221,7 @@ export function readPools(list: PoolList): MachineConfigPoolReading[] {
       degradedMachineCount: pool.status?.degradedMachineCount ?? 0,
       updated: isTrue('Updated'),
       updating: isTrue('Updating'),
-      degraded: degraded.length > 0,
+      degraded,
       ...(message ? { message } : {}),
     };
   });
@@ -352,15 +349,21 @@ const POOL_DEGRADED_TYPES = ['Degraded', 'NodeDegraded', 'RenderDegraded'] as co
 export function readPoolList(list: ConditionedList): string[] {
   const issues: string[] = [];
   for (const pool of list.items ?? []) {
-    const conditions = pool.status?.conditions ?? [];
-    const degraded = POOL_DEGRADED_TYPES.map((type) => conditions.find((c) => c.type === type && c.status === 'True')).filter(
-      (c) => c !== undefined,
-    );
-    if (degraded.length === 0) continue;
-    const message = degraded.map((c) => c.message).find((m) => m);
-    issues.push(`MachineConfigPool ${pool.metadata.name} Degraded${message ? `: ${message}` : ''}`);
+    const { degraded, message } = poolDegradation(pool.status?.conditions ?? []);
+    if (degraded) issues.push(`MachineConfigPool ${pool.metadata.name} Degraded${message ? `: ${message}` : ''}`);
   }
   return issues;
+}
+
+/** Whether a pool's conditions make it Degraded, and the first message among them (health and the EUS procedure read it alike). */
+function poolDegradation(conditions: readonly { type: string; status: string; message?: string | null }[]): {
+  degraded: boolean;
+  message: string | undefined;
+} {
+  const degraded = POOL_DEGRADED_TYPES.map((type) => conditions.find((c) => c.type === type && c.status === 'True')).filter(
+    (c) => c !== undefined,
+  );
+  return { degraded: degraded.length > 0, message: degraded.map((c) => c.message ?? undefined).find((m) => m) };
 }
 
 /**
