@@ -1,5 +1,6 @@
 // The append-only audit log: who did what, when, to what, with the value before and after.
 // Deliberately no update or delete: rows are written once and only read afterwards.
+import type { Db } from '@/db/open-database';
 import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
@@ -7,7 +8,6 @@ import { auditLog, policyRevisions } from '@/db/schema';
 import type * as schema from '@/db/schema';
 
 /** The database or a transaction on it (writes join the caller's transaction). */
-export type DbOrTx = BaseSQLiteDatabase<'sync', RunResult, typeof schema>;
 
 export type AuditRow = typeof auditLog.$inferSelect;
 
@@ -27,7 +27,7 @@ export interface AuditEntry {
   organizationId: number | null;
 }
 
-export function appendAudit(db: DbOrTx, entry: AuditEntry): number {
+export function appendAudit(db: Db, entry: AuditEntry): number {
   return db
     .insert(auditLog)
     .values({
@@ -103,7 +103,7 @@ function whereOf(f: AuditFilter): SQL | undefined {
 
 /** Newest first. */
 export function listAudit(
-  db: DbOrTx,
+  db: Db,
   opts: { filter?: AuditFilter; offset?: number; limit?: number } = {},
 ): { rows: AuditRow[]; total: number } {
   const where = whereOf(opts.filter ?? {});
@@ -123,7 +123,7 @@ export function listAudit(
   return { rows, total };
 }
 
-export function countAudit(db: DbOrTx, filter: AuditFilter = {}): number {
+export function countAudit(db: Db, filter: AuditFilter = {}): number {
   return db
     .select({ n: sql<number>`count(*)` })
     .from(auditLog)

@@ -3,41 +3,40 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { organizationRoles, organizations, users, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
-import type { DbOrTx } from './audit-repository';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
 /** The first organization (lowest id): the one a request lands on when it names none; undefined before one exists. */
-export function findFirstOrganization(db: DbOrTx): OrganizationRow | undefined {
+export function findFirstOrganization(db: Db): OrganizationRow | undefined {
   return db.select().from(organizations).orderBy(asc(organizations.id)).get();
 }
 
-export function findOrganizationById(db: DbOrTx, id: number): OrganizationRow | undefined {
+export function findOrganizationById(db: Db, id: number): OrganizationRow | undefined {
   return db.select().from(organizations).where(eq(organizations.id, id)).get();
 }
 
-export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
+export function findOrganizationByName(db: Db, name: string): OrganizationRow | undefined {
   return db.select().from(organizations).where(eq(organizations.name, name)).get();
 }
 
 /** Every organization, oldest first. */
-export function listOrganizations(db: DbOrTx): OrganizationRow[] {
+export function listOrganizations(db: Db): OrganizationRow[] {
   return db.select().from(organizations).orderBy(asc(organizations.id)).all();
 }
 
 /** The organization `userId` last chose (null: none, or it was deleted). */
-export function readSelectedOrganizationId(db: DbOrTx, userId: number): number | null {
+export function readSelectedOrganizationId(db: Db, userId: number): number | null {
   return db.select({ id: users.selectedOrganizationId }).from(users).where(eq(users.id, userId)).get()?.id ?? null;
 }
 
-export function writeSelectedOrganizationId(db: DbOrTx, userId: number, organizationId: number): void {
+export function writeSelectedOrganizationId(db: Db, userId: number, organizationId: number): void {
   db.update(users).set({ selectedOrganizationId: organizationId }).where(eq(users.id, userId)).run();
 }
 
 export type OrganizationRoleRow = typeof organizationRoles.$inferSelect;
 
 /** The role `userId` was granted on `organizationId`, if any. */
-export function findOrganizationRole(db: DbOrTx, userId: number, organizationId: number): RoleValue | null {
+export function findOrganizationRole(db: Db, userId: number, organizationId: number): RoleValue | null {
   return (
     db
       .select({ role: organizationRoles.role })
@@ -48,7 +47,7 @@ export function findOrganizationRole(db: DbOrTx, userId: number, organizationId:
 }
 
 /** The user's grants, by organization id. */
-export function listOrganizationRolesOfUser(db: DbOrTx, userId: number): OrganizationRoleRow[] {
+export function listOrganizationRolesOfUser(db: Db, userId: number): OrganizationRoleRow[] {
   return db
     .select()
     .from(organizationRoles)
@@ -58,7 +57,7 @@ export function listOrganizationRolesOfUser(db: DbOrTx, userId: number): Organiz
 }
 
 /** Each organization's OIDC group mapping text (organizations without one are left out). */
-export function listOrganizationRoleGroups(db: DbOrTx): { id: number; name: string; oidcRoleGroups: string }[] {
+export function listOrganizationRoleGroups(db: Db): { id: number; name: string; oidcRoleGroups: string }[] {
   return db
     .select({ id: organizations.id, name: organizations.name, oidcRoleGroups: organizations.oidcRoleGroups })
     .from(organizations)
@@ -68,15 +67,15 @@ export function listOrganizationRoleGroups(db: DbOrTx): { id: number; name: stri
     .map((o) => ({ ...o, oidcRoleGroups: o.oidcRoleGroups! }));
 }
 
-export function setOrganizationRoleGroups(db: DbOrTx, organizationId: number, mapping: string | null): void {
+export function setOrganizationRoleGroups(db: Db, organizationId: number, mapping: string | null): void {
   db.update(organizations).set({ oidcRoleGroups: mapping }).where(eq(organizations.id, organizationId)).run();
 }
 
-export function listOrganizationRoles(db: DbOrTx): OrganizationRoleRow[] {
+export function listOrganizationRoles(db: Db): OrganizationRoleRow[] {
   return db.select().from(organizationRoles).orderBy(asc(organizationRoles.userId), asc(organizationRoles.organizationId)).all();
 }
 
-export function upsertOrganizationRole(db: DbOrTx, v: OrganizationRoleRow): void {
+export function upsertOrganizationRole(db: Db, v: OrganizationRoleRow): void {
   db.insert(organizationRoles)
     .values(v)
     .onConflictDoUpdate({
@@ -87,7 +86,7 @@ export function upsertOrganizationRole(db: DbOrTx, v: OrganizationRoleRow): void
 }
 
 /** false when there was no such grant */
-export function deleteOrganizationRole(db: DbOrTx, userId: number, organizationId: number): boolean {
+export function deleteOrganizationRole(db: Db, userId: number, organizationId: number): boolean {
   return (
     db
       .delete(organizationRoles)
@@ -97,7 +96,7 @@ export function deleteOrganizationRole(db: DbOrTx, userId: number, organizationI
 }
 
 /** When the stored soak was last accumulated (null: never). */
-export function readSoakCheckIn(db: DbOrTx, organizationId: number): Date | null {
+export function readSoakCheckIn(db: Db, organizationId: number): Date | null {
   return (
     db.select({ soakCheckIn: organizations.soakCheckIn }).from(organizations).where(eq(organizations.id, organizationId)).get()
       ?.soakCheckIn ?? null
@@ -109,7 +108,7 @@ export function readSoakCheckIn(db: DbOrTx, organizationId: number): Date | null
  * allowed-listed. The scheduler stores the clusters it observes under it (a tick without an
  * organization reads nothing), and `fleetplan import` then gives it its name and policies.
  */
-export function insertEmptyOrganization(db: DbOrTx, name: string, now: Date): OrganizationRow {
+export function insertEmptyOrganization(db: Db, name: string, now: Date): OrganizationRow {
   return db.insert(organizations).values({ name, updatedAt: now }).returning().get();
 }
 
@@ -127,7 +126,7 @@ export function organizationContents(db: Db, organizationId: number) {
 
 /** Sets (or, with nulls, clears) the organization's own provider: a kind and a credentials reference. */
 export function setOrganizationProvider(
-  db: DbOrTx,
+  db: Db,
   organizationId: number,
   kind: string | null,
   credentialsRef: string | null,
@@ -140,6 +139,6 @@ export function setOrganizationProvider(
 }
 
 /** Gives the organization a new name (a blank placeholder becoming the team's organization). */
-export function renameOrganization(db: DbOrTx, organizationId: number, name: string, now: Date): void {
+export function renameOrganization(db: Db, organizationId: number, name: string, now: Date): void {
   db.update(organizations).set({ name, updatedAt: now }).where(eq(organizations.id, organizationId)).run();
 }

@@ -2,20 +2,19 @@
 // blocked versions, each cluster's policy (with its cluster_workloads rows) and the policy
 // revision history. Functions take the database or a transaction, so a service can make a whole
 // edit one transaction.
+import type { Db } from '@/db/open-database';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevisions, sectors, settings } from '@/db/schema';
-import type { DbOrTx } from './audit-repository';
 
-export type { DbOrTx };
 export type SectorRow = typeof sectors.$inferSelect;
 export type BlockedVersionRow = typeof blockedVersions.$inferSelect;
 export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
 
-export function listSectors(db: DbOrTx, organizationId: number): SectorRow[] {
+export function listSectors(db: Db, organizationId: number): SectorRow[] {
   return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
 }
 
-export function listBlockedVersions(db: DbOrTx, organizationId: number): BlockedVersionRow[] {
+export function listBlockedVersions(db: Db, organizationId: number): BlockedVersionRow[] {
   return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
 }
 
@@ -34,7 +33,7 @@ export interface OrganizationFields {
  * Returns false (and writes nothing) when the stored revision is no longer `expectedRevision`.
  */
 export function updateOrganizationRow(
-  db: DbOrTx,
+  db: Db,
   organizationId: number,
   expectedRevision: number,
   fields: OrganizationFields,
@@ -65,7 +64,7 @@ export interface SectorInput {
 }
 
 /** Replaces the sectors, keeping the given order. */
-export function replaceSectors(db: DbOrTx, organizationId: number, list: readonly SectorInput[]): void {
+export function replaceSectors(db: Db, organizationId: number, list: readonly SectorInput[]): void {
   db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
   list.forEach((s, position) => {
     db.insert(sectors)
@@ -98,7 +97,7 @@ export interface BlockedVersionInput {
  * when (their reason is updated); new ones are recorded as added by `actor` at `at`.
  */
 export function replaceBlockedVersions(
-  db: DbOrTx,
+  db: Db,
   organizationId: number,
   list: readonly BlockedVersionInput[],
   actor: string,
@@ -138,7 +137,7 @@ const clusterPolicyColumns = {
 };
 
 /** Every cluster of the organization in file order, with its policy (null = not managed). */
-export function listClusterPolicies(db: DbOrTx, organizationId: number): ClusterPolicyRow[] {
+export function listClusterPolicies(db: Db, organizationId: number): ClusterPolicyRow[] {
   return db
     .select(clusterPolicyColumns)
     .from(clusters)
@@ -147,7 +146,7 @@ export function listClusterPolicies(db: DbOrTx, organizationId: number): Cluster
     .all();
 }
 
-export function findClusterPolicy(db: DbOrTx, organizationId: number, name: string): ClusterPolicyRow | undefined {
+export function findClusterPolicy(db: Db, organizationId: number, name: string): ClusterPolicyRow | undefined {
   return db
     .select(clusterPolicyColumns)
     .from(clusters)
@@ -159,7 +158,7 @@ export function findClusterPolicy(db: DbOrTx, organizationId: number, name: stri
  * Stores a cluster's policy (document form), its sector column and cluster_workloads rows, and
  * moves its policy revision from `expectedRevision` on. False when the revision moved meanwhile.
  */
-export function setClusterPolicy(db: DbOrTx, clusterId: number, expectedRevision: number, policy: Record<string, unknown> | null): boolean {
+export function setClusterPolicy(db: Db, clusterId: number, expectedRevision: number, policy: Record<string, unknown> | null): boolean {
   const conditions = policy?.conditions as { sector?: unknown } | undefined;
   const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
   const result = db
@@ -188,11 +187,11 @@ export interface PolicyRevisionInput {
   after: unknown;
 }
 
-export function insertPolicyRevision(db: DbOrTx, row: PolicyRevisionInput): number {
+export function insertPolicyRevision(db: Db, row: PolicyRevisionInput): number {
   return db.insert(policyRevisions).values(row).returning({ id: policyRevisions.id }).get().id;
 }
 
-export function findPolicyRevision(db: DbOrTx, organizationId: number, id: number): PolicyRevisionRow | undefined {
+export function findPolicyRevision(db: Db, organizationId: number, id: number): PolicyRevisionRow | undefined {
   return db
     .select()
     .from(policyRevisions)
@@ -202,7 +201,7 @@ export function findPolicyRevision(db: DbOrTx, organizationId: number, id: numbe
 
 /** Newest first. */
 export function listPolicyRevisions(
-  db: DbOrTx,
+  db: Db,
   opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
 ): { rows: PolicyRevisionRow[]; total: number } {
   const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
@@ -237,7 +236,7 @@ export interface OrganizationFileExtras {
 
 const extrasKey = (organizationId: number) => `policy-files.extras.${organizationId}`;
 
-export function getOrganizationFileExtras(db: DbOrTx, organizationId: number): OrganizationFileExtras {
+export function getOrganizationFileExtras(db: Db, organizationId: number): OrganizationFileExtras {
   const row = db
     .select({ value: settings.value })
     .from(settings)
@@ -246,7 +245,7 @@ export function getOrganizationFileExtras(db: DbOrTx, organizationId: number): O
   return (row?.value as OrganizationFileExtras | undefined) ?? {};
 }
 
-export function setOrganizationFileExtras(db: DbOrTx, organizationId: number, extras: OrganizationFileExtras, at: Date): void {
+export function setOrganizationFileExtras(db: Db, organizationId: number, extras: OrganizationFileExtras, at: Date): void {
   db.insert(settings)
     .values({ key: extrasKey(organizationId), value: extras, updatedAt: at })
     .onConflictDoUpdate({ target: settings.key, set: { value: extras, updatedAt: at } })

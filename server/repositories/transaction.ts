@@ -53,7 +53,7 @@ export function connectionReleased(db: Db): Promise<void> {
  * undoes only the inner writes. `work` should await only repository calls: the connection is
  * closed to everyone else until it ends.
  */
-export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T> | T): Promise<T> {
+export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   const connection = db.$client;
   const t = turns(connection);
   if (ownsConnection(connection, t)) return savepoint(db, work);
@@ -82,7 +82,7 @@ export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T> | 
   }
 }
 
-async function savepoint<T>(db: Db, work: (db: Db) => Promise<T> | T): Promise<T> {
+async function savepoint<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   const connection = db.$client;
   const name = `fleetplan_${++savepoints}`;
   connection.exec(`SAVEPOINT ${name}`);
