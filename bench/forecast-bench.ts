@@ -125,9 +125,9 @@ async function forecastPhases(db: Db, at: Date): Promise<PagePhases & { result: 
   const org = organizationScope(db)();
   if (!org) throw new Error('no organization seeded');
   let t = performance.now();
-  const parsed = validatePlanInput(loadPlanDocument(db, org.id, at));
+  const parsed = validatePlanInput(await loadPlanDocument(db, org.id, at));
   if (!parsed.ok) throw new Error('the seeded plan document is not valid');
-  const options = gatedForecastOptions(db, org, at, {
+  const options = await gatedForecastOptions(db, org, at, {
     targetVersion: defaultTargetVersion(parsed.input) ?? undefined,
     horizonDays: 90,
     upgradeMinutes: 90,
@@ -139,7 +139,7 @@ async function forecastPhases(db: Db, at: Date): Promise<PagePhases & { result: 
   const simulate = performance.now() - t;
   const cpuSimulate = cpuMs() - c;
   t = performance.now();
-  const depths = computeSectorDepths(listSectorRows(db, org.id));
+  const depths = computeSectorDepths(await listSectorRows(db, org.id));
   const ordered = result.clusters
     .filter((x) => x.managed)
     .sort((a, b) => (depths.get(a.sector ?? '') ?? 0) - (depths.get(b.sector ?? '') ?? 0) || a.cluster.localeCompare(b.cluster));
@@ -157,7 +157,7 @@ async function forecastPhases(db: Db, at: Date): Promise<PagePhases & { result: 
  */
 async function timeForecastPage(clusters: number): Promise<{ cold: number; warm: number }> {
   const db = openDatabase(':memory:');
-  const seeded = seedDemo(db, NOW, demoScaleForClusters(clusters));
+  const seeded = await seedDemo(db, NOW, demoScaleForClusters(clusters));
   const routed = addRoutedClusters(db, Math.max(1, Math.round(clusters / 1000)));
   const phases = await forecastPhases(db, NOW);
   const routedNames = new Set(['eus-legacy-01', ...Array.from({ length: routed }, (_, i) => `eus-legacy-01-r${i + 1}`)]);

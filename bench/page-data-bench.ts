@@ -20,18 +20,18 @@ type Call = [procedure: string, run: () => unknown];
 function pages(services: Services, metrics: () => void, cluster: string): Record<string, Call[]> {
   return {
     fleet: [
-      ['clusters.list', () => services.clusters.list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 50 })],
-      ['clusters.facets', () => services.clusters.facets()],
-      ['clusters.versionDistribution', () => services.clusters.versionDistribution()],
-      ['fleet.status', () => services.fleet.status()],
+      ['clusters.list', async () => await services.clusters.list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 50 })],
+      ['clusters.facets', async () => await services.clusters.facets()],
+      ['clusters.versionDistribution', async () => await services.clusters.versionDistribution()],
+      ['fleet.status', async () => await services.fleet.status()],
     ],
     sectors: [
-      ['sectors.overview', () => services.sectors.overview()],
-      ['policies.organization', () => services.policies.getOrganization()],
+      ['sectors.overview', async () => await services.sectors.overview()],
+      ['policies.organization', async () => await services.policies.getOrganization()],
     ],
     'cluster detail': [
-      ['clusters.byName', () => services.clusters.byName(cluster)],
-      ['clusters.explain', () => services.clusterExplain.explain(cluster)],
+      ['clusters.byName', async () => await services.clusters.byName(cluster)],
+      ['clusters.explain', async () => await services.clusterExplain.explain(cluster)],
     ],
     metrics: [['renderFleetMetrics', metrics]],
   };
@@ -73,7 +73,7 @@ export async function runPageDataBench(): Promise<void> {
   });
   if (tick.status !== 'succeeded') throw new Error(`seeding tick ${tick.status}`);
   const services = createServices({ db, fleetNow: () => at, realNow: () => at, env: parseEnv({}) });
-  const byPage = pages(services, () => renderFleetMetrics(db, at, { providerName: 'simulator' }), fleet.clusterNames[5]!);
+  const byPage = pages(services, async () => await renderFleetMetrics(db, at, { providerName: 'simulator' }), fleet.clusterNames[5]!);
 
   const newMinute = new Map<string, number[]>();
   const afterWrite = new Map<string, number[]>();

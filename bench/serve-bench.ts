@@ -103,13 +103,13 @@ export async function runServeBench(): Promise<void> {
 
   // a viewer's API token for the Fleet list (created as the Tokens page does, from a session)
   const db = openDatabase(file);
-  const user = insertUser(db, {
+  const user = await insertUser(db, {
     username: 'bench',
     passwordHash: await hashPassword('bench-password-1'),
     role: 'viewer',
     createdAt: new Date(),
   });
-  const { token } = createTokenService({ db, realNow: () => new Date() }).create({
+  const { token } = await createTokenService({ db, realNow: () => new Date() }).create({
     name: 'bench',
     scope: 'viewer',
     actor: { name: 'bench', role: 'viewer', via: 'session', userId: user.id },
@@ -135,7 +135,7 @@ export async function runServeBench(): Promise<void> {
     await timed(`${base}/api/trpc/clusters.list?input=${listInput}`, auth);
     // tick rows carry the fleet's clock (the simulator's runs fast): the window is told by id
     const before = openDatabase(file);
-    const lastTickBefore = listRecentTicks(before, 1)[0]?.id ?? 0;
+    const lastTickBefore = (await listRecentTicks(before, 1))[0]?.id ?? 0;
     before.$client.close();
     const forecastUrl = (input: object) => `${base}/api/trpc/forecast.run?input=${encodeURIComponent(JSON.stringify(input))}`;
     const page = { horizonDays: 90, upgradeMinutes: 90, offset: 0, limit: 50 };
@@ -165,7 +165,7 @@ export async function runServeBench(): Promise<void> {
       })(),
     ]);
     const check = openDatabase(file);
-    const ticks = listRecentTicks(check, 100).filter((t) => t.id > lastTickBefore && t.status !== 'running');
+    const ticks = (await listRecentTicks(check, 100)).filter((t) => t.id > lastTickBefore && t.status !== 'running');
     check.$client.close();
     const durations = ticks.map((t) => t.summary?.durationMs ?? 0);
     console.log(`${clusters.n} clusters, a tick every ${TICK_SECONDS} s, ${SAMPLE_MS / 1000} s of requests`);

@@ -18,9 +18,11 @@ export function simulatedNow(state: SimulatorClockState, realNow: Date): Date {
   return new Date(Date.parse(state.simAnchor) + elapsed * state.speed);
 }
 
-export function getFleetClock(db: Db): () => Date {
-  return () => {
-    const state = readSetting<SimulatorClockState>(db, SIMULATOR_CLOCK_KEY);
-    return state ? simulatedNow(state, new Date()) : new Date();
-  };
+/**
+ * The fleet's clock as it is set now (read once: a request or a run keeps one clock throughout;
+ * the simulator's speed changing meanwhile is seen by the next one).
+ */
+export async function getFleetClock(db: Db): Promise<() => Date> {
+  const state = await readSetting<SimulatorClockState>(db, SIMULATOR_CLOCK_KEY);
+  return () => (state ? simulatedNow(state, new Date()) : new Date());
 }

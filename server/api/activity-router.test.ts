@@ -16,16 +16,16 @@ import { createContextInner } from './trpc';
 
 const NOW = new Date('2024-07-01T12:00:00Z');
 
-function setup() {
+async function setup() {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const as = (actor: Actor) => createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
   return { db, as };
 }
 
 describe('activity.changes', () => {
   it('shows a viewer no webhook URL, webhook secret, token or hash', async () => {
-    const { db, as } = setup();
+    const { db, as } = await setup();
     const admin: Actor = { name: 'ada', role: 'admin', via: 'session', userId: 1 };
     const adminCaller = as(admin);
     await adminCaller.users.create({ username: 'ada', password: 'correct horse battery staple', role: 'admin' });
@@ -78,13 +78,13 @@ describe('activity.changes', () => {
   });
 
   it('shows nothing of an audit action that has no allow-list entry', async () => {
-    const { db, as } = setup();
-    appendAudit(db, {
+    const { db, as } = await setup();
+    await appendAudit(db, {
       at: NOW,
       actor: 'x',
       action: 'thing.new',
       target: 'thing:1',
-      organizationId: findFirstOrganization(db)!.id,
+      organizationId: (await findFirstOrganization(db))!.id,
       after: { password: 'hunter2hunter2' },
     });
     const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 10, offset: 0, action: 'thing.' });
@@ -93,13 +93,13 @@ describe('activity.changes', () => {
   });
 
   it("shows an organization's members the instance's own rows, not rows without an organization of other kinds", async () => {
-    const { db, as } = setup();
-    const row = (action: string, target: string) =>
-      appendAudit(db, { at: NOW, actor: 'x', action, target, organizationId: null, after: { name: 'n' } });
-    row('user.create', 'user:7');
+    const { db, as } = await setup();
+    const row = async (action: string, target: string) =>
+      await appendAudit(db, { at: NOW, actor: 'x', action, target, organizationId: null, after: { name: 'n' } });
+    await row('user.create', 'user:7');
     // written before rows named their organization, and not placeable by the migration
-    row('webhook.delete', 'webhook:3');
-    row('lifecycle.acknowledge-failure', 'cluster:shared-name');
+    await row('webhook.delete', 'webhook:3');
+    await row('lifecycle.acknowledge-failure', 'cluster:shared-name');
     const page = await as({ name: 'vic', role: 'viewer', via: 'token' }).activity.changes({ limit: 50, offset: 0 });
     const actions = page.rows.map((r) => r.action);
     expect(actions).toContain('user.create');
@@ -110,7 +110,7 @@ describe('activity.changes', () => {
 
 describe('activity.changes field changes', () => {
   it('sends a policy revision as the fields that changed, with both values', async () => {
-    const { as } = setup();
+    const { as } = await setup();
     const olga = as({ name: 'olga', role: 'operator', via: 'session' });
     const cp = await olga.policies.clusterPolicy({ name: 'quay-prod-blue-01' });
     const oldSoak = cp.policy!.conditions!.soakDays!;

@@ -25,15 +25,15 @@ const callerFor = (actor: Actor | null) =>
   createCaller(createContextInner({ db, fleetNow: () => NOW, realNow: () => NOW, actor, csrfOk: true }));
 const callerAs = (role: 'viewer' | 'operator' | 'admin', name = `test-${role}`) => callerFor({ name, role, via: 'system' });
 
-const approvalAudit = () =>
-  listAudit(db, { offset: 0, limit: 100 })
-    .rows.reverse()
+const approvalAudit = async () =>
+  (await listAudit(db, { offset: 0, limit: 100 })).rows
+    .reverse()
     .filter((a) => a.action.startsWith('approval.'))
     .map((a) => [a.action, a.actor, a.target]);
 
 beforeEach(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   await bootstrapAuth(db, {
     env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'approvals-test-admin' }),
     demoSeeded: true,
@@ -55,9 +55,9 @@ describe('approvals router', () => {
     const again = await callerAs('operator', 'bob').approvals.approve({ sector: 'prod-blue', version: '4.13.99' });
     expect(again).toMatchObject({ changed: false, approval: { approvedBy: 'alice' } });
     expect((await op.approvals.list()).map((a) => [a.sector, a.version, a.kind])).toEqual([['prod-blue', '4.13.99', 'before']]);
-    expect(approvalAudit()).toEqual([['approval.approve', 'alice', 'organization:app-sre sector:prod-blue version:4.13.99 before']]);
-    const org = findFirstOrganization(db)!;
-    const parsed = validatePlanInput(loadPlanDocument(db, org.id, NOW));
+    expect(await approvalAudit()).toEqual([['approval.approve', 'alice', 'organization:app-sre sector:prod-blue version:4.13.99 before']]);
+    const org = (await findFirstOrganization(db))!;
+    const parsed = validatePlanInput(await loadPlanDocument(db, org.id, NOW));
     expect(parsed.ok && parsed.input.approvals).toEqual([{ sector: 'prod-blue', version: '4.13.99', kind: 'before' }]);
     expect(parsed.ok && parsed.input.organization.sectors.find((s) => s.name === 'prod-blue')?.approval).toEqual({
       before: true,
@@ -72,10 +72,10 @@ describe('approvals router', () => {
     expect(revoked).toMatchObject({ changed: true, approval: { revokedBy: 'alice' } });
     expect((await op.approvals.revoke({ sector: 'stage', version: '4.13.99', kind: 'after' })).changed).toBe(false);
     expect(await op.approvals.list()).toEqual([]);
-    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toBeUndefined();
+    expect((await loadPlanDocument(db, (await findFirstOrganization(db))!.id, NOW)).approvals).toBeUndefined();
     await callerAs('operator', 'bob').approvals.approve({ sector: 'stage', version: '4.13.99', kind: 'after' });
     expect((await op.approvals.list({ includeRevoked: true })).map((a) => [a.approvedBy, a.revokedAt])).toEqual([['bob', null]]);
-    expect(approvalAudit()).toEqual([
+    expect(await approvalAudit()).toEqual([
       ['approval.approve', 'alice', 'organization:app-sre sector:stage version:4.13.99 after'],
       ['approval.revoke', 'alice', 'organization:app-sre sector:stage version:4.13.99 after'],
       ['approval.approve', 'bob', 'organization:app-sre sector:stage version:4.13.99 after'],
@@ -97,7 +97,7 @@ describe('approvals router', () => {
     }
     await expect(op.approvals.revoke({ sector: 'prod-blue', version: '4.13.99' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await op.approvals.list({ includeRevoked: true })).toEqual([]);
-    expect(approvalAudit()).toEqual([]);
+    expect(await approvalAudit()).toEqual([]);
   });
 
   it('the forecast stops at a pending gate and reports it; approved, the sector upgrades in the forecast', async () => {
@@ -134,12 +134,12 @@ describe('approvals router', () => {
       organization: settings([...current, { name: 'canary', maxParallelUpgrades: null, dependencies: [], approval: { before: true } }]),
     });
     await op.approvals.approve({ sector: 'canary', version: '4.13.99' });
-    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toEqual([
+    expect((await loadPlanDocument(db, (await findFirstOrganization(db))!.id, NOW)).approvals).toEqual([
       { sector: 'canary', version: '4.13.99', kind: 'before' },
     ]);
     const removed = await op.policies.updateOrganization({ expectedRevision: added.revision, organization: settings(current) });
     expect(removed.organization.sectors.map((s) => s.name)).not.toContain('canary');
-    expect(loadPlanDocument(db, findFirstOrganization(db)!.id, NOW).approvals).toBeUndefined();
+    expect((await loadPlanDocument(db, (await findFirstOrganization(db))!.id, NOW)).approvals).toBeUndefined();
   });
 
   it('the Sectors overview shows a gate pending with the clusters ready but for it, then approved by whom', async () => {
@@ -184,10 +184,15 @@ describe('an API token scoped to approvals:write', () => {
     });
     return (await resolveRequestActor(db, req, NOW)).actor;
   }
-  const demoSession = (): Actor => ({ name: 'demo', role: 'operator', via: 'session', userId: findUserByName(db, 'demo')!.id });
+  const demoSession = async (): Promise<Actor> => ({
+    name: 'demo',
+    role: 'operator',
+    via: 'session',
+    userId: (await findUserByName(db, 'demo'))!.id,
+  });
 
   it('approves a gate, and may do nothing else (not even read)', async () => {
-    const { token, summary } = await callerFor(demoSession()).tokens.create({ name: 'ci', scope: 'approvals:write' });
+    const { token, summary } = await callerFor(await demoSession()).tokens.create({ name: 'ci', scope: 'approvals:write' });
     expect(summary.scope).toBe('approvals:write');
     const actor = await tokenActor(token);
     expect(actor).toMatchObject({ via: 'token', permission: 'approvals:write', role: 'viewer' });
@@ -207,9 +212,9 @@ describe('an API token scoped to approvals:write', () => {
   });
 
   it('stops working when its owner is no longer an operator, who can then no longer make one', async () => {
-    const { token } = await callerFor(demoSession()).tokens.create({ name: 'ci', scope: 'approvals:write' });
+    const { token } = await callerFor(await demoSession()).tokens.create({ name: 'ci', scope: 'approvals:write' });
     expect(await tokenActor(token)).not.toBeNull();
-    const demoId = findUserByName(db, 'demo')!.id;
+    const demoId = (await findUserByName(db, 'demo'))!.id;
     db.update(users).set({ role: 'viewer' }).where(eq(users.id, demoId)).run();
     expect(await tokenActor(token)).toBeNull();
     await expect(

@@ -11,9 +11,9 @@ function callerAs(role: 'viewer' | 'operator' | 'admin' | null) {
   return createCaller(createContextInner({ db, fleetNow: () => NOW, actor: role ? { name: `test-${role}`, role, via: 'system' } : null }));
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
 });
 
 describe('clusters router (tRPC through createCaller on a migrated in-memory database)', () => {

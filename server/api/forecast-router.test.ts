@@ -6,9 +6,9 @@ import { createContextInner } from './trpc';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 
-describe('forecast / sectors / soak procedures', () => {
+describe('forecast / sectors / soak procedures', async () => {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const caller = createCaller(createContextInner({ db, fleetNow: () => NOW, actor: { name: 'viewer', role: 'viewer', via: 'token' } }));
 
   it('forecast.run pages rows and answers per sector', async () => {

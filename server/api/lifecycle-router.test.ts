@@ -12,7 +12,7 @@ import { createContextInner } from './trpc';
 
 const NOW = new Date('2024-07-01T12:00:00Z');
 
-function setup() {
+async function setup() {
   const db = openDatabase(':memory:');
   const org = db.insert(t.organizations).values({ name: 'org', updatedAt: NOW }).returning().get();
   db.insert(t.sectors).values({ organizationId: org.id, name: 'stage', dependencies: [] }).run();
@@ -24,7 +24,7 @@ function setup() {
     .values({ organizationId: org.id, name: 'stage-1', externalId: 'x', version: '4.13.1', channel: 'stable-4.13', observedAt: NOW })
     .returning()
     .get();
-  const a = insertAttempt(db, {
+  const a = (await insertAttempt(db, {
     clusterId: c.id,
     clusterName: 'stage-1',
     sector: 'stage',
@@ -36,8 +36,8 @@ function setup() {
     actor: 'scheduler:test',
     tickId: null,
     message: 'upgrade',
-  })!;
-  saveAttemptStep(
+  }))!;
+  await saveAttemptStep(
     db,
     'scheduled',
     { ...a, state: 'failed', reason: 'PROVIDER_FAILED', message: 'etcd stuck', finishedAt: NOW.getTime() },
@@ -57,13 +57,13 @@ const viewer: Actor = { name: 'vic', role: 'viewer', via: 'session', userId: 3 }
 
 describe('lifecycle.acknowledge', () => {
   it('lifts the halt of a failure, once, audited with the comment', async () => {
-    const { db, orgId, attemptId, as } = setup();
-    expect(haltReason(loadHalts(db, orgId), 'prod-1', 'prod', '4.13.2')).toMatch(/failed on stage-1/);
+    const { db, orgId, attemptId, as } = await setup();
+    expect(haltReason(await loadHalts(db, orgId), 'prod-1', 'prod', '4.13.2')).toMatch(/failed on stage-1/);
     await expect(as(viewer).lifecycle.acknowledge({ id: attemptId, comment: 'fixed' })).rejects.toThrow();
     await expect(as(operator).lifecycle.acknowledge({ id: attemptId, comment: '  ' })).rejects.toThrow(/Say why/);
     expect(db.select().from(t.auditLog).all()).toEqual([]);
     await as(operator).lifecycle.acknowledge({ id: attemptId, comment: 'etcd member replaced' });
-    expect(haltReason(loadHalts(db, orgId), 'prod-1', 'prod', '4.13.2')).toBeNull();
+    expect(haltReason(await loadHalts(db, orgId), 'prod-1', 'prod', '4.13.2')).toBeNull();
     await expect(as(operator).lifecycle.acknowledge({ id: attemptId, comment: 'again' })).rejects.toThrow(/Already acknowledged by olga/);
     expect(db.select().from(t.auditLog).all()).toMatchObject([
       { actor: 'olga', action: 'lifecycle.acknowledge-failure', target: 'stage-1@4.13.2', after: { comment: 'etcd member replaced' } },

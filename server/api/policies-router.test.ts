@@ -49,9 +49,9 @@ function settingsOf(org: Awaited<ReturnType<ReturnType<typeof callerAs>['policie
   };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
 });
 
 describe('policies router: organization edits', () => {
@@ -108,7 +108,7 @@ describe('policies router: organization edits', () => {
       `added blockedVersions[${org.blockedVersions.length}]`,
     ]);
 
-    const audit = listAudit(db, { filter: { action: 'policy.' } });
+    const audit = await listAudit(db, { filter: { action: 'policy.' } });
     expect(audit.total).toBe(1);
     expect(audit.rows[0]).toMatchObject({ actor: 'alice', action: 'policy.organization.update', target: `organization:${org.name}` });
 
@@ -179,7 +179,7 @@ describe('policies router: organization edits', () => {
     const removed = await op.policies.removeBlockedVersion({ pattern: '^4\\.13\\.50$', reason: 'fixed in .51' });
     expect(removed.organization.blockedVersions.some((b) => b.pattern === '^4\\.13\\.50$')).toBe(false);
     expect((await rejection(op.policies.removeBlockedVersion({ pattern: 'nope', reason: '' }))).code).toBe('NOT_FOUND');
-    const actions = listAudit(db, { filter: { actor: 'carol' } }).rows.map((r) => r.action);
+    const actions = (await listAudit(db, { filter: { actor: 'carol' } })).rows.map((r) => r.action);
     expect(actions).toEqual(['policy.blocked-version.remove', 'policy.blocked-version.add', 'policy.freeze']);
     expect((await op.policies.history({ scope: 'organization' })).total).toBe(3);
   });
@@ -530,7 +530,7 @@ describe('policies router: organization file import/export', () => {
     const same = await op.policies.importOrganization({ yaml: exported.yaml });
     expect(same).toMatchObject({ organizationChanged: false, changedClusters: [] });
     expect((await op.policies.history({})).total).toBe(0);
-    expect(listAudit(db).total).toBe(0);
+    expect((await listAudit(db)).total).toBe(0);
 
     const doc = parseYaml(exported.yaml) as {
       upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[];
@@ -556,7 +556,7 @@ describe('policies router: organization file import/export', () => {
     const history = await op.policies.history({});
     expect(history.total).toBe(3);
     expect(history.revisions.every((r) => r.actor === 'erin' && r.summary.startsWith('imported organization file'))).toBe(true);
-    expect(listAudit(db, { filter: { action: 'policy.import.file' } }).total).toBe(1);
+    expect((await listAudit(db, { filter: { action: 'policy.import.file' } })).total).toBe(1);
 
     const back: unknown = parseYaml((await op.policies.exportOrganization()).yaml);
     expect(back).toEqual(parseYaml(edited));

@@ -147,14 +147,14 @@ const actors = new Map<Role, Actor>();
 
 beforeAll(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   await bootstrapAuth(db, {
     env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'role-test-admin-password' }),
     demoSeeded: true,
     log: () => {},
     now: NOW,
   });
-  const demoUserId = findUserByName(db, 'demo')!.id;
+  const demoUserId = (await findUserByName(db, 'demo'))!.id;
   for (const role of ROLES) actors.set(role, { name: `role-test-${role}`, role, via: 'session', userId: demoUserId });
 });
 
@@ -227,9 +227,9 @@ const INSTANCE_PROCEDURE = /^(auth|tokens|users|scheduler|graphs|instance|organi
 
 describe('roles per organization (a grant replaces the global role on its organization; global admins stay admins)', () => {
   const grantees = new Map<string, Actor>();
-  beforeAll(() => {
+  beforeAll(async () => {
     const demoOrg = db.select().from(t.organizations).get()!;
-    const other = insertEmptyOrganization(db, 'other-org', NOW);
+    const other = await insertEmptyOrganization(db, 'other-org', NOW);
     const user = (username: string, role: Role, grants: [number, Role][]) => {
       const row = db.insert(t.users).values({ username, passwordHash: 'x', role, createdAt: NOW }).returning().get();
       for (const [organizationId, granted] of grants)

@@ -197,8 +197,8 @@ export function procedureRefusal(
  * `permission`: a token scoped to it may call the procedure too (and nothing without it).
  */
 function requireRole(role: Role, scope: 'organization' | 'instance', permission?: TokenPermission) {
-  return t.middleware(({ ctx, type, path, next }) => {
-    const actor = scope === 'organization' ? actorOnOrganization(ctx.db, ctx.actor, ctx.organization) : ctx.actor;
+  return t.middleware(async ({ ctx, type, path, next }) => {
+    const actor = scope === 'organization' ? await actorOnOrganization(ctx.db, ctx.actor, ctx.organization) : ctx.actor;
     const refusal = procedureRefusal(actor, role, {
       path,
       mutation: type === 'mutation',

@@ -15,9 +15,9 @@ const admin: Actor = { name: 'untrusted-admin', role: 'admin', via: 'session', u
 
 let db: Db;
 
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
 });
 
 function as(actor: Actor) {

@@ -27,17 +27,17 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   const env = opts.env ?? getEnv();
   const log = opts.log ?? ((line: string) => console.log(line));
   const now = opts.now ?? new Date();
-  if (opts.demoSeeded && env.demoLogin !== false) writeDemoLoginSetting(db, true, now);
+  if (opts.demoSeeded && env.demoLogin !== false) await writeDemoLoginSetting(db, true, now);
   const refusal = demoLoginRefusal(env);
   if (refusal) log(refusal);
 
   let adminCreated = false;
-  if (countUsers(db) === 0) {
+  if ((await countUsers(db)) === 0) {
     const fromEnv = env.adminPassword;
     const problem = fromEnv === undefined ? null : passwordProblem(fromEnv, ADMIN_USERNAME);
     if (problem) throw new Error(`FLEETPLAN_ADMIN_PASSWORD ${problem}`);
     const password = fromEnv ?? generateSecret(18);
-    insertUser(db, {
+    await insertUser(db, {
       username: ADMIN_USERNAME,
       passwordHash: await hashPassword(password),
       role: 'admin',
@@ -45,7 +45,7 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
       // a password printed to the server log is known to whoever reads the log: replace it first
       mustChangePassword: fromEnv === undefined,
     });
-    appendAudit(db, {
+    await appendAudit(db, {
       organizationId: null,
       at: now,
       actor: 'system:bootstrap',
@@ -62,9 +62,9 @@ export async function bootstrapAuth(db: Db, opts: BootstrapOptions = {}): Promis
   }
 
   let demoUserCreated = false;
-  if (isDemoLoginEnabled(db, env) && !findUserByName(db, DEMO_USERNAME)) {
-    insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
-    appendAudit(db, {
+  if ((await isDemoLoginEnabled(db, env)) && !(await findUserByName(db, DEMO_USERNAME))) {
+    await insertUser(db, { username: DEMO_USERNAME, passwordHash: unusablePasswordHash(), role: 'operator', createdAt: now });
+    await appendAudit(db, {
       organizationId: null,
       at: now,
       actor: 'system:bootstrap',

@@ -19,7 +19,7 @@ export function demoLoginRefusal(env: DemoLoginEnv): string | null {
   return `fleetplan: FLEETPLAN_DEMO_LOGIN=1 refused: the demo sign-in exists only with the simulator provider (FLEETPLAN_PROVIDER=${env.provider.name})`;
 }
 
-export function isDemoLoginEnabled(db: Db, env: DemoLoginEnv): boolean {
+export async function isDemoLoginEnabled(db: Db, env: DemoLoginEnv): Promise<boolean> {
   if (env.provider.name !== 'simulator') return false;
-  return env.demoLogin ?? readDemoLoginSetting(db);
+  return env.demoLogin ?? (await readDemoLoginSetting(db));
 }

@@ -36,16 +36,16 @@ function isSameOrigin(req: Request): boolean {
   }
 }
 
-function resolveBearer(db: Db, token: string, now: Date): Actor | null {
+async function resolveBearer(db: Db, token: string, now: Date): Promise<Actor | null> {
   if (!token.startsWith(API_TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return null;
-  const found = findActiveTokenByHash(db, sha256Hex(token), now);
+  const found = await findActiveTokenByHash(db, sha256Hex(token), now);
   if (!found || found.user.disabled || !isRole(found.user.role)) return null;
   const scope: string = found.token.scope;
   const permission = isTokenPermission(scope) ? scope : undefined;
   // a permission needs its role of the owner at every use (a demoted owner's token stops working)
   if (permission ? !hasRole({ name: '', role: found.user.role, via: 'token' }, PERMISSION_ROLE[permission]) : !isRole(scope)) return null;
   if (!found.token.lastUsedAt || now.getTime() - found.token.lastUsedAt.getTime() > TOKEN_LAST_USED_RESOLUTION_MS) {
-    markTokenUsed(db, found.token.id, now);
+    await markTokenUsed(db, found.token.id, now);
   }
   return {
     name: `token:${found.token.name}@${found.user.username}`,
@@ -66,13 +66,13 @@ export async function resolveRequestActor(db: Db, req: Request, now: Date = new 
   const authorization = req.headers.get('authorization');
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    return { actor: match?.[1] ? resolveBearer(db, match[1], now) : null, csrfOk: true, secure };
+    return { actor: match?.[1] ? await resolveBearer(db, match[1], now) : null, csrfOk: true, secure };
   }
   const sameOrigin = isSameOrigin(req);
   const token = parseCookieHeader(req.headers.get('cookie')).get(SESSION_COOKIE);
   if (!token || token.length > MAX_TOKEN_LENGTH) return { actor: null, csrfOk: sameOrigin, secure };
   const idHash = sha256Hex(token);
-  const found = findLiveSession(db, idHash, now);
+  const found = await findLiveSession(db, idHash, now);
   if (!found || found.user.disabled || !isRole(found.user.role)) return { actor: null, csrfOk: sameOrigin, secure };
   const csrfHeader = req.headers.get('x-csrf-token') ?? '';
   return {

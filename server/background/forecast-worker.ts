@@ -103,7 +103,7 @@ function main(): void {
     } else if (message.kind === 'metrics') {
       answer(
         message.id,
-        Promise.resolve().then(() => renderFleetMetrics(getDb(), new Date(message.atMs), message.opts)),
+        Promise.resolve().then(async () => await renderFleetMetrics(getDb(), new Date(message.atMs), message.opts)),
       );
     } else if (message.kind === 'stop') {
       stopping = true;
@@ -118,7 +118,7 @@ function main(): void {
   let firstWalk = true;
   const walk = async () => {
     try {
-      const organizations = listOrganizations(getDb()).map((o) => o.id);
+      const organizations = (await listOrganizations(getDb())).map((o) => o.id);
       const entries = firstWalk
         ? organizations.map((organizationId) => ({ organizationId, input: PAGE_DEFAULT_FORECAST }))
         : warmList.entries(Date.now(), new Set(organizations));

@@ -18,8 +18,8 @@ import { schedulerWorkerFile, startSchedulerThread } from './scheduler-thread';
 import { useForecastOffload } from '@/server/services/forecast-service';
 import { useMetricsOffload } from '@/server/metrics/collect-fleet-metrics';
 
-export function startServerBackground(env: FleetplanEnv): void {
-  prepareWebhookSecrets(getDb(), env);
+export async function startServerBackground(env: FleetplanEnv): Promise<void> {
+  await prepareWebhookSecrets(getDb(), env);
   // the bundle is of the last build: `next dev` runs the sources, so it ticks in its own thread
   if (process.env.NODE_ENV === 'production' && fs.existsSync(/* turbopackIgnore: true */ schedulerWorkerFile())) {
     const thread = startSchedulerThread({ intervalSeconds: env.tickSeconds });

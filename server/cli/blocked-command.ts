@@ -8,7 +8,7 @@ import { cliActor, processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan blocked list | fleetplan blocked add PATTERN --reason TEXT | fleetplan blocked remove PATTERN';
 
-export function runBlockedCommand(args: string[], io: CliIo = processIo): number {
+export async function runBlockedCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const [sub, ...rest] = args;
   let reason: string | undefined;
   const positional: string[] = [];
@@ -30,14 +30,14 @@ export function runBlockedCommand(args: string[], io: CliIo = processIo): number
   try {
     const service = createInstanceBlockedVersionService(db, () => new Date());
     if (sub === 'list') {
-      const rows = service.list();
+      const rows = await service.list();
       if (rows.length === 0) io.stdout('no version is blocked instance-wide\n');
       for (const b of rows) io.stdout(`${b.pattern}\t${b.reason}\t(${b.createdBy}, ${b.createdAt})\n`);
     } else if (sub === 'add') {
-      const r = service.add(cliActor(io.env), { pattern: positional[0]!, reason: reason! });
+      const r = await service.add(cliActor(io.env), { pattern: positional[0]!, reason: reason! });
       io.stdout(`blocked ${r.pattern} instance-wide (every organization)\n`);
     } else {
-      const r = service.remove(cliActor(io.env), { pattern: positional[0]! });
+      const r = await service.remove(cliActor(io.env), { pattern: positional[0]! });
       io.stdout(`unblocked ${r.pattern} instance-wide\n`);
     }
     return 0;

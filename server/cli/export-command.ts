@@ -10,7 +10,7 @@ import { processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan export [--cluster NAME] [--org NAME]';
 
-export function runExportCommand(argv: string[], io: CliIo = processIo): number {
+export async function runExportCommand(argv: string[], io: CliIo = processIo): Promise<number> {
   const scoped = takeOrgOption(argv);
   if ('error' in scoped) {
     io.stderr(`fleetplan export: ${scoped.error}\n${USAGE}\n`);
@@ -43,7 +43,7 @@ export function runExportCommand(argv: string[], io: CliIo = processIo): number 
       () => new Date(),
       organizationScope(db, { name: org }),
     );
-    const out = cluster === undefined ? service.exportOrganizationYaml() : service.exportClusterYaml(cluster);
+    const out = cluster === undefined ? await service.exportOrganizationYaml() : await service.exportClusterYaml(cluster);
     io.stdout(out.yaml);
     return 0;
   } catch (err) {

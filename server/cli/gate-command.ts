@@ -36,10 +36,10 @@ export async function runGateCommand(argv: string[], io: CliIo = processIo): Pro
     const service = createVersionGateService({
       db,
       realNow: () => new Date(),
-      provider: () => providerOfOrganization(db, organization(), findFirstOrganization(db)?.id, env.provider),
+      provider: async () => providerOfOrganization(db, organization(), (await findFirstOrganization(db))?.id, env.provider),
       organization,
     });
-    const pending = service.pending();
+    const pending = await service.pending();
     if (listing) {
       if (pending.length === 0) io.stdout('no cluster has a version gate to agree to\n');
       for (const g of pending) io.stdout(`${g.cluster}\t${g.minor}\t${g.gateId}\t${g.description}\n`);

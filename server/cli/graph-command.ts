@@ -65,7 +65,7 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
     const graphs = createGraphService(db, () => new Date());
-    const meta = graphs.import(
+    const meta = await graphs.import(
       {
         fileName: path.basename(file),
         text,
@@ -93,13 +93,13 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-function runList(args: string[], io: CliIo): number {
+async function runList(args: string[], io: CliIo): Promise<number> {
   const json = args.includes('--json');
   const unknown = args.find((a) => a !== '--json');
   if (unknown) return fail(io, `unexpected argument ${unknown}`);
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    const rows = createGraphService(db, () => new Date()).list();
+    const rows = await createGraphService(db, () => new Date()).list();
     if (json) {
       io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
@@ -175,7 +175,7 @@ export async function runGraphCommand(args: string[], io: CliIo = processIo): Pr
     return 0;
   }
   if (sub === 'import') return runImport(rest, io);
-  if (sub === 'list') return runList(rest, io);
+  if (sub === 'list') return await runList(rest, io);
   if (sub === 'fetch') return runFetch(rest, io);
   return fail(io, sub ? `unknown subcommand ${sub}` : 'missing subcommand');
 }

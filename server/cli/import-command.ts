@@ -82,7 +82,7 @@ export async function runImportCommand(argv: string[], io: CliIo = processIo): P
       organizationScope(db, { name: org }),
     );
     if (clusterFile) {
-      const result = policies.importClusterYaml(cliActor(io.env), { yaml: text, dryRun });
+      const result = await policies.importClusterYaml(cliActor(io.env), { yaml: text, dryRun });
       const verb = dryRun
         ? result.changed
           ? 'dry run: would change'
@@ -95,7 +95,7 @@ export async function runImportCommand(argv: string[], io: CliIo = processIo): P
       io.stdout(`${lines.join('\n')}\n`);
       return 0;
     }
-    const result = policies.importOrganizationYaml(cliActor(io.env), { yaml: text, dryRun });
+    const result = await policies.importOrganizationYaml(cliActor(io.env), { yaml: text, dryRun });
     const lines = [
       `${dryRun ? 'dry run: would import' : 'imported'} organization ${result.organization}: ${result.managedClusters} managed, ${result.unmanagedClusters} unmanaged cluster(s)`,
       `organization settings ${result.organizationChanged ? 'changed' : 'unchanged'}; ${result.changedClusters.length} cluster policy(ies) changed${result.changedClusters.length ? `: ${result.changedClusters.join(', ')}` : ''}`,

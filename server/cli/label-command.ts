@@ -13,7 +13,7 @@ import { cliActor, processIo, type CliIo } from './import-command';
 
 const USAGE = 'usage: fleetplan label CLUSTER [key=value ...] [key- ...] [--org NAME]';
 
-export function runLabelCommand(args: string[], io: CliIo = processIo): number {
+export async function runLabelCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const scoped = takeOrgOption(args);
   if ('error' in scoped) {
     io.stderr(`fleetplan label: ${scoped.error}\n`);
@@ -28,7 +28,7 @@ export function runLabelCommand(args: string[], io: CliIo = processIo): number {
   try {
     const scope = organizationScope(db, { name: scoped.org });
     if (changes.length === 0) {
-      const c = createClusterService(db, () => new Date(), scope).byName(cluster);
+      const c = await createClusterService(db, () => new Date(), scope).byName(cluster);
       const keys = Object.keys(c.labels).sort();
       if (keys.length === 0) io.stdout('no labels\n');
       for (const key of keys) {
@@ -37,7 +37,7 @@ export function runLabelCommand(args: string[], io: CliIo = processIo): number {
       }
       return 0;
     }
-    const r = createLabelService(db, () => new Date(), scope).setLabels({
+    const r = await createLabelService(db, () => new Date(), scope).setLabels({
       cluster,
       changes,
       actor: { name: cliActor(io.env), role: 'operator', via: 'system' },

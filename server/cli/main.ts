@@ -49,7 +49,7 @@ const COMMANDS: Record<string, Command> = {
   },
   blocked: {
     summary: 'blocked list | add PATTERN --reason TEXT | remove PATTERN   versions blocked instance-wide (every organization)',
-    run: async (args) => (await import('./blocked-command')).runBlockedCommand(args),
+    run: async (args) => await (await import('./blocked-command')).runBlockedCommand(args),
   },
   demo: {
     summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
@@ -62,11 +62,11 @@ const COMMANDS: Record<string, Command> = {
   label: {
     summary:
       'label CLUSTER [k=v ...] [k- ...]   set (k=v) or remove (k-) fleetplan labels of a cluster, as kubectl label; none: list its labels',
-    run: async (args) => (await import('./label-command')).runLabelCommand(args),
+    run: async (args) => await (await import('./label-command')).runLabelCommand(args),
   },
   export: {
     summary: 'export [--cluster NAME] [--org NAME] the policies as an OCM organization (or cluster) file on stdout',
-    run: async (args) => (await import('./export-command')).runExportCommand(args),
+    run: async (args) => await (await import('./export-command')).runExportCommand(args),
   },
 };
 

@@ -29,7 +29,7 @@ function withDatabase<T>(io: CliIo, work: (db: Db) => T): T {
  */
 function runGroupsCommand(rest: string[], io: CliIo): number {
   if (rest.length === 0) {
-    const rows = withDatabase(io, (db) => createOrganizationRoleService(db, () => new Date()).listRoleGroups());
+    const rows = withDatabase(io, async (db) => await createOrganizationRoleService(db, () => new Date()).listRoleGroups());
     for (const r of rows) io.stdout(`${r.organization}\t${r.mapping ?? '(no group mapping)'}\n`);
     return 0;
   }
@@ -39,8 +39,10 @@ function runGroupsCommand(rest: string[], io: CliIo): number {
   }
   const [organization, text] = rest as [string, string];
   try {
-    const r = withDatabase(io, (db) =>
-      setOrganizationRoleGroupsText(db, new Date(), cliActor(io.env), { organization, mapping: text === '--clear' ? null : text }),
+    const r = withDatabase(
+      io,
+      async (db) =>
+        await setOrganizationRoleGroupsText(db, new Date(), cliActor(io.env), { organization, mapping: text === '--clear' ? null : text }),
     );
     const what = r.mapping === null ? 'has no OIDC group mapping' : `maps OIDC groups: ${r.mapping}`;
     io.stdout(`organization ${r.organization} ${what}${r.changed ? '' : ' (unchanged)'}; grants follow at each user's next sign-in\n`);
@@ -64,7 +66,7 @@ function refused(io: CliIo, command: string, err: unknown): number {
 export function runOrgCommand(args: string[], io: CliIo = processIo): number {
   const [sub, ...rest] = args;
   if (sub === 'list' && rest.length === 0) {
-    const orgs = withService(io, (s) => s.list());
+    const orgs = withService(io, async (s) => await s.list());
     if (orgs.length === 0) {
       io.stdout('no organization yet: create one with `fleetplan org create NAME`\n');
       return 0;
@@ -78,7 +80,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
   }
   if (sub === 'create' && rest.length === 1) {
     try {
-      const r = withService(io, (s) => s.create(cliActor(io.env), rest[0]!));
+      const r = withService(io, async (s) => await s.create(cliActor(io.env), rest[0]!));
       io.stdout(
         r.created
           ? `created organization ${r.name}; start fleetplan with your provider so it reads the clusters, then import the policies (fleetplan import FILE)\n`
@@ -103,7 +105,10 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
       return 2;
     }
     try {
-      const r = withService(io, (s) => s.setProvider(cliActor(io.env), { organization: name, kind, credentialsRef: ref ?? null }));
+      const r = withService(
+        io,
+        async (s) => await s.setProvider(cliActor(io.env), { organization: name, kind, credentialsRef: ref ?? null }),
+      );
       io.stdout(
         r.kind === null
           ? `organization ${r.organization} uses the instance's provider (FLEETPLAN_PROVIDER)\n`
@@ -128,7 +133,7 @@ export function runDemoCommand(args: string[], io: CliIo = processIo): number {
     return 2;
   }
   try {
-    const r = withService(io, (s) => s.removeDemo(cliActor(io.env)));
+    const r = withService(io, async (s) => await s.removeDemo(cliActor(io.env)));
     io.stdout(
       `removed the demo fleet (${r.removed}, ${r.clusters} clusters); the database now holds a blank organization for your provider's clusters\n`,
     );

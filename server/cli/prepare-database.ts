@@ -30,15 +30,15 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
   const file = settings.databaseFile;
   const db = openDatabase(file);
   try {
-    const empty = isDatabaseEmpty(db);
+    const empty = await isDatabaseEmpty(db);
     const simulator = settings.provider.name === 'simulator';
     const seeding = empty && simulator && settings.seedDemo;
     if (seeding) {
       const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
-      const { clusters } = seedDemo(db, new Date(), scale);
+      const { clusters } = await seedDemo(db, new Date(), scale);
       log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
     } else if (empty && !simulator) {
-      insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
+      await insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
       log(
         `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
           `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
@@ -49,7 +49,7 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
     await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
     const mappings = settings.oidc?.organizationRoleGroups;
     if (mappings && mappings.size > 0) {
-      const changed = applyOrganizationRoleGroupsSetting(db, mappings, new Date());
+      const changed = await applyOrganizationRoleGroupsSetting(db, mappings, new Date());
       if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
     }
     return db;

@@ -83,7 +83,7 @@ export async function runSeed(
   const file = settings.databaseFile;
   const db = openDatabase(file);
   try {
-    const contents = countDatabaseContents(db);
+    const contents = await countDatabaseContents(db);
     const holdsData = hasAnyContents(contents);
     if (holdsData && args.ifEmpty) {
       log(`fleetplan db:seed: ${file} already holds data (${describeContents(contents)}); not seeding`);
@@ -98,9 +98,9 @@ export async function runSeed(
       return 1;
     }
     const now = new Date();
-    const { clusters } = withTransaction(db, (tx) => {
+    const { clusters } = await withTransaction(db, async (tx) => {
       if (holdsData) {
-        appendAudit(tx, {
+        await appendAudit(tx, {
           organizationId: null,
           at: now,
           actor: `cli:${osUserName()}`,
@@ -109,9 +109,9 @@ export async function runSeed(
           before: contents,
           after: { seeded: 'demo fleet', demoSignIn: settings.demoLogin !== false },
         });
-        wipeFleetData(tx);
+        await wipeFleetData(tx);
       }
-      return seedDemo(tx, now, args.scale);
+      return await seedDemo(tx, now, args.scale);
     });
     if (holdsData) log(`fleetplan db:seed: --reset: deleted the fleet data (${describeContents(contents)} before)`);
     log(`fleetplan db:seed: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);

@@ -72,28 +72,27 @@ export async function renderFleetMetricsOffThread(
   onFallback: (err: Error) => void = (err) => console.error(`fleetplan metrics: rendered in the request thread (${err.message})`),
 ): Promise<string> {
   const offload = processOffload.__fleetplanMetricsOffload;
-  if (!offload) return renderFleetMetrics(db, now, opts);
+  if (!offload) return await renderFleetMetrics(db, now, opts);
   try {
     return await offload.renderMetrics(now.getTime(), opts);
   } catch (err) {
     onFallback(err instanceof Error ? err : new Error(String(err)));
-    return renderFleetMetrics(db, now, opts);
+    return await renderFleetMetrics(db, now, opts);
   }
 }
 
 /** the last body, and the evaluations (one per organization) it was written from */
 const lastBody = new WeakMap<Db['$client'], { key: string; stored: StoredFleetEvaluation[]; body: string }>();
 
-export function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions): string {
-  const orgs = listOrganizations(db);
-  const stored = orgs.map((org) => evaluateStoredFleet(db, org, now));
+export async function renderFleetMetrics(db: Db, now: Date, opts: MetricsScrapeOptions): Promise<string> {
+  const orgs = await listOrganizations(db);
+  const stored: StoredFleetEvaluation[] = [];
+  for (const org of orgs) stored.push(await evaluateStoredFleet(db, org, now));
   const key = JSON.stringify([opts.providerName, orgs.map((o) => [o.id, o.name, o.frozen])]);
   const cached = lastBody.get(db.$client);
   if (cached?.key === key && cached.stored.length === stored.length && cached.stored.every((s, i) => s === stored[i])) return cached.body;
-  const families = [
-    ...collectInstanceFamilies(db, opts),
-    ...orgs.flatMap((org, i) => collectOrganizationFamilies(db, org, stored[i]!, opts)),
-  ];
+  const families = await collectInstanceFamilies(db, opts);
+  for (const [i, org] of orgs.entries()) families.push(...(await collectOrganizationFamilies(db, org, stored[i]!, opts)));
   const body = renderFamilies(mergeFamilies(families));
   lastBody.set(db.$client, { key, stored, body });
   return body;
@@ -111,14 +110,14 @@ function mergeFamilies(families: MetricFamily[]): MetricFamily[] {
 }
 
 /** An organization's families: the reference's (org_id, org_name labels), its upgrades' and its freeze (`organization` label). */
-function collectOrganizationFamilies(
+async function collectOrganizationFamilies(
   db: Db,
   org: OrganizationRow,
   stored: StoredFleetEvaluation,
   opts: MetricsScrapeOptions,
-): MetricFamily[] {
+): Promise<MetricFamily[]> {
   const base: AusBaseLabels = { integration: AUS_INTEGRATION, ocm_env: opts.providerName };
-  const clusters = new Map<string, AusClusterFacts>(listClusterMetricRows(db, org.id).map((r) => [r.name, r]));
+  const clusters = new Map<string, AusClusterFacts>((await listClusterMetricRows(db, org.id)).map((r) => [r.name, r]));
   const families: MetricFamily[] = ausFamilies({
     base,
     organization: { id: org.id, name: org.name },
@@ -136,7 +135,7 @@ function collectOrganizationFamilies(
         : { ...x, labels: { organization: org.name, ...x.labels } },
     ),
   });
-  families.push(...lifecycleFamilies(listLatestAttempts(db, org.id), countFailedAttempts(db, org.id)).map(labelled));
+  families.push(...lifecycleFamilies(await listLatestAttempts(db, org.id), await countFailedAttempts(db, org.id)).map(labelled));
   families.push({
     name: 'fleetplan_organization_frozen',
     help: '1 while the organization-wide freeze is on',
@@ -147,9 +146,9 @@ function collectOrganizationFamilies(
 }
 
 /** The instance's families: the counters (labelled by organization where an event is one organization's) and the ticks. */
-function collectInstanceFamilies(db: Db, opts: MetricsScrapeOptions): MetricFamily[] {
+async function collectInstanceFamilies(db: Db, opts: MetricsScrapeOptions): Promise<MetricFamily[]> {
   const base: AusBaseLabels = { integration: AUS_INTEGRATION, ocm_env: opts.providerName };
-  const counters = listCounters(db);
+  const counters = await listCounters(db);
   const families: MetricFamily[] = [...ausCounterFamilies(base, counters), ...fleetplanCounterFamilies(counters)];
   families.push(
     {
@@ -162,7 +161,7 @@ function collectInstanceFamilies(db: Db, opts: MetricsScrapeOptions): MetricFami
       name: 'fleetplan_scheduler_last_tick_timestamp_seconds',
       help: 'Start time (fleet clock) of the last finished tick, by outcome',
       type: 'gauge',
-      samples: lastTickStartByStatus(db).map((t) => ({ labels: { status: t.status }, value: t.startedAt.getTime() / 1000 })),
+      samples: (await lastTickStartByStatus(db)).map((t) => ({ labels: { status: t.status }, value: t.startedAt.getTime() / 1000 })),
     },
   );
   return families;

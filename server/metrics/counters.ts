@@ -27,7 +27,7 @@ function one(name: string, labels: Record<string, string>, by = 1): CounterIncre
  * A finished tick: its outcome, its duration (histogram) and, for a real tick of an
  * organization, the reference's reconcile counters. A dry run is a preview, not a reconcile.
  */
-export function countTick(
+export async function countTick(
   db: Db,
   tick: {
     status: 'succeeded' | 'failed';
@@ -36,7 +36,7 @@ export function countTick(
     /** each organization the tick reconciled and whether its part failed (default: the first organization, with the tick's outcome) */
     organizations?: readonly { id: number; failed: boolean }[];
   },
-): void {
+): Promise<void> {
   const histogram = { status: tick.status, dry_run: String(tick.dryRun) };
   const increments: CounterIncrement[] = [one(TICKS_TOTAL, { status: tick.status })];
   for (const le of TICK_DURATION_BUCKETS)
@@ -48,34 +48,38 @@ export function countTick(
     one(`${TICK_DURATION}_sum_ms`, histogram, Math.round(tick.durationSeconds * 1000)),
   );
   if (!tick.dryRun) {
-    const first = tick.organizations ? null : findFirstOrganization(db);
+    const first = tick.organizations ? null : await findFirstOrganization(db);
     const reconciled = tick.organizations ?? (first ? [{ id: first.id, failed: tick.status === 'failed' }] : []);
     for (const org of reconciled) {
       increments.push(one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }));
       if (org.failed) increments.push(one(AUS_RECONCILE_ERRORS_TOTAL, { org_id: String(org.id) }));
     }
   }
-  addToCounters(db, increments);
+  await addToCounters(db, increments);
 }
 
 /**
  * Ticks a process left running when it died, failed by the next tick: failed ticks, and failed
  * reconciles for the reference (their duration is unknown, so the histogram leaves them out).
  */
-export function countInterruptedTicks(db: Db, interrupted: number): void {
+export async function countInterruptedTicks(db: Db, interrupted: number): Promise<void> {
   if (interrupted <= 0) return;
   const increments = [one(TICKS_TOTAL, { status: 'failed' }, interrupted)];
-  const org = findFirstOrganization(db);
+  const org = await findFirstOrganization(db);
   if (org)
     increments.push(
       one(AUS_RECONCILED_TOTAL, { org_id: String(org.id) }, interrupted),
       one(AUS_RECONCILE_ERRORS_TOTAL, { org_id: String(org.id) }, interrupted),
     );
-  addToCounters(db, increments);
+  await addToCounters(db, increments);
 }
 
 /** The engine's decisions of one tick (of one organization's part of it, labelled with it), counted per action and reason. */
-export function countDecisions(db: Db, decisions: readonly { action: string; reason?: string | null }[], organization?: string): void {
+export async function countDecisions(
+  db: Db,
+  decisions: readonly { action: string; reason?: string | null }[],
+  organization?: string,
+): Promise<void> {
   const byKey = new Map<string, CounterIncrement>();
   for (const d of decisions) {
     const reason = d.reason ?? (d.action === 'upgrade' ? 'UPGRADE' : 'NONE');
@@ -84,7 +88,7 @@ export function countDecisions(db: Db, decisions: readonly { action: string; rea
     if (entry) entry.by++;
     else byKey.set(key, one(DECISIONS_TOTAL, { action: d.action, reason, ...orgLabel(organization) }));
   }
-  addToCounters(db, [...byKey.values()]);
+  await addToCounters(db, [...byKey.values()]);
 }
 
 /** `organization` label when the event belongs to one organization */
@@ -92,14 +96,14 @@ function orgLabel(organization: string | undefined): Record<string, string> {
   return organization === undefined ? {} : { organization };
 }
 
-export function countIntent(db: Db, kind: string, outcome: string, organization?: string): void {
-  addToCounters(db, [one(INTENTS_TOTAL, { kind, outcome, ...orgLabel(organization) })]);
+export async function countIntent(db: Db, kind: string, outcome: string, organization?: string): Promise<void> {
+  await addToCounters(db, [one(INTENTS_TOTAL, { kind, outcome, ...orgLabel(organization) })]);
 }
 
-export function countProviderError(db: Db, provider: string, operation: string, organization?: string): void {
-  addToCounters(db, [one(PROVIDER_ERRORS_TOTAL, { provider, operation, ...orgLabel(organization) })]);
+export async function countProviderError(db: Db, provider: string, operation: string, organization?: string): Promise<void> {
+  await addToCounters(db, [one(PROVIDER_ERRORS_TOTAL, { provider, operation, ...orgLabel(organization) })]);
 }
 
-export function countWebhookDelivery(db: Db, outcome: 'delivered' | 'failed' | 'retry'): void {
-  addToCounters(db, [one(WEBHOOK_DELIVERIES_TOTAL, { outcome })]);
+export async function countWebhookDelivery(db: Db, outcome: 'delivered' | 'failed' | 'retry'): Promise<void> {
+  await addToCounters(db, [one(WEBHOOK_DELIVERIES_TOTAL, { outcome })]);
 }

@@ -4,6 +4,7 @@ import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { policyRevisions } from '@/db/schema';
 import { listAudit as listAuditEntries } from './audit-repository';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface ChangeFilter {
   /** policy revisions of this organization only, audit rows of it and of the instance; undefined = every organization's */
@@ -13,7 +14,8 @@ export interface ChangeFilter {
   to?: Date;
 }
 
-export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, limit: number) {
+export async function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, limit: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const parts: SQL[] = [];
   if (f.organizationId !== undefined) parts.push(eq(policyRevisions.organizationId, f.organizationId));
   if (f.cluster) parts.push(and(eq(policyRevisions.scope, 'cluster'), eq(policyRevisions.subject, f.cluster))!);
@@ -37,8 +39,9 @@ export function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, lim
 }
 
 /** Audit entries for the Activity page: its cluster filter matches within the target, its action is a prefix. */
-export function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset: number, limit: number) {
-  return listAuditEntries(db, {
+export async function listAudit(db: Db, f: ChangeFilter & { action?: string }, offset: number, limit: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
+  return await listAuditEntries(db, {
     filter: {
       targetContains: f.cluster,
       action: f.action ? `${f.action}*` : undefined,

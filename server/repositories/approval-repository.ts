@@ -4,6 +4,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import { approvals } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
 
@@ -14,7 +15,8 @@ export interface GateKey {
   kind: ApprovalKind;
 }
 
-export function findApproval(db: Db, key: GateKey): ApprovalRow | undefined {
+export async function findApproval(db: Db, key: GateKey): Promise<ApprovalRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(approvals)
@@ -30,7 +32,8 @@ export function findApproval(db: Db, key: GateKey): ApprovalRow | undefined {
 }
 
 /** Every approval of the organization (revoked ones too when asked), oldest first. */
-export function listApprovals(db: Db, organizationId: number, opts: { includeRevoked?: boolean } = {}): ApprovalRow[] {
+export async function listApprovals(db: Db, organizationId: number, opts: { includeRevoked?: boolean } = {}): Promise<ApprovalRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(approvals)
@@ -44,8 +47,13 @@ export function listApprovals(db: Db, organizationId: number, opts: { includeRev
 }
 
 /** Approves the gate: a new row, or the revoked row of the same gate given again. */
-export function saveApproval(db: Db, key: GateKey, by: { approvedBy: string; approvedAt: Date; reason: string }): ApprovalRow {
-  const existing = findApproval(db, key);
+export async function saveApproval(
+  db: Db,
+  key: GateKey,
+  by: { approvedBy: string; approvedAt: Date; reason: string },
+): Promise<ApprovalRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const existing = await findApproval(db, key);
   if (existing) {
     return db
       .update(approvals)
@@ -61,6 +69,7 @@ export function saveApproval(db: Db, key: GateKey, by: { approvedBy: string; app
     .get();
 }
 
-export function revokeApproval(db: Db, id: number, by: { revokedBy: string; revokedAt: Date }): ApprovalRow {
+export async function revokeApproval(db: Db, id: number, by: { revokedBy: string; revokedAt: Date }): Promise<ApprovalRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.update(approvals).set(by).where(eq(approvals.id, id)).returning().get();
 }

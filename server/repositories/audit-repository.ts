@@ -6,6 +6,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { RunResult } from 'better-sqlite3';
 import { auditLog, policyRevisions } from '@/db/schema';
 import type * as schema from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 /** The database or a transaction on it (writes join the caller's transaction). */
 
@@ -27,7 +28,8 @@ export interface AuditEntry {
   organizationId: number | null;
 }
 
-export function appendAudit(db: Db, entry: AuditEntry): number {
+export async function appendAudit(db: Db, entry: AuditEntry): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .insert(auditLog)
     .values({
@@ -102,10 +104,11 @@ function whereOf(f: AuditFilter): SQL | undefined {
 }
 
 /** Newest first. */
-export function listAudit(
+export async function listAudit(
   db: Db,
   opts: { filter?: AuditFilter; offset?: number; limit?: number } = {},
-): { rows: AuditRow[]; total: number } {
+): Promise<{ rows: AuditRow[]; total: number }> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const where = whereOf(opts.filter ?? {});
   const rows = db
     .select()
@@ -123,7 +126,8 @@ export function listAudit(
   return { rows, total };
 }
 
-export function countAudit(db: Db, filter: AuditFilter = {}): number {
+export async function countAudit(db: Db, filter: AuditFilter = {}): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ n: sql<number>`count(*)` })
     .from(auditLog)

@@ -27,7 +27,7 @@ function migrationsUpTo(lastTag: string): string {
 }
 
 describe('migration 0009_cluster_discovery', () => {
-  it('gives existing clusters no labels, no cloud and no pending gates, and keeps their region and nodes', () => {
+  it('gives existing clusters no labels, no cloud and no pending gates, and keeps their region and nodes', async () => {
     const upTo0008 = migrationsUpTo('0008_missed_snapshots');
     const file = path.join(upTo0008, 'fleet.db');
     const before = openDatabase(file, { migrationsFolder: upTo0008 });
@@ -42,25 +42,25 @@ describe('migration 0009_cluster_discovery', () => {
     const row = db.$client.prepare('select labels, cloud, pending_version_gates as gates, region, node_count as nodes from clusters').get();
     expect(row).toEqual({ labels: '{}', cloud: null, gates: '[]', region: 'eu-west-1', nodes: 9 });
 
-    const revision = () => readPlanStructureRevision(db);
-    const r0 = revision();
+    const revision = async () => await readPlanStructureRevision(db);
+    const r0 = await revision();
     db.$client.exec(`update clusters set cloud = 'aws', region = 'us-east-1', node_count = 12`);
-    expect(revision()).toBe(r0);
+    expect(await revision()).toBe(r0);
     // since 0015 labels move it too: a sector's label selector reads them
     db.$client.exec(`update clusters set labels = '{"env":"prod"}'`);
-    expect(revision()).toBe((r0 ?? 0) + 1);
+    expect(await revision()).toBe((r0 ?? 0) + 1);
     db.$client.exec(`update clusters set fleetplan_labels = '{"tier":"web"}'`);
-    expect(revision()).toBe((r0 ?? 0) + 2);
+    expect(await revision()).toBe((r0 ?? 0) + 2);
     const gate = { id: 'gate-416', minor: '4.16', description: 'APIs removed', documentationUrl: null };
     db.$client.prepare('update clusters set pending_version_gates = ?').run(JSON.stringify([gate]));
-    expect(revision()).toBe((r0 ?? 0) + 3);
-    expect(loadPendingVersionGates(db, 1)).toEqual(new Map([['c1', [gate]]]));
+    expect(await revision()).toBe((r0 ?? 0) + 3);
+    expect(await loadPendingVersionGates(db, 1)).toEqual(new Map([['c1', [gate]]]));
     db.$client.close();
   });
 });
 
 describe('migration 0011_cluster_inhibitors', () => {
-  it('gives existing clusters no facts; writing them moves the plan structure; only facts that can hold are loaded', () => {
+  it('gives existing clusters no facts; writing them moves the plan structure; only facts that can hold are loaded', async () => {
     const upTo0010 = migrationsUpTo('0010_rollout_controls');
     const file = path.join(upTo0010, 'fleet.db');
     const before = openDatabase(file, { migrationsFolder: upTo0010 });
@@ -74,14 +74,14 @@ describe('migration 0011_cluster_inhibitors', () => {
 
     const db = openDatabase(file);
     expect(db.$client.prepare('select inhibitors from clusters').all()).toEqual([{ inhibitors: null }, { inhibitors: null }]);
-    const r0 = readPlanStructureRevision(db);
+    const r0 = await readPlanStructureRevision(db);
     const logging = { name: 'cluster-logging.v5.8.1', namespace: 'openshift-logging', maxOpenShiftVersion: '4.15' };
     const noLimit = { name: 'cert-manager.v1.13.0', namespace: 'cert-manager', maxOpenShiftVersion: null };
     const set = db.$client.prepare('update clusters set inhibitors = ? where name = ?');
     set.run(JSON.stringify({ operators: [logging, noLimit], removedApis: [] }), 'c1');
     set.run(JSON.stringify({ operators: [noLimit], removedApis: [] }), 'c2');
-    expect(readPlanStructureRevision(db)).toBe((r0 ?? 0) + 2);
-    expect(loadInhibitors(db, 1)).toEqual(new Map([['c1', { operators: [logging], removedApis: [] }]]));
+    expect(await readPlanStructureRevision(db)).toBe((r0 ?? 0) + 2);
+    expect(await loadInhibitors(db, 1)).toEqual(new Map([['c1', { operators: [logging], removedApis: [] }]]));
     db.$client.close();
   });
 });

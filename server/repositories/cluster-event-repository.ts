@@ -2,9 +2,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, decisions } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 /** The cluster's recent decisions (the organization's cluster of that name). */
-export function listRecentDecisions(db: Db, organizationId: number, clusterName: string, limit = 25) {
+export async function listRecentDecisions(db: Db, organizationId: number, clusterName: string, limit = 25) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(decisions)
@@ -15,7 +17,8 @@ export function listRecentDecisions(db: Db, organizationId: number, clusterName:
 }
 
 /** The cluster's recent provider actions (the organization's cluster of that name). */
-export function listRecentActions(db: Db, organizationId: number, clusterName: string, limit = 25) {
+export async function listRecentActions(db: Db, organizationId: number, clusterName: string, limit = 25) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(actionIntents)

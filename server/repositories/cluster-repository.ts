@@ -3,6 +3,7 @@ import { and, asc, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-or
 import type { Db } from '@/db/open-database';
 import { clusters, clusterWorkloads, clusterUpgrades } from '@/db/schema';
 import { effectiveLabels } from '@/server/domain/labels/effective-labels';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type ClusterRow = typeof clusters.$inferSelect;
 
@@ -80,10 +81,11 @@ const SORT_COLUMNS = {
   region: clusters.region,
 } as const;
 
-export function listClusters(
+export async function listClusters(
   db: Db,
   opts: { filter: ClusterFilter; sort: ClusterSortKey; direction: 'asc' | 'desc'; offset: number; limit: number },
-): { rows: ClusterRow[]; total: number } {
+): Promise<{ rows: ClusterRow[]; total: number }> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const where = whereOf(opts.filter);
   const column = SORT_COLUMNS[opts.sort];
   const order = opts.direction === 'asc' ? asc(column) : desc(column);
@@ -109,7 +111,8 @@ export function listClusters(
   return { rows, total };
 }
 
-export function countClusters(db: Db, organizationId?: number): number {
+export async function countClusters(db: Db, organizationId?: number): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ n: sql<number>`count(*)` })
     .from(clusters)
@@ -117,12 +120,14 @@ export function countClusters(db: Db, organizationId?: number): number {
     .get()!.n;
 }
 
-export function findClusterById(db: Db, id: number): ClusterRow | undefined {
+export async function findClusterById(db: Db, id: number): Promise<ClusterRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(clusters).where(eq(clusters.id, id)).get();
 }
 
 /** The cluster of that name (in that organization, when given: names are unique per organization only). */
-export function findClusterByName(db: Db, name: string, organizationId?: number): ClusterRow | undefined {
+export async function findClusterByName(db: Db, name: string, organizationId?: number): Promise<ClusterRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(clusters)
@@ -133,7 +138,8 @@ export function findClusterByName(db: Db, name: string, organizationId?: number)
 }
 
 /** Clusters per version and upgrade state, of those `filter` selects (the Fleet table's filter). */
-export function countByVersion(db: Db, filter: ClusterFilter = {}): { version: string; state: string; count: number }[] {
+export async function countByVersion(db: Db, filter: ClusterFilter = {}): Promise<{ version: string; state: string; count: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ version: clusters.version, state: clusters.upgradeState, count: sql<number>`count(*)` })
     .from(clusters)
@@ -143,10 +149,10 @@ export function countByVersion(db: Db, filter: ClusterFilter = {}): { version: s
 }
 
 /** The values in use for the Fleet filters, of one organization's clusters. */
-export function distinctValues(
+export async function distinctValues(
   db: Db,
   organizationId: number,
-): {
+): Promise<{
   sectors: string[];
   workloads: string[];
   states: string[];
@@ -154,7 +160,8 @@ export function distinctValues(
   minors: string[];
   regions: string[];
   labels: string[];
-} {
+}> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const col = <T extends { v: string | null }>(rows: T[]) => rows.map((r) => r.v).filter((v): v is string => !!v);
   const ours = eq(clusters.organizationId, organizationId);
   const ourIds = db.select({ id: clusters.id }).from(clusters).where(ours);
@@ -190,10 +197,11 @@ export function distinctValues(
 }
 
 /** Every cluster of the organization the provider still reports, with both sets of labels (selector matching and previews). */
-export function listClusterLabels(
+export async function listClusterLabels(
   db: Db,
   organizationId: number,
-): { name: string; labels: Record<string, string>; fleetplanLabels: Record<string, string> }[] {
+): Promise<{ name: string; labels: Record<string, string>; fleetplanLabels: Record<string, string> }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ name: clusters.name, labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
     .from(clusters)
@@ -203,7 +211,8 @@ export function listClusterLabels(
 }
 
 /** The names of the organization's clusters whose policy names `sector`. */
-export function listClusterNamesInSector(db: Db, organizationId: number, sector: string): string[] {
+export async function listClusterNamesInSector(db: Db, organizationId: number, sector: string): Promise<string[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ name: clusters.name })
     .from(clusters)
@@ -213,7 +222,8 @@ export function listClusterNamesInSector(db: Db, organizationId: number, sector:
 }
 
 /** A cluster's effective labels (the provider's overlaid by fleetplan's); null when the organization has no such cluster. */
-export function findClusterLabels(db: Db, organizationId: number, name: string): Record<string, string> | null {
+export async function findClusterLabels(db: Db, organizationId: number, name: string): Promise<Record<string, string> | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db
     .select({ labels: clusters.labels, fleetplanLabels: clusters.fleetplanLabels })
     .from(clusters)
@@ -223,11 +233,13 @@ export function findClusterLabels(db: Db, organizationId: number, name: string):
 }
 
 /** Replaces the labels fleetplan sets on a cluster (the provider's stay as discovery wrote them). */
-export function setFleetplanLabels(db: Db, clusterId: number, labels: Record<string, string>): void {
+export async function setFleetplanLabels(db: Db, clusterId: number, labels: Record<string, string>): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(clusters).set({ fleetplanLabels: labels }).where(eq(clusters.id, clusterId)).run();
 }
 
-export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
+export async function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(clusterUpgrades)
@@ -238,7 +250,8 @@ export function listClusterUpgrades(db: Db, clusterId: number, limit = 50) {
 }
 
 /** The clusters the provider no longer reports (state `gone`), by name. */
-export function listGoneClusterNames(db: Db, organizationId: number): string[] {
+export async function listGoneClusterNames(db: Db, organizationId: number): Promise<string[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ name: clusters.name })
     .from(clusters)
@@ -248,7 +261,11 @@ export function listGoneClusterNames(db: Db, organizationId: number): string[] {
 }
 
 /** The organization's clusters (not gone) holding provider version gates they have not agreed to, by name. */
-export function listPendingVersionGates(db: Db, organizationId: number): { cluster: string; gates: ClusterRow['pendingVersionGates'] }[] {
+export async function listPendingVersionGates(
+  db: Db,
+  organizationId: number,
+): Promise<{ cluster: string; gates: ClusterRow['pendingVersionGates'] }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ cluster: clusters.name, gates: clusters.pendingVersionGates })
     .from(clusters)
@@ -267,7 +284,8 @@ export function listPendingVersionGates(db: Db, organizationId: number): { clust
  * Takes an acknowledged version gate off the cluster's pending list at once (the next snapshot
  * says the same): false when it was not pending.
  */
-export function removePendingVersionGate(db: Db, clusterId: number, gateId: string): boolean {
+export async function removePendingVersionGate(db: Db, clusterId: number, gateId: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.select({ gates: clusters.pendingVersionGates }).from(clusters).where(eq(clusters.id, clusterId)).get();
   if (!row || !row.gates.some((g) => g.id === gateId)) return false;
   db.update(clusters)

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '@/db/open-database';
 import { FAILURE_STATES } from '@/server/domain/lifecycle/machine';
+import { connectionHeld, connectionReleased } from './transaction';
 
 const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { changes: number }>>();
 
@@ -16,7 +17,8 @@ const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { c
  * Null inside an open transaction: rows written there may still roll back, and a rollback moves
  * neither counter back, so nothing read inside it may be kept.
  */
-export function readDataVersion(db: Db): string | null {
+export async function readDataVersion(db: Db): Promise<string | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   if (client.inTransaction) return null;
   let totalChanges = totalChangesOf.get(client);
@@ -36,7 +38,8 @@ const structureRevisionOf = new WeakMap<Database.Database, Database.Statement<[]
  * tables it is built from, whoever writes them). Null when it cannot be trusted: inside an open
  * transaction, or when the row is missing.
  */
-export function readPlanStructureRevision(db: Db): number | null {
+export async function readPlanStructureRevision(db: Db): Promise<number | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   if (client.inTransaction) return null;
   let statement = structureRevisionOf.get(client);
@@ -71,8 +74,9 @@ export interface ForecastInputsRevision {
  * scheduler's own bookkeeping writes (its lease, tick rows) move them, which readDataVersion does —
  * on a running server that made every forecast a cache miss. Null when they cannot be trusted.
  */
-export function readForecastInputsRevision(db: Db, organizationId: number): ForecastInputsRevision | null {
-  const structure = readPlanStructureRevision(db);
+export async function readForecastInputsRevision(db: Db, organizationId: number): Promise<ForecastInputsRevision | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const structure = await readPlanStructureRevision(db);
   if (structure === null) return null;
   const client = db.$client;
   let statement = forecastInputsOf.get(client);

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '@/db/open-database';
 import * as t from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface DatabaseContents {
   organizations: number;
@@ -14,7 +15,8 @@ export interface DatabaseContents {
   webhooks: number;
 }
 
-export function countDatabaseContents(db: Db): DatabaseContents {
+export async function countDatabaseContents(db: Db): Promise<DatabaseContents> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const count = (table: SQLiteTable) =>
     db
       .select({ n: sql<number>`count(*)` })

@@ -7,10 +7,12 @@ import type { ActionIntentKindValue } from '@/db/schema';
 import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 import { readSetting, writeSetting } from './scheduler-repository';
+import { connectionHeld, connectionReleased } from './transaction';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 /** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
-export function cachedStatement(db: Db, text: string): import('better-sqlite3').Statement {
+export async function cachedStatement(db: Db, text: string): Promise<import('better-sqlite3').Statement> {
+  while (connectionHeld(db)) await connectionReleased(db);
   let byText = statements.get(db.$client);
   if (!byText) {
     byText = new Map();
@@ -53,7 +55,8 @@ export interface StoredClusterState {
   missedSnapshots: number;
 }
 
-export function loadClusterStates(db: Db, organizationId: number): StoredClusterState[] {
+export async function loadClusterStates(db: Db, organizationId: number): Promise<StoredClusterState[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db.$client
     .prepare(
       `select id, name, external_id as externalId, version, sector, upgrade_policy is not null as managed, current_upgrade as currentUpgrade, upgrade_state as upgradeState,
@@ -112,7 +115,12 @@ export interface SnapshotInsert {
  * How many snapshots in a row missed each cluster, and those now gone: kept with their history,
  * state `gone` (left out of the plan input).
  */
-export function markMissedAndGone(db: Db, missed: readonly { id: number; count: number }[], goneIds: readonly number[]): void {
+export async function markMissedAndGone(
+  db: Db,
+  missed: readonly { id: number; count: number }[],
+  goneIds: readonly number[],
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const count = db.$client.prepare('update clusters set missed_snapshots = ? where id = ?');
   for (const m of missed) count.run(m.count, m.id);
   const mark = db.$client.prepare("update clusters set upgrade_state = 'gone' where id = ?");
@@ -123,18 +131,20 @@ export function markMissedAndGone(db: Db, missed: readonly { id: number; count: 
 export const SNAPSHOT_OBSERVED_AT_SETTING = 'snapshot.observedAt';
 
 /** The instant of the last stored snapshot, or null before the first. */
-export function readSnapshotObservedAt(db: Db): Date | null {
-  const at = readSetting<number>(db, SNAPSHOT_OBSERVED_AT_SETTING);
+export async function readSnapshotObservedAt(db: Db): Promise<Date | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const at = await readSetting<number>(db, SNAPSHOT_OBSERVED_AT_SETTING);
   return at === undefined ? null : new Date(at);
 }
 
-export function writeSnapshots(
+export async function writeSnapshots(
   db: Db,
   organizationId: number,
   updates: SnapshotUpdate[],
   inserts: SnapshotInsert[],
   observedAt: Date,
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   // Only rows whose observed values changed are written (on a 10,000-cluster fleet most ticks
   // change a handful): the others keep their observed_at, and the tick's instant is recorded
@@ -208,11 +218,11 @@ export function writeSnapshots(
       at,
     );
   }
-  writeSetting(db, SNAPSHOT_OBSERVED_AT_SETTING, at, observedAt);
+  await writeSetting(db, SNAPSHOT_OBSERVED_AT_SETTING, at, observedAt);
 }
 
 /** Upgrade history: move the open row for (cluster, target) forward, or open one. */
-export function recordUpgradeTransition(
+export async function recordUpgradeTransition(
   db: Db,
   v: {
     clusterId: number;
@@ -223,22 +233,29 @@ export function recordUpgradeTransition(
     scheduledFor?: number | null;
     message?: string | null;
   },
-): void {
-  const open = cachedStatement(
-    db,
-    `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`,
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const open = (
+    await cachedStatement(
+      db,
+      `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`,
+    )
   ).get(v.clusterId, v.toVersion) as { id: number } | undefined;
   const startedAt = v.state === 'started' ? v.at : null;
   const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
   if (open) {
-    cachedStatement(
-      db,
-      'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?',
+    (
+      await cachedStatement(
+        db,
+        'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?',
+      )
     ).run(v.state, startedAt, completedAt, v.message ?? null, open.id);
   } else {
-    cachedStatement(
-      db,
-      'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
+    (
+      await cachedStatement(
+        db,
+        'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
     ).run(
       v.clusterId,
       v.fromVersion,
@@ -256,42 +273,47 @@ export function recordUpgradeTransition(
 export type DecisionWrite = DecisionRecord;
 
 /** A tick's decisions for the clusters of `organizationId` (null: not known, as for rows older than migration 0011). */
-export function insertDecisions(
+export async function insertDecisions(
   db: Db,
   tickId: number,
   at: Date,
   rows: readonly DecisionRecord[],
   organizationId: number | null = null,
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const stmt = db.$client.prepare(
     'insert into decisions (tick_id, at, organization_id, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   for (const r of rows) stmt.run(tickId, at.getTime(), organizationId, r.clusterName, r.action, r.version, r.reason, r.message);
 }
 
-export function updateLastDecisions(db: Db, organizationId: number, rows: readonly DecisionRecord[]): void {
+export async function updateLastDecisions(db: Db, organizationId: number, rows: readonly DecisionRecord[]): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const stmt = db.$client.prepare(
     'update clusters set last_decision_action = ?, last_decision_reason = ?, last_decision_message = ?, last_decision_version = ?, next_run = ? where organization_id = ? and name = ?',
   );
   for (const r of rows) stmt.run(r.action, r.reason, r.message, r.version, r.nextRun, organizationId, r.clusterName);
 }
 
-export function setClusterUpgrade(
+export async function setClusterUpgrade(
   db: Db,
   organizationId: number,
   name: string,
   upgrade: ClusterUpgradeJson | null,
   upgradeState: string,
-): void {
+): Promise<void> {
   // a gone cluster stays gone: an attempt that ends for it does not bring it back into planning
-  cachedStatement(
-    db,
-    "update clusters set current_upgrade = ?, upgrade_state = case when upgrade_state = 'gone' then 'gone' else ? end where organization_id = ? and name = ?",
+  while (connectionHeld(db)) await connectionReleased(db);
+  (
+    await cachedStatement(
+      db,
+      "update clusters set current_upgrade = ?, upgrade_state = case when upgrade_state = 'gone' then 'gone' else ? end where organization_id = ? and name = ?",
+    )
   ).run(upgrade ? JSON.stringify(upgrade) : null, upgradeState, organizationId, name);
 }
 
 /** Inserts an intent unless its idempotency key exists; returns the new id or null. */
-export function insertIntent(
+export async function insertIntent(
   db: Db,
   v: {
     key: string;
@@ -304,10 +326,13 @@ export function insertIntent(
     nextRun: number | null;
     createdAt: Date;
   },
-): number | null {
-  const res = cachedStatement(
-    db,
-    `insert into action_intents (idempotency_key, tick_id, kind, organization_id, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`,
+): Promise<number | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const res = (
+    await cachedStatement(
+      db,
+      `insert into action_intents (idempotency_key, tick_id, kind, organization_id, cluster_name, version, next_run, status, attempts, created_at) values (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?) on conflict(idempotency_key) do nothing`,
+    )
   ).run(v.key, v.tickId, v.kind, v.organizationId ?? null, v.clusterName, v.version, v.nextRun, v.createdAt.getTime());
   return res.changes === 1 ? Number(res.lastInsertRowid) : null;
 }
@@ -338,7 +363,8 @@ function decisionWhere(f: DecisionFilter): SQL | undefined {
   return parts.length ? and(...parts) : undefined;
 }
 
-export function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: number) {
+export async function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const where = decisionWhere(f);
   const rows = db
     .select({
@@ -377,7 +403,8 @@ export interface IntentFilter {
   to?: Date;
 }
 
-export function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
+export async function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const parts: SQL[] = [];
   if (f.organizationId !== undefined) parts.push(eq(actionIntents.organizationId, f.organizationId));
   if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
@@ -396,7 +423,11 @@ export function listIntents(db: Db, f: IntentFilter, offset: number, limit: numb
   return { rows, total };
 }
 
-export function countDecisionsByReason(db: Db, sinceMs: number): { action: DecisionActionValue; reason: string | null; n: number }[] {
+export async function countDecisionsByReason(
+  db: Db,
+  sinceMs: number,
+): Promise<{ action: DecisionActionValue; reason: string | null; n: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as {
     action: DecisionActionValue;
     reason: string | null;

@@ -3,8 +3,10 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import * as t from '@/db/schema';
 import type { DemoFleet } from '@/server/demo/demo-fleet';
+import { connectionHeld, connectionReleased } from './transaction';
 
-export function isDatabaseEmpty(db: Db): boolean {
+export async function isDatabaseEmpty(db: Db): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .select({ n: sql<number>`count(*)` })
@@ -13,7 +15,8 @@ export function isDatabaseEmpty(db: Db): boolean {
   );
 }
 
-export function wipeFleetData(db: Db): void {
+export async function wipeFleetData(db: Db): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.transaction((tx) => {
     for (const table of [
       t.decisions,
@@ -37,7 +40,8 @@ export function wipeFleetData(db: Db): void {
   });
 }
 
-export function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): { organizationId: number } {
+export async function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): Promise<{ organizationId: number }> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.transaction((tx) => {
     const org = tx
       .insert(t.organizations)

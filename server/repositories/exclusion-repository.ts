@@ -2,10 +2,12 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { maintenanceExclusions } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type ExclusionRow = typeof maintenanceExclusions.$inferSelect;
 
-export function listExclusions(db: Db, organizationId: number, opts: { endingAfter?: Date } = {}): ExclusionRow[] {
+export async function listExclusions(db: Db, organizationId: number, opts: { endingAfter?: Date } = {}): Promise<ExclusionRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const where = opts.endingAfter
     ? and(eq(maintenanceExclusions.organizationId, organizationId), gt(maintenanceExclusions.endsAt, opts.endingAfter))
     : eq(maintenanceExclusions.organizationId, organizationId);
@@ -17,14 +19,17 @@ export function listExclusions(db: Db, organizationId: number, opts: { endingAft
     .all();
 }
 
-export function insertExclusion(db: Db, v: Omit<ExclusionRow, 'id'>): ExclusionRow {
+export async function insertExclusion(db: Db, v: Omit<ExclusionRow, 'id'>): Promise<ExclusionRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(maintenanceExclusions).values(v).returning().get();
 }
 
-export function findExclusionById(db: Db, id: number): ExclusionRow | undefined {
+export async function findExclusionById(db: Db, id: number): Promise<ExclusionRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(maintenanceExclusions).where(eq(maintenanceExclusions.id, id)).get();
 }
 
-export function deleteExclusion(db: Db, id: number): void {
+export async function deleteExclusion(db: Db, id: number): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(maintenanceExclusions).where(eq(maintenanceExclusions.id, id)).run();
 }

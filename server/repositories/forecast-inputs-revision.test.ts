@@ -7,12 +7,12 @@ import { readForecastInputsRevision } from './data-version-repository';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 
-function seeded() {
+async function seeded() {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const org = db.$client.prepare<[], { id: number }>('SELECT id FROM organizations ORDER BY id LIMIT 1').get()!.id;
   const cluster = db.$client.prepare<[], { name: string }>('SELECT name FROM clusters ORDER BY id LIMIT 1').get()!.name;
-  const tokens = () => readForecastInputsRevision(db, org)!;
+  const tokens = async () => (await readForecastInputsRevision(db, org))!;
   const update = (set: string, ...values: unknown[]) =>
     db.$client.prepare(`UPDATE clusters SET ${set} WHERE name = ?`).run(...values, cluster);
   return { db, org, tokens, update };
@@ -24,11 +24,11 @@ describe('the forecast input tokens', () => {
     ['new offers', 'available_upgrades = ?', '["4.99.1"]'],
     ['health', 'healthy = ?', 0],
     ['health issues', 'health_issues = ?', '["etcd degraded"]'],
-  ])('%s reported by the fleet moves the observation only', (_what, set, value) => {
-    const s = seeded();
-    const before = s.tokens();
+  ])('%s reported by the fleet moves the observation only', async (_what, set, value) => {
+    const s = await seeded();
+    const before = await s.tokens();
     expect(s.update(set, value).changes).toBe(1);
-    const after = s.tokens();
+    const after = await s.tokens();
     expect(after.configuration).toBe(before.configuration);
     expect(after.observation).not.toBe(before.observation);
   });
@@ -37,27 +37,27 @@ describe('the forecast input tokens', () => {
     ['the cluster policy', 'upgrade_policy = ?', '{"schedule_type":"manual"}'],
     ['fleetplan labels', 'fleetplan_labels = ?', '{"tier":"gold"}'],
     ['the provider labels', 'labels = ?', '{"env":"lab"}'],
-  ])('%s moves the configuration', (_what, set, value) => {
-    const s = seeded();
-    const before = s.tokens();
+  ])('%s moves the configuration', async (_what, set, value) => {
+    const s = await seeded();
+    const before = await s.tokens();
     expect(s.update(set, value).changes).toBe(1);
-    expect(s.tokens().configuration).not.toBe(before.configuration);
+    expect((await s.tokens()).configuration).not.toBe(before.configuration);
   });
 
-  it("the soak check-in a tick writes is not configuration; the organization's target is", () => {
-    const s = seeded();
-    const before = s.tokens();
+  it("the soak check-in a tick writes is not configuration; the organization's target is", async () => {
+    const s = await seeded();
+    const before = await s.tokens();
     s.db.$client.prepare('UPDATE organizations SET soak_check_in = ? WHERE id = ?').run(NOW.getTime() + 60_000, s.org);
-    expect(s.tokens().configuration).toBe(before.configuration);
+    expect((await s.tokens()).configuration).toBe(before.configuration);
     s.db.$client.prepare("UPDATE organizations SET target_version = '4.16.*' WHERE id = ?").run(s.org);
-    expect(s.tokens().configuration).not.toBe(before.configuration);
+    expect((await s.tokens()).configuration).not.toBe(before.configuration);
   });
 
-  it('an update graph moves both (routes are planned over the stored graphs)', () => {
-    const s = seeded();
-    const before = s.tokens();
+  it('an update graph moves both (routes are planned over the stored graphs)', async () => {
+    const s = await seeded();
+    const before = await s.tokens();
     expect(s.db.$client.prepare("UPDATE update_graphs SET source = 'refetched'").run().changes).toBeGreaterThan(0);
-    const after = s.tokens();
+    const after = await s.tokens();
     expect(after.configuration).not.toBe(before.configuration);
     expect(after.observation).not.toBe(before.observation);
   });

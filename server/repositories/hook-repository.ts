@@ -2,17 +2,20 @@
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { hookCalls, hooks, type HookStageValue } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type HookRow = typeof hooks.$inferSelect;
 export type HookCallRow = typeof hookCalls.$inferSelect;
 
 /** The hooks of one organization. */
-export function listHooks(db: Db, organizationId: number): HookRow[] {
+export async function listHooks(db: Db, organizationId: number): Promise<HookRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(hooks).where(eq(hooks.organizationId, organizationId)).orderBy(hooks.id).all();
 }
 
 /** A hook of the organization (another organization's id is not found). */
-export function findHook(db: Db, organizationId: number, id: number): HookRow | undefined {
+export async function findHook(db: Db, organizationId: number, id: number): Promise<HookRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(hooks)
@@ -20,20 +23,29 @@ export function findHook(db: Db, organizationId: number, id: number): HookRow | 
     .get();
 }
 
-export function insertHook(db: Db, v: Omit<HookRow, 'id' | 'selector'> & { selector?: string | null }): HookRow {
+export async function insertHook(db: Db, v: Omit<HookRow, 'id' | 'selector'> & { selector?: string | null }): Promise<HookRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(hooks).values(v).returning().get();
 }
 
-export function deleteHook(db: Db, id: number): void {
+export async function deleteHook(db: Db, id: number): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(hooks).where(eq(hooks.id, id)).run();
 }
 
-export function setHookEnabled(db: Db, id: number, enabled: boolean): void {
+export async function setHookEnabled(db: Db, id: number, enabled: boolean): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(hooks).set({ enabled }).where(eq(hooks.id, id)).run();
 }
 
 /** Enabled hooks of `stage` that apply to a cluster of `sector` (organization-wide ones and that sector's). */
-export function listApplicableHooks(db: Db, organizationId: number, sector: string | null, stage: HookStageValue): HookRow[] {
+export async function listApplicableHooks(
+  db: Db,
+  organizationId: number,
+  sector: string | null,
+  stage: HookStageValue,
+): Promise<HookRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const sectorMatch = sector === null ? isNull(hooks.sector) : or(isNull(hooks.sector), eq(hooks.sector, sector));
   return db
     .select()
@@ -44,10 +56,11 @@ export function listApplicableHooks(db: Db, organizationId: number, sector: stri
 }
 
 /** Queues one call per hook; a call that exists for (lifecycle, stage, hook) is left as it is. */
-export function insertHookCalls(
+export async function insertHookCalls(
   db: Db,
   calls: { hookId: number; lifecycleId: string; stage: HookStageValue; payload: unknown; requestedAt: Date }[],
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (calls.length === 0) return;
   db.insert(hookCalls)
     .values(calls.map((c) => ({ ...c, status: 'pending' as const })))
@@ -55,7 +68,8 @@ export function insertHookCalls(
     .run();
 }
 
-export function hasHookCalls(db: Db, lifecycleId: string, stage: HookStageValue): boolean {
+export async function hasHookCalls(db: Db, lifecycleId: string, stage: HookStageValue): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .select({ id: hookCalls.id })
@@ -66,11 +80,12 @@ export function hasHookCalls(db: Db, lifecycleId: string, stage: HookStageValue)
   );
 }
 
-export function listHookCallsFor(
+export async function listHookCallsFor(
   db: Db,
   lifecycleId: string,
   stage: HookStageValue,
-): (HookCallRow & { hookName: string; timeoutSeconds: number })[] {
+): Promise<(HookCallRow & { hookName: string; timeoutSeconds: number })[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ call: hookCalls, hookName: hooks.name, timeoutSeconds: hooks.timeoutSeconds })
     .from(hookCalls)
@@ -84,7 +99,8 @@ export function listHookCallsFor(
 export type ClaimedHookCall = HookCallRow & { url: string; secret: string; hookName: string; timeoutSeconds: number };
 
 /** Whether a call waits to be made and nobody holds a live claim on it (a read: idle pollers take no write lock). */
-export function hasDueHookCall(db: Db, nowMs: number): boolean {
+export async function hasDueHookCall(db: Db, nowMs: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db.$client
       .prepare(`select 1 from hook_calls where status = 'pending' and (claimed_until is null or claimed_until < ?) limit 1`)
@@ -96,7 +112,8 @@ export function hasDueHookCall(db: Db, nowMs: number): boolean {
  * Claims the oldest pending call for `holder` (one UPDATE, so one process makes each call) until
  * its hook's timeout plus `marginMs` has passed.
  */
-export function claimNextHookCall(db: Db, holder: string, nowMs: number, marginMs: number): ClaimedHookCall | undefined {
+export async function claimNextHookCall(db: Db, holder: string, nowMs: number, marginMs: number): Promise<ClaimedHookCall | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const claimed = db.$client
     .prepare(
       `update hook_calls set claimed_by = ?,
@@ -117,12 +134,13 @@ export function claimNextHookCall(db: Db, holder: string, nowMs: number, marginM
 }
 
 /** Stores the verdict of a claimed call and releases the claim; false when `holder` lost the claim. */
-export function finishClaimedHookCall(
+export async function finishClaimedHookCall(
   db: Db,
   id: number,
   holder: string,
   v: Pick<HookCallRow, 'status' | 'reason' | 'answerStatusCode' | 'answer' | 'answeredAt'>,
-): boolean {
+): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .update(hookCalls)
@@ -133,7 +151,8 @@ export function finishClaimedHookCall(
 }
 
 /** Each hook's most recent answered call (for the Scheduler page). */
-export function lastAnsweredCalls(db: Db, hookIds: number[]): Map<number, HookCallRow> {
+export async function lastAnsweredCalls(db: Db, hookIds: number[]): Promise<Map<number, HookCallRow>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (hookIds.length === 0) return new Map();
   const latest = db
     .select({ id: sql<number>`max(${hookCalls.id})` })
@@ -147,7 +166,8 @@ export function lastAnsweredCalls(db: Db, hookIds: number[]): Map<number, HookCa
   return new Map(rows.map((r) => [r.hookId, r]));
 }
 
-export function countPendingHookCalls(db: Db, hookIds: number[]): Map<number, number> {
+export async function countPendingHookCalls(db: Db, hookIds: number[]): Promise<Map<number, number>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (hookIds.length === 0) return new Map();
   const rows = db
     .select({ hookId: hookCalls.hookId, n: sql<number>`count(*)` })

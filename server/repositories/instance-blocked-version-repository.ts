@@ -2,26 +2,32 @@
 import type { Db } from '@/db/open-database';
 import { asc, eq } from 'drizzle-orm';
 import { instanceBlockedVersions } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type InstanceBlockedVersionRow = typeof instanceBlockedVersions.$inferSelect;
 
-export function listInstanceBlockedVersions(db: Db): InstanceBlockedVersionRow[] {
+export async function listInstanceBlockedVersions(db: Db): Promise<InstanceBlockedVersionRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(instanceBlockedVersions).orderBy(asc(instanceBlockedVersions.id)).all();
 }
 
 /** The patterns only, oldest first (the engine's input). */
-export function listInstanceBlockedPatterns(db: Db): string[] {
-  return listInstanceBlockedVersions(db).map((b) => b.pattern);
+export async function listInstanceBlockedPatterns(db: Db): Promise<string[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  return (await listInstanceBlockedVersions(db)).map((b) => b.pattern);
 }
 
-export function findInstanceBlockedVersion(db: Db, pattern: string): InstanceBlockedVersionRow | undefined {
+export async function findInstanceBlockedVersion(db: Db, pattern: string): Promise<InstanceBlockedVersionRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(instanceBlockedVersions).where(eq(instanceBlockedVersions.pattern, pattern)).get();
 }
 
-export function insertInstanceBlockedVersion(db: Db, v: Omit<InstanceBlockedVersionRow, 'id'>): InstanceBlockedVersionRow {
+export async function insertInstanceBlockedVersion(db: Db, v: Omit<InstanceBlockedVersionRow, 'id'>): Promise<InstanceBlockedVersionRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(instanceBlockedVersions).values(v).returning().get();
 }
 
-export function deleteInstanceBlockedVersion(db: Db, pattern: string): boolean {
+export async function deleteInstanceBlockedVersion(db: Db, pattern: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.delete(instanceBlockedVersions).where(eq(instanceBlockedVersions.pattern, pattern)).run().changes > 0;
 }

@@ -53,20 +53,20 @@ const attempt = (clusterId: number) => ({
 });
 
 describe('lifecycle repository', () => {
-  it('creates an attempt once per (cluster, version, slot), with its first transition', () => {
+  it('creates an attempt once per (cluster, version, slot), with its first transition', async () => {
     const { db, clusterId } = fleet();
-    const a = insertAttempt(db, attempt(clusterId));
+    const a = await insertAttempt(db, attempt(clusterId));
     expect(a).toMatchObject({ state: 'scheduled', cluster: 'prod-1', slot: SLOT, sector: 'prod' });
-    expect(insertAttempt(db, attempt(clusterId))).toBeNull();
-    expect(listActiveAttempts(db).map((x) => x.id)).toEqual([a!.id]);
-    expect(listAttemptTransitions(db, [a!.id]).map((t) => [t.fromState, t.toState, t.actor])).toEqual([
+    expect(await insertAttempt(db, attempt(clusterId))).toBeNull();
+    expect((await listActiveAttempts(db)).map((x) => x.id)).toEqual([a!.id]);
+    expect((await listAttemptTransitions(db, [a!.id])).map((t) => [t.fromState, t.toState, t.actor])).toEqual([
       [null, 'scheduled', 'scheduler:test'],
     ]);
   });
 
-  it('saves a step with one row per transition, guarded by the state it started from', () => {
+  it('saves a step with one row per transition, guarded by the state it started from', async () => {
     const { db, clusterId } = fleet();
-    const a = insertAttempt(db, attempt(clusterId))!;
+    const a = (await insertAttempt(db, attempt(clusterId)))!;
     const r = stepAttempt(a, {
       now: SLOT,
       options: DEFAULT_LIFECYCLE_OPTIONS,
@@ -77,29 +77,36 @@ describe('lifecycle repository', () => {
       decisionWithdrawn: null,
       hooks: { pre: { state: 'none' }, post: { state: 'none' } },
     });
-    expect(saveAttemptStep(db, 'scheduled', r.attempt, r.transitions, { at: SLOT, actor: 'scheduler:test', tickId: 2 })).toBe(true);
+    expect(await saveAttemptStep(db, 'scheduled', r.attempt, r.transitions, { at: SLOT, actor: 'scheduler:test', tickId: 2 })).toBe(true);
     // a second writer that read the old state loses and writes nothing
-    expect(saveAttemptStep(db, 'scheduled', r.attempt, r.transitions, { at: SLOT, actor: 'scheduler:other', tickId: 3 })).toBe(false);
-    expect(getAttempt(db, a.id)).toMatchObject({ state: 'skipped', reason: 'PROVIDER_ERROR', finishedAt: SLOT });
-    expect(listAttemptTransitions(db, [a.id]).map((t) => `${t.fromState}→${t.toState}:${t.reason}`)).toEqual([
+    expect(await saveAttemptStep(db, 'scheduled', r.attempt, r.transitions, { at: SLOT, actor: 'scheduler:other', tickId: 3 })).toBe(false);
+    expect(await getAttempt(db, a.id)).toMatchObject({ state: 'skipped', reason: 'PROVIDER_ERROR', finishedAt: SLOT });
+    expect((await listAttemptTransitions(db, [a.id])).map((t) => `${t.fromState}→${t.toState}:${t.reason}`)).toEqual([
       'null→scheduled:null',
       'scheduled→pre-checks:null',
       'pre-checks→skipped:PROVIDER_ERROR',
     ]);
-    expect(listActiveAttempts(db)).toEqual([]);
+    expect(await listActiveAttempts(db)).toEqual([]);
   });
 
-  it('acknowledges only an unacknowledged failure, once, naming who and why', () => {
+  it('acknowledges only an unacknowledged failure, once, naming who and why', async () => {
     const { db, clusterId } = fleet();
-    const a = insertAttempt(db, attempt(clusterId))!;
-    expect(acknowledgeAttemptFailure(db, a.id, { by: 'alice', comment: 'not a failure', at: SLOT })).toBe(false);
+    const a = (await insertAttempt(db, attempt(clusterId)))!;
+    expect(await acknowledgeAttemptFailure(db, a.id, { by: 'alice', comment: 'not a failure', at: SLOT })).toBe(false);
     const failed = { ...a, state: 'failed' as const, reason: 'PROVIDER_FAILED' as const, message: 'boom', finishedAt: SLOT };
-    saveAttemptStep(db, 'scheduled', failed, [], { at: SLOT, actor: 't', tickId: null });
-    expect(listUnacknowledgedFailures(db).map((f) => f.id)).toEqual([a.id]);
-    expect(acknowledgeAttemptFailure(db, a.id, { by: 'alice', comment: 'node replaced', at: SLOT + 1 })).toBe(true);
-    expect(acknowledgeAttemptFailure(db, a.id, { by: 'bob', comment: 'again', at: SLOT + 2 })).toBe(false);
-    expect(listUnacknowledgedFailures(db)).toEqual([]);
-    expect(getAttempt(db, a.id)).toMatchObject({ acknowledgedBy: 'alice', acknowledgeComment: 'node replaced', acknowledgedAt: SLOT + 1 });
-    expect(listAttemptTransitions(db, [a.id]).at(-1)).toMatchObject({ actor: 'alice', message: 'failure acknowledged: node replaced' });
+    await saveAttemptStep(db, 'scheduled', failed, [], { at: SLOT, actor: 't', tickId: null });
+    expect((await listUnacknowledgedFailures(db)).map((f) => f.id)).toEqual([a.id]);
+    expect(await acknowledgeAttemptFailure(db, a.id, { by: 'alice', comment: 'node replaced', at: SLOT + 1 })).toBe(true);
+    expect(await acknowledgeAttemptFailure(db, a.id, { by: 'bob', comment: 'again', at: SLOT + 2 })).toBe(false);
+    expect(await listUnacknowledgedFailures(db)).toEqual([]);
+    expect(await getAttempt(db, a.id)).toMatchObject({
+      acknowledgedBy: 'alice',
+      acknowledgeComment: 'node replaced',
+      acknowledgedAt: SLOT + 1,
+    });
+    expect((await listAttemptTransitions(db, [a.id])).at(-1)).toMatchObject({
+      actor: 'alice',
+      message: 'failure acknowledged: node replaced',
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
 import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedure';
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
 export type LifecycleTransitionRow = typeof upgradeLifecycleTransitions.$inferSelect;
@@ -81,7 +82,8 @@ export interface NewAttempt {
  * Creates an attempt in `scheduled` with its first transition row. Null when the cluster already
  * has an attempt for this version and slot (whatever its state): a slot is tried once.
  */
-export function insertAttempt(db: Db, v: NewAttempt): StoredAttempt | null {
+export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttempt | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db
     .insert(upgradeLifecycles)
     .values({
@@ -131,7 +133,8 @@ function ofOrganization(db: Db, organizationId: number | undefined) {
 }
 
 /** Attempts not in a final state, oldest first (of one organization's clusters, when given). */
-export function listActiveAttempts(db: Db, organizationId?: number): StoredAttempt[] {
+export async function listActiveAttempts(db: Db, organizationId?: number): Promise<StoredAttempt[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(upgradeLifecycles)
@@ -142,7 +145,8 @@ export function listActiveAttempts(db: Db, organizationId?: number): StoredAttem
 }
 
 /** Failed or timed-out attempts nobody acknowledged yet (of one organization's clusters, when given). */
-export function listUnacknowledgedFailures(db: Db, organizationId?: number): StoredAttempt[] {
+export async function listUnacknowledgedFailures(db: Db, organizationId?: number): Promise<StoredAttempt[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(upgradeLifecycles)
@@ -158,7 +162,8 @@ export function listUnacknowledgedFailures(db: Db, organizationId?: number): Sto
  * By the attempt's sector: a cluster moved into a canary sector brings no earlier record, and a
  * canary without one counts as having soaked what it runs.
  */
-export function listUpgradeResults(db: Db, organizationId: number, sectors: readonly string[]): UpgradeResult[] {
+export async function listUpgradeResults(db: Db, organizationId: number, sectors: readonly string[]): Promise<UpgradeResult[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (sectors.length === 0) return [];
   return db
     .select({
@@ -188,13 +193,15 @@ export function listUpgradeResults(db: Db, organizationId: number, sectors: read
     }));
 }
 
-export function getAttempt(db: Db, id: number): StoredAttempt | null {
+export async function getAttempt(db: Db, id: number): Promise<StoredAttempt | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.select().from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).get();
   return row ? toStoredAttempt(row) : null;
 }
 
 /** The cluster's most recent attempts, newest first. */
-export function listClusterAttempts(db: Db, clusterId: number, limit: number): StoredAttempt[] {
+export async function listClusterAttempts(db: Db, clusterId: number, limit: number): Promise<StoredAttempt[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(upgradeLifecycles)
@@ -205,7 +212,8 @@ export function listClusterAttempts(db: Db, clusterId: number, limit: number): S
     .map(toStoredAttempt);
 }
 
-export function listAttemptTransitions(db: Db, lifecycleIds: number[]): LifecycleTransitionRow[] {
+export async function listAttemptTransitions(db: Db, lifecycleIds: number[]): Promise<LifecycleTransitionRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (lifecycleIds.length === 0) return [];
   return db
     .select()
@@ -219,13 +227,14 @@ export function listAttemptTransitions(db: Db, lifecycleIds: number[]): Lifecycl
  * Writes the attempt after a lifecycle step and one row per transition. Guarded by the state the
  * step started from: false (nothing written) when another process moved the attempt meanwhile.
  */
-export function saveAttemptStep(
+export async function saveAttemptStep(
   db: Db,
   fromState: LifecycleState,
   a: UpgradeAttempt,
   transitions: readonly LifecycleTransition[],
   meta: { at: number; actor: string; tickId: number | null },
-): boolean {
+): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const res = db
     .update(upgradeLifecycles)
     .set({
@@ -265,7 +274,8 @@ export function saveAttemptStep(
  * Records an operator's acknowledgement of a failed or timed-out attempt (and a transition row
  * naming them). False when the attempt is not an unacknowledged failure.
  */
-export function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; comment: string; at: number }): boolean {
+export async function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; comment: string; at: number }): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const res = db
     .update(upgradeLifecycles)
     .set({ acknowledgedBy: v.by, acknowledgedAt: new Date(v.at), acknowledgeComment: v.comment, updatedAt: new Date(v.at) })
@@ -302,7 +312,8 @@ export interface TransitionFilter {
 }
 
 /** Lifecycle transitions of every attempt, newest first, with the attempt's cluster and versions (Activity). */
-export function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
+export async function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const parts = [
     ofOrganization(db, f.organizationId),
     f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { metricCounters, schedulerTicks } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type CounterLabels = Readonly<Record<string, string>>;
 export interface CounterIncrement {
@@ -22,7 +23,8 @@ export function canonicalLabels(labels: CounterLabels): string {
 }
 
 /** Adds every increment in one transaction (an upsert each); increments of 0 or less are ignored. */
-export function addToCounters(db: Db, increments: readonly CounterIncrement[]): void {
+export async function addToCounters(db: Db, increments: readonly CounterIncrement[]): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const wanted = increments.filter((i) => i.by > 0);
   if (wanted.length === 0) return;
   db.transaction((tx) => {
@@ -38,7 +40,8 @@ export function addToCounters(db: Db, increments: readonly CounterIncrement[]): 
   });
 }
 
-export function listCounters(db: Db): CounterRow[] {
+export async function listCounters(db: Db): Promise<CounterRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(metricCounters)
@@ -48,7 +51,8 @@ export function listCounters(db: Db): CounterRow[] {
 }
 
 /** When the last finished tick of each outcome started (ticks still running are left out). */
-export function lastTickStartByStatus(db: Db): { status: 'succeeded' | 'failed'; startedAt: Date }[] {
+export async function lastTickStartByStatus(db: Db): Promise<{ status: 'succeeded' | 'failed'; startedAt: Date }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ status: schedulerTicks.status, startedAt: sql<number>`max(${schedulerTicks.startedAt})` })
     .from(schedulerTicks)
@@ -68,7 +72,8 @@ export interface ClusterMetricRow {
 }
 
 /** What the per-cluster metrics need beyond the plan input, in one pass over the clusters. */
-export function listClusterMetricRows(db: Db, organizationId: number): ClusterMetricRow[] {
+export async function listClusterMetricRows(db: Db, organizationId: number): Promise<ClusterMetricRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.$client
     .prepare(
       `select name, external_id as externalId, provider, upgrade_state as upgradeState,
@@ -89,7 +94,8 @@ export interface LatestAttemptRow {
 }
 
 /** Each cluster's latest upgrade attempt (the highest id), with the cluster's external id. */
-export function listLatestAttempts(db: Db, organizationId: number): LatestAttemptRow[] {
+export async function listLatestAttempts(db: Db, organizationId: number): Promise<LatestAttemptRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.$client
     .prepare(
       `select c.name as cluster, c.external_id as externalId, l.from_version as fromVersion, l.to_version as toVersion,
@@ -112,7 +118,8 @@ export interface FailureCountRow {
 }
 
 /** Per cluster, how many attempts ended failed or timed out, and how many of those await an acknowledgement. */
-export function countFailedAttempts(db: Db, organizationId: number): FailureCountRow[] {
+export async function countFailedAttempts(db: Db, organizationId: number): Promise<FailureCountRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.$client
     .prepare(
       `select c.name as cluster, c.external_id as externalId, l.state, count(*) as attempts,

@@ -4,6 +4,7 @@
 // 36 minutes for one cluster). One settings row holds them all: a handful of clusters at most.
 import type { Db } from '@/db/open-database';
 import { readSetting, writeSetting } from './scheduler-repository';
+import { connectionHeld, connectionReleased } from './transaction';
 
 /** One cluster's refusals (the OCM provider's `OcmRefusal`, which this module may not import). */
 export interface StoredOcmRefusal {
@@ -24,16 +25,17 @@ export const OCM_REFUSALS_SETTING = 'ocm.refusals';
 
 type StoredRefusals = Record<string, StoredOcmRefusal>;
 
-export function createOcmRefusalRepository(db: Db, realNow: () => Date = () => new Date()): OcmRefusalRepository {
-  const all = (): StoredRefusals => readSetting<StoredRefusals>(db, OCM_REFUSALS_SETTING) ?? {};
+export async function createOcmRefusalRepository(db: Db, realNow: () => Date = () => new Date()): Promise<OcmRefusalRepository> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const all = async (): Promise<StoredRefusals> => (await readSetting<StoredRefusals>(db, OCM_REFUSALS_SETTING)) ?? {};
   return {
-    get: (externalId) => all()[externalId],
-    set(externalId, refusal) {
-      writeSetting(db, OCM_REFUSALS_SETTING, { ...all(), [externalId]: refusal }, realNow());
+    get: async (externalId) => (await all())[externalId],
+    async set(externalId, refusal) {
+      await writeSetting(db, OCM_REFUSALS_SETTING, { ...(await all()), [externalId]: refusal }, realNow());
     },
-    clear(externalId) {
-      const { [externalId]: _cleared, ...rest } = all();
-      writeSetting(db, OCM_REFUSALS_SETTING, rest, realNow());
+    async clear(externalId) {
+      const { [externalId]: _cleared, ...rest } = await all();
+      await writeSetting(db, OCM_REFUSALS_SETTING, rest, realNow());
     },
   };
 }

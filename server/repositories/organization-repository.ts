@@ -3,40 +3,48 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { organizationRoles, organizations, users, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
 /** The first organization (lowest id): the one a request lands on when it names none; undefined before one exists. */
-export function findFirstOrganization(db: Db): OrganizationRow | undefined {
+export async function findFirstOrganization(db: Db): Promise<OrganizationRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(organizations).orderBy(asc(organizations.id)).get();
 }
 
-export function findOrganizationById(db: Db, id: number): OrganizationRow | undefined {
+export async function findOrganizationById(db: Db, id: number): Promise<OrganizationRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(organizations).where(eq(organizations.id, id)).get();
 }
 
-export function findOrganizationByName(db: Db, name: string): OrganizationRow | undefined {
+export async function findOrganizationByName(db: Db, name: string): Promise<OrganizationRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(organizations).where(eq(organizations.name, name)).get();
 }
 
 /** Every organization, oldest first. */
-export function listOrganizations(db: Db): OrganizationRow[] {
+export async function listOrganizations(db: Db): Promise<OrganizationRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(organizations).orderBy(asc(organizations.id)).all();
 }
 
 /** The organization `userId` last chose (null: none, or it was deleted). */
-export function readSelectedOrganizationId(db: Db, userId: number): number | null {
+export async function readSelectedOrganizationId(db: Db, userId: number): Promise<number | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select({ id: users.selectedOrganizationId }).from(users).where(eq(users.id, userId)).get()?.id ?? null;
 }
 
-export function writeSelectedOrganizationId(db: Db, userId: number, organizationId: number): void {
+export async function writeSelectedOrganizationId(db: Db, userId: number, organizationId: number): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(users).set({ selectedOrganizationId: organizationId }).where(eq(users.id, userId)).run();
 }
 
 export type OrganizationRoleRow = typeof organizationRoles.$inferSelect;
 
 /** The role `userId` was granted on `organizationId`, if any. */
-export function findOrganizationRole(db: Db, userId: number, organizationId: number): RoleValue | null {
+export async function findOrganizationRole(db: Db, userId: number, organizationId: number): Promise<RoleValue | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .select({ role: organizationRoles.role })
@@ -47,7 +55,8 @@ export function findOrganizationRole(db: Db, userId: number, organizationId: num
 }
 
 /** The user's grants, by organization id. */
-export function listOrganizationRolesOfUser(db: Db, userId: number): OrganizationRoleRow[] {
+export async function listOrganizationRolesOfUser(db: Db, userId: number): Promise<OrganizationRoleRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(organizationRoles)
@@ -57,7 +66,8 @@ export function listOrganizationRolesOfUser(db: Db, userId: number): Organizatio
 }
 
 /** Each organization's OIDC group mapping text (organizations without one are left out). */
-export function listOrganizationRoleGroups(db: Db): { id: number; name: string; oidcRoleGroups: string }[] {
+export async function listOrganizationRoleGroups(db: Db): Promise<{ id: number; name: string; oidcRoleGroups: string }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ id: organizations.id, name: organizations.name, oidcRoleGroups: organizations.oidcRoleGroups })
     .from(organizations)
@@ -67,15 +77,18 @@ export function listOrganizationRoleGroups(db: Db): { id: number; name: string; 
     .map((o) => ({ ...o, oidcRoleGroups: o.oidcRoleGroups! }));
 }
 
-export function setOrganizationRoleGroups(db: Db, organizationId: number, mapping: string | null): void {
+export async function setOrganizationRoleGroups(db: Db, organizationId: number, mapping: string | null): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(organizations).set({ oidcRoleGroups: mapping }).where(eq(organizations.id, organizationId)).run();
 }
 
-export function listOrganizationRoles(db: Db): OrganizationRoleRow[] {
+export async function listOrganizationRoles(db: Db): Promise<OrganizationRoleRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(organizationRoles).orderBy(asc(organizationRoles.userId), asc(organizationRoles.organizationId)).all();
 }
 
-export function upsertOrganizationRole(db: Db, v: OrganizationRoleRow): void {
+export async function upsertOrganizationRole(db: Db, v: OrganizationRoleRow): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(organizationRoles)
     .values(v)
     .onConflictDoUpdate({
@@ -86,7 +99,8 @@ export function upsertOrganizationRole(db: Db, v: OrganizationRoleRow): void {
 }
 
 /** false when there was no such grant */
-export function deleteOrganizationRole(db: Db, userId: number, organizationId: number): boolean {
+export async function deleteOrganizationRole(db: Db, userId: number, organizationId: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .delete(organizationRoles)
@@ -96,7 +110,8 @@ export function deleteOrganizationRole(db: Db, userId: number, organizationId: n
 }
 
 /** When the stored soak was last accumulated (null: never). */
-export function readSoakCheckIn(db: Db, organizationId: number): Date | null {
+export async function readSoakCheckIn(db: Db, organizationId: number): Promise<Date | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db.select({ soakCheckIn: organizations.soakCheckIn }).from(organizations).where(eq(organizations.id, organizationId)).get()
       ?.soakCheckIn ?? null
@@ -108,12 +123,14 @@ export function readSoakCheckIn(db: Db, organizationId: number): Date | null {
  * allowed-listed. The scheduler stores the clusters it observes under it (a tick without an
  * organization reads nothing), and `fleetplan import` then gives it its name and policies.
  */
-export function insertEmptyOrganization(db: Db, name: string, now: Date): OrganizationRow {
+export async function insertEmptyOrganization(db: Db, name: string, now: Date): Promise<OrganizationRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(organizations).values({ name, updatedAt: now }).returning().get();
 }
 
 /** What an organization holds, for `fleetplan org list` and deciding whether it is still a blank placeholder. */
-export function organizationContents(db: Db, organizationId: number) {
+export async function organizationContents(db: Db, organizationId: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const count = (sqlText: string) => (db.$client.prepare(sqlText).get(organizationId) as { n: number }).n;
   return {
     clusters: count('select count(*) n from clusters where organization_id = ?'),
@@ -125,13 +142,14 @@ export function organizationContents(db: Db, organizationId: number) {
 }
 
 /** Sets (or, with nulls, clears) the organization's own provider: a kind and a credentials reference. */
-export function setOrganizationProvider(
+export async function setOrganizationProvider(
   db: Db,
   organizationId: number,
   kind: string | null,
   credentialsRef: string | null,
   now: Date,
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(organizations)
     .set({ providerKind: kind, providerCredentialsRef: credentialsRef, updatedAt: now })
     .where(eq(organizations.id, organizationId))
@@ -139,6 +157,7 @@ export function setOrganizationProvider(
 }
 
 /** Gives the organization a new name (a blank placeholder becoming the team's organization). */
-export function renameOrganization(db: Db, organizationId: number, name: string, now: Date): void {
+export async function renameOrganization(db: Db, organizationId: number, name: string, now: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(organizations).set({ name, updatedAt: now }).where(eq(organizations.id, organizationId)).run();
 }

@@ -10,6 +10,7 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface PlanDocument {
   now: string;
@@ -33,8 +34,8 @@ export interface PlanDocument {
 }
 
 /** The instance's blocked versions as the engine input's field (absent when there are none, as in a plan file without them). */
-function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
-  const patterns = listInstanceBlockedPatterns(db);
+async function instanceBlockedOf(db: Db): Promise<{ instanceBlockedVersions?: string[] }> {
+  const patterns = await listInstanceBlockedPatterns(db);
   return patterns.length > 0 ? { instanceBlockedVersions: patterns } : {};
 }
 
@@ -43,7 +44,13 @@ function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
  * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
  * that has a policy, so one that comes back is still a valid plan.
  */
-export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
+export async function loadPlanDocument(
+  db: Db,
+  organizationId: number,
+  now: Date,
+  opts: { includeGone?: boolean } = {},
+): Promise<PlanDocument> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
   const sectorRows = db
@@ -86,7 +93,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
     organization: {
       name: org.name,
       blockedVersions: blocked.map((b) => b.pattern),
-      ...instanceBlockedOf(db),
+      ...(await instanceBlockedOf(db)),
       ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
       ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
       ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
@@ -119,20 +126,24 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         ...(Object.keys(labels).length > 0 ? { labels } : {}),
       };
     }),
-    versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
+    versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
-    ...upgradeResultsOf(
+    ...(await upgradeResultsOf(
       db,
       organizationId,
       sectorRows.filter((s) => s.canary).map((s) => s.name),
-    ),
+    )),
   };
 }
 
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */
-function upgradeResultsOf(db: Db, organizationId: number, canarySectors: readonly string[]): Pick<PlanDocument, 'upgradeResults'> {
+async function upgradeResultsOf(
+  db: Db,
+  organizationId: number,
+  canarySectors: readonly string[],
+): Promise<Pick<PlanDocument, 'upgradeResults'>> {
   if (canarySectors.length === 0) return {};
-  const results = listUpgradeResults(db, organizationId, canarySectors);
+  const results = await listUpgradeResults(db, organizationId, canarySectors);
   return { upgradeResults: results.map((r) => ({ ...r, at: formatInstant(r.at) })) };
 }
 
@@ -152,7 +163,13 @@ function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<st
  * The accumulated soak as the plan document carries it (`versionData`): the check-in only once
  * `now` has passed it. `soakCheckIn` when the caller read the organization already.
  */
-export function loadVersionData(db: Db, organizationId: number, now: Date, soakCheckIn?: Date | null): PlanDocument['versionData'] {
+export async function loadVersionData(
+  db: Db,
+  organizationId: number,
+  now: Date,
+  soakCheckIn?: Date | null,
+): Promise<PlanDocument['versionData']> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const storedCheckIn =
     soakCheckIn !== undefined
       ? soakCheckIn

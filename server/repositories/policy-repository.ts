@@ -5,16 +5,19 @@
 import type { Db } from '@/db/open-database';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevisions, sectors, settings } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
 export type BlockedVersionRow = typeof blockedVersions.$inferSelect;
 export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
 
-export function listSectors(db: Db, organizationId: number): SectorRow[] {
+export async function listSectors(db: Db, organizationId: number): Promise<SectorRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
 }
 
-export function listBlockedVersions(db: Db, organizationId: number): BlockedVersionRow[] {
+export async function listBlockedVersions(db: Db, organizationId: number): Promise<BlockedVersionRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
 }
 
@@ -32,13 +35,14 @@ export interface OrganizationFields {
  * Writes organization fields and moves the revision from `expectedRevision` to the next one.
  * Returns false (and writes nothing) when the stored revision is no longer `expectedRevision`.
  */
-export function updateOrganizationRow(
+export async function updateOrganizationRow(
   db: Db,
   organizationId: number,
   expectedRevision: number,
   fields: OrganizationFields,
   at: Date,
-): boolean {
+): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const result = db
     .update(organizations)
     .set({ ...fields, revision: expectedRevision + 1, updatedAt: at })
@@ -64,7 +68,8 @@ export interface SectorInput {
 }
 
 /** Replaces the sectors, keeping the given order. */
-export function replaceSectors(db: Db, organizationId: number, list: readonly SectorInput[]): void {
+export async function replaceSectors(db: Db, organizationId: number, list: readonly SectorInput[]): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
   list.forEach((s, position) => {
     db.insert(sectors)
@@ -96,14 +101,15 @@ export interface BlockedVersionInput {
  * Makes the blocked versions exactly `list`: patterns already stored keep who added them and
  * when (their reason is updated); new ones are recorded as added by `actor` at `at`.
  */
-export function replaceBlockedVersions(
+export async function replaceBlockedVersions(
   db: Db,
   organizationId: number,
   list: readonly BlockedVersionInput[],
   actor: string,
   at: Date,
-): void {
-  const existing = new Map(listBlockedVersions(db, organizationId).map((b) => [b.pattern, b]));
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const existing = new Map((await listBlockedVersions(db, organizationId)).map((b) => [b.pattern, b]));
   const wanted = new Set(list.map((b) => b.pattern));
   for (const [pattern, row] of existing) if (!wanted.has(pattern)) db.delete(blockedVersions).where(eq(blockedVersions.id, row.id)).run();
   for (const b of list) {
@@ -137,7 +143,8 @@ const clusterPolicyColumns = {
 };
 
 /** Every cluster of the organization in file order, with its policy (null = not managed). */
-export function listClusterPolicies(db: Db, organizationId: number): ClusterPolicyRow[] {
+export async function listClusterPolicies(db: Db, organizationId: number): Promise<ClusterPolicyRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select(clusterPolicyColumns)
     .from(clusters)
@@ -146,7 +153,8 @@ export function listClusterPolicies(db: Db, organizationId: number): ClusterPoli
     .all();
 }
 
-export function findClusterPolicy(db: Db, organizationId: number, name: string): ClusterPolicyRow | undefined {
+export async function findClusterPolicy(db: Db, organizationId: number, name: string): Promise<ClusterPolicyRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select(clusterPolicyColumns)
     .from(clusters)
@@ -158,7 +166,13 @@ export function findClusterPolicy(db: Db, organizationId: number, name: string):
  * Stores a cluster's policy (document form), its sector column and cluster_workloads rows, and
  * moves its policy revision from `expectedRevision` on. False when the revision moved meanwhile.
  */
-export function setClusterPolicy(db: Db, clusterId: number, expectedRevision: number, policy: Record<string, unknown> | null): boolean {
+export async function setClusterPolicy(
+  db: Db,
+  clusterId: number,
+  expectedRevision: number,
+  policy: Record<string, unknown> | null,
+): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const conditions = policy?.conditions as { sector?: unknown } | undefined;
   const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
   const result = db
@@ -187,11 +201,13 @@ export interface PolicyRevisionInput {
   after: unknown;
 }
 
-export function insertPolicyRevision(db: Db, row: PolicyRevisionInput): number {
+export async function insertPolicyRevision(db: Db, row: PolicyRevisionInput): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(policyRevisions).values(row).returning({ id: policyRevisions.id }).get().id;
 }
 
-export function findPolicyRevision(db: Db, organizationId: number, id: number): PolicyRevisionRow | undefined {
+export async function findPolicyRevision(db: Db, organizationId: number, id: number): Promise<PolicyRevisionRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(policyRevisions)
@@ -200,10 +216,11 @@ export function findPolicyRevision(db: Db, organizationId: number, id: number): 
 }
 
 /** Newest first. */
-export function listPolicyRevisions(
+export async function listPolicyRevisions(
   db: Db,
   opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
-): { rows: PolicyRevisionRow[]; total: number } {
+): Promise<{ rows: PolicyRevisionRow[]; total: number }> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
   if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
   if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
@@ -236,7 +253,8 @@ export interface OrganizationFileExtras {
 
 const extrasKey = (organizationId: number) => `policy-files.extras.${organizationId}`;
 
-export function getOrganizationFileExtras(db: Db, organizationId: number): OrganizationFileExtras {
+export async function getOrganizationFileExtras(db: Db, organizationId: number): Promise<OrganizationFileExtras> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db
     .select({ value: settings.value })
     .from(settings)
@@ -245,7 +263,8 @@ export function getOrganizationFileExtras(db: Db, organizationId: number): Organ
   return (row?.value as OrganizationFileExtras | undefined) ?? {};
 }
 
-export function setOrganizationFileExtras(db: Db, organizationId: number, extras: OrganizationFileExtras, at: Date): void {
+export async function setOrganizationFileExtras(db: Db, organizationId: number, extras: OrganizationFileExtras, at: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(settings)
     .values({ key: extrasKey(organizationId), value: extras, updatedAt: at })
     .onConflictDoUpdate({ target: settings.key, set: { value: extras, updatedAt: at } })

@@ -4,17 +4,21 @@ import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { actionIntents, clusters, schedulerLeases, schedulerTicks, settings } from '@/db/schema';
 import { cachedStatement } from './decision-repository';
+import { connectionHeld, connectionReleased } from './transaction';
 
-export function readSetting<T>(db: Db, key: string): T | undefined {
+export async function readSetting<T>(db: Db, key: string): Promise<T | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.select().from(settings).where(eq(settings.key, key)).get();
   return row ? (row.value as T) : undefined;
 }
 
-export function hasSetting(db: Db, key: string): boolean {
+export async function hasSetting(db: Db, key: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select({ key: settings.key }).from(settings).where(eq(settings.key, key)).get() !== undefined;
 }
 
-export function writeSetting(db: Db, key: string, value: unknown, at: Date): void {
+export async function writeSetting(db: Db, key: string, value: unknown, at: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(settings)
     .values({ key, value, updatedAt: at })
     .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: at } })
@@ -35,13 +39,14 @@ export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
  * Takes or renews the named lease for `holder` unless another holder's lease is still valid.
  * BEGIN IMMEDIATE makes the read-then-write atomic across processes sharing the file.
  */
-export function acquireLease(
+export async function acquireLease(
   db: Db,
   name: string,
   holder: string,
   nowMs: number,
   ttlMs: number,
-): { acquired: boolean; holder: string; expiresAt: number } {
+): Promise<{ acquired: boolean; holder: string; expiresAt: number }> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   const run = client.transaction(() => {
     const row = client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
@@ -61,7 +66,8 @@ export function acquireLease(
  * Extends `holder`'s lease to `nowMs + ttlMs` only while it still holds a valid one: a renewal
  * never takes a lease over (acquireLease does, at the start of a tick). Returns whether it renewed.
  */
-export function renewLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): boolean {
+export async function renewLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db.$client
       .prepare('update scheduler_leases set expires_at = ? where name = ? and holder = ? and expires_at > ?')
@@ -70,18 +76,21 @@ export function renewLease(db: Db, name: string, holder: string, nowMs: number, 
 }
 
 /** Whether `holder` holds a lease that is valid at `nowMs` (read only: a fence before acting). */
-export function holdsLease(db: Db, name: string, holder: string, nowMs: number): boolean {
+export async function holdsLease(db: Db, name: string, holder: string, nowMs: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.$client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
     { holder: string; expiresAt: number } | undefined;
   return row !== undefined && row.holder === holder && row.expiresAt > nowMs;
 }
 
 /** Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the TTL. */
-export function releaseLease(db: Db, name: string, holder: string): boolean {
+export async function releaseLease(db: Db, name: string, holder: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.$client.prepare('delete from scheduler_leases where name = ? and holder = ?').run(name, holder).changes === 1;
 }
 
-export function getLease(db: Db, name: string) {
+export async function getLease(db: Db, name: string) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).get();
 }
 
@@ -89,7 +98,8 @@ export function getLease(db: Db, name: string) {
 
 export type TickRow = typeof schedulerTicks.$inferSelect;
 
-export function insertTick(db: Db, v: { startedAt: Date; dryRun: boolean; holder: string }): number {
+export async function insertTick(db: Db, v: { startedAt: Date; dryRun: boolean; holder: string }): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .insert(schedulerTicks)
     .values({ startedAt: v.startedAt, dryRun: v.dryRun, holder: v.holder, status: 'running' })
@@ -97,11 +107,12 @@ export function insertTick(db: Db, v: { startedAt: Date; dryRun: boolean; holder
     .get().id;
 }
 
-export function finishTick(
+export async function finishTick(
   db: Db,
   id: number,
   v: { finishedAt: Date; status: 'succeeded' | 'failed'; summary?: Record<string, number>; error?: string },
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(schedulerTicks)
     .set({ finishedAt: v.finishedAt, status: v.status, summary: v.summary ?? null, error: v.error ?? null })
     .where(eq(schedulerTicks.id, id))
@@ -109,7 +120,8 @@ export function finishTick(
 }
 
 /** Ticks left `running` by a process that died: only called by the lease holder. */
-export function failInterruptedTicks(db: Db, at: Date): number {
+export async function failInterruptedTicks(db: Db, at: Date): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .update(schedulerTicks)
     .set({
@@ -121,7 +133,8 @@ export function failInterruptedTicks(db: Db, at: Date): number {
     .run().changes;
 }
 
-export function countTicks(db: Db): number {
+export async function countTicks(db: Db): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ n: sql<number>`count(*)` })
     .from(schedulerTicks)
@@ -129,7 +142,8 @@ export function countTicks(db: Db): number {
 }
 
 /** The newest tick that has finished (the pages' "new data" signal), or null before the first. */
-export function latestFinishedTick(db: Db): { id: number; finishedAt: Date } | null {
+export async function latestFinishedTick(db: Db): Promise<{ id: number; finishedAt: Date } | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db
     .select({ id: schedulerTicks.id, finishedAt: schedulerTicks.finishedAt })
     .from(schedulerTicks)
@@ -140,7 +154,8 @@ export function latestFinishedTick(db: Db): { id: number; finishedAt: Date } | n
   return row?.finishedAt ? { id: row.id, finishedAt: row.finishedAt } : null;
 }
 
-export function listRecentTicks(db: Db, limit: number): TickRow[] {
+export async function listRecentTicks(db: Db, limit: number): Promise<TickRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(schedulerTicks).orderBy(desc(schedulerTicks.id)).limit(limit).all();
 }
 
@@ -149,7 +164,8 @@ export function listRecentTicks(db: Db, limit: number): TickRow[] {
  * Activity feed shows those with their tick); returns how many. Each call reads the tick ids of
  * the decisions and intents once, so callers run it now and then, not every tick.
  */
-export function pruneOldTicks(db: Db, before: Date): number {
+export async function pruneOldTicks(db: Db, before: Date): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .delete(schedulerTicks)
     .where(
@@ -167,22 +183,26 @@ export function pruneOldTicks(db: Db, before: Date): number {
 export type IntentRow = typeof actionIntents.$inferSelect;
 export const MAX_INTENT_ATTEMPTS = 3;
 
-export function listPendingIntents(db: Db): IntentRow[] {
+export async function listPendingIntents(db: Db): Promise<IntentRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(actionIntents).where(eq(actionIntents.status, 'pending')).orderBy(actionIntents.id).all();
 }
 
-export function getIntents(db: Db, ids: number[]): IntentRow[] {
+export async function getIntents(db: Db, ids: number[]): Promise<IntentRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   if (ids.length === 0) return [];
   return db.select().from(actionIntents).where(inArray(actionIntents.id, ids)).orderBy(actionIntents.id).all();
 }
 
 /** The id of the intent with this idempotency key, or null. */
-export function findIntentId(db: Db, key: string): number | null {
+export async function findIntentId(db: Db, key: string): Promise<number | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).get()?.id ?? null;
 }
 
 /** The intent with this key while it is still pending (neither done nor failed), else null. */
-export function findPendingIntentId(db: Db, key: string): number | null {
+export async function findPendingIntentId(db: Db, key: string): Promise<number | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .select({ id: actionIntents.id })
@@ -192,16 +212,16 @@ export function findPendingIntentId(db: Db, key: string): number | null {
   );
 }
 
-export function markIntentDone(db: Db, id: number, at: Date, note?: string): void {
-  cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`).run(
-    at.getTime(),
-    note ?? null,
-    id,
-  );
+export async function markIntentDone(db: Db, id: number, at: Date, note?: string): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  (
+    await cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`)
+  ).run(at.getTime(), note ?? null, id);
 }
 
 /** A failed attempt: stays pending (retried by the next tick) until MAX_INTENT_ATTEMPTS. */
-export function markIntentAttemptFailed(db: Db, id: number, at: Date, error: string, final = false): 'pending' | 'failed' {
+export async function markIntentAttemptFailed(db: Db, id: number, at: Date, error: string, final = false): Promise<'pending' | 'failed'> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.select({ attempts: actionIntents.attempts }).from(actionIntents).where(eq(actionIntents.id, id)).get();
   const attempts = (row?.attempts ?? 0) + 1;
   const status = final || attempts >= MAX_INTENT_ATTEMPTS ? 'failed' : 'pending';
@@ -242,7 +262,8 @@ const simulatedColumns = {
   sector: clusters.sector,
 };
 
-export function listSimulatedClusters(db: Db, organizationId?: number): SimulatedClusterRow[] {
+export async function listSimulatedClusters(db: Db, organizationId?: number): Promise<SimulatedClusterRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select(simulatedColumns)
     .from(clusters)
@@ -256,7 +277,8 @@ export function listSimulatedClusters(db: Db, organizationId?: number): Simulate
 }
 
 /** One simulated cluster by its provider id (of `organizationId` when given): a tick asks for thousands. */
-export function findSimulatedCluster(db: Db, externalId: string, organizationId?: number): SimulatedClusterRow | undefined {
+export async function findSimulatedCluster(db: Db, externalId: string, organizationId?: number): Promise<SimulatedClusterRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select(simulatedColumns)
     .from(clusters)
@@ -270,7 +292,8 @@ export function findSimulatedCluster(db: Db, externalId: string, organizationId?
 }
 
 /** Switches a simulated cluster's channel (the simulator's only state is the cluster row); false when it was on it already. */
-export function setSimulatedChannel(db: Db, externalId: string, channel: string): boolean {
+export async function setSimulatedChannel(db: Db, externalId: string, channel: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const res = db
     .update(clusters)
     .set({ channel })
@@ -283,12 +306,13 @@ export function setSimulatedChannel(db: Db, externalId: string, channel: string)
  * The simulator's "API": set an upgrade when the cluster has none (or the same one), or clear
  * the scheduled upgrade to `clearVersion`. Idempotent, as the real APIs are for our purposes.
  */
-export function setSimulatedUpgrade(
+export async function setSimulatedUpgrade(
   db: Db,
   externalId: string,
   upgrade: { version: string; nextRun: string; state: 'scheduled' } | null,
   clearVersion: string | null,
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db
     .select({ id: clusters.id, currentUpgrade: clusters.currentUpgrade })
     .from(clusters)
@@ -305,7 +329,8 @@ export function setSimulatedUpgrade(
   }
 }
 
-export function listSectorNames(db: Db, organizationId: number): string[] {
+export async function listSectorNames(db: Db, organizationId: number): Promise<string[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db.$client.prepare('select name from sectors where organization_id = ? order by position, id').all(organizationId) as { name: string }[]
   ).map((r) => r.name);

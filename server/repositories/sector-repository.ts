@@ -3,14 +3,17 @@
 import { asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { blockedVersions, clusters, clusterWorkloads, sectors, versionSoak } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
 
-export function listSectorRows(db: Db, organizationId: number): SectorRow[] {
+export async function listSectorRows(db: Db, organizationId: number): Promise<SectorRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
 }
 
-export function listBlockedPatterns(db: Db, organizationId: number): string[] {
+export async function listBlockedPatterns(db: Db, organizationId: number): Promise<string[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ p: blockedVersions.pattern })
     .from(blockedVersions)
@@ -59,7 +62,12 @@ export interface SectorVersionCount {
 }
 
 /** Managed clusters per (sector, workload, current version). */
-export function countBySectorWorkloadVersion(db: Db, organizationId: number, membership: SectorMembership): SectorVersionCount[] {
+export async function countBySectorWorkloadVersion(
+  db: Db,
+  organizationId: number,
+  membership: SectorMembership,
+): Promise<SectorVersionCount[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.all<SectorVersionCount>(sql`
     with ${membersOf(organizationId, membership)}
     select m.sector as sector, w.workload as workload, c.version as version, count(*) as clusters,
@@ -78,7 +86,12 @@ export interface SectorThresholdCount {
 }
 
 /** soakDays thresholds of the sectors' managed clusters. */
-export function countSoakThresholdsBySector(db: Db, organizationId: number, membership: SectorMembership): SectorThresholdCount[] {
+export async function countSoakThresholdsBySector(
+  db: Db,
+  organizationId: number,
+  membership: SectorMembership,
+): Promise<SectorThresholdCount[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.all<SectorThresholdCount>(sql`
     with ${membersOf(organizationId, membership)}
     select m.sector as sector, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
@@ -95,7 +108,8 @@ export interface SectorReasonCount {
 }
 
 /** The engine's last verdicts per sector. */
-export function countDecisionsBySector(db: Db, organizationId: number, membership: SectorMembership): SectorReasonCount[] {
+export async function countDecisionsBySector(db: Db, organizationId: number, membership: SectorMembership): Promise<SectorReasonCount[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.all<SectorReasonCount>(sql`
     with ${membersOf(organizationId, membership)}
     select m.sector as sector, c.last_decision_action as action, c.last_decision_reason as reason, count(*) as clusters
@@ -105,7 +119,8 @@ export function countDecisionsBySector(db: Db, organizationId: number, membershi
 }
 
 /** Accumulated soak (without the reporting lists) of the given versions. */
-export function listSoakDays(db: Db, organizationId: number): { version: string; workload: string; soakDays: number }[] {
+export async function listSoakDays(db: Db, organizationId: number): Promise<{ version: string; workload: string; soakDays: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
@@ -114,11 +129,12 @@ export function listSoakDays(db: Db, organizationId: number): { version: string;
 }
 
 /** Managed clusters per sector: total, healthy, upgrading. */
-export function countBySector(
+export async function countBySector(
   db: Db,
   organizationId: number,
   membership: SectorMembership,
-): { sector: string; clusters: number; healthy: number; upgrading: number }[] {
+): Promise<{ sector: string; clusters: number; healthy: number; upgrading: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.all(sql`
     with ${membersOf(organizationId, membership)}
     select m.sector as sector, count(*) as clusters,

@@ -2,15 +2,18 @@
 import { and, eq, gt, lte } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { sessions, users } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-export function insertSession(db: Db, row: SessionRow): void {
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(sessions).values(row).run();
 }
 
 /** the live session and its user, or undefined when unknown or expired */
-export function findLiveSession(db: Db, idHash: string, now: Date) {
+export async function findLiveSession(db: Db, idHash: string, now: Date) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ session: sessions, user: users })
     .from(sessions)
@@ -19,14 +22,17 @@ export function findLiveSession(db: Db, idHash: string, now: Date) {
     .get();
 }
 
-export function deleteSession(db: Db, idHash: string): void {
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(sessions).where(eq(sessions.idHash, idHash)).run();
 }
 
-export function deleteSessionsOfUser(db: Db, userId: number): void {
+export async function deleteSessionsOfUser(db: Db, userId: number): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(sessions).where(eq(sessions.userId, userId)).run();
 }
 
-export function deleteExpiredSessions(db: Db, now: Date): void {
+export async function deleteExpiredSessions(db: Db, now: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(sessions).where(lte(sessions.expiresAt, now)).run();
 }

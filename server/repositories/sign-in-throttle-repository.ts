@@ -2,14 +2,17 @@
 import { eq, inArray, lte } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { signInThrottle } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type ThrottleRow = typeof signInThrottle.$inferSelect;
 
-export function findThrottleRows(db: Db, keys: string[]): ThrottleRow[] {
+export async function findThrottleRows(db: Db, keys: string[]): Promise<ThrottleRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(signInThrottle).where(inArray(signInThrottle.key, keys)).all();
 }
 
-export function saveThrottleRow(db: Db, row: ThrottleRow): void {
+export async function saveThrottleRow(db: Db, row: ThrottleRow): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(signInThrottle)
     .values(row)
     .onConflictDoUpdate({
@@ -19,11 +22,13 @@ export function saveThrottleRow(db: Db, row: ThrottleRow): void {
     .run();
 }
 
-export function deleteThrottleRow(db: Db, key: string): void {
+export async function deleteThrottleRow(db: Db, key: string): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(signInThrottle).where(eq(signInThrottle.key, key)).run();
 }
 
 /** rows whose last failure is older than `before` and that no longer block */
-export function deleteStaleThrottleRows(db: Db, before: Date): void {
+export async function deleteStaleThrottleRows(db: Db, before: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(signInThrottle).where(lte(signInThrottle.lastFailureAt, before)).run();
 }

@@ -3,6 +3,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, clusterWorkloads, soakSamples, versionSoak } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface OfferThresholdCount {
   version: string;
@@ -12,11 +13,12 @@ export interface OfferThresholdCount {
 }
 
 /** Managed clusters offered each version, per (version, workload, soakDays threshold). */
-export function countOffersByThreshold(
+export async function countOffersByThreshold(
   db: Db,
   organizationId: number,
   filter?: { version: string; workload: string },
-): OfferThresholdCount[] {
+): Promise<OfferThresholdCount[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const extra = filter ? sql`and j.value = ${filter.version} and w.workload = ${filter.workload}` : sql``;
   return db.all<OfferThresholdCount>(sql`
     select j.value as version, w.workload as workload, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
@@ -27,7 +29,8 @@ export function countOffersByThreshold(
     group by j.value, w.workload, soakDays`);
 }
 
-export function listSoakTotals(db: Db, organizationId: number): { version: string; workload: string; soakDays: number }[] {
+export async function listSoakTotals(db: Db, organizationId: number): Promise<{ version: string; workload: string; soakDays: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
@@ -35,12 +38,13 @@ export function listSoakTotals(db: Db, organizationId: number): { version: strin
     .all();
 }
 
-export function findSoakTotal(
+export async function findSoakTotal(
   db: Db,
   organizationId: number,
   version: string,
   workload: string,
-): { soakDays: number; reportingCount: number } | undefined {
+): Promise<{ soakDays: number; reportingCount: number } | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
     .from(versionSoak)
@@ -49,13 +53,14 @@ export function findSoakTotal(
 }
 
 /** Daily samples of one (version, workload), oldest first. */
-export function listSoakSamples(
+export async function listSoakSamples(
   db: Db,
   organizationId: number,
   version: string,
   workload: string,
   since: Date,
-): { at: Date; soakDays: number; reportingCount: number }[] {
+): Promise<{ at: Date; soakDays: number; reportingCount: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ at: soakSamples.at, soakDays: soakSamples.soakDays, reportingCount: soakSamples.reportingCount })
     .from(soakSamples)
@@ -72,7 +77,8 @@ export function listSoakSamples(
 }
 
 /** Healthy managed clusters running the version with the workload: soak grows by this many days per day. */
-export function countHealthyRunning(db: Db, organizationId: number, version: string, workload: string): number {
+export async function countHealthyRunning(db: Db, organizationId: number, version: string, workload: string): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .select({ n: sql<number>`count(*)` })

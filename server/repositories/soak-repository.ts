@@ -3,11 +3,13 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { soakSamples } from '@/db/schema';
 import type { VersionData } from '@/server/domain/plan/types';
+import { connectionHeld, connectionReleased } from './transaction';
 
 const DAY_MS = 86_400_000;
 
 /** Stores the engine's versionData (every entry) and the organization's check-in time. */
-export function saveVersionData(db: Db, organizationId: number, versionData: VersionData, now: Date): void {
+export async function saveVersionData(db: Db, organizationId: number, versionData: VersionData, now: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   const upsert = client.prepare(
     `insert into version_soak (organization_id, version, workload, soak_days, reporting, first_seen_at) values (?, ?, ?, ?, ?, ?)
@@ -22,7 +24,8 @@ export function saveVersionData(db: Db, organizationId: number, versionData: Ver
 }
 
 /** One sample per (version, workload) when the last sample is a day old or more. */
-export function maybeSampleSoak(db: Db, organizationId: number, versionData: VersionData, now: Date): boolean {
+export async function maybeSampleSoak(db: Db, organizationId: number, versionData: VersionData, now: Date): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const last =
     db
       .select({ at: sql<number | null>`max(${soakSamples.at})` })

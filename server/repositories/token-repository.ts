@@ -2,6 +2,7 @@
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { apiTokens, users, type TokenScopeValue } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -31,7 +32,8 @@ export type TokenListing = {
   owner: string;
 };
 
-export function listTokens(db: Db, opts: { userId?: number }): TokenListing[] {
+export async function listTokens(db: Db, opts: { userId?: number }): Promise<TokenListing[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select(PUBLIC_COLUMNS)
     .from(apiTokens)
@@ -41,19 +43,22 @@ export function listTokens(db: Db, opts: { userId?: number }): TokenListing[] {
     .all();
 }
 
-export function findTokenById(db: Db, id: number): TokenListing | undefined {
+export async function findTokenById(db: Db, id: number): Promise<TokenListing | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).get();
 }
 
-export function insertToken(
+export async function insertToken(
   db: Db,
   row: { name: string; userId: number; tokenHash: string; prefix: string; scope: TokenScopeValue; createdAt: Date; expiresAt: Date },
-): number {
+): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
 }
 
 /** the unrevoked, unexpired token with this hash and its owner */
-export function findActiveTokenByHash(db: Db, tokenHash: string, now: Date) {
+export async function findActiveTokenByHash(db: Db, tokenHash: string, now: Date) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ token: apiTokens, user: users })
     .from(apiTokens)
@@ -63,7 +68,8 @@ export function findActiveTokenByHash(db: Db, tokenHash: string, now: Date) {
 }
 
 /** revokes every live token of a user (password reset or change); returns how many */
-export function revokeTokensOfUser(db: Db, userId: number, at: Date): number {
+export async function revokeTokensOfUser(db: Db, userId: number, at: Date): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .update(apiTokens)
     .set({ revokedAt: at })
@@ -71,11 +77,13 @@ export function revokeTokensOfUser(db: Db, userId: number, at: Date): number {
     .run().changes;
 }
 
-export function markTokenUsed(db: Db, id: number, at: Date): void {
+export async function markTokenUsed(db: Db, id: number, at: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(apiTokens).set({ lastUsedAt: at }).where(eq(apiTokens.id, id)).run();
 }
 
-export function revokeToken(db: Db, id: number, at: Date): void {
+export async function revokeToken(db: Db, id: number, at: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(apiTokens)
     .set({ revokedAt: at })
     .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))

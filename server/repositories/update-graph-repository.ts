@@ -4,6 +4,7 @@ import type { Db } from '@/db/open-database';
 import { updateGraphs } from '@/db/schema';
 import { loadGraphSet } from '@/server/domain/path/load-graph-set';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface StoredGraphMeta {
   id: number;
@@ -29,11 +30,13 @@ const META_COLUMNS = {
   importedAt: updateGraphs.importedAt,
 };
 
-export function listGraphs(db: Db): StoredGraphMeta[] {
+export async function listGraphs(db: Db): Promise<StoredGraphMeta[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select(META_COLUMNS).from(updateGraphs).orderBy(desc(updateGraphs.importedAt), updateGraphs.name).all();
 }
 
-export function getGraphDocuments(db: Db, ids?: number[]): { id: number; name: string; document: string }[] {
+export async function getGraphDocuments(db: Db, ids?: number[]): Promise<{ id: number; name: string; document: string }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db
     .select({ id: updateGraphs.id, name: updateGraphs.name, document: updateGraphs.document })
     .from(updateGraphs)
@@ -43,18 +46,21 @@ export function getGraphDocuments(db: Db, ids?: number[]): { id: number; name: s
 }
 
 /** insert or replace by name; returns the row id */
-export function upsertGraph(db: Db, graph: Omit<StoredGraphMeta, 'id'> & { document: string }): number {
+export async function upsertGraph(db: Db, graph: Omit<StoredGraphMeta, 'id'> & { document: string }): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.transaction((tx) => {
     tx.delete(updateGraphs).where(eq(updateGraphs.name, graph.name)).run();
     return tx.insert(updateGraphs).values(graph).returning({ id: updateGraphs.id }).get().id;
   });
 }
 
-export function deleteGraph(db: Db, id: number): boolean {
+export async function deleteGraph(db: Db, id: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.delete(updateGraphs).where(eq(updateGraphs.id, id)).run().changes > 0;
 }
 
-export function findGraphById(db: Db, id: number): StoredGraphMeta | undefined {
+export async function findGraphById(db: Db, id: number): Promise<StoredGraphMeta | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select(META_COLUMNS).from(updateGraphs).where(eq(updateGraphs.id, id)).get();
 }
 
@@ -85,8 +91,9 @@ export type StoredGraphIndex =
  * share it, and an import or a delete changes the key. A set that does not load is kept as such
  * too, or every tick and page view would parse it all again to fail the same way.
  */
-export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
-  const graphs = listGraphs(db);
+export async function loadStoredGraphIndex(db: Db): Promise<StoredGraphIndex | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const graphs = await listGraphs(db);
   if (graphs.length === 0) return null;
   const key = graphs
     .map((g) => `${g.id}@${g.importedAt.getTime()}`)
@@ -94,7 +101,7 @@ export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
     .join(',');
   let hit = indexCache.get(db);
   if (!hit || hit.key !== key) {
-    const docs = getGraphDocuments(db).map((d) => ({ source: d.name, text: d.document }));
+    const docs = (await getGraphDocuments(db)).map((d) => ({ source: d.name, text: d.document }));
     globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
     const loaded = loadGraphSet(docs);
     hit = { key, loaded: loaded.ok ? { ok: true, index: loaded.index } : { ok: false, source: loaded.source, error: loaded.error } };
@@ -104,6 +111,7 @@ export function loadStoredGraphIndex(db: Db): StoredGraphIndex | null {
 }
 
 /** Drops the kept index (after an import or a delete: the next load builds it again). */
-export function forgetStoredGraphIndex(db: Db): void {
+export async function forgetStoredGraphIndex(db: Db): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   indexCache.delete(db);
 }

@@ -3,27 +3,33 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { settings, users, type RoleValue } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type UserRow = typeof users.$inferSelect;
 
-export function findUserByName(db: Db, username: string): UserRow | undefined {
+export async function findUserByName(db: Db, username: string): Promise<UserRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(users).where(eq(users.username, username)).get();
 }
 
 /** the user an OIDC provider's subject signed in as before (`<provider id>:<subject>`) */
-export function findUserByExternalSubject(db: Db, externalSubject: string): UserRow | undefined {
+export async function findUserByExternalSubject(db: Db, externalSubject: string): Promise<UserRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(users).where(eq(users.externalSubject, externalSubject)).get();
 }
 
-export function findUserById(db: Db, id: number): UserRow | undefined {
+export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(users).where(eq(users.id, id)).get();
 }
 
-export function listUsers(db: Db): UserRow[] {
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(users).orderBy(asc(users.username)).all();
 }
 
-export function countUsers(db: Db): number {
+export async function countUsers(db: Db): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ n: sql<number>`count(*)` })
     .from(users)
@@ -31,7 +37,8 @@ export function countUsers(db: Db): number {
 }
 
 /** enabled admins other than `exceptId` (the last-admin guard) */
-export function countOtherActiveAdmins(db: Db, exceptId: number): number {
+export async function countOtherActiveAdmins(db: Db, exceptId: number): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ n: sql<number>`count(*)` })
     .from(users)
@@ -39,7 +46,7 @@ export function countOtherActiveAdmins(db: Db, exceptId: number): number {
     .get()!.n;
 }
 
-export function insertUser(
+export async function insertUser(
   db: Db,
   user: {
     username: string;
@@ -50,27 +57,31 @@ export function insertUser(
     externalSubject?: string;
     organizationsOnly?: boolean;
   },
-): UserRow {
+): Promise<UserRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(users).values(user).returning().get();
 }
 
-export function updateUser(
+export async function updateUser(
   db: Db,
   id: number,
   patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash' | 'mustChangePassword' | 'organizationsOnly'>>,
-): void {
+): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.update(users).set(patch).where(eq(users.id, id)).run();
 }
 
 const DEMO_LOGIN_KEY = 'auth.demoLogin';
 
 /** the stored demo-login switch (set when a demo fleet is seeded) */
-export function readDemoLoginSetting(db: Db): boolean {
+export async function readDemoLoginSetting(db: Db): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const row = db.select().from(settings).where(eq(settings.key, DEMO_LOGIN_KEY)).get();
   return row?.value === true;
 }
 
-export function writeDemoLoginSetting(db: Db, enabled: boolean, at: Date): void {
+export async function writeDemoLoginSetting(db: Db, enabled: boolean, at: Date): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.insert(settings)
     .values({ key: DEMO_LOGIN_KEY, value: enabled, updatedAt: at })
     .onConflictDoUpdate({ target: settings.key, set: { value: enabled, updatedAt: at } })

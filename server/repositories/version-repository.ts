@@ -2,23 +2,28 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { blockedVersions, clusters, versionSoak } from '@/db/schema';
+import { connectionHeld, connectionReleased } from './transaction';
 
-export function listVersionSoak(db: Db) {
+export async function listVersionSoak(db: Db) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(versionSoak).orderBy(asc(versionSoak.version), asc(versionSoak.workload)).all();
 }
 
 /** Blocked-version regexes of an organization with who added them and why. */
-export function listBlockedVersions(db: Db, organizationId: number) {
+export async function listBlockedVersions(db: Db, organizationId: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
 }
 
 /** Soak per (version, workload) of one organization. */
-export function listVersionSoakOf(db: Db, organizationId: number) {
+export async function listVersionSoakOf(db: Db, organizationId: number) {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(versionSoak).where(eq(versionSoak.organizationId, organizationId)).all();
 }
 
 /** How many clusters run each version now (one grouped query, cheap at 10k clusters). */
-export function countClustersByVersion(db: Db, organizationId: number): { version: string; count: number }[] {
+export async function countClustersByVersion(db: Db, organizationId: number): Promise<{ version: string; count: number }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ version: clusters.version, count: sql<number>`count(*)` })
     .from(clusters)

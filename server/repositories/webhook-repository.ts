@@ -4,17 +4,20 @@ import type { Db } from '@/db/open-database';
 import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** The webhooks of one organization. */
-export function listWebhooks(db: Db, organizationId: number): WebhookRow[] {
+export async function listWebhooks(db: Db, organizationId: number): Promise<WebhookRow[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.select().from(webhooks).where(eq(webhooks.organizationId, organizationId)).orderBy(webhooks.id).all();
 }
 
 /** A webhook of the organization (another organization's id is not found). */
-export function findWebhook(db: Db, organizationId: number, id: number): WebhookRow | undefined {
+export async function findWebhook(db: Db, organizationId: number, id: number): Promise<WebhookRow | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select()
     .from(webhooks)
@@ -22,15 +25,17 @@ export function findWebhook(db: Db, organizationId: number, id: number): Webhook
     .get();
 }
 
-export function insertWebhook(
+export async function insertWebhook(
   db: Db,
   v: Omit<WebhookRow, 'id' | 'organizationId' | 'selector'> & { organizationId?: number | null; selector?: string | null },
-): WebhookRow {
+): Promise<WebhookRow> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db.insert(webhooks).values(v).returning().get();
 }
 
 /** Webhooks whose secret is not yet in the encrypted form (`prefix` starts every encrypted one). */
-export function listWebhookSecretsWithout(db: Db, prefix: string): { id: number; secret: string }[] {
+export async function listWebhookSecretsWithout(db: Db, prefix: string): Promise<{ id: number; secret: string }[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({ id: webhooks.id, secret: webhooks.secret })
     .from(webhooks)
@@ -39,7 +44,8 @@ export function listWebhookSecretsWithout(db: Db, prefix: string): { id: number;
 }
 
 /** Replaces a secret only if it still has the value read before (a concurrent writer wins). */
-export function replaceWebhookSecret(db: Db, id: number, from: string, to: string): boolean {
+export async function replaceWebhookSecret(db: Db, id: number, from: string, to: string): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .update(webhooks)
@@ -49,7 +55,8 @@ export function replaceWebhookSecret(db: Db, id: number, from: string, to: strin
   );
 }
 
-export function deleteWebhook(db: Db, id: number): void {
+export async function deleteWebhook(db: Db, id: number): Promise<void> {
+  while (connectionHeld(db)) await connectionReleased(db);
   db.delete(webhooks).where(eq(webhooks.id, id)).run();
 }
 
@@ -57,7 +64,7 @@ export function deleteWebhook(db: Db, id: number): void {
  * One pending delivery per enabled webhook subscribed to `event` (no events listed = all): of the
  * organization whose event it is (the scheduler always says which), else of every webhook.
  */
-export function enqueueDeliveries(
+export async function enqueueDeliveries(
   db: Db,
   event: WebhookEventValue,
   payload: unknown,
@@ -65,7 +72,8 @@ export function enqueueDeliveries(
   organizationId?: number,
   /** the cluster the event is about: a webhook's label selector narrows to the clusters it matches */
   cluster?: string,
-): number {
+): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const enabled = eq(webhooks.enabled, true);
   const hooks = db
     .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
@@ -75,12 +83,13 @@ export function enqueueDeliveries(
   // read the cluster's labels only when a webhook narrows by them
   let labels: { of: Record<string, string> | null } | undefined;
   // a cluster is named within its organization: without one the event narrows nothing
-  const labelsOfCluster = () =>
-    (labels ??= { of: cluster === undefined || organizationId === undefined ? null : findClusterLabels(db, organizationId, cluster) }).of;
+  const labelsOfCluster = async () =>
+    (labels ??= { of: cluster === undefined || organizationId === undefined ? null : await findClusterLabels(db, organizationId, cluster) })
+      .of;
   let n = 0;
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
-    if (h.selector && !selectorApplies(h.selector, labelsOfCluster())) continue;
+    if (h.selector && !selectorApplies(h.selector, await labelsOfCluster())) continue;
     db.insert(webhookDeliveries)
       .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at })
       .run();
@@ -89,7 +98,8 @@ export function enqueueDeliveries(
   return n;
 }
 
-export function hasEnabledWebhooks(db: Db, organizationId?: number): boolean {
+export async function hasEnabledWebhooks(db: Db, organizationId?: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const enabled = eq(webhooks.enabled, true);
   return (
     db
@@ -103,7 +113,8 @@ export function hasEnabledWebhooks(db: Db, organizationId?: number): boolean {
 export type ClaimedDelivery = DeliveryRow & { url: string; secret: string };
 
 /** Whether some delivery is due and not claimed by a live claim: a read, so idle pollers take no write lock. */
-export function hasDueDelivery(db: Db, nowMs: number): boolean {
+export async function hasDueDelivery(db: Db, nowMs: number): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db.$client
       .prepare(
@@ -119,7 +130,8 @@ export function hasDueDelivery(db: Db, nowMs: number): boolean {
  * none is due. One UPDATE: SQLite takes the write lock before it reads, so two processes on one
  * database never claim the same delivery; a claim that lapsed (its process died) can be taken again.
  */
-export function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUntilMs: number): ClaimedDelivery | undefined {
+export async function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUntilMs: number): Promise<ClaimedDelivery | undefined> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const claimed = db.$client
     .prepare(
       `update webhook_deliveries set claimed_by = ?, claimed_until = ?
@@ -145,12 +157,13 @@ export function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUn
  * Records the outcome of a claimed delivery and releases the claim. Returns false (and writes
  * nothing) when `holder` no longer holds it: its claim lapsed and another process took it over.
  */
-export function finishClaimedDelivery(
+export async function finishClaimedDelivery(
   db: Db,
   id: number,
   holder: string,
   v: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError'>>,
-): boolean {
+): Promise<boolean> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return (
     db
       .update(webhookDeliveries)
@@ -161,7 +174,8 @@ export function finishClaimedDelivery(
 }
 
 /** The deliveries of one organization's webhooks (every webhook's without one; of one of them, when `webhookId` is given), newest first. */
-export function listDeliveries(db: Db, opts: { organizationId?: number; webhookId?: number; offset: number; limit: number }) {
+export async function listDeliveries(db: Db, opts: { organizationId?: number; webhookId?: number; offset: number; limit: number }) {
+  while (connectionHeld(db)) await connectionReleased(db);
   const ofOrganization =
     opts.organizationId === undefined
       ? undefined

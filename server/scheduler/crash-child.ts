@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const maxTicks = ticksArg >= 0 ? Number(rest[ticksArg + 1]) : Infinity;
   const db = openDatabase(dbFile);
   const base = new Date(CRASH_BASE_TIME);
-  if (isDatabaseEmpty(db)) insertTestFleet(db, CRASH_FLEET, base);
+  if (await isDatabaseEmpty(db)) insertTestFleet(db, CRASH_FLEET, base);
   const fakeClusters = CRASH_FLEET.clusters.map((c) => ({
     externalId: `ext-${c.name}`,
     name: c.name,
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => process.exit(0)).resume();
   process.stdout.write('ready\n');
   while (ran < maxTicks) {
-    const count = countTicks(db);
+    const count = await countTicks(db);
     const now = new Date(base.getTime() + count * CRASH_STEP_MS);
     const result = await runTick({ db, provider: slow, now, holder: 'crash-child', realNow: () => now });
     if (result.status === 'failed') process.stderr.write(`tick failed: ${result.error}\n`);

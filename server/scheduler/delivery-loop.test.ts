@@ -82,8 +82,8 @@ describe('delivery claims across processes', () => {
     const a = open(file);
     const b = open(file);
     const rx = await receiver({ delayMs: () => Math.random() * 15 });
-    insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
-    for (let i = 0; i < 40; i++) enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
+    await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+    for (let i = 0; i < 40; i++) await enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
 
     const [ra, rb] = await Promise.all([
       deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4 }),
@@ -95,7 +95,7 @@ describe('delivery claims across processes', () => {
     expect(Math.min(ra.delivered, rb.delivered)).toBeGreaterThan(0);
     expect(rx.byDelivery.size).toBe(40);
     expect([...rx.byDelivery.values()].every((n) => n === 1)).toBe(true);
-    expect(listDeliveries(a, { offset: 0, limit: 100 }).rows.every((r) => r.status === 'delivered')).toBe(true);
+    expect((await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered')).toBe(true);
   });
 
   it('two delivery loops (as two server processes would run them) deliver each event exactly once', async () => {
@@ -103,7 +103,7 @@ describe('delivery claims across processes', () => {
     const a = open(file);
     const b = open(file);
     const rx = await receiver({ delayMs: () => Math.random() * 10 });
-    insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+    await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
     const loops: DeliveryLoop[] = [];
     for (const [db, holder] of [
       [a, 'proc-a'],
@@ -115,10 +115,10 @@ describe('delivery claims across processes', () => {
     cleanups.push(() => Promise.all(loops.map((l) => l.stop())));
     // events keep arriving while both loops run
     for (let i = 0; i < 60; i++) {
-      enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
+      await enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
       if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
     }
-    await waitFor(() => listDeliveries(a, { offset: 0, limit: 100 }).rows.every((r) => r.status === 'delivered'), 10_000);
+    await waitFor(async () => (await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered'), 10_000);
     expect(rx.byDelivery.size).toBe(60);
     expect([...rx.byDelivery.entries()].filter(([, n]) => n !== 1)).toEqual([]);
   });
@@ -129,10 +129,17 @@ describe('deliveries beside the tick', () => {
     const file = tempDbFile();
     const db = open(file);
     const rx = await receiver();
-    insertWebhook(db, { name: 'stuck', url: `${rx.base}/hang`, secret: 's3cret', events: ['blocked'], enabled: true, createdAt: T0 });
-    insertWebhook(db, { name: 'fine', url: `${rx.base}/hook`, secret: 's3cret', events: ['scheduled'], enabled: true, createdAt: T0 });
-    for (let i = 0; i < 3; i++) enqueueDeliveries(db, 'blocked', { cluster: `stuck${i}` }, T0);
-    for (let i = 0; i < 10; i++) enqueueDeliveries(db, 'scheduled', { cluster: `c${i}` }, T0);
+    await insertWebhook(db, { name: 'stuck', url: `${rx.base}/hang`, secret: 's3cret', events: ['blocked'], enabled: true, createdAt: T0 });
+    await insertWebhook(db, {
+      name: 'fine',
+      url: `${rx.base}/hook`,
+      secret: 's3cret',
+      events: ['scheduled'],
+      enabled: true,
+      createdAt: T0,
+    });
+    for (let i = 0; i < 3; i++) await enqueueDeliveries(db, 'blocked', { cluster: `stuck${i}` }, T0);
+    for (let i = 0; i < 10; i++) await enqueueDeliveries(db, 'scheduled', { cluster: `c${i}` }, T0);
 
     const loop: SchedulerLoop = createSchedulerLoop({
       holder: 'proc-a',
@@ -153,10 +160,10 @@ describe('deliveries beside the tick', () => {
     loop.start(() => db);
 
     await waitFor(() => rx.byDelivery.size === 10, 5_000);
-    await waitFor(() => listRecentTicks(db, 100).length >= 5, 5_000);
+    await waitFor(async () => (await listRecentTicks(db, 100)).length >= 5, 5_000);
     // five ticks 100 ms apart while three deliveries hang for 30 s each
     expect(Date.now() - started).toBeLessThan(3_000);
-    const stuck = listDeliveries(db, { offset: 0, limit: 100 }).rows.filter((r) => r.webhookName === 'stuck');
+    const stuck = (await listDeliveries(db, { offset: 0, limit: 100 })).rows.filter((r) => r.webhookName === 'stuck');
     expect(stuck.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
     expect(loop.runtimeStatus().deliveriesInFlight).toBeGreaterThanOrEqual(3);
   });

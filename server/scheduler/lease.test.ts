@@ -47,7 +47,8 @@ function loop(db: Db, holder: string, extra: Partial<SchedulerLoopOptions> = {})
   return l;
 }
 
-const ticksBy = (db: Db, holder: string) => listRecentTicks(db, 1000).filter((t) => t.holder === holder && t.status !== 'running');
+const ticksBy = async (db: Db, holder: string) =>
+  (await listRecentTicks(db, 1000)).filter((t) => t.holder === holder && t.status !== 'running');
 
 async function waitFor<T>(read: () => T | undefined, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -68,21 +69,21 @@ describe('scheduler lease', () => {
   it('the holder renews it every tick: a standby never gets it while the holder runs', async () => {
     const [a, b] = twoConnections();
     loop(a, 'proc-a');
-    await waitFor(() => (ticksBy(a, 'proc-a').length > 0 ? true : undefined), 2_000);
+    await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
     loop(b, 'proc-b');
     await new Promise((r) => setTimeout(r, 6 * INTERVAL_MS));
-    expect(ticksBy(a, 'proc-a').length).toBeGreaterThanOrEqual(4);
-    expect(ticksBy(b, 'proc-b')).toEqual([]);
-    expect(getLease(b, SCHEDULER_LEASE_NAME)?.holder).toBe('proc-a');
+    expect((await ticksBy(a, 'proc-a')).length).toBeGreaterThanOrEqual(4);
+    expect(await ticksBy(b, 'proc-b')).toEqual([]);
+    expect((await getLease(b, SCHEDULER_LEASE_NAME))?.holder).toBe('proc-a');
   });
 
   it('a standby takes over within two intervals of the holder dying right after a renewal', async () => {
     const [a, b] = twoConnections();
     // the dead holder's last renewal, as its tick wrote it
     const diedAt = Date.now();
-    acquireLease(a, SCHEDULER_LEASE_NAME, 'dead-proc', diedAt, leaseTtlMs(INTERVAL_MS));
+    await acquireLease(a, SCHEDULER_LEASE_NAME, 'dead-proc', diedAt, leaseTtlMs(INTERVAL_MS));
     loop(b, 'proc-b');
-    const first = await waitFor(() => ticksBy(b, 'proc-b').at(-1), 3_000);
+    const first = await waitFor(async () => (await ticksBy(b, 'proc-b')).at(-1), 3_000);
     const takeoverMs = first.startedAt.getTime() - diedAt;
     expect(takeoverMs).toBeGreaterThanOrEqual(leaseTtlMs(INTERVAL_MS));
     expect(takeoverMs).toBeLessThanOrEqual(2 * INTERVAL_MS);
@@ -91,27 +92,27 @@ describe('scheduler lease', () => {
   it('stop() (SIGTERM/SIGINT in npm start) releases the lease: the standby takes over at its next tick', async () => {
     const [a, b] = twoConnections();
     const holder = loop(a, 'proc-a');
-    await waitFor(() => (ticksBy(a, 'proc-a').length > 0 ? true : undefined), 2_000);
+    await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
     loop(b, 'proc-b');
     await new Promise((r) => setTimeout(r, INTERVAL_MS));
     const stoppedAt = Date.now();
     await holder.stop();
-    expect(getLease(a, SCHEDULER_LEASE_NAME)).toBeUndefined();
-    const first = await waitFor(() => ticksBy(b, 'proc-b').at(-1), 3_000);
+    expect(await getLease(a, SCHEDULER_LEASE_NAME)).toBeUndefined();
+    const first = await waitFor(async () => (await ticksBy(b, 'proc-b')).at(-1), 3_000);
     expect(first.startedAt.getTime() - stoppedAt).toBeLessThanOrEqual(INTERVAL_MS + 50);
-    expect(getLease(b, SCHEDULER_LEASE_NAME)?.holder).toBe('proc-b');
+    expect((await getLease(b, SCHEDULER_LEASE_NAME))?.holder).toBe('proc-b');
   });
 
   it('a provider that cannot be built makes a failed tick row with the reason, and a log line', async () => {
     const [a] = twoConnections();
     // providers are built per organization: the instance's one serves the first
-    insertEmptyOrganization(a, 'unnamed', new Date());
+    await insertEmptyOrganization(a, 'unnamed', new Date());
     const errors: string[] = [];
     const l = loop(a, 'proc-a', {
       createProvider: () => Promise.reject(new Error('FLEETPLAN_OCM_TOKEN was refused by OCM (401)')),
       logError: (m) => errors.push(m),
     });
-    const tick = await waitFor(() => ticksBy(a, 'proc-a').at(-1), 2_000);
+    const tick = await waitFor(async () => (await ticksBy(a, 'proc-a')).at(-1), 2_000);
     expect(tick).toMatchObject({
       status: 'failed',
       error: 'the provider could not be built: FLEETPLAN_OCM_TOKEN was refused by OCM (401)',

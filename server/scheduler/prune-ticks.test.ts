@@ -14,16 +14,16 @@ const DAY_MS = 86_400_000;
 describe('tick pruning', () => {
   it('a tick deletes tick rows older than the retention that nothing refers to, at most once an hour', async () => {
     const db = openDatabase(':memory:');
-    seedDemo(db, new Date('2024-07-01T12:00:00Z'));
-    pauseSimulator(db, new Date()); // the simulated fleet clock stands still during the test
-    const now = fleetNow(db).getTime();
-    const tick = (ageMs: number) => insertTick(db, { startedAt: new Date(now - ageMs), dryRun: true, holder: 'test' });
-    const oldBare = tick(TICK_RETENTION_MS + DAY_MS);
-    const oldWithDecision = tick(TICK_RETENTION_MS + DAY_MS);
-    insertDecisions(db, oldWithDecision, new Date(now - TICK_RETENTION_MS - DAY_MS), [
+    await seedDemo(db, new Date('2024-07-01T12:00:00Z'));
+    await pauseSimulator(db, new Date()); // the simulated fleet clock stands still during the test
+    const now = (await fleetNow(db)).getTime();
+    const tick = async (ageMs: number) => await insertTick(db, { startedAt: new Date(now - ageMs), dryRun: true, holder: 'test' });
+    const oldBare = await tick(TICK_RETENTION_MS + DAY_MS);
+    const oldWithDecision = await tick(TICK_RETENTION_MS + DAY_MS);
+    await insertDecisions(db, oldWithDecision, new Date(now - TICK_RETENTION_MS - DAY_MS), [
       { clusterName: 'x', action: 'skip', version: null, reason: null, message: 'kept', nextRun: null },
     ]);
-    const oldWithIntent = tick(TICK_RETENTION_MS + DAY_MS);
+    const oldWithIntent = await tick(TICK_RETENTION_MS + DAY_MS);
     db.insert(actionIntents)
       .values({
         idempotencyKey: 'k',
@@ -35,17 +35,17 @@ describe('tick pruning', () => {
         createdAt: new Date(now),
       })
       .run();
-    const recentBare = tick(TICK_RETENTION_MS - DAY_MS);
+    const recentBare = await tick(TICK_RETENTION_MS - DAY_MS);
 
     const result = await runTickExclusive(db, { dryRun: true });
     expect(result.status).toBe('succeeded');
-    const ids = () => new Set(listRecentTicks(db, 1000).map((t) => t.id));
-    expect(ids().has(oldBare)).toBe(false);
-    expect([oldWithDecision, oldWithIntent, recentBare].every((id) => ids().has(id))).toBe(true);
+    const ids = async () => new Set((await listRecentTicks(db, 1000)).map((t) => t.id));
+    expect((await ids()).has(oldBare)).toBe(false);
+    expect([oldWithDecision, oldWithIntent, recentBare].every(async (id) => (await ids()).has(id))).toBe(true);
 
     // Within the hour the next tick leaves a new old row alone; pruning reads every decision.
-    const anotherOld = tick(TICK_RETENTION_MS + DAY_MS);
+    const anotherOld = await tick(TICK_RETENTION_MS + DAY_MS);
     await runTickExclusive(db, { dryRun: true });
-    expect(ids().has(anotherOld)).toBe(true);
+    expect((await ids()).has(anotherOld)).toBe(true);
   });
 });

@@ -27,7 +27,7 @@ const GRAPH = makeGraphText({
   ],
 });
 
-function setup(opts: { pools?: boolean; eus?: boolean } = {}) {
+async function setup(opts: { pools?: boolean; eus?: boolean } = {}) {
   const db = openDatabase(':memory:');
   const { fakeClusters } = insertTestFleet(
     db,
@@ -45,7 +45,7 @@ function setup(opts: { pools?: boolean; eus?: boolean } = {}) {
   );
   db.update(t.organizations).set({ targetVersion: '4.16.*' }).run();
   db.update(t.clusters).set({ channel: 'eus-4.14' }).run();
-  upsertGraph(db, {
+  await upsertGraph(db, {
     name: 'eus-graph',
     channel: null,
     architecture: 'amd64',
@@ -94,7 +94,7 @@ function setup(opts: { pools?: boolean; eus?: boolean } = {}) {
 
 describe('runTick: the EUS-to-EUS control-plane-only procedure', () => {
   it('takes the whole route in one attempt: pause, hop 1, ack, hop 2, unpause, rollout — each write once with its intent', async () => {
-    const { db, tick, until, attempts, writes, intents } = setup();
+    const { db, tick, until, attempts, writes, intents } = await setup();
     await tick(0);
     expect(attempts()).toEqual([
       expect.objectContaining({ state: 'scheduled', fromVersion: '4.14.38', toVersion: '4.16.20', channel: null }),
@@ -141,7 +141,7 @@ describe('runTick: the EUS-to-EUS control-plane-only procedure', () => {
   });
 
   it('on a provider without MachineConfigPools the option is not applied: the route goes hop by hop, saying why', async () => {
-    const { tick, attempts, writes } = setup({ pools: false });
+    const { tick, attempts, writes } = await setup({ pools: false });
     await tick(0);
     expect(attempts()).toEqual([expect.objectContaining({ toVersion: '4.15.45', channel: 'eus-4.16', eusProcedure: null })]);
     expect(attempts()[0]!.message).toContain(
@@ -152,7 +152,7 @@ describe('runTick: the EUS-to-EUS control-plane-only procedure', () => {
   });
 
   it('without the option nothing changes: the next hop only', async () => {
-    const { tick, attempts } = setup({ eus: false });
+    const { tick, attempts } = await setup({ eus: false });
     await tick(0);
     expect(attempts()).toEqual([expect.objectContaining({ toVersion: '4.15.45', eusProcedure: null })]);
     expect(attempts()[0]!.message).not.toContain('eusControlPlaneOnly');

@@ -28,7 +28,7 @@ const GRAPH = makeGraphText({
   ],
 });
 
-function setup(failChannelTimes = 0) {
+async function setup(failChannelTimes = 0) {
   const db = openDatabase(':memory:');
   const { fakeClusters } = insertTestFleet(
     db,
@@ -36,7 +36,7 @@ function setup(failChannelTimes = 0) {
     NOW,
   );
   db.update(t.organizations).set({ targetVersion: '4.15.*' }).run();
-  upsertGraph(db, {
+  await upsertGraph(db, {
     name: 'test-graph',
     channel: null,
     architecture: 'amd64',
@@ -65,7 +65,7 @@ function setup(failChannelTimes = 0) {
 
 describe('runTick on a route', () => {
   it('schedules the route hop, switches the channel once, then starts once', async () => {
-    const { db, provider, tick, intents } = setup();
+    const { db, provider, tick, intents } = await setup();
     await tick(0);
     expect(db.select().from(t.upgradeLifecycles).get()).toMatchObject({ state: 'scheduled', toVersion: '4.14.1', channel: 'stable-4.14' });
     expect(db.select().from(t.clusters).get()!.lastDecisionMessage).toContain('on the route 4.13.1 → 4.14.1 → 4.15.3; next hop 4.14.1');
@@ -92,7 +92,7 @@ describe('runTick on a route', () => {
   });
 
   it('a refused switch holds the start; the next tick switches and starts, each once', async () => {
-    const { provider, tick, intents } = setup(1);
+    const { provider, tick, intents } = await setup(1);
     await tick(0);
     await tick(7);
     expect(provider.records()).toEqual([]);

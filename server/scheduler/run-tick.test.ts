@@ -375,7 +375,7 @@ describe('runTick: short writes', () => {
     // stage-1's upgrade (scheduled at the first tick) may have moved on; prod-2, held by soak, has not
     expect(changed).not.toContain('prod-2');
     expect(second['prod-2']).toBe(NOW.getTime());
-    expect(readSnapshotObservedAt(db)?.getTime()).toBe(later.getTime());
+    expect((await readSnapshotObservedAt(db))?.getTime()).toBe(later.getTime());
   });
 });
 

@@ -194,9 +194,9 @@ interface Ctx {
   hasWebhooks: boolean;
 }
 
-function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): void {
+async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): Promise<void> {
   if (!ctx.hasWebhooks) return;
-  ctx.events += enqueueDeliveries(
+  ctx.events += await enqueueDeliveries(
     ctx.db,
     event,
     { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
@@ -226,29 +226,30 @@ function eventOf(t: LifecycleTransition): UpgradeEvent | null {
 }
 
 /** Stores the snapshot (rows and upgrade history); events come from the lifecycle, not from here. */
-function storeSnapshots(
+async function storeSnapshots(
   ctx: Ctx,
   organizationId: number,
   providerName: string,
   states: StoredClusterState[],
   snaps: ClusterSnapshot[],
   unread: ReadonlySet<string>,
-): { updates: ClusterRowUpdate[]; inserted: number; gone: { id: number; name: string }[]; goneWithheld: number } {
+): Promise<{ updates: ClusterRowUpdate[]; inserted: number; gone: { id: number; name: string }[]; goneWithheld: number }> {
   const observed = observeSnapshots(states, snaps, unread);
   const inserts: SnapshotInsert[] = observed.inserts.map((row) => ({ ...row, provider: providerName }));
   const at = ctx.now.getTime();
-  withTransaction(ctx.db, () => {
+  await withTransaction(ctx.db, async () => {
     for (const t of observed.transitions) {
       const step = { clusterId: t.clusterId, fromVersion: t.fromVersion, toVersion: t.toVersion, at };
-      if (t.kind === 'failed') recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
-      else if (t.kind === 'completed') recordUpgradeTransition(ctx.db, { ...step, state: 'completed' });
-      else if (t.kind === 'started') recordUpgradeTransition(ctx.db, { ...step, state: 'started' });
+      if (t.kind === 'failed') await recordUpgradeTransition(ctx.db, { ...step, state: 'failed', message: t.message });
+      else if (t.kind === 'completed') await recordUpgradeTransition(ctx.db, { ...step, state: 'completed' });
+      else if (t.kind === 'started') await recordUpgradeTransition(ctx.db, { ...step, state: 'started' });
       // an upgrade our view held but the provider never had (an attempt that ended before its
       // start) is not history; one the provider dropped is, as cancelled
-      else if (t.kind === 'cancelled-at-provider') recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
+      else if (t.kind === 'cancelled-at-provider')
+        await recordUpgradeTransition(ctx.db, { ...step, state: 'cancelled', message: t.message });
     }
-    writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
-    markMissedAndGone(
+    await writeSnapshots(ctx.db, organizationId, observed.updates, inserts, ctx.now);
+    await markMissedAndGone(
       ctx.db,
       observed.missed,
       observed.gone.map((g) => g.id),
@@ -284,7 +285,7 @@ interface LifecycleEnv {
   actor: string;
   paused: boolean;
   frozen: { reason: string | null } | null;
-  exclusions: ReturnType<typeof loadGateState>['exclusions'];
+  exclusions: Awaited<ReturnType<typeof loadGateState>>['exclusions'];
   /** the engine's organization (its sectors' and its own targets and caps, gates and notBefore) */
   organization: PlanInput['organization'];
   /** the approvals given (the engine's input): the start gate re-checks the sectors' gates */
@@ -338,7 +339,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     try {
       reading = toReading(await provider.observeCluster({ externalId: state.externalId, name: state.name }, ctx.now));
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
+      await countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       reading = { ok: false, message: err instanceof Error ? err.message : String(err) };
     }
   } else reading = toReading(snap);
@@ -418,13 +419,13 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   const subject = { cluster: attempt.cluster, version: attempt.toVersion, fromVersion: attempt.fromVersion, lifecycleId: attempt.id };
   // the step, its transitions, events and the intents of its provider writes: one transaction
   let saved = false;
-  withTransaction(ctx.db, () => {
-    if (!saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta)) return;
+  await withTransaction(ctx.db, async () => {
+    if (!(await saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta))) return;
     saved = true;
     for (const effect of result.effects) {
       // a hop's channel switch is an intent of its own, written before its start's
       if (effect.kind === 'start-hop' && effect.channel)
-        insertIntent(ctx.db, {
+        await insertIntent(ctx.db, {
           key: effect.channel.idempotencyKey,
           kind: 'set-channel',
           version: effect.version,
@@ -436,7 +437,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         });
       const intent = intentOf(effect, attempt);
       if (intent)
-        insertIntent(ctx.db, {
+        await insertIntent(ctx.db, {
           ...intent,
           organizationId: env.organizationId,
           tickId: ctx.tickId,
@@ -444,7 +445,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           createdAt: ctx.now,
         });
       if (effect.kind === 'precheck-failed')
-        emit(ctx, 'precheck-failed', {
+        await emit(ctx, 'precheck-failed', {
           ...subject,
           nextRun: formatInstantToSecond(new Date(attempt.slot)),
           reason: effect.reason,
@@ -453,17 +454,17 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     }
     // a start the provider was seen to hold (after a crash or a lost answer) settles its intent;
     // an attempt that ended without the provider ever taking its start fails it
-    const startIntent = attempt.startRequestedAt !== null ? findIntentId(ctx.db, startKey(attempt.id)) : null;
+    const startIntent = attempt.startRequestedAt !== null ? await findIntentId(ctx.db, startKey(attempt.id)) : null;
     if (startIntent !== null && attempt.startConfirmedAt === null && next.startConfirmedAt !== null)
-      markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
+      await markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
     else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
-      markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+      await markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
     // an approval a read shows done without its call having returned (a crash, a lost answer) settles its intent
     for (const plan of next.operatorApprovals?.approved ?? []) {
       const before = attempt.operatorApprovals?.approved.find((p) => planId(p) === planId(plan));
       if (plan.confirmedAt === null || (before && before.confirmedAt !== null)) continue;
-      const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
-      if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
+      const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
+      if (intentId !== null) await markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
     }
     // an attempt that ended, or left the phase (the plan gone, the option removed), with an approval
     // never seen taken fails its intent: nothing asks again
@@ -471,31 +472,31 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (isFinal(next.state) || phaseLeft)
       for (const plan of next.operatorApprovals?.approved ?? []) {
         if (plan.confirmedAt !== null) continue;
-        const intentId = findIntentId(ctx.db, approvalKey(attempt.id, plan));
+        const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
         if (intentId !== null)
-          markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+          await markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
       }
     // likewise a channel switch the provider was seen to have made (before a crash, or its answer
     // lost): the machine does not ask for it again, so its intent is settled here
-    const pendingSwitch = attempt.channel !== null && !channelEffect ? findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
+    const pendingSwitch = attempt.channel !== null && !channelEffect ? await findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
     if (pendingSwitch !== null) {
       const onChannel = reading.ok && reading.cluster.channel === attempt.channel;
       if (onChannel || next.startConfirmedAt !== null)
-        markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
+        await markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
       else if (isFinal(next.state))
-        markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+        await markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
     }
-    if (next.eusProcedure) settleEusIntents(env, attempt, next, reading, result.effects);
+    if (next.eusProcedure) await settleEusIntents(env, attempt, next, reading, result.effects);
     for (const t of result.transitions) {
       const event = eventOf(t);
-      if (event) emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
+      if (event) await emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
     }
     if (isFinal(next.state) && state) {
       // an attempt that ended before the provider began it releases its hold in our view
       const never = next.startConfirmedAt === null || next.state === 'cancelled';
       if (never) {
-        setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'idle');
-        recordUpgradeTransition(ctx.db, {
+        await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'idle');
+        await recordUpgradeTransition(ctx.db, {
           clusterId: state.id,
           fromVersion: attempt.fromVersion,
           toVersion: attempt.toVersion,
@@ -504,7 +505,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
           message: `${next.state} (${next.reason ?? 'no reason'}): ${next.message ?? ''}`,
         });
       } else if (next.state === 'failed' || next.state === 'timed-out')
-        setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
+        await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
     }
   });
   if (!saved) {
@@ -518,8 +519,9 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   // in the old channel); when the switch fails the start waits for the next tick, which asks again
   const channelSwitched = channelEffect ? await switchChannel(env, attempt, ref, channelEffect) : true;
   if (startEffect && !channelSwitched) {
-    const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
-    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, `waits for the switch to channel ${channelEffect!.channel}`);
+    const intentId = await findIntentId(ctx.db, startEffect.idempotencyKey);
+    if (intentId !== null)
+      await markIntentAttemptFailed(ctx.db, intentId, ctx.now, `waits for the switch to channel ${channelEffect!.channel}`);
     env.counts.failed++;
   } else if (startEffect) {
     try {
@@ -527,19 +529,19 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
         { ...ref, version: startEffect.version, at: new Date(startEffect.at), idempotencyKey: startEffect.idempotencyKey },
         ctx.now,
       );
-      withTransaction(ctx.db, () => {
-        saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt: now }, [], meta);
-        const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
-        if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now);
+      await withTransaction(ctx.db, async () => {
+        await saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt: now }, [], meta);
+        const intentId = await findIntentId(ctx.db, startEffect.idempotencyKey);
+        if (intentId !== null) await markIntentDone(ctx.db, intentId, ctx.now);
       });
-      countIntent(ctx.db, 'start', 'done', ctx.organization.name);
+      await countIntent(ctx.db, 'start', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      countProviderError(ctx.db, provider.name, 'start-upgrade', ctx.organization.name);
-      countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
-      const intentId = findIntentId(ctx.db, startEffect.idempotencyKey);
-      if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+      await countProviderError(ctx.db, provider.name, 'start-upgrade', ctx.organization.name);
+      await countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
+      const intentId = await findIntentId(ctx.db, startEffect.idempotencyKey);
+      if (intentId !== null) await markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
       env.log('start refused by the provider; retried while the gates allow', { lifecycleId: attempt.id, error: message });
       env.counts.failed++;
     }
@@ -555,11 +557,11 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   if (cancelEffect) {
     try {
       await provider.cancelUpgrade({ ...ref, version: cancelEffect.version, idempotencyKey: cancelEffect.idempotencyKey }, ctx.now);
-      countIntent(ctx.db, 'cancel', 'done', ctx.organization.name);
+      await countIntent(ctx.db, 'cancel', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'cancel-upgrade', ctx.organization.name);
-      countIntent(ctx.db, 'cancel', 'failed', ctx.organization.name);
+      await countProviderError(ctx.db, provider.name, 'cancel-upgrade', ctx.organization.name);
+      await countIntent(ctx.db, 'cancel', 'failed', ctx.organization.name);
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
@@ -599,25 +601,25 @@ async function switchChannel(
   effect: Extract<LifecycleEffect, { kind: 'set-channel' }>,
 ): Promise<boolean> {
   const { ctx, provider } = env;
-  const intentId = findIntentId(ctx.db, effect.idempotencyKey);
+  const intentId = await findIntentId(ctx.db, effect.idempotencyKey);
   try {
     if (!provider.setChannel) throw new Error(`the ${provider.name} provider cannot switch a cluster's channel (to ${effect.channel})`);
     const outcome = await provider.setChannel(ref, effect.channel, ctx.now);
     if (intentId !== null)
-      markIntentDone(
+      await markIntentDone(
         ctx.db,
         intentId,
         ctx.now,
         outcome === 'already-set' ? `already on ${effect.channel}` : `switched to ${effect.channel}`,
       );
-    countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
+    await countIntent(ctx.db, 'set-channel', 'done', ctx.organization.name);
     env.counts.done++;
     return true;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    countProviderError(ctx.db, provider.name, 'set-channel', ctx.organization.name);
-    countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
-    if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+    await countProviderError(ctx.db, provider.name, 'set-channel', ctx.organization.name);
+    await countIntent(ctx.db, 'set-channel', 'retry', ctx.organization.name);
+    if (intentId !== null) await markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
     env.log('channel switch refused by the provider; retried with the start while the gates allow', {
       lifecycleId: attempt.id,
       error: message,
@@ -634,39 +636,40 @@ const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
  * lost answer): the machine does not ask for them again, so their intents are settled here; an
  * attempt that ended with writes never seen done fails them (nothing asks again).
  */
-function settleEusIntents(
+async function settleEusIntents(
   env: LifecycleEnv,
   attempt: StoredAttempt,
   next: UpgradeAttempt,
   reading: ClusterReading,
   effects: readonly LifecycleEffect[],
-): void {
+): Promise<void> {
   const { ctx } = env;
   const progress = next.eusProcedure!;
   const asked = new Set(effects.map((e) => ('idempotencyKey' in e ? e.idempotencyKey : '')));
-  const settle = (key: string, done: boolean, note: string) => {
+  const settle = async (key: string, done: boolean, note: string) => {
     if (asked.has(key)) return;
-    const id = findPendingIntentId(ctx.db, key);
+    const id = await findPendingIntentId(ctx.db, key);
     if (id === null) return;
-    if (done) markIntentDone(ctx.db, id, ctx.now, `reconciled: ${note}`);
-    else if (isFinal(next.state)) markIntentAttemptFailed(ctx.db, id, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    if (done) await markIntentDone(ctx.db, id, ctx.now, `reconciled: ${note}`);
+    else if (isFinal(next.state))
+      await markIntentAttemptFailed(ctx.db, id, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
   };
   const pools = new Map((reading.ok ? (reading.cluster.machineConfigPools ?? []) : []).map((p) => [p.name, p]));
   for (const pool of progress.pausedByUs ?? []) {
     const read = pools.get(pool);
-    settle(pauseKey(attempt.id, pool), read?.paused === true || progress.pausedAt !== null, `pool ${pool} reads paused`);
+    await settle(pauseKey(attempt.id, pool), read?.paused === true || progress.pausedAt !== null, `pool ${pool} reads paused`);
     if (progress.unpauseRequestedAt !== null)
-      settle(unpauseKey(attempt.id, pool), read !== undefined && !read.paused, `pool ${pool} reads unpaused`);
+      await settle(unpauseKey(attempt.id, pool), read !== undefined && !read.paused, `pool ${pool} reads unpaused`);
   }
-  progress.hops.forEach((hop, i) => {
-    if (hop.requestedAt === null) return;
-    settle(hopStartKey(attempt.id, i), hop.confirmedAt !== null, `the provider holds the upgrade to ${hop.version}`);
+  for (const [i, hop] of progress.hops.entries()) {
+    if (hop.requestedAt === null) continue;
+    await settle(hopStartKey(attempt.id, i), hop.confirmedAt !== null, `the provider holds the upgrade to ${hop.version}`);
     // a switch made before a crash is not asked again (the cluster reads the channel): settled here
     if (hop.channel !== null) {
       const onChannel = reading.ok && reading.cluster.channel === hop.channel;
-      settle(hopChannelKey(attempt.id, i), onChannel || hop.confirmedAt !== null, `the provider reports channel ${hop.channel}`);
+      await settle(hopChannelKey(attempt.id, i), onChannel || hop.confirmedAt !== null, `the provider reports channel ${hop.channel}`);
     }
-  });
+  }
 }
 
 /**
@@ -686,16 +689,16 @@ async function carryOutEusEffects(
   let progress: EusProcedureProgress = next.eusProcedure!;
   let startConfirmedAt = next.startConfirmedAt;
   let changed = false;
-  const done = (key: string, note?: string) => {
-    const id = findIntentId(ctx.db, key);
-    if (id !== null) markIntentDone(ctx.db, id, ctx.now, note);
+  const done = async (key: string, note?: string) => {
+    const id = await findIntentId(ctx.db, key);
+    if (id !== null) await markIntentDone(ctx.db, id, ctx.now, note);
     env.counts.done++;
   };
-  const failed = (key: string, what: string, err: unknown) => {
+  const failed = async (key: string, what: string, err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    countProviderError(ctx.db, provider.name, what, ctx.organization.name);
-    const id = findIntentId(ctx.db, key);
-    if (id !== null) markIntentAttemptFailed(ctx.db, id, ctx.now, message);
+    await countProviderError(ctx.db, provider.name, what, ctx.organization.name);
+    const id = await findIntentId(ctx.db, key);
+    if (id !== null) await markIntentAttemptFailed(ctx.db, id, ctx.now, message);
     env.log(`${what} refused by the provider; asked again by the next step`, { lifecycleId: attempt.id, error: message });
     env.counts.failed++;
   };
@@ -705,29 +708,29 @@ async function carryOutEusEffects(
       try {
         if (!provider.setMachineConfigPoolPaused) throw new Error(`the ${provider.name} provider cannot pause MachineConfigPools`);
         const outcome = await provider.setMachineConfigPoolPaused(ref, effect.pool, effect.paused, ctx.now);
-        done(
+        await done(
           effect.idempotencyKey,
           outcome === 'already-set' ? `pool ${effect.pool} already ${effect.paused ? 'paused' : 'unpaused'}` : undefined,
         );
-        countIntent(ctx.db, what, 'done', ctx.organization.name);
+        await countIntent(ctx.db, what, 'done', ctx.organization.name);
       } catch (err) {
-        countIntent(ctx.db, what, 'retry', ctx.organization.name);
-        failed(effect.idempotencyKey, what, err);
+        await countIntent(ctx.db, what, 'retry', ctx.organization.name);
+        await failed(effect.idempotencyKey, what, err);
       }
     } else if (effect.kind === 'admin-ack') {
       try {
         if (!provider.acknowledgeAdminGate) throw new Error(`the ${provider.name} provider cannot acknowledge admin gates`);
         const outcome = await provider.acknowledgeAdminGate(ref, effect.gate, ctx.now);
-        done(effect.idempotencyKey, outcome === 'already-set' ? 'already acknowledged' : undefined);
-        countIntent(ctx.db, 'admin-ack', 'done', ctx.organization.name);
+        await done(effect.idempotencyKey, outcome === 'already-set' ? 'already acknowledged' : undefined);
+        await countIntent(ctx.db, 'admin-ack', 'done', ctx.organization.name);
         progress = {
           ...progress,
           acks: progress.acks.map((a) => (a.gate === effect.gate && a.confirmedAt === null ? { ...a, confirmedAt: meta.at } : a)),
         };
         changed = true;
       } catch (err) {
-        countIntent(ctx.db, 'admin-ack', 'retry', ctx.organization.name);
-        failed(effect.idempotencyKey, 'admin-ack', err);
+        await countIntent(ctx.db, 'admin-ack', 'retry', ctx.organization.name);
+        await failed(effect.idempotencyKey, 'admin-ack', err);
       }
     } else {
       // the channel first: a start into a channel the cluster is not on would be refused (or taken in the old one)
@@ -739,8 +742,8 @@ async function carryOutEusEffects(
           version: effect.version,
         });
         if (!switched) {
-          const id = findIntentId(ctx.db, effect.idempotencyKey);
-          if (id !== null) markIntentAttemptFailed(ctx.db, id, ctx.now, `waits for the switch to channel ${effect.channel.name}`);
+          const id = await findIntentId(ctx.db, effect.idempotencyKey);
+          if (id !== null) await markIntentAttemptFailed(ctx.db, id, ctx.now, `waits for the switch to channel ${effect.channel.name}`);
           continue;
         }
       }
@@ -749,8 +752,8 @@ async function carryOutEusEffects(
           { ...ref, version: effect.version, at: new Date(effect.at), idempotencyKey: effect.idempotencyKey },
           ctx.now,
         );
-        done(effect.idempotencyKey);
-        countIntent(ctx.db, 'start', 'done', ctx.organization.name);
+        await done(effect.idempotencyKey);
+        await countIntent(ctx.db, 'start', 'done', ctx.organization.name);
         progress = {
           ...progress,
           hops: progress.hops.map((h, i) => (i === effect.hop && h.confirmedAt === null ? { ...h, confirmedAt: meta.at } : h)),
@@ -758,13 +761,16 @@ async function carryOutEusEffects(
         startConfirmedAt ??= meta.at;
         changed = true;
       } catch (err) {
-        countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
-        failed(effect.idempotencyKey, 'start-upgrade', err);
+        await countIntent(ctx.db, 'start', 'retry', ctx.organization.name);
+        await failed(effect.idempotencyKey, 'start-upgrade', err);
       }
     }
   }
   if (changed)
-    withTransaction(ctx.db, () => saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt, eusProcedure: progress }, [], meta));
+    await withTransaction(
+      ctx.db,
+      async () => await saveAttemptStep(ctx.db, next.state, { ...next, startConfirmedAt, eusProcedure: progress }, [], meta),
+    );
 }
 
 /**
@@ -787,7 +793,7 @@ async function readInstallPlans(
   try {
     return { state: 'read', plans: await provider.listInstallPlans({ externalId: state.externalId, name: state.name }, ctx.now) };
   } catch (err) {
-    countProviderError(ctx.db, provider.name, 'list-installplans', ctx.organization.name);
+    await countProviderError(ctx.db, provider.name, 'list-installplans', ctx.organization.name);
     return { state: 'unread', message: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -823,16 +829,17 @@ async function approveInstallPlans(
         continue;
       }
       confirmed.add(planId(plan));
-      const intentId = findIntentId(ctx.db, effect.idempotencyKey);
-      if (intentId !== null) markIntentDone(ctx.db, intentId, ctx.now, outcome === 'already-approved' ? 'already approved' : undefined);
-      countIntent(ctx.db, 'approve-installplan', 'done', ctx.organization.name);
+      const intentId = await findIntentId(ctx.db, effect.idempotencyKey);
+      if (intentId !== null)
+        await markIntentDone(ctx.db, intentId, ctx.now, outcome === 'already-approved' ? 'already approved' : undefined);
+      await countIntent(ctx.db, 'approve-installplan', 'done', ctx.organization.name);
       env.counts.done++;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      countProviderError(ctx.db, provider.name, 'approve-installplan', ctx.organization.name);
-      countIntent(ctx.db, 'approve-installplan', 'retry', ctx.organization.name);
-      const intentId = findIntentId(ctx.db, effect.idempotencyKey);
-      if (intentId !== null) markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
+      await countProviderError(ctx.db, provider.name, 'approve-installplan', ctx.organization.name);
+      await countIntent(ctx.db, 'approve-installplan', 'retry', ctx.organization.name);
+      const intentId = await findIntentId(ctx.db, effect.idempotencyKey);
+      if (intentId !== null) await markIntentAttemptFailed(ctx.db, intentId, ctx.now, message);
       env.log('InstallPlan approval refused by the provider; asked again while the phase lasts', {
         lifecycleId: attemptId,
         installPlan: planId(plan),
@@ -848,7 +855,7 @@ async function approveInstallPlans(
       confirmed.has(planId(p)) && p.confirmedAt === null ? { ...p, confirmedAt: meta.at } : p,
     ),
   };
-  withTransaction(ctx.db, () => saveAttemptStep(ctx.db, next.state, { ...next, operatorApprovals: progress }, [], meta));
+  await withTransaction(ctx.db, async () => await saveAttemptStep(ctx.db, next.state, { ...next, operatorApprovals: progress }, [], meta));
 }
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
@@ -859,17 +866,17 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const log = opts.log ?? (() => undefined);
   const started = performance.now();
 
-  const lease = acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
+  const lease = await acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
   if (!lease.acquired)
     return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
-  countInterruptedTicks(db, failInterruptedTicks(db, now));
-  const tickId = insertTick(db, { startedAt: now, dryRun, holder });
+  await countInterruptedTicks(db, await failInterruptedTicks(db, now));
+  const tickId = await insertTick(db, { startedAt: now, dryRun, holder });
   const summary = emptySummary();
   const outcomes: OrganizationTickOutcome[] = [];
   /** the organizations this tick reconciled (had a provider), for the reference's per-organization counters */
   const reconciled: { id: number; failed: boolean }[] = [];
   try {
-    const organizations = listOrganizations(db);
+    const organizations = await listOrganizations(db);
     const decisions: GatedDecision[] = [];
     const providerFor = opts.providerFor ?? ((_org: OrganizationRow, first: boolean) => (first ? (opts.provider ?? null) : null));
     // Every organization in turn, each with its own policies, gates and provider: one that fails
@@ -903,20 +910,20 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
       // a single organization's error reads as before; with several, each names its organization
       const error =
         organizations.length === 1 ? failed[0]!.error! : failed.map((f) => `organization ${f.organization}: ${f.error}`).join('; ');
-      withTransaction(db, () => {
-        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
-        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
+      await withTransaction(db, async () => {
+        await finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+        await countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
       });
       log('tick failed', { tickId, error });
       return { status: 'failed', tickId, error, organizations: outcomes };
     }
-    withTransaction(db, () => {
-      finishTick(db, tickId, {
+    await withTransaction(db, async () => {
+      await finishTick(db, tickId, {
         finishedAt: new Date(now.getTime() + durationMs),
         status: 'succeeded',
         summary: summary as unknown as Record<string, number>,
       });
-      countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
+      await countTick(db, { status: 'succeeded', dryRun, durationSeconds: durationMs / 1000, organizations: reconciled });
     });
     log('tick done', { tickId, ...summary });
     return { status: 'succeeded', tickId, summary, decisions, organizations: outcomes };
@@ -924,9 +931,9 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
     const error = err instanceof Error ? err.message : String(err);
     const durationMs = Math.round(performance.now() - started);
     try {
-      withTransaction(db, () => {
-        finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
-        countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
+      await withTransaction(db, async () => {
+        await finishTick(db, tickId, { finishedAt: new Date(now.getTime() + durationMs), status: 'failed', error });
+        await countTick(db, { status: 'failed', dryRun, durationSeconds: durationMs / 1000 });
       });
     } catch {
       // the database itself failed; the next tick marks this row interrupted
@@ -978,7 +985,7 @@ async function tickOrganization(
       tickId,
       organization: { id: org.id, name: org.name },
       events: 0,
-      hasWebhooks: !dryRun && hasEnabledWebhooks(db, org.id),
+      hasWebhooks: !dryRun && (await hasEnabledWebhooks(db, org.id)),
     };
 
     // 2. observe (read-only)
@@ -986,29 +993,32 @@ async function tickOrganization(
     try {
       observed = await provider.observe(now);
     } catch (err) {
-      countProviderError(ctx.db, provider.name, 'observe', ctx.organization.name);
+      await countProviderError(ctx.db, provider.name, 'observe', ctx.organization.name);
       throw err;
     }
     const readErrors = new Map<string, string>();
     for (const e of observed.errors) {
       readErrors.set(e.name, e.message);
-      countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
+      await countProviderError(ctx.db, provider.name, 'observe-cluster', ctx.organization.name);
       log('cluster not read: provider error', { externalId: e.externalId, name: e.name, error: e.message });
     }
     // A name the identifier rule refuses (control or bidi characters) would make the stored fleet
     // an invalid plan input and stop the tick for every cluster: leave that cluster out, loudly.
-    const snaps = observed.clusters.filter((snap) => {
+    const snaps: typeof observed.clusters = [];
+    for (const snap of observed.clusters) {
       const problem = identifierProblem(snap.name);
-      if (problem === null) return true;
+      if (problem === null) {
+        snaps.push(snap);
+        continue;
+      }
       log('cluster left out: the provider reports a name fleetplan refuses', {
         externalId: snap.externalId,
         name: JSON.stringify(snap.name),
         problem,
       });
-      countProviderError(ctx.db, provider.name, 'invalid-cluster-name', ctx.organization.name);
-      return false;
-    });
-    let states = loadClusterStates(db, org.id);
+      await countProviderError(ctx.db, provider.name, 'invalid-cluster-name', ctx.organization.name);
+    }
+    let states = await loadClusterStates(db, org.id);
     // what the provider reports: the lifecycle judges attempts on this, never on our view
     const snapByName = new Map(snaps.map((s) => [s.name, s]));
 
@@ -1016,7 +1026,7 @@ async function tickOrganization(
     // engine neither picks another version for the cluster nor frees what it holds. The view is
     // a copy: the lifecycle reading it as the provider's would wait for an upgrade the provider
     // finished and forgot (an OCM policy completed and removed between two ticks) until it timed out.
-    const active = dryRun ? [] : listActiveAttempts(db, org.id);
+    const active = dryRun ? [] : await listActiveAttempts(db, org.id);
     const heldBy = new Map(active.filter(holdsUpgradeInOurView).map((a) => [a.cluster, a]));
     const ourView = snaps.map((snap) => {
       const held = snap.currentUpgrade ? undefined : heldBy.get(snap.name);
@@ -1036,17 +1046,17 @@ async function tickOrganization(
     // 3. store the snapshot (a dry run writes nothing)
     if (!dryRun) {
       // a cluster listed but not read is still there: only one the provider no longer lists is gone
-      const stored = storeSnapshots(ctx, org.id, provider.name, states, ourView, new Set(readErrors.keys()));
+      const stored = await storeSnapshots(ctx, org.id, provider.name, states, ourView, new Set(readErrors.keys()));
       for (const g of stored.gone) log('cluster gone: the provider no longer reports it (kept, left out of planning)', { name: g.name });
       if (stored.goneWithheld > 0)
         log('the provider reported none of the known clusters: none is marked gone for it', { known: stored.goneWithheld });
       states =
-        stored.inserted > 0 || stored.gone.length > 0 ? loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
+        stored.inserted > 0 || stored.gone.length > 0 ? await loadClusterStates(db, org.id) : withClusterRowUpdates(states, stored.updates);
     }
     const statesByName = new Map(states.map((s) => [s.name, s]));
 
     // 4. decide
-    const validated = validatePlanInput(loadPlanDocument(db, org.id, now));
+    const validated = validatePlanInput(await loadPlanDocument(db, org.id, now));
     if (!validated.ok) {
       const first = validated.problems
         .slice(0, 5)
@@ -1056,26 +1066,26 @@ async function tickOrganization(
     }
     const input = validated.input;
     const healthIssues = new Map(states.map((s) => [s.name, s.healthIssues] as const));
-    const gates = { ...loadGateState(db, org, now, healthIssues, input.clusters), providerErrors: readErrors };
+    const gates = { ...(await loadGateState(db, org, now, healthIssues, input.clusters)), providerErrors: readErrors };
     const plan = evaluateFleet(input, gates);
 
-    withTransaction(db, () => {
+    await withTransaction(db, async () => {
       const outcomes = planDecisionOutcomes(plan.decisions, statesByName);
       const changed: DecisionWrite[] = outcomes.filter((o) => o.changed).map((o) => o.record);
       for (const { decision: d, changed: isNew } of outcomes) {
-        if (isNew && d.reason === 'UNHEALTHY') emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
+        if (isNew && d.reason === 'UNHEALTHY') await emit(ctx, 'skipped-unhealthy', { cluster: d.cluster, message: d.message });
         if (isNew && d.action === 'cancel' && d.reason === 'VERSION_BLOCKED')
-          emit(ctx, 'blocked', { cluster: d.cluster, version: d.version, message: d.message });
+          await emit(ctx, 'blocked', { cluster: d.cluster, version: d.version, message: d.message });
       }
       // A dry run records its whole plan; a real tick records what changed (the cluster row
       // always holds the latest decision), so a quiet fleet does not grow the table every minute.
       const toRecord = dryRun ? outcomes.map((o) => o.record) : changed;
-      insertDecisions(db, tickId, now, toRecord, org.id);
+      await insertDecisions(db, tickId, now, toRecord, org.id);
       summary.decisionsRecorded = toRecord.length;
       if (!dryRun) {
-        updateLastDecisions(db, org.id, changed);
-        saveVersionData(db, org.id, plan.versionData, now);
-        maybeSampleSoak(db, org.id, plan.versionData, now);
+        await updateLastDecisions(db, org.id, changed);
+        await saveVersionData(db, org.id, plan.versionData, now);
+        await maybeSampleSoak(db, org.id, plan.versionData, now);
       }
     });
 
@@ -1086,7 +1096,7 @@ async function tickOrganization(
       const actor = `scheduler:${holder}`;
       const attempts: StoredAttempt[] = [...active];
       const busy = new Set(active.map((a) => a.cluster));
-      withTransaction(db, () => {
+      await withTransaction(db, async () => {
         for (const d of plan.decisions) {
           if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
           const state = statesByName.get(d.cluster);
@@ -1103,7 +1113,7 @@ async function tickOrganization(
             : eusWanted
               ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
               : d.message;
-          const created = insertAttempt(db, {
+          const created = await insertAttempt(db, {
             clusterId: state.id,
             clusterName: d.cluster,
             sector: policy.conditions.sector ?? null,
@@ -1121,8 +1131,8 @@ async function tickOrganization(
           if (!created) continue; // this slot was tried already
           attempts.push(created);
           summary.intentsCreated++;
-          setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
-          recordUpgradeTransition(db, {
+          await setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
+          await recordUpgradeTransition(db, {
             clusterId: state.id,
             fromVersion: state.version,
             toVersion,
@@ -1130,7 +1140,7 @@ async function tickOrganization(
             at: now.getTime(),
             scheduledFor: slot,
           });
-          emit(ctx, 'scheduled', {
+          await emit(ctx, 'scheduled', {
             cluster: d.cluster,
             version: toVersion,
             fromVersion: state.version,
@@ -1144,7 +1154,7 @@ async function tickOrganization(
         provider,
         organizationId: org.id,
         actor,
-        paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
+        paused: (await readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING)) ?? false,
         frozen: gates.frozen ? { reason: gates.frozenReason ?? null } : null,
         exclusions: gates.exclusions,
         organization: input.organization,
@@ -1169,8 +1179,8 @@ async function tickOrganization(
         const nowMs = realNow().getTime();
         const ours =
           leaseUntil - nowMs > leaseTtlMs / 2
-            ? holdsLease(db, SCHEDULER_LEASE, holder, nowMs)
-            : renewLease(db, SCHEDULER_LEASE, holder, nowMs, leaseTtlMs);
+            ? await holdsLease(db, SCHEDULER_LEASE, holder, nowMs)
+            : await renewLease(db, SCHEDULER_LEASE, holder, nowMs, leaseTtlMs);
         if (!ours) throw new LeaseLostError('lost the scheduler lease; its new holder steps the remaining attempts');
         if (leaseUntil - nowMs <= leaseTtlMs / 2) leaseUntil = nowMs + leaseTtlMs;
         await advanceAttempt(env, attempt);
@@ -1189,7 +1199,7 @@ async function tickOrganization(
       providerErrors: readErrors.size,
       events: ctx.events,
     });
-    countDecisions(db, plan.decisions, org.name);
+    await countDecisions(db, plan.decisions, org.name);
     return { summary, decisions: plan.decisions };
   }
 }

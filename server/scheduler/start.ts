@@ -51,9 +51,9 @@ export function leaseTtlMs(intervalMs: number): number {
 }
 
 /** The fleet's clock for the configured provider: the simulator's, or real time. */
-export function fleetNow(db: Db, realNow = new Date(), providerName: string = getEnv().provider.name): Date {
+export async function fleetNow(db: Db, realNow = new Date(), providerName: string = getEnv().provider.name): Promise<Date> {
   if (providerName === 'simulator') {
-    ensureSimulatorState(db, realNow);
+    await ensureSimulatorState(db, realNow);
     return getFleetClock(db)();
   }
   return realNow;
@@ -69,12 +69,12 @@ const lastPruneAt = new WeakMap<Db, number>();
  * Deletes old tick rows nothing refers to, at most once an hour: without it a tick a minute adds
  * 1,440 rows a day forever. Never fails the tick it follows.
  */
-function pruneTicksNowAndThen(db: Db, now: Date): void {
+async function pruneTicksNowAndThen(db: Db, now: Date): Promise<void> {
   const last = lastPruneAt.get(db);
   if (last !== undefined && Math.abs(now.getTime() - last) < PRUNE_EVERY_MS) return;
   lastPruneAt.set(db, now.getTime());
   try {
-    pruneOldTicks(db, new Date(now.getTime() - TICK_RETENTION_MS));
+    await pruneOldTicks(db, new Date(now.getTime() - TICK_RETENTION_MS));
   } catch (err) {
     console.error('fleetplan scheduler: pruning old ticks failed', err);
   }
@@ -116,7 +116,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   const holder = opts.holder;
   const intervalMs = opts.intervalMs;
   const ttlMs = leaseTtlMs(intervalMs);
-  const clock = opts.fleetNow ?? ((db: Db) => fleetNow(db));
+  const clock = opts.fleetNow ?? (async (db: Db) => await fleetNow(db));
   const log = opts.log ?? ((m, d) => console.log(`fleetplan scheduler: ${m}`, JSON.stringify(d ?? {})));
   const logError = opts.logError ?? ((m, err) => console.error(`fleetplan scheduler: ${m}`, err ?? ''));
 
@@ -137,9 +137,9 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       running = true;
       // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
       const heartbeat = setInterval(
-        () => {
+        async () => {
           try {
-            renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
+            await renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
           } catch (err) {
             logError('renewing the lease failed', err);
           }
@@ -183,9 +183,9 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
           ...opts.hooks,
         });
         // renewed at the end too, so the next tick (one interval later) finds it still ours
-        if (result.status !== 'skipped') renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
+        if (result.status !== 'skipped') await renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
         lastResult = { ...result, at: new Date().toISOString() };
-        pruneTicksNowAndThen(tickDb, now);
+        await pruneTicksNowAndThen(tickDb, now);
         deliveries?.wake();
         return result;
       } finally {
@@ -198,9 +198,9 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   };
 
   /** When the lease is someone else's, look again right when it expires (but at least once an interval). */
-  const delayAfter = (result: TickResult | undefined, loopDb: Db): number => {
+  const delayAfter = async (result: TickResult | undefined, loopDb: Db): Promise<number> => {
     if (result?.status !== 'skipped') return intervalMs;
-    const lease = getLease(loopDb, SCHEDULER_LEASE_NAME);
+    const lease = await getLease(loopDb, SCHEDULER_LEASE_NAME);
     if (!lease || lease.holder === holder) return intervalMs;
     const untilExpiry = lease.expiresAt.getTime() - Date.now() + 25;
     return Math.min(intervalMs, Math.max(25, untilExpiry));
@@ -247,11 +247,11 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
         let loopDb: Db | undefined;
         try {
           loopDb = getDb();
-          if (!readSetting<boolean>(loopDb, SCHEDULER_PAUSED_SETTING)) result = await runTickExclusive(loopDb);
+          if (!(await readSetting<boolean>(loopDb, SCHEDULER_PAUSED_SETTING))) result = await runTickExclusive(loopDb);
         } catch (err) {
           logError('tick crashed; retrying next interval', err);
         } finally {
-          if (!stopped) schedule(loopDb ? delayAfter(result, loopDb) : intervalMs, loop);
+          if (!stopped) schedule(loopDb ? await delayAfter(result, loopDb) : intervalMs, loop);
         }
       };
       schedule(opts.firstTickDelayMs ?? 2_000, loop);
@@ -272,7 +272,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       // also after "run now" ticks of a loop that was never started: the lease is theirs too
       if (db && !running) {
         try {
-          if (releaseLease(db, SCHEDULER_LEASE_NAME, holder)) log('released the lease');
+          if (await releaseLease(db, SCHEDULER_LEASE_NAME, holder)) log('released the lease');
         } catch (err) {
           logError('releasing the lease failed', err);
         }

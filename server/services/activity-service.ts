@@ -27,8 +27,8 @@ export interface ActivityFilter {
 export function createActivityService(db: Db, scope: OrganizationScope) {
   const orgId = () => scope()?.id ?? -1;
   return {
-    decisions(input: ActivityFilter & { offset: number; limit: number }) {
-      const { rows, total } = listDecisions(
+    async decisions(input: ActivityFilter & { offset: number; limit: number }) {
+      const { rows, total } = await listDecisions(
         db,
         { organizationId: orgId(), cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to },
         input.offset,
@@ -49,8 +49,8 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
         })),
       };
     },
-    actions(input: ActivityFilter & { offset: number; limit: number }) {
-      const { rows, total } = listIntents(
+    async actions(input: ActivityFilter & { offset: number; limit: number }) {
+      const { rows, total } = await listIntents(
         db,
         { organizationId: orgId(), cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
         input.offset,
@@ -79,8 +79,8 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
      * reasons' explanations and the states to filter by come along, so the page shows the
      * lifecycle's own words (server/domain/lifecycle).
      */
-    upgrades(input: ActivityFilter & { offset: number; limit: number }) {
-      const { rows, total } = listTransitionsPage(
+    async upgrades(input: ActivityFilter & { offset: number; limit: number }) {
+      const { rows, total } = await listTransitionsPage(
         db,
         { organizationId: orgId(), cluster: input.cluster, toState: input.action, reason: input.reason, from: input.from, to: input.to },
         input.offset,
@@ -110,23 +110,23 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
      * Policy revisions and audit entries, each with its field changes (path, before, after); audit
      * values show only the fields the reader may see (audit-details.ts).
      */
-    changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor; allOrganizations?: boolean }) {
+    async changes(input: ActivityFilter & { offset: number; limit: number; reader: Actor; allOrganizations?: boolean }) {
       // admin-only details need the global role (a grant on one organization is not enough)
-      const globalAdmin = instanceRoleOf(db, input.reader) === 'admin' && !input.reader.organizationsOnly;
+      const globalAdmin = (await instanceRoleOf(db, input.reader)) === 'admin' && !input.reader.organizationsOnly;
       const audience = globalAdmin ? 'admin' : 'member';
       if (input.allOrganizations && !globalAdmin)
         throw new AppError('FORBIDDEN', "Only an admin of the instance sees every organization's activity");
       // the request's organization and the instance's own rows; every organization's for a global admin who asks
       const organizationId = input.allOrganizations ? undefined : orgId();
-      const names = new Map(listOrganizations(db).map((o) => [o.id, o.name]));
+      const names = new Map((await listOrganizations(db)).map((o) => [o.id, o.name]));
       const nameOf = (id: number | null) => (id === null ? null : (names.get(id) ?? `#${id}`));
-      const revisions = listPolicyRevisions(
+      const revisions = await listPolicyRevisions(
         db,
         { organizationId, cluster: input.cluster, from: input.from, to: input.to },
         0,
         input.offset + input.limit,
       );
-      const audit = listAudit(
+      const audit = await listAudit(
         db,
         { organizationId, cluster: input.cluster, action: input.action, from: input.from, to: input.to },
         0,

@@ -35,7 +35,7 @@ async function upgradedFleet() {
 describe('activity.upgrades', () => {
   it('lists each transition once, newest first, with the cluster, versions, reason and its explanation', async () => {
     const activity = await upgradedFleet();
-    const all = activity.upgrades({ offset: 0, limit: 50 });
+    const all = await activity.upgrades({ offset: 0, limit: 50 });
     const c1 = all.rows.filter((r) => r.clusterName === 'c1').map((r) => r.toState);
     expect(c1).toEqual(['completed', 'post-checks', 'upgrading', 'started', 'pre-checks', 'scheduled']);
     const skipped = all.rows.find((r) => r.clusterName === 'c2' && r.toState === 'skipped')!;
@@ -49,12 +49,12 @@ describe('activity.upgrades', () => {
 
   it('filters by cluster, by the state moved to and by reason, and pages', async () => {
     const activity = await upgradedFleet();
-    expect(activity.upgrades({ cluster: 'c2', offset: 0, limit: 50 }).rows.every((r) => r.clusterName === 'c2')).toBe(true);
-    expect(activity.upgrades({ action: 'completed', offset: 0, limit: 50 }).rows.map((r) => r.clusterName)).toEqual(['c1']);
-    expect(activity.upgrades({ reason: 'UNHEALTHY', offset: 0, limit: 50 }).rows.map((r) => r.toState)).toEqual(['skipped']);
-    expect(activity.upgrades({ cluster: 'c', offset: 0, limit: 50 }).total).toBe(0);
-    const first = activity.upgrades({ offset: 0, limit: 2 });
-    const second = activity.upgrades({ offset: 2, limit: 2 });
+    expect((await activity.upgrades({ cluster: 'c2', offset: 0, limit: 50 })).rows.every((r) => r.clusterName === 'c2')).toBe(true);
+    expect((await activity.upgrades({ action: 'completed', offset: 0, limit: 50 })).rows.map((r) => r.clusterName)).toEqual(['c1']);
+    expect((await activity.upgrades({ reason: 'UNHEALTHY', offset: 0, limit: 50 })).rows.map((r) => r.toState)).toEqual(['skipped']);
+    expect((await activity.upgrades({ cluster: 'c', offset: 0, limit: 50 })).total).toBe(0);
+    const first = await activity.upgrades({ offset: 0, limit: 2 });
+    const second = await activity.upgrades({ offset: 2, limit: 2 });
     expect(first.rows).toHaveLength(2);
     expect(second.rows[0]!.id).not.toBe(first.rows[1]!.id);
     expect(first.total).toBe(second.total);

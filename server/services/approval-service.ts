@@ -65,10 +65,10 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
   };
 
   /** The gate, checked: a sector that declares that gate, a release, a known kind. */
-  function checkedGate(organizationId: number, input: GateInput): repo.GateKey {
+  async function checkedGate(organizationId: number, input: GateInput): Promise<repo.GateKey> {
     const kind = input.kind ?? 'before';
     const problems: { path: string; message: string }[] = [];
-    const sector = listSectors(db, organizationId).find((s) => s.name === input.sector);
+    const sector = (await listSectors(db, organizationId)).find((s) => s.name === input.sector);
     if (!sector) problems.push({ path: 'sector', message: `sector '${input.sector}' does not exist` });
     if (!isSemver(input.version)) problems.push({ path: 'version', message: `not a release: '${input.version}'` });
     if (!(APPROVAL_KINDS as readonly string[]).includes(kind)) problems.push({ path: 'kind', message: `must be before or after` });
@@ -80,12 +80,12 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
   }
 
   return {
-    list(input: { includeRevoked?: boolean } = {}): ApprovalSummary[] {
-      return repo.listApprovals(db, organization().id, input).map(summaryOf);
+    async list(input: { includeRevoked?: boolean } = {}): Promise<ApprovalSummary[]> {
+      return (await repo.listApprovals(db, organization().id, input)).map(summaryOf);
     },
 
     /** Approves the gate; `changed` is false when it was approved already (nothing written). */
-    approve(input: GateInput & { reason?: string; actor: Actor }): { approval: ApprovalSummary; changed: boolean } {
+    async approve(input: GateInput & { reason?: string; actor: Actor }): Promise<{ approval: ApprovalSummary; changed: boolean }> {
       const reason = (input.reason ?? '').trim();
       if (reason.length > MAX_APPROVAL_REASON) {
         throw new AppError('INVALID_INPUT', `reason: at most ${MAX_APPROVAL_REASON} characters`, [
@@ -93,13 +93,13 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
         ]);
       }
       const o = organization();
-      const key = checkedGate(o.id, input);
-      return withTransaction(db, (tx) => {
-        const existing = repo.findApproval(tx, key);
+      const key = await checkedGate(o.id, input);
+      return await withTransaction(db, async (tx) => {
+        const existing = await repo.findApproval(tx, key);
         if (existing && !existing.revokedAt) return { approval: summaryOf(existing), changed: false };
         const at = realNow();
-        const row = repo.saveApproval(tx, key, { approvedBy: input.actor.name, approvedAt: at, reason });
-        appendAudit(tx, {
+        const row = await repo.saveApproval(tx, key, { approvedBy: input.actor.name, approvedAt: at, reason });
+        await appendAudit(tx, {
           at,
           actor: input.actor.name,
           action: 'approval.approve',
@@ -113,17 +113,17 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
     },
 
     /** Revokes the gate's approval; `changed` is false when it was revoked already. */
-    revoke(input: GateInput & { reason?: string; actor: Actor }): { approval: ApprovalSummary; changed: boolean } {
+    async revoke(input: GateInput & { reason?: string; actor: Actor }): Promise<{ approval: ApprovalSummary; changed: boolean }> {
       const o = organization();
       const kind = input.kind ?? 'before';
       const reason = (input.reason ?? '').trim().slice(0, MAX_APPROVAL_REASON);
-      return withTransaction(db, (tx) => {
-        const existing = repo.findApproval(tx, { organizationId: o.id, sector: input.sector, version: input.version, kind });
+      return await withTransaction(db, async (tx) => {
+        const existing = await repo.findApproval(tx, { organizationId: o.id, sector: input.sector, version: input.version, kind });
         if (!existing) throw new AppError('NOT_FOUND', `No approval of ${input.version} ${kind} sector ${input.sector}`);
         if (existing.revokedAt) return { approval: summaryOf(existing), changed: false };
         const at = realNow();
-        const row = repo.revokeApproval(tx, existing.id, { revokedBy: input.actor.name, revokedAt: at });
-        appendAudit(tx, {
+        const row = await repo.revokeApproval(tx, existing.id, { revokedBy: input.actor.name, revokedAt: at });
+        await appendAudit(tx, {
           at,
           actor: input.actor.name,
           action: 'approval.revoke',

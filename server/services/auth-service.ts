@@ -102,8 +102,8 @@ export function createAuthService(deps: {
     return provider;
   }
 
-  function auditFailedExternalSignIn(provider: IdentityProvider, clientAddress: string, why: Record<string, unknown>): void {
-    appendAudit(db, {
+  async function auditFailedExternalSignIn(provider: IdentityProvider, clientAddress: string, why: Record<string, unknown>): Promise<void> {
+    await appendAudit(db, {
       organizationId: null,
       at: realNow(),
       actor: `anonymous@${clientAddress}`,
@@ -122,7 +122,7 @@ export function createAuthService(deps: {
    * a grant on some organization, and reaches only those (users.organizations_only). Returns null,
    * having written nothing, when the user would get no access at all.
    */
-  function externalUser(provider: IdentityProvider, identity: ExternalIdentity, role: Role | null): UserRow | null {
+  async function externalUser(provider: IdentityProvider, identity: ExternalIdentity, role: Role | null): Promise<UserRow | null> {
     const externalSubject = `${provider.id}:${identity.subject}`;
     const now = realNow();
     const actorName = `system:${provider.id}`;
@@ -130,14 +130,14 @@ export function createAuthService(deps: {
     const storedRole: Role = role ?? 'viewer';
     const organizationsOnly = role === null;
     // the stored global role follows the groups; the audit row says the role as the groups gave it
-    const setGlobalRole = (
+    const setGlobalRole = async (
       tx: Db,
       user: UserRow,
       stored: { role: Role; organizationsOnly: boolean },
       shown: { role: Role | null; reason: string },
     ) => {
-      updateUser(tx, user.id, stored);
-      appendAudit(tx, {
+      await updateUser(tx, user.id, stored);
+      await appendAudit(tx, {
         organizationId: null,
         at: now,
         actor: actorName,
@@ -147,43 +147,47 @@ export function createAuthService(deps: {
         after: { role: shown.role, organizationsOnly: stored.organizationsOnly, reason: shown.reason, groups: identity.groups },
       });
     };
-    return withTransaction(db, (tx) => {
-      const known = findUserByExternalSubject(tx, externalSubject);
+    return await withTransaction(db, async (tx) => {
+      const known = await findUserByExternalSubject(tx, externalSubject);
       if (known?.disabled) throw new AppError('FORBIDDEN', `The account ${known.username} is disabled on this server`);
-      const grants = planGroupGrants(tx, known?.id ?? null, identity.groups);
+      const grants = await planGroupGrants(tx, known?.id ?? null, identity.groups);
       if (organizationsOnly && grants.after.length === 0) {
         // the identity provider gives this user no access any more: what its groups granted goes now,
         // with the global role and the user's sessions (none may outlive the last group that let it in)
         if (known) {
-          writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
+          await writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
           if (!known.organizationsOnly)
-            setGlobalRole(
+            await setGlobalRole(
               tx,
               known,
               { role: 'viewer', organizationsOnly: true },
               { role: null, reason: 'in no group the identity provider maps' },
             );
-          sessionsRepo.deleteSessionsOfUser(tx, known.id);
+          await sessionsRepo.deleteSessionsOfUser(tx, known.id);
         }
         return null;
       }
       if (known) {
         if (known.role !== storedRole || known.organizationsOnly !== organizationsOnly)
-          setGlobalRole(
+          await setGlobalRole(
             tx,
             known,
             { role: storedRole, organizationsOnly },
             { role: storedRole, reason: 'groups at the identity provider' },
           );
-        writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
+        await writeGroupGrants(tx, grants, { userId: known.id, username: known.username, groups: identity.groups, actorName, at: now });
         return { ...known, role: storedRole, organizationsOnly };
       }
       const suffix = createHash('sha256').update(externalSubject).digest('hex').slice(0, 6);
-      const username = [identity.username, `${identity.username}@${provider.id}`, `${identity.username}@${provider.id}-${suffix}`].find(
-        (name) => !findUserByName(tx, name),
-      );
+      let username: string | undefined;
+      for (const name of [identity.username, `${identity.username}@${provider.id}`, `${identity.username}@${provider.id}-${suffix}`]) {
+        if (!(await findUserByName(tx, name))) {
+          username = name;
+          break;
+        }
+      }
       if (!username) throw new AppError('CONFLICT', `The username ${identity.username} is taken on this server`);
-      const user = insertUser(tx, {
+      const user = await insertUser(tx, {
         username,
         passwordHash: unusablePasswordHash(),
         role: storedRole,
@@ -191,7 +195,7 @@ export function createAuthService(deps: {
         createdAt: now,
         externalSubject,
       });
-      appendAudit(tx, {
+      await appendAudit(tx, {
         organizationId: null,
         at: now,
         actor: actorName,
@@ -199,25 +203,25 @@ export function createAuthService(deps: {
         target: `user:${username}`,
         after: { role: storedRole, organizationsOnly, provider: provider.id, email: identity.email ?? null, groups: identity.groups },
       });
-      writeGroupGrants(tx, grants, { userId: user.id, username, groups: identity.groups, actorName, at: now });
+      await writeGroupGrants(tx, grants, { userId: user.id, username, groups: identity.groups, actorName, at: now });
       return user;
     });
   }
 
-  function startSession(user: UserRow, jar: CookieJar, how: string): Me {
+  async function startSession(user: UserRow, jar: CookieJar, how: string): Promise<Me> {
     const token = generateSecret(32);
     const csrfToken = generateSecret(32);
     const createdAt = realNow();
-    withTransaction(db, (tx) => {
-      sessionsRepo.deleteExpiredSessions(tx, createdAt);
-      sessionsRepo.insertSession(tx, {
+    await withTransaction(db, async (tx) => {
+      await sessionsRepo.deleteExpiredSessions(tx, createdAt);
+      await sessionsRepo.insertSession(tx, {
         idHash: sha256Hex(token),
         userId: user.id,
         csrfToken,
         createdAt,
         expiresAt: new Date(createdAt.getTime() + SESSION_TTL_MS),
       });
-      appendAudit(tx, {
+      await appendAudit(tx, {
         organizationId: null,
         at: createdAt,
         actor: user.username,
@@ -232,16 +236,16 @@ export function createAuthService(deps: {
     return { username: user.username, role: user.role, via: 'session', mustChangePassword: user.mustChangePassword, organizationRole };
   }
 
-  function recordFailure(tx: Db, keys: { key: string; free: number }[], now: Date): void {
+  async function recordFailure(tx: Db, keys: { key: string; free: number }[], now: Date): Promise<void> {
     const previous = new Map(
-      throttleRepo
-        .findThrottleRows(
+      (
+        await throttleRepo.findThrottleRows(
           tx,
           keys.map((k) => k.key),
         )
-        .map((r) => [r.key, r]),
+      ).map((r) => [r.key, r]),
     );
-    for (const { key, free } of keys) throttleRepo.saveThrottleRow(tx, afterFailure(key, previous.get(key), now, free));
+    for (const { key, free } of keys) await throttleRepo.saveThrottleRow(tx, afterFailure(key, previous.get(key), now, free));
   }
 
   return {
@@ -262,7 +266,7 @@ export function createAuthService(deps: {
         { key: addressKey(input.clientAddress), free: FREE_FAILURES.address },
       ];
       const waitMs = blockedForMs(
-        throttleRepo.findThrottleRows(
+        await throttleRepo.findThrottleRows(
           db,
           keys.map((k) => k.key),
         ),
@@ -273,15 +277,15 @@ export function createAuthService(deps: {
         input.retryAfter?.(seconds);
         throw new AppError('TOO_MANY_REQUESTS', `Too many failed sign-ins; try again in ${seconds} s`);
       }
-      const user = findUserByName(db, input.username);
+      const user = await findUserByName(db, input.username);
       const ok =
         user && !user.disabled ? await verifyPassword(input.password, user.passwordHash) : (await burnPasswordCheck(input.password), false);
       const now = realNow();
       if (!user || !ok) {
-        withTransaction(db, (tx) => {
-          recordFailure(tx, keys, now);
-          throttleRepo.deleteStaleThrottleRows(tx, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
-          appendAudit(tx, {
+        await withTransaction(db, async (tx) => {
+          await recordFailure(tx, keys, now);
+          await throttleRepo.deleteStaleThrottleRows(tx, new Date(now.getTime() - THROTTLE_WINDOW_MS - THROTTLE_MAX_BLOCK_MS));
+          await appendAudit(tx, {
             organizationId: null,
             at: now,
             actor: `anonymous@${input.clientAddress}`,
@@ -292,8 +296,8 @@ export function createAuthService(deps: {
         });
         throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
       }
-      throttleRepo.deleteThrottleRow(db, keys[0]!.key);
-      return startSession(user, input.cookies, 'password');
+      await throttleRepo.deleteThrottleRow(db, keys[0]!.key);
+      return await startSession(user, input.cookies, 'password');
     },
 
     /**
@@ -304,7 +308,7 @@ export function createAuthService(deps: {
       if (input.actor.via !== 'session' || input.actor.userId === undefined) {
         throw new AppError('FORBIDDEN', 'Passwords are changed from a signed-in browser session');
       }
-      const user = findUserById(db, input.actor.userId);
+      const user = await findUserById(db, input.actor.userId);
       if (!user || user.disabled) throw new AppError('UNAUTHORIZED', 'Sign in first');
       if (user.externalSubject !== null) {
         throw new AppError('FORBIDDEN', 'This account signs in through its identity provider and has no password here');
@@ -321,11 +325,11 @@ export function createAuthService(deps: {
       }
       const passwordHash = await hashPassword(input.newPassword);
       const now = realNow();
-      withTransaction(db, (tx) => {
-        updateUser(tx, user.id, { passwordHash, mustChangePassword: false });
-        sessionsRepo.deleteSessionsOfUser(tx, user.id);
-        const revoked = revokeTokensOfUser(tx, user.id, now);
-        appendAudit(tx, {
+      await withTransaction(db, async (tx) => {
+        await updateUser(tx, user.id, { passwordHash, mustChangePassword: false });
+        await sessionsRepo.deleteSessionsOfUser(tx, user.id);
+        const revoked = await revokeTokensOfUser(tx, user.id, now);
+        await appendAudit(tx, {
           organizationId: null,
           at: now,
           actor: user.username,
@@ -334,33 +338,33 @@ export function createAuthService(deps: {
           after: { passwordChanged: true, sessionsEnded: true, tokensRevoked: revoked },
         });
       });
-      return startSession({ ...user, passwordHash, mustChangePassword: false }, input.cookies, 'password-change');
+      return await startSession({ ...user, passwordHash, mustChangePassword: false }, input.cookies, 'password-change');
     },
 
-    demoLogin(input: { cookies: CookieJar }): Me {
-      const user = isDemoLoginEnabled(db, deps.env) ? findUserByName(db, DEMO_USERNAME) : undefined;
+    async demoLogin(input: { cookies: CookieJar }): Promise<Me> {
+      const user = (await isDemoLoginEnabled(db, deps.env)) ? await findUserByName(db, DEMO_USERNAME) : undefined;
       if (!user || user.disabled) throw new AppError('FORBIDDEN', 'Demo sign-in is not enabled on this server');
-      return startSession(user, input.cookies, 'demo');
+      return await startSession(user, input.cookies, 'demo');
     },
 
-    logout(input: { actor: Actor | null; cookies: CookieJar }): { ok: true } {
+    async logout(input: { actor: Actor | null; cookies: CookieJar }): Promise<{ ok: true }> {
       if (input.actor?.sessionIdHash) {
         const { name, sessionIdHash } = input.actor;
-        withTransaction(db, (tx) => {
-          sessionsRepo.deleteSession(tx, sessionIdHash);
-          appendAudit(tx, { organizationId: null, at: realNow(), actor: name, action: 'auth.logout', target: `user:${name}` });
+        await withTransaction(db, async (tx) => {
+          await sessionsRepo.deleteSession(tx, sessionIdHash);
+          await appendAudit(tx, { organizationId: null, at: realNow(), actor: name, action: 'auth.logout', target: `user:${name}` });
         });
       }
       for (const cookie of clearedSessionCookies({ secure: input.cookies.secure })) input.cookies.set(cookie);
       return { ok: true };
     },
 
-    me(actor: Actor | null): Me | null {
+    async me(actor: Actor | null): Promise<Me | null> {
       if (!actor) return null;
       let organizationRole: Role | null = actor.role;
       if (deps.organization) {
         try {
-          organizationRole = actorOnOrganization(db, actor, deps.organization)?.role ?? null;
+          organizationRole = (await actorOnOrganization(db, actor, deps.organization))?.role ?? null;
         } catch (err) {
           // an organization the user may not see (or that does not exist): no role there
           if (!(err instanceof AppError)) throw err;
@@ -376,9 +380,9 @@ export function createAuthService(deps: {
       };
     },
 
-    loginOptions(): { demoLogin: boolean; providers: { id: string; displayName: string }[] } {
+    async loginOptions(): Promise<{ demoLogin: boolean; providers: { id: string; displayName: string }[] }> {
       return {
-        demoLogin: isDemoLoginEnabled(db, deps.env),
+        demoLogin: await isDemoLoginEnabled(db, deps.env),
         providers: identityProvidersFor(deps.env).map((p) => ({ id: p.id, displayName: p.displayName })),
       };
     },
@@ -434,13 +438,13 @@ export function createAuthService(deps: {
         flow = null;
       }
       if (!flow || flow.provider !== provider.id || flow.expires < realNow().getTime()) {
-        auditFailedExternalSignIn(provider, input.clientAddress, { reason: 'no sign-in started in this browser, or it expired' });
+        await auditFailedExternalSignIn(provider, input.clientAddress, { reason: 'no sign-in started in this browser, or it expired' });
         throw new AppError('UNAUTHORIZED', 'This sign-in was not started in this browser or took longer than 10 minutes; please try again');
       }
       const refusal = input.callbackUrl.searchParams.get('error');
       if (refusal !== null) {
         const description = input.callbackUrl.searchParams.get('error_description')?.slice(0, 300);
-        auditFailedExternalSignIn(provider, input.clientAddress, { reason: refusal, description: description ?? null });
+        await auditFailedExternalSignIn(provider, input.clientAddress, { reason: refusal, description: description ?? null });
         throw new AppError('UNAUTHORIZED', `${provider.displayName} refused the sign-in: ${description ?? refusal}`);
       }
       let identity: ExternalIdentity;
@@ -453,12 +457,12 @@ export function createAuthService(deps: {
           codeVerifier: flow.verifier,
         });
       } catch (err) {
-        auditFailedExternalSignIn(provider, input.clientAddress, { reason: (err as Error).message.slice(0, 300) });
+        await auditFailedExternalSignIn(provider, input.clientAddress, { reason: (err as Error).message.slice(0, 300) });
         throw new AppError('UNAUTHORIZED', `The sign-in with ${provider.displayName} could not be verified: ${(err as Error).message}`);
       }
-      const user = externalUser(provider, identity, provider.roleFor(identity));
+      const user = await externalUser(provider, identity, provider.roleFor(identity));
       if (user === null) {
-        auditFailedExternalSignIn(provider, input.clientAddress, {
+        await auditFailedExternalSignIn(provider, input.clientAddress, {
           reason: 'in no group mapped to a role',
           subject: identity.subject,
           username: identity.username,
@@ -469,7 +473,7 @@ export function createAuthService(deps: {
           `${identity.username} signed in at ${provider.displayName} but is in none of the groups this server grants a role to`,
         );
       }
-      return { me: startSession(user, input.cookies, `oidc:${provider.id}`), next: flow.next };
+      return { me: await startSession(user, input.cookies, `oidc:${provider.id}`), next: flow.next };
     },
   };
 }

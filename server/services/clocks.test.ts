@@ -16,8 +16,8 @@ const DAY_MS = 86_400_000;
 describe('audit and credentials use real time, not the fleet clock', () => {
   it('stamps audit rows, revisions and sessions with real time after the fleet clock moved 30 days', async () => {
     const db = openDatabase(':memory:');
-    seedDemo(db, new Date());
-    const admin = insertUser(db, { username: 'ada', passwordHash: 'x', role: 'admin', createdAt: new Date() });
+    await seedDemo(db, new Date());
+    const admin = await insertUser(db, { username: 'ada', passwordHash: 'x', role: 'admin', createdAt: new Date() });
     const actor: Actor = { name: 'ada', role: 'admin', via: 'session', userId: admin.id };
     const call = () =>
       createCaller(createContextInner({ db, fleetNow: getFleetClock(db), realNow: () => new Date(), actor, resHeaders: new Headers() }));

@@ -14,20 +14,20 @@ const NEXT_RUNS = 5;
 
 export function createClusterExplainService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
-    explain(name: string) {
+    async explain(name: string) {
       const org = scope();
-      const row = org && findClusterByName(db, name, org.id);
+      const row = org && (await findClusterByName(db, name, org.id));
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();
       const events = {
-        decisions: listRecentDecisions(db, org.id, name).map((d) => ({
+        decisions: (await listRecentDecisions(db, org.id, name)).map((d) => ({
           at: d.at.toISOString(),
           action: d.action,
           version: d.version,
           reason: d.reason,
           message: d.message,
         })),
-        actions: listRecentActions(db, org.id, name).map((a) => ({
+        actions: (await listRecentActions(db, org.id, name)).map((a) => ({
           at: a.createdAt.toISOString(),
           kind: a.kind,
           version: a.version,
@@ -39,7 +39,7 @@ export function createClusterExplainService(db: Db, now: () => Date, scope: Orga
       const frozen = org ? { frozen: org.frozen, reason: org.frozenReason } : { frozen: false, reason: null };
       // the provider no longer reports it: left out of planning, so there is nothing to explain
       const gone = row.upgradeState === 'gone';
-      const stored = evaluateStoredFleet(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
+      const stored = await evaluateStoredFleet(db, { id: row.organizationId, frozen: frozen.frozen, frozenReason: frozen.reason }, at);
       if (gone || !stored.ok) {
         // The stored fleet does not validate: show why instead of a half explanation.
         return {

@@ -153,9 +153,9 @@ type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: 
 
 export function createClusterService(db: Db, now: () => Date, scope: OrganizationScope) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
-  function engineLookup(): EngineLookup {
+  async function engineLookup(): Promise<EngineLookup> {
     const org = scope();
-    const stored = org ? evaluateStoredFleet(db, org, now()) : null;
+    const stored = org ? await evaluateStoredFleet(db, org, now()) : null;
     if (!stored?.ok) return NO_ENGINE_VIEW;
     const selected = new Map<string, string>();
     for (const c of stored.input.clusters) {
@@ -170,27 +170,28 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
    * select (both: the names both select). An invalid selector is refused with the parser's message.
    * `engine`: the caller's lookup when it has one (the evaluation is looked up once per call).
    */
-  function repositoryFilter(organizationId: number, input: ListFilter, engine?: EngineLookup): clustersRepo.ClusterFilter {
-    const lookup = () => (engine ??= engineLookup());
+  async function repositoryFilter(organizationId: number, input: ListFilter, engine?: EngineLookup): Promise<clustersRepo.ClusterFilter> {
+    const lookup = async () => (engine ??= await engineLookup());
     const { neverUpgrades, label, selector, ...rest } = input;
-    let names: string[] | undefined = neverUpgrades ? lookup().allNever() : undefined;
+    let names: string[] | undefined = neverUpgrades ? (await lookup()).allNever() : undefined;
     const narrow = (to: readonly string[]) => {
       const keep = new Set(to);
       names = (names ?? [...keep]).filter((n) => keep.has(n));
     };
-    if (selector !== undefined && selector.trim() !== '') narrow(clustersMatching(db, organizationId, requireSelector(selector)).names);
+    if (selector !== undefined && selector.trim() !== '')
+      narrow((await clustersMatching(db, organizationId, requireSelector(selector))).names);
     let sector = rest.sector;
     // a sector's members include those its selector took (the stored column holds the policy's sector only)
-    const selectedInto = sector ? lookup().selectedInto(sector) : [];
+    const selectedInto = sector ? (await lookup()).selectedInto(sector) : [];
     if (sector && selectedInto.length > 0) {
-      narrow([...clustersRepo.listClusterNamesInSector(db, organizationId, sector), ...selectedInto]);
+      narrow([...(await clustersRepo.listClusterNamesInSector(db, organizationId, sector)), ...selectedInto]);
       sector = undefined;
     }
     return { ...rest, sector, label: parseLabelFilter(label), organizationId, ...(names ? { names } : {}) };
   }
 
   return {
-    list(input: {
+    async list(input: {
       /** `neverUpgrades`: only the clusters that will never upgrade as configured (the engine's verdict); `label`: key=value */
       filter: ListFilter;
       sort: clustersRepo.ClusterSortKey;
@@ -200,17 +201,20 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     }) {
       const org = scope();
       if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
-      const engine = engineLookup();
-      const { rows, total } = clustersRepo.listClusters(db, { ...input, filter: repositoryFilter(org.id, input.filter, engine) });
-      const lastSnapshot = readSnapshotObservedAt(db);
+      const engine = await engineLookup();
+      const { rows, total } = await clustersRepo.listClusters(db, {
+        ...input,
+        filter: await repositoryFilter(org.id, input.filter, engine),
+      });
+      const lastSnapshot = await readSnapshotObservedAt(db);
       return { items: rows.map((r) => toSummary(r, engine, lastSnapshot)), total, offset: input.offset, limit: input.limit };
     },
 
-    byName(name: string) {
+    async byName(name: string) {
       const org = scope();
-      const row = org && clustersRepo.findClusterByName(db, name, org.id);
+      const row = org && (await clustersRepo.findClusterByName(db, name, org.id));
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
-      const history = clustersRepo.listClusterUpgrades(db, row.id).map((u) => ({
+      const history = (await clustersRepo.listClusterUpgrades(db, row.id)).map((u) => ({
         fromVersion: u.fromVersion,
         toVersion: u.toVersion,
         state: u.state,
@@ -219,29 +223,29 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
         message: u.message,
       }));
       return {
-        ...toSummary(row, engineLookup(), readSnapshotObservedAt(db)),
+        ...toSummary(row, await engineLookup(), await readSnapshotObservedAt(db)),
         upgradePolicy: row.upgradePolicy,
         policyRevision: row.policyRevision,
         history,
       };
     },
 
-    facets() {
+    async facets() {
       const org = scope();
       if (!org) return { sectors: [], workloads: [], states: [], reasons: [], minors: [], regions: [], labels: [], neverUpgrades: 0 };
-      const engine = engineLookup();
-      const values = clustersRepo.distinctValues(db, org.id);
+      const engine = await engineLookup();
+      const values = await clustersRepo.distinctValues(db, org.id);
       // sectors whose only members came by selector are choosable too
       const sectors = [...new Set([...values.sectors, ...engine.selectedSectors()])].sort();
       return { ...values, sectors, neverUpgrades: engine.allNever().length };
     },
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
-    versionDistribution(input: ListFilter = {}) {
+    async versionDistribution(input: ListFilter = {}) {
       const org = scope();
       if (!org) return [];
       const byVersion = new Map<string, Record<string, number>>();
-      for (const { version, state, count } of clustersRepo.countByVersion(db, repositoryFilter(org.id, input))) {
+      for (const { version, state, count } of await clustersRepo.countByVersion(db, await repositoryFilter(org.id, input))) {
         const entry = byVersion.get(version) ?? {};
         entry[state] = (entry[state] ?? 0) + count;
         byVersion.set(version, entry);

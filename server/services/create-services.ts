@@ -93,7 +93,9 @@ export function createServices(deps: ServiceDeps) {
       db: deps.db,
       realNow: deps.realNow,
       // the organization's own provider (or the instance's for the first): where its clusters live
-      provider: deps.provider ?? (() => providerOfOrganization(deps.db, org(), findFirstOrganization(deps.db)?.id, deps.env.provider)),
+      provider:
+        deps.provider ??
+        (async () => providerOfOrganization(deps.db, org(), (await findFirstOrganization(deps.db))?.id, deps.env.provider)),
       organization: org,
     }),
   };

@@ -37,7 +37,7 @@ export function demoScaleForClusters(clusters: number): number {
 }
 
 /** Writes the demo fleet and its update graphs in one transaction; returns how many clusters. */
-export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
+export async function seedDemo(db: Db, now: Date, scale = 1): Promise<{ clusters: number }> {
   const graphText = fs.readFileSync(path.join(DEMO_DATA, 'stable-4.13.json'), 'utf8');
   // The two newest releases are held back: the simulator publishes them as simulated days pass.
   const fleet = generateDemoFleet(JSON.parse(graphText) as DemoGraphDocument, now, undefined, { holdBackReleases: 2, scale });
@@ -56,9 +56,9 @@ export function seedDemo(db: Db, now: Date, scale = 1): { clusters: number } {
       importedAt: now,
     };
   });
-  withTransaction(db, (tx) => {
-    insertDemoFleet(tx, fleet, now);
-    for (const graph of graphs) upsertGraph(tx, graph);
+  await withTransaction(db, async (tx) => {
+    await insertDemoFleet(tx, fleet, now);
+    for (const graph of graphs) await upsertGraph(tx, graph);
   });
   return { clusters: fleet.clusters.length };
 }

@@ -46,24 +46,25 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
-  const matchingNow = (organizationId: number, text: string) => {
+  const matchingNow = async (organizationId: number, text: string) => {
     const parsed = parseLabelSelector(text);
     if (!parsed.ok) return { count: 0, names: [] as string[] };
-    const { names } = clustersMatching(db, organizationId, parsed.selector);
+    const { names } = await clustersMatching(db, organizationId, parsed.selector);
     return { count: names.length, names: names.slice(0, PREVIEW_NAMES) };
   };
   return {
-    list(input: { includePast?: boolean } = {}) {
+    async list(input: { includePast?: boolean } = {}) {
       const current = now();
       const o = org();
-      return listExclusions(db, o.id, input.includePast ? {} : { endingAfter: current }).map((e) => ({
+      const exclusions = await listExclusions(db, o.id, input.includePast ? {} : { endingAfter: current });
+      return Promise.all(exclusions.map(async (e) => ({
         ...e,
         active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime(),
         /** a selector exclusion: the clusters it covers now (it covers clusters that appear later too) */
-        matching: e.scope === 'selector' ? matchingNow(o.id, e.subject ?? '') : null,
-      }));
+        matching: e.scope === 'selector' ? await matchingNow(o.id, e.subject ?? '') : null,
+      })));
     },
-    create(input: CreateExclusionInput) {
+    async create(input: CreateExclusionInput) {
       const o = org();
       const problems: { path: string; message: string }[] = [];
       if (input.endsAt.getTime() <= input.startsAt.getTime()) problems.push({ path: 'endsAt', message: 'must be after the start' });
@@ -76,15 +77,15 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
         // an empty selector matches every cluster: that is the organization scope, say so
         else if (parsed.selector.requirements.length === 0) problems.push({ path: 'subject', message: 'write a label selector' });
       }
-      if (input.scope === 'sector' && subject && !listSectorNames(db, o.id).includes(subject))
+      if (input.scope === 'sector' && subject && !(await listSectorNames(db, o.id)).includes(subject))
         problems.push({ path: 'subject', message: `sector '${subject}' does not exist` });
-      if (input.scope === 'cluster' && subject && !findClusterByName(db, subject, o.id))
+      if (input.scope === 'cluster' && subject && !(await findClusterByName(db, subject, o.id)))
         problems.push({ path: 'subject', message: `cluster '${subject}' does not exist` });
       if (!input.reason.trim()) problems.push({ path: 'reason', message: 'say why' });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
       const at = realNow();
-      return withTransaction(db, (tx) => {
-        const row = insertExclusion(tx, {
+      return await withTransaction(db, async (tx) => {
+        const row = await insertExclusion(tx, {
           organizationId: o.id,
           scope: input.scope,
           subject,
@@ -94,7 +95,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
           createdBy: input.actor.name,
           createdAt: at,
         });
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at,
           actor: input.actor.name,
           action: 'exclusion.create',
@@ -105,14 +106,14 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
         return row;
       });
     },
-    delete(input: { id: number; actor: Actor }) {
-      const row = findExclusionById(db, input.id);
+    async delete(input: { id: number; actor: Actor }) {
+      const row = await findExclusionById(db, input.id);
       // another organization's exclusion does not exist here
       const o = org();
       if (!row || row.organizationId !== o.id) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
-      withTransaction(db, (tx) => {
-        deleteExclusion(tx, input.id);
-        appendAudit(tx, {
+      await withTransaction(db, async (tx) => {
+        await deleteExclusion(tx, input.id);
+        await appendAudit(tx, {
           at: realNow(),
           actor: input.actor.name,
           action: 'exclusion.delete',

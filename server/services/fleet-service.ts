@@ -8,11 +8,11 @@ import { SIMULATOR_CLOCK_KEY } from '@/server/fleet-clock';
 
 export function createFleetService(db: Db, now: () => Date, provider: ProviderName, scope: OrganizationScope) {
   return {
-    status() {
+    async status() {
       const org = scope();
-      const clusterCount = org ? countClusters(db, org.id) : 0;
-      const simulated = hasSetting(db, SIMULATOR_CLOCK_KEY);
-      const lastTick = latestFinishedTick(db);
+      const clusterCount = org ? await countClusters(db, org.id) : 0;
+      const simulated = await hasSetting(db, SIMULATOR_CLOCK_KEY);
+      const lastTick = await latestFinishedTick(db);
       return {
         organization: org?.name ?? 'no organization',
         clusterCount,

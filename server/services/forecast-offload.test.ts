@@ -28,8 +28,8 @@ function recordingOffload() {
 describe('forecasts handed to the forecast thread', () => {
   it('sends the request’s organization and fleet time, and answers with what the thread answered', async () => {
     const db = openDatabase(':memory:');
-    seedDemo(db, NOW);
-    const second = insertEmptyOrganization(db, 'second', NOW);
+    await seedDemo(db, NOW);
+    const second = await insertEmptyOrganization(db, 'second', NOW);
     const { calls, offload } = recordingOffload();
     const scope = organizationScope(db, { name: 'second' });
     const input = { horizonDays: 30, upgradeMinutes: 60, offset: 0, limit: 10 };
@@ -53,7 +53,7 @@ describe('forecasts handed to the forecast thread', () => {
 
   it('refuses an unknown organization before anything is sent', async () => {
     const db = openDatabase(':memory:');
-    seedDemo(db, NOW);
+    await seedDemo(db, NOW);
     const { calls, offload } = recordingOffload();
     const scope = organizationScope(db, { name: 'nope' });
     await expect(

@@ -20,8 +20,8 @@ export interface GatedForecastOptions {
 }
 
 /** The forecast's options with the scheduler's own gates at `at`, so its first step is what the next tick does. */
-export function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, opts: GatedForecastOptions): ForecastOptions {
-  const gates = loadGateState(db, org, at);
+export async function gatedForecastOptions(db: Db, org: GateOrganization, at: Date, opts: GatedForecastOptions): Promise<ForecastOptions> {
+  const gates = await loadGateState(db, org, at);
   return {
     targetVersion: opts.targetVersion,
     horizonDays: opts.horizonDays,

@@ -172,7 +172,7 @@ export function createForecastService(
     const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
     const org = scope();
-    const revision = org ? readForecastInputsRevision(db, org.id) : null;
+    const revision = org ? await readForecastInputsRevision(db, org.id) : null;
     const options = [input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null];
     const key = revision && JSON.stringify([org!.id, revision.configuration, revision.observation, ...options]);
     const lineKey = revision && JSON.stringify([org!.id, revision.configuration, ...options]);
@@ -223,7 +223,7 @@ export function createForecastService(
   async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
     const org = scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
-    const document = applyForecastOverrides(loadPlanDocument(db, org.id, at), input.overrides);
+    const document = applyForecastOverrides(await loadPlanDocument(db, org.id, at), input.overrides);
     const parsed = validatePlanInput(document);
     if (!parsed.ok)
       throw new AppError(
@@ -231,7 +231,7 @@ export function createForecastService(
         'The what-if policy is not valid',
         parsed.problems.map((p) => ({ path: p.path, message: p.message })),
       );
-    const options = gatedForecastOptions(db, org, at, {
+    const options = await gatedForecastOptions(db, org, at, {
       targetVersion: input.targetVersion ?? defaultTargetVersion(parsed.input) ?? undefined,
       horizonDays: input.horizonDays,
       upgradeMinutes: input.upgradeMinutes,
@@ -240,7 +240,7 @@ export function createForecastService(
     });
     const frozen = options.frozen ?? false;
     const exclusions = options.exclusions ?? [];
-    const sectorRows = listSectorRows(db, org.id);
+    const sectorRows = await listSectorRows(db, org.id);
     const depths = computeSectorDepths(sectorRows);
     const order = new Map(
       [...sectorRows]

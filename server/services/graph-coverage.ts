@@ -6,15 +6,15 @@ import { graphCoverage, type GraphCoverage } from '@/server/domain/plan/lint-pol
 import { loadStoredGraphIndex } from '@/server/repositories/update-graph-repository';
 import { getEnv } from '@/server/env';
 
-export function storedGraphCoverage(db: Db): GraphCoverage | undefined {
-  const stored = loadStoredGraphIndex(db);
+export async function storedGraphCoverage(db: Db): Promise<GraphCoverage | undefined> {
+  const stored = await loadStoredGraphIndex(db);
   return stored?.ok ? graphCoverage(stored.index) : undefined;
 }
 
 /** The lint's context for an organization: the stored graphs, and its provider (its own, else the instance's). */
-export function lintContextFor(
+export async function lintContextFor(
   db: Db,
   org: { providerKind?: string | null } | null | undefined,
-): { graphs?: GraphCoverage; provider: string } {
-  return { graphs: storedGraphCoverage(db), provider: org?.providerKind ?? getEnv().provider.name };
+): Promise<{ graphs?: GraphCoverage; provider: string }> {
+  return { graphs: await storedGraphCoverage(db), provider: org?.providerKind ?? getEnv().provider.name };
 }

@@ -29,7 +29,7 @@ export function createGraphRefreshService(deps: { db: Db; realNow: () => Date; s
       for (const channel of settings.channels) {
         try {
           const text = await fetchChannelGraph({ url: settings.url, channel, arch: settings.arch });
-          const stored = graphs.import(
+          const stored = await graphs.import(
             {
               fileName: `${channel}-${settings.arch}.json`,
               text,

@@ -25,9 +25,9 @@ function caller(actor: Actor) {
   return createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
 });
 
 describe('graph service', () => {
@@ -117,7 +117,7 @@ describe('graph service', () => {
   });
 
   it('solves for a cluster of the fleet by name, with its version and node count', async () => {
-    const cluster = listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 }).rows[0]!;
+    const cluster = (await listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 })).rows[0]!;
     const r = await caller(viewer).graphs.solve({ clusterName: cluster.name, channel: 'stable-4.13', allowConditional: true });
     expect(r.cluster).toMatchObject({ name: cluster.name, version: cluster.version });
     expect(r.answer.from).toBe(cluster.version);
@@ -128,7 +128,7 @@ describe('graph service', () => {
   });
 
   it("lists, hop by hop, what the cluster's operators and removed-API use would hold (the scheduler's rule)", async () => {
-    const cluster = listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 }).rows[0]!;
+    const cluster = (await listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 })).rows[0]!;
     const solve = () => caller(viewer).graphs.solve({ clusterName: cluster.name, channel: 'eus-4.8', allowConditional: false });
     db.$client.prepare('update clusters set version = ?, inhibitors = null where id = ?').run('4.6.30', cluster.id);
     expect((await solve()).hopInhibitors).toMatchObject({
@@ -156,7 +156,7 @@ describe('graph service', () => {
   });
 
   it('says for a chosen cluster whether fleetplan runs the EUS-to-EUS path itself, control-plane-only', async () => {
-    const cluster = listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 }).rows[0]!;
+    const cluster = (await listClusters(db, { filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 1 })).rows[0]!;
     const policy = { ...(cluster.upgradePolicy ?? {}) } as Record<string, unknown>;
     const solve = () => caller(viewer).graphs.solve({ clusterName: cluster.name, channel: 'eus-4.8', allowConditional: false });
     db.$client
@@ -181,26 +181,26 @@ describe('graph service', () => {
     db.$client.prepare('update organizations set provider_kind = null where id = ?').run(cluster.organizationId);
   });
 
-  it('builds the merged index once per set of stored graphs, and again after an import', () => {
+  it('builds the merged index once per set of stored graphs, and again after an import', async () => {
     const service = createGraphService(db, () => NOW);
-    service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
+    await service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
     const afterFirst = graphSetLoadCount();
-    service.solve({ from: '4.7.60', channel: 'eus-4.8', allowConditional: false });
-    service.channels();
+    await service.solve({ from: '4.7.60', channel: 'eus-4.8', allowConditional: false });
+    await service.channels();
     // a new service object (one per request) shares the cache
-    createGraphService(db, () => NOW).graphView({ channel: 'eus-4.8', path: ['4.6.30', '4.7.60', '4.8.54'] });
+    await createGraphService(db, () => NOW).graphView({ channel: 'eus-4.8', path: ['4.6.30', '4.7.60', '4.8.54'] });
     expect(graphSetLoadCount()).toBe(afterFirst);
 
-    service.import({ fileName: 'stable-4.13-copy.json', text: fs.readFileSync('server/demo/data/stable-4.13.json', 'utf8') }, 'test');
-    service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
+    await service.import({ fileName: 'stable-4.13-copy.json', text: fs.readFileSync('server/demo/data/stable-4.13.json', 'utf8') }, 'test');
+    await service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
     expect(graphSetLoadCount()).toBe(afterFirst + 1);
-    service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
+    await service.solve({ from: '4.6.30', channel: 'eus-4.8', allowConditional: false });
     expect(graphSetLoadCount()).toBe(afterFirst + 1);
   });
 
-  it('keeps the graph view small: the path, its neighbourhood and a spine, saying what is omitted', () => {
+  it('keeps the graph view small: the path, its neighbourhood and a spine, saying what is omitted', async () => {
     const service = createGraphService(db, () => NOW);
-    const v = service.graphView({ channel: 'eus-4.8', path: ['4.6.30', '4.7.60', '4.8.54'], from: '4.6.30', to: '4.8.54' });
+    const v = await service.graphView({ channel: 'eus-4.8', path: ['4.6.30', '4.7.60', '4.8.54'], from: '4.6.30', to: '4.8.54' });
     expect(v.minors).toEqual(['4.6', '4.7', '4.8']);
     expect(v.edges.filter((e) => e.onPath).map((e) => `${e.from}>${e.to}`)).toEqual(['4.6.30>4.7.60', '4.7.60>4.8.54']);
     expect(v.edges.length).toBeLessThan(v.nodes.length * 2 + 80);

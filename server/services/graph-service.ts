@@ -81,8 +81,8 @@ function architectureFromText(text: string): string | null {
 /** The update graphs are the instance's; the clusters to pick a source from are the request's organization's (`scope`). */
 export function createGraphService(db: Db, now: () => Date, scope: OrganizationScope = organizationScope(db)) {
   /** The merged index of every stored graph (cached), or null when none is stored. */
-  function loadIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } | null {
-    const loaded = loadStoredGraphIndex(db);
+  async function loadIndex(): Promise<{ index: GraphIndex; graphs: StoredGraphMeta[] } | null> {
+    const loaded = await loadStoredGraphIndex(db);
     if (loaded === null) return null;
     if (!loaded.ok) {
       // Only validated documents are stored, so this means the table was edited by hand.
@@ -91,8 +91,8 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
     return { index: loaded.index, graphs: loaded.graphs };
   }
 
-  function requireIndex(): { index: GraphIndex; graphs: StoredGraphMeta[] } {
-    const loaded = loadIndex();
+  async function requireIndex(): Promise<{ index: GraphIndex; graphs: StoredGraphMeta[] }> {
+    const loaded = await loadIndex();
     if (!loaded)
       throw new AppError(
         'PRECONDITION_FAILED',
@@ -102,11 +102,11 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
   }
 
   return {
-    list(): StoredGraphMeta[] {
-      return listGraphs(db);
+    async list(): Promise<StoredGraphMeta[]> {
+      return await listGraphs(db);
     },
 
-    import(input: ImportGraphInput, actor: string): StoredGraphMeta {
+    async import(input: ImportGraphInput, actor: string): Promise<StoredGraphMeta> {
       const bytes = Buffer.byteLength(input.text, 'utf8');
       if (bytes > MAX_GRAPH_BYTES) {
         throw new AppError(
@@ -134,9 +134,9 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
         edgeCount: graph.edges.length,
         importedAt: at,
       };
-      const id = withTransaction(db, (tx) => {
-        const newId = upsertGraph(tx, { ...meta, document: input.text });
-        appendAudit(tx, {
+      const id = await withTransaction(db, async (tx) => {
+        const newId = await upsertGraph(tx, { ...meta, document: input.text });
+        await appendAudit(tx, {
           organizationId: null,
           at,
           actor,
@@ -146,16 +146,16 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
         });
         return newId;
       });
-      forgetStoredGraphIndex(db);
+      await forgetStoredGraphIndex(db);
       return { id, ...meta };
     },
 
-    delete(id: number, actor: string): { deleted: string } {
-      const existing = findGraphById(db, id);
+    async delete(id: number, actor: string): Promise<{ deleted: string }> {
+      const existing = await findGraphById(db, id);
       if (!existing) throw new AppError('NOT_FOUND', `No stored graph with id ${id}`);
-      withTransaction(db, (tx) => {
-        deleteGraph(tx, id);
-        appendAudit(tx, {
+      await withTransaction(db, async (tx) => {
+        await deleteGraph(tx, id);
+        await appendAudit(tx, {
           organizationId: null,
           at: now(),
           actor,
@@ -164,13 +164,19 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
           before: existing,
         });
       });
-      forgetStoredGraphIndex(db);
+      await forgetStoredGraphIndex(db);
       return { deleted: existing.name };
     },
 
     /** Every channel of the stored graphs (eus first) with its version range. */
-    channels(): { channels: ChannelSummary[]; releases: number; edges: number; hasChannelMetadata: boolean; graphs: number } {
-      const loaded = loadIndex();
+    async channels(): Promise<{
+      channels: ChannelSummary[];
+      releases: number;
+      edges: number;
+      hasChannelMetadata: boolean;
+      graphs: number;
+    }> {
+      const loaded = await loadIndex();
       if (!loaded) return { channels: [], releases: 0, edges: 0, hasChannelMetadata: false, graphs: 0 };
       const { index, graphs } = loaded;
       return {
@@ -183,10 +189,10 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
     },
 
     /** Clusters of the fleet to pick a source from (name, version, node count). */
-    clusterOptions(search: string | undefined, limit: number) {
+    async clusterOptions(search: string | undefined, limit: number) {
       const org = scope();
       if (!org) return { total: 0, clusters: [] };
-      const { rows, total } = listClusters(db, {
+      const { rows, total } = await listClusters(db, {
         filter: { search: search || undefined, organizationId: org.id },
         sort: 'name',
         direction: 'asc',
@@ -196,8 +202,8 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       return { total, clusters: rows.map((r) => ({ name: r.name, version: r.version, channel: r.channel, nodeCount: r.nodeCount })) };
     },
 
-    solve(input: SolveInput) {
-      const { index, graphs } = requireIndex();
+    async solve(input: SolveInput) {
+      const { index, graphs } = await requireIndex();
       let cluster: { name: string; version: string; channel: string; nodeCount: number } | null = null;
       let facts: ClusterInhibitorFacts | null = null;
       /** the cluster's policy takes EUS-to-EUS routes control-plane-only (lifecycle.eusControlPlaneOnly), and its provider */
@@ -205,7 +211,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
         const org = scope();
-        const row = org && findClusterByName(db, input.clusterName, org.id);
+        const row = org && (await findClusterByName(db, input.clusterName, org.id));
         if (!row)
           throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);
         cluster = { name: row.name, version: row.version, channel: row.channel, nodeCount: row.nodeCount };
@@ -304,8 +310,8 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
     },
 
     /** A compact graph for drawing around a path (see `buildGraphView`). */
-    graphView(input: GraphViewInput): GraphView {
-      const loaded = loadIndex();
+    async graphView(input: GraphViewInput): Promise<GraphView> {
+      const loaded = await loadIndex();
       return loaded ? buildGraphView(loaded.index, input) : emptyGraphView();
     },
   };

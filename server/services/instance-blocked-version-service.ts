@@ -20,8 +20,8 @@ const MAX_REASON = 1000;
 
 export function createInstanceBlockedVersionService(db: Db, realNow: () => Date) {
   return {
-    list() {
-      return listInstanceBlockedVersions(db).map((b) => ({
+    async list() {
+      return (await listInstanceBlockedVersions(db)).map((b) => ({
         pattern: b.pattern,
         reason: b.reason,
         createdBy: b.createdBy,
@@ -30,7 +30,7 @@ export function createInstanceBlockedVersionService(db: Db, realNow: () => Date)
     },
 
     /** Blocks `pattern` in every organization (a reason is required); CONFLICT when it is blocked instance-wide already. */
-    add(actor: string, input: { pattern: string; reason: string }) {
+    async add(actor: string, input: { pattern: string; reason: string }) {
       const pattern = input.pattern;
       const reason = input.reason.trim();
       const problems: { path: string; message: string }[] = [];
@@ -41,14 +41,14 @@ export function createInstanceBlockedVersionService(db: Db, realNow: () => Date)
       if (reason === '') problems.push({ path: 'reason', message: 'say why the version is blocked' });
       else if (reason.length > MAX_REASON) problems.push({ path: 'reason', message: `at most ${MAX_REASON} characters` });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
-      return withTransaction(db, (tx) => {
-        if (findInstanceBlockedVersion(tx, pattern))
+      return await withTransaction(db, async (tx) => {
+        if (await findInstanceBlockedVersion(tx, pattern))
           throw new AppError('CONFLICT', `'${pattern}' is already blocked instance-wide`, [
             { path: 'pattern', message: 'already blocked' },
           ]);
         const at = realNow();
-        const row = insertInstanceBlockedVersion(tx, { pattern, reason, createdBy: actor, createdAt: at });
-        appendAudit(tx, {
+        const row = await insertInstanceBlockedVersion(tx, { pattern, reason, createdBy: actor, createdAt: at });
+        await appendAudit(tx, {
           organizationId: null,
           at,
           actor,
@@ -61,12 +61,12 @@ export function createInstanceBlockedVersionService(db: Db, realNow: () => Date)
     },
 
     /** Unblocks `pattern` instance-wide; NOT_FOUND when it is not on the instance's list. */
-    remove(actor: string, input: { pattern: string }) {
-      return withTransaction(db, (tx) => {
-        const row = findInstanceBlockedVersion(tx, input.pattern);
+    async remove(actor: string, input: { pattern: string }) {
+      return await withTransaction(db, async (tx) => {
+        const row = await findInstanceBlockedVersion(tx, input.pattern);
         if (!row) throw new AppError('NOT_FOUND', `'${input.pattern}' is not blocked instance-wide`);
-        deleteInstanceBlockedVersion(tx, input.pattern);
-        appendAudit(tx, {
+        await deleteInstanceBlockedVersion(tx, input.pattern);
+        await appendAudit(tx, {
           organizationId: null,
           at: realNow(),
           actor,

@@ -22,11 +22,11 @@ const operator: Actor = { name: 'olga', role: 'operator', via: 'token' };
 const viewer: Actor = { name: 'vic', role: 'viewer', via: 'token' };
 const admin: Actor = { name: 'ada', role: 'admin', via: 'token' };
 
-function setup() {
+async function setup() {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const as = (actor: Actor) => createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
-  const org = findFirstOrganization(db)!;
+  const org = (await findFirstOrganization(db))!;
   const names = db
     .select({ name: t.clusters.name })
     .from(t.clusters)
@@ -44,7 +44,7 @@ function setup() {
 
 describe('fleetplan labels', () => {
   it('overlay the provider labels; a change is audited, and only an operator may make it', async () => {
-    const { as, names, auditCount } = setup();
+    const { as, names, auditCount } = await setup();
     const [a] = names;
     await expect(as(viewer).clusters.setLabels({ cluster: a, changes: ['env=prod'] })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const before = auditCount();
@@ -65,7 +65,7 @@ describe('fleetplan labels', () => {
   });
 
   it('refuses a bad change whole, naming it, and writes nothing', async () => {
-    const { as, names, auditCount } = setup();
+    const { as, names, auditCount } = await setup();
     const before = auditCount();
     await expect(as(operator).clusters.setLabels({ cluster: names[0], changes: ['tier=web', 'Bad_=x', 'env'] })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
@@ -81,7 +81,7 @@ describe('fleetplan labels', () => {
 
 describe('selector previews and the Fleet filter', () => {
   it('match the effective labels; an invalid selector gets the parser message', async () => {
-    const { as, names, all } = setup();
+    const { as, names, all } = await setup();
     await as(operator).clusters.setLabels({ cluster: names[1], changes: ['env=prod'] });
     const stage = await as(viewer).clusters.previewSelector({ selector: 'env=stage' });
     expect(stage).toEqual({ ok: true, count: 2, names: [names[0], names[2]], total: all.length });
@@ -106,7 +106,7 @@ describe('exclusions by selector', () => {
   const window = { startsAt: '2024-07-01T00:00:00Z', endsAt: '2024-07-02T00:00:00Z', reason: 'stage migration' };
 
   it('refuse an invalid or empty selector and write nothing', async () => {
-    const { as, auditCount } = setup();
+    const { as, auditCount } = await setup();
     const before = auditCount();
     await expect(as(operator).exclusions.create({ ...window, scope: 'selector', subject: 'env==' + '(' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
@@ -123,30 +123,30 @@ describe('exclusions by selector', () => {
   });
 
   it('cover every matching cluster, including one labelled after the exclusion was written', async () => {
-    const { db, as, org, names, all } = setup();
+    const { db, as, org, names, all } = await setup();
     const created = await as(operator).exclusions.create({ ...window, scope: 'selector', subject: 'env=stage, team=search' });
     expect(created).toMatchObject({ scope: 'selector', subject: 'env=stage, team=search' });
     const [listed] = await as(viewer).exclusions.list();
     expect(listed?.matching).toEqual({ count: 3, names: [...names].sort() });
 
-    const excluded = (cluster: string) =>
-      gateChecks(cluster, undefined, NOW.getTime(), loadGateState(db, org, NOW)).find((g) => g.gate === 'exclusion')?.pass === false;
+    const excluded = async (cluster: string) =>
+      gateChecks(cluster, undefined, NOW.getTime(), await loadGateState(db, org, NOW)).find((g) => g.gate === 'exclusion')?.pass === false;
     expect(names.map(excluded)).toEqual([true, true, true]);
     const other = all.find((n) => !names.includes(n))!;
-    expect(excluded(other)).toBe(false);
+    expect(await excluded(other)).toBe(false);
     await as(operator).clusters.setLabels({ cluster: other, changes: ['env=stage', 'team=search'] });
-    expect(excluded(other)).toBe(true);
+    expect(await excluded(other)).toBe(true);
     // fleetplan's env=prod on a stage cluster takes it out
     await as(operator).clusters.setLabels({ cluster: names[0], changes: ['env=prod'] });
-    expect(excluded(names[0])).toBe(false);
+    expect(await excluded(names[0])).toBe(false);
   });
 });
 
 describe('webhooks and hooks by selector', () => {
   it('a webhook gets only events of the clusters its selector matches (and events naming no cluster)', async () => {
-    const { db, as, org, names, all } = setup();
+    const { db, as, org, names, all } = await setup();
     const url = 'http://127.0.0.1:9/w';
-    const narrowed = insertWebhook(db, {
+    const narrowed = await insertWebhook(db, {
       organizationId: org.id,
       name: 'stage',
       url,
@@ -156,11 +156,11 @@ describe('webhooks and hooks by selector', () => {
       enabled: true,
       createdAt: NOW,
     });
-    insertWebhook(db, { organizationId: org.id, name: 'all', url, secret: 's', events: [], enabled: true, createdAt: NOW });
+    await insertWebhook(db, { organizationId: org.id, name: 'all', url, secret: 's', events: [], enabled: true, createdAt: NOW });
     const other = all.find((n) => !names.includes(n))!;
-    expect(enqueueDeliveries(db, 'scheduled', { cluster: names[0] }, NOW, org.id, names[0])).toBe(2);
-    expect(enqueueDeliveries(db, 'scheduled', { cluster: other }, NOW, org.id, other)).toBe(1);
-    expect(enqueueDeliveries(db, 'scheduled', {}, NOW, org.id)).toBe(2);
+    expect(await enqueueDeliveries(db, 'scheduled', { cluster: names[0] }, NOW, org.id, names[0])).toBe(2);
+    expect(await enqueueDeliveries(db, 'scheduled', { cluster: other }, NOW, org.id, other)).toBe(1);
+    expect(await enqueueDeliveries(db, 'scheduled', {}, NOW, org.id)).toBe(2);
     const toNarrowed = db.select().from(t.webhookDeliveries).where(eq(t.webhookDeliveries.webhookId, narrowed.id)).all();
     expect(toNarrowed.map((d) => (d.payload as { cluster?: string }).cluster ?? null)).toEqual([names[0], null]);
 
@@ -172,10 +172,10 @@ describe('webhooks and hooks by selector', () => {
     expect(db.select().from(t.webhooks).all()).toHaveLength(2);
   });
 
-  it('a hook is asked only for the clusters its selector matches', () => {
-    const { db, org, names, all } = setup();
-    const hook = (name: string, selector: string | null) =>
-      insertHook(db, {
+  it('a hook is asked only for the clusters its selector matches', async () => {
+    const { db, org, names, all } = await setup();
+    const hook = async (name: string, selector: string | null) =>
+      await insertHook(db, {
         organizationId: org.id,
         sector: null,
         selector,
@@ -188,17 +188,17 @@ describe('webhooks and hooks by selector', () => {
         createdBy: 'ada',
         createdAt: NOW,
       });
-    const stageHook = hook('stage-only', 'env=stage');
-    const everyHook = hook('every', null);
+    const stageHook = await hook('stage-only', 'env=stage');
+    const everyHook = await hook('every', null);
     const other = all.find((n) => !names.includes(n))!;
-    const ask = (id: number, cluster: string) =>
-      requestHook(
+    const ask = async (id: number, cluster: string) =>
+      await requestHook(
         db,
         { lifecycleId: id, stage: 'pre-upgrade', organizationId: org.id, cluster, sector: null, version: '4.13.2', fromVersion: '4.13.1' },
         NOW,
       );
-    ask(1, names[0]);
-    ask(2, other);
+    await ask(1, names[0]);
+    await ask(2, other);
     const calls = db
       .select()
       .from(t.hookCalls)
@@ -216,7 +216,7 @@ describe('webhooks and hooks by selector', () => {
 
 describe('sector selectors through the organization editor', () => {
   it('are saved, exported and applied to managed clusters without a sector; an invalid one is refused at its path', async () => {
-    const { db, as, org, names } = setup();
+    const { db, as, org, names } = await setup();
     // one managed cluster whose policy names no sector, labelled env=stage by the provider
     const policy = JSON.parse(
       (db.$client.prepare('select upgrade_policy as p from clusters where name = ?').get(names[0]) as { p: string }).p,

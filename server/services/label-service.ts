@@ -24,8 +24,12 @@ export function requireSelector(text: string, path = 'selector'): LabelSelector 
 }
 
 /** The names of the organization's clusters (not gone) whose effective labels the selector matches, sorted. */
-export function clustersMatching(db: Db, organizationId: number, selector: LabelSelector): { names: string[]; total: number } {
-  const rows = listClusterLabels(db, organizationId);
+export async function clustersMatching(
+  db: Db,
+  organizationId: number,
+  selector: LabelSelector,
+): Promise<{ names: string[]; total: number }> {
+  const rows = await listClusterLabels(db, organizationId);
   const names = rows.filter((r) => matchesLabels(selector, effectiveLabels(r.labels, r.fleetplanLabels))).map((r) => r.name);
   return { names, total: rows.length };
 }
@@ -38,12 +42,12 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
   };
   return {
     /** What a selector matches now: the count and the first names, or the parser's message. */
-    preview(text: string): SelectorPreview {
+    async preview(text: string): Promise<SelectorPreview> {
       const parsed = parseLabelSelector(text);
       if (!parsed.ok) return { ok: false, message: parsed.message };
       const o = scope();
       if (!o) return { ok: true, count: 0, names: [], total: 0 };
-      const { names, total } = clustersMatching(db, o.id, parsed.selector);
+      const { names, total } = await clustersMatching(db, o.id, parsed.selector);
       return { ok: true, count: names.length, names: names.slice(0, PREVIEW_NAMES), total };
     },
 
@@ -51,7 +55,7 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
      * Applies kubectl-style changes (`key=value`, `key-`) to fleetplan's labels of a cluster.
      * Every change is checked before anything is written; the audit row holds both label sets.
      */
-    setLabels(input: { cluster: string; changes: readonly string[]; actor: Actor }) {
+    async setLabels(input: { cluster: string; changes: readonly string[]; actor: Actor }) {
       const o = org();
       const parsed = parseLabelChanges(input.changes);
       if (!parsed.ok)
@@ -60,15 +64,15 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
           `labels: ${parsed.problems.join('; ')}`,
           parsed.problems.map((message) => ({ path: 'changes', message })),
         );
-      const row = findClusterByName(db, input.cluster, o.id);
+      const row = await findClusterByName(db, input.cluster, o.id);
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${input.cluster} does not exist`);
       const before = row.fleetplanLabels;
       const after = applyLabelChanges(before, parsed.changes);
       const missing = parsed.changes.remove.filter((key) => !Object.prototype.hasOwnProperty.call(before, key));
       if (JSON.stringify(before) !== JSON.stringify(after)) {
-        withTransaction(db, (tx) => {
-          setFleetplanLabels(tx, row.id, after);
-          appendAudit(tx, {
+        await withTransaction(db, async (tx) => {
+          await setFleetplanLabels(tx, row.id, after);
+          await appendAudit(tx, {
             at: realNow(),
             actor: input.actor.name,
             action: 'cluster.label',

@@ -20,18 +20,18 @@ export const MAX_ACK_COMMENT = 1000;
 
 /** `scope`: the request's organization; attempts of another organization's clusters are not found */
 export function createLifecycleService(db: Db, realNow: () => Date, scope: OrganizationScope) {
-  const inScope = (clusterId: number) => {
+  const inScope = async (clusterId: number) => {
     const org = scope();
-    return org !== undefined && findClusterById(db, clusterId)?.organizationId === org.id;
+    return org !== undefined && (await findClusterById(db, clusterId))?.organizationId === org.id;
   };
   return {
     /** The cluster's most recent attempts (newest first), each with its transitions and reason text. */
-    forCluster(name: string, limit = 10) {
+    async forCluster(name: string, limit = 10) {
       const org = scope();
-      const cluster = org && findClusterByName(db, name, org.id);
+      const cluster = org && (await findClusterByName(db, name, org.id));
       if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
-      const attempts = listClusterAttempts(db, cluster.id, limit);
-      const transitions = listAttemptTransitions(
+      const attempts = await listClusterAttempts(db, cluster.id, limit);
+      const transitions = await listAttemptTransitions(
         db,
         attempts.map((a) => a.id),
       );
@@ -45,7 +45,7 @@ export function createLifecycleService(db: Db, realNow: () => Date, scope: Organ
       }));
     },
     /** Acknowledges a failed or timed-out attempt: its version is no longer halted by it. */
-    acknowledge(input: { id: number; comment: string; actor: Actor }) {
+    async acknowledge(input: { id: number; comment: string; actor: Actor }) {
       const comment = input.comment.trim();
       if (comment === '')
         throw new AppError('INVALID_INPUT', 'Say why the failure is acknowledged', [{ path: 'comment', message: 'required' }]);
@@ -54,17 +54,17 @@ export function createLifecycleService(db: Db, realNow: () => Date, scope: Organ
           { path: 'comment', message: 'too long' },
         ]);
       const at = realNow();
-      return withTransaction(db, (tx) => {
-        const attempt = getAttempt(tx, input.id);
-        if (!attempt || !inScope(attempt.clusterId)) throw new AppError('NOT_FOUND', `No upgrade attempt ${input.id}`);
-        if (!acknowledgeAttemptFailure(tx, input.id, { by: input.actor.name, comment, at: at.getTime() }))
+      return await withTransaction(db, async (tx) => {
+        const attempt = await getAttempt(tx, input.id);
+        if (!attempt || !(await inScope(attempt.clusterId))) throw new AppError('NOT_FOUND', `No upgrade attempt ${input.id}`);
+        if (!(await acknowledgeAttemptFailure(tx, input.id, { by: input.actor.name, comment, at: at.getTime() })))
           throw new AppError(
             'CONFLICT',
             attempt.acknowledgedAt !== null
               ? `Already acknowledged by ${attempt.acknowledgedBy}`
               : `Attempt ${input.id} is ${attempt.state}, not a failure`,
           );
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at,
           actor: input.actor.name,
           action: 'lifecycle.acknowledge-failure',

@@ -25,15 +25,15 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export function createOrganizationAdminService(db: Db, realNow: () => Date) {
   return {
-    list() {
-      return listOrganizations(db).map((org) => ({
+    async list() {
+      return Promise.all((await listOrganizations(db)).map(async (org) => ({
         name: org.name,
         revision: org.revision,
         frozen: org.frozen,
         provider: org.providerKind,
         credentialsRef: org.providerCredentialsRef,
-        ...organizationContents(db, org.id),
-      }));
+        ...(await organizationContents(db, org.id)),
+      })));
     },
 
     /**
@@ -41,18 +41,18 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
      * is the only organization (no policies, sectors or blocked versions yet; its discovered
      * clusters stay). A name already taken is refused.
      */
-    create(actor: string, name: string) {
+    async create(actor: string, name: string) {
       if (!NAME.test(name)) {
         throw new AppError('INVALID_INPUT', `'${name}' is not an organization name`, [
           { path: 'name', message: 'letters, digits, dot, dash and underscore, starting with a letter or digit (at most 100)' },
         ]);
       }
-      return withTransaction(db, (tx) => {
+      return await withTransaction(db, async (tx) => {
         const now = realNow();
-        if (findOrganizationByName(tx, name)) throw new AppError('CONFLICT', `organization ${name} exists already`);
-        const all = listOrganizations(tx);
+        if (await findOrganizationByName(tx, name)) throw new AppError('CONFLICT', `organization ${name} exists already`);
+        const all = await listOrganizations(tx);
         const existing = all.length === 1 ? all[0]! : null;
-        const held = existing ? organizationContents(tx, existing.id) : null;
+        const held = existing ? await organizationContents(tx, existing.id) : null;
         const blank =
           existing !== null &&
           held !== null &&
@@ -61,8 +61,8 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
           held.sectors === 0 &&
           held.blockedVersions === 0;
         if (existing && held && blank) {
-          renameOrganization(tx, existing.id, name, now);
-          appendAudit(tx, {
+          await renameOrganization(tx, existing.id, name, now);
+          await appendAudit(tx, {
             at: now,
             actor,
             action: 'organization.create',
@@ -73,8 +73,8 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
           });
           return { name, created: false, renamedFrom: existing.name, clusters: held.clusters };
         }
-        const created = insertEmptyOrganization(tx, name, now);
-        appendAudit(tx, {
+        const created = await insertEmptyOrganization(tx, name, now);
+        await appendAudit(tx, {
           at: now,
           actor,
           action: 'organization.create',
@@ -92,7 +92,10 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
      * an offline token; `kubernetes`: an absolute kubeconfig path; `simulator`: none — and is all
      * that is stored: never a secret.
      */
-    setProvider(actor: string, input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null }) {
+    async setProvider(
+      actor: string,
+      input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null },
+    ) {
       const ref = input.credentialsRef?.trim() || null;
       const problems: { path: string; message: string }[] = [];
       if (input.kind === 'ocm' && (ref === null || !/^[A-Za-z_][A-Za-z0-9_]{0,199}$/.test(ref)))
@@ -102,12 +105,12 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
       if ((input.kind === 'simulator' || input.kind === null) && ref !== null)
         problems.push({ path: 'credentialsRef', message: `no credentials reference for ${input.kind ?? 'the instance provider'}` });
       if (problems.length) throw new AppError('INVALID_INPUT', problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
-      return withTransaction(db, (tx) => {
-        const org = findOrganizationByName(tx, input.organization);
+      return await withTransaction(db, async (tx) => {
+        const org = await findOrganizationByName(tx, input.organization);
         if (!org) throw unknownOrganization(input.organization);
         const now = realNow();
-        setOrganizationProvider(tx, org.id, input.kind, ref, now);
-        appendAudit(tx, {
+        await setOrganizationProvider(tx, org.id, input.kind, ref, now);
+        await appendAudit(tx, {
           at: now,
           actor,
           action: 'organization.provider',
@@ -125,9 +128,9 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
      * decisions; users, tokens, webhooks and the audit log stay) and leaves a blank organization,
      * so a real provider's clusters can come in. Refused when the fleet is not the demo's.
      */
-    removeDemo(actor: string) {
-      return withTransaction(db, (tx) => {
-        const all = listOrganizations(tx);
+    async removeDemo(actor: string) {
+      return await withTransaction(db, async (tx) => {
+        const all = await listOrganizations(tx);
         const org = all[0];
         if (!org) throw new AppError('NOT_FOUND', 'There is no fleet to remove: the database is empty');
         if (all.length > 1)
@@ -135,7 +138,7 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
             'CONFLICT',
             `the instance holds ${all.length} organizations: the demo is removed only from a single-organization instance`,
           );
-        const held = organizationContents(tx, org.id);
+        const held = await organizationContents(tx, org.id);
         if (held.clusters === 0)
           throw new AppError('NOT_FOUND', `organization ${org.name} has no clusters: there is no demo fleet to remove`);
         if (held.simulated !== held.clusters) {
@@ -145,9 +148,9 @@ export function createOrganizationAdminService(db: Db, realNow: () => Date) {
           );
         }
         const now = realNow();
-        wipeFleetData(tx);
-        insertEmptyOrganization(tx, UNNAMED_ORGANIZATION, now);
-        appendAudit(tx, {
+        await wipeFleetData(tx);
+        await insertEmptyOrganization(tx, UNNAMED_ORGANIZATION, now);
+        await appendAudit(tx, {
           at: now,
           actor,
           action: 'demo.remove',

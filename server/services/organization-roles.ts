@@ -33,15 +33,15 @@ import { unknownOrganization, type OrganizationScope } from './organization-scop
  * The actor's role on the whole instance, whatever it was granted on the request's organization:
  * what decides access to instance-wide data (the audit log's admin-only details).
  */
-export function instanceRoleOf(db: Db, actor: Actor): Role {
+export async function instanceRoleOf(db: Db, actor: Actor): Promise<Role> {
   if (actor.permission || actor.userId === undefined) return actor.role;
-  const userRole = findUserById(db, actor.userId)?.role;
+  const userRole = (await findUserById(db, actor.userId))?.role;
   if (userRole === undefined || !isRole(userRole)) return 'viewer';
   return actor.tokenScope ? lowerRole(actor.tokenScope, userRole) : userRole;
 }
 
 /** The actor as it acts on the request's organization (the same actor when no grant applies). */
-export function actorOnOrganization(db: Db, actor: Actor | null, scope: OrganizationScope): Actor | null {
+export async function actorOnOrganization(db: Db, actor: Actor | null, scope: OrganizationScope): Promise<Actor | null> {
   if (!actor || actor.userId === undefined) return actor;
   let org;
   try {
@@ -56,11 +56,11 @@ export function actorOnOrganization(db: Db, actor: Actor | null, scope: Organiza
     throw err;
   }
   if (!org) return actor;
-  const grant = findOrganizationRole(db, actor.userId, org.id);
+  const grant = await findOrganizationRole(db, actor.userId, org.id);
   // without a global role, an organization without a grant does not exist for the user
   if (grant === null && actor.organizationsOnly) throw unknownOrganization(org.name);
   if (grant === null) return actor;
-  const userRole = actor.via === 'token' ? findUserById(db, actor.userId)?.role : actor.role;
+  const userRole = actor.via === 'token' ? (await findUserById(db, actor.userId))?.role : actor.role;
   if (userRole === undefined || !isRole(userRole)) return actor;
   if (actor.permission) {
     // a token scoped to one permission keeps exactly that (a grant never raises it), and only
@@ -75,12 +75,12 @@ export function actorOnOrganization(db: Db, actor: Actor | null, scope: Organiza
 }
 
 /** The one writer of an organization's group mapping: the Admin page, the CLI and start-up (FLEETPLAN_OIDC_ORG_ROLE_GROUPS). */
-export function setOrganizationRoleGroupsText(
+export async function setOrganizationRoleGroupsText(
   db: Db,
   at: Date,
   actorName: string,
   input: { organization: string; mapping: string | null },
-): { organization: string; mapping: string | null; changed: boolean } {
+): Promise<{ organization: string; mapping: string | null; changed: boolean }> {
   const mapping = input.mapping?.trim() ? input.mapping.trim() : null;
   if (mapping !== null) {
     try {
@@ -91,12 +91,12 @@ export function setOrganizationRoleGroupsText(
       ]);
     }
   }
-  return withTransaction(db, (tx) => {
-    const org = findOrganizationByName(tx, input.organization);
+  return await withTransaction(db, async (tx) => {
+    const org = await findOrganizationByName(tx, input.organization);
     if (!org) throw unknownOrganization(input.organization);
     if (org.oidcRoleGroups === mapping) return { organization: org.name, mapping, changed: false };
-    setOrganizationRoleGroups(tx, org.id, mapping);
-    appendAudit(tx, {
+    await setOrganizationRoleGroups(tx, org.id, mapping);
+    await appendAudit(tx, {
       at,
       actor: actorName,
       action: 'organization.oidc-role-groups',
@@ -125,9 +125,10 @@ export const ORGANIZATION_ROLE_GROUPS_SETTING = 'FLEETPLAN_OIDC_ORG_ROLE_GROUPS'
  * stops start-up with a message naming it, before anything is written. Returns the organizations
  * whose mapping changed (audited under `system:FLEETPLAN_OIDC_ORG_ROLE_GROUPS`).
  */
-export function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap<string, string>, at: Date): string[] {
-  return withTransaction(db, (tx) => {
-    const unknown = [...mappings.keys()].filter((name) => !findOrganizationByName(tx, name));
+export async function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap<string, string>, at: Date): Promise<string[]> {
+  return await withTransaction(db, async (tx) => {
+    const unknown: string[] = [];
+    for (const name of mappings.keys()) if (!(await findOrganizationByName(tx, name))) unknown.push(name);
     if (unknown.length > 0)
       throw new AppError(
         'INVALID_INPUT',
@@ -135,7 +136,7 @@ export function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap
       );
     const changed: string[] = [];
     for (const [organization, mapping] of mappings) {
-      if (setOrganizationRoleGroupsText(tx, at, `system:${ORGANIZATION_ROLE_GROUPS_SETTING}`, { organization, mapping }).changed)
+      if ((await setOrganizationRoleGroupsText(tx, at, `system:${ORGANIZATION_ROLE_GROUPS_SETTING}`, { organization, mapping })).changed)
         changed.push(organization);
     }
     return changed;
@@ -147,29 +148,29 @@ export function applyOrganizationRoleGroupsSetting(db: Db, mappings: ReadonlyMap
  * mappings in line with the groups it signed in with (planOrganizationGrants: grants made by hand
  * stay). `userId` null: a user not created yet (no grants).
  */
-export function planGroupGrants(tx: Db, userId: number | null, groups: readonly string[]): GroupGrantPlan {
+export async function planGroupGrants(tx: Db, userId: number | null, groups: readonly string[]): Promise<GroupGrantPlan> {
   const current: OrganizationGrant[] =
     userId === null
       ? []
-      : listOrganizationRolesOfUser(tx, userId).map((g) => ({ organizationId: g.organizationId, role: g.role, source: g.source }));
-  const mappings = new Map(listOrganizationRoleGroups(tx).map((o) => [o.id, parseRoleGroups(o.oidcRoleGroups)]));
+      : (await listOrganizationRolesOfUser(tx, userId)).map((g) => ({ organizationId: g.organizationId, role: g.role, source: g.source }));
+  const mappings = new Map((await listOrganizationRoleGroups(tx)).map((o) => [o.id, parseRoleGroups(o.oidcRoleGroups)]));
   const changes = planOrganizationGrants(current, mappings, groups);
   return { changes, after: applyOrganizationGrantChanges(current, changes) };
 }
 
 /** Writes a planGroupGrants plan, with an audit row on the organization for each grant added, changed or removed (in the sign-in's transaction). */
-export function writeGroupGrants(
+export async function writeGroupGrants(
   tx: Db,
   plan: GroupGrantPlan,
   input: { userId: number; username: string; groups: readonly string[]; actorName: string; at: Date },
-): void {
-  const names = new Map(listOrganizations(tx).map((o) => [o.id, o.name]));
+): Promise<void> {
+  const names = new Map((await listOrganizations(tx)).map((o) => [o.id, o.name]));
   const why = { source: 'oidc', reason: 'groups at the identity provider', groups: input.groups };
   for (const c of plan.changes) {
     const organization = names.get(c.organizationId) ?? `#${c.organizationId}`;
-    if (c.kind === 'remove') deleteOrganizationRole(tx, input.userId, c.organizationId);
+    if (c.kind === 'remove') await deleteOrganizationRole(tx, input.userId, c.organizationId);
     else
-      upsertOrganizationRole(tx, {
+      await upsertOrganizationRole(tx, {
         userId: input.userId,
         organizationId: c.organizationId,
         role: c.role,
@@ -177,7 +178,7 @@ export function writeGroupGrants(
         createdAt: input.at,
         source: 'oidc',
       });
-    appendAudit(tx, {
+    await appendAudit(tx, {
       at: input.at,
       actor: input.actorName,
       action: c.kind === 'remove' ? 'user.organization-role.revoke' : 'user.organization-role.grant',
@@ -190,23 +191,23 @@ export function writeGroupGrants(
 }
 
 /** The user and the organization a grant or revoke names; NOT_FOUND naming the one that does not exist. */
-function userAndOrganization(tx: Db, input: { username: string; organization: string }) {
-  const user = findUserByName(tx, input.username);
+async function userAndOrganization(tx: Db, input: { username: string; organization: string }) {
+  const user = await findUserByName(tx, input.username);
   if (!user) throw new AppError('NOT_FOUND', `No user named ${input.username}`);
-  const org = findOrganizationByName(tx, input.organization);
+  const org = await findOrganizationByName(tx, input.organization);
   if (!org) throw unknownOrganization(input.organization);
   return { user, org };
 }
 
 export function createOrganizationRoleService(db: Db, realNow: () => Date) {
-  const names = () => new Map(listOrganizations(db).map((o) => [o.id, o.name]));
+  const names = async () => new Map((await listOrganizations(db)).map((o) => [o.id, o.name]));
   return {
     /** every grant: user, organization, role */
-    list() {
-      const orgs = names();
+    async list() {
+      const orgs = await names();
       // one read of the users, not one lookup per grant
-      const usernames = new Map(listUsers(db).map((u) => [u.id, u.username]));
-      return listOrganizationRoles(db).map((g) => ({
+      const usernames = new Map((await listUsers(db)).map((u) => [u.id, u.username]));
+      return (await listOrganizationRoles(db)).map((g) => ({
         userId: g.userId,
         username: usernames.get(g.userId) ?? `#${g.userId}`,
         organization: orgs.get(g.organizationId) ?? `#${g.organizationId}`,
@@ -216,8 +217,8 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     },
 
     /** each organization's OIDC group mapping (null: none) */
-    listRoleGroups() {
-      return listOrganizations(db).map((o) => ({ organization: o.name, mapping: o.oidcRoleGroups }));
+    async listRoleGroups() {
+      return (await listOrganizations(db)).map((o) => ({ organization: o.name, mapping: o.oidcRoleGroups }));
     },
 
     /**
@@ -225,18 +226,18 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
      * is checked by the same parser as FLEETPLAN_OIDC_ROLE_GROUPS and stored as written (trimmed).
      * Users' grants follow at their next sign-in. Audited on the organization.
      */
-    setRoleGroups(actor: Actor, input: { organization: string; mapping: string | null }) {
-      return setOrganizationRoleGroupsText(db, realNow(), actor.name, input);
+    async setRoleGroups(actor: Actor, input: { organization: string; mapping: string | null }) {
+      return await setOrganizationRoleGroupsText(db, realNow(), actor.name, input);
     },
 
     /** grants `role` on `organization` to `username` (replacing a grant there); audited */
-    grant(actor: Actor, input: { username: string; organization: string; role: Role }) {
-      return withTransaction(db, (tx) => {
-        const { user, org } = userAndOrganization(tx, input);
-        const before = findOrganizationRole(tx, user.id, org.id);
+    async grant(actor: Actor, input: { username: string; organization: string; role: Role }) {
+      return await withTransaction(db, async (tx) => {
+        const { user, org } = await userAndOrganization(tx, input);
+        const before = await findOrganizationRole(tx, user.id, org.id);
         const at = realNow();
         // a grant by hand is the admin's from now on: sign-ins no longer recompute it from the groups
-        upsertOrganizationRole(tx, {
+        await upsertOrganizationRole(tx, {
           userId: user.id,
           organizationId: org.id,
           role: input.role,
@@ -244,7 +245,7 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
           createdAt: at,
           source: 'manual',
         });
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at,
           actor: actor.name,
           action: 'user.organization-role.grant',
@@ -258,13 +259,13 @@ export function createOrganizationRoleService(db: Db, realNow: () => Date) {
     },
 
     /** removes the user's grant on `organization` (their global role holds there again); NOT_FOUND when there is none */
-    revoke(actor: Actor, input: { username: string; organization: string }) {
-      return withTransaction(db, (tx) => {
-        const { user, org } = userAndOrganization(tx, input);
-        const before = findOrganizationRole(tx, user.id, org.id);
-        if (!before || !deleteOrganizationRole(tx, user.id, org.id))
+    async revoke(actor: Actor, input: { username: string; organization: string }) {
+      return await withTransaction(db, async (tx) => {
+        const { user, org } = await userAndOrganization(tx, input);
+        const before = await findOrganizationRole(tx, user.id, org.id);
+        if (!before || !(await deleteOrganizationRole(tx, user.id, org.id)))
           throw new AppError('NOT_FOUND', `${user.username} has no role on organization ${org.name}`);
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at: realNow(),
           actor: actor.name,
           action: 'user.organization-role.revoke',

@@ -26,7 +26,7 @@ import { findUserById } from '@/server/repositories/user-repository';
 import { AppError } from './app-error';
 
 /** The request's organization; undefined only while the instance has none. Throws NOT_FOUND for an unknown requested name. */
-export type OrganizationScope = () => OrganizationRow | undefined;
+export type OrganizationScope = () => Promise<OrganizationRow | undefined>;
 
 /** The HTTP header the tRPC client sends the selected organization's name in (URI-encoded). */
 export const ORGANIZATION_HEADER = 'x-fleetplan-org';
@@ -36,44 +36,44 @@ export function unknownOrganization(name: string): AppError {
 }
 
 /** The id the rule above picks, or undefined when there is no organization at all. */
-export function pickOrganizationId(db: Db, requested: { name?: string | null; userId?: number | null }): number | undefined {
-  const visible = requested.userId != null ? grantedOrganizationIdsOf(db, requested.userId) : null;
+export async function pickOrganizationId(db: Db, requested: { name?: string | null; userId?: number | null }): Promise<number | undefined> {
+  const visible = requested.userId != null ? await grantedOrganizationIdsOf(db, requested.userId) : null;
   const isVisible = (id: number) => visible === null || visible.includes(id);
   if (requested.name) {
-    const named = findOrganizationByName(db, requested.name);
+    const named = await findOrganizationByName(db, requested.name);
     if (!named || !isVisible(named.id)) throw unknownOrganization(requested.name);
     return named.id;
   }
   if (requested.userId != null) {
-    const selected = readSelectedOrganizationId(db, requested.userId);
-    if (selected !== null && isVisible(selected) && findOrganizationById(db, selected)) return selected;
+    const selected = await readSelectedOrganizationId(db, requested.userId);
+    if (selected !== null && isVisible(selected) && (await findOrganizationById(db, selected))) return selected;
   }
-  return visible === null ? findFirstOrganization(db)?.id : visible[0];
+  return visible === null ? (await findFirstOrganization(db))?.id : visible[0];
 }
 
 /**
  * The organizations a user without a global role may see (ids, ascending: those it holds a grant
  * on); null for every other user, who sees them all.
  */
-export function grantedOrganizationIdsOf(db: Db, userId: number): number[] | null {
-  if (!findUserById(db, userId)?.organizationsOnly) return null;
-  return listOrganizationRolesOfUser(db, userId).map((g) => g.organizationId);
+export async function grantedOrganizationIdsOf(db: Db, userId: number): Promise<number[] | null> {
+  if (!(await findUserById(db, userId))?.organizationsOnly) return null;
+  return (await listOrganizationRolesOfUser(db, userId)).map((g) => g.organizationId);
 }
 
 /** The scope of a request or command: picked at its first use, the row read at every use. */
 export function organizationScope(db: Db, requested: { name?: string | null; userId?: number | null } = {}): OrganizationScope {
   let picked: { id: number | undefined } | null = null;
-  return () => {
-    picked ??= { id: pickOrganizationId(db, requested) };
+  return async () => {
+    picked ??= { id: await pickOrganizationId(db, requested) };
     if (picked.id === undefined) {
       // a user without a global role and without grants sees none, whatever exists
-      if (requested.userId != null && grantedOrganizationIdsOf(db, requested.userId) !== null) return undefined;
+      if (requested.userId != null && (await grantedOrganizationIdsOf(db, requested.userId)) !== null) return undefined;
       // none existed when picked: one may have been created since (a set-up in this request)
-      const first = findFirstOrganization(db);
+      const first = await findFirstOrganization(db);
       if (first) picked = { id: first.id };
       return first;
     }
-    const row = findOrganizationById(db, picked.id);
+    const row = await findOrganizationById(db, picked.id);
     if (!row) throw new AppError('NOT_FOUND', `The organization (id ${picked.id}) was removed`);
     return row;
   };
@@ -81,8 +81,8 @@ export function organizationScope(db: Db, requested: { name?: string | null; use
 
 /** A scope fixed to one organization (a scheduler pass over it, a test). */
 export function fixedOrganizationScope(db: Db, organizationId: number): OrganizationScope {
-  return () => {
-    const row = findOrganizationById(db, organizationId);
+  return async () => {
+    const row = await findOrganizationById(db, organizationId);
     if (!row) throw new AppError('NOT_FOUND', `The organization (id ${organizationId}) was removed`);
     return row;
   };

@@ -19,12 +19,12 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
   const admin = createOrganizationAdminService(db, realNow);
   return {
     /** every organization, the one this request works on, and the one the user last chose */
-    list(actor?: Actor) {
+    async list(actor?: Actor) {
       const current = scope();
       // a user without a global role sees only the organizations it holds a grant on
-      const visible = actor?.userId !== undefined ? grantedOrganizationIdsOf(db, actor.userId) : null;
-      const all = listOrganizations(db).filter((o) => visible === null || visible.includes(o.id));
-      const rememberedId = actor?.userId !== undefined ? readSelectedOrganizationId(db, actor.userId) : null;
+      const visible = actor?.userId !== undefined ? await grantedOrganizationIdsOf(db, actor.userId) : null;
+      const all = (await listOrganizations(db)).filter((o) => visible === null || visible.includes(o.id));
+      const rememberedId = actor?.userId !== undefined ? await readSelectedOrganizationId(db, actor.userId) : null;
       return {
         organizations: all.map((o) => ({ name: o.name, frozen: o.frozen })),
         current: current?.name ?? null,
@@ -33,31 +33,40 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
     },
 
     /** remembers `name` as the user's organization (the next visit without `?org=` lands there) */
-    select(input: { name: string; actor: Actor }) {
+    async select(input: { name: string; actor: Actor }) {
       if (input.actor.userId === undefined)
         throw new AppError('PRECONDITION_FAILED', 'Only a signed-in user has a remembered organization');
-      return withTransaction(db, (tx) => {
-        const org = findOrganizationByName(tx, input.name);
-        const visible = grantedOrganizationIdsOf(tx, input.actor.userId!);
+      return await withTransaction(db, async (tx) => {
+        const org = await findOrganizationByName(tx, input.name);
+        const visible = await grantedOrganizationIdsOf(tx, input.actor.userId!);
         if (!org || (visible !== null && !visible.includes(org.id))) throw unknownOrganization(input.name);
-        writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
+        await writeSelectedOrganizationId(tx, input.actor.userId!, org.id);
         return { name: org.name };
       });
     },
 
     /** an admin gives an organization its own provider (a kind and a credentials reference), or leaves it to the instance's */
-    setProvider(input: { organization: string; kind: OrganizationProviderKind | null; credentialsRef?: string | null; actor: Actor }) {
-      return admin.setProvider(input.actor.name, input);
+    async setProvider(input: {
+      organization: string;
+      kind: OrganizationProviderKind | null;
+      credentialsRef?: string | null;
+      actor: Actor;
+    }) {
+      return await admin.setProvider(input.actor.name, input);
     },
 
     /** every organization with its provider settings (admins): the rows alone, not admin.list()'s five counts per organization */
-    providers() {
-      return listOrganizations(db).map((o) => ({ name: o.name, provider: o.providerKind, credentialsRef: o.providerCredentialsRef }));
+    async providers() {
+      return (await listOrganizations(db)).map((o) => ({
+        name: o.name,
+        provider: o.providerKind,
+        credentialsRef: o.providerCredentialsRef,
+      }));
     },
 
     /** an admin adds an organization (or names the blank first-run one; organization-admin-service.ts) */
-    create(input: { name: string; actor: Actor }) {
-      return admin.create(input.actor.name, input.name.trim());
+    async create(input: { name: string; actor: Actor }) {
+      return await admin.create(input.actor.name, input.name.trim());
     },
   };
 }

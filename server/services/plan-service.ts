@@ -13,10 +13,10 @@ import type { OrganizationScope } from './organization-scope';
 import { AppError } from './app-error';
 
 export function createPlanService(db: Db, now: () => Date, scope: OrganizationScope) {
-  function loadInput(at: Date): PlanInput {
+  async function loadInput(at: Date): Promise<PlanInput> {
     const org = scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
-    const doc = loadPlanDocument(db, org.id, at);
+    const doc = await loadPlanDocument(db, org.id, at);
     const result = validatePlanInput(doc);
     if (!result.ok) {
       const problems = nameProblems(
@@ -34,11 +34,11 @@ export function createPlanService(db: Db, now: () => Date, scope: OrganizationSc
 
   return {
     /** The engine's decisions for the stored fleet at `at` (default: now). Nothing is written. */
-    evaluate(input: { at?: string } = {}) {
+    async evaluate(input: { at?: string } = {}) {
       const at = input.at === undefined ? now() : new Date(input.at);
       if (Number.isNaN(at.getTime()))
         throw new AppError('INVALID_INPUT', `'${input.at}' is not a date-time`, [{ path: 'at', message: 'not an ISO-8601 date-time' }]);
-      const result = decideUpgrades(loadInput(at));
+      const result = decideUpgrades(await loadInput(at));
       const counts = { upgrade: 0, skip: 0, cancel: 0 };
       const reasons: Record<string, number> = {};
       for (const d of result.decisions) {
@@ -49,18 +49,18 @@ export function createPlanService(db: Db, now: () => Date, scope: OrganizationSc
     },
 
     /** Every rule the engine applies to one cluster, now. */
-    explainCluster(name: string) {
-      const input = loadInput(now());
+    async explainCluster(name: string) {
+      const input = await loadInput(now());
       if (!input.clusters.some((c) => c.name === name)) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
       return explainCluster(input, name);
     },
 
     /** Policy warnings (valid but probably unintended), with the cluster named. */
-    lint() {
-      const input = loadInput(now());
+    async lint() {
+      const input = await loadInput(now());
       return {
         warnings: nameProblems(
-          lintPolicies(input, lintContextFor(db, scope())),
+          lintPolicies(input, await lintContextFor(db, scope())),
           input.clusters.map((c) => c.name),
         ),
       };

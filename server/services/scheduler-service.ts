@@ -40,10 +40,10 @@ export function createSchedulerService(
     if (providerName !== 'simulator')
       throw new AppError('PRECONDITION_FAILED', `The clock belongs to the simulator; the provider is ${providerName}`);
   };
-  const clockView = () => {
+  const clockView = async () => {
     const realNow = new Date();
-    const clock = ensureSimulatorState(db, realNow);
-    const releases = readSimulatorReleases(db);
+    const clock = await ensureSimulatorState(db, realNow);
+    const releases = await readSimulatorReleases(db);
     const simNow = simulatedNow(clock, realNow);
     return {
       now: simNow.toISOString(),
@@ -52,16 +52,16 @@ export function createSchedulerService(
       upcomingReleases: (releases?.pending ?? []).filter((r) => Date.parse(r.publishAt) > simNow.getTime()).slice(0, 5),
     };
   };
-  const audit = (actor: Actor, action: string, after: unknown) =>
-    appendAudit(db, { organizationId: null, at: realNow(), actor: actor.name, action, target: 'scheduler', after });
+  const audit = async (actor: Actor, action: string, after: unknown) =>
+    await appendAudit(db, { organizationId: null, at: realNow(), actor: actor.name, action, target: 'scheduler', after });
   return {
-    status() {
-      const lease = getLease(db, SCHEDULER_LEASE_NAME);
-      const last = listRecentTicks(db, 1)[0] ?? null;
+    async status() {
+      const lease = await getLease(db, SCHEDULER_LEASE_NAME);
+      const last = (await listRecentTicks(db, 1))[0] ?? null;
       return {
         provider: providerName,
-        paused: readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING) ?? false,
-        healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
+        paused: (await readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING)) ?? false,
+        healthGate: (await readSetting<boolean>(db, HEALTH_GATE_SETTING)) ?? true,
         intervalSeconds: env.tickSeconds,
         runtime: control.runtimeStatus(),
         lease: lease
@@ -70,49 +70,49 @@ export function createSchedulerService(
         lastTick: last,
       };
     },
-    recentTicks(limit: number) {
-      return listRecentTicks(db, limit);
+    async recentTicks(limit: number) {
+      return await listRecentTicks(db, limit);
     },
     async runNow(input: { dryRun: boolean; actor: Actor }) {
-      audit(input.actor, input.dryRun ? 'scheduler.dry-run' : 'scheduler.run-now', { dryRun: input.dryRun });
+      await audit(input.actor, input.dryRun ? 'scheduler.dry-run' : 'scheduler.run-now', { dryRun: input.dryRun });
       const result = await control.runTick(db, { dryRun: input.dryRun });
       if (result.status === 'skipped') throw new AppError('CONFLICT', `Tick not run: ${result.reason}`);
       return result.status === 'succeeded'
         ? { status: result.status, tickId: result.tickId, summary: result.summary }
         : { status: result.status, tickId: result.tickId, error: result.error };
     },
-    setPaused(input: { paused: boolean; actor: Actor }) {
-      writeSetting(db, SCHEDULER_PAUSED_SETTING, input.paused, new Date());
-      audit(input.actor, input.paused ? 'scheduler.pause' : 'scheduler.resume', { paused: input.paused });
+    async setPaused(input: { paused: boolean; actor: Actor }) {
+      await writeSetting(db, SCHEDULER_PAUSED_SETTING, input.paused, new Date());
+      await audit(input.actor, input.paused ? 'scheduler.pause' : 'scheduler.resume', { paused: input.paused });
       return { paused: input.paused };
     },
-    setHealthGate(input: { enabled: boolean; actor: Actor }) {
-      writeSetting(db, HEALTH_GATE_SETTING, input.enabled, new Date());
-      audit(input.actor, 'scheduler.health-gate', { enabled: input.enabled });
+    async setHealthGate(input: { enabled: boolean; actor: Actor }) {
+      await writeSetting(db, HEALTH_GATE_SETTING, input.enabled, new Date());
+      await audit(input.actor, 'scheduler.health-gate', { enabled: input.enabled });
       return { enabled: input.enabled };
     },
-    clock() {
+    async clock() {
       if (providerName !== 'simulator') return null;
-      return clockView();
+      return await clockView();
     },
-    setClockSpeed(input: { speed: number; actor: Actor }) {
+    async setClockSpeed(input: { speed: number; actor: Actor }) {
       requireSimulator();
-      setSimulatorSpeed(db, input.speed, new Date());
-      audit(input.actor, 'simulator.speed', { speed: input.speed });
-      return clockView();
+      await setSimulatorSpeed(db, input.speed, new Date());
+      await audit(input.actor, 'simulator.speed', { speed: input.speed });
+      return await clockView();
     },
-    pauseClock(input: { paused: boolean; actor: Actor }) {
+    async pauseClock(input: { paused: boolean; actor: Actor }) {
       requireSimulator();
-      if (input.paused) pauseSimulator(db, new Date());
-      else resumeSimulator(db, new Date());
-      audit(input.actor, input.paused ? 'simulator.pause' : 'simulator.resume', {});
-      return clockView();
+      if (input.paused) await pauseSimulator(db, new Date());
+      else await resumeSimulator(db, new Date());
+      await audit(input.actor, input.paused ? 'simulator.pause' : 'simulator.resume', {});
+      return await clockView();
     },
-    advanceClock(input: { seconds: number; actor: Actor }) {
+    async advanceClock(input: { seconds: number; actor: Actor }) {
       requireSimulator();
-      advanceSimulator(db, input.seconds * 1000, new Date());
-      audit(input.actor, 'simulator.advance', { seconds: input.seconds });
-      return clockView();
+      await advanceSimulator(db, input.seconds * 1000, new Date());
+      await audit(input.actor, 'simulator.advance', { seconds: input.seconds });
+      return await clockView();
     },
   };
 }

@@ -7,10 +7,10 @@ import { createSoakService } from './soak-service';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 
-describe('sector service on the demo fleet', () => {
+describe('sector service on the demo fleet', async () => {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
-  const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
+  await seedDemo(db, NOW);
+  const overview = await createSectorService(db, () => NOW, organizationScope(db)).overview();
   const byName = new Map(overview.sectors.map((s) => [s.name, s]));
   const raw = db.$client;
 
@@ -65,13 +65,13 @@ describe('sector service on the demo fleet', () => {
     for (const x of soaking) expect(x.soakDays).toBeLessThan(x.requiredDays);
   });
 
-  it('soak: defaults to the newest version someone waits for and estimates threshold dates', () => {
+  it('soak: defaults to the newest version someone waits for and estimates threshold dates', async () => {
     const soak = createSoakService(db, () => NOW, organizationScope(db));
-    const { default: def, options } = soak.versions();
+    const { default: def, options } = await soak.versions();
     expect(def).not.toBeNull();
     const waiting = options.filter((o) => o.waiting > 0 && o.soakDays > 0).map((o) => o.version);
     expect(waiting.every((v) => v.localeCompare(def!.version, 'en', { numeric: true }) <= 0)).toBe(true);
-    const series = soak.series(def!);
+    const series = await soak.series(def!);
     expect(series.samples.length).toBeGreaterThan(0);
     expect(series.thresholds.length).toBeGreaterThan(0);
     for (const t of series.thresholds) {
@@ -86,9 +86,9 @@ describe('sector service with a selector-only sector', () => {
   // Three of hive-production's clusters lose the sector their policy named and gain the label a
   // new sector `pool` selects; a fourth keeps its named sector although it carries the label too
   // (a named sector always wins, sector-selectors.ts). The page must count what the engine counts.
-  function setup() {
+  async function setup() {
     const db = openDatabase(':memory:');
-    seedDemo(db, NOW);
+    await seedDemo(db, NOW);
     const raw = db.$client;
     const hive = raw
       .prepare("select name, upgrade_policy p from clusters where sector = 'hive-production' and upgrade_policy is not null order by name")
@@ -110,9 +110,9 @@ describe('sector service with a selector-only sector', () => {
     return { db, raw, moved, kept: hive[3]!.name, hiveTotal: hive.length };
   }
 
-  it('counts the clusters its selector takes, with their versions, health and verdicts', () => {
-    const { db, raw, moved, hiveTotal } = setup();
-    const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
+  it('counts the clusters its selector takes, with their versions, health and verdicts', async () => {
+    const { db, raw, moved, hiveTotal } = await setup();
+    const overview = await createSectorService(db, () => NOW, organizationScope(db)).overview();
     const pool = overview.sectors.find((s) => s.name === 'pool')!;
     const inList = `(${moved.map(() => '?').join(',')})`;
     const healthy = (raw.prepare(`select sum(healthy) h from clusters where name in ${inList}`).get(...moved) as { h: number }).h;
@@ -129,11 +129,11 @@ describe('sector service with a selector-only sector', () => {
     expect(overview.sectors.find((s) => s.name === 'hive-production')!.clusters).toBe(hiveTotal - 3);
   });
 
-  it('falls back to the sectors the policies name while the stored fleet does not validate', () => {
-    const { db, raw, hiveTotal } = setup();
+  it('falls back to the sectors the policies name while the stored fleet does not validate', async () => {
+    const { db, raw, hiveTotal } = await setup();
     // a dependency on a sector that does not exist: plan validation refuses the stored fleet
     raw.prepare(`update sectors set dependencies = '["no-such-sector"]' where name = 'pool'`).run();
-    const overview = createSectorService(db, () => NOW, organizationScope(db)).overview();
+    const overview = await createSectorService(db, () => NOW, organizationScope(db)).overview();
     expect(overview.sectors.find((s) => s.name === 'pool')!.clusters).toBe(0);
     expect(overview.sectors.find((s) => s.name === 'hive-production')!.clusters).toBe(hiveTotal - 3);
   });

@@ -78,22 +78,22 @@ export interface SectorsOverview {
 
 export function createSectorService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
-    overview(): SectorsOverview {
+    async overview(): Promise<SectorsOverview> {
       const org = scope();
       if (!org) return { organization: null, sectors: [] };
-      const rows = repo.listSectorRows(db, org.id);
+      const rows = await repo.listSectorRows(db, org.id);
       // The engine's view: the sectors' members (a selector-only sector's clusters name no
       // sector in their policies), and per sector and workload the newest version not blocked
       // for some cluster running it, the version the dependencies still hold it to, and the soak
       // now (none of these when the stored fleet does not validate: then the policies' sectors).
-      const stored = evaluateStoredFleet(db, org, now());
+      const stored = await evaluateStoredFleet(db, org, now());
       const evaluation = stored.ok ? stored.view : null;
       const membership = stored.ok ? sectorMembership(stored.input.clusters) : null;
-      const counts = repo.countBySectorWorkloadVersion(db, org.id, membership);
-      const thresholds = repo.countSoakThresholdsBySector(db, org.id, membership);
-      const decisions = repo.countDecisionsBySector(db, org.id, membership);
+      const counts = await repo.countBySectorWorkloadVersion(db, org.id, membership);
+      const thresholds = await repo.countSoakThresholdsBySector(db, org.id, membership);
+      const decisions = await repo.countDecisionsBySector(db, org.id, membership);
       const depths = computeSectorDepths(rows);
-      const totalsBySector = new Map(repo.countBySector(db, org.id, membership).map((t) => [t.sector, t]));
+      const totalsBySector = new Map((await repo.countBySector(db, org.id, membership)).map((t) => [t.sector, t]));
 
       // sector → workload → version → counts
       const spread = new Map<string, Map<string, Map<string, repo.SectorVersionCount>>>();
@@ -115,7 +115,7 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
           }
         }
       }
-      const gatesOf = sectorGates(db, org.id, rows, stored);
+      const gatesOf = await sectorGates(db, org.id, rows, stored);
       const canariesOf: ReturnType<typeof sectorCanaries> = stored.ok ? sectorCanaries(stored.input) : new Map<never, never>();
       const soakOf = (version: string, workload: string) => evaluation?.versionData.versions[version]?.workloads[workload]?.soakDays ?? 0;
 
@@ -181,12 +181,12 @@ export function createSectorService(db: Db, now: () => Date, scope: Organization
  * that every other version rule lets through (blocked, bound, sector order, soak), approved where
  * an unrevoked approval exists. Nothing is worked out when no sector has a gate.
  */
-function sectorGates(
+async function sectorGates(
   db: Db,
   organizationId: number,
   rows: readonly repo.SectorRow[],
   stored: ReturnType<typeof evaluateStoredFleet>,
-): (row: repo.SectorRow) => SectorGates | null {
+): Promise<(row: repo.SectorRow) => SectorGates | null> {
   const gated = rows.filter((r) => r.approvalBefore || r.approvalAfter || r.notBefore);
   if (gated.length === 0) return () => null;
   const waiting = new Map<string, number>();
@@ -203,7 +203,7 @@ function sectorGates(
       for (const k of held) waiting.set(k, (waiting.get(k) ?? 0) + 1);
     }
   }
-  const approved = listApprovals(db, organizationId);
+  const approved = await listApprovals(db, organizationId);
   return (row) => {
     if (!row.approvalBefore && !row.approvalAfter && !row.notBefore) return null;
     const versions: SectorGateVersion[] = [];

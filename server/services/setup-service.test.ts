@@ -39,31 +39,31 @@ async function closedPort(): Promise<number> {
 }
 
 describe('set-up status', () => {
-  it('a fresh database has nothing; naming creates the organization, audited', () => {
+  it('a fresh database has nothing; naming creates the organization, audited', async () => {
     const { db, setup } = setupFor({ FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_URL: 'https://api.example.test', FLEETPLAN_OCM_TOKEN: 't' });
-    expect(setup.status()).toMatchObject({ organization: null, clusters: 0, managed: 0, complete: false, demo: false });
-    expect(setup.status().provider).toEqual({
+    expect(await setup.status()).toMatchObject({ organization: null, clusters: 0, managed: 0, complete: false, demo: false });
+    expect((await setup.status()).provider).toEqual({
       name: 'ocm',
       target: 'https://api.example.test',
       credentials: 'access token (FLEETPLAN_OCM_TOKEN)',
     });
-    setup.nameOrganization('admin', ' app-sre ');
-    expect(setup.status().organization).toMatchObject({ name: 'app-sre', named: true });
+    await setup.nameOrganization('admin', ' app-sre ');
+    expect((await setup.status()).organization).toMatchObject({ name: 'app-sre', named: true });
     const audit = db.$client.prepare("select actor, action, target from audit_log where action = 'organization.create'").all();
     expect(audit).toEqual([{ actor: 'admin', action: 'organization.create', target: 'organization:app-sre' }]);
   });
 
-  it('a bad name is refused and nothing is stored', () => {
+  it('a bad name is refused and nothing is stored', async () => {
     const { setup } = setupFor({ FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't' });
-    expect(() => setup.nameOrganization('admin', 'no spaces please')).toThrow(/not an organization name/);
-    expect(setup.status().organization).toBeNull();
+    expect(async () => await setup.nameOrganization('admin', 'no spaces please')).toThrow(/not an organization name/);
+    expect((await setup.status()).organization).toBeNull();
   });
 
-  it('the demo fleet is recognised as the demo and counts as set up', () => {
+  it('the demo fleet is recognised as the demo and counts as set up', async () => {
     const db = openDatabase(':memory:');
-    seedDemo(db, NOW);
+    await seedDemo(db, NOW);
     const { setup } = setupFor({}, db);
-    const s = setup.status();
+    const s = await setup.status();
     expect(s.demo).toBe(true);
     expect(s.complete).toBe(true);
     expect(s.managed).toBeGreaterThan(0);

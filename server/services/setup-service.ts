@@ -75,10 +75,10 @@ export function createSetupService(deps: SetupDeps) {
   const scope = deps.organization ?? organizationScope(db);
   return {
     /** Where the installation stands: each step done or not. */
-    status() {
+    async status() {
       const org = scope();
-      const held = org ? organizationContents(db, org.id) : null;
-      const observedAt = readSnapshotObservedAt(db);
+      const held = org ? await organizationContents(db, org.id) : null;
+      const observedAt = await readSnapshotObservedAt(db);
       const named = org !== null && org !== undefined && org.name !== UNNAMED_ORGANIZATION;
       return {
         provider: describeProvider(env.provider),
@@ -95,8 +95,8 @@ export function createSetupService(deps: SetupDeps) {
       };
     },
 
-    nameOrganization(actor: string, name: string) {
-      return admin.create(actor, name.trim());
+    async nameOrganization(actor: string, name: string) {
+      return await admin.create(actor, name.trim());
     },
 
     /**
@@ -124,7 +124,7 @@ export function createSetupService(deps: SetupDeps) {
   async function organizationProvider(): Promise<FleetProvider> {
     const org = scope();
     if (!org) return createProvider(db, env.provider);
-    const provider = await providerForOrganization(db, org, findFirstOrganization(db)?.id === org.id, env.provider);
+    const provider = await providerForOrganization(db, org, (await findFirstOrganization(db))?.id === org.id, env.provider);
     if (!provider) throw new Error(`organization ${org.name} has no provider of its own (the instance's serves the first organization)`);
     return provider;
   }

@@ -44,13 +44,13 @@ export function createSoakService(db: Db, now: () => Date, scope: OrganizationSc
     return o;
   };
   return {
-    versions(): { options: SoakVersionOption[]; default: { version: string; workload: string } | null } {
+    async versions(): Promise<{ options: SoakVersionOption[]; default: { version: string; workload: string } | null }> {
       const o = scope();
       if (!o) return { options: [], default: null };
-      const blocked = [...listInstanceBlockedPatterns(db), ...listBlockedPatterns(db, o.id)];
-      const soak = new Map(repo.listSoakTotals(db, o.id).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
+      const blocked = [...(await listInstanceBlockedPatterns(db)), ...(await listBlockedPatterns(db, o.id))];
+      const soak = new Map((await repo.listSoakTotals(db, o.id)).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
       const options = new Map<string, SoakVersionOption>();
-      for (const row of repo.countOffersByThreshold(db, o.id)) {
+      for (const row of await repo.countOffersByThreshold(db, o.id)) {
         if (findBlockingPattern(row.version, blocked) !== undefined) continue;
         const key = `${row.version}|${row.workload}`;
         const soakDays = soak.get(key) ?? 0;
@@ -68,21 +68,20 @@ export function createSoakService(db: Db, now: () => Date, scope: OrganizationSc
       return { options: list, default: first ? { version: first.version, workload: first.workload } : null };
     },
 
-    series(input: { version: string; workload: string }): SoakSeries {
+    async series(input: { version: string; workload: string }): Promise<SoakSeries> {
       const o = org();
       const nowMs = now().getTime();
-      const total = repo.findSoakTotal(db, o.id, input.version, input.workload);
+      const total = await repo.findSoakTotal(db, o.id, input.version, input.workload);
       const soakDays = total?.soakDays ?? 0;
-      const ratePerDay = repo.countHealthyRunning(db, o.id, input.version, input.workload);
-      const samples = repo
-        .listSoakSamples(db, o.id, input.version, input.workload, new Date(nowMs - SERIES_DAYS * DAY_MS))
+      const ratePerDay = await repo.countHealthyRunning(db, o.id, input.version, input.workload);
+      const samples = (await repo.listSoakSamples(db, o.id, input.version, input.workload, new Date(nowMs - SERIES_DAYS * DAY_MS)))
         .filter((s) => s.at.getTime() <= nowMs)
         .map((s) => ({ at: iso(s.at.getTime()), soakDays: s.soakDays, reportingCount: s.reportingCount }));
       const last = samples[samples.length - 1];
       if (total && (!last || Date.parse(last.at) < nowMs - 60_000))
         samples.push({ at: iso(nowMs), soakDays, reportingCount: total.reportingCount });
       const byThreshold = new Map<number, number>();
-      for (const row of repo.countOffersByThreshold(db, o.id, input)) {
+      for (const row of await repo.countOffersByThreshold(db, o.id, input)) {
         if (row.soakDays === null) continue;
         byThreshold.set(row.soakDays, (byThreshold.get(row.soakDays) ?? 0) + row.clusters);
       }

@@ -93,14 +93,14 @@ function perOrganization<T>(map: WeakMap<Db['$client'], Map<number, T>>, db: Db)
   return m;
 }
 
-export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): StoredFleetEvaluation {
+export async function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): Promise<StoredFleetEvaluation> {
   const at = evaluationInstant(now);
   // read before loading: a write that lands later moves the version and is seen by the next call
-  const dataVersion = readDataVersion(db);
-  if (dataVersion === null) return atMinute(load(db, org, at, '', null), at);
+  const dataVersion = await readDataVersion(db);
+  if (dataVersion === null) return atMinute(await load(db, org, at, '', null), at);
   // The stored check-in counts only once the clock has passed it (loadPlanDocument), so whether
   // it does is part of what was loaded.
-  const checkIn = readSoakCheckIn(db, org.id);
+  const checkIn = await readSoakCheckIn(db, org.id);
   const checkInCounts = checkIn !== null && checkIn.getTime() <= at.getTime();
   const key = JSON.stringify([dataVersion, org.id, org.frozen, org.frozenReason ?? null, checkInCounts]);
   const cached = perOrganization(lastEvaluation, db).get(org.id);
@@ -108,11 +108,11 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   let fleet = perOrganization(loaded, db).get(org.id);
   // an earlier minute than the load's could need exclusions that had ended by then
   if (fleet?.key !== key || fleet.loadedAt > at.getTime()) {
-    const structure = readPlanStructureRevision(db);
+    const structure = await readPlanStructureRevision(db);
     fleet =
       fleet && structure !== null && fleet.structure === structure && fleet.loadedAt <= at.getTime() && fleet.parsed.ok
-        ? reloadSoakAndGates(db, org, at, key, fleet)
-        : load(db, org, at, key, structure);
+        ? await reloadSoakAndGates(db, org, at, key, fleet)
+        : await load(db, org, at, key, structure);
     perOrganization(loaded, db).set(org.id, fleet);
   }
   const result = atMinute(fleet, at);
@@ -120,11 +120,11 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   return result;
 }
 
-function load(db: Db, org: GateOrganization, at: Date, key: string, structure: number | null): LoadedFleet {
+async function load(db: Db, org: GateOrganization, at: Date, key: string, structure: number | null): Promise<LoadedFleet> {
   loadCounts.full++;
-  const parsed = validatePlanInput(loadPlanDocument(db, org.id, at));
+  const parsed = validatePlanInput(await loadPlanDocument(db, org.id, at));
   if (!parsed.ok) return { key, loadedAt: at.getTime(), structure, parsed: { ok: false, problems: parsed.problems } };
-  return { key, loadedAt: at.getTime(), structure, parsed: { ok: true, input: parsed.input, gates: loadGateState(db, org, at) } };
+  return { key, loadedAt: at.getTime(), structure, parsed: { ok: true, input: parsed.input, gates: await loadGateState(db, org, at) } };
 }
 
 /**
@@ -132,11 +132,11 @@ function load(db: Db, org: GateOrganization, at: Date, key: string, structure: n
  * only the soak figures, exclusions, halts and the health-gate switch are read again. The
  * clusters' health issues are part of the structure, so they are kept with it.
  */
-function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string, previous: LoadedFleet): LoadedFleet {
-  if (!previous.parsed.ok) return load(db, org, at, key, previous.structure);
+async function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string, previous: LoadedFleet): Promise<LoadedFleet> {
+  if (!previous.parsed.ok) return await load(db, org, at, key, previous.structure);
   loadCounts.soakAndGates++;
   const now = formatInstant(at.getTime());
-  const soak = validateVersionData(loadVersionData(db, org.id, at), now);
+  const soak = validateVersionData(await loadVersionData(db, org.id, at), now);
   if (!soak.ok) return { key, loadedAt: at.getTime(), structure: previous.structure, parsed: { ok: false, problems: soak.problems } };
   return {
     key,
@@ -144,8 +144,13 @@ function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string
     structure: previous.structure,
     parsed: {
       ok: true,
-      input: { ...previous.parsed.input, now, versionData: soak.versionData, ...upgradeResultsFor(db, org.id, previous.parsed.input) },
-      gates: loadGateState(db, org, at, previous.parsed.gates.healthIssues),
+      input: {
+        ...previous.parsed.input,
+        now,
+        versionData: soak.versionData,
+        ...(await upgradeResultsFor(db, org.id, previous.parsed.input)),
+      },
+      gates: await loadGateState(db, org, at, previous.parsed.gates.healthIssues),
     },
     never: previous.never,
   };
@@ -155,9 +160,9 @@ function reloadSoakAndGates(db: Db, org: GateOrganization, at: Date, key: string
  * The canary sectors' upgrade results read again: an attempt completing, failing or being
  * acknowledged does not move the plan structure, but it moves what the canaries let through.
  */
-function upgradeResultsFor(db: Db, organizationId: number, input: PlanInput): Pick<PlanInput, 'upgradeResults'> {
+async function upgradeResultsFor(db: Db, organizationId: number, input: PlanInput): Promise<Pick<PlanInput, 'upgradeResults'>> {
   const sectors = input.organization.sectors.filter((s) => s.canary).map((s) => s.name);
-  return sectors.length === 0 ? {} : { upgradeResults: listUpgradeResults(db, organizationId, sectors) };
+  return sectors.length === 0 ? {} : { upgradeResults: await listUpgradeResults(db, organizationId, sectors) };
 }
 
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {

@@ -51,17 +51,22 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
 
   return {
     /** your own tokens; admins may ask for everyone's */
-    list(input: { all: boolean; actor: Actor }): TokenSummary[] {
+    async list(input: { all: boolean; actor: Actor }): Promise<TokenSummary[]> {
       if (input.all && !hasRole(input.actor, 'admin')) throw new AppError('FORBIDDEN', "Listing every user's tokens needs the admin role");
-      const rows = tokensRepo.listTokens(db, input.all ? {} : { userId: requireUserActor(input.actor) });
+      const rows = await tokensRepo.listTokens(db, input.all ? {} : { userId: requireUserActor(input.actor) });
       return rows.map(toSummary);
     },
 
-    create(input: { name: string; scope: TokenScope; expiresInDays?: number; actor: Actor }): { token: string; summary: TokenSummary } {
+    async create(input: {
+      name: string;
+      scope: TokenScope;
+      expiresInDays?: number;
+      actor: Actor;
+    }): Promise<{ token: string; summary: TokenSummary }> {
       // a token must not mint more tokens: a leaked one could otherwise outlive its revocation
       if (input.actor.via !== 'session') throw new AppError('FORBIDDEN', 'API tokens are created from a signed-in browser session');
       const userId = requireUserActor(input.actor);
-      const owner = findUserById(db, userId);
+      const owner = await findUserById(db, userId);
       if (!owner || owner.disabled) throw new AppError('FORBIDDEN', 'Your account is disabled');
       const needed = isTokenPermission(input.scope) ? PERMISSION_ROLE[input.scope] : input.scope;
       if (!hasRole({ ...input.actor, role: owner.role }, needed)) {
@@ -76,7 +81,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
       const createdAt = realNow();
       const expiresAt = new Date(createdAt.getTime() + days * DAY_MS);
       const { token, hash, prefix } = generateApiToken();
-      const id = tokensRepo.insertToken(db, {
+      const id = await tokensRepo.insertToken(db, {
         name: input.name,
         userId,
         tokenHash: hash,
@@ -85,7 +90,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         createdAt,
         expiresAt,
       });
-      appendAudit(db, {
+      await appendAudit(db, {
         organizationId: null,
         at: realNow(),
         actor: input.actor.name,
@@ -93,17 +98,17 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         target: `token:${id}`,
         after: { name: input.name, prefix, scope: input.scope, owner: owner.username, expiresAt: expiresAt.toISOString() },
       });
-      return { token, summary: toSummary(tokensRepo.findTokenById(db, id)!) };
+      return { token, summary: toSummary((await tokensRepo.findTokenById(db, id))!) };
     },
 
     /** owners revoke their own tokens; admins revoke anyone's */
-    revoke(input: { id: number; actor: Actor }): TokenSummary {
-      const row = tokensRepo.findTokenById(db, input.id);
+    async revoke(input: { id: number; actor: Actor }): Promise<TokenSummary> {
+      const row = await tokensRepo.findTokenById(db, input.id);
       const mayRevoke = row && (row.userId === input.actor.userId || hasRole(input.actor, 'admin'));
       if (!row || !mayRevoke) throw new AppError('NOT_FOUND', `Token ${input.id} does not exist`);
       if (row.revokedAt) return toSummary(row);
-      tokensRepo.revokeToken(db, row.id, realNow());
-      appendAudit(db, {
+      await tokensRepo.revokeToken(db, row.id, realNow());
+      await appendAudit(db, {
         organizationId: null,
         at: realNow(),
         actor: input.actor.name,
@@ -112,7 +117,7 @@ export function createTokenService(deps: { db: Db; realNow: () => Date }) {
         before: { name: row.name, prefix: row.prefix, scope: row.scope, owner: row.owner },
         after: { revoked: true },
       });
-      return toSummary(tokensRepo.findTokenById(db, row.id)!);
+      return toSummary((await tokensRepo.findTokenById(db, row.id))!);
     },
   };
 }

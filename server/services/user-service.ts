@@ -45,14 +45,14 @@ function refuseForExternalUser(row: usersRepo.UserRow, what: string): void {
 export function createUserService(deps: { db: Db; realNow: () => Date }) {
   const { db, realNow } = deps;
 
-  function requireUser(username: string): usersRepo.UserRow {
-    const row = usersRepo.findUserByName(db, username);
+  async function requireUser(username: string): Promise<usersRepo.UserRow> {
+    const row = await usersRepo.findUserByName(db, username);
     if (!row) throw new AppError('NOT_FOUND', `User ${username} does not exist`);
     return row;
   }
 
-  function guardLastAdmin(row: usersRepo.UserRow, what: string): void {
-    if (row.role === 'admin' && !row.disabled && usersRepo.countOtherActiveAdmins(db, row.id) === 0) {
+  async function guardLastAdmin(row: usersRepo.UserRow, what: string): Promise<void> {
+    if (row.role === 'admin' && !row.disabled && (await usersRepo.countOtherActiveAdmins(db, row.id)) === 0) {
       throw new AppError('PRECONDITION_FAILED', `Cannot ${what} ${row.username}: it is the last enabled admin`);
     }
   }
@@ -63,50 +63,50 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
   }
 
   /** written in the caller's transaction (`tx`), so a change and its audit entry land together */
-  function audit(tx: Db, actor: Actor, action: string, username: string, before: unknown, after: unknown): void {
-    appendAudit(tx, { organizationId: null, at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
+  async function audit(tx: Db, actor: Actor, action: string, username: string, before: unknown, after: unknown): Promise<void> {
+    await appendAudit(tx, { organizationId: null, at: realNow(), actor: actor.name, action, target: `user:${username}`, before, after });
   }
 
   return {
-    list(): UserSummary[] {
-      return usersRepo.listUsers(db).map(toSummary);
+    async list(): Promise<UserSummary[]> {
+      return (await usersRepo.listUsers(db)).map(toSummary);
     },
 
     async create(input: { username: string; password: string; role: Role; actor: Actor }): Promise<UserSummary> {
-      if (usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
+      if (await usersRepo.findUserByName(db, input.username)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
       requireGoodPassword(input.password, input.username);
       const passwordHash = await hashPassword(input.password);
-      const row = withTransaction(db, (tx) => {
-        const inserted = usersRepo.insertUser(tx, { username: input.username, passwordHash, role: input.role, createdAt: realNow() });
-        audit(tx, input.actor, 'user.create', inserted.username, null, { role: inserted.role });
+      const row = await withTransaction(db, async (tx) => {
+        const inserted = await usersRepo.insertUser(tx, { username: input.username, passwordHash, role: input.role, createdAt: realNow() });
+        await audit(tx, input.actor, 'user.create', inserted.username, null, { role: inserted.role });
         return inserted;
       });
       return toSummary(row);
     },
 
-    setRole(input: { username: string; role: Role; actor: Actor }): UserSummary {
-      const row = requireUser(input.username);
+    async setRole(input: { username: string; role: Role; actor: Actor }): Promise<UserSummary> {
+      const row = await requireUser(input.username);
       if (row.role === input.role) return toSummary(row);
       refuseForExternalUser(row, 'role');
-      if (input.role !== 'admin') guardLastAdmin(row, 'demote');
-      withTransaction(db, (tx) => {
-        usersRepo.updateUser(tx, row.id, { role: input.role });
-        audit(tx, input.actor, 'user.set-role', row.username, { role: row.role }, { role: input.role });
+      if (input.role !== 'admin') await guardLastAdmin(row, 'demote');
+      await withTransaction(db, async (tx) => {
+        await usersRepo.updateUser(tx, row.id, { role: input.role });
+        await audit(tx, input.actor, 'user.set-role', row.username, { role: row.role }, { role: input.role });
       });
       return toSummary({ ...row, role: input.role });
     },
 
-    setDisabled(input: { username: string; disabled: boolean; actor: Actor }): UserSummary {
-      const row = requireUser(input.username);
+    async setDisabled(input: { username: string; disabled: boolean; actor: Actor }): Promise<UserSummary> {
+      const row = await requireUser(input.username);
       if (row.disabled === input.disabled) return toSummary(row);
       if (input.disabled) {
         if (row.id === input.actor.userId) throw new AppError('PRECONDITION_FAILED', 'You cannot disable your own account');
-        guardLastAdmin(row, 'disable');
+        await guardLastAdmin(row, 'disable');
       }
-      withTransaction(db, (tx) => {
-        if (input.disabled) deleteSessionsOfUser(tx, row.id);
-        usersRepo.updateUser(tx, row.id, { disabled: input.disabled });
-        audit(
+      await withTransaction(db, async (tx) => {
+        if (input.disabled) await deleteSessionsOfUser(tx, row.id);
+        await usersRepo.updateUser(tx, row.id, { disabled: input.disabled });
+        await audit(
           tx,
           input.actor,
           input.disabled ? 'user.disable' : 'user.enable',
@@ -124,18 +124,22 @@ export function createUserService(deps: { db: Db; realNow: () => Date }) {
       password?: string;
       actor: Actor;
     }): Promise<{ username: string; generatedPassword: string | null }> {
-      const row = requireUser(input.username);
+      const row = await requireUser(input.username);
       refuseForExternalUser(row, 'password');
       if (input.password !== undefined) requireGoodPassword(input.password, row.username);
       const generated = input.password ? null : generateSecret(15);
       const passwordHash = await hashPassword(input.password ?? generated!);
       const now = realNow();
-      withTransaction(db, (tx) => {
+      await withTransaction(db, async (tx) => {
         // the admin knows this password: the user replaces it at the next sign-in
-        usersRepo.updateUser(tx, row.id, { passwordHash, mustChangePassword: row.id !== input.actor.userId });
-        deleteSessionsOfUser(tx, row.id);
-        const tokensRevoked = revokeTokensOfUser(tx, row.id, now);
-        audit(tx, input.actor, 'user.reset-password', row.username, null, { passwordChanged: true, sessionsEnded: true, tokensRevoked });
+        await usersRepo.updateUser(tx, row.id, { passwordHash, mustChangePassword: row.id !== input.actor.userId });
+        await deleteSessionsOfUser(tx, row.id);
+        const tokensRevoked = await revokeTokensOfUser(tx, row.id, now);
+        await audit(tx, input.actor, 'user.reset-password', row.username, null, {
+          passwordChanged: true,
+          sessionsEnded: true,
+          tokensRevoked,
+        });
       });
       return { username: row.username, generatedPassword: generated };
     },

@@ -46,7 +46,7 @@ export function createVersionGateService(deps: {
 
   async function acknowledgeOnce(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
     const org = deps.organization();
-    const row = org && findClusterByName(db, input.cluster, org.id);
+    const row = org && (await findClusterByName(db, input.cluster, org.id));
     if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.cluster}`);
     const gate = row.pendingVersionGates.find((g) => g.id === input.gateId);
     if (!gate)
@@ -73,9 +73,9 @@ export function createVersionGateService(deps: {
       );
     }
     const at = deps.realNow();
-    withTransaction(db, (tx) => {
-      removePendingVersionGate(tx, row.id, gate.id);
-      appendAudit(tx, {
+    await withTransaction(db, async (tx) => {
+      await removePendingVersionGate(tx, row.id, gate.id);
+      await appendAudit(tx, {
         at,
         actor: input.actor.name,
         action: 'cluster.acknowledge-version-gate',
@@ -97,10 +97,10 @@ export function createVersionGateService(deps: {
 
   return {
     /** every gate a cluster has not agreed to, by cluster name then minor */
-    pending(): PendingVersionGate[] {
+    async pending(): Promise<PendingVersionGate[]> {
       const org = deps.organization();
       if (!org) return [];
-      return listPendingVersionGates(db, org.id).flatMap((row) =>
+      return (await listPendingVersionGates(db, org.id)).flatMap((row) =>
         [...row.gates]
           .sort((a, b) => a.minor.localeCompare(b.minor, 'en', { numeric: true }))
           .map((g) => ({

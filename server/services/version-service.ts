@@ -25,13 +25,13 @@ function byVersionDesc(a: string, b: string): number {
 
 export function createVersionService(db: Db, scope: OrganizationScope) {
   return {
-    history() {
+    async history() {
       const org = scope();
       if (!org) return { workloads: [], versions: [] as VersionHistoryRow[], blocked: [] };
       // the instance's blocked versions block here too (named instance-wide), then the organization's own
       const blocked = [
-        ...listInstanceBlockedVersions(db).map((b) => ({ ...b, instanceWide: true })),
-        ...listBlockedVersions(db, org.id).map((b) => ({ ...b, instanceWide: false })),
+        ...(await listInstanceBlockedVersions(db)).map((b) => ({ ...b, instanceWide: true })),
+        ...(await listBlockedVersions(db, org.id)).map((b) => ({ ...b, instanceWide: false })),
       ];
       const rows = new Map<string, VersionHistoryRow>();
       const row = (version: string) => {
@@ -43,7 +43,7 @@ export function createVersionService(db: Db, scope: OrganizationScope) {
         return r;
       };
       const workloads = new Set<string>();
-      for (const s of listVersionSoakOf(db, org.id)) {
+      for (const s of await listVersionSoakOf(db, org.id)) {
         const r = row(s.version);
         workloads.add(s.workload);
         r.workloads[s.workload] = {
@@ -54,7 +54,7 @@ export function createVersionService(db: Db, scope: OrganizationScope) {
         const first = s.firstSeenAt.toISOString();
         if (!r.firstSeenAt || first < r.firstSeenAt) r.firstSeenAt = first;
       }
-      for (const { version, count } of countClustersByVersion(db, org.id)) row(version).runningCount = count;
+      for (const { version, count } of await countClustersByVersion(db, org.id)) row(version).runningCount = count;
       for (const r of rows.values()) {
         r.blockedBy = blocked
           .filter((b) => patternMatches(b.pattern, r.version))

@@ -62,7 +62,7 @@ describe('webhook secrets at rest', () => {
   it('stores the secret encrypted and signs deliveries with the decrypted secret', async () => {
     const target = await receiver();
     const db = openDatabase(':memory:');
-    insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
+    await insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
     const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
     const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
     const secret = 'receiver-shared-secret-0123456789';
@@ -72,7 +72,7 @@ describe('webhook secrets at rest', () => {
     expect(stored).not.toContain(secret);
     expect(JSON.stringify(db.$client.prepare('select * from webhooks').all())).not.toContain(secret);
 
-    enqueueDeliveries(db, 'scheduled', { cluster: 'c1' }, T0);
+    await enqueueDeliveries(db, 'scheduled', { cluster: 'c1' }, T0);
     expect(await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true })).toMatchObject({ delivered: 1 });
     expect(target.received).toHaveLength(1);
     expect(target.received[0]!.signature).toBe(hmac(secret, target.received[0]!.body));
@@ -81,15 +81,15 @@ describe('webhook secrets at rest', () => {
   it('encrypts plain-text secrets of older databases once (idempotent), keeping signatures valid', async () => {
     const target = await receiver();
     const db = openDatabase(':memory:');
-    insertWebhook(db, { name: 'old', url: target.url, secret: 'legacy-plain-secret', events: [], enabled: true, createdAt: T0 });
+    await insertWebhook(db, { name: 'old', url: target.url, secret: 'legacy-plain-secret', events: [], enabled: true, createdAt: T0 });
     const key = secretKeyFromBytes(crypto.randomBytes(32));
-    expect(encryptPlaintextWebhookSecrets(db, key)).toBe(1);
+    expect(await encryptPlaintextWebhookSecrets(db, key)).toBe(1);
     const [sealed] = storedSecrets(db);
     expect(sealed).toMatch(/^fpenc:v1:/);
-    expect(encryptPlaintextWebhookSecrets(db, key)).toBe(0);
+    expect(await encryptPlaintextWebhookSecrets(db, key)).toBe(0);
     expect(storedSecrets(db)).toEqual([sealed]);
 
-    enqueueDeliveries(db, 'completed', { cluster: 'c2' }, T0);
+    await enqueueDeliveries(db, 'completed', { cluster: 'c2' }, T0);
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true, secretKey: key });
     expect(target.received[0]!.signature).toBe(hmac('legacy-plain-secret', target.received[0]!.body));
   });
@@ -97,9 +97,9 @@ describe('webhook secrets at rest', () => {
   it('with the wrong key, records a clear error and sends nothing', async () => {
     const target = await receiver();
     const db = openDatabase(':memory:');
-    insertWebhook(db, { name: 'ops', url: target.url, secret: 'some-secret-value', events: [], enabled: true, createdAt: T0 });
-    encryptPlaintextWebhookSecrets(db, secretKeyFromBytes(crypto.randomBytes(32)));
-    enqueueDeliveries(db, 'failed', { cluster: 'c3' }, T0);
+    await insertWebhook(db, { name: 'ops', url: target.url, secret: 'some-secret-value', events: [], enabled: true, createdAt: T0 });
+    await encryptPlaintextWebhookSecrets(db, secretKeyFromBytes(crypto.randomBytes(32)));
+    await enqueueDeliveries(db, 'failed', { cluster: 'c3' }, T0);
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const otherKey = secretKeyFromBytes(crypto.randomBytes(32));
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true, secretKey: otherKey });
@@ -147,7 +147,7 @@ describe('the server secret key', () => {
 describe('webhook changes and their audit entries', () => {
   it('writes a webhook and its audit entry together: when the audit insert fails, nothing is created or deleted', async () => {
     const db = openDatabase(':memory:');
-    insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
+    await insertEmptyOrganization(db, 'org', T0); // a webhook belongs to an organization
     const env = parseEnv({ FLEETPLAN_WEBHOOK_ALLOW_PRIVATE: '1' });
     const caller = createCaller(createContextInner({ db, fleetNow: () => T0, actor: admin, env }));
     const kept = await caller.webhooks.create({ name: 'ops', url: 'http://127.0.0.1:9/hook', events: [] });

@@ -33,9 +33,9 @@ describe('webhook delivery', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     const db = openDatabase(':memory:');
     const t0 = new Date('2024-01-01T00:00:00Z');
-    insertWebhook(db, { name: 'ops', url, secret: 's3cret', events: ['scheduled'], enabled: true, createdAt: t0 });
-    expect(enqueueDeliveries(db, 'scheduled', { cluster: 'c1', version: '4.13.2' }, t0)).toBe(1);
-    expect(enqueueDeliveries(db, 'started', { cluster: 'c1' }, t0)).toBe(0); // not subscribed
+    await insertWebhook(db, { name: 'ops', url, secret: 's3cret', events: ['scheduled'], enabled: true, createdAt: t0 });
+    expect(await enqueueDeliveries(db, 'scheduled', { cluster: 'c1', version: '4.13.2' }, t0)).toBe(1);
+    expect(await enqueueDeliveries(db, 'started', { cluster: 'c1' }, t0)).toBe(0); // not subscribed
 
     expect(await deliverDueWebhooks(db, { realNow: t0, backoffBaseMs: 1000, allowPrivate: true })).toEqual({
       delivered: 0,

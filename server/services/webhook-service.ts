@@ -93,19 +93,23 @@ export async function validateWebhookUrl(raw: string, env: Pick<FleetplanEnv, 'w
  * Encrypts webhook secrets still stored in plain text (databases from before encryption at
  * rest). Idempotent: encrypted secrets are left alone. Returns how many were encrypted.
  */
-export function encryptPlaintextWebhookSecrets(db: Db, key: SecretKey): number {
-  return withTransaction(db, (tx) => {
+export async function encryptPlaintextWebhookSecrets(db: Db, key: SecretKey): Promise<number> {
+  return await withTransaction(db, async (tx) => {
     let n = 0;
-    for (const row of listWebhookSecretsWithout(tx, SEALED_PREFIX)) {
-      if (replaceWebhookSecret(tx, row.id, row.secret, sealSecret(key, row.secret, SECRET_PURPOSE))) n++;
+    for (const row of await listWebhookSecretsWithout(tx, SEALED_PREFIX)) {
+      if (await replaceWebhookSecret(tx, row.id, row.secret, sealSecret(key, row.secret, SECRET_PURPOSE))) n++;
     }
     return n;
   });
 }
 
 /** At start-up: loads (or creates) the secret key and encrypts plain-text webhook secrets. */
-export function prepareWebhookSecrets(db: Db, env: Pick<FleetplanEnv, 'secretKey'>, log: (message: string) => void = console.log): void {
-  const n = encryptPlaintextWebhookSecrets(db, secretKeyForDb(db, env));
+export async function prepareWebhookSecrets(
+  db: Db,
+  env: Pick<FleetplanEnv, 'secretKey'>,
+  log: (message: string) => void = console.log,
+): Promise<void> {
+  const n = await encryptPlaintextWebhookSecrets(db, secretKeyForDb(db, env));
   if (n > 0) log(`fleetplan: encrypted ${n} webhook secret(s) that were stored in plain text`);
 }
 
@@ -211,42 +215,42 @@ export function webhookSender(db: Db, opts: DeliverOptions = {}): WebhookSender 
  * backoff, then given up after MAX_DELIVERY_ATTEMPTS). Undefined when nothing was due.
  */
 export async function deliverNextWebhook(db: Db, sender: WebhookSender, now: Date): Promise<DeliveryOutcome | undefined> {
-  if (!hasDueDelivery(db, now.getTime())) return undefined;
-  const d = claimNextDelivery(db, sender.holder, now.getTime(), now.getTime() + sender.policy.timeoutMs + CLAIM_MARGIN_MS);
+  if (!(await hasDueDelivery(db, now.getTime()))) return undefined;
+  const d = await claimNextDelivery(db, sender.holder, now.getTime(), now.getTime() + sender.policy.timeoutMs + CLAIM_MARGIN_MS);
   if (!d) return undefined;
   const attempt = await attemptDelivery(d, sender.key, sender.policy, now);
   const attempts = d.attempts + 1;
   const status = attempt.status;
   if (attempt.ok) {
-    finishClaimedDelivery(db, d.id, sender.holder, {
+    await finishClaimedDelivery(db, d.id, sender.holder, {
       status: 'delivered',
       attempts,
       lastStatusCode: status,
       lastError: null,
       nextAttemptAt: null,
     });
-    countWebhookDelivery(db, 'delivered');
+    await countWebhookDelivery(db, 'delivered');
     return 'delivered';
   }
   const error = attempt.error;
   if (attempts >= MAX_DELIVERY_ATTEMPTS) {
-    finishClaimedDelivery(db, d.id, sender.holder, {
+    await finishClaimedDelivery(db, d.id, sender.holder, {
       status: 'failed',
       attempts,
       lastStatusCode: status,
       lastError: error,
       nextAttemptAt: null,
     });
-    countWebhookDelivery(db, 'failed');
+    await countWebhookDelivery(db, 'failed');
     return 'failed';
   }
-  finishClaimedDelivery(db, d.id, sender.holder, {
+  await finishClaimedDelivery(db, d.id, sender.holder, {
     attempts,
     lastStatusCode: status,
     lastError: error,
     nextAttemptAt: new Date(now.getTime() + backoffMs(attempts, sender.backoffBaseMs)),
   });
-  countWebhookDelivery(db, 'retry');
+  await countWebhookDelivery(db, 'retry');
   return 'retrying';
 }
 
@@ -261,9 +265,9 @@ export async function deliverDueWebhooks(
 ): Promise<{ delivered: number; failed: number; retrying: number }> {
   const now = opts.realNow ?? new Date();
   const out = { delivered: 0, failed: 0, retrying: 0 };
-  if (!hasDueDelivery(db, now.getTime())) return out;
+  if (!(await hasDueDelivery(db, now.getTime()))) return out;
   const sender = webhookSender(db, opts);
-  encryptPlaintextWebhookSecrets(db, sender.key);
+  await encryptPlaintextWebhookSecrets(db, sender.key);
   const limit = opts.limit ?? 100;
   let taken = 0;
   const slot = async () => {
@@ -290,10 +294,10 @@ export function createWebhookService(
 ) {
   return {
     /** the organization's webhooks (they receive its events only) */
-    list() {
+    async list() {
       const org = scope();
       if (!org) return [];
-      return listWebhooks(db, org.id).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
+      return (await listWebhooks(db, org.id)).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
     },
     async create(input: { name: string; url: string; secret?: string; events: string[]; selector?: string | null; actor: Actor }) {
       const org = requireScopedOrganization(scope);
@@ -303,8 +307,8 @@ export function createWebhookService(
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
       const sealed = sealSecret(secretKeyForDb(db, env), secret, SECRET_PURPOSE);
       // the webhook and its audit entry are one write: a failed audit leaves no unaudited webhook
-      const row = withTransaction(db, (tx) => {
-        const created = insertWebhook(tx, {
+      const row = await withTransaction(db, async (tx) => {
+        const created = await insertWebhook(tx, {
           organizationId: org.id,
           name: input.name,
           url: url.toString(),
@@ -314,7 +318,7 @@ export function createWebhookService(
           enabled: true,
           createdAt: now(),
         });
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at: now(),
           actor: input.actor.name,
           action: 'webhook.create',
@@ -335,12 +339,12 @@ export function createWebhookService(
       // the secret is shown once, at creation, so the receiver can verify signatures
       return { id: row.id, name: row.name, url: row.url, events: row.events, selector: row.selector, secret };
     },
-    delete(input: { id: number; actor: Actor }) {
-      const row = findWebhook(db, requireScopedOrganization(scope).id, input.id);
+    async delete(input: { id: number; actor: Actor }) {
+      const row = await findWebhook(db, requireScopedOrganization(scope).id, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Webhook ${input.id} does not exist`);
-      withTransaction(db, (tx) => {
-        deleteWebhook(tx, input.id);
-        appendAudit(tx, {
+      await withTransaction(db, async (tx) => {
+        await deleteWebhook(tx, input.id);
+        await appendAudit(tx, {
           at: now(),
           actor: input.actor.name,
           action: 'webhook.delete',
@@ -352,10 +356,10 @@ export function createWebhookService(
       });
       return { id: input.id };
     },
-    deliveries(input: { webhookId?: number; offset: number; limit: number }) {
+    async deliveries(input: { webhookId?: number; offset: number; limit: number }) {
       const org = scope();
       if (!org) return { rows: [], total: 0 };
-      return listDeliveries(db, { ...input, organizationId: org.id });
+      return await listDeliveries(db, { ...input, organizationId: org.id });
     },
   };
 }

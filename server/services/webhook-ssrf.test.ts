@@ -44,10 +44,10 @@ async function closedPort(): Promise<number> {
 
 const T0 = new Date('2024-01-01T00:00:00Z');
 
-function dbWithHook(url: string): Db {
+async function dbWithHook(url: string): Promise<Db> {
   const db = openDatabase(':memory:');
-  insertWebhook(db, { name: 'hook', url, secret: 'a-plain-legacy-secret', events: [], enabled: true, createdAt: T0 });
-  enqueueDeliveries(db, 'scheduled', { cluster: 'c1' }, T0);
+  await insertWebhook(db, { name: 'hook', url, secret: 'a-plain-legacy-secret', events: [], enabled: true, createdAt: T0 });
+  await enqueueDeliveries(db, 'scheduled', { cluster: 'c1' }, T0);
   return db;
 }
 
@@ -116,8 +116,8 @@ describe('delivering re-checks the target and pins the checked address', () => {
   it('refuses a stored IPv4-mapped loopback URL without connecting, the same for open and closed ports', async () => {
     const open = await receiver();
     const closed = await closedPort();
-    const viaOpen = dbWithHook(`http://[::ffff:127.0.0.1]:${open.port}/hook`);
-    const viaClosed = dbWithHook(`http://[::ffff:127.0.0.1]:${closed}/hook`);
+    const viaOpen = await dbWithHook(`http://[::ffff:127.0.0.1]:${open.port}/hook`);
+    const viaClosed = await dbWithHook(`http://[::ffff:127.0.0.1]:${closed}/hook`);
     await deliverDueWebhooks(viaOpen, { realNow: T0, allowPrivate: false });
     await deliverDueWebhooks(viaClosed, { realNow: T0, allowPrivate: false });
     expect(open.requests).toEqual([]);
@@ -136,7 +136,7 @@ describe('delivering re-checks the target and pins the checked address', () => {
     const target = await receiver();
     const url = `http://rebind.example.com:${target.port}/hook`;
     await validateWebhookUrl(url, { webhookAllowPrivate: false }, table({ 'rebind.example.com': ['93.184.216.34'] }));
-    const db = dbWithHook(url);
+    const db = await dbWithHook(url);
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: false, resolve: table({ 'rebind.example.com': ['127.0.0.1'] }) });
     expect(target.requests).toEqual([]);
     expect(lastDelivery(db).lastError).toBe('refused: the target is not a public address');
@@ -145,14 +145,14 @@ describe('delivering re-checks the target and pins the checked address', () => {
   it('connects to the address its own resolver checked, with the name as Host', async () => {
     const target = await receiver();
     // `.test` never resolves through the system resolver: only our lookup can send this anywhere
-    const db = dbWithHook(`http://hooks.fleetplan.test:${target.port}/in?x=1`);
+    const db = await dbWithHook(`http://hooks.fleetplan.test:${target.port}/in?x=1`);
     const r = await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true, resolve: table({ 'hooks.fleetplan.test': ['127.0.0.1'] }) });
     expect(r.delivered).toBe(1);
     expect(target.requests).toEqual([{ host: `hooks.fleetplan.test:${target.port}`, url: '/in?x=1' }]);
   });
 
   it('records a name that stops resolving as such, without connecting', async () => {
-    const db = dbWithHook('http://gone.fleetplan.test/hook');
+    const db = await dbWithHook('http://gone.fleetplan.test/hook');
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: false, resolve: table({}) });
     expect(lastDelivery(db)).toMatchObject({ lastStatusCode: null, lastError: 'refused: the host name does not resolve' });
   });
@@ -160,7 +160,7 @@ describe('delivering re-checks the target and pins the checked address', () => {
   it('does not follow redirects', async () => {
     const inside = await receiver();
     const outside = await receiver((res) => res.writeHead(302, { location: `http://127.0.0.1:${inside.port}/admin` }).end());
-    const db = dbWithHook(`http://127.0.0.1:${outside.port}/hook`);
+    const db = await dbWithHook(`http://127.0.0.1:${outside.port}/hook`);
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true });
     expect(outside.requests).toHaveLength(1);
     expect(inside.requests).toEqual([]);
@@ -168,7 +168,7 @@ describe('delivering re-checks the target and pins the checked address', () => {
   });
 
   it('records connection failures to allowed targets as one generic kind', async () => {
-    const db = dbWithHook(`http://127.0.0.1:${await closedPort()}/hook`);
+    const db = await dbWithHook(`http://127.0.0.1:${await closedPort()}/hook`);
     await deliverDueWebhooks(db, { realNow: T0, allowPrivate: true });
     expect(lastDelivery(db)).toMatchObject({ lastStatusCode: null, lastError: 'delivery failed: could not connect' });
   });

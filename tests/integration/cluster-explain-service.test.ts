@@ -47,33 +47,33 @@ function setup(opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
 }
 
 describe('cluster explain service', () => {
-  it('an exclusion on a: a is EXCLUDED by its exclusion gate, b gets the mutex and the upgrade', () => {
+  it('an exclusion on a: a is EXCLUDED by its exclusion gate, b gets the mutex and the upgrade', async () => {
     const service = setup({ exclude: 'a' });
-    const a = service.explain('a').explanation!;
+    const a = (await service.explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
     expect(a.gates.find((g) => g.gate === 'exclusion')).toMatchObject({ pass: false });
     expect(a.gates.find((g) => g.gate === 'exclusion')!.message).toContain('customer go-live');
-    const b = service.explain('b').explanation!;
+    const b = (await service.explain('b')).explanation!;
     expect(b.decision).toMatchObject({ action: 'upgrade', version: '4.13.2' });
     expect(b.checks.find((k) => k.rule === 'mutex')?.pass).toBe(true);
   });
 
-  it('the health gate: an unhealthy cluster is UNHEALTHY, not promised an upgrade', () => {
-    const a = setup({ sick: true }).explain('a').explanation!;
+  it('the health gate: an unhealthy cluster is UNHEALTHY, not promised an upgrade', async () => {
+    const a = (await setup({ sick: true }).explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'UNHEALTHY' });
     expect(a.gates.find((g) => g.gate === 'health')).toMatchObject({ pass: false, message: 'health gate: ClusterOperator dns Degraded' });
   });
 
-  it('a freeze: FROZEN with the freeze gate failing', () => {
-    const a = setup({ frozen: true }).explain('a').explanation!;
+  it('a freeze: FROZEN with the freeze gate failing', async () => {
+    const a = (await setup({ frozen: true }).explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'FROZEN' });
     expect(a.gates.filter((g) => !g.pass).map((g) => g.gate)).toEqual(['freeze']);
   });
 
-  it('without gates the explanation is the engine’s: a upgrades, b waits for the mutex, every gate passes', () => {
+  it('without gates the explanation is the engine’s: a upgrades, b waits for the mutex, every gate passes', async () => {
     const service = setup({});
-    expect(service.explain('a').explanation!.decision).toMatchObject({ action: 'upgrade' });
-    expect(service.explain('a').explanation!.gates.every((g) => g.pass)).toBe(true);
-    expect(service.explain('b').explanation!.decision).toMatchObject({ action: 'skip', reason: 'MUTEX_LOCKED' });
+    expect((await service.explain('a')).explanation!.decision).toMatchObject({ action: 'upgrade' });
+    expect((await service.explain('a')).explanation!.gates.every((g) => g.pass)).toBe(true);
+    expect((await service.explain('b')).explanation!.decision).toMatchObject({ action: 'skip', reason: 'MUTEX_LOCKED' });
   });
 });

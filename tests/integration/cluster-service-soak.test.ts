@@ -11,7 +11,7 @@ import { createClusterService } from '@/server/services/cluster-service';
 const NOW = new Date('2021-08-30T18:00:00Z');
 const DAY = 86_400_000;
 
-describe("the Fleet table's soak column", () => {
+describe("the Fleet table's soak column", async () => {
   const db = openDatabase(':memory:');
   const { organizationId } = insertTestFleet(
     db,
@@ -25,7 +25,7 @@ describe("the Fleet table's soak column", () => {
     NOW,
   );
   // the last tick, a day ago, stored 1 day of soak for 4.13.3 (runner reporting): 2 days now
-  saveVersionData(
+  await saveVersionData(
     db,
     organizationId,
     { versions: { '4.13.3': { workloads: { wl: { soakDays: 1, reporting: ['runner'] } } } } },
@@ -33,14 +33,14 @@ describe("the Fleet table's soak column", () => {
   );
   const service = createClusterService(db, () => NOW, organizationScope(db));
 
-  it('lists unblocked candidates short of the threshold with the soak accumulated up to now', () => {
-    const waiter = service
-      .list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 10 })
-      .items.find((c) => c.name === 'waiter')!;
+  it('lists unblocked candidates short of the threshold with the soak accumulated up to now', async () => {
+    const waiter = (await service.list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 10 })).items.find(
+      (c) => c.name === 'waiter',
+    )!;
     expect(waiter.soakingUpgrades).toEqual([
       { version: '4.13.3', soakDays: 2, requiredDays: 3 },
       { version: '4.13.2', soakDays: 0, requiredDays: 3 },
     ]);
-    expect(service.byName('waiter').soakingUpgrades).toEqual(waiter.soakingUpgrades);
+    expect((await service.byName('waiter')).soakingUpgrades).toEqual(waiter.soakingUpgrades);
   });
 });

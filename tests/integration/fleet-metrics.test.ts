@@ -42,12 +42,12 @@ beforeEach(async () => {
     NOW,
   ));
   // one day of soak for 4.13.2 on wl, stored at NOW: nothing more accumulates before the scrape
-  saveVersionData(db, organizationId, { versions: { '4.13.2': { workloads: { wl: { soakDays: 1, reporting: ['beta'] } } } } }, NOW);
+  await saveVersionData(db, organizationId, { versions: { '4.13.2': { workloads: { wl: { soakDays: 1, reporting: ['beta'] } } } } }, NOW);
 });
 
 async function scrape(): Promise<ParsedExposition> {
   const services = createServices({ db, fleetNow: () => NOW, realNow: () => new Date(), env: parseEnv({}) });
-  const { token } = services.tokens.create({
+  const { token } = await services.tokens.create({
     name: 'prometheus',
     scope: 'viewer',
     actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 },
@@ -63,7 +63,7 @@ async function scrape(): Promise<ParsedExposition> {
 describe('/api/metrics and narrow tokens', () => {
   it('refuses a token scoped to approvals:write (it approves gates and reads nothing)', async () => {
     const services = createServices({ db, fleetNow: () => NOW, realNow: () => new Date(), env: parseEnv({}) });
-    const { token } = services.tokens.create({
+    const { token } = await services.tokens.create({
       name: 'ci',
       scope: 'approvals:write',
       actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 },
@@ -180,11 +180,11 @@ describe('/api/metrics: the reference upgrade service families', () => {
   });
 
   it('reconciles and their errors per organization, environment errors, from the counters in the database', async () => {
-    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
-    countTick(db, { status: 'failed', dryRun: false, durationSeconds: 3 });
-    countTick(db, { status: 'succeeded', dryRun: true, durationSeconds: 0.04 }); // a preview: no reconcile
-    countProviderError(db, 'fake', 'list-clusters');
-    countProviderError(db, 'fake', 'schedule-upgrade');
+    await countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    await countTick(db, { status: 'failed', dryRun: false, durationSeconds: 3 });
+    await countTick(db, { status: 'succeeded', dryRun: true, durationSeconds: 0.04 }); // a preview: no reconcile
+    await countProviderError(db, 'fake', 'list-clusters');
+    await countProviderError(db, 'fake', 'schedule-upgrade');
     const parsed = await scrape();
     const org = { ...BASE, org_id: String(organizationId) };
     expect(parsed.types.get('aus_organization_reconciled')).toBe('counter');
@@ -196,10 +196,10 @@ describe('/api/metrics: the reference upgrade service families', () => {
 
 describe('/api/metrics: fleetplan_* families', () => {
   it('tick counts, the tick-duration histogram and decisions come from the database', async () => {
-    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
-    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 1.5 });
-    countTick(db, { status: 'failed', dryRun: false, durationSeconds: 40 });
-    countDecisions(db, [
+    await countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    await countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 1.5 });
+    await countTick(db, { status: 'failed', dryRun: false, durationSeconds: 40 });
+    await countDecisions(db, [
       { action: 'upgrade', reason: null },
       { action: 'skip', reason: 'SOAK_DAYS' },
       { action: 'skip', reason: 'SOAK_DAYS' },
@@ -237,20 +237,20 @@ describe('/api/metrics: fleetplan_* families', () => {
     expect(series(parsed, 'fleetplan_organization_frozen')).toEqual([{ labels: { organization: 'test-org' }, value: 0 }]);
   });
 
-  it('a scrape after a write shows it; an unchanged database serves the same body', () => {
-    const first = renderFleetMetrics(db, NOW, { providerName: 'simulator' });
-    expect(renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' })).toBe(first);
-    countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
-    const after = parseExposition(renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' }));
+  it('a scrape after a write shows it; an unchanged database serves the same body', async () => {
+    const first = await renderFleetMetrics(db, NOW, { providerName: 'simulator' });
+    expect(await renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' })).toBe(first);
+    await countTick(db, { status: 'succeeded', dryRun: false, durationSeconds: 0.2 });
+    const after = parseExposition(await renderFleetMetrics(db, new Date(NOW.getTime() + 30_000), { providerName: 'simulator' }));
     expect(series(after, 'fleetplan_scheduler_ticks_total')).toEqual([{ labels: { status: 'succeeded' }, value: 1 }]);
   });
 });
 
 describe('/api/metrics: upgrade lifecycle families', () => {
   const HOUR = 3_600_000;
-  function attempt(cluster: string, toVersion: string, slot: number, end?: { state: string; reason: string; at: number }) {
+  async function attempt(cluster: string, toVersion: string, slot: number, end?: { state: string; reason: string; at: number }) {
     const { id: clusterId } = db.$client.prepare('select id from clusters where name = ?').get(cluster) as { id: number };
-    const a = insertAttempt(db, {
+    const a = (await insertAttempt(db, {
       clusterId,
       clusterName: cluster,
       sector: null,
@@ -262,7 +262,7 @@ describe('/api/metrics: upgrade lifecycle families', () => {
       actor: 'scheduler:test',
       tickId: null,
       message: 'scheduled',
-    })!;
+    }))!;
     // the end state as the lifecycle would leave it (its own tests cover how it gets there)
     if (end)
       db.$client
@@ -273,10 +273,10 @@ describe('/api/metrics: upgrade lifecycle families', () => {
 
   it('per cluster its latest attempt, clusters per state (all states), last transition, failures and timeouts counted', async () => {
     const t0 = NOW.getTime() - 10 * HOUR;
-    const failed = attempt('alpha', '4.13.2', t0, { state: 'failed', reason: 'PROVIDER_FAILED', at: t0 + HOUR });
-    expect(acknowledgeAttemptFailure(db, failed, { by: 'admin', comment: 'retry it', at: t0 + 2 * HOUR })).toBe(true);
-    attempt('alpha', '4.13.2', t0 + 3 * HOUR, { state: 'timed-out', reason: 'UPGRADE_TIMEOUT', at: t0 + 9 * HOUR });
-    attempt('beta', '4.13.3', NOW.getTime() + HOUR);
+    const failed = await attempt('alpha', '4.13.2', t0, { state: 'failed', reason: 'PROVIDER_FAILED', at: t0 + HOUR });
+    expect(await acknowledgeAttemptFailure(db, failed, { by: 'admin', comment: 'retry it', at: t0 + 2 * HOUR })).toBe(true);
+    await attempt('alpha', '4.13.2', t0 + 3 * HOUR, { state: 'timed-out', reason: 'UPGRADE_TIMEOUT', at: t0 + 9 * HOUR });
+    await attempt('beta', '4.13.3', NOW.getTime() + HOUR);
 
     const parsed = await scrape();
     // each organization's upgrade families carry its name

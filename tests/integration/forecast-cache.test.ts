@@ -13,9 +13,9 @@ import { acquireLease, finishTick, insertTick, writeSetting, HEALTH_GATE_SETTING
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
 
-function setup() {
+async function setup() {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   let clock = NOW;
   let wallClock = NOW.getTime();
   const forecast = createForecastService(db, () => new Date(clock), organizationScope(db), { realNowMs: () => wallClock });
@@ -46,7 +46,7 @@ function setup() {
 
 describe('the forecast cache', () => {
   it('a later fleet minute with the data unchanged pages and filters the kept forecast', async () => {
-    const s = setup();
+    const s = await setup();
     const first = await s.page();
     expect(first.cached).toBe(false);
     s.setClock(new Date(NOW.getTime() + 5 * MINUTE));
@@ -63,16 +63,16 @@ describe('the forecast cache', () => {
   });
 
   it('a write to the policies forecasts again', async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.page()).stats.upgrades).toBeGreaterThan(0);
-    s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
+    await s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
     const after = await s.page();
     expect(after.cached).toBe(false);
     expect(after.stats.upgrades).toBe(0);
   });
 
   it('the clock an hour past the kept forecast, or before it, forecasts again from the new minute', async () => {
-    const s = setup();
+    const s = await setup();
     const first = await s.page();
     s.setClock(new Date(NOW.getTime() + 60 * MINUTE));
     // the simulator's clock runs an hour a minute: paging within a few minutes keeps the forecast
@@ -87,18 +87,18 @@ describe('the forecast cache', () => {
   });
 
   it("the scheduler's own bookkeeping (its lease, a tick row) keeps the kept forecast", async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.page()).cached).toBe(false);
-    acquireLease(s.db, 'scheduler', 'replica-a', NOW.getTime(), 30_000);
-    const tick = insertTick(s.db, { startedAt: NOW, dryRun: true, holder: 'replica-a' });
-    finishTick(s.db, tick, { finishedAt: NOW, status: 'succeeded', summary: { decisions: 0 } });
+    await acquireLease(s.db, 'scheduler', 'replica-a', NOW.getTime(), 30_000);
+    const tick = await insertTick(s.db, { startedAt: NOW, dryRun: true, holder: 'replica-a' });
+    await finishTick(s.db, tick, { finishedAt: NOW, status: 'succeeded', summary: { decisions: 0 } });
     expect((await s.page({ offset: 5 })).cached).toBe(true);
   });
 
   it('an exclusion or the health gate switched off forecasts again', async () => {
-    const s = setup();
+    const s = await setup();
     await s.page();
-    s.exclusions.create({
+    await s.exclusions.create({
       scope: 'organization',
       startsAt: new Date(NOW.getTime() + 60 * MINUTE),
       endsAt: new Date(NOW.getTime() + 3 * 24 * 60 * MINUTE),
@@ -107,7 +107,7 @@ describe('the forecast cache', () => {
     });
     expect((await s.page()).cached).toBe(false);
     expect((await s.page()).cached).toBe(true);
-    writeSetting(s.db, HEALTH_GATE_SETTING, false, NOW);
+    await writeSetting(s.db, HEALTH_GATE_SETTING, false, NOW);
     expect((await s.page()).cached).toBe(false);
   });
 
@@ -117,7 +117,7 @@ describe('the forecast cache', () => {
       db.$client.prepare('UPDATE clusters SET version = ? WHERE name = ?').run(version, name);
 
     it('a change the fleet reports is answered at once with the last forecast, then with the new one', async () => {
-      const s = setup();
+      const s = await setup();
       const background: Promise<unknown>[] = [];
       const serveStale: ForecastRunOptions = { serveStale: true, onBackgroundWork: (work) => void background.push(work) };
       const first = await s.page({}, serveStale);
@@ -143,10 +143,10 @@ describe('the forecast cache', () => {
     });
 
     it('a change of configuration is never answered with a forecast from before it', async () => {
-      const s = setup();
+      const s = await setup();
       const serveStale: ForecastRunOptions = { serveStale: true };
       expect((await s.page({}, serveStale)).stats.upgrades).toBeGreaterThan(0);
-      s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
+      await s.policies.addBlockedVersion('admin', { pattern: '.*', reason: 'stop everything' });
       const after = await s.page({}, serveStale);
       expect(after.stale).toBe(false);
       expect(after.cached).toBe(false);
@@ -154,7 +154,7 @@ describe('the forecast cache', () => {
     });
 
     it('a caller that does not allow it waits for the new forecast', async () => {
-      const s = setup();
+      const s = await setup();
       const first = await s.page();
       clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
       const after = await s.page();
@@ -163,7 +163,7 @@ describe('the forecast cache', () => {
     });
 
     it('a forecast older than ten minutes of wall time is not shown stale', async () => {
-      const s = setup();
+      const s = await setup();
       const serveStale: ForecastRunOptions = { serveStale: true };
       const first = await s.page({}, serveStale);
       clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');

@@ -248,12 +248,12 @@ describe('forecastRollout', () => {
     expect(r.clusters[0]!.upgrades[0]?.version).toBe('4.13.3');
   });
 
-  describe('on the demo fleet', () => {
+  describe('on the demo fleet', async () => {
     const now = new Date('2024-07-10T08:00:00Z');
     const db = openDatabase(':memory:');
-    seedDemo(db, now);
-    const org = findOrganization(db)!;
-    const parsed = validatePlanInput(loadPlanDocument(db, org.id, now));
+    await seedDemo(db, now);
+    const org = (await findOrganization(db))!;
+    const parsed = validatePlanInput(await loadPlanDocument(db, org.id, now));
     if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.path + ': ' + p.message).join('\n'));
     const input = parsed.input;
 

@@ -38,11 +38,11 @@ afterEach(async () => {
 });
 afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 
-function seededDatabaseFile(name: string): { file: string; organizationId: number } {
+async function seededDatabaseFile(name: string): Promise<{ file: string; organizationId: number }> {
   const file = path.join(workDir, `${name}.db`);
   const db = openDatabase(file);
-  seedDemo(db, new Date(AT));
-  const organizationId = findFirstOrganization(db)!.id;
+  await seedDemo(db, new Date(AT));
+  const organizationId = (await findFirstOrganization(db))!.id;
   db.$client.close();
   return { file, organizationId };
 }
@@ -68,7 +68,7 @@ function waitFor<T>(register: (resolve: (value: T) => void) => void, what: strin
 
 describe('the forecast thread', () => {
   it('answers as the service in this thread does, keeps error codes, and has the default forecast warm after start', async () => {
-    const { file, organizationId } = seededDatabaseFile('same');
+    const { file, organizationId } = await seededDatabaseFile('same');
     process.env.DATABASE_URL = file;
     let warmed: (n: number) => void = () => undefined;
     const firstWalk = waitFor<number>((resolve) => (warmed = resolve), 'the first warm walk');
@@ -108,7 +108,7 @@ describe('the forecast thread', () => {
       );
       const none = await policies.previewForecastImpact({});
       const target = none.diff!.targetVersion!;
-      const settings = policies.getOrganization();
+      const settings = await policies.getOrganization();
       const draft = {
         organization: {
           ...settingsOf(settings),
@@ -131,7 +131,7 @@ describe('the forecast thread', () => {
   }, 120_000);
 
   it('answers a request after a fleet change with the last forecast, marked stale, until the new one is computed; runs at a lower priority', async () => {
-    const { file, organizationId } = seededDatabaseFile('stale');
+    const { file, organizationId } = await seededDatabaseFile('stale');
     process.env.DATABASE_URL = file;
     const thread = startForecastThread({ file: workerFile });
     threads.push(thread);
@@ -174,14 +174,14 @@ describe('the forecast thread', () => {
   }, 120_000);
 
   it('renders the metrics scrape as this thread would; a thread that cannot answer is replaced by rendering here', async () => {
-    const { file } = seededDatabaseFile('metrics');
+    const { file } = await seededDatabaseFile('metrics');
     process.env.DATABASE_URL = file;
     const thread = startForecastThread({ file: workerFile });
     threads.push(thread);
     const db = openDatabase(file);
     try {
       const opts = { providerName: 'simulator' };
-      const here = renderFleetMetrics(db, new Date(AT), opts);
+      const here = await renderFleetMetrics(db, new Date(AT), opts);
       expect(here).toMatch(/^aus_cluster_version_remaining_soak_days\{/m);
       await expect(thread.renderMetrics(AT, opts)).resolves.toBe(here);
 

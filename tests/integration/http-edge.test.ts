@@ -32,9 +32,11 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function tokenFor(scope: 'viewer' | 'operator'): string {
+async function tokenFor(scope: 'viewer' | 'operator'): Promise<string> {
   const services = createServices({ db, fleetNow: () => new Date(), realNow: () => new Date(), env: parseEnv({}) });
-  return services.tokens.create({ name: `edge-${scope}`, scope, actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 } }).token;
+  return (
+    await services.tokens.create({ name: `edge-${scope}`, scope, actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 } })
+  ).token;
 }
 
 function request(path: string, init: { body?: ReadableStream<Uint8Array> | string; headers?: Record<string, string> } = {}) {
@@ -143,7 +145,9 @@ describe('/paths/upload', () => {
 
   it('refuses a viewer before reading the body', async () => {
     const { stream, stats } = countingStream(30 * MB);
-    const res = await uploadPost(request('/paths/upload', { body: stream, headers: { authorization: `Bearer ${tokenFor('viewer')}` } }));
+    const res = await uploadPost(
+      request('/paths/upload', { body: stream, headers: { authorization: `Bearer ${await tokenFor('viewer')}` } }),
+    );
     expect(res.status).toBe(403);
     expect(stats.pulled).toBe(0);
   });
@@ -173,7 +177,9 @@ describe('/paths/upload', () => {
 
   it('refuses an operator whose chunked body passes the limit with a clear 413, reading no further', async () => {
     const { stream, stats } = countingStream(200 * MB);
-    const res = await uploadPost(request('/paths/upload', { body: stream, headers: { authorization: `Bearer ${tokenFor('operator')}` } }));
+    const res = await uploadPost(
+      request('/paths/upload', { body: stream, headers: { authorization: `Bearer ${await tokenFor('operator')}` } }),
+    );
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/over the 20 MB limit for a graph document/);
     expect(stats.cancelled).toBe(true);
@@ -181,7 +187,7 @@ describe('/paths/upload', () => {
   });
 
   it('takes a 20 MB graph document and refuses a 21 MB one with 413 naming the limit', async () => {
-    const operator = { authorization: `Bearer ${tokenFor('operator')}` };
+    const operator = { authorization: `Bearer ${await tokenFor('operator')}` };
     const base = graph(0).length - '{"fileName":"padded-graph.json","text":""}'.length;
     const ok = await uploadPost(request('/paths/upload', { body: graph(20 * MB - base), headers: operator }));
     expect(ok.status).toBe(200);
@@ -194,7 +200,7 @@ describe('/paths/upload', () => {
   });
 
   it('refuses a body nested 100,000 deep with 400 before JSON.parse, writing nothing', async () => {
-    const operator = { authorization: `Bearer ${tokenFor('operator')}` };
+    const operator = { authorization: `Bearer ${await tokenFor('operator')}` };
     const deep = `${graph(0).slice(0, -1)},"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const res = await uploadPost(request('/paths/upload', { body: deep, headers: operator }));
     expect(res.status).toBe(400);

@@ -40,7 +40,7 @@ describe('metrics across two processes on one database', () => {
 
     const db = openDatabase(file);
     try {
-      const here = counters(renderFleetMetrics(db, REPLICA_NOW, { providerName: 'simulator' }));
+      const here = counters(await renderFleetMetrics(db, REPLICA_NOW, { providerName: 'simulator' }));
       expect(here).toEqual(childCounters);
       expect(value(here, 'fleetplan_scheduler_ticks_total', { status: 'succeeded' })).toBe(1);
       expect(value(here, 'aus_organization_reconciled_total')).toBe(1);
@@ -58,7 +58,7 @@ describe('metrics across two processes on one database', () => {
         realNow: () => later,
       });
       expect(tick.status).toBe('succeeded');
-      const mine = counters(renderFleetMetrics(db, later, { providerName: 'simulator' }));
+      const mine = counters(await renderFleetMetrics(db, later, { providerName: 'simulator' }));
       const scrapeOnly = await runFixture(FIXTURE, ['scrape'], { DATABASE_URL: file });
       expect(scrapeOnly.code).toBe(0);
       expect(counters(scrapeOnly.stdout)).toEqual(mine);

@@ -39,11 +39,11 @@ beforeAll(async () => {
   });
 });
 afterAll(() => idp.close());
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
-  for (const name of ['team-a', 'team-b']) insertEmptyOrganization(db, name, NOW);
-  setOrganizationRoleGroupsText(db, NOW, 'admin', { organization: 'team-a', mapping: 'operator=team-a;viewer=team-a-readers' });
-  setOrganizationRoleGroupsText(db, NOW, 'admin', { organization: 'team-b', mapping: 'admin=team-b' });
+  for (const name of ['team-a', 'team-b']) await insertEmptyOrganization(db, name, NOW);
+  await setOrganizationRoleGroupsText(db, NOW, 'admin', { organization: 'team-a', mapping: 'operator=team-a;viewer=team-a-readers' });
+  await setOrganizationRoleGroupsText(db, NOW, 'admin', { organization: 'team-b', mapping: 'admin=team-b' });
 });
 
 /** The whole sign-in as the test IdP's next user; returns the session cookie it set. */
@@ -77,13 +77,13 @@ const grantsOf = (username: string) => {
     .from(users)
     .all()
     .find((u) => u.username === username)!;
-  const orgName = (id: number) => (findOrganizationByName(db, 'team-a')!.id === id ? 'team-a' : 'team-b');
+  const orgName = async (id: number) => ((await findOrganizationByName(db, 'team-a'))!.id === id ? 'team-a' : 'team-b');
   return db
     .select()
     .from(organizationRoles)
     .all()
     .filter((g) => g.userId === user.id)
-    .map((g) => ({ organization: orgName(g.organizationId), role: g.role, source: g.source }));
+    .map(async (g) => ({ organization: await orgName(g.organizationId), role: g.role, source: g.source }));
 };
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -130,7 +130,7 @@ describe('OIDC group → role mapping per organization', () => {
       expect.objectContaining({
         actor: 'system:corp',
         target: 'user:anna',
-        organizationId: findOrganizationByName(db, 'team-a')!.id,
+        organizationId: (await findOrganizationByName(db, 'team-a'))!.id,
         after: { organization: 'team-a', role: 'operator', source: 'oidc', reason: 'groups at the identity provider', groups: ['team-a'] },
       }),
     ]);
@@ -149,7 +149,7 @@ describe('OIDC group → role mapping per organization', () => {
       .find((r) => r.action === 'user.organization-role.revoke');
     expect(revoke).toMatchObject({
       target: 'user:anna',
-      organizationId: findOrganizationByName(db, 'team-a')!.id,
+      organizationId: (await findOrganizationByName(db, 'team-a'))!.id,
       before: { organization: 'team-a', role: 'operator' },
     });
 
@@ -193,7 +193,7 @@ describe('OIDC group → role mapping per organization', () => {
   it('keeps a grant an admin made by hand, whatever the groups, and follows a changed mapping at the next sign-in', async () => {
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a'] });
     const admin = { name: 'root', role: 'admin' as const, via: 'session' as const };
-    createOrganizationRoleService(db, () => NOW).grant(admin, { username: 'anna', organization: 'team-b', role: 'viewer' });
+    await createOrganizationRoleService(db, () => NOW).grant(admin, { username: 'anna', organization: 'team-b', role: 'viewer' });
 
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a-readers', 'team-b'] });
     expect(grantsOf('anna')).toEqual([
@@ -202,36 +202,37 @@ describe('OIDC group → role mapping per organization', () => {
       { organization: 'team-b', role: 'viewer', source: 'manual' },
     ]);
 
-    setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: null });
+    await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: null });
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a-readers'] });
     expect(grantsOf('anna')).toEqual([{ organization: 'team-b', role: 'viewer', source: 'manual' }]);
   });
 
-  it('refuses a mapping that does not parse, naming the problem, and changes nothing', () => {
-    expect(() => setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: 'boss=ops' })).toThrow(
+  it('refuses a mapping that does not parse, naming the problem, and changes nothing', async () => {
+    expect(async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: 'boss=ops' })).toThrow(
       "The group mapping of team-a: 'boss' is not a role",
     );
-    expect(() => setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'nope', mapping: 'viewer=*' })).toThrow('nope');
-    expect(findOrganizationByName(db, 'team-a')!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
+    expect(async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'nope', mapping: 'viewer=*' })).toThrow('nope');
+    expect((await findOrganizationByName(db, 'team-a'))!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
   });
 });
 
 describe('FLEETPLAN_OIDC_ORG_ROLE_GROUPS at start-up', () => {
-  it('writes the mappings (audited), and with an unknown organization refuses, naming it, and writes none', () => {
-    expect(applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual(['team-b']);
-    expect(applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual([]);
-    expect(() =>
-      applyOrganizationRoleGroupsSetting(
-        db,
-        new Map([
-          ['team-a', 'admin=x'],
-          ['team-z', 'viewer=*'],
-        ]),
-        NOW,
-      ),
+  it('writes the mappings (audited), and with an unknown organization refuses, naming it, and writes none', async () => {
+    expect(await applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual(['team-b']);
+    expect(await applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual([]);
+    expect(
+      async () =>
+        await applyOrganizationRoleGroupsSetting(
+          db,
+          new Map([
+            ['team-a', 'admin=x'],
+            ['team-z', 'viewer=*'],
+          ]),
+          NOW,
+        ),
     ).toThrow("FLEETPLAN_OIDC_ORG_ROLE_GROUPS names 'team-z', which is no organization here");
-    expect(findOrganizationByName(db, 'team-a')!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
-    expect(findOrganizationByName(db, 'team-b')!.oidcRoleGroups).toBe('viewer=*');
+    expect((await findOrganizationByName(db, 'team-a'))!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
+    expect((await findOrganizationByName(db, 'team-b'))!.oidcRoleGroups).toBe('viewer=*');
     expect(
       db
         .select()
@@ -246,10 +247,10 @@ describe('FLEETPLAN_OIDC_ORG_ROLE_GROUPS at start-up', () => {
 describe('the audit log per organization', () => {
   it("shows a user with a role on one organization only that organization's rows and the instance's, never another's", async () => {
     const cookie = await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a'] });
-    const a = findOrganizationByName(db, 'team-a')!.id;
-    const b = findOrganizationByName(db, 'team-b')!.id;
-    appendAudit(db, { at: NOW, actor: 'root', action: 'organization.provider', target: 'organization:team-b', organizationId: b });
-    appendAudit(db, { at: NOW, actor: 'root', action: 'organization.provider', target: 'organization:team-a', organizationId: a });
+    const a = (await findOrganizationByName(db, 'team-a'))!.id;
+    const b = (await findOrganizationByName(db, 'team-b'))!.id;
+    await appendAudit(db, { at: NOW, actor: 'root', action: 'organization.provider', target: 'organization:team-b', organizationId: b });
+    await appendAudit(db, { at: NOW, actor: 'root', action: 'organization.provider', target: 'organization:team-a', organizationId: a });
 
     const anna = await callerWith(cookie);
     const seen = await anna.activity.changes({ limit: 200, offset: 0 });

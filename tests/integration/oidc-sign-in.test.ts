@@ -122,7 +122,7 @@ describe('OIDC sign-in', () => {
   });
 
   it('does not take over a local account with the same name', async () => {
-    insertUser(db, { username: 'alice', passwordHash: await hashPassword('a local password 123'), role: 'admin', createdAt: NOW });
+    await insertUser(db, { username: 'alice', passwordHash: await hashPassword('a local password 123'), role: 'admin', createdAt: NOW });
     idp.loginAs({ sub: 'u-300', preferred_username: 'alice', groups: ['staff'] });
     const { me } = await signIn();
     expect(me).toMatchObject({ username: 'alice@corp', role: 'viewer' });
@@ -212,7 +212,7 @@ describe('OIDC sign-in', () => {
   });
 
   it('lists the provider on the login page, and an unknown one is not found', async () => {
-    expect(auth().loginOptions().providers).toEqual([{ id: 'corp', displayName: 'Corp SSO' }]);
+    expect((await auth().loginOptions()).providers).toEqual([{ id: 'corp', displayName: 'Corp SSO' }]);
     const err = await refusal(auth().beginExternalSignIn({ providerId: 'other', origin: ORIGIN, secure: false }));
     expect(err.code).toBe('NOT_FOUND');
   });
@@ -222,11 +222,11 @@ describe('OIDC sign-in', () => {
     await signIn();
     const users = createUserService({ db, realNow: () => NOW });
     const admin = { name: 'admin', role: 'admin' as const, via: 'session' as const };
-    expect(users.list()).toEqual([expect.objectContaining({ username: 'alice', role: 'operator', signsInWith: 'corp' })]);
-    expect(() => users.setRole({ username: 'alice', role: 'admin', actor: admin })).toThrow('its role is managed there');
+    expect(await users.list()).toEqual([expect.objectContaining({ username: 'alice', role: 'operator', signsInWith: 'corp' })]);
+    expect(async () => await users.setRole({ username: 'alice', role: 'admin', actor: admin })).toThrow('its role is managed there');
     await expect(users.resetPassword({ username: 'alice', actor: admin })).rejects.toThrow('its password is managed there');
     // disabling stays a local decision, and keeps the user out at the next sign-in
-    users.setDisabled({ username: 'alice', disabled: true, actor: admin });
+    await users.setDisabled({ username: 'alice', disabled: true, actor: admin });
     expect((await refusal(signIn())).message).toContain('disabled');
   });
 });

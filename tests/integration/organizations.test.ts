@@ -282,7 +282,7 @@ describe('several organizations per instance', () => {
       fleet.db.update(t.organizations).set({ frozen: true }).where(eq(t.organizations.name, 'beta')).run();
       const byOrg = providers(fleet, true);
       await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
-      const parsed = parseExposition(renderFleetMetrics(fleet.db, NOW, { providerName: 'fake' }));
+      const parsed = parseExposition(await renderFleetMetrics(fleet.db, NOW, { providerName: 'fake' }));
       expect(series(parsed, 'fleetplan_scheduler_decisions_total')).toEqual([
         { labels: { action: 'skip', organization: 'alpha', reason: 'VERSION_BLOCKED' }, value: 2 },
       ]);

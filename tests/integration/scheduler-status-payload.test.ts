@@ -35,7 +35,7 @@ describe('scheduler.status', () => {
     loops.push(loop);
     const outcome = await loop.runTick(db, { dryRun: false });
     expect(outcome).toMatchObject({ status: 'succeeded', summary: { decisionsRecorded: 500 } });
-    const status = createSchedulerService(db, () => NOW, parseEnv({}), loop).status();
+    const status = await createSchedulerService(db, () => NOW, parseEnv({}), loop).status();
     expect(status.runtime.lastResult).toMatchObject({ status: 'succeeded', summary: { decisionsRecorded: 500 } });
     expect(status.lastTick).toMatchObject({ status: 'succeeded' });
     const body = JSON.stringify(status);

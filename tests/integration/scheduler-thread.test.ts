@@ -32,10 +32,10 @@ afterEach(async () => {
 });
 afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 
-function seededDatabaseFile(name: string): string {
+async function seededDatabaseFile(name: string): Promise<string> {
   const file = path.join(workDir, `${name}.db`);
   const db = openDatabase(file);
-  seedDemo(db, new Date());
+  await seedDemo(db, new Date());
   db.$client.close();
   return file;
 }
@@ -52,7 +52,7 @@ async function until<T>(read: () => T | undefined, what: string, ms = 10_000): P
 
 describe('the scheduler thread', () => {
   it('runs "run now" ticks on its own connection, reports its status, and releases the lease when stopped', async () => {
-    const file = seededDatabaseFile('run-now');
+    const file = await seededDatabaseFile('run-now');
     // the worker reads the settings as the server does: this database, the loop off (ticks on request only)
     process.env.DATABASE_URL = file;
     process.env.FLEETPLAN_SCHEDULER = 'off';
@@ -65,17 +65,17 @@ describe('the scheduler thread', () => {
       if (outcome.status !== 'succeeded') throw new Error('unreachable');
       expect(outcome.summary.decisionsRecorded).toBeGreaterThan(0);
 
-      const [tick] = listRecentTicks(db, 1);
+      const [tick] = await listRecentTicks(db, 1);
       expect(tick).toMatchObject({ id: outcome.tickId, status: 'succeeded', dryRun: false, holder: `${os.hostname()}:${process.pid}` });
       const status = await until(() => {
         const s = thread.runtimeStatus();
         return s.lastResult?.status === 'succeeded' ? s : undefined;
       }, 'the status after the tick');
       expect(status).toMatchObject({ started: false, running: false, intervalSeconds: 60, holder: `${os.hostname()}:${process.pid}` });
-      expect(getLease(db, SCHEDULER_LEASE_NAME)?.holder).toBe(`${os.hostname()}:${process.pid}`);
+      expect((await getLease(db, SCHEDULER_LEASE_NAME))?.holder).toBe(`${os.hostname()}:${process.pid}`);
 
       await thread.stop(2_000);
-      expect(getLease(db, SCHEDULER_LEASE_NAME)).toBeUndefined();
+      expect(await getLease(db, SCHEDULER_LEASE_NAME)).toBeUndefined();
       await expect(thread.runTick(db, { dryRun: true })).resolves.toMatchObject({
         status: 'skipped',
         reason: 'the server is shutting down',
@@ -86,7 +86,7 @@ describe('the scheduler thread', () => {
   });
 
   it('ticks on its own when the scheduler is on', async () => {
-    const file = seededDatabaseFile('loop');
+    const file = await seededDatabaseFile('loop');
     process.env.DATABASE_URL = file;
     process.env.FLEETPLAN_SCHEDULER = 'on';
     process.env.FLEETPLAN_TICK_SECONDS = '60';
@@ -100,7 +100,7 @@ describe('the scheduler thread', () => {
     expect(status.lastResult).toMatchObject({ status: 'succeeded' });
     const db = openDatabase(file);
     try {
-      expect(listRecentTicks(db, 5).map((t) => t.status)).toEqual(['succeeded']);
+      expect((await listRecentTicks(db, 5)).map((t) => t.status)).toEqual(['succeeded']);
     } finally {
       db.$client.close();
     }

@@ -12,7 +12,7 @@ import { createSectorService } from '@/server/services/sector-service';
 const NOW = new Date('2021-08-30T18:00:00Z');
 
 describe('sector overview', () => {
-  it('skips versions the sector’s clusters block for themselves, as the engine does', () => {
+  it('skips versions the sector’s clusters block for themselves, as the engine does', async () => {
     const db = openDatabase(':memory:');
     insertTestFleet(
       db,
@@ -33,9 +33,7 @@ describe('sector overview', () => {
       .where(eq(t.clusters.id, row.id))
       .run();
 
-    const prod = createSectorService(db, () => NOW, organizationScope(db))
-      .overview()
-      .sectors.find((s) => s.name === 'prod')!;
+    const prod = (await createSectorService(db, () => NOW, organizationScope(db)).overview()).sectors.find((s) => s.name === 'prod')!;
     expect(prod.workloads[0]).toMatchObject({ workload: 'wl', nextVersion: '4.13.2', waitsFor: null });
     expect(prod.waits).toEqual([]);
   });

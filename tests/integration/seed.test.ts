@@ -34,24 +34,24 @@ function count(file: string, sql: string): number {
 }
 
 /** a database in use: the demo fleet, 123 policy revisions, an admin, demo sign-in turned off */
-function usedDatabase(): string {
+async function usedDatabase(): Promise<string> {
   const file = path.join(dir, `used-${++counter}.db`);
   const db = openDatabase(file);
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const insert = db.$client.prepare(
     "insert into policy_revisions (organization_id, scope, subject, revision, actor, at, summary) values (1, 'organization', 'app-sre', ?, 'alice', ?, 'edit')",
   );
   for (let i = 1; i <= REVISIONS; i++) insert.run(i, NOW.getTime());
   db.$client.prepare("insert into users (username, password_hash, role, created_at) values ('admin', 'x', 'admin', ?)").run(NOW.getTime());
-  writeDemoLoginSetting(db, false, NOW);
+  await writeDemoLoginSetting(db, false, NOW);
   db.$client.close();
   return file;
 }
 
-function demoLoginSetting(file: string): boolean {
+async function demoLoginSetting(file: string): Promise<boolean> {
   const db = openDatabase(file);
   try {
-    return readDemoLoginSetting(db);
+    return await readDemoLoginSetting(db);
   } finally {
     db.$client.close();
   }
@@ -61,7 +61,7 @@ const quiet = () => undefined;
 
 describe('npm run db:seed', () => {
   it('refuses a database that holds data, says what it holds, and changes nothing', async () => {
-    const file = usedDatabase();
+    const file = await usedDatabase();
     const auditBefore = count(file, 'select count(*) as n from audit_log');
     const out = await runSeedScript([], { DATABASE_URL: file });
     expect(out.code).toBe(1);
@@ -71,11 +71,11 @@ describe('npm run db:seed', () => {
     expect(out.stderr).toMatch(/--reset/);
     expect(count(file, 'select count(*) as n from policy_revisions')).toBe(REVISIONS);
     expect(count(file, 'select count(*) as n from audit_log')).toBe(auditBefore);
-    expect(demoLoginSetting(file)).toBe(false);
+    expect(await demoLoginSetting(file)).toBe(false);
   });
 
   it('with --if-empty leaves a database that holds data alone (exit 0)', async () => {
-    const file = usedDatabase();
+    const file = await usedDatabase();
     const lines: string[] = [];
     expect(await runSeed(['--if-empty'], { DATABASE_URL: file }, (l) => lines.push(l), quiet)).toBe(0);
     expect(lines.join('\n')).toMatch(/already holds data/);
@@ -83,7 +83,7 @@ describe('npm run db:seed', () => {
   });
 
   it('with --reset replaces the fleet and records who did it and what was there', async () => {
-    const file = usedDatabase();
+    const file = await usedDatabase();
     const before = Date.now();
     expect(await runSeed(['--reset'], { DATABASE_URL: file, FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password' }, quiet, quiet)).toBe(0);
     expect(count(file, 'select count(*) as n from policy_revisions')).toBe(0);
@@ -108,7 +108,7 @@ describe('npm run db:seed', () => {
   });
 
   it('with --reset writes the audit entry, the wipe and the new fleet in one transaction: a failed seed changes nothing', async () => {
-    const file = usedDatabase();
+    const file = await usedDatabase();
     const auditBefore = count(file, 'select count(*) as n from audit_log');
     const clustersBefore = count(file, 'select count(*) as n from clusters');
     const broken = new Database(file);
@@ -179,6 +179,6 @@ describe('npm start on an empty database', () => {
     db.$client.close();
     expect(count(file, 'select count(*) as n from organizations')).toBe(organizations);
     expect(lines.join('\n')).toMatch(log);
-    expect(demoLoginSetting(file)).toBe(demoLogin);
+    expect(await demoLoginSetting(file)).toBe(demoLogin);
   });
 });

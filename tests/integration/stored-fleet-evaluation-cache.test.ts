@@ -45,11 +45,11 @@ function setup() {
     explain: createClusterExplainService(db, clock, organizationScope(db)),
     policies: createPolicyService(db, clock, clock, organizationScope(db)),
     exclusions: createExclusionService(db, clock, clock, organizationScope(db)),
-    stored: (at = NOW) => evaluateStoredFleet(db, findFirstOrganization(db)!, at),
+    stored: async (at = NOW) => await evaluateStoredFleet(db, (await findFirstOrganization(db))!, at),
   };
 }
 
-const decisionOf = (s: ReturnType<typeof setup>, cluster: string) => s.explain.explain(cluster).explanation?.decision;
+const decisionOf = async (s: ReturnType<typeof setup>, cluster: string) => (await s.explain.explain(cluster)).explanation?.decision;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -57,20 +57,20 @@ afterEach(() => {
 });
 
 describe('the stored-fleet evaluation cache', () => {
-  it('repeated views in one fleet minute share one evaluation, at the start of the minute; the next minute evaluates again', () => {
+  it('repeated views in one fleet minute share one evaluation, at the start of the minute; the next minute evaluates again', async () => {
     const s = setup();
-    const first = s.stored();
-    expect(s.stored(new Date(NOW.getTime() + 59_000))).toBe(first);
+    const first = await s.stored();
+    expect(await s.stored(new Date(NOW.getTime() + 59_000))).toBe(first);
     expect(first.ok && first.evaluation.now).toBe('2021-08-30T18:00:00Z');
-    const later = s.stored(new Date(NOW.getTime() + 60_000));
+    const later = await s.stored(new Date(NOW.getTime() + 60_000));
     expect(later).not.toBe(first);
     expect(later.ok && later.evaluation.now).toBe('2021-08-30T18:01:00Z');
   });
 
-  it('a new fleet minute with the data unchanged does not load the fleet again: same validated input, new now', () => {
+  it('a new fleet minute with the data unchanged does not load the fleet again: same validated input, new now', async () => {
     const s = setup();
-    const first = s.stored();
-    const later = s.stored(new Date(NOW.getTime() + 5 * 60_000));
+    const first = await s.stored();
+    const later = await s.stored(new Date(NOW.getTime() + 5 * 60_000));
     expect(first.ok && later.ok).toBe(true);
     if (!first.ok || !later.ok) return;
     expect(later.input.clusters).toBe(first.input.clusters);
@@ -79,9 +79,9 @@ describe('the stored-fleet evaluation cache', () => {
     expect(later.evaluation.now).toBe('2021-08-30T18:05:00Z');
   });
 
-  it('an exclusion that has ended by a later minute no longer gates it, without any write in between', () => {
+  it('an exclusion that has ended by a later minute no longer gates it, without any write in between', async () => {
     const s = setup();
-    s.exclusions.create({
+    await s.exclusions.create({
       scope: 'cluster',
       subject: 'a',
       startsAt: new Date(NOW.getTime() - 3_600_000),
@@ -89,49 +89,49 @@ describe('the stored-fleet evaluation cache', () => {
       reason: 'short window',
       actor: ADMIN,
     });
-    const decision = (at: Date) => {
-      const stored = s.stored(at);
+    const decision = async (at: Date) => {
+      const stored = await s.stored(at);
       return stored.ok ? stored.evaluation.decisions.find((d) => d.cluster === 'a') : undefined;
     };
-    expect(decision(NOW)).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
-    expect(decision(new Date(NOW.getTime() + 10 * 60_000))).toMatchObject({ action: 'upgrade' });
+    expect(await decision(NOW)).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+    expect(await decision(new Date(NOW.getTime() + 10 * 60_000))).toMatchObject({ action: 'upgrade' });
   });
 
-  it('a stored soak check-in ahead of the clock counts from the minute the clock passes it', () => {
+  it('a stored soak check-in ahead of the clock counts from the minute the clock passes it', async () => {
     const s = setup();
     s.db
       .update(organizations)
       .set({ soakCheckIn: new Date(NOW.getTime() + 60_000) })
       .run();
-    const before = s.stored(NOW);
-    const after = s.stored(new Date(NOW.getTime() + 2 * 60_000));
+    const before = await s.stored(NOW);
+    const after = await s.stored(new Date(NOW.getTime() + 2 * 60_000));
     expect(before.ok && before.input.versionData.checkIn).toBeUndefined();
     expect(after.ok && after.input.versionData.checkIn).toBe('2021-08-30T18:01:00Z');
   });
 
-  it('a cluster policy edit shows in the next view', () => {
+  it('a cluster policy edit shows in the next view', async () => {
     const s = setup();
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
-    const current = s.policies.getClusterPolicy('a');
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    const current = await s.policies.getClusterPolicy('a');
     const policy = { ...current.policy!, conditions: { ...current.policy!.conditions, soakDays: 30 } };
-    s.policies.updateClusterPolicy('admin', { name: 'a', expectedRevision: current.revision, policy });
-    expect(decisionOf(s, 'a')).not.toMatchObject({ action: 'upgrade' });
-    const candidate = s.explain.explain('a').explanation!.candidates.find((c) => c.version === '4.13.2')!;
+    await s.policies.updateClusterPolicy('admin', { name: 'a', expectedRevision: current.revision, policy });
+    expect(await decisionOf(s, 'a')).not.toMatchObject({ action: 'upgrade' });
+    const candidate = (await s.explain.explain('a')).explanation!.candidates.find((c) => c.version === '4.13.2')!;
     expect(candidate.soak).toMatchObject({ requiredDays: 30 });
   });
 
-  it('a blocked version shows in the next view', () => {
+  it('a blocked version shows in the next view', async () => {
     const s = setup();
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
-    s.policies.addBlockedVersion('admin', { pattern: '^4\\.13\\.2$', reason: 'bad release' });
-    expect(decisionOf(s, 'a')).not.toMatchObject({ action: 'upgrade' });
-    expect(s.explain.explain('a').explanation!.candidates.find((c) => c.version === '4.13.2')!.blockedBy).not.toBeNull();
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
+    await s.policies.addBlockedVersion('admin', { pattern: '^4\\.13\\.2$', reason: 'bad release' });
+    expect(await decisionOf(s, 'a')).not.toMatchObject({ action: 'upgrade' });
+    expect((await s.explain.explain('a')).explanation!.candidates.find((c) => c.version === '4.13.2')!.blockedBy).not.toBeNull();
   });
 
-  it('a new exclusion shows in the next view', () => {
+  it('a new exclusion shows in the next view', async () => {
     const s = setup();
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
-    s.exclusions.create({
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
+    await s.exclusions.create({
       scope: 'cluster',
       subject: 'a',
       startsAt: new Date(NOW.getTime() - 3_600_000),
@@ -139,31 +139,31 @@ describe('the stored-fleet evaluation cache', () => {
       reason: 'customer go-live',
       actor: ADMIN,
     });
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
-    expect(decisionOf(s, 'b')).toMatchObject({ action: 'upgrade' });
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+    expect(await decisionOf(s, 'b')).toMatchObject({ action: 'upgrade' });
   });
 
-  it('a freeze and its lifting show in the next view', () => {
+  it('a freeze and its lifting show in the next view', async () => {
     const s = setup();
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
-    s.policies.setFreeze('admin', { frozen: true, reason: 'change freeze' });
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'FROZEN' });
-    s.policies.setFreeze('admin', { frozen: false, reason: 'over' });
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
+    await s.policies.setFreeze('admin', { frozen: true, reason: 'change freeze' });
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'FROZEN' });
+    await s.policies.setFreeze('admin', { frozen: false, reason: 'over' });
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
   });
 
   it("a scheduler tick's writes show in the next view within the same minute", async () => {
     const s = setup();
-    const before = s.stored();
+    const before = await s.stored();
     expect(before.ok && before.input.clusters.find((c) => c.name === 'a')!.currentUpgrade).toBeUndefined();
     const provider = createFakeProvider({ clusters: s.fakeClusters });
     const tick = await runTick({ db: s.db, provider, now: NOW, holder: 'test', realNow: () => NOW });
     expect(tick.status).toBe('succeeded');
-    const after = s.stored();
+    const after = await s.stored();
     expect(after.ok && after.input.clusters.find((c) => c.name === 'a')!.currentUpgrade).toMatchObject({ version: '4.13.2' });
   });
 
-  it('a commit by another connection (the CLI, a second process) shows in the next view', () => {
+  it('a commit by another connection (the CLI, a second process) shows in the next view', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-eval-cache-'));
     dirs.push(dir);
     const file = path.join(dir, 'fleet.db');
@@ -171,26 +171,27 @@ describe('the stored-fleet evaluation cache', () => {
     fleetIn(app);
     const cli = openDatabase(file);
     try {
-      const view = () => createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a').explanation?.decision;
-      expect(view()).toMatchObject({ action: 'upgrade' });
-      createPolicyService(
+      const view = async () =>
+        (await createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a')).explanation?.decision;
+      expect(await view()).toMatchObject({ action: 'upgrade' });
+      await createPolicyService(
         cli,
         () => NOW,
         () => NOW,
         organizationScope(cli),
       ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
-      expect(view()).not.toMatchObject({ action: 'upgrade' });
+      expect(await view()).not.toMatchObject({ action: 'upgrade' });
     } finally {
       cli.$client.close();
       app.$client.close();
     }
   });
 
-  it('nothing read inside a transaction is kept: a rolled-back exclusion does not linger', () => {
+  it('nothing read inside a transaction is kept: a rolled-back exclusion does not linger', async () => {
     const s = setup();
     expect(() =>
-      s.db.transaction(() => {
-        s.exclusions.create({
+      s.db.transaction(async () => {
+        await s.exclusions.create({
           scope: 'cluster',
           subject: 'a',
           startsAt: new Date(NOW.getTime() - 3_600_000),
@@ -198,10 +199,10 @@ describe('the stored-fleet evaluation cache', () => {
           reason: 'tentative',
           actor: ADMIN,
         });
-        expect(decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
+        expect(await decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
         throw new Error('roll back');
       }),
     ).toThrow('roll back');
-    expect(decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
+    expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
   });
 });

@@ -60,7 +60,7 @@ describe('graphs from an update service', () => {
     const results = await service(['stable-4.13']).refresh('system:update-service');
     expect(results).toEqual([{ channel: 'stable-4.13', ok: true, detail: 'stable-4.13-amd64', nodes: expect.any(Number) as number }]);
     expect(requests).toEqual([{ channel: 'stable-4.13', arch: 'amd64', accept: 'application/json' }]);
-    const [stored] = createGraphService(db, () => NOW).list();
+    const [stored] = await createGraphService(db, () => NOW).list();
     expect(stored).toMatchObject({
       name: 'stable-4.13-amd64',
       channel: 'stable-4.13',
@@ -70,7 +70,7 @@ describe('graphs from an update service', () => {
     });
     expect(stored!.nodeCount).toBeGreaterThan(50);
     // the Paths page can answer from it at once
-    expect(createGraphService(db, () => NOW).channels().channels.length).toBeGreaterThan(0);
+    expect((await createGraphService(db, () => NOW).channels()).channels.length).toBeGreaterThan(0);
 
     await service(['stable-4.13']).refresh('system:update-service');
     expect(db.select().from(updateGraphs).all()).toHaveLength(1);
@@ -97,11 +97,7 @@ describe('graphs from an update service', () => {
       `${url.replace('/api/upgrades_info/v1/graph', '')}/api/upgrades_info/v1/graph answered HTTP 400 for channel eus-4.99: unknown channel eus-4.99`,
     );
     expect(results[1]!.detail).toBe('the graph is larger than 20 MB');
-    expect(
-      createGraphService(db, () => NOW)
-        .list()
-        .map((g) => g.name),
-    ).toEqual(['stable-4.13-amd64']);
+    expect((await createGraphService(db, () => NOW).list()).map((g) => g.name)).toEqual(['stable-4.13-amd64']);
   });
 
   it('says so when the service cannot be reached', async () => {

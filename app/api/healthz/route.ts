@@ -5,10 +5,10 @@ import { withApiHeaders } from '@/server/http/security-headers';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApiHeaders(() => {
+export const GET = withApiHeaders(async () => {
   const started = performance.now();
   try {
-    pingDatabase(getDb());
+    await pingDatabase(getDb());
     return Response.json({ status: 'ok', database: 'ok', latencyMs: Math.round((performance.now() - started) * 100) / 100 });
   } catch (err) {
     console.error('healthz: database check failed', err);

@@ -90,11 +90,11 @@ export const activityRouter = createTRPCRouter({
   decisions: viewerProcedure
     .input(ZActivityInput)
     .output(page(ZDecisionRow))
-    .query(({ ctx, input }) => ctx.services.activity.decisions(toFilter(input))),
+    .query(async ({ ctx, input }) => await ctx.services.activity.decisions(toFilter(input))),
   actions: viewerProcedure
     .input(ZActivityInput)
     .output(page(ZActionRow))
-    .query(({ ctx, input }) => ctx.services.activity.actions(toFilter(input))),
+    .query(async ({ ctx, input }) => await ctx.services.activity.actions(toFilter(input))),
   /** upgrade lifecycle transitions; `action` filters by the state moved to */
   upgrades: viewerProcedure
     .input(ZActivityInput)
@@ -104,10 +104,10 @@ export const activityRouter = createTRPCRouter({
         reasons: z.array(z.object({ code: z.string(), text: z.string() })),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.activity.upgrades(toFilter(input))),
+    .query(async ({ ctx, input }) => await ctx.services.activity.upgrades(toFilter(input))),
   /** policy changes and audit rows: the request's organization's and the instance's; `allOrganizations` (global admins) every organization's */
   changes: viewerProcedure
     .input(ZActivityInput.extend({ allOrganizations: z.boolean().optional() }))
     .output(page(ZChangeRow))
-    .query(({ ctx, input }) => ctx.services.activity.changes({ ...toFilter(input), reader: ctx.actor })),
+    .query(async ({ ctx, input }) => await ctx.services.activity.changes({ ...toFilter(input), reader: ctx.actor })),
 });

@@ -15,7 +15,11 @@ export const ZGateInput = z.object({
 export const approvalsRouter = createTRPCRouter({
   list: viewerProcedure
     .input(z.object({ includeRevoked: z.boolean().default(false) }).default({ includeRevoked: false }))
-    .query(({ ctx, input }) => ctx.services.approvals.list(input)),
-  approve: approverProcedure.input(ZGateInput).mutation(({ ctx, input }) => ctx.services.approvals.approve({ ...input, actor: ctx.actor })),
-  revoke: operatorProcedure.input(ZGateInput).mutation(({ ctx, input }) => ctx.services.approvals.revoke({ ...input, actor: ctx.actor })),
+    .query(async ({ ctx, input }) => await ctx.services.approvals.list(input)),
+  approve: approverProcedure
+    .input(ZGateInput)
+    .mutation(async ({ ctx, input }) => await ctx.services.approvals.approve({ ...input, actor: ctx.actor })),
+  revoke: operatorProcedure
+    .input(ZGateInput)
+    .mutation(async ({ ctx, input }) => await ctx.services.approvals.revoke({ ...input, actor: ctx.actor })),
 });

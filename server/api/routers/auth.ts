@@ -21,8 +21,8 @@ const sameSiteProcedure = publicProcedure.use(({ ctx, next }) => {
 });
 
 export const authRouter = createTRPCRouter({
-  me: publicProcedure.query(({ ctx }) => ctx.services.auth.me(ctx.actor)),
-  loginOptions: publicProcedure.query(({ ctx }) => ctx.services.auth.loginOptions()),
+  me: publicProcedure.query(async ({ ctx }) => await ctx.services.auth.me(ctx.actor)),
+  loginOptions: publicProcedure.query(async ({ ctx }) => await ctx.services.auth.loginOptions()),
   login: sameSiteProcedure.input(ZLoginInput).mutation(({ ctx, input }) =>
     ctx.services.auth.login({
       ...input,
@@ -37,6 +37,6 @@ export const authRouter = createTRPCRouter({
       z.object({ currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH), newPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH) }),
     )
     .mutation(({ ctx, input }) => ctx.services.auth.changePassword({ ...input, actor: ctx.actor, cookies: cookieJarOf(ctx) })),
-  demoLogin: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.demoLogin({ cookies: cookieJarOf(ctx) })),
-  logout: sameSiteProcedure.mutation(({ ctx }) => ctx.services.auth.logout({ actor: ctx.actor, cookies: cookieJarOf(ctx) })),
+  demoLogin: sameSiteProcedure.mutation(async ({ ctx }) => await ctx.services.auth.demoLogin({ cookies: cookieJarOf(ctx) })),
+  logout: sameSiteProcedure.mutation(async ({ ctx }) => await ctx.services.auth.logout({ actor: ctx.actor, cookies: cookieJarOf(ctx) })),
 });

@@ -5,5 +5,5 @@ import { viewerProcedure } from '../trpc';
 export const clusterExplainProcedures = {
   explain: viewerProcedure
     .input(z.object({ name: z.string().min(1).max(253) }))
-    .query(({ ctx, input }) => ctx.services.clusterExplain.explain(input.name)),
+    .query(async ({ ctx, input }) => await ctx.services.clusterExplain.explain(input.name)),
 };

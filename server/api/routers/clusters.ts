@@ -33,12 +33,12 @@ export const ZListClustersInput = z.object({
 });
 
 export const clustersRouter = createTRPCRouter({
-  list: viewerProcedure.input(ZListClustersInput).query(({ ctx, input }) => ctx.services.clusters.list(input)),
-  byName: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.clusters.byName(input.name)),
-  facets: viewerProcedure.query(({ ctx }) => ctx.services.clusters.facets()),
+  list: viewerProcedure.input(ZListClustersInput).query(async ({ ctx, input }) => await ctx.services.clusters.list(input)),
+  byName: viewerProcedure.input(z.object({ name })).query(async ({ ctx, input }) => await ctx.services.clusters.byName(input.name)),
+  facets: viewerProcedure.query(async ({ ctx }) => await ctx.services.clusters.facets()),
   versionDistribution: viewerProcedure
     .input(z.object({ filter: ZClusterFilter }).default({ filter: {} }))
-    .query(({ ctx, input }) => ctx.services.clusters.versionDistribution(input.filter)),
+    .query(async ({ ctx, input }) => await ctx.services.clusters.versionDistribution(input.filter)),
   /** an operator agrees to a provider's version gate for the cluster (a write at the provider, once; audited) */
   acknowledgeVersionGate: operatorProcedure
     .input(z.object({ cluster: name, gateId: z.string().min(1).max(200) }))
@@ -48,10 +48,10 @@ export const clustersRouter = createTRPCRouter({
   /** which clusters a label selector matches now (count and first names), or the parser's message: every selector editor's preview */
   previewSelector: viewerProcedure
     .input(z.object({ selector: z.string().max(4096) }))
-    .query(({ ctx, input }) => ctx.services.labels.preview(input.selector)),
+    .query(async ({ ctx, input }) => await ctx.services.labels.preview(input.selector)),
   /** kubectl-style label changes (`key=value`, `key-`) to fleetplan's labels of a cluster (audited) */
   setLabels: operatorProcedure
     .input(z.object({ cluster: name, changes: z.array(z.string().max(400)).min(1).max(50) }))
-    .mutation(({ ctx, input }) => ctx.services.labels.setLabels({ ...input, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.labels.setLabels({ ...input, actor: ctx.actor })),
   ...clusterExplainProcedures,
 });

@@ -15,13 +15,19 @@ export const ZCreateExclusionInput = z.object({
 export const exclusionsRouter = createTRPCRouter({
   list: viewerProcedure
     .input(z.object({ includePast: z.boolean().default(false) }).default({ includePast: false }))
-    .query(({ ctx, input }) => ctx.services.exclusions.list(input)),
+    .query(async ({ ctx, input }) => await ctx.services.exclusions.list(input)),
   create: operatorProcedure
     .input(ZCreateExclusionInput)
-    .mutation(({ ctx, input }) =>
-      ctx.services.exclusions.create({ ...input, startsAt: new Date(input.startsAt), endsAt: new Date(input.endsAt), actor: ctx.actor }),
+    .mutation(
+      async ({ ctx, input }) =>
+        await ctx.services.exclusions.create({
+          ...input,
+          startsAt: new Date(input.startsAt),
+          endsAt: new Date(input.endsAt),
+          actor: ctx.actor,
+        }),
     ),
   delete: operatorProcedure
     .input(z.object({ id: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => ctx.services.exclusions.delete({ id: input.id, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.exclusions.delete({ id: input.id, actor: ctx.actor })),
 });

@@ -1,5 +1,5 @@
 import { createTRPCRouter, viewerProcedure } from '../trpc';
 
 export const fleetRouter = createTRPCRouter({
-  status: viewerProcedure.query(({ ctx }) => ctx.services.fleet.status()),
+  status: viewerProcedure.query(async ({ ctx }) => await ctx.services.fleet.status()),
 });

@@ -8,11 +8,11 @@ const version = z.string().trim().min(1).max(64);
 const channel = z.string().trim().max(64);
 
 export const graphsRouter = createTRPCRouter({
-  list: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphs.list()),
-  channels: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphs.channels()),
+  list: instanceViewerProcedure.query(async ({ ctx }) => await ctx.services.graphs.list()),
+  channels: instanceViewerProcedure.query(async ({ ctx }) => await ctx.services.graphs.channels()),
   clusterOptions: instanceViewerProcedure
     .input(z.object({ search: z.string().max(100).optional(), limit: z.number().int().min(1).max(100).default(50) }))
-    .query(({ ctx, input }) => ctx.services.graphs.clusterOptions(input.search, input.limit)),
+    .query(async ({ ctx, input }) => await ctx.services.graphs.clusterOptions(input.search, input.limit)),
   solve: instanceViewerProcedure
     .input(
       z
@@ -27,7 +27,7 @@ export const graphsRouter = createTRPCRouter({
         })
         .refine((v) => v.from || v.clusterName, { message: 'Give a source version or a cluster', path: ['from'] }),
     )
-    .query(({ ctx, input }) => ctx.services.graphs.solve(input)),
+    .query(async ({ ctx, input }) => await ctx.services.graphs.solve(input)),
   view: instanceViewerProcedure
     .input(
       z.object({
@@ -37,7 +37,7 @@ export const graphsRouter = createTRPCRouter({
         to: version.nullish(),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.graphs.graphView(input)),
+    .query(async ({ ctx, input }) => await ctx.services.graphs.graphView(input)),
   import: instanceOperatorProcedure
     .input(
       z.object({
@@ -54,10 +54,10 @@ export const graphsRouter = createTRPCRouter({
         capturedAt: z.coerce.date().nullish(),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.graphs.import(input, ctx.actor.name)),
+    .mutation(async ({ ctx, input }) => await ctx.services.graphs.import(input, ctx.actor.name)),
   delete: instanceOperatorProcedure
     .input(z.object({ id: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => ctx.services.graphs.delete(input.id, ctx.actor.name)),
+    .mutation(async ({ ctx, input }) => await ctx.services.graphs.delete(input.id, ctx.actor.name)),
   /** the update service the graphs are refreshed from (FLEETPLAN_UPDATE_SERVICE_*), or null */
   updateService: instanceViewerProcedure.query(({ ctx }) => ctx.services.graphRefresh.settings()),
   /** fetch every configured channel now (the scheduler does it every refreshHours) */

@@ -7,7 +7,7 @@ import { adminProcedure, createTRPCRouter, viewerProcedure } from '../trpc';
 // (the list shows where they point without the URL's query, which may carry a token); only
 // admins add or change them, as with webhooks: they send signed requests to a URL of their choosing.
 export const hooksRouter = createTRPCRouter({
-  list: viewerProcedure.query(({ ctx }) => ctx.services.hooks.list()),
+  list: viewerProcedure.query(async ({ ctx }) => await ctx.services.hooks.list()),
   create: adminProcedure
     .input(
       z.object({
@@ -24,8 +24,8 @@ export const hooksRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => ctx.services.hooks.create({ ...input, actor: ctx.actor })),
   setEnabled: adminProcedure
     .input(z.object({ id: z.number().int().positive(), enabled: z.boolean() }))
-    .mutation(({ ctx, input }) => ctx.services.hooks.setEnabled({ ...input, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.hooks.setEnabled({ ...input, actor: ctx.actor })),
   delete: adminProcedure
     .input(z.object({ id: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => ctx.services.hooks.delete({ id: input.id, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.hooks.delete({ id: input.id, actor: ctx.actor })),
 });

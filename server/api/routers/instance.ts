@@ -5,11 +5,11 @@ import { instanceAdminProcedure, createTRPCRouter, instanceViewerProcedure } fro
 const pattern = z.string().min(1).max(500);
 
 export const instanceRouter = createTRPCRouter({
-  blockedVersions: instanceViewerProcedure.query(({ ctx }) => ctx.services.instanceBlockedVersions.list()),
+  blockedVersions: instanceViewerProcedure.query(async ({ ctx }) => await ctx.services.instanceBlockedVersions.list()),
   addBlockedVersion: instanceAdminProcedure
     .input(z.object({ pattern, reason: z.string().max(1000) }))
-    .mutation(({ ctx, input }) => ctx.services.instanceBlockedVersions.add(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.instanceBlockedVersions.add(ctx.actor.name, input)),
   removeBlockedVersion: instanceAdminProcedure
     .input(z.object({ pattern }))
-    .mutation(({ ctx, input }) => ctx.services.instanceBlockedVersions.remove(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.instanceBlockedVersions.remove(ctx.actor.name, input)),
 });

@@ -5,9 +5,9 @@ import { createTRPCRouter, viewerProcedure } from '../trpc';
 export const plansRouter = createTRPCRouter({
   evaluate: viewerProcedure
     .input(z.object({ at: z.string().max(40).optional() }).default({}))
-    .query(({ ctx, input }) => ctx.services.plans.evaluate(input)),
+    .query(async ({ ctx, input }) => await ctx.services.plans.evaluate(input)),
   explainCluster: viewerProcedure
     .input(z.object({ name: z.string().min(1).max(253) }))
-    .query(({ ctx, input }) => ctx.services.plans.explainCluster(input.name)),
-  lint: viewerProcedure.query(({ ctx }) => ctx.services.plans.lint()),
+    .query(async ({ ctx, input }) => await ctx.services.plans.explainCluster(input.name)),
+  lint: viewerProcedure.query(async ({ ctx }) => await ctx.services.plans.lint()),
 });

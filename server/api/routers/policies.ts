@@ -92,11 +92,13 @@ export const ZPolicyDraft = z.object({
 const saveReason = z.string().trim().max(500).optional();
 
 export const policiesRouter = createTRPCRouter({
-  organization: viewerProcedure.query(({ ctx }) => ctx.services.policies.getOrganization()),
-  clusterPolicies: viewerProcedure.query(({ ctx }) => ctx.services.policies.listClusterPolicies()),
-  clusterPolicy: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.policies.getClusterPolicy(input.name)),
-  validateDraft: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.validateDraft(input)),
-  previewImpact: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.previewImpact(input)),
+  organization: viewerProcedure.query(async ({ ctx }) => await ctx.services.policies.getOrganization()),
+  clusterPolicies: viewerProcedure.query(async ({ ctx }) => await ctx.services.policies.listClusterPolicies()),
+  clusterPolicy: viewerProcedure
+    .input(z.object({ name }))
+    .query(async ({ ctx, input }) => await ctx.services.policies.getClusterPolicy(input.name)),
+  validateDraft: viewerProcedure.input(ZPolicyDraft).query(async ({ ctx, input }) => await ctx.services.policies.validateDraft(input)),
+  previewImpact: viewerProcedure.input(ZPolicyDraft).query(async ({ ctx, input }) => await ctx.services.policies.previewImpact(input)),
   previewForecastImpact: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.previewForecastImpact(input)),
   history: viewerProcedure
     .input(
@@ -107,25 +109,27 @@ export const policiesRouter = createTRPCRouter({
         limit: z.number().int().min(1).max(200).default(50),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.policies.history(input)),
-  exportOrganization: viewerProcedure.query(({ ctx }) => ctx.services.policies.exportOrganizationYaml()),
-  exportCluster: viewerProcedure.input(z.object({ name })).query(({ ctx, input }) => ctx.services.policies.exportClusterYaml(input.name)),
+    .query(async ({ ctx, input }) => await ctx.services.policies.history(input)),
+  exportOrganization: viewerProcedure.query(async ({ ctx }) => await ctx.services.policies.exportOrganizationYaml()),
+  exportCluster: viewerProcedure
+    .input(z.object({ name }))
+    .query(async ({ ctx, input }) => await ctx.services.policies.exportClusterYaml(input.name)),
 
   updateOrganization: operatorProcedure
     .input(z.object({ expectedRevision: revision, organization: ZOrganizationSettings, reason: saveReason }))
-    .mutation(({ ctx, input }) => ctx.services.policies.updateOrganization(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.updateOrganization(ctx.actor.name, input)),
   updateClusterPolicy: operatorProcedure
     .input(z.object({ name, expectedRevision: revision, policy: ZUpgradePolicySpec.nullable(), reason: saveReason }))
-    .mutation(({ ctx, input }) => ctx.services.policies.updateClusterPolicy(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.updateClusterPolicy(ctx.actor.name, input)),
   setFreeze: operatorProcedure
     .input(z.object({ frozen: z.boolean(), reason, expectedRevision: revision.optional() }))
-    .mutation(({ ctx, input }) => ctx.services.policies.setFreeze(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.setFreeze(ctx.actor.name, input)),
   addBlockedVersion: operatorProcedure
     .input(z.object({ pattern: z.string().min(1).max(500), reason, expectedRevision: revision.optional() }))
-    .mutation(({ ctx, input }) => ctx.services.policies.addBlockedVersion(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.addBlockedVersion(ctx.actor.name, input)),
   removeBlockedVersion: operatorProcedure
     .input(z.object({ pattern: z.string().min(1).max(500), reason: reason.default(''), expectedRevision: revision.optional() }))
-    .mutation(({ ctx, input }) => ctx.services.policies.removeBlockedVersion(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.removeBlockedVersion(ctx.actor.name, input)),
   revert: operatorProcedure
     .input(
       z.object({
@@ -134,8 +138,8 @@ export const policiesRouter = createTRPCRouter({
         reason: saveReason,
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.policies.revert(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.revert(ctx.actor.name, input)),
   importOrganization: operatorProcedure
     .input(z.object({ yaml: z.string().max(5_000_000), dryRun: z.boolean().default(false), expectedRevision: revision.optional() }))
-    .mutation(({ ctx, input }) => ctx.services.policies.importOrganizationYaml(ctx.actor.name, input)),
+    .mutation(async ({ ctx, input }) => await ctx.services.policies.importOrganizationYaml(ctx.actor.name, input)),
 });

@@ -11,16 +11,16 @@ const operator: Actor = { name: 'olga', role: 'operator', via: 'token' };
 const viewer: Actor = { name: 'vic', role: 'viewer', via: 'token' };
 const admin: Actor = { name: 'ada', role: 'admin', via: 'token' };
 
-function setup() {
+async function setup() {
   const db = openDatabase(':memory:');
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   const as = (actor: Actor) => createCaller(createContextInner({ db, fleetNow: () => NOW, actor }));
   return { db, as };
 }
 
 describe('scheduler procedures', () => {
   it('runs a dry-run tick on the simulated demo fleet and lists its decisions on the Activity feed', async () => {
-    const { as } = setup();
+    const { as } = await setup();
     await expect(as(viewer).scheduler.runNow({ dryRun: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const r = await as(operator).scheduler.runNow({ dryRun: true });
     expect(r.status).toBe('succeeded');
@@ -38,7 +38,7 @@ describe('scheduler procedures', () => {
   });
 
   it('drives the simulator clock', async () => {
-    const { as } = setup();
+    const { as } = await setup();
     const before = await as(viewer).scheduler.clock();
     expect(before).not.toBeNull();
     const paused = await as(operator).scheduler.pauseClock({ paused: true });
@@ -52,7 +52,7 @@ describe('scheduler procedures', () => {
 
 describe('exclusion procedures', () => {
   it('validates end after start and that the subject exists', async () => {
-    const { as } = setup();
+    const { as } = await setup();
     await expect(
       as(operator).exclusions.create({
         scope: 'sector',
@@ -76,7 +76,7 @@ describe('exclusion procedures', () => {
   });
 
   it('writes an exclusion and its audit entry together: when the audit insert fails, nothing is created or deleted', async () => {
-    const { db, as } = setup();
+    const { db, as } = await setup();
     const window = { scope: 'organization' as const, startsAt: '2024-07-01T00:00:00Z', endsAt: '2024-07-03T00:00:00Z' };
     const kept = await as(operator).exclusions.create({ ...window, reason: 'quarter-end freeze' });
     const auditCount = () => (db.$client.prepare('select count(*) as n from audit_log').get() as { n: number }).n;
@@ -95,7 +95,7 @@ describe('exclusion procedures', () => {
 
 describe('webhook procedures', () => {
   it('is admin-only, never returns secrets, and refuses private URLs', async () => {
-    const { as } = setup();
+    const { as } = await setup();
     await expect(as(operator).webhooks.list()).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(as(admin).webhooks.create({ name: 'x', url: 'http://10.0.0.1/hook', events: [] })).rejects.toMatchObject({
       code: 'BAD_REQUEST',

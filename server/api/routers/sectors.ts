@@ -1,5 +1,5 @@
 import { createTRPCRouter, viewerProcedure } from '../trpc';
 
 export const sectorsRouter = createTRPCRouter({
-  overview: viewerProcedure.query(({ ctx }) => ctx.services.sectors.overview()),
+  overview: viewerProcedure.query(async ({ ctx }) => await ctx.services.sectors.overview()),
 });

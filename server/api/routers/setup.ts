@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { createTRPCRouter, instanceAdminProcedure, viewerProcedure } from '../trpc';
 
 export const setupRouter = createTRPCRouter({
-  status: viewerProcedure.query(({ ctx }) => ctx.services.setup.status()),
+  status: viewerProcedure.query(async ({ ctx }) => await ctx.services.setup.status()),
   nameOrganization: instanceAdminProcedure
     .input(z.object({ name: z.string().min(1).max(100) }))
-    .mutation(({ ctx, input }) => ctx.services.setup.nameOrganization(ctx.actor.name, input.name)),
+    .mutation(async ({ ctx, input }) => await ctx.services.setup.nameOrganization(ctx.actor.name, input.name)),
   // a mutation although it writes nothing: it reaches out to the provider, on demand only
   testConnection: instanceAdminProcedure.mutation(({ ctx }) => ctx.services.setup.testConnection()),
 });

@@ -8,7 +8,7 @@ import { createTRPCRouter, instanceViewerProcedure } from '../trpc';
 export const tokensRouter = createTRPCRouter({
   list: instanceViewerProcedure
     .input(z.object({ all: z.boolean().default(false) }).default({ all: false }))
-    .query(({ ctx, input }) => ctx.services.tokens.list({ ...input, actor: ctx.actor })),
+    .query(async ({ ctx, input }) => await ctx.services.tokens.list({ ...input, actor: ctx.actor })),
   create: instanceViewerProcedure
     .input(
       z.object({
@@ -17,7 +17,7 @@ export const tokensRouter = createTRPCRouter({
         expiresInDays: z.number().int().min(1).max(MAX_TOKEN_DAYS).default(DEFAULT_TOKEN_DAYS),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.tokens.create({ ...input, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.tokens.create({ ...input, actor: ctx.actor })),
   revoke: instanceViewerProcedure
     .input(
       z.object({
@@ -28,5 +28,5 @@ export const tokensRouter = createTRPCRouter({
           .max(2 ** 31),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.tokens.revoke({ ...input, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.tokens.revoke({ ...input, actor: ctx.actor })),
 });

@@ -2,5 +2,5 @@
 import { createTRPCRouter, viewerProcedure } from '../trpc';
 
 export const versionsRouter = createTRPCRouter({
-  history: viewerProcedure.query(({ ctx }) => ctx.services.versions.history()),
+  history: viewerProcedure.query(async ({ ctx }) => await ctx.services.versions.history()),
 });

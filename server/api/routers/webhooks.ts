@@ -4,7 +4,7 @@ import { identifierSchema } from '../identifier-schema';
 import { adminProcedure, createTRPCRouter } from '../trpc';
 
 export const webhooksRouter = createTRPCRouter({
-  list: adminProcedure.query(({ ctx }) => ctx.services.webhooks.list()),
+  list: adminProcedure.query(async ({ ctx }) => await ctx.services.webhooks.list()),
   create: adminProcedure
     .input(
       z.object({
@@ -19,7 +19,7 @@ export const webhooksRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => ctx.services.webhooks.create({ ...input, actor: ctx.actor })),
   delete: adminProcedure
     .input(z.object({ id: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => ctx.services.webhooks.delete({ id: input.id, actor: ctx.actor })),
+    .mutation(async ({ ctx, input }) => await ctx.services.webhooks.delete({ id: input.id, actor: ctx.actor })),
   deliveries: adminProcedure
     .input(
       z.object({
@@ -28,5 +28,5 @@ export const webhooksRouter = createTRPCRouter({
         limit: z.number().int().min(1).max(200).default(50),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.webhooks.deliveries(input)),
+    .query(async ({ ctx, input }) => await ctx.services.webhooks.deliveries(input)),
 });

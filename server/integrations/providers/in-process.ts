@@ -4,6 +4,6 @@
  * Returning the value directly would make a failure throw at the call instead of rejecting, which
  * callers that collect promises (Promise.allSettled, .catch) would not see as the provider's.
  */
-export function inProcess<T>(step: () => T): Promise<T> {
+export function inProcess<T>(step: () => T | Promise<T>): Promise<T> {
   return new Promise((resolve) => resolve(step()));
 }

@@ -178,28 +178,28 @@ export function upgradeDurationMs(externalId: string, version: string, startedAt
   return (40 + hashUnit(`${externalId}|${version}|${startedAt}|d`) * 80) * MINUTE_MS;
 }
 
-export function getSimulatorClock(db: Db): SimulatorClockState | undefined {
-  return readSetting<SimulatorClockState>(db, SIMULATOR_CLOCK_KEY);
+export async function getSimulatorClock(db: Db): Promise<SimulatorClockState | undefined> {
+  return await readSetting<SimulatorClockState>(db, SIMULATOR_CLOCK_KEY);
 }
 
 /**
  * Creates the simulator's clock and release schedule when absent: the clock starts at real time,
  * and graph releases newer than anything the fleet runs or is offered are published one by one.
  */
-export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().simulatorSpeed): SimulatorClockState {
-  let clock = getSimulatorClock(db);
+export async function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().simulatorSpeed): Promise<SimulatorClockState> {
+  let clock = await getSimulatorClock(db);
   if (!clock) {
     clock = {
       simAnchor: realNow.toISOString(),
       realAnchor: realNow.toISOString(),
       speed,
     };
-    writeSetting(db, SIMULATOR_CLOCK_KEY, clock, realNow);
+    await writeSetting(db, SIMULATOR_CLOCK_KEY, clock, realNow);
   }
-  if (!readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY)) {
+  if (!(await readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY))) {
     const graph = loadDemoGraph();
     const known = new Set<string>();
-    for (const c of listSimulatedClusters(db)) {
+    for (const c of await listSimulatedClusters(db)) {
       known.add(c.version);
       for (const v of c.availableUpgrades) known.add(v);
       if (c.currentUpgrade) known.add(c.currentUpgrade.version);
@@ -216,7 +216,7 @@ export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().sim
           .sort(compareVersions)
           .map((version, i) => ({ version, publishAt: formatInstantToSecond(simNow + (i + 1) * PUBLISH_EVERY_DAYS * DAY_MS) }))
       : [];
-    writeSetting(db, SIMULATOR_RELEASES_KEY, { pending } satisfies SimulatorReleases, realNow);
+    await writeSetting(db, SIMULATOR_RELEASES_KEY, { pending } satisfies SimulatorReleases, realNow);
   }
   return clock;
 }
@@ -224,36 +224,36 @@ export function ensureSimulatorState(db: Db, realNow: Date, speed = getEnv().sim
 type StoredClock = SimulatorClockState & { resumeSpeed?: number };
 
 /** Re-anchors the clock so simulated time is continuous across speed changes (0 = paused). */
-export function setSimulatorSpeed(db: Db, speed: number, realNow: Date): StoredClock {
-  const clock: StoredClock = ensureSimulatorState(db, realNow);
+export async function setSimulatorSpeed(db: Db, speed: number, realNow: Date): Promise<StoredClock> {
+  const clock: StoredClock = await ensureSimulatorState(db, realNow);
   const next: StoredClock = {
     simAnchor: simulatedNow(clock, realNow).toISOString(),
     realAnchor: realNow.toISOString(),
     speed,
     resumeSpeed: speed > 0 ? speed : clock.speed > 0 ? clock.speed : (clock.resumeSpeed ?? DEFAULT_SIMULATOR_SPEED),
   };
-  writeSetting(db, SIMULATOR_CLOCK_KEY, next, realNow);
+  await writeSetting(db, SIMULATOR_CLOCK_KEY, next, realNow);
   return next;
 }
 
-export function pauseSimulator(db: Db, realNow: Date): StoredClock {
-  return setSimulatorSpeed(db, 0, realNow);
+export async function pauseSimulator(db: Db, realNow: Date): Promise<StoredClock> {
+  return await setSimulatorSpeed(db, 0, realNow);
 }
 
-export function resumeSimulator(db: Db, realNow: Date): StoredClock {
-  const clock: StoredClock = ensureSimulatorState(db, realNow);
-  return setSimulatorSpeed(db, clock.speed > 0 ? clock.speed : (clock.resumeSpeed ?? DEFAULT_SIMULATOR_SPEED), realNow);
+export async function resumeSimulator(db: Db, realNow: Date): Promise<StoredClock> {
+  const clock: StoredClock = await ensureSimulatorState(db, realNow);
+  return await setSimulatorSpeed(db, clock.speed > 0 ? clock.speed : (clock.resumeSpeed ?? DEFAULT_SIMULATOR_SPEED), realNow);
 }
 
 /** Moves simulated time forward by `ms` at once (e.g. "advance 1 day"). */
-export function advanceSimulator(db: Db, ms: number, realNow: Date): SimulatorClockState {
-  const clock = ensureSimulatorState(db, realNow);
+export async function advanceSimulator(db: Db, ms: number, realNow: Date): Promise<SimulatorClockState> {
+  const clock = await ensureSimulatorState(db, realNow);
   const next = {
     ...clock,
     simAnchor: new Date(simulatedNow(clock, realNow).getTime() + ms).toISOString(),
     realAnchor: realNow.toISOString(),
   };
-  writeSetting(db, SIMULATOR_CLOCK_KEY, next, realNow);
+  await writeSetting(db, SIMULATOR_CLOCK_KEY, next, realNow);
   return next;
 }
 
@@ -461,62 +461,65 @@ export function simulateCluster(
 /** The simulated clusters of `organizationId` (every simulated cluster when absent) as a provider. */
 export function createSimulatorProvider(db: Db, organizationId?: number): FleetProvider {
   /** what the simulator keeps beside the clusters: read once per observation, not once per cluster */
-  const readState = () => ({
-    releases: readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY),
-    pools: readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY),
+  const readState = async () => ({
+    releases: await readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY),
+    pools: await readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY),
   });
-  const observeRow = (row: SimulatedClusterRow, now: Date, state = readState()) =>
+  const observeRow = (row: SimulatedClusterRow, now: Date, state: Awaited<ReturnType<typeof readState>>) =>
     simulateCluster(row, now.getTime(), loadDemoGraph(), state.releases, state.pools?.[row.externalId], loadOlderDemoGraph());
-  const find = (ref: ClusterRef) => {
-    const row = findSimulatedCluster(db, ref.externalId, organizationId);
+  const find = async (ref: ClusterRef) => {
+    const row = await findSimulatedCluster(db, ref.externalId, organizationId);
     if (!row) throw new ProviderError('simulator', `no simulated cluster ${ref.externalId}`, 404);
     return row;
   };
-  const plansOf = (ref: ClusterRef, now: Date) => {
+  const plansOf = async (ref: ClusterRef, now: Date) => {
     const nowMs = now.getTime();
-    const seen = observeRow(find(ref), now);
+    const seen = observeRow(await find(ref), now, await readState());
     return simulatedInstallPlans(
       ref.externalId,
       seen.version,
-      readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY)?.[ref.externalId],
+      (await readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY))?.[ref.externalId],
       nowMs,
     );
   };
   return {
     name: 'simulator',
     listInstallPlans(ref, now) {
-      return inProcess(() => plansOf(ref, now));
+      return inProcess(async () => await plansOf(ref, now));
     },
     approveInstallPlan(req, now) {
-      return inProcess(() => {
-        const plan = plansOf(req, now).find((p) => p.namespace === req.namespace && p.name === req.installPlan);
+      return inProcess(async () => {
+        const plan = (await plansOf(req, now)).find((p) => p.namespace === req.namespace && p.name === req.installPlan);
         if (!plan) throw new ProviderError('simulator', `installplans.operators.coreos.com "${req.installPlan}" not found`, 404);
         if (plan.approved) return 'already-approved' as const;
-        const all = readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY) ?? {};
+        const all = (await readSetting<SimulatorApprovals>(db, SIMULATOR_APPROVALS_KEY)) ?? {};
         const mine = [...(all[req.externalId] ?? []), { namespace: req.namespace, name: req.installPlan, at: now.toISOString() }];
         // only the plans of the last few versions are kept (older ones are gone, as OLM collects them)
-        writeSetting(db, SIMULATOR_APPROVALS_KEY, { ...all, [req.externalId]: mine.slice(-12) } satisfies SimulatorApprovals, now);
+        await writeSetting(db, SIMULATOR_APPROVALS_KEY, { ...all, [req.externalId]: mine.slice(-12) } satisfies SimulatorApprovals, now);
         return 'approved' as const;
       });
     },
     startLeadMs: 0,
     minStartNoticeMs: 0,
     observe(now) {
-      return inProcess(() => {
-        const state = readState();
-        return { clusters: listSimulatedClusters(db, organizationId).map((row) => observeRow(row, now, state)), errors: [] };
+      return inProcess(async () => {
+        const state = await readState();
+        return {
+          clusters: (await listSimulatedClusters(db, organizationId)).map((row) => observeRow(row, now, state)),
+          errors: [],
+        };
       });
     },
     observeCluster(ref, now) {
-      return inProcess(() => observeRow(find(ref), now));
+      return inProcess(async () => observeRow(await find(ref), now, await readState()));
     },
     startUpgrade(req, now) {
-      return inProcess(() => {
-        const seen = observeRow(find(req), now);
+      return inProcess(async () => {
+        const seen = observeRow(await find(req), now, await readState());
         if (seen.currentUpgrade?.version === req.version) return; // already there: idempotent
         if (seen.currentUpgrade)
           throw new ProviderError('simulator', `${req.name} already has an upgrade to ${seen.currentUpgrade.version}`);
-        setSimulatedUpgrade(
+        await setSimulatedUpgrade(
           db,
           req.externalId,
           { version: req.version, nextRun: formatInstantToSecond(req.at.getTime()), state: 'scheduled' },
@@ -525,12 +528,12 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
       });
     },
     setMachineConfigPoolPaused(ref, pool, paused, now) {
-      return inProcess(() => {
-        const seen = observeRow(find(ref), now);
+      return inProcess(async () => {
+        const seen = observeRow(await find(ref), now, await readState());
         const current = seen.machineConfigPools?.find((p) => p.name === pool);
         if (!current) throw new ProviderError('simulator', `machineconfigpools.machineconfiguration.openshift.io "${pool}" not found`, 404);
         if (current.paused === paused) return 'already-set' as const;
-        const all = readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY) ?? {};
+        const all = (await readSetting<SimulatorPools>(db, SIMULATOR_POOLS_KEY)) ?? {};
         const mine = { ...(all[ref.externalId] ?? {}) };
         const was = mine[pool];
         mine[pool] = paused
@@ -541,34 +544,34 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
               rollingFrom: was?.paused && was.version !== seen.version ? now.toISOString() : '1970-01-01T00:00:00Z',
               version: seen.version,
             };
-        writeSetting(db, SIMULATOR_POOLS_KEY, { ...all, [ref.externalId]: mine } satisfies SimulatorPools, now);
+        await writeSetting(db, SIMULATOR_POOLS_KEY, { ...all, [ref.externalId]: mine } satisfies SimulatorPools, now);
         return 'set' as const;
       });
     },
     acknowledgeAdminGate(ref, gate, now) {
-      return inProcess(() => {
-        find(ref);
-        const all = readSetting<Record<string, string[]>>(db, SIMULATOR_ADMIN_ACKS_KEY) ?? {};
+      return inProcess(async () => {
+        await find(ref);
+        const all = (await readSetting<Record<string, string[]>>(db, SIMULATOR_ADMIN_ACKS_KEY)) ?? {};
         if (all[ref.externalId]?.includes(gate)) return 'already-set' as const;
-        writeSetting(db, SIMULATOR_ADMIN_ACKS_KEY, { ...all, [ref.externalId]: [...(all[ref.externalId] ?? []), gate] }, now);
+        await writeSetting(db, SIMULATOR_ADMIN_ACKS_KEY, { ...all, [ref.externalId]: [...(all[ref.externalId] ?? []), gate] }, now);
         return 'set' as const;
       });
     },
     setChannel(ref, channel) {
-      return inProcess(() => {
-        find(ref);
-        return setSimulatedChannel(db, ref.externalId, channel) ? ('set' as const) : ('already-set' as const);
+      return inProcess(async () => {
+        await find(ref);
+        return (await setSimulatedChannel(db, ref.externalId, channel)) ? ('set' as const) : ('already-set' as const);
       });
     },
     cancelUpgrade(req, now) {
-      return inProcess(() => {
-        if (observeRow(find(req), now).currentUpgrade?.state !== 'scheduled') return; // nothing held, or already running
-        setSimulatedUpgrade(db, req.externalId, null, req.version);
+      return inProcess(async () => {
+        if ((observeRow(await find(req), now, await readState())).currentUpgrade?.state !== 'scheduled') return; // nothing held, or already running
+        await setSimulatedUpgrade(db, req.externalId, null, req.version);
       });
     },
   };
 }
 
-export function readSimulatorReleases(db: Db): SimulatorReleases | undefined {
-  return readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
+export async function readSimulatorReleases(db: Db): Promise<SimulatorReleases | undefined> {
+  return await readSetting<SimulatorReleases>(db, SIMULATOR_RELEASES_KEY);
 }

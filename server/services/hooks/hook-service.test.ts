@@ -93,13 +93,13 @@ describe('blocking hooks', () => {
     const hooks = createHookService(db, () => T0, env, organizationScope(db));
     const created = await hooks.create({ name: 'etcd-backup', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin });
 
-    expect(hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'none' });
-    requestHook(db, req(7, 'prod-1', 'prod'), T0);
-    requestHook(db, req(7, 'prod-1', 'prod'), T0); // a second tick in the same stage
-    expect(hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'pending' });
+    expect(await hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'none' });
+    await requestHook(db, req(7, 'prod-1', 'prod'), T0);
+    await requestHook(db, req(7, 'prod-1', 'prod'), T0); // a second tick in the same stage
+    expect(await hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'pending' });
     await drain(db);
 
-    expect(hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'allowed' });
+    expect(await hookVerdict(db, 7, 'pre-upgrade')).toEqual({ state: 'allowed' });
     expect(rx.received).toHaveLength(1);
     const [r] = rx.received;
     expect(r!.event).toBe('pre-upgrade');
@@ -108,10 +108,14 @@ describe('blocking hooks', () => {
       event: 'pre-upgrade',
       data: { lifecycleId: 7, stage: 'pre-upgrade', cluster: 'prod-1', sector: 'prod', version: '4.13.2', fromVersion: '4.13.1' },
     });
-    expect(hooks.list()[0]).toMatchObject({ name: 'etcd-backup', lastAnswer: { status: 'allowed', cluster: 'prod-1' }, pendingCalls: 0 });
+    expect((await hooks.list())[0]).toMatchObject({
+      name: 'etcd-backup',
+      lastAnswer: { status: 'allowed', cluster: 'prod-1' },
+      pendingCalls: 0,
+    });
     // the post-upgrade stage has no hook
-    requestHook(db, req(7, 'prod-1', 'prod', 'post-upgrade'), T0);
-    expect(hookVerdict(db, 7, 'post-upgrade')).toEqual({ state: 'none' });
+    await requestHook(db, req(7, 'prod-1', 'prod', 'post-upgrade'), T0);
+    expect(await hookVerdict(db, 7, 'post-upgrade')).toEqual({ state: 'none' });
   });
 
   it('anything but the expected answer refuses, with the answer as the reason', async () => {
@@ -133,14 +137,14 @@ describe('blocking hooks', () => {
     ];
     for (const [i, [path, stage]] of cases.entries()) {
       await hooks.create({ name: `h${i + 1}`, url: `${rx.base}${path}`, stage, actor: admin });
-      hooks.setEnabled({ id: i + 1, enabled: false, actor: admin });
+      await hooks.setEnabled({ id: i + 1, enabled: false, actor: admin });
     }
     for (const [i, [, stage, reason]] of cases.entries()) {
-      hooks.setEnabled({ id: i + 1, enabled: true, actor: admin });
-      requestHook(db, req(100 + i, 'dev-1', 'dev', stage), T0);
-      hooks.setEnabled({ id: i + 1, enabled: false, actor: admin });
+      await hooks.setEnabled({ id: i + 1, enabled: true, actor: admin });
+      await requestHook(db, req(100 + i, 'dev-1', 'dev', stage), T0);
+      await hooks.setEnabled({ id: i + 1, enabled: false, actor: admin });
       await drain(db);
-      expect(hookVerdict(db, 100 + i, stage)).toEqual(reason === null ? { state: 'allowed' } : { state: 'refused', reason });
+      expect(await hookVerdict(db, 100 + i, stage)).toEqual(reason === null ? { state: 'allowed' } : { state: 'refused', reason });
     }
     expect(rx.received).toHaveLength(5);
   });
@@ -159,13 +163,13 @@ describe('blocking hooks', () => {
       actor: admin,
     });
 
-    requestHook(db, req(1, 'dev-1', 'dev'), T0); // only the organization-wide hook applies to dev
-    requestHook(db, req(2, 'prod-1', 'prod'), T0);
+    await requestHook(db, req(1, 'dev-1', 'dev'), T0); // only the organization-wide hook applies to dev
+    await requestHook(db, req(2, 'prod-1', 'prod'), T0);
     const started = Date.now();
     await drain(db);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(hookVerdict(db, 1, 'pre-upgrade')).toEqual({ state: 'allowed' });
-    expect(hookVerdict(db, 2, 'pre-upgrade')).toEqual({
+    expect(await hookVerdict(db, 1, 'pre-upgrade')).toEqual({ state: 'allowed' });
+    expect(await hookVerdict(db, 2, 'pre-upgrade')).toEqual({
       state: 'refused',
       reason: "hook 'prod-check' delivery failed: no answer within 1 s",
     });
@@ -178,7 +182,7 @@ describe('blocking hooks', () => {
     await expect(strict.create({ name: 'x', url: `${rx.base}/allow`, stage: 'pre-upgrade', actor: admin })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
     });
-    expect(strict.list()).toEqual([]);
+    expect(await strict.list()).toEqual([]);
     // created while allowed, called by a process that does not allow private targets
     await createHookService(db, () => T0, env, organizationScope(db)).create({
       name: 'x',
@@ -186,10 +190,10 @@ describe('blocking hooks', () => {
       stage: 'pre-upgrade',
       actor: admin,
     });
-    requestHook(db, req(3, 'dev-1', 'dev'), T0);
+    await requestHook(db, req(3, 'dev-1', 'dev'), T0);
     const strictDeliver = createOutboundDeliverer({ allowPrivate: false, secretKey: key });
     while (await strictDeliver(db, 'proc-a'));
-    expect(hookVerdict(db, 3, 'pre-upgrade')).toEqual({
+    expect(await hookVerdict(db, 3, 'pre-upgrade')).toEqual({
       state: 'refused',
       reason: "hook 'x' refused: the target is not a public address",
     });
@@ -205,8 +209,8 @@ describe('blocking hooks', () => {
     expect(db.select().from(t.hooks).all()).toEqual([]);
     const h = await hooks.create({ name: 'x', url: 'http://127.0.0.1:9/h?token=abc', stage: 'post-upgrade', sector: 'prod', actor: admin });
     expect(h.url).toBe('http://127.0.0.1:9/h');
-    hooks.setEnabled({ id: h.id, enabled: false, actor: admin });
-    hooks.delete({ id: h.id, actor: admin });
+    await hooks.setEnabled({ id: h.id, enabled: false, actor: admin });
+    await hooks.delete({ id: h.id, actor: admin });
     expect(
       db
         .select()

@@ -75,12 +75,12 @@ export interface HookRequest {
  * Idempotent per (lifecycleId, stage): calling again queues nothing new, so a tick that runs the
  * stage twice never calls a hook twice. No hook configured → nothing queued (verdict `none`).
  */
-export function requestHook(db: Db, req: HookRequest, realNow: Date): void {
+export async function requestHook(db: Db, req: HookRequest, realNow: Date): Promise<void> {
   const organizationId = req.organizationId;
   const lifecycleId = String(req.lifecycleId);
   // a hook narrowed by a label selector is asked only for the clusters it matches (selector-scope.ts)
-  const candidates = listApplicableHooks(db, organizationId, req.sector, req.stage);
-  const labels = candidates.some((h) => h.selector) ? findClusterLabels(db, organizationId, req.cluster) : null;
+  const candidates = await listApplicableHooks(db, organizationId, req.sector, req.stage);
+  const labels = candidates.some((h) => h.selector) ? await findClusterLabels(db, organizationId, req.cluster) : null;
   const hooks = candidates.filter((h) => selectorApplies(h.selector, labels));
   const data = {
     lifecycleId: req.lifecycleId,
@@ -90,7 +90,7 @@ export function requestHook(db: Db, req: HookRequest, realNow: Date): void {
     version: req.version,
     fromVersion: req.fromVersion,
   };
-  insertHookCalls(
+  await insertHookCalls(
     db,
     hooks.map((h) => ({ hookId: h.id, lifecycleId, stage: req.stage, payload: data, requestedAt: realNow })),
   );
@@ -100,8 +100,8 @@ export function requestHook(db: Db, req: HookRequest, realNow: Date): void {
  * The stage's verdict: `none` without calls (no hook applies), `refused` as soon as one hook
  * refused (every refusal's reason, joined), `pending` while a call waits, else `allowed`.
  */
-export function hookVerdict(db: Db, lifecycleId: number | string, stage: HookStage): HookVerdict {
-  const calls = listHookCallsFor(db, String(lifecycleId), stage);
+export async function hookVerdict(db: Db, lifecycleId: number | string, stage: HookStage): Promise<HookVerdict> {
+  const calls = await listHookCallsFor(db, String(lifecycleId), stage);
   if (calls.length === 0) return { state: 'none' };
   const refused = calls.filter((c) => c.status === 'refused');
   if (refused.length > 0) return { state: 'refused', reason: refused.map((c) => c.reason ?? `hook '${c.hookName}' refused`).join('; ') };
@@ -163,8 +163,8 @@ async function callHook(call: ClaimedHookCall, key: SecretKey, sender: WebhookSe
  */
 export async function deliverNextHookCall(db: Db, sender: WebhookSender, realNow: () => Date): Promise<boolean> {
   const now = realNow();
-  if (!hasDueHookCall(db, now.getTime())) return false;
-  const call = claimNextHookCall(db, sender.holder, now.getTime(), CLAIM_MARGIN_MS);
+  if (!(await hasDueHookCall(db, now.getTime()))) return false;
+  const call = await claimNextHookCall(db, sender.holder, now.getTime(), CLAIM_MARGIN_MS);
   if (!call) return false;
   let verdict: { allowed: true } | { allowed: false; reason: string };
   let outcome: SendOutcome | undefined;
@@ -177,7 +177,7 @@ export async function deliverNextHookCall(db: Db, sender: WebhookSender, realNow
       reason: `hook '${call.hookName}' could not be called: ${err instanceof Error ? err.message : String(err)}`,
     };
   }
-  finishClaimedHookCall(db, call.id, sender.holder, {
+  await finishClaimedHookCall(db, call.id, sender.holder, {
     status: verdict.allowed ? 'allowed' : 'refused',
     reason: verdict.allowed ? null : verdict.reason,
     answerStatusCode: outcome?.status ?? null,
@@ -228,13 +228,13 @@ export function createHookService(
 ) {
   return {
     /** every hook of the organization with its last answer and how many calls wait */
-    list() {
+    async list() {
       const org = scope();
       if (!org) return [];
-      const rows = listHooks(db, org.id);
+      const rows = await listHooks(db, org.id);
       const ids = rows.map((h) => h.id);
-      const last = lastAnsweredCalls(db, ids);
-      const pending = countPendingHookCalls(db, ids);
+      const last = await lastAnsweredCalls(db, ids);
+      const pending = await countPendingHookCalls(db, ids);
       return rows.map((h) => {
         const l = last.get(h.id);
         return {
@@ -261,7 +261,7 @@ export function createHookService(
       if (!org) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
       const problems: { path: string; message: string }[] = [];
       const sector = input.sector?.trim() || null;
-      if (sector && !listSectorNames(db, org.id).includes(sector))
+      if (sector && !(await listSectorNames(db, org.id)).includes(sector))
         problems.push({ path: 'sector', message: `sector '${sector}' does not exist` });
       let selector: string | null = null;
       if (input.selector?.trim()) {
@@ -276,8 +276,8 @@ export function createHookService(
       // the same SSRF rules as webhooks: checked now, and again at every call
       const url = await validateWebhookUrl(input.url, env);
       const secret = input.secret ?? crypto.randomBytes(24).toString('base64url');
-      const row = withTransaction(db, (tx) => {
-        const inserted = insertHook(tx, {
+      const row = await withTransaction(db, async (tx) => {
+        const inserted = await insertHook(tx, {
           organizationId: org.id,
           sector,
           selector,
@@ -290,7 +290,7 @@ export function createHookService(
           createdBy: input.actor.name,
           createdAt: now(),
         });
-        appendAudit(tx, {
+        await appendAudit(tx, {
           at: now(),
           actor: input.actor.name,
           action: 'hook.create',
@@ -303,13 +303,13 @@ export function createHookService(
       // the secret is shown once, at creation, so the hook can verify signatures
       return { id: row.id, ...publicFields(row), secret };
     },
-    setEnabled(input: { id: number; enabled: boolean; actor: Actor }) {
+    async setEnabled(input: { id: number; enabled: boolean; actor: Actor }) {
       const org = requireScopedOrganization(scope);
-      return withTransaction(db, (tx) => {
-        const row = findHook(tx, org.id, input.id);
+      return await withTransaction(db, async (tx) => {
+        const row = await findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
-        setHookEnabled(tx, input.id, input.enabled);
-        appendAudit(tx, {
+        await setHookEnabled(tx, input.id, input.enabled);
+        await appendAudit(tx, {
           at: now(),
           actor: input.actor.name,
           action: input.enabled ? 'hook.enable' : 'hook.disable',
@@ -321,13 +321,13 @@ export function createHookService(
         return { id: row.id, enabled: input.enabled };
       });
     },
-    delete(input: { id: number; actor: Actor }) {
+    async delete(input: { id: number; actor: Actor }) {
       const org = requireScopedOrganization(scope);
-      return withTransaction(db, (tx) => {
-        const row = findHook(tx, org.id, input.id);
+      return await withTransaction(db, async (tx) => {
+        const row = await findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
-        deleteHook(tx, input.id);
-        appendAudit(tx, {
+        await deleteHook(tx, input.id);
+        await appendAudit(tx, {
           at: now(),
           actor: input.actor.name,
           action: 'hook.delete',

@@ -3,7 +3,7 @@ import { getOrganization } from './get-organization';
 import { commitOrganization, invalid, type PolicyContext } from './policy-store';
 
 /** Blocks a version pattern (a reason is required); refused when it is blocked already. */
-export function addBlockedVersion(
+export async function addBlockedVersion(
   ctx: PolicyContext,
   actor: string,
   input: { pattern: string; reason: string; expectedRevision?: number },
@@ -12,7 +12,7 @@ export function addBlockedVersion(
   const reason = input.reason.trim();
   if (reason === '') throw invalid('Blocking a version needs a reason', [{ path: 'reason', message: 'say why the version is blocked' }]);
   let index = -1;
-  const result = commitOrganization(
+  const result = await commitOrganization(
     ctx,
     actor,
     input.expectedRevision,
@@ -26,17 +26,17 @@ export function addBlockedVersion(
     { action: 'policy.blocked-version.add', summary: () => `blocked '${pattern}': ${reason}` },
     { blockedVersionPath: (i) => (i === index ? 'pattern' : undefined) },
   );
-  return { ...result, organization: getOrganization(ctx) };
+  return { ...result, organization: await getOrganization(ctx) };
 }
 
 /** Unblocks a version pattern; NOT_FOUND when it is not blocked. */
-export function removeBlockedVersion(
+export async function removeBlockedVersion(
   ctx: PolicyContext,
   actor: string,
   input: { pattern: string; reason: string; expectedRevision?: number },
 ) {
   const reason = input.reason.trim();
-  const result = commitOrganization(
+  const result = await commitOrganization(
     ctx,
     actor,
     input.expectedRevision,
@@ -48,5 +48,5 @@ export function removeBlockedVersion(
     { action: 'policy.blocked-version.remove', summary: () => `unblocked '${input.pattern}'${reason ? `: ${reason}` : ''}` },
     {},
   );
-  return { ...result, organization: getOrganization(ctx) };
+  return { ...result, organization: await getOrganization(ctx) };
 }

@@ -15,15 +15,15 @@ function clusterPolicyView(p: repo.ClusterPolicyRow) {
 }
 
 /** One cluster's policy (null when unmanaged) and its revision. */
-export function getClusterPolicy(ctx: PolicyContext, name: string) {
+export async function getClusterPolicy(ctx: PolicyContext, name: string) {
   const org = requireOrganization(ctx);
-  const p = repo.findClusterPolicy(ctx.db, org.id, name);
+  const p = await repo.findClusterPolicy(ctx.db, org.id, name);
   if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
   return clusterPolicyView(p);
 }
 
 /** Every cluster's policy, managed or not. */
-export function listClusterPolicies(ctx: PolicyContext) {
+export async function listClusterPolicies(ctx: PolicyContext) {
   const org = requireOrganization(ctx);
-  return repo.listClusterPolicies(ctx.db, org.id).map(clusterPolicyView);
+  return (await repo.listClusterPolicies(ctx.db, org.id)).map(clusterPolicyView);
 }

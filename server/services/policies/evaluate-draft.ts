@@ -13,9 +13,11 @@ export interface PolicyDraft {
   clusters?: { name: string; policy: UpgradePolicySpec | null }[];
 }
 
-function draftChange(ctx: PolicyContext, draft: PolicyDraft, org: OrganizationRow) {
+async function draftChange(ctx: PolicyContext, draft: PolicyDraft, org: OrganizationRow) {
   return {
-    ...(draft.organization ? { organization: { name: org.name, ...normalizeSettings(draft.organization, snapshotOf(ctx.db, org)) } } : {}),
+    ...(draft.organization
+      ? { organization: { name: org.name, ...normalizeSettings(draft.organization, await snapshotOf(ctx.db, org)) } }
+      : {}),
     clusters: (draft.clusters ?? []).map((c) => ({ name: c.name, policy: c.policy ? policySpecToDocument(c.policy) : null })),
   };
 }
@@ -30,10 +32,10 @@ function draftMapping(draft: PolicyDraft): PathMapping {
 }
 
 /** The draft applied to the stored fleet, validated; also the lint warnings when valid. */
-export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
+export async function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
   const org = requireOrganization(ctx);
   const at = ctx.now();
-  const { doc, unknown } = documentWith(ctx, org, draftChange(ctx, draft, org), at);
+  const { doc, unknown } = await documentWith(ctx, org, await draftChange(ctx, draft, org), at);
   const mapping = draftMapping(draft);
   const unknownProblems: NamedProblem[] = unknown.map((u) => ({
     path: `clusters[${u.index}].name`,
@@ -48,7 +50,7 @@ export function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
     return { ok: false as const, problems: [...unknownProblems, ...keyProblems, ...(checked.ok ? [] : checked.problems)], org, at };
   }
   // validated with the gone clusters (their policies must stay valid), previewed without them, as the scheduler plans
-  const gone = new Set(listGoneClusterNames(ctx.db, org.id));
+  const gone = new Set(await listGoneClusterNames(ctx.db, org.id));
   const input = gone.size === 0 ? checked.input : { ...checked.input, clusters: checked.input.clusters.filter((c) => !gone.has(c.name)) };
-  return { ok: true as const, input, warnings: lintInput(checked.input, mapping, lintContextFor(ctx.db, org)), org, at };
+  return { ok: true as const, input, warnings: lintInput(checked.input, mapping, await lintContextFor(ctx.db, org)), org, at };
 }

@@ -9,9 +9,9 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import { requireOrganization, type PolicyContext } from './policy-store';
 
 /** The stored policies as an organization file, with the keys an imported file carried that we do not model. */
-export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFile {
-  const extras = repo.getOrganizationFileExtras(tx, org.id);
-  const sectors: SectorSpec[] = repo.listSectors(tx, org.id).map((s) => {
+export async function organizationFileOf(tx: Db, org: OrganizationRow): Promise<OrganizationFile> {
+  const extras = await repo.getOrganizationFileExtras(tx, org.id);
+  const sectors: SectorSpec[] = (await repo.listSectors(tx, org.id)).map((s) => {
     const extra = extras.sectors?.[s.name];
     return {
       name: s.name,
@@ -27,8 +27,7 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
       ...(extra ? { extra } : {}),
     };
   });
-  const upgradePolicyClusters: ClusterPolicyEntrySpec[] = repo
-    .listClusterPolicies(tx, org.id)
+  const upgradePolicyClusters: ClusterPolicyEntrySpec[] = (await repo.listClusterPolicies(tx, org.id))
     .filter((p) => p.upgradePolicy !== null)
     .map((p) => {
       const extra = extras.clusters?.[p.name];
@@ -36,7 +35,7 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
     });
   return {
     name: org.name,
-    blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => b.pattern),
+    blockedVersions: (await repo.listBlockedVersions(tx, org.id)).map((b) => b.pattern),
     ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
     ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
     ...(org.targetVersion !== null ? { targetVersion: org.targetVersion } : {}),
@@ -48,16 +47,16 @@ export function organizationFileOf(tx: Db, org: OrganizationRow): OrganizationFi
 }
 
 /** The organization file (YAML) of the stored policies. */
-export function exportOrganizationYaml(ctx: PolicyContext) {
+export async function exportOrganizationYaml(ctx: PolicyContext) {
   const org = requireOrganization(ctx);
-  const file = organizationFileOf(ctx.db, org);
+  const file = await organizationFileOf(ctx.db, org);
   return { fileName: `${org.name}.yml`, revision: org.revision, yaml: renderOrganizationFile(file) };
 }
 
 /** One cluster's policy file (YAML). */
-export function exportClusterYaml(ctx: PolicyContext, name: string) {
+export async function exportClusterYaml(ctx: PolicyContext, name: string) {
   const org = requireOrganization(ctx);
-  const p = repo.findClusterPolicy(ctx.db, org.id, name);
+  const p = await repo.findClusterPolicy(ctx.db, org.id, name);
   if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
   return {
     fileName: `${name}.yml`,

@@ -4,10 +4,10 @@ import * as repo from '@/server/repositories/policy-repository';
 import { requireOrganization, type PolicyContext } from './policy-store';
 
 /** The organization's policy settings for the editor, with what the cluster policies use. */
-export function getOrganization(ctx: PolicyContext) {
+export async function getOrganization(ctx: PolicyContext) {
   const { db } = ctx;
   const org = requireOrganization(ctx);
-  const policies = repo.listClusterPolicies(db, org.id);
+  const policies = await repo.listClusterPolicies(db, org.id);
   const managed = policies.filter((p) => p.upgradePolicy !== null);
   const bySector = new Map<string, number>();
   for (const p of managed) if (p.sector) bySector.set(p.sector, (bySector.get(p.sector) ?? 0) + 1);
@@ -24,10 +24,13 @@ export function getOrganization(ctx: PolicyContext) {
     updatedAt: org.updatedAt.toISOString(),
     frozen: org.frozen,
     frozenReason: org.frozenReason ?? null,
-    sectors: repo.listSectors(db, org.id).map((s) => ({ ...sectorSettingsOf(s), clusterCount: bySector.get(s.name) ?? 0 })),
-    blockedVersions: repo
-      .listBlockedVersions(db, org.id)
-      .map((b) => ({ pattern: b.pattern, reason: b.reason, createdBy: b.createdBy, createdAt: b.createdAt.toISOString() })),
+    sectors: (await repo.listSectors(db, org.id)).map((s) => ({ ...sectorSettingsOf(s), clusterCount: bySector.get(s.name) ?? 0 })),
+    blockedVersions: (await repo.listBlockedVersions(db, org.id)).map((b) => ({
+      pattern: b.pattern,
+      reason: b.reason,
+      createdBy: b.createdBy,
+      createdAt: b.createdAt.toISOString(),
+    })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
     targetVersion: org.targetVersion,

@@ -15,12 +15,12 @@ import { updateClusterPolicy } from './update-cluster-policy';
  * reports). The file's other keys (spec, network, …) are not ours: they are left out. `dryRun`
  * reports whether the policy would change and writes nothing.
  */
-export function importClusterYaml(ctx: PolicyContext, actor: string, input: { yaml: string; dryRun?: boolean }) {
+export async function importClusterYaml(ctx: PolicyContext, actor: string, input: { yaml: string; dryRun?: boolean }) {
   const org = requireOrganization(ctx);
-  const parsed = parseClusterFile(input.yaml, { organization: organizationFileOf(ctx.db, org) });
+  const parsed = parseClusterFile(input.yaml, { organization: await organizationFileOf(ctx.db, org) });
   if (!parsed.ok) throw invalid('The cluster file is not valid', parsed.problems);
   const file = parsed.value;
-  const stored = repo.findClusterPolicy(ctx.db, org.id, file.name);
+  const stored = await repo.findClusterPolicy(ctx.db, org.id, file.name);
   if (!stored) {
     throw invalid(`No cluster named ${file.name} in the fleet`, [
       {
@@ -32,7 +32,7 @@ export function importClusterYaml(ctx: PolicyContext, actor: string, input: { ya
   const ignoredKeys = Object.keys(file.extra ?? {});
   const after = file.upgradePolicy ? policySpecToDocument(file.upgradePolicy) : null;
   if (input.dryRun) {
-    const checked = evaluateDraft(ctx, { clusters: [{ name: file.name, policy: file.upgradePolicy }] });
+    const checked = await evaluateDraft(ctx, { clusters: [{ name: file.name, policy: file.upgradePolicy }] });
     if (!checked.ok) throw invalid(`The policy of ${file.name} is not valid`, checked.problems);
     return {
       cluster: file.name,
@@ -42,7 +42,7 @@ export function importClusterYaml(ctx: PolicyContext, actor: string, input: { ya
       ignoredKeys,
     };
   }
-  const saved = updateClusterPolicy(ctx, actor, {
+  const saved = await updateClusterPolicy(ctx, actor, {
     name: file.name,
     expectedRevision: stored.policyRevision,
     policy: file.upgradePolicy,

@@ -31,7 +31,7 @@ import {
  * versions, and every cluster's policy (clusters the file does not list become unmanaged).
  * Validated as a whole first; `dryRun` reports what would change and writes nothing.
  */
-export function importOrganizationYaml(
+export async function importOrganizationYaml(
   ctx: PolicyContext,
   actor: string,
   input: { yaml: string; dryRun?: boolean; expectedRevision?: number },
@@ -39,21 +39,21 @@ export function importOrganizationYaml(
   const parsed = parseOrganizationFile(input.yaml);
   if (!parsed.ok) throw invalid('The organization file is not valid', parsed.problems);
   const file = parsed.value;
-  return withTransaction(ctx.db, (tx) => {
+  return await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
     const org = requireOrganization(ctx);
     requireRevision(org.revision, input.expectedRevision, 'The organization');
     // the file names the organization: another organization's name is refused, not taken over
-    const holder = findOrganizationByName(tx, file.name);
+    const holder = await findOrganizationByName(tx, file.name);
     if (holder && holder.id !== org.id)
       throw new AppError(
         'CONFLICT',
         `The file names organization ${file.name}, which is another organization of this instance (importing into ${org.name})`,
       );
-    const before = snapshotOf(tx, org);
+    const before = await snapshotOf(tx, org);
     const reasons = new Map(before.blockedVersions.map((b) => [b.pattern, b.reason]));
     const after: OrganizationSnapshot = { ...before, name: file.name, ...settingsFromOrganizationFile(file, reasons) };
-    const stored = repo.listClusterPolicies(tx, org.id);
+    const stored = await repo.listClusterPolicies(tx, org.id);
     const listed = new Map(
       file.upgradePolicyClusters.map((c, i) => [c.name, { index: i, document: policySpecToDocument(c.upgradePolicy) }]),
     );
@@ -62,7 +62,7 @@ export function importOrganizationYaml(
       known.has(c.name) ? [] : [{ path: `upgradePolicyClusters[${i}].name`, message: `no cluster named ${c.name} in the fleet` }],
     );
     const clusterChanges = stored.map((c) => ({ row: c, after: listed.get(c.name)?.document ?? null }));
-    const { doc } = documentWith(
+    const { doc } = await documentWith(
       ctx,
       org,
       { organization: after, clusters: clusterChanges.map((c) => ({ name: c.row.name, policy: c.after })) },
@@ -100,7 +100,7 @@ export function importOrganizationYaml(
       sectors: sectorExtras,
       clusters: clusterExtras,
     };
-    const storedExtras = repo.getOrganizationFileExtras(tx, org.id);
+    const storedExtras = await repo.getOrganizationFileExtras(tx, org.id);
     const extrasChanged = !jsonEqual(
       { file: storedExtras.file, sectors: storedExtras.sectors ?? {}, clusters: storedExtras.clusters ?? {} },
       { file: extras.file, sectors: sectorExtras, clusters: clusterExtras },
@@ -110,17 +110,19 @@ export function importOrganizationYaml(
 
     const entry = { actor, action: 'policy.import', at: ctx.realNow() };
     if (organizationChanged) {
-      summary.revision = writeOrganization(tx, org, before, after, {
-        ...entry,
-        summary: `imported organization file: ${describeOrganizationChange(before, after)}`,
-      }).revision;
+      summary.revision = (
+        await writeOrganization(tx, org, before, after, {
+          ...entry,
+          summary: `imported organization file: ${describeOrganizationChange(before, after)}`,
+        })
+      ).revision;
     }
     for (const c of changed) {
       const what = c.after === null ? 'not listed: no longer managed' : describeClusterChange(c.row.upgradePolicy, c.after);
-      writeClusterPolicy(tx, org, c.row, c.after, { ...entry, summary: `imported organization file: ${what}` });
+      await writeClusterPolicy(tx, org, c.row, c.after, { ...entry, summary: `imported organization file: ${what}` });
     }
-    if (extrasChanged) repo.setOrganizationFileExtras(tx, org.id, extras, entry.at);
-    appendAudit(tx, {
+    if (extrasChanged) await repo.setOrganizationFileExtras(tx, org.id, extras, entry.at);
+    await appendAudit(tx, {
       at: entry.at,
       actor,
       action: 'policy.import.file',

@@ -5,9 +5,9 @@ import { requireOrganization, type PolicyContext } from './policy-store';
 export type PolicyScope = 'organization' | 'cluster';
 
 /** A page of policy revisions, each with what it changed. */
-export function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
+export async function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
   const org = requireOrganization(ctx);
-  const { rows, total } = repo.listPolicyRevisions(ctx.db, {
+  const { rows, total } = await repo.listPolicyRevisions(ctx.db, {
     organizationId: org.id,
     scope: input.scope,
     subject: input.subject,

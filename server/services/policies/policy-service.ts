@@ -38,27 +38,27 @@ export function createPolicyService(
 ) {
   const ctx: PolicyContext = { db, now, realNow, organization };
   return {
-    getOrganization: () => getOrganization(ctx),
-    getClusterPolicy: (name: string) => getClusterPolicy(ctx, name),
-    listClusterPolicies: () => listClusterPolicies(ctx),
-    validateDraft: (draft: PolicyDraft) => validateDraft(ctx, draft),
-    importClusterYaml: (...args: Rest<typeof importClusterYaml>) => importClusterYaml(ctx, ...args),
-    previewImpact: (draft: PolicyDraft) => previewImpact(ctx, draft),
+    getOrganization: async () => await getOrganization(ctx),
+    getClusterPolicy: async (name: string) => await getClusterPolicy(ctx, name),
+    listClusterPolicies: async () => await listClusterPolicies(ctx),
+    validateDraft: async (draft: PolicyDraft) => await validateDraft(ctx, draft),
+    importClusterYaml: async (...args: Rest<typeof importClusterYaml>) => await importClusterYaml(ctx, ...args),
+    previewImpact: async (draft: PolicyDraft) => await previewImpact(ctx, draft),
     previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => {
       if (!forecasts) return previewForecastImpact(ctx, draft, signal);
       // the organization is picked here, with the request's rights; the thread computes the two forecasts
       return forecasts.impact(requireOrganization(ctx).id, draft, now().getTime());
     },
-    updateOrganization: (...args: Rest<typeof updateOrganization>) => updateOrganization(ctx, ...args),
-    updateClusterPolicy: (...args: Rest<typeof updateClusterPolicy>) => updateClusterPolicy(ctx, ...args),
-    setFreeze: (...args: Rest<typeof setFreeze>) => setFreeze(ctx, ...args),
-    addBlockedVersion: (...args: Rest<typeof addBlockedVersion>) => addBlockedVersion(ctx, ...args),
-    removeBlockedVersion: (...args: Rest<typeof removeBlockedVersion>) => removeBlockedVersion(ctx, ...args),
-    history: (...args: Rest<typeof policyHistory>) => policyHistory(ctx, ...args),
-    revert: (...args: Rest<typeof revertPolicy>) => revertPolicy(ctx, ...args),
-    importOrganizationYaml: (...args: Rest<typeof importOrganizationYaml>) => importOrganizationYaml(ctx, ...args),
-    exportOrganizationYaml: () => exportOrganizationYaml(ctx),
-    exportClusterYaml: (name: string) => exportClusterYaml(ctx, name),
+    updateOrganization: async (...args: Rest<typeof updateOrganization>) => await updateOrganization(ctx, ...args),
+    updateClusterPolicy: async (...args: Rest<typeof updateClusterPolicy>) => await updateClusterPolicy(ctx, ...args),
+    setFreeze: async (...args: Rest<typeof setFreeze>) => await setFreeze(ctx, ...args),
+    addBlockedVersion: async (...args: Rest<typeof addBlockedVersion>) => await addBlockedVersion(ctx, ...args),
+    removeBlockedVersion: async (...args: Rest<typeof removeBlockedVersion>) => await removeBlockedVersion(ctx, ...args),
+    history: async (...args: Rest<typeof policyHistory>) => await policyHistory(ctx, ...args),
+    revert: async (...args: Rest<typeof revertPolicy>) => await revertPolicy(ctx, ...args),
+    importOrganizationYaml: async (...args: Rest<typeof importOrganizationYaml>) => await importOrganizationYaml(ctx, ...args),
+    exportOrganizationYaml: async () => await exportOrganizationYaml(ctx),
+    exportClusterYaml: async (name: string) => await exportClusterYaml(ctx, name),
     /** the system actor, for callers without a user (CLI) */
     systemActor: SYSTEM_ACTOR,
   };

@@ -36,11 +36,11 @@ export function requireOrganization(ctx: PolicyContext): OrganizationRow {
   return requireScopedOrganization(ctx.organization);
 }
 
-export function snapshotOf(tx: Db, org: OrganizationRow): OrganizationSnapshot {
+export async function snapshotOf(tx: Db, org: OrganizationRow): Promise<OrganizationSnapshot> {
   return {
     name: org.name,
-    sectors: repo.listSectors(tx, org.id).map((s) => sectorSettingsOf(s)),
-    blockedVersions: repo.listBlockedVersions(tx, org.id).map((b) => ({ pattern: b.pattern, reason: b.reason })),
+    sectors: (await repo.listSectors(tx, org.id)).map((s) => sectorSettingsOf(s)),
+    blockedVersions: (await repo.listBlockedVersions(tx, org.id)).map((b) => ({ pattern: b.pattern, reason: b.reason })),
     upgradePolicyAllowedWorkloads: org.allowedWorkloads ?? null,
     upgradePolicyAllowedMutexes: org.allowedMutexes ?? null,
     targetVersion: org.targetVersion,
@@ -63,7 +63,7 @@ export function invalid(message: string, problems: NamedProblem[]): AppError {
  * handle) is fine inside a transaction: better-sqlite3 has one connection, so these reads see
  * the transaction's state.
  */
-export function documentWith(
+export async function documentWith(
   ctx: PolicyContext,
   org: OrganizationRow,
   change: {
@@ -71,9 +71,9 @@ export function documentWith(
     clusters?: { name: string; policy: Record<string, unknown> | null }[];
   },
   at: Date,
-): { doc: PlanDocument; unknown: { index: number; name: string }[] } {
+): Promise<{ doc: PlanDocument; unknown: { index: number; name: string }[] }> {
   // gone clusters too: their policies must stay valid for the day the provider lists them again
-  const doc = loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
+  const doc = await loadPlanDocument(ctx.db, org.id, at, { includeGone: true });
   if (change.organization) {
     // the instance's blocked versions are not the organization's to change: kept as loaded
     doc.organization = { ...planOrganizationOf(change.organization), ...pick(doc.organization.instanceBlockedVersions) };
@@ -147,16 +147,16 @@ export interface RevisionEntry {
 }
 
 /** Writes new organization settings (and freeze) with their revision and audit rows. */
-export function writeOrganization(
+export async function writeOrganization(
   tx: Db,
   org: OrganizationRow,
   before: OrganizationSnapshot,
   after: OrganizationSnapshot,
   entry: RevisionEntry,
-): { revision: number; revisionId: number } {
-  if (!jsonEqual(before.sectors, after.sectors)) repo.replaceSectors(tx, org.id, after.sectors);
-  repo.replaceBlockedVersions(tx, org.id, after.blockedVersions, entry.actor, entry.at);
-  const ok = repo.updateOrganizationRow(
+): Promise<{ revision: number; revisionId: number }> {
+  if (!jsonEqual(before.sectors, after.sectors)) await repo.replaceSectors(tx, org.id, after.sectors);
+  await repo.replaceBlockedVersions(tx, org.id, after.blockedVersions, entry.actor, entry.at);
+  const ok = await repo.updateOrganizationRow(
     tx,
     org.id,
     org.revision,
@@ -172,21 +172,21 @@ export function writeOrganization(
     entry.at,
   );
   if (!ok) throw new AppError('CONFLICT', 'The organization changed meanwhile; reload and apply your edit again');
-  return recordRevision(tx, org, { scope: 'organization', subject: after.name, revision: org.revision + 1, before, after }, entry);
+  return await recordRevision(tx, org, { scope: 'organization', subject: after.name, revision: org.revision + 1, before, after }, entry);
 }
 
 /** Writes a cluster's new policy (null = unmanaged) with its revision and audit rows. */
-export function writeClusterPolicy(
+export async function writeClusterPolicy(
   tx: Db,
   org: OrganizationRow,
   cluster: repo.ClusterPolicyRow,
   after: Record<string, unknown> | null,
   entry: RevisionEntry,
-): { revision: number; revisionId: number } {
-  if (!repo.setClusterPolicy(tx, cluster.id, cluster.policyRevision, after)) {
+): Promise<{ revision: number; revisionId: number }> {
+  if (!(await repo.setClusterPolicy(tx, cluster.id, cluster.policyRevision, after))) {
     throw new AppError('CONFLICT', `The policy of ${cluster.name} changed meanwhile; reload and apply your edit again`);
   }
-  return recordRevision(
+  return await recordRevision(
     tx,
     org,
     { scope: 'cluster', subject: cluster.name, revision: cluster.policyRevision + 1, before: cluster.upgradePolicy, after },
@@ -195,15 +195,15 @@ export function writeClusterPolicy(
 }
 
 /** The revision row of a written change and its audit row (target `<scope>:<subject>`). */
-function recordRevision(
+async function recordRevision(
   tx: Db,
   org: OrganizationRow,
   change: Pick<repo.PolicyRevisionInput, 'scope' | 'subject' | 'revision' | 'before' | 'after'>,
   entry: RevisionEntry,
-): { revision: number; revisionId: number } {
+): Promise<{ revision: number; revisionId: number }> {
   const { actor, action, summary, at } = entry;
-  const revisionId = repo.insertPolicyRevision(tx, { organizationId: org.id, ...change, actor, at, summary });
-  appendAudit(tx, {
+  const revisionId = await repo.insertPolicyRevision(tx, { organizationId: org.id, ...change, actor, at, summary });
+  await appendAudit(tx, {
     at,
     actor,
     action,
@@ -216,7 +216,7 @@ function recordRevision(
 }
 
 /** Validates `make(before)` against the whole fleet and writes it as the organization's next revision. */
-export function commitOrganization(
+export async function commitOrganization(
   ctx: PolicyContext,
   actor: string,
   expectedRevision: number | undefined,
@@ -224,17 +224,17 @@ export function commitOrganization(
   entry: { action: string; summary: (before: OrganizationSnapshot, after: OrganizationSnapshot) => string },
   mapping: PathMapping,
 ) {
-  return withTransaction(ctx.db, (tx) => {
+  return await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
     const org = requireOrganization(ctx);
     requireRevision(org.revision, expectedRevision, 'The organization');
-    const before = snapshotOf(tx, org);
+    const before = await snapshotOf(tx, org);
     const after = make(before);
-    const { doc } = documentWith(ctx, org, { organization: after }, at);
+    const { doc } = await documentWith(ctx, org, { organization: after }, at);
     const checked = checkDocument(doc, mapping);
     if (!checked.ok) throw invalid('The organization would not be valid', checked.problems);
     if (jsonEqual(before, after)) return { changed: false, revision: org.revision, revisionId: null };
-    const written = writeOrganization(tx, org, before, after, {
+    const written = await writeOrganization(tx, org, before, after, {
       actor,
       action: entry.action,
       summary: entry.summary(before, after),

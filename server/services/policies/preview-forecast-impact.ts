@@ -28,21 +28,21 @@ export async function previewForecastImpact(ctx: PolicyContext, draft: PolicyDra
   // both forecasts start at the start of the minute: the stored fleet's is then the same for
   // every edit of that minute (while the data stays), and is kept
   const minute = evaluationInstant(ctx.now());
-  const result = evaluateDraft({ ...ctx, now: () => minute }, draft);
+  const result = await evaluateDraft({ ...ctx, now: () => minute }, draft);
   if (!result.ok) return { ok: false as const, problems: result.problems, diff: null, horizonDays: IMPACT_HORIZON_DAYS };
   // the stored fleet as the other views see it at this minute (validated once per data version)
-  const current = evaluateStoredFleet(ctx.db, result.org, minute);
+  const current = await evaluateStoredFleet(ctx.db, result.org, minute);
   if (!current.ok) {
     const problems: NamedProblem[] = [{ path: '', message: 'the stored fleet does not validate, so there is no forecast to compare with' }];
     return { ok: false as const, problems, diff: null, horizonDays: IMPACT_HORIZON_DAYS };
   }
   const now = current.input.now;
-  const options = gatedForecastOptions(ctx.db, result.org, minute, {
+  const options = await gatedForecastOptions(ctx.db, result.org, minute, {
     targetVersion: defaultTargetVersion(current.input) ?? undefined,
     horizonDays: IMPACT_HORIZON_DAYS,
     upgradeMinutes: DEFAULT_UPGRADE_MINUTES,
   });
-  const key = JSON.stringify([readDataVersion(ctx.db), now, options.targetVersion ?? null]);
+  const key = JSON.stringify([await readDataVersion(ctx.db), now, options.targetVersion ?? null]);
   const kept = storedForecasts.get(ctx.db.$client);
   let beforeRun: Promise<ForecastResult>;
   if (kept?.key === key) beforeRun = kept.run;

@@ -7,11 +7,11 @@ import { evaluateDraft, type PolicyDraft } from './evaluate-draft';
 import type { PolicyContext } from './policy-store';
 
 /** The engine's decisions now and with the draft applied: which clusters would decide differently. */
-export function previewImpact(ctx: PolicyContext, draft: PolicyDraft) {
-  const result = evaluateDraft(ctx, draft);
+export async function previewImpact(ctx: PolicyContext, draft: PolicyDraft) {
+  const result = await evaluateDraft(ctx, draft);
   const nowIso = result.at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   if (!result.ok) return { ok: false as const, now: nowIso, problems: result.problems, changes: [], evaluated: 0, unchanged: 0 };
-  const current = validatePlanInput(loadPlanDocument(ctx.db, result.org.id, result.at));
+  const current = validatePlanInput(await loadPlanDocument(ctx.db, result.org.id, result.at));
   const beforeDecisions = current.ok ? decideUpgrades(current.input).decisions : [];
   const afterDecisions = decideUpgrades(result.input).decisions;
   const { changes, evaluated } = diffDecisions(beforeDecisions, afterDecisions);

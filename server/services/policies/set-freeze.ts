@@ -2,10 +2,10 @@ import { getOrganization } from './get-organization';
 import { commitOrganization, invalid, type PolicyContext } from './policy-store';
 
 /** Freezes upgrades (a reason is required) or lifts the freeze. */
-export function setFreeze(ctx: PolicyContext, actor: string, input: { frozen: boolean; reason: string; expectedRevision?: number }) {
+export async function setFreeze(ctx: PolicyContext, actor: string, input: { frozen: boolean; reason: string; expectedRevision?: number }) {
   const reason = input.reason.trim();
   if (input.frozen && reason === '') throw invalid('A freeze needs a reason', [{ path: 'reason', message: 'say why upgrades are frozen' }]);
-  const result = commitOrganization(
+  const result = await commitOrganization(
     ctx,
     actor,
     input.expectedRevision,
@@ -16,5 +16,5 @@ export function setFreeze(ctx: PolicyContext, actor: string, input: { frozen: bo
     },
     {},
   );
-  return { ...result, organization: getOrganization(ctx) };
+  return { ...result, organization: await getOrganization(ctx) };
 }

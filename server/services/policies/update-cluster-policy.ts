@@ -18,21 +18,21 @@ import {
 } from './policy-store';
 
 /** Saves one cluster's policy (null = no longer managed) as its next revision, validated against the whole fleet. */
-export function updateClusterPolicy(
+export async function updateClusterPolicy(
   ctx: PolicyContext,
   actor: string,
   input: { name: string; expectedRevision: number; policy: UpgradePolicySpec | null; reason?: string },
 ) {
-  const result = withTransaction(ctx.db, (tx) => {
+  const result = await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
     const org = requireOrganization(ctx);
-    const cluster = repo.findClusterPolicy(tx, org.id, input.name);
+    const cluster = await repo.findClusterPolicy(tx, org.id, input.name);
     if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${input.name}`);
     requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${input.name}`);
     const keyProblems = input.policy ? unknownPolicyKeys(input.policy).map((p) => ({ path: `policy.${p.path}`, message: p.message })) : [];
     if (keyProblems.length > 0) throw invalid(`The policy of ${input.name} is not valid`, keyProblems);
     const after = input.policy ? policySpecToDocument(input.policy) : null;
-    const { doc } = documentWith(ctx, org, { clusters: [{ name: input.name, policy: after }] }, at);
+    const { doc } = await documentWith(ctx, org, { clusters: [{ name: input.name, policy: after }] }, at);
     const checked = checkDocument(doc, { clusterPolicyPath: (name) => (name === input.name ? 'policy' : undefined) });
     if (!checked.ok) throw invalid(`The policy of ${input.name} is not valid`, checked.problems);
     if (jsonEqual(cluster.upgradePolicy, after)) return { changed: false, revision: cluster.policyRevision, revisionId: null };
@@ -42,8 +42,8 @@ export function updateClusterPolicy(
     );
     return {
       changed: true,
-      ...writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at: ctx.realNow() }),
+      ...(await writeClusterPolicy(tx, org, cluster, after, { actor, action: 'policy.cluster.update', summary, at: ctx.realNow() })),
     };
   });
-  return { ...result, cluster: getClusterPolicy(ctx, input.name) };
+  return { ...result, cluster: await getClusterPolicy(ctx, input.name) };
 }

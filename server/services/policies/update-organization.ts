@@ -7,12 +7,12 @@ import { getOrganization } from './get-organization';
 import { commitOrganization, withReason, type PolicyContext } from './policy-store';
 
 /** Saves the organization's settings (sectors, blocked versions, allow-lists) as its next revision, with the operator's optional reason in its summary. */
-export function updateOrganization(
+export async function updateOrganization(
   ctx: PolicyContext,
   actor: string,
   input: { expectedRevision: number; organization: OrganizationSettingsInput; reason?: string },
 ) {
-  const result = commitOrganization(
+  const result = await commitOrganization(
     ctx,
     actor,
     input.expectedRevision,
@@ -23,5 +23,5 @@ export function updateOrganization(
     },
     { blockedVersionPath: (i) => `organization.blockedVersions[${i}].pattern` },
   );
-  return { ...result, organization: getOrganization(ctx) };
+  return { ...result, organization: await getOrganization(ctx) };
 }

@@ -17,9 +17,9 @@ const file = path.join(dir, 'fleet.db');
 
 const query = <T>(sql: string): T[] => queryFile<T>(file, sql);
 
-beforeAll(() => {
+beforeAll(async () => {
   const db = openDatabase(file);
-  seedDemo(db, new Date('2026-11-22T12:00:00Z'));
+  await seedDemo(db, new Date('2026-11-22T12:00:00Z'));
   db.$client.prepare("update sectors set approval_before = 1 where name = 'prod-blue'").run();
   db.$client.close();
 });

@@ -27,11 +27,11 @@ function tableCounts(): { revisions: number; audit: number; revision: number } {
   return counts;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-import-'));
   dbFile = path.join(dir, 'fleet.db');
   const db = openDatabase(dbFile);
-  seedDemo(db, new Date('2026-11-22T12:00:00Z'));
+  await seedDemo(db, new Date('2026-11-22T12:00:00Z'));
   db.$client.close();
 });
 
@@ -40,7 +40,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('fleetplan import / export', () => {
   it('exports the organization, re-imports it (dry run and real), and exports one cluster', async () => {
     const exp = io();
-    expect(runExportCommand([], exp)).toBe(0);
+    expect(await runExportCommand([], exp)).toBe(0);
     const doc = parseYaml(exp.out) as {
       name: string;
       upgradePolicyClusters: { name: string; upgradePolicy: { conditions: { soakDays?: number } } }[];
@@ -65,10 +65,10 @@ describe('fleetplan import / export', () => {
     expect(after.audit).toBe(before.audit + 2);
 
     const one = io();
-    expect(runExportCommand(['--cluster', target.name], one)).toBe(0);
+    expect(await runExportCommand(['--cluster', target.name], one)).toBe(0);
     expect(parseYaml(one.out)).toEqual({ $schema: '/openshift/cluster-1.yml', name: target.name, upgradePolicy: target.upgradePolicy });
     const again = io();
-    runExportCommand([], again);
+    await runExportCommand([], again);
     expect(parseYaml(again.out)).toEqual(doc);
   });
 
@@ -106,7 +106,7 @@ describe('fleetplan import / export', () => {
     expect(await runImportCommand([path.join(dir, 'nope.yml')], missing)).toBe(2);
     expect(missing.err).toContain('ENOENT');
     const unknownCluster = io();
-    expect(runExportCommand(['--cluster', 'nope'], unknownCluster)).toBe(2);
+    expect(await runExportCommand(['--cluster', 'nope'], unknownCluster)).toBe(2);
   });
 });
 
@@ -118,7 +118,7 @@ describe('fleetplan import --cluster', () => {
       db.$client.prepare('select name from clusters where upgrade_policy is not null order by name limit 1').get() as { name: string }
     ).name;
     db.$client.close();
-    expect(runExportCommand(['--cluster', name], exp)).toBe(0);
+    expect(await runExportCommand(['--cluster', name], exp)).toBe(0);
     const doc = parseYaml(exp.out) as { name: string; upgradePolicy: { conditions: { soakDays?: number } } };
     expect(doc.name).toBe(name);
     doc.upgradePolicy.conditions.soakDays = 23;
@@ -175,7 +175,7 @@ describe('fleetplan import --cluster', () => {
   it('lifecycle.operatorApprovals goes through the cluster file: exported as written, imported, a bad one refused at its path', async () => {
     const exp = io();
     // the demo's OCM clusters approve their operators' InstallPlans after the platform upgrade
-    expect(runExportCommand(['--cluster', 'ocm-dev-01'], exp)).toBe(0);
+    expect(await runExportCommand(['--cluster', 'ocm-dev-01'], exp)).toBe(0);
     const doc = parseYaml(exp.out) as { upgradePolicy: { lifecycle: { operatorApprovals: Record<string, unknown> } } };
     expect(doc.upgradePolicy.lifecycle.operatorApprovals).toEqual({ include: ['*'], exclude: ['local-storage-operator'], timeout: '2h' });
     doc.upgradePolicy.lifecycle.operatorApprovals = { include: ['openshift-gitops-operator'], timeout: '45m' };
@@ -183,7 +183,7 @@ describe('fleetplan import --cluster', () => {
     fs.writeFileSync(file, stringify(doc));
     expect(await runImportCommand(['--cluster', file], io())).toBe(0);
     const again = io();
-    expect(runExportCommand(['--cluster', 'ocm-dev-01'], again)).toBe(0);
+    expect(await runExportCommand(['--cluster', 'ocm-dev-01'], again)).toBe(0);
     expect((parseYaml(again.out) as typeof doc).upgradePolicy.lifecycle.operatorApprovals).toEqual({
       include: ['openshift-gitops-operator'],
       timeout: '45m',

@@ -285,7 +285,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-migrate-db-'));
   source = path.join(dir, 'fleetplan.db');
   const db = openDatabase(source);
-  seedDemo(db, NOW, demoScaleForClusters(300));
+  await seedDemo(db, NOW, demoScaleForClusters(300));
   fillEveryTable(db);
   db.$client.close();
 }, 120_000);

@@ -57,10 +57,10 @@ describe('fleetplan org', () => {
     expect(runOrgCommand(['rename'], io(file))).toBe(2);
   });
 
-  it("names the blank organization a real provider's first start made, keeping its discovered clusters", () => {
+  it("names the blank organization a real provider's first start made, keeping its discovered clusters", async () => {
     const file = path.join(dir, 'blank.db');
     const db = openDatabase(file);
-    const org = insertEmptyOrganization(db, 'unnamed', new Date());
+    const org = await insertEmptyOrganization(db, 'unnamed', new Date());
     db.$client
       .prepare(
         "insert into clusters (organization_id, name, external_id, provider, version, channel, region, node_count, available_upgrades, healthy, health_issues, upgrade_state, observed_at) values (?, 'c1', 'ext-1', 'ocm', '4.14.1', 'stable-4.14', 'eu', 3, '[]', 1, '[]', 'idle', 0)",
@@ -76,10 +76,10 @@ describe('fleetplan org', () => {
 });
 
 describe('fleetplan demo remove', () => {
-  it('asks for --yes, then replaces the demo fleet with a blank organization; a real fleet is refused', () => {
+  it('asks for --yes, then replaces the demo fleet with a blank organization; a real fleet is refused', async () => {
     const file = path.join(dir, 'demo.db');
     const db = openDatabase(file);
-    seedDemo(db, new Date('2026-11-20T10:00:00Z'));
+    await seedDemo(db, new Date('2026-11-20T10:00:00Z'));
     db.$client.close();
     const clustersBefore = query<{ n: number }>(file, 'select count(*) n from clusters')[0]!.n;
     expect(clustersBefore).toBeGreaterThan(40);
@@ -107,7 +107,7 @@ describe('fleetplan demo remove', () => {
     // a fleet with a real provider's cluster is not the demo
     const mixed = path.join(dir, 'mixed.db');
     const m = openDatabase(mixed);
-    seedDemo(m, new Date('2026-11-20T10:00:00Z'));
+    await seedDemo(m, new Date('2026-11-20T10:00:00Z'));
     m.$client.prepare("update clusters set provider = 'ocm' where id = (select min(id) from clusters)").run();
     m.$client.close();
     const refused = io(mixed);
@@ -118,10 +118,10 @@ describe('fleetplan demo remove', () => {
 });
 
 describe('fleetplan org groups', () => {
-  it("sets, lists and clears an organization's OIDC group mapping (audited on it), and refuses a bad one writing nothing", () => {
+  it("sets, lists and clears an organization's OIDC group mapping (audited on it), and refuses a bad one writing nothing", async () => {
     const file = path.join(dir, 'groups.db');
     const db = openDatabase(file);
-    insertEmptyOrganization(db, 'team-a', new Date('2026-11-20T10:00:00Z'));
+    await insertEmptyOrganization(db, 'team-a', new Date('2026-11-20T10:00:00Z'));
     db.$client.close();
 
     const set = io(file);

@@ -30,18 +30,18 @@ function twoOrganizations(name: string): string {
 }
 
 describe('fleetplan --org and blocked', () => {
-  it('exports the organization --org names (the first without it); an unknown one exits 2 with one line', () => {
+  it('exports the organization --org names (the first without it); an unknown one exits 2 with one line', async () => {
     const file = twoOrganizations('export.db');
     const first = captureIo(file);
-    expect(runExportCommand([], first)).toBe(0);
+    expect(await runExportCommand([], first)).toBe(0);
     expect(first.out).toContain('name: alpha');
     const beta = captureIo(file);
-    expect(runExportCommand(['--org', 'beta'], beta)).toBe(0);
+    expect(await runExportCommand(['--org', 'beta'], beta)).toBe(0);
     expect(beta.out).toContain('name: beta');
     expect(beta.out).toContain('b1');
     expect(beta.out).not.toContain('a1');
     const unknown = captureIo(file);
-    expect(runExportCommand(['--org=nope'], unknown)).toBe(2);
+    expect(await runExportCommand(['--org=nope'], unknown)).toBe(2);
     expect(unknown.err).toBe('fleetplan export: There is no organization named "nope"\n');
   });
 
@@ -49,7 +49,7 @@ describe('fleetplan --org and blocked', () => {
     const file = twoOrganizations('import.db');
     const yml = path.join(dir, 'beta.yml');
     const exported = captureIo(file);
-    expect(runExportCommand(['--org', 'beta'], exported)).toBe(0);
+    expect(await runExportCommand(['--org', 'beta'], exported)).toBe(0);
     fs.writeFileSync(yml, exported.out);
     const revisions = () => {
       const db = openDatabase(file);
@@ -100,25 +100,25 @@ describe('fleetplan --org and blocked', () => {
     expect(cleared.out).toBe("organization beta uses the instance's provider (FLEETPLAN_PROVIDER)\n");
   });
 
-  it('blocks a version instance-wide, lists and unblocks it; refusals exit 2', () => {
+  it('blocks a version instance-wide, lists and unblocks it; refusals exit 2', async () => {
     const file = twoOrganizations('blocked.db');
     const empty = captureIo(file);
-    expect(runBlockedCommand(['list'], empty)).toBe(0);
+    expect(await runBlockedCommand(['list'], empty)).toBe(0);
     expect(empty.out).toBe('no version is blocked instance-wide\n');
     const add = captureIo(file);
-    expect(runBlockedCommand(['add', '^4\\.13\\.2$', '--reason', 'CVE'], add)).toBe(0);
+    expect(await runBlockedCommand(['add', '^4\\.13\\.2$', '--reason', 'CVE'], add)).toBe(0);
     expect(add.out).toBe('blocked ^4\\.13\\.2$ instance-wide (every organization)\n');
     const listed = captureIo(file);
-    expect(runBlockedCommand(['list'], listed)).toBe(0);
+    expect(await runBlockedCommand(['list'], listed)).toBe(0);
     expect(listed.out).toMatch(/^\^4\\\.13\\\.2\$\tCVE\t\(cli:test, /);
     const again = captureIo(file);
-    expect(runBlockedCommand(['add', '^4\\.13\\.2$', '--reason', 'x'], again)).toBe(2);
+    expect(await runBlockedCommand(['add', '^4\\.13\\.2$', '--reason', 'x'], again)).toBe(2);
     expect(again.err).toBe("fleetplan blocked add: '^4\\.13\\.2$' is already blocked instance-wide\n");
-    expect(runBlockedCommand(['add', '^4\\.14$'], captureIo(file))).toBe(2);
+    expect(await runBlockedCommand(['add', '^4\\.14$'], captureIo(file))).toBe(2);
     const removed = captureIo(file);
-    expect(runBlockedCommand(['remove', '^4\\.13\\.2$'], removed)).toBe(0);
+    expect(await runBlockedCommand(['remove', '^4\\.13\\.2$'], removed)).toBe(0);
     const gone = captureIo(file);
-    expect(runBlockedCommand(['remove', '^4\\.13\\.2$'], gone)).toBe(2);
+    expect(await runBlockedCommand(['remove', '^4\\.13\\.2$'], gone)).toBe(2);
     expect(gone.err).toBe("fleetplan blocked remove: '^4\\.13\\.2$' is not blocked instance-wide\n");
   });
 });

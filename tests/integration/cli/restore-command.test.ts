@@ -45,7 +45,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-restore-'));
   live = path.join(dir, 'live.db');
   const db = openDatabase(live);
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   db.$client.prepare("insert into users (username, password_hash, role, created_at) values ('vera', 'x', 'viewer', ?)").run(NOW.getTime());
   db.$client.close();
   goodBackup = path.join(dir, 'good.db');
