@@ -122,7 +122,7 @@ type PagePhases = { load: number; simulate: number; shape: number; cpuSimulate: 
  * target; simulate = the sliced simulation; shape = the page's order of the result and one page.
  */
 async function forecastPhases(db: Db, at: Date): Promise<PagePhases & { result: ForecastResult }> {
-  const org = organizationScope(db)();
+  const org = await organizationScope(db)();
   if (!org) throw new Error('no organization seeded');
   let t = performance.now();
   const parsed = validatePlanInput(await loadPlanDocument(db, org.id, at));

@@ -83,11 +83,16 @@ export function createContextInner(opts: {
  * The context of an HTTP request whose sender `identity` names (resolveRequestActor): the tRPC
  * route's and the graph upload's, so both compose it the same way.
  */
-export function createRequestContext(opts: { db: Db; req: Request; identity: RequestIdentity; resHeaders?: Headers }): ContextInner {
+export async function createRequestContext(opts: {
+  db: Db;
+  req: Request;
+  identity: RequestIdentity;
+  resHeaders?: Headers;
+}): Promise<ContextInner> {
   const env = getEnv();
   return createContextInner({
     db: opts.db,
-    fleetNow: getFleetClock(opts.db),
+    fleetNow: await getFleetClock(opts.db),
     realNow: () => new Date(),
     env,
     actor: opts.identity.actor,

@@ -69,8 +69,8 @@ function main(): void {
     },
   };
 
-  const impact = (organizationId: number, draft: PolicyDraft, at: Date) =>
-    createPolicyService(
+  const impact = async (organizationId: number, draft: PolicyDraft, at: Date) =>
+    await createPolicyService(
       getDb(),
       () => at,
       () => new Date(),
@@ -94,7 +94,7 @@ function main(): void {
       .finally(() => requestsInFlight--);
   };
 
-  port.on('message', (message: ToForecastThread) => {
+  port.on('message', async (message: ToForecastThread) => {
     if (message.kind === 'run') {
       warmList.asked(message.organizationId, message.input, Date.now());
       answer(message.id, run(message.organizationId, message.input, new Date(message.atMs), requestOptions));
@@ -123,7 +123,7 @@ function main(): void {
         ? organizations.map((organizationId) => ({ organizationId, input: PAGE_DEFAULT_FORECAST }))
         : warmList.entries(Date.now(), new Set(organizations));
       firstWalk = false;
-      const clock = getFleetClock(getDb());
+      const clock = await getFleetClock(getDb());
       let warmed = 0;
       for (const entry of entries) {
         if (stopping) return;

@@ -40,14 +40,14 @@ function parseGateArgs(args: readonly string[]): GateArgs | string {
   return { sector, version, kind: kind as ApprovalKind, ...(reason !== undefined ? { reason } : {}) };
 }
 
-function withService<T>(
+async function withService<T>(
   io: CliIo,
   org: string | undefined,
-  work: (service: ReturnType<typeof createApprovalService>, actor: Actor) => T,
-): T {
+  work: (service: ReturnType<typeof createApprovalService>, actor: Actor) => Promise<T>,
+): Promise<T> {
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    return work(
+    return await work(
       createApprovalService(db, () => new Date(), organizationScope(db, { name: org })),
       { name: cliActor(io.env), role: 'operator', via: 'system' },
     );

@@ -36,7 +36,7 @@ export async function runGateCommand(argv: string[], io: CliIo = processIo): Pro
     const service = createVersionGateService({
       db,
       realNow: () => new Date(),
-      provider: async () => providerOfOrganization(db, organization(), (await findFirstOrganization(db))?.id, env.provider),
+      provider: async () => providerOfOrganization(db, await organization(), (await findFirstOrganization(db))?.id, env.provider),
       organization,
     });
     const pending = await service.pending();

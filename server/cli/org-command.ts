@@ -13,10 +13,10 @@ const ORG_USAGE =
   "usage: fleetplan org list | fleetplan org create NAME | fleetplan org provider NAME simulator|ocm ENV_VAR|kubernetes KUBECONFIG_PATH|none | fleetplan org groups [NAME ['admin=GROUP,…;operator=…;viewer=…' | --clear]]";
 const DEMO_USAGE = 'usage: fleetplan demo remove --yes   (removes the simulated demo fleet; users, tokens and the audit log stay)';
 
-function withDatabase<T>(io: CliIo, work: (db: Db) => T): T {
+async function withDatabase<T>(io: CliIo, work: (db: Db) => Promise<T>): Promise<T> {
   const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
   try {
-    return work(db);
+    return await work(db);
   } finally {
     db.$client.close();
   }
@@ -52,8 +52,8 @@ function runGroupsCommand(rest: string[], io: CliIo): number {
   }
 }
 
-function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => T): T {
-  return withDatabase(io, (db) => work(createOrganizationAdminService(db, () => new Date())));
+async function withService<T>(io: CliIo, work: (service: ReturnType<typeof createOrganizationAdminService>) => Promise<T>): Promise<T> {
+  return await withDatabase(io, (db) => work(createOrganizationAdminService(db, () => new Date())));
 }
 
 function refused(io: CliIo, command: string, err: unknown): number {

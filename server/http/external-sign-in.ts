@@ -38,7 +38,7 @@ function browserOrigin(req: Request, secure: boolean): string {
 async function contextFor(req: Request) {
   const db = getDb();
   const identity = await resolveRequestActor(db, req);
-  return { ctx: createRequestContext({ db, req, identity }), secure: identity.secure };
+  return { ctx: await createRequestContext({ db, req, identity }), secure: identity.secure };
 }
 
 export async function startExternalSignIn(req: Request, providerId: string): Promise<Response> {

@@ -16,17 +16,16 @@ export interface StoredOcmRefusal {
 }
 
 export interface OcmRefusalRepository {
-  get(externalId: string): StoredOcmRefusal | undefined;
-  set(externalId: string, refusal: StoredOcmRefusal): void;
-  clear(externalId: string): void;
+  get(externalId: string): Promise<StoredOcmRefusal | undefined>;
+  set(externalId: string, refusal: StoredOcmRefusal): Promise<void>;
+  clear(externalId: string): Promise<void>;
 }
 
 export const OCM_REFUSALS_SETTING = 'ocm.refusals';
 
 type StoredRefusals = Record<string, StoredOcmRefusal>;
 
-export async function createOcmRefusalRepository(db: Db, realNow: () => Date = () => new Date()): Promise<OcmRefusalRepository> {
-  while (connectionHeld(db)) await connectionReleased(db);
+export function createOcmRefusalRepository(db: Db, realNow: () => Date = () => new Date()): OcmRefusalRepository {
   const all = async (): Promise<StoredRefusals> => (await readSetting<StoredRefusals>(db, OCM_REFUSALS_SETTING)) ?? {};
   return {
     get: async (externalId) => (await all())[externalId],

@@ -61,8 +61,8 @@ describe('typed enum columns', () => {
     expectTypeOf<ClusterRow['provider']>().toEqualTypeOf<ClusterProviderValue>();
     expectTypeOf<ClusterRow['lastDecisionAction']>().toEqualTypeOf<DecisionAction | null>();
     expectTypeOf<StoredClusterState['lastDecisionAction']>().toEqualTypeOf<DecisionAction | null>();
-    expectTypeOf<ReturnType<typeof listDecisions>['rows'][number]['action']>().toEqualTypeOf<DecisionAction>();
-    expectTypeOf<ReturnType<typeof countDecisionsByReason>[number]['action']>().toEqualTypeOf<DecisionAction>();
+    expectTypeOf<Awaited<ReturnType<typeof listDecisions>>['rows'][number]['action']>().toEqualTypeOf<DecisionAction>();
+    expectTypeOf<Awaited<ReturnType<typeof countDecisionsByReason>>[number]['action']>().toEqualTypeOf<DecisionAction>();
     expectTypeOf<DeliveryRow['event']>().toEqualTypeOf<WebhookEventValue>();
   });
 });

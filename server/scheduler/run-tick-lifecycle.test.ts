@@ -156,7 +156,7 @@ describe('runTick lifecycle', () => {
       },
       hookVerdict: (_db: unknown, id: number, stage: string) => {
         const v = calls.get(`${id}:${stage}`);
-        return v ? { state: v } : { state: 'none' as const };
+        return Promise.resolve(v ? { state: v } : { state: 'none' as const });
       },
     };
     const tickAt = (m: number) =>
@@ -177,7 +177,7 @@ describe('runTick lifecycle', () => {
     let verdict: 'pending' | 'allowed' = 'pending';
     const hooks = {
       requestHook: () => undefined,
-      hookVerdict: () => ({ state: verdict }),
+      hookVerdict: () => Promise.resolve({ state: verdict }),
     };
     return {
       allow: () => (verdict = 'allowed'),

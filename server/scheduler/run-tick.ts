@@ -123,7 +123,7 @@ export interface RunTickOptions {
   leaseTtlMs?: number;
   log?: (message: string, detail?: Record<string, unknown>) => void;
   /** the pre/post hook verdict for an attempt (deliv's hookVerdict); none configured when absent */
-  hookVerdict?: (db: Db, lifecycleId: number, stage: 'pre-upgrade' | 'post-upgrade') => HookVerdict;
+  hookVerdict?: (db: Db, lifecycleId: number, stage: 'pre-upgrade' | 'post-upgrade') => Promise<HookVerdict>;
   /**
    * asks for the hook calls of a stage (deliv's requestHook: idempotent per attempt and stage; with
    * no hook configured nothing is queued and the verdict stays `none`)
@@ -140,7 +140,7 @@ export interface RunTickOptions {
       fromVersion: string | null;
     },
     realNow: Date,
-  ) => void;
+  ) => Promise<void> | void;
 }
 
 export interface TickSummary {
@@ -305,21 +305,12 @@ interface LifecycleEnv {
 }
 
 /**
- * The hook verdicts one step reads, each queried when the machine first reads it: most steps
- * (an attempt waiting for its slot or for the provider) read neither, and the tick steps every
- * active attempt every tick.
+ * The hook verdicts one step may read, both read before it: the machine is pure and cannot wait
+ * for the database. Only active attempts are stepped, and an attempt without hooks answers from
+ * one indexed read per stage.
  */
-function lazyHookVerdicts(verdict: (stage: HookStage) => HookVerdict): StepInput['hooks'] {
-  let pre: HookVerdict | undefined;
-  let post: HookVerdict | undefined;
-  return {
-    get pre() {
-      return (pre ??= verdict('pre-upgrade'));
-    },
-    get post() {
-      return (post ??= verdict('post-upgrade'));
-    },
-  };
+async function hookVerdicts(verdict: (stage: HookStage) => Promise<HookVerdict>): Promise<StepInput['hooks']> {
+  return { pre: await verdict('pre-upgrade'), post: await verdict('post-upgrade') };
 }
 
 /** One lifecycle step of one attempt: read (fresh when due), step, save, carry out the effects. */
@@ -347,7 +338,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   const sector = policy?.conditions.sector ?? attempt.sector;
   const excl = findExclusion(env.exclusions, attempt.cluster, sector ?? undefined, Math.max(now, attempt.slot), cluster?.labels);
   const decision = env.decisions.get(attempt.cluster);
-  let hooks = lazyHookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
+  let hooks = await hookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
   const step = () =>
     stepAttempt(attempt, {
       now,
@@ -388,7 +379,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
     if (result.transitions.some((t) => t.to === 'post-checks' && t.from !== 'post-hook') && hooks.post.state === 'none')
       due.push('post-upgrade');
     for (const stage of due)
-      env.requestHook(
+      await env.requestHook(
         ctx.db,
         {
           organizationId: env.organizationId,
@@ -403,7 +394,7 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       );
     if (due.length > 0) {
       // read again: the requests just queued may have changed the verdicts
-      hooks = lazyHookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
+      hooks = await hookVerdicts((stage) => env.hookVerdict(ctx.db, attempt.id, stage));
       result = step();
     }
   }
@@ -629,7 +620,7 @@ async function switchChannel(
   }
 }
 
-const NO_HOOKS = (): HookVerdict => ({ state: 'none' });
+const NO_HOOKS = (): Promise<HookVerdict> => Promise.resolve({ state: 'none' });
 
 /**
  * The EUS procedure's writes a read showed done without their call having returned (a crash, a

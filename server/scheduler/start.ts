@@ -54,7 +54,7 @@ export function leaseTtlMs(intervalMs: number): number {
 export async function fleetNow(db: Db, realNow = new Date(), providerName: string = getEnv().provider.name): Promise<Date> {
   if (providerName === 'simulator') {
     await ensureSimulatorState(db, realNow);
-    return getFleetClock(db)();
+    return (await getFleetClock(db))();
   }
   return realNow;
 }
@@ -87,7 +87,7 @@ export interface SchedulerLoopOptions {
   /** builds the provider for a tick; when it throws, the tick is recorded as failed with the reason */
   createProvider?: (db: Db) => Promise<FleetProvider>;
   /** the fleet's clock (default: the configured provider's) */
-  fleetNow?: (db: Db) => Date;
+  fleetNow?: (db: Db) => Date | Promise<Date>;
   /** sends one due webhook delivery or hook call; false when nothing was due (default: no deliveries) */
   deliverNext?: (db: Db, holder: string) => Promise<boolean>;
   /** the blocking hooks the lifecycle asks and waits for (services/hooks); none configured when absent */
@@ -171,7 +171,7 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
                     : Promise.resolve(null)
                   : providerForOrganization(tickDb, org, first),
               );
-        const now = clock(tickDb);
+        const now = await clock(tickDb);
         const result = await runTick({
           db: tickDb,
           providerFor,

@@ -25,12 +25,19 @@ export interface ActivityFilter {
 
 /** `scope`: decisions, actions, upgrades and policy revisions are the request's organization's; the audit log is the instance's */
 export function createActivityService(db: Db, scope: OrganizationScope) {
-  const orgId = () => scope()?.id ?? -1;
+  const orgId = async () => (await scope())?.id ?? -1;
   return {
     async decisions(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = await listDecisions(
         db,
-        { organizationId: orgId(), cluster: input.cluster, action: input.action, reason: input.reason, from: input.from, to: input.to },
+        {
+          organizationId: await orgId(),
+          cluster: input.cluster,
+          action: input.action,
+          reason: input.reason,
+          from: input.from,
+          to: input.to,
+        },
         input.offset,
         input.limit,
       );
@@ -52,7 +59,7 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
     async actions(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = await listIntents(
         db,
-        { organizationId: orgId(), cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
+        { organizationId: await orgId(), cluster: input.cluster, kind: input.action, status: input.status, from: input.from, to: input.to },
         input.offset,
         input.limit,
       );
@@ -82,7 +89,14 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
     async upgrades(input: ActivityFilter & { offset: number; limit: number }) {
       const { rows, total } = await listTransitionsPage(
         db,
-        { organizationId: orgId(), cluster: input.cluster, toState: input.action, reason: input.reason, from: input.from, to: input.to },
+        {
+          organizationId: await orgId(),
+          cluster: input.cluster,
+          toState: input.action,
+          reason: input.reason,
+          from: input.from,
+          to: input.to,
+        },
         input.offset,
         input.limit,
       );
@@ -117,7 +131,7 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
       if (input.allOrganizations && !globalAdmin)
         throw new AppError('FORBIDDEN', "Only an admin of the instance sees every organization's activity");
       // the request's organization and the instance's own rows; every organization's for a global admin who asks
-      const organizationId = input.allOrganizations ? undefined : orgId();
+      const organizationId = input.allOrganizations ? undefined : await orgId();
       const names = new Map((await listOrganizations(db)).map((o) => [o.id, o.name]));
       const nameOf = (id: number | null) => (id === null ? null : (names.get(id) ?? `#${id}`));
       const revisions = await listPolicyRevisions(

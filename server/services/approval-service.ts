@@ -58,8 +58,8 @@ function gateTarget(organization: string, g: { sector: string; version: string; 
 
 /** `realNow` stamps approvals and audit rows (never the fleet's simulated clock). */
 export function createApprovalService(db: Db, realNow: () => Date, scope: OrganizationScope) {
-  const organization = () => {
-    const o = scope();
+  const organization = async () => {
+    const o = await scope();
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
@@ -81,7 +81,7 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
 
   return {
     async list(input: { includeRevoked?: boolean } = {}): Promise<ApprovalSummary[]> {
-      return (await repo.listApprovals(db, organization().id, input)).map(summaryOf);
+      return (await repo.listApprovals(db, (await organization()).id, input)).map(summaryOf);
     },
 
     /** Approves the gate; `changed` is false when it was approved already (nothing written). */
@@ -92,7 +92,7 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
           { path: 'reason', message: `at most ${MAX_APPROVAL_REASON} characters` },
         ]);
       }
-      const o = organization();
+      const o = await organization();
       const key = await checkedGate(o.id, input);
       return await withTransaction(db, async (tx) => {
         const existing = await repo.findApproval(tx, key);
@@ -114,7 +114,7 @@ export function createApprovalService(db: Db, realNow: () => Date, scope: Organi
 
     /** Revokes the gate's approval; `changed` is false when it was revoked already. */
     async revoke(input: GateInput & { reason?: string; actor: Actor }): Promise<{ approval: ApprovalSummary; changed: boolean }> {
-      const o = organization();
+      const o = await organization();
       const kind = input.kind ?? 'before';
       const reason = (input.reason ?? '').trim().slice(0, MAX_APPROVAL_REASON);
       return await withTransaction(db, async (tx) => {

@@ -19,23 +19,27 @@ describe('audit and credentials use real time, not the fleet clock', () => {
     await seedDemo(db, new Date());
     const admin = await insertUser(db, { username: 'ada', passwordHash: 'x', role: 'admin', createdAt: new Date() });
     const actor: Actor = { name: 'ada', role: 'admin', via: 'session', userId: admin.id };
-    const call = () =>
-      createCaller(createContextInner({ db, fleetNow: getFleetClock(db), realNow: () => new Date(), actor, resHeaders: new Headers() }));
+    const call = async () =>
+      createCaller(
+        createContextInner({ db, fleetNow: await getFleetClock(db), realNow: () => new Date(), actor, resHeaders: new Headers() }),
+      );
 
-    await call().scheduler.pauseClock({ paused: true });
-    const advanced = await call().scheduler.advanceClock({ seconds: 30 * 86_400 });
+    await (await call()).scheduler.pauseClock({ paused: true });
+    const advanced = await (await call()).scheduler.advanceClock({ seconds: 30 * 86_400 });
     const realStart = Date.now();
     // the fleet is now a month ahead of the wall clock
     expect(Date.parse(advanced.now) - realStart).toBeGreaterThan(29 * DAY_MS);
 
-    await call().policies.setFreeze({ frozen: true, reason: 'change freeze' });
-    await call().exclusions.create({
+    await (await call()).policies.setFreeze({ frozen: true, reason: 'change freeze' });
+    await (
+      await call()
+    ).exclusions.create({
       scope: 'organization',
       startsAt: new Date(realStart + 40 * DAY_MS).toISOString(),
       endsAt: new Date(realStart + 41 * DAY_MS).toISOString(),
       reason: 'quarter end',
     });
-    await call().users.create({ username: 'bob', password: 'a long enough password', role: 'viewer' });
+    await (await call()).users.create({ username: 'bob', password: 'a long enough password', role: 'viewer' });
     const realEnd = Date.now();
 
     const rows = db.select().from(auditLog).all();
@@ -50,7 +54,7 @@ describe('audit and credentials use real time, not the fleet clock', () => {
     expect(revision.at.getTime()).toBeLessThanOrEqual(realEnd);
 
     // a session started now lasts 12 real hours, whatever the fleet clock says
-    await createCaller(createContextInner({ db, fleetNow: getFleetClock(db), actor: null, resHeaders: new Headers() }))
+    await createCaller(createContextInner({ db, fleetNow: await getFleetClock(db), actor: null, resHeaders: new Headers() }))
       .auth.login({ username: 'bob', password: 'a long enough password' })
       .catch(() => undefined);
     const session = db.select().from(sessions).get();

@@ -15,7 +15,7 @@ const NEXT_RUNS = 5;
 export function createClusterExplainService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
     async explain(name: string) {
-      const org = scope();
+      const org = await scope();
       const row = org && (await findClusterByName(db, name, org.id));
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const at = now();

@@ -154,7 +154,7 @@ type ListFilter = Omit<clustersRepo.ClusterFilter, 'label'> & { neverUpgrades?: 
 export function createClusterService(db: Db, now: () => Date, scope: OrganizationScope) {
   /** The Fleet table's soak column and never-upgrades flag: the stored fleet's evaluation (none when it does not validate). */
   async function engineLookup(): Promise<EngineLookup> {
-    const org = scope();
+    const org = await scope();
     const stored = org ? await evaluateStoredFleet(db, org, now()) : null;
     if (!stored?.ok) return NO_ENGINE_VIEW;
     const selected = new Map<string, string>();
@@ -199,7 +199,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
       offset: number;
       limit: number;
     }) {
-      const org = scope();
+      const org = await scope();
       if (!org) return { items: [], total: 0, offset: input.offset, limit: input.limit };
       const engine = await engineLookup();
       const { rows, total } = await clustersRepo.listClusters(db, {
@@ -211,7 +211,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     },
 
     async byName(name: string) {
-      const org = scope();
+      const org = await scope();
       const row = org && (await clustersRepo.findClusterByName(db, name, org.id));
       if (!row) throw new AppError('NOT_FOUND', `Cluster ${name} does not exist`);
       const history = (await clustersRepo.listClusterUpgrades(db, row.id)).map((u) => ({
@@ -231,7 +231,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
     },
 
     async facets() {
-      const org = scope();
+      const org = await scope();
       if (!org) return { sectors: [], workloads: [], states: [], reasons: [], minors: [], regions: [], labels: [], neverUpgrades: 0 };
       const engine = await engineLookup();
       const values = await clustersRepo.distinctValues(db, org.id);
@@ -242,7 +242,7 @@ export function createClusterService(db: Db, now: () => Date, scope: Organizatio
 
     /** clusters per version and state, of those the Fleet table's filter selects (the chart above it) */
     async versionDistribution(input: ListFilter = {}) {
-      const org = scope();
+      const org = await scope();
       if (!org) return [];
       const byVersion = new Map<string, Record<string, number>>();
       for (const { version, state, count } of await clustersRepo.countByVersion(db, await repositoryFilter(org.id, input))) {

@@ -95,7 +95,7 @@ export function createServices(deps: ServiceDeps) {
       // the organization's own provider (or the instance's for the first): where its clusters live
       provider:
         deps.provider ??
-        (async () => providerOfOrganization(deps.db, org(), (await findFirstOrganization(deps.db))?.id, deps.env.provider)),
+        (async () => providerOfOrganization(deps.db, await org(), (await findFirstOrganization(deps.db))?.id, deps.env.provider)),
       organization: org,
     }),
   };

@@ -41,8 +41,8 @@ function auditedFields(row: ExclusionRow) {
 
 /** `now` is the fleet's clock (which exclusions are active); `realNow` stamps records and audit rows */
 export function createExclusionService(db: Db, now: () => Date, realNow: () => Date, scope: OrganizationScope) {
-  const org = () => {
-    const o = scope();
+  const org = async () => {
+    const o = await scope();
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
@@ -55,17 +55,19 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
   return {
     async list(input: { includePast?: boolean } = {}) {
       const current = now();
-      const o = org();
+      const o = await org();
       const exclusions = await listExclusions(db, o.id, input.includePast ? {} : { endingAfter: current });
-      return Promise.all(exclusions.map(async (e) => ({
-        ...e,
-        active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime(),
-        /** a selector exclusion: the clusters it covers now (it covers clusters that appear later too) */
-        matching: e.scope === 'selector' ? await matchingNow(o.id, e.subject ?? '') : null,
-      })));
+      return Promise.all(
+        exclusions.map(async (e) => ({
+          ...e,
+          active: e.startsAt.getTime() <= current.getTime() && current.getTime() < e.endsAt.getTime(),
+          /** a selector exclusion: the clusters it covers now (it covers clusters that appear later too) */
+          matching: e.scope === 'selector' ? await matchingNow(o.id, e.subject ?? '') : null,
+        })),
+      );
     },
     async create(input: CreateExclusionInput) {
-      const o = org();
+      const o = await org();
       const problems: { path: string; message: string }[] = [];
       if (input.endsAt.getTime() <= input.startsAt.getTime()) problems.push({ path: 'endsAt', message: 'must be after the start' });
       const subject = input.scope === 'organization' ? null : (input.subject ?? '').trim();
@@ -109,7 +111,7 @@ export function createExclusionService(db: Db, now: () => Date, realNow: () => D
     async delete(input: { id: number; actor: Actor }) {
       const row = await findExclusionById(db, input.id);
       // another organization's exclusion does not exist here
-      const o = org();
+      const o = await org();
       if (!row || row.organizationId !== o.id) throw new AppError('NOT_FOUND', `Exclusion ${input.id} does not exist`);
       await withTransaction(db, async (tx) => {
         await deleteExclusion(tx, input.id);

@@ -9,7 +9,7 @@ import { SIMULATOR_CLOCK_KEY } from '@/server/fleet-clock';
 export function createFleetService(db: Db, now: () => Date, provider: ProviderName, scope: OrganizationScope) {
   return {
     async status() {
-      const org = scope();
+      const org = await scope();
       const clusterCount = org ? await countClusters(db, org.id) : 0;
       const simulated = await hasSetting(db, SIMULATOR_CLOCK_KEY);
       const lastTick = await latestFinishedTick(db);

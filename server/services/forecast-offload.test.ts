@@ -35,7 +35,7 @@ describe('forecasts handed to the forecast thread', () => {
     const input = { horizonDays: 30, upgradeMinutes: 60, offset: 0, limit: 10 };
     await expect(createForecastService(db, () => NOW, scope, { offload }).run(input)).resolves.toEqual({ answered: 'run' });
     await expect(
-      createPolicyService(
+      await createPolicyService(
         db,
         () => NOW,
         () => NOW,
@@ -61,14 +61,15 @@ describe('forecasts handed to the forecast thread', () => {
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    expect(() =>
-      createPolicyService(
-        db,
-        () => NOW,
-        () => NOW,
-        scope,
-        offload,
-      ).previewForecastImpact({}),
+    expect(
+      async () =>
+        await createPolicyService(
+          db,
+          () => NOW,
+          () => NOW,
+          scope,
+          offload,
+        ).previewForecastImpact({}),
     ).toThrow(/no organization named/);
     expect(calls).toEqual([]);
   });

@@ -171,7 +171,7 @@ export function createForecastService(
     // Minute resolution: the scheduler's grid (a copy: the clock's own Date is left as it is).
     const at = evaluationInstant(now());
     // read before loading: a write that lands during the simulation moves it for the next request
-    const org = scope();
+    const org = await scope();
     const revision = org ? await readForecastInputsRevision(db, org.id) : null;
     const options = [input.targetVersion ?? null, input.horizonDays, input.upgradeMinutes, input.overrides ?? null];
     const key = revision && JSON.stringify([org!.id, revision.configuration, revision.observation, ...options]);
@@ -221,7 +221,7 @@ export function createForecastService(
   }
 
   async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
-    const org = scope();
+    const org = await scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     const document = applyForecastOverrides(await loadPlanDocument(db, org.id, at), input.overrides);
     const parsed = validatePlanInput(document);
@@ -271,7 +271,7 @@ export function createForecastService(
     async run(input: ForecastRunInput, runOptions: ForecastRunOptions = {}): Promise<ForecastRunOutput> {
       if (offload) {
         // the organization is picked here, with the request's rights; the thread computes it
-        const org = scope();
+        const org = await scope();
         if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
         return offload.run(org.id, input, now().getTime());
       }

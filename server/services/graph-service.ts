@@ -190,7 +190,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
 
     /** Clusters of the fleet to pick a source from (name, version, node count). */
     async clusterOptions(search: string | undefined, limit: number) {
-      const org = scope();
+      const org = await scope();
       if (!org) return { total: 0, clusters: [] };
       const { rows, total } = await listClusters(db, {
         filter: { search: search || undefined, organizationId: org.id },
@@ -210,7 +210,7 @@ export function createGraphService(db: Db, now: () => Date, scope: OrganizationS
       let eusOptIn: { optedIn: boolean; provider: string } | null = null;
       let from = input.from?.trim() ?? '';
       if (input.clusterName) {
-        const org = scope();
+        const org = await scope();
         const row = org && (await findClusterByName(db, input.clusterName, org.id));
         if (!row)
           throw new AppError('NOT_FOUND', `No cluster named ${input.clusterName}`, [{ path: 'clusterName', message: 'unknown cluster' }]);

@@ -35,8 +35,8 @@ export async function clustersMatching(
 }
 
 export function createLabelService(db: Db, realNow: () => Date, scope: OrganizationScope) {
-  const org = () => {
-    const o = scope();
+  const org = async () => {
+    const o = await scope();
     if (!o) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
     return o;
   };
@@ -45,7 +45,7 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
     async preview(text: string): Promise<SelectorPreview> {
       const parsed = parseLabelSelector(text);
       if (!parsed.ok) return { ok: false, message: parsed.message };
-      const o = scope();
+      const o = await scope();
       if (!o) return { ok: true, count: 0, names: [], total: 0 };
       const { names, total } = await clustersMatching(db, o.id, parsed.selector);
       return { ok: true, count: names.length, names: names.slice(0, PREVIEW_NAMES), total };
@@ -56,7 +56,7 @@ export function createLabelService(db: Db, realNow: () => Date, scope: Organizat
      * Every change is checked before anything is written; the audit row holds both label sets.
      */
     async setLabels(input: { cluster: string; changes: readonly string[]; actor: Actor }) {
-      const o = org();
+      const o = await org();
       const parsed = parseLabelChanges(input.changes);
       if (!parsed.ok)
         throw new AppError(

@@ -21,13 +21,13 @@ export const MAX_ACK_COMMENT = 1000;
 /** `scope`: the request's organization; attempts of another organization's clusters are not found */
 export function createLifecycleService(db: Db, realNow: () => Date, scope: OrganizationScope) {
   const inScope = async (clusterId: number) => {
-    const org = scope();
+    const org = await scope();
     return org !== undefined && (await findClusterById(db, clusterId))?.organizationId === org.id;
   };
   return {
     /** The cluster's most recent attempts (newest first), each with its transitions and reason text. */
     async forCluster(name: string, limit = 10) {
-      const org = scope();
+      const org = await scope();
       const cluster = org && (await findClusterByName(db, name, org.id));
       if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
       const attempts = await listClusterAttempts(db, cluster.id, limit);
@@ -69,7 +69,7 @@ export function createLifecycleService(db: Db, realNow: () => Date, scope: Organ
           actor: input.actor.name,
           action: 'lifecycle.acknowledge-failure',
           // inScope above: the request's organization holds the attempt's cluster
-          organizationId: scope()!.id,
+          organizationId: (await scope())!.id,
           target: `${attempt.cluster}@${attempt.toVersion}`,
           before: { state: attempt.state, reason: attempt.reason, message: attempt.message, acknowledged: false },
           after: { acknowledged: true, comment },

@@ -45,7 +45,7 @@ export async function actorOnOrganization(db: Db, actor: Actor | null, scope: Or
   if (!actor || actor.userId === undefined) return actor;
   let org;
   try {
-    org = scope();
+    org = await scope();
   } catch (err) {
     // an unknown organization holds no grant: the procedure itself answers NOT_FOUND (and for a
     // user without a global role nothing runs on it)

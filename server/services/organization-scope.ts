@@ -89,8 +89,8 @@ export function fixedOrganizationScope(db: Db, organizationId: number): Organiza
 }
 
 /** The scope's organization, or NOT_FOUND when the instance has none yet. */
-export function requireScopedOrganization(scope: OrganizationScope): OrganizationRow {
-  const org = scope();
+export async function requireScopedOrganization(scope: OrganizationScope): Promise<OrganizationRow> {
+  const org = await scope();
   if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
   return org;
 }

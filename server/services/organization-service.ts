@@ -20,7 +20,7 @@ export function createOrganizationService(db: Db, realNow: () => Date, scope: Or
   return {
     /** every organization, the one this request works on, and the one the user last chose */
     async list(actor?: Actor) {
-      const current = scope();
+      const current = await scope();
       // a user without a global role sees only the organizations it holds a grant on
       const visible = actor?.userId !== undefined ? await grantedOrganizationIdsOf(db, actor.userId) : null;
       const all = (await listOrganizations(db)).filter((o) => visible === null || visible.includes(o.id));

@@ -14,7 +14,7 @@ import { AppError } from './app-error';
 
 export function createPlanService(db: Db, now: () => Date, scope: OrganizationScope) {
   async function loadInput(at: Date): Promise<PlanInput> {
-    const org = scope();
+    const org = await scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization yet: seed the demo fleet or import an organization file');
     const doc = await loadPlanDocument(db, org.id, at);
     const result = validatePlanInput(doc);
@@ -60,7 +60,7 @@ export function createPlanService(db: Db, now: () => Date, scope: OrganizationSc
       const input = await loadInput(now());
       return {
         warnings: nameProblems(
-          lintPolicies(input, await lintContextFor(db, scope())),
+          lintPolicies(input, await lintContextFor(db, await scope())),
           input.clusters.map((c) => c.name),
         ),
       };

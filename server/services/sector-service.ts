@@ -79,7 +79,7 @@ export interface SectorsOverview {
 export function createSectorService(db: Db, now: () => Date, scope: OrganizationScope) {
   return {
     async overview(): Promise<SectorsOverview> {
-      const org = scope();
+      const org = await scope();
       if (!org) return { organization: null, sectors: [] };
       const rows = await repo.listSectorRows(db, org.id);
       // The engine's view: the sectors' members (a selector-only sector's clusters name no
@@ -185,7 +185,7 @@ async function sectorGates(
   db: Db,
   organizationId: number,
   rows: readonly repo.SectorRow[],
-  stored: ReturnType<typeof evaluateStoredFleet>,
+  stored: Awaited<ReturnType<typeof evaluateStoredFleet>>,
 ): Promise<(row: repo.SectorRow) => SectorGates | null> {
   const gated = rows.filter((r) => r.approvalBefore || r.approvalAfter || r.notBefore);
   if (gated.length === 0) return () => null;

@@ -76,7 +76,7 @@ export function createSetupService(deps: SetupDeps) {
   return {
     /** Where the installation stands: each step done or not. */
     async status() {
-      const org = scope();
+      const org = await scope();
       const held = org ? await organizationContents(db, org.id) : null;
       const observedAt = await readSnapshotObservedAt(db);
       const named = org !== null && org !== undefined && org.name !== UNNAMED_ORGANIZATION;
@@ -122,7 +122,7 @@ export function createSetupService(deps: SetupDeps) {
 
   /** the organization's own provider when it has one (organizationProviderSettings), else the instance's */
   async function organizationProvider(): Promise<FleetProvider> {
-    const org = scope();
+    const org = await scope();
     if (!org) return createProvider(db, env.provider);
     const provider = await providerForOrganization(db, org, (await findFirstOrganization(db))?.id === org.id, env.provider);
     if (!provider) throw new Error(`organization ${org.name} has no provider of its own (the instance's serves the first organization)`);

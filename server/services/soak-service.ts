@@ -38,14 +38,14 @@ export interface SoakSeries {
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function createSoakService(db: Db, now: () => Date, scope: OrganizationScope) {
-  const org = () => {
-    const o = scope();
+  const org = async () => {
+    const o = await scope();
     if (!o) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     return o;
   };
   return {
     async versions(): Promise<{ options: SoakVersionOption[]; default: { version: string; workload: string } | null }> {
-      const o = scope();
+      const o = await scope();
       if (!o) return { options: [], default: null };
       const blocked = [...(await listInstanceBlockedPatterns(db)), ...(await listBlockedPatterns(db, o.id))];
       const soak = new Map((await repo.listSoakTotals(db, o.id)).map((s) => [`${s.version}|${s.workload}`, s.soakDays]));
@@ -69,7 +69,7 @@ export function createSoakService(db: Db, now: () => Date, scope: OrganizationSc
     },
 
     async series(input: { version: string; workload: string }): Promise<SoakSeries> {
-      const o = org();
+      const o = await org();
       const nowMs = now().getTime();
       const total = await repo.findSoakTotal(db, o.id, input.version, input.workload);
       const soakDays = total?.soakDays ?? 0;

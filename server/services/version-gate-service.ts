@@ -45,7 +45,7 @@ export function createVersionGateService(deps: {
   const { db } = deps;
 
   async function acknowledgeOnce(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
-    const org = deps.organization();
+    const org = await deps.organization();
     const row = org && (await findClusterByName(db, input.cluster, org.id));
     if (!row) throw new AppError('NOT_FOUND', `No cluster named ${input.cluster}`);
     const gate = row.pendingVersionGates.find((g) => g.id === input.gateId);
@@ -98,7 +98,7 @@ export function createVersionGateService(deps: {
   return {
     /** every gate a cluster has not agreed to, by cluster name then minor */
     async pending(): Promise<PendingVersionGate[]> {
-      const org = deps.organization();
+      const org = await deps.organization();
       if (!org) return [];
       return (await listPendingVersionGates(db, org.id)).flatMap((row) =>
         [...row.gates]
@@ -112,9 +112,9 @@ export function createVersionGateService(deps: {
           })),
       );
     },
-    acknowledge(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
+    async acknowledge(input: { cluster: string; gateId: string; actor: Actor }): Promise<VersionGateAcknowledgement> {
       // cluster names are unique within an organization only
-      const key = `${deps.organization()?.id ?? 0}\u0000${input.cluster}\u0000${input.gateId}`;
+      const key = `${(await deps.organization())?.id ?? 0}\u0000${input.cluster}\u0000${input.gateId}`;
       const running = inFlight.get(key);
       if (running) return running;
       const p = acknowledgeOnce(input).finally(() => inFlight.delete(key));

@@ -26,7 +26,7 @@ function byVersionDesc(a: string, b: string): number {
 export function createVersionService(db: Db, scope: OrganizationScope) {
   return {
     async history() {
-      const org = scope();
+      const org = await scope();
       if (!org) return { workloads: [], versions: [] as VersionHistoryRow[], blocked: [] };
       // the instance's blocked versions block here too (named instance-wide), then the organization's own
       const blocked = [

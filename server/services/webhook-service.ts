@@ -295,12 +295,12 @@ export function createWebhookService(
   return {
     /** the organization's webhooks (they receive its events only) */
     async list() {
-      const org = scope();
+      const org = await scope();
       if (!org) return [];
       return (await listWebhooks(db, org.id)).map(({ secret: _secret, ...w }) => ({ ...w, secretSet: true }));
     },
     async create(input: { name: string; url: string; secret?: string; events: string[]; selector?: string | null; actor: Actor }) {
-      const org = requireScopedOrganization(scope);
+      const org = await requireScopedOrganization(scope);
       // checked before the URL (which may resolve a name): a bad selector is refused without a lookup
       const selector = input.selector?.trim() ? requireSelector(input.selector).text : null;
       const url = await validateWebhookUrl(input.url, env);
@@ -340,7 +340,7 @@ export function createWebhookService(
       return { id: row.id, name: row.name, url: row.url, events: row.events, selector: row.selector, secret };
     },
     async delete(input: { id: number; actor: Actor }) {
-      const row = await findWebhook(db, requireScopedOrganization(scope).id, input.id);
+      const row = await findWebhook(db, (await requireScopedOrganization(scope)).id, input.id);
       if (!row) throw new AppError('NOT_FOUND', `Webhook ${input.id} does not exist`);
       await withTransaction(db, async (tx) => {
         await deleteWebhook(tx, input.id);
@@ -357,7 +357,7 @@ export function createWebhookService(
       return { id: input.id };
     },
     async deliveries(input: { webhookId?: number; offset: number; limit: number }) {
-      const org = scope();
+      const org = await scope();
       if (!org) return { rows: [], total: 0 };
       return await listDeliveries(db, { ...input, organizationId: org.id });
     },

@@ -113,7 +113,7 @@ describe('the forecast cache', () => {
 
   describe("served stale while the new one is computed (the server's forecast thread)", () => {
     /** the fleet reports something new: a cluster's version moves (what a tick's snapshot writes) */
-    const clusterMoves = (db: ReturnType<typeof setup>['db'], name: string, version: string) =>
+    const clusterMoves = (db: Awaited<ReturnType<typeof setup>>['db'], name: string, version: string) =>
       db.$client.prepare('UPDATE clusters SET version = ? WHERE name = ?').run(version, name);
 
     it('a change the fleet reports is answered at once with the last forecast, then with the new one', async () => {

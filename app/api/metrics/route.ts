@@ -36,6 +36,6 @@ export const GET = withApiHeaders(async (req: Request): Promise<Response> => {
       });
     }
   }
-  const body = await renderFleetMetricsOffThread(db, getFleetClock(db)(), { providerName: env.provider.name });
+  const body = await renderFleetMetricsOffThread(db, (await getFleetClock(db))(), { providerName: env.provider.name });
   return new Response(body, { headers: { 'content-type': EXPOSITION_CONTENT_TYPE } });
 });

@@ -54,7 +54,7 @@ export const POST = withApiHeaders(async (req: Request) => {
     return payloadTooLarge(`${OVER_LIMIT}: this one is ${formatMegabytes(Buffer.byteLength(text, 'utf8'))}`);
   }
 
-  const caller = createCaller(createRequestContext({ db, req, identity }));
+  const caller = createCaller(await createRequestContext({ db, req, identity }));
   try {
     const graph = await caller.graphs.import(body as Parameters<typeof caller.graphs.import>[0]);
     return Response.json({ graph });

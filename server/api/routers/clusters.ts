@@ -42,8 +42,9 @@ export const clustersRouter = createTRPCRouter({
   /** an operator agrees to a provider's version gate for the cluster (a write at the provider, once; audited) */
   acknowledgeVersionGate: operatorProcedure
     .input(z.object({ cluster: name, gateId: z.string().min(1).max(200) }))
-    .mutation(({ ctx, input }) =>
-      ctx.services.versionGates.acknowledge({ cluster: input.cluster, gateId: input.gateId, actor: ctx.actor }),
+    .mutation(
+      async ({ ctx, input }) =>
+        await ctx.services.versionGates.acknowledge({ cluster: input.cluster, gateId: input.gateId, actor: ctx.actor }),
     ),
   /** which clusters a label selector matches now (count and first names), or the parser's message: every selector editor's preview */
   previewSelector: viewerProcedure

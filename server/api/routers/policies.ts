@@ -99,7 +99,9 @@ export const policiesRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => await ctx.services.policies.getClusterPolicy(input.name)),
   validateDraft: viewerProcedure.input(ZPolicyDraft).query(async ({ ctx, input }) => await ctx.services.policies.validateDraft(input)),
   previewImpact: viewerProcedure.input(ZPolicyDraft).query(async ({ ctx, input }) => await ctx.services.policies.previewImpact(input)),
-  previewForecastImpact: viewerProcedure.input(ZPolicyDraft).query(({ ctx, input }) => ctx.services.policies.previewForecastImpact(input)),
+  previewForecastImpact: viewerProcedure
+    .input(ZPolicyDraft)
+    .query(async ({ ctx, input }) => await ctx.services.policies.previewForecastImpact(input)),
   history: viewerProcedure
     .input(
       z.object({

@@ -154,7 +154,7 @@ describe('OCM provider: refused starts back off', () => {
     const fake = await startFakeOcm({ now: () => now, clusters: [classic] });
     running.push(fake);
     // the store the scheduler's provider uses: the database (a provider is built per tick)
-    const refusals = await createOcmRefusalRepository(openDatabase(':memory:'));
+    const refusals = createOcmRefusalRepository(openDatabase(':memory:'));
     const tick = () => createOcmProvider({ baseUrl: fake.url, token: fake.token, refusals });
     await expect(tick().startUpgrade(start(classic, '4.14.9'), now)).rejects.toThrow('refusal 1 in a row');
     now = new Date(T0.getTime() + 2 * MIN);

@@ -84,18 +84,18 @@ export interface OcmRefusal {
 
 /** Where the refusals are kept between ticks (the provider itself lives for one tick). */
 export interface OcmRefusalStore {
-  get(externalId: string): OcmRefusal | undefined;
-  set(externalId: string, refusal: OcmRefusal): void;
-  clear(externalId: string): void;
+  get(externalId: string): Promise<OcmRefusal | undefined>;
+  set(externalId: string, refusal: OcmRefusal): Promise<void>;
+  clear(externalId: string): Promise<void>;
 }
 
 /** A store for one provider object (tests, a process without a database). */
 export function createMemoryRefusalStore(): OcmRefusalStore {
   const byCluster = new Map<string, OcmRefusal>();
   return {
-    get: (id) => byCluster.get(id),
-    set: (id, r) => void byCluster.set(id, r),
-    clear: (id) => void byCluster.delete(id),
+    get: (id) => Promise.resolve(byCluster.get(id)),
+    set: (id, r) => Promise.resolve(void byCluster.set(id, r)),
+    clear: (id) => Promise.resolve(void byCluster.delete(id)),
   };
 }
 
@@ -474,7 +474,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
           'ocm',
           `${req.name}: next_run ${formatInstantToSecond(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
         );
-      const backoff = refused.get(req.externalId);
+      const backoff = await refused.get(req.externalId);
       if (backoff && now.getTime() < backoff.notBefore)
         throw new ProviderError(
           'ocm',
@@ -498,13 +498,13 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
             next_run: formatInstantToSecond(req.at),
           },
         });
-        if (backoff) refused.clear(req.externalId);
+        if (backoff) await refused.clear(req.externalId);
       } catch (err) {
         // a refusal (4xx but an expired token) holds the cluster back; a 5xx or a network error is OCM's, not the request's
         if (err instanceof ProviderError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 401) {
           const refusals = (backoff?.refusals ?? 0) + 1;
           const notBefore = now.getTime() + refusalBackoffMs(refusals);
-          refused.set(req.externalId, { refusals, notBefore, reason: err.message, version: req.version });
+          await refused.set(req.externalId, { refusals, notBefore, reason: err.message, version: req.version });
           throw new ProviderError(
             'ocm',
             `${err.message} (refusal ${refusals} in a row: no upgrade is sent for ${req.name} before ${formatInstantToSecond(new Date(notBefore))})`,

@@ -565,7 +565,7 @@ export function createSimulatorProvider(db: Db, organizationId?: number): FleetP
     },
     cancelUpgrade(req, now) {
       return inProcess(async () => {
-        if ((observeRow(await find(req), now, await readState())).currentUpgrade?.state !== 'scheduled') return; // nothing held, or already running
+        if (observeRow(await find(req), now, await readState()).currentUpgrade?.state !== 'scheduled') return; // nothing held, or already running
         await setSimulatedUpgrade(db, req.externalId, null, req.version);
       });
     },

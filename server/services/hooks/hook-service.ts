@@ -229,7 +229,7 @@ export function createHookService(
   return {
     /** every hook of the organization with its last answer and how many calls wait */
     async list() {
-      const org = scope();
+      const org = await scope();
       if (!org) return [];
       const rows = await listHooks(db, org.id);
       const ids = rows.map((h) => h.id);
@@ -257,7 +257,7 @@ export function createHookService(
       });
     },
     async create(input: CreateHookInput) {
-      const org = scope();
+      const org = await scope();
       if (!org) throw new AppError('PRECONDITION_FAILED', 'No organization exists yet');
       const problems: { path: string; message: string }[] = [];
       const sector = input.sector?.trim() || null;
@@ -304,7 +304,7 @@ export function createHookService(
       return { id: row.id, ...publicFields(row), secret };
     },
     async setEnabled(input: { id: number; enabled: boolean; actor: Actor }) {
-      const org = requireScopedOrganization(scope);
+      const org = await requireScopedOrganization(scope);
       return await withTransaction(db, async (tx) => {
         const row = await findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);
@@ -322,7 +322,7 @@ export function createHookService(
       });
     },
     async delete(input: { id: number; actor: Actor }) {
-      const org = requireScopedOrganization(scope);
+      const org = await requireScopedOrganization(scope);
       return await withTransaction(db, async (tx) => {
         const row = await findHook(tx, org.id, input.id);
         if (!row) throw new AppError('NOT_FOUND', `Hook ${input.id} does not exist`);

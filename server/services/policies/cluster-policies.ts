@@ -16,7 +16,7 @@ function clusterPolicyView(p: repo.ClusterPolicyRow) {
 
 /** One cluster's policy (null when unmanaged) and its revision. */
 export async function getClusterPolicy(ctx: PolicyContext, name: string) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const p = await repo.findClusterPolicy(ctx.db, org.id, name);
   if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
   return clusterPolicyView(p);
@@ -24,6 +24,6 @@ export async function getClusterPolicy(ctx: PolicyContext, name: string) {
 
 /** Every cluster's policy, managed or not. */
 export async function listClusterPolicies(ctx: PolicyContext) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   return (await repo.listClusterPolicies(ctx.db, org.id)).map(clusterPolicyView);
 }

@@ -33,7 +33,7 @@ function draftMapping(draft: PolicyDraft): PathMapping {
 
 /** The draft applied to the stored fleet, validated; also the lint warnings when valid. */
 export async function evaluateDraft(ctx: PolicyContext, draft: PolicyDraft) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const at = ctx.now();
   const { doc, unknown } = await documentWith(ctx, org, await draftChange(ctx, draft, org), at);
   const mapping = draftMapping(draft);

@@ -48,14 +48,14 @@ export async function organizationFileOf(tx: Db, org: OrganizationRow): Promise<
 
 /** The organization file (YAML) of the stored policies. */
 export async function exportOrganizationYaml(ctx: PolicyContext) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const file = await organizationFileOf(ctx.db, org);
   return { fileName: `${org.name}.yml`, revision: org.revision, yaml: renderOrganizationFile(file) };
 }
 
 /** One cluster's policy file (YAML). */
 export async function exportClusterYaml(ctx: PolicyContext, name: string) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const p = await repo.findClusterPolicy(ctx.db, org.id, name);
   if (!p) throw new AppError('NOT_FOUND', `No cluster named ${name}`);
   return {

@@ -6,7 +6,7 @@ import { requireOrganization, type PolicyContext } from './policy-store';
 /** The organization's policy settings for the editor, with what the cluster policies use. */
 export async function getOrganization(ctx: PolicyContext) {
   const { db } = ctx;
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const policies = await repo.listClusterPolicies(db, org.id);
   const managed = policies.filter((p) => p.upgradePolicy !== null);
   const bySector = new Map<string, number>();

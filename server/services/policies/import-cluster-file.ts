@@ -16,7 +16,7 @@ import { updateClusterPolicy } from './update-cluster-policy';
  * reports whether the policy would change and writes nothing.
  */
 export async function importClusterYaml(ctx: PolicyContext, actor: string, input: { yaml: string; dryRun?: boolean }) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const parsed = parseClusterFile(input.yaml, { organization: await organizationFileOf(ctx.db, org) });
   if (!parsed.ok) throw invalid('The cluster file is not valid', parsed.problems);
   const file = parsed.value;

@@ -41,7 +41,7 @@ export async function importOrganizationYaml(
   const file = parsed.value;
   return await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(ctx);
+    const org = await requireOrganization(ctx);
     requireRevision(org.revision, input.expectedRevision, 'The organization');
     // the file names the organization: another organization's name is refused, not taken over
     const holder = await findOrganizationByName(tx, file.name);

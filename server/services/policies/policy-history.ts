@@ -6,7 +6,7 @@ export type PolicyScope = 'organization' | 'cluster';
 
 /** A page of policy revisions, each with what it changed. */
 export async function policyHistory(ctx: PolicyContext, input: { scope?: PolicyScope; subject?: string; offset?: number; limit?: number }) {
-  const org = requireOrganization(ctx);
+  const org = await requireOrganization(ctx);
   const { rows, total } = await repo.listPolicyRevisions(ctx.db, {
     organizationId: org.id,
     scope: input.scope,

@@ -44,10 +44,10 @@ export function createPolicyService(
     validateDraft: async (draft: PolicyDraft) => await validateDraft(ctx, draft),
     importClusterYaml: async (...args: Rest<typeof importClusterYaml>) => await importClusterYaml(ctx, ...args),
     previewImpact: async (draft: PolicyDraft) => await previewImpact(ctx, draft),
-    previewForecastImpact: (draft: PolicyDraft, signal?: AbortSignal) => {
+    previewForecastImpact: async (draft: PolicyDraft, signal?: AbortSignal) => {
       if (!forecasts) return previewForecastImpact(ctx, draft, signal);
       // the organization is picked here, with the request's rights; the thread computes the two forecasts
-      return forecasts.impact(requireOrganization(ctx).id, draft, now().getTime());
+      return forecasts.impact((await requireOrganization(ctx)).id, draft, now().getTime());
     },
     updateOrganization: async (...args: Rest<typeof updateOrganization>) => await updateOrganization(ctx, ...args),
     updateClusterPolicy: async (...args: Rest<typeof updateClusterPolicy>) => await updateClusterPolicy(ctx, ...args),

@@ -32,8 +32,8 @@ export interface PolicyContext {
 export const SYSTEM_ACTOR = 'system';
 
 /** The use case's organization (read again: inside a transaction, its current row). */
-export function requireOrganization(ctx: PolicyContext): OrganizationRow {
-  return requireScopedOrganization(ctx.organization);
+export async function requireOrganization(ctx: PolicyContext): Promise<OrganizationRow> {
+  return await requireScopedOrganization(ctx.organization);
 }
 
 export async function snapshotOf(tx: Db, org: OrganizationRow): Promise<OrganizationSnapshot> {
@@ -226,7 +226,7 @@ export async function commitOrganization(
 ) {
   return await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(ctx);
+    const org = await requireOrganization(ctx);
     requireRevision(org.revision, expectedRevision, 'The organization');
     const before = await snapshotOf(tx, org);
     const after = make(before);

@@ -23,7 +23,7 @@ export async function revertPolicy(
 ) {
   return await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(ctx);
+    const org = await requireOrganization(ctx);
     const row = await repo.findPolicyRevision(tx, org.id, input.revisionId);
     if (!row) throw new AppError('NOT_FOUND', `No policy revision #${input.revisionId}`);
     // the number the history shows (rev N of this organization or cluster), not the row id

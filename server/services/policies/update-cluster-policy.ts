@@ -25,7 +25,7 @@ export async function updateClusterPolicy(
 ) {
   const result = await withTransaction(ctx.db, async (tx) => {
     const at = ctx.now();
-    const org = requireOrganization(ctx);
+    const org = await requireOrganization(ctx);
     const cluster = await repo.findClusterPolicy(tx, org.id, input.name);
     if (!cluster) throw new AppError('NOT_FOUND', `No cluster named ${input.name}`);
     requireRevision(cluster.policyRevision, input.expectedRevision, `The policy of ${input.name}`);

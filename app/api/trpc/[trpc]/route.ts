@@ -43,7 +43,7 @@ async function handler(incoming: Request) {
     req,
     router: appRouter,
     allowMethodOverride: true,
-    createContext: ({ resHeaders }) => createRequestContext({ db, req, identity, resHeaders }),
+    createContext: async ({ resHeaders }) => await createRequestContext({ db, req, identity, resHeaders }),
   });
 }
 
