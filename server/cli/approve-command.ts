@@ -66,7 +66,7 @@ function refused(io: CliIo, command: string, err: unknown): number {
 const describeGate = (a: Pick<ApprovalSummary, 'sector' | 'version' | 'kind'>) =>
   a.kind === 'before' ? `${a.version} into sector ${a.sector}` : `${a.version} past sector ${a.sector}`;
 
-export function runApproveCommand(args: string[], io: CliIo = processIo): number {
+export async function runApproveCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const scoped = takeOrgOption(args);
   if ('error' in scoped) {
     io.stderr(`fleetplan approve: ${scoped.error}\n`);
@@ -80,7 +80,7 @@ export function runApproveCommand(args: string[], io: CliIo = processIo): number
     return 2;
   }
   try {
-    const r = withService(io, org, async (s, actor) => await s.approve({ ...gate, actor }));
+    const r = await withService(io, org, async (s, actor) => await s.approve({ ...gate, actor }));
     io.stdout(
       r.changed
         ? `approved ${describeGate(r.approval)} (${r.approval.approvedBy})\n`
@@ -92,7 +92,7 @@ export function runApproveCommand(args: string[], io: CliIo = processIo): number
   }
 }
 
-export function runApprovalsCommand(args: string[], io: CliIo = processIo): number {
+export async function runApprovalsCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const scoped = takeOrgOption(args);
   if ('error' in scoped) {
     io.stderr(`fleetplan approvals: ${scoped.error}\n`);
@@ -103,7 +103,7 @@ export function runApprovalsCommand(args: string[], io: CliIo = processIo): numb
   const [sub, ...rest] = args;
   if (sub === 'list' && (rest.length === 0 || (rest.length === 1 && rest[0] === '--all'))) {
     try {
-      const list = withService(io, org, async (s) => await s.list({ includeRevoked: rest[0] === '--all' }));
+      const list = await withService(io, org, async (s) => await s.list({ includeRevoked: rest[0] === '--all' }));
       if (list.length === 0) io.stdout('no approvals\n');
       for (const a of list) {
         io.stdout(
@@ -122,7 +122,7 @@ export function runApprovalsCommand(args: string[], io: CliIo = processIo): numb
       return 2;
     }
     try {
-      const r = withService(io, org, async (s, actor) => await s.revoke({ ...gate, actor }));
+      const r = await withService(io, org, async (s, actor) => await s.revoke({ ...gate, actor }));
       io.stdout(r.changed ? `revoked the approval of ${describeGate(r.approval)}\n` : `${describeGate(r.approval)} was revoked already\n`);
       return 0;
     } catch (err) {

@@ -37,15 +37,15 @@ const COMMANDS: Record<string, Command> = {
   org: {
     summary:
       'org list | org create NAME | org provider NAME KIND [REF] | org groups [NAME MAPPING|--clear]   the organizations; create one (or name the blank first-run one); its own provider; its OIDC group → role mapping',
-    run: async (args) => (await import('./org-command')).runOrgCommand(args),
+    run: async (args) => await (await import('./org-command')).runOrgCommand(args),
   },
   approve: {
     summary: 'approve --sector S --version V    approve a sector gate (--kind before|after, --reason TEXT)',
-    run: async (args) => (await import('./approve-command')).runApproveCommand(args),
+    run: async (args) => await (await import('./approve-command')).runApproveCommand(args),
   },
   approvals: {
     summary: 'approvals list [--all] | revoke … approvals of sector gates; revoke one (same options as approve)',
-    run: async (args) => (await import('./approve-command')).runApprovalsCommand(args),
+    run: async (args) => await (await import('./approve-command')).runApprovalsCommand(args),
   },
   blocked: {
     summary: 'blocked list | add PATTERN --reason TEXT | remove PATTERN   versions blocked instance-wide (every organization)',
@@ -53,7 +53,7 @@ const COMMANDS: Record<string, Command> = {
   },
   demo: {
     summary: 'demo remove --yes                 remove the simulated demo fleet (a blank organization stays)',
-    run: async (args) => (await import('./org-command')).runDemoCommand(args),
+    run: async (args) => await (await import('./org-command')).runDemoCommand(args),
   },
   gate: {
     summary: 'gate list | gate ack CLUSTER MINOR provider version gates not agreed to; agree to one (--yes; audited)',

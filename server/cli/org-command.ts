@@ -27,9 +27,9 @@ async function withDatabase<T>(io: CliIo, work: (db: Db) => Promise<T>): Promise
  * one (the syntax of FLEETPLAN_OIDC_ROLE_GROUPS), `org groups NAME --clear` removes it. Users'
  * grants there follow at their next OIDC sign-in.
  */
-function runGroupsCommand(rest: string[], io: CliIo): number {
+async function runGroupsCommand(rest: string[], io: CliIo): Promise<number> {
   if (rest.length === 0) {
-    const rows = withDatabase(io, async (db) => await createOrganizationRoleService(db, () => new Date()).listRoleGroups());
+    const rows = await withDatabase(io, async (db) => await createOrganizationRoleService(db, () => new Date()).listRoleGroups());
     for (const r of rows) io.stdout(`${r.organization}\t${r.mapping ?? '(no group mapping)'}\n`);
     return 0;
   }
@@ -39,7 +39,7 @@ function runGroupsCommand(rest: string[], io: CliIo): number {
   }
   const [organization, text] = rest as [string, string];
   try {
-    const r = withDatabase(
+    const r = await withDatabase(
       io,
       async (db) =>
         await setOrganizationRoleGroupsText(db, new Date(), cliActor(io.env), { organization, mapping: text === '--clear' ? null : text }),
@@ -63,10 +63,10 @@ function refused(io: CliIo, command: string, err: unknown): number {
   return 2;
 }
 
-export function runOrgCommand(args: string[], io: CliIo = processIo): number {
+export async function runOrgCommand(args: string[], io: CliIo = processIo): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list' && rest.length === 0) {
-    const orgs = withService(io, async (s) => await s.list());
+    const orgs = await withService(io, async (s) => await s.list());
     if (orgs.length === 0) {
       io.stdout('no organization yet: create one with `fleetplan org create NAME`\n');
       return 0;
@@ -80,7 +80,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
   }
   if (sub === 'create' && rest.length === 1) {
     try {
-      const r = withService(io, async (s) => await s.create(cliActor(io.env), rest[0]!));
+      const r = await withService(io, async (s) => await s.create(cliActor(io.env), rest[0]!));
       io.stdout(
         r.created
           ? `created organization ${r.name}; start fleetplan with your provider so it reads the clusters, then import the policies (fleetplan import FILE)\n`
@@ -91,7 +91,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
       return refused(io, 'org create', err);
     }
   }
-  if (sub === 'groups') return runGroupsCommand(rest, io);
+  if (sub === 'groups') return await runGroupsCommand(rest, io);
   if (sub === 'provider' && (rest.length === 2 || rest.length === 3)) {
     const [name, kindText, ref] = rest as [string, string, string | undefined];
     const kind =
@@ -105,7 +105,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
       return 2;
     }
     try {
-      const r = withService(
+      const r = await withService(
         io,
         async (s) => await s.setProvider(cliActor(io.env), { organization: name, kind, credentialsRef: ref ?? null }),
       );
@@ -123,7 +123,7 @@ export function runOrgCommand(args: string[], io: CliIo = processIo): number {
   return 2;
 }
 
-export function runDemoCommand(args: string[], io: CliIo = processIo): number {
+export async function runDemoCommand(args: string[], io: CliIo = processIo): Promise<number> {
   if (args[0] !== 'remove' || args.length > 2 || (args[1] !== undefined && args[1] !== '--yes')) {
     io.stderr(`${DEMO_USAGE}\n`);
     return 2;
@@ -133,7 +133,7 @@ export function runDemoCommand(args: string[], io: CliIo = processIo): number {
     return 2;
   }
   try {
-    const r = withService(io, async (s) => await s.removeDemo(cliActor(io.env)));
+    const r = await withService(io, async (s) => await s.removeDemo(cliActor(io.env)));
     io.stdout(
       `removed the demo fleet (${r.removed}, ${r.clusters} clusters); the database now holds a blank organization for your provider's clusters\n`,
     );

@@ -50,10 +50,10 @@ function loop(db: Db, holder: string, extra: Partial<SchedulerLoopOptions> = {})
 const ticksBy = async (db: Db, holder: string) =>
   (await listRecentTicks(db, 1000)).filter((t) => t.holder === holder && t.status !== 'running');
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs: number): Promise<T> {
+async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const v = read();
+    const v = await read();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 10));

@@ -47,7 +47,7 @@ async function seededDatabaseFile(name: string): Promise<{ file: string; organiz
   return { file, organizationId };
 }
 
-function settingsOf(org: ReturnType<ReturnType<typeof createPolicyService>['getOrganization']>) {
+function settingsOf(org: Awaited<ReturnType<ReturnType<typeof createPolicyService>['getOrganization']>>) {
   return {
     sectors: org.sectors.map((s) => ({ name: s.name, maxParallelUpgrades: s.maxParallelUpgrades, dependencies: s.dependencies })),
     blockedVersions: org.blockedVersions.map((b) => ({ pattern: b.pattern, reason: b.reason })),

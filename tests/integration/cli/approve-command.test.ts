@@ -25,29 +25,29 @@ beforeAll(async () => {
 });
 
 describe('fleetplan approve / approvals', () => {
-  it('approves a gate once, lists it, and revokes it; each change audited with the actor and reason', () => {
+  it('approves a gate once, lists it, and revokes it; each change audited with the actor and reason', async () => {
     const io = () => {
       const c = captureIo(file);
       c.env.FLEETPLAN_ACTOR = 'ci:pipeline-77';
       return c;
     };
     const first = io();
-    expect(runApproveCommand(['--sector', 'prod-blue', '--version', '4.13.99', '--reason', 'CAB 1234'], first)).toBe(0);
+    expect(await runApproveCommand(['--sector', 'prod-blue', '--version', '4.13.99', '--reason', 'CAB 1234'], first)).toBe(0);
     expect(first.out).toBe('approved 4.13.99 into sector prod-blue (ci:pipeline-77)\n');
     const again = io();
-    expect(runApproveCommand(['--sector=prod-blue', '--version=4.13.99'], again)).toBe(0);
+    expect(await runApproveCommand(['--sector=prod-blue', '--version=4.13.99'], again)).toBe(0);
     expect(again.out).toContain('was approved already');
     const listed = io();
-    expect(runApprovalsCommand(['list'], listed)).toBe(0);
+    expect(await runApprovalsCommand(['list'], listed)).toBe(0);
     expect(listed.out).toMatch(/^prod-blue\t4\.13\.99\tbefore\tci:pipeline-77\t\S+\tCAB 1234\n$/);
     const revoked = io();
-    expect(runApprovalsCommand(['revoke', '--sector', 'prod-blue', '--version', '4.13.99', '--reason', 'rollback'], revoked)).toBe(0);
+    expect(await runApprovalsCommand(['revoke', '--sector', 'prod-blue', '--version', '4.13.99', '--reason', 'rollback'], revoked)).toBe(0);
     expect(revoked.out).toBe('revoked the approval of 4.13.99 into sector prod-blue\n');
     const none = io();
-    expect(runApprovalsCommand(['list'], none)).toBe(0);
+    expect(await runApprovalsCommand(['list'], none)).toBe(0);
     expect(none.out).toBe('no approvals\n');
     const all = io();
-    expect(runApprovalsCommand(['list', '--all'], all)).toBe(0);
+    expect(await runApprovalsCommand(['list', '--all'], all)).toBe(0);
     expect(all.out).toContain('revoked');
     expect(
       query<{ action: string; actor: string }>("select action, actor from audit_log where action like 'approval.%' order by id"),
@@ -57,7 +57,7 @@ describe('fleetplan approve / approvals', () => {
     ]);
   });
 
-  it('refuses bad input with exit 2 and writes nothing', () => {
+  it('refuses bad input with exit 2 and writes nothing', async () => {
     const before = query<{ n: number }>('select count(*) n from approvals')[0]!.n;
     const cases: [string[], string][] = [
       [['--sector', 'prod-blue'], 'name the gate'],
@@ -68,10 +68,10 @@ describe('fleetplan approve / approvals', () => {
     ];
     for (const [args, message] of cases) {
       const io = captureIo(file);
-      expect(runApproveCommand(args, io), args.join(' ')).toBe(2);
+      expect(await runApproveCommand(args, io), args.join(' ')).toBe(2);
       expect(io.err).toContain(message);
     }
-    expect(runApprovalsCommand(['frobnicate'], captureIo(file))).toBe(2);
+    expect(await runApprovalsCommand(['frobnicate'], captureIo(file))).toBe(2);
     expect(query<{ n: number }>('select count(*) n from approvals')[0]!.n).toBe(before);
   });
 });

@@ -18,24 +18,24 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const io = captureIo;
 
 describe('fleetplan org', () => {
-  it('creates the organization on an empty database, lists it, adds a second one, and refuses a taken name', () => {
+  it('creates the organization on an empty database, lists it, adds a second one, and refuses a taken name', async () => {
     const file = path.join(dir, 'empty.db');
     const empty = io(file);
-    expect(runOrgCommand(['list'], empty)).toBe(0);
+    expect(await runOrgCommand(['list'], empty)).toBe(0);
     expect(empty.out).toContain('no organization yet');
 
     const created = io(file);
-    expect(runOrgCommand(['create', 'team-a'], created)).toBe(0);
+    expect(await runOrgCommand(['create', 'team-a'], created)).toBe(0);
     expect(created.out).toContain('created organization team-a');
     const listed = io(file);
-    expect(runOrgCommand(['list'], listed)).toBe(0);
+    expect(await runOrgCommand(['list'], listed)).toBe(0);
     expect(listed.out).toMatch(/^team-a\trevision 1\t0 clusters \(0 managed\)/);
 
     const second = io(file);
-    expect(runOrgCommand(['create', 'team-b'], second)).toBe(0);
+    expect(await runOrgCommand(['create', 'team-b'], second)).toBe(0);
     expect(second.out).toContain('created organization team-b');
     const both = io(file);
-    expect(runOrgCommand(['list'], both)).toBe(0);
+    expect(await runOrgCommand(['list'], both)).toBe(0);
     expect(
       both.out
         .split('\n')
@@ -43,7 +43,7 @@ describe('fleetplan org', () => {
         .map((l) => l.split('\t')[0]),
     ).toEqual(['team-a', 'team-b']);
     const taken = io(file);
-    expect(runOrgCommand(['create', 'team-b'], taken)).toBe(2);
+    expect(await runOrgCommand(['create', 'team-b'], taken)).toBe(2);
     expect(taken.err).toBe('fleetplan org create: organization team-b exists already\n');
     expect(query<{ name: string }>(file, 'select name from organizations order by id')).toEqual([{ name: 'team-a' }, { name: 'team-b' }]);
     expect(query<{ action: string }>(file, "select action from audit_log where action like 'organization.%'")).toEqual([
@@ -52,9 +52,9 @@ describe('fleetplan org', () => {
     ]);
 
     const bad = io(file);
-    expect(runOrgCommand(['create', '../etc'], bad)).toBe(2);
+    expect(await runOrgCommand(['create', '../etc'], bad)).toBe(2);
     expect(bad.err).toContain("'../etc' is not an organization name");
-    expect(runOrgCommand(['rename'], io(file))).toBe(2);
+    expect(await runOrgCommand(['rename'], io(file))).toBe(2);
   });
 
   it("names the blank organization a real provider's first start made, keeping its discovered clusters", async () => {
@@ -68,7 +68,7 @@ describe('fleetplan org', () => {
       .run(org.id);
     db.$client.close();
     const named = io(file);
-    expect(runOrgCommand(['create', 'payments'], named)).toBe(0);
+    expect(await runOrgCommand(['create', 'payments'], named)).toBe(0);
     expect(named.out).toContain('named organization payments (was unnamed; its 1 discovered clusters stay)');
     expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'payments' }]);
     expect(query<{ n: number }>(file, 'select count(*) n from clusters')).toEqual([{ n: 1 }]);
@@ -85,12 +85,12 @@ describe('fleetplan demo remove', () => {
     expect(clustersBefore).toBeGreaterThan(40);
 
     const unsure = io(file);
-    expect(runDemoCommand(['remove'], unsure)).toBe(2);
+    expect(await runDemoCommand(['remove'], unsure)).toBe(2);
     expect(unsure.err).toContain('run again with --yes');
     expect(query<{ n: number }>(file, 'select count(*) n from clusters')[0]!.n).toBe(clustersBefore);
 
     const removed = io(file);
-    expect(runDemoCommand(['remove', '--yes'], removed)).toBe(0);
+    expect(await runDemoCommand(['remove', '--yes'], removed)).toBe(0);
     expect(removed.out).toContain(`removed the demo fleet (app-sre, ${clustersBefore} clusters)`);
     expect(query<{ name: string }>(file, 'select name from organizations')).toEqual([{ name: 'unnamed' }]);
     for (const table of ['clusters', 'sectors', 'blocked_versions', 'policy_revisions', 'version_soak']) {
@@ -99,10 +99,10 @@ describe('fleetplan demo remove', () => {
     expect(query<{ action: string }>(file, "select action from audit_log where action = 'demo.remove'")).toHaveLength(1);
 
     const again = io(file);
-    expect(runDemoCommand(['remove', '--yes'], again)).toBe(2);
+    expect(await runDemoCommand(['remove', '--yes'], again)).toBe(2);
     expect(again.err).toContain('there is no demo fleet to remove');
     // and now the organization can be named
-    expect(runOrgCommand(['create', 'app-sre-real'], io(file))).toBe(0);
+    expect(await runOrgCommand(['create', 'app-sre-real'], io(file))).toBe(0);
 
     // a fleet with a real provider's cluster is not the demo
     const mixed = path.join(dir, 'mixed.db');
@@ -111,7 +111,7 @@ describe('fleetplan demo remove', () => {
     m.$client.prepare("update clusters set provider = 'ocm' where id = (select min(id) from clusters)").run();
     m.$client.close();
     const refused = io(mixed);
-    expect(runDemoCommand(['remove', '--yes'], refused)).toBe(2);
+    expect(await runDemoCommand(['remove', '--yes'], refused)).toBe(2);
     expect(refused.err).toMatch(/is not the simulated demo \(1 of its \d+ clusters come from a real provider\); nothing was removed/);
     expect(query<{ n: number }>(mixed, 'select count(*) n from clusters')[0]!.n).toBe(clustersBefore);
   });
@@ -125,21 +125,21 @@ describe('fleetplan org groups', () => {
     db.$client.close();
 
     const set = io(file);
-    expect(runOrgCommand(['groups', 'team-a', 'operator=sre;viewer=*'], set)).toBe(0);
+    expect(await runOrgCommand(['groups', 'team-a', 'operator=sre;viewer=*'], set)).toBe(0);
     expect(set.out).toContain('organization team-a maps OIDC groups: operator=sre;viewer=*');
     const listed = io(file);
-    expect(runOrgCommand(['groups'], listed)).toBe(0);
+    expect(await runOrgCommand(['groups'], listed)).toBe(0);
     expect(listed.out).toBe('team-a\toperator=sre;viewer=*\n');
 
     const bad = io(file);
-    expect(runOrgCommand(['groups', 'team-a', 'root=ops'], bad)).toBe(2);
+    expect(await runOrgCommand(['groups', 'team-a', 'root=ops'], bad)).toBe(2);
     expect(bad.err).toContain("fleetplan org groups: The group mapping of team-a: 'root' is not a role");
     const unknown = io(file);
-    expect(runOrgCommand(['groups', 'team-z', 'viewer=*'], unknown)).toBe(2);
+    expect(await runOrgCommand(['groups', 'team-z', 'viewer=*'], unknown)).toBe(2);
     expect(unknown.err).toContain('There is no organization named "team-z"');
     expect(query<{ m: string }>(file, 'select oidc_role_groups m from organizations')).toEqual([{ m: 'operator=sre;viewer=*' }]);
 
-    expect(runOrgCommand(['groups', 'team-a', '--clear'], io(file))).toBe(0);
+    expect(await runOrgCommand(['groups', 'team-a', '--clear'], io(file))).toBe(0);
     expect(query<{ m: string | null }>(file, 'select oidc_role_groups m from organizations')).toEqual([{ m: null }]);
     expect(
       query<{ actor: string; target: string; org: string }>(

@@ -73,18 +73,18 @@ describe('fleetplan --org and blocked', () => {
     expect(ok.out).toContain('organization beta');
   });
 
-  it('gives an organization its own provider by reference; a bad reference or organization exits 2 and writes nothing', () => {
+  it('gives an organization its own provider by reference; a bad reference or organization exits 2 and writes nothing', async () => {
     const file = twoOrganizations('provider.db');
     const set = captureIo(file);
-    expect(runOrgCommand(['provider', 'beta', 'kubernetes', '/etc/fleetplan/beta.kubeconfig'], set)).toBe(0);
+    expect(await runOrgCommand(['provider', 'beta', 'kubernetes', '/etc/fleetplan/beta.kubeconfig'], set)).toBe(0);
     expect(set.out).toBe('organization beta uses its own kubernetes provider (credentials: /etc/fleetplan/beta.kubeconfig)\n');
     const bad = captureIo(file);
-    expect(runOrgCommand(['provider', 'alpha', 'ocm', 'not a variable'], bad)).toBe(2);
+    expect(await runOrgCommand(['provider', 'alpha', 'ocm', 'not a variable'], bad)).toBe(2);
     expect(bad.err).toContain('credentialsRef: the name of the environment variable that holds the OCM offline token');
-    expect(runOrgCommand(['provider', 'nope', 'simulator'], captureIo(file))).toBe(2);
-    expect(runOrgCommand(['provider', 'alpha', 'aws'], captureIo(file))).toBe(2);
+    expect(await runOrgCommand(['provider', 'nope', 'simulator'], captureIo(file))).toBe(2);
+    expect(await runOrgCommand(['provider', 'alpha', 'aws'], captureIo(file))).toBe(2);
     const listed = captureIo(file);
-    expect(runOrgCommand(['list'], listed)).toBe(0);
+    expect(await runOrgCommand(['list'], listed)).toBe(0);
     expect(listed.out).toContain('beta\t');
     const db = openDatabase(file);
     try {
@@ -96,7 +96,7 @@ describe('fleetplan --org and blocked', () => {
       db.$client.close();
     }
     const cleared = captureIo(file);
-    expect(runOrgCommand(['provider', 'beta', 'none'], cleared)).toBe(0);
+    expect(await runOrgCommand(['provider', 'beta', 'none'], cleared)).toBe(0);
     expect(cleared.out).toBe("organization beta uses the instance's provider (FLEETPLAN_PROVIDER)\n");
   });
 
