@@ -15,9 +15,9 @@ import { BENCH_FLEET_SIZE, BENCH_FLEET_START, createBenchFleet } from './bench-f
 const ROUNDS = 5;
 const MINUTE_MS = 60_000;
 
-type Call = [procedure: string, run: () => unknown];
+type Call = [procedure: string, run: () => Promise<unknown>];
 
-function pages(services: Services, metrics: () => void, cluster: string): Record<string, Call[]> {
+function pages(services: Services, metrics: () => Promise<unknown>, cluster: string): Record<string, Call[]> {
   return {
     fleet: [
       ['clusters.list', async () => await services.clusters.list({ filter: {}, sort: 'name', direction: 'asc', offset: 0, limit: 50 })],
@@ -49,12 +49,12 @@ function cpuMs(): number {
 }
 
 /** Runs the page's calls in order; the total and each call's CPU time in ms. */
-function timePage(calls: Call[]): { total: number; each: Map<string, number> } {
+async function timePage(calls: Call[]): Promise<{ total: number; each: Map<string, number> }> {
   const each = new Map<string, number>();
   const start = cpuMs();
   for (const [name, run] of calls) {
     const t = cpuMs();
-    run();
+    await run();
     each.set(name, cpuMs() - t);
   }
   return { total: cpuMs() - start, each };
@@ -92,13 +92,13 @@ export async function runPageDataBench(): Promise<void> {
     for (const [page, calls] of Object.entries(byPage)) {
       touch.run();
       at = new Date(BENCH_FLEET_START.getTime() + ++minute * MINUTE_MS);
-      const written = timePage(calls);
+      const written = await timePage(calls);
       moveCluster.run(JSON.stringify([`bench round ${round} ${page}`]), fleet.clusterNames[7]!);
       at = new Date(BENCH_FLEET_START.getTime() + ++minute * MINUTE_MS);
-      const moved = timePage(calls);
+      const moved = await timePage(calls);
       at = new Date(BENCH_FLEET_START.getTime() + ++minute * MINUTE_MS);
-      const first = timePage(calls);
-      const again = timePage(calls);
+      const first = await timePage(calls);
+      const again = await timePage(calls);
       push(afterWrite, page, written.total);
       push(clusterMoved, page, moved.total);
       for (const [name, ms] of moved.each) push(clusterMovedCalls, name, ms);

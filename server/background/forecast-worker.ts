@@ -94,17 +94,14 @@ function main(): void {
       .finally(() => requestsInFlight--);
   };
 
-  port.on('message', async (message: ToForecastThread) => {
+  port.on('message', (message: ToForecastThread) => {
     if (message.kind === 'run') {
       warmList.asked(message.organizationId, message.input, Date.now());
       answer(message.id, run(message.organizationId, message.input, new Date(message.atMs), requestOptions));
     } else if (message.kind === 'impact') {
       answer(message.id, impact(message.organizationId, message.draft, new Date(message.atMs)));
     } else if (message.kind === 'metrics') {
-      answer(
-        message.id,
-        Promise.resolve().then(async () => await renderFleetMetrics(getDb(), new Date(message.atMs), message.opts)),
-      );
+      answer(message.id, renderFleetMetrics(getDb(), new Date(message.atMs), message.opts));
     } else if (message.kind === 'stop') {
       stopping = true;
       clearTimeout(warmTimer);

@@ -2,13 +2,8 @@
 // Deliberately no update or delete: rows are written once and only read afterwards.
 import type { Db } from '@/db/open-database';
 import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
-import type { RunResult } from 'better-sqlite3';
 import { auditLog, policyRevisions } from '@/db/schema';
-import type * as schema from '@/db/schema';
 import { connectionHeld, connectionReleased } from './transaction';
-
-/** The database or a transaction on it (writes join the caller's transaction). */
 
 export type AuditRow = typeof auditLog.$inferSelect;
 

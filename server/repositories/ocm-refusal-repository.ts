@@ -4,7 +4,6 @@
 // 36 minutes for one cluster). One settings row holds them all: a handful of clusters at most.
 import type { Db } from '@/db/open-database';
 import { readSetting, writeSetting } from './scheduler-repository';
-import { connectionHeld, connectionReleased } from './transaction';
 
 /** One cluster's refusals (the OCM provider's `OcmRefusal`, which this module may not import). */
 export interface StoredOcmRefusal {

@@ -41,7 +41,8 @@ describe('tick pruning', () => {
     expect(result.status).toBe('succeeded');
     const ids = async () => new Set((await listRecentTicks(db, 1000)).map((t) => t.id));
     expect((await ids()).has(oldBare)).toBe(false);
-    expect([oldWithDecision, oldWithIntent, recentBare].every(async (id) => (await ids()).has(id))).toBe(true);
+    const kept = await ids();
+    expect([oldWithDecision, oldWithIntent, recentBare].every((id) => kept.has(id))).toBe(true);
 
     // Within the hour the next tick leaves a new old row alone; pruning reads every decision.
     const anotherOld = await tick(TICK_RETENTION_MS + DAY_MS);

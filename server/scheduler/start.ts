@@ -137,12 +137,10 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
       running = true;
       // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
       const heartbeat = setInterval(
-        async () => {
-          try {
-            await renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
-          } catch (err) {
-            logError('renewing the lease failed', err);
-          }
+        () => {
+          renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs).catch((err: unknown) =>
+            logError('renewing the lease failed', err),
+          );
         },
         Math.max(50, intervalMs / 2),
       );
