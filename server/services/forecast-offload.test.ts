@@ -61,7 +61,7 @@ describe('forecasts handed to the forecast thread', () => {
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    expect(
+    await expect(
       async () =>
         await createPolicyService(
           db,
@@ -70,7 +70,7 @@ describe('forecasts handed to the forecast thread', () => {
           scope,
           offload,
         ).previewForecastImpact({}),
-    ).toThrow(/no organization named/);
+    ).rejects.toThrow(/no organization named/);
     expect(calls).toEqual([]);
   });
 });

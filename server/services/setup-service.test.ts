@@ -55,7 +55,7 @@ describe('set-up status', () => {
 
   it('a bad name is refused and nothing is stored', async () => {
     const { setup } = setupFor({ FLEETPLAN_PROVIDER: 'ocm', FLEETPLAN_OCM_TOKEN: 't' });
-    expect(async () => await setup.nameOrganization('admin', 'no spaces please')).toThrow(/not an organization name/);
+    await expect(async () => await setup.nameOrganization('admin', 'no spaces please')).rejects.toThrow(/not an organization name/);
     expect((await setup.status()).organization).toBeNull();
   });
 

@@ -208,10 +208,12 @@ describe('OIDC group → role mapping per organization', () => {
   });
 
   it('refuses a mapping that does not parse, naming the problem, and changes nothing', async () => {
-    expect(async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: 'boss=ops' })).toThrow(
-      "The group mapping of team-a: 'boss' is not a role",
-    );
-    expect(async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'nope', mapping: 'viewer=*' })).toThrow('nope');
+    await expect(
+      async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: 'boss=ops' }),
+    ).rejects.toThrow("The group mapping of team-a: 'boss' is not a role");
+    await expect(
+      async () => await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'nope', mapping: 'viewer=*' }),
+    ).rejects.toThrow('nope');
     expect((await findOrganizationByName(db, 'team-a'))!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
   });
 });
@@ -220,7 +222,7 @@ describe('FLEETPLAN_OIDC_ORG_ROLE_GROUPS at start-up', () => {
   it('writes the mappings (audited), and with an unknown organization refuses, naming it, and writes none', async () => {
     expect(await applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual(['team-b']);
     expect(await applyOrganizationRoleGroupsSetting(db, new Map([['team-b', 'viewer=*']]), NOW)).toEqual([]);
-    expect(
+    await expect(
       async () =>
         await applyOrganizationRoleGroupsSetting(
           db,
@@ -230,7 +232,7 @@ describe('FLEETPLAN_OIDC_ORG_ROLE_GROUPS at start-up', () => {
           ]),
           NOW,
         ),
-    ).toThrow("FLEETPLAN_OIDC_ORG_ROLE_GROUPS names 'team-z', which is no organization here");
+    ).rejects.toThrow("FLEETPLAN_OIDC_ORG_ROLE_GROUPS names 'team-z', which is no organization here");
     expect((await findOrganizationByName(db, 'team-a'))!.oidcRoleGroups).toBe('operator=team-a;viewer=team-a-readers');
     expect((await findOrganizationByName(db, 'team-b'))!.oidcRoleGroups).toBe('viewer=*');
     expect(

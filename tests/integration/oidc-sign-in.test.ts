@@ -223,7 +223,9 @@ describe('OIDC sign-in', () => {
     const users = createUserService({ db, realNow: () => NOW });
     const admin = { name: 'admin', role: 'admin' as const, via: 'session' as const };
     expect(await users.list()).toEqual([expect.objectContaining({ username: 'alice', role: 'operator', signsInWith: 'corp' })]);
-    expect(async () => await users.setRole({ username: 'alice', role: 'admin', actor: admin })).toThrow('its role is managed there');
+    await expect(async () => await users.setRole({ username: 'alice', role: 'admin', actor: admin })).rejects.toThrow(
+      'its role is managed there',
+    );
     await expect(users.resetPassword({ username: 'alice', actor: admin })).rejects.toThrow('its password is managed there');
     // disabling stays a local decision, and keeps the user out at the next sign-in
     await users.setDisabled({ username: 'alice', disabled: true, actor: admin });

@@ -10,6 +10,7 @@ import { openDatabase, type Db } from '@/db/open-database';
 import { organizations } from '@/db/schema';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
+import { withTransaction } from '@/server/repositories/transaction';
 import { runTick } from '@/server/scheduler/run-tick';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import type { Actor } from '@/server/auth/actor';
@@ -189,8 +190,8 @@ describe('the stored-fleet evaluation cache', () => {
 
   it('nothing read inside a transaction is kept: a rolled-back exclusion does not linger', async () => {
     const s = setup();
-    expect(() =>
-      s.db.transaction(async () => {
+    await expect(
+      withTransaction(s.db, async () => {
         await s.exclusions.create({
           scope: 'cluster',
           subject: 'a',
@@ -202,7 +203,7 @@ describe('the stored-fleet evaluation cache', () => {
         expect(await decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
         throw new Error('roll back');
       }),
-    ).toThrow('roll back');
+    ).rejects.toThrow('roll back');
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
   });
 });
