@@ -57,15 +57,9 @@ export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): 
   const connection = db.$client;
   const t = turns(connection);
   if (ownsConnection(connection, t)) return savepoint(db, work);
-  while (connectionHeld(db)) await connectionReleased(db);
   const owner = Symbol('transaction');
-  t.owner = owner;
+  await beginImmediate(db, t, owner);
   try {
-    // IMMEDIATE: the write lock is taken at BEGIN. The server's thread and the scheduler's worker
-    // write through two connections; a deferred transaction that reads, then writes after the
-    // other committed would fail at once with SQLITE_BUSY_SNAPSHOT, where IMMEDIATE waits its turn
-    // (busy_timeout) and reads the latest data.
-    connection.exec('BEGIN IMMEDIATE');
     let result: T;
     try {
       result = await ownerOfCall.run({ connection, owner }, () => work(db));
@@ -79,6 +73,38 @@ export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): 
     t.owner = null;
     // Everyone waiting checks again; the first to run takes the connection, the rest wait again.
     for (const wake of t.waiting.splice(0)) wake();
+  }
+}
+
+/**
+ * BEGIN IMMEDIATE as soon as no unit of work holds the connection and no other connection (the
+ * scheduler's thread, another process) holds the file's write lock. The write lock is taken at
+ * BEGIN: the server's thread and the scheduler's worker write through two connections, and a
+ * deferred transaction that reads, then writes after the other committed would fail at once with
+ * SQLITE_BUSY_SNAPSHOT, where IMMEDIATE waits its turn and reads the latest data.
+ * It waits by awaiting, never in the driver: better-sqlite3 would block the thread for up to the
+ * connection's busy_timeout, and the unit holding the lock may be on this very thread (a second
+ * connection in one process), which could then never finish. Gives up after the connection's
+ * busy_timeout, as the driver would. Takes the connection for `owner` in the same step.
+ */
+async function beginImmediate(db: Db, t: Turns, owner: symbol): Promise<void> {
+  const connection = db.$client;
+  const patienceMs = connection.pragma('busy_timeout', { simple: true }) as number;
+  const giveUpAt = Date.now() + patienceMs;
+  for (let attempt = 0; ; attempt++) {
+    while (connectionHeld(db)) await connectionReleased(db);
+    // synchronous from the check above to BEGIN: nothing else on this connection runs in between
+    try {
+      connection.pragma('busy_timeout = 0');
+      connection.exec('BEGIN IMMEDIATE');
+      t.owner = owner; // before anything else on this thread runs
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= giveUpAt) throw err;
+    } finally {
+      connection.pragma(`busy_timeout = ${patienceMs}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 25)));
   }
 }
 

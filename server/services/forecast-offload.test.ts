@@ -35,7 +35,7 @@ describe('forecasts handed to the forecast thread', () => {
     const input = { horizonDays: 30, upgradeMinutes: 60, offset: 0, limit: 10 };
     await expect(createForecastService(db, () => NOW, scope, { offload }).run(input)).resolves.toEqual({ answered: 'run' });
     await expect(
-      await createPolicyService(
+      createPolicyService(
         db,
         () => NOW,
         () => NOW,

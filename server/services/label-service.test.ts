@@ -131,7 +131,7 @@ describe('exclusions by selector', () => {
 
     const excluded = async (cluster: string) =>
       gateChecks(cluster, undefined, NOW.getTime(), await loadGateState(db, org, NOW)).find((g) => g.gate === 'exclusion')?.pass === false;
-    expect(names.map(excluded)).toEqual([true, true, true]);
+    expect(await Promise.all(names.map(excluded))).toEqual([true, true, true]);
     const other = all.find((n) => !names.includes(n))!;
     expect(await excluded(other)).toBe(false);
     await as(operator).clusters.setLabels({ cluster: other, changes: ['env=stage', 'team=search'] });
@@ -251,7 +251,7 @@ describe('sector selectors through the organization editor', () => {
     expect((await as(viewer).policies.exportOrganization()).yaml).toContain('selector: env=stage');
     const { loadPlanDocument } = await import('@/server/repositories/plan-document-repository');
     const { validatePlanInput } = await import('@/server/domain/plan/validate-plan-input');
-    const validated = validatePlanInput(loadPlanDocument(db, org.id, NOW));
+    const validated = validatePlanInput(await loadPlanDocument(db, org.id, NOW));
     if (!validated.ok) throw new Error(JSON.stringify(validated.problems));
     const conditions = validated.input.clusters.find((c) => c.name === names[0])?.upgradePolicy?.conditions;
     expect(conditions).toMatchObject({ sector: 'stage', sectorSelector: 'env=stage' });

@@ -71,19 +71,19 @@ async function callerWith(sessionCookie: string, organization?: string) {
   return createCaller(createContextInner({ db, fleetNow: () => NOW, realNow: () => NOW, env, actor, organization }));
 }
 
-const grantsOf = (username: string) => {
+const grantsOf = async (username: string) => {
   const user = db
     .select()
     .from(users)
     .all()
     .find((u) => u.username === username)!;
-  const orgName = async (id: number) => ((await findOrganizationByName(db, 'team-a'))!.id === id ? 'team-a' : 'team-b');
+  const teamA = (await findOrganizationByName(db, 'team-a'))!.id;
   return db
     .select()
     .from(organizationRoles)
     .all()
     .filter((g) => g.userId === user.id)
-    .map(async (g) => ({ organization: await orgName(g.organizationId), role: g.role, source: g.source }));
+    .map((g) => ({ organization: g.organizationId === teamA ? 'team-a' : 'team-b', role: g.role, source: g.source }));
 };
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -99,7 +99,7 @@ describe('OIDC group → role mapping per organization', () => {
   it('lets in a user only an organization maps, with that role there, and hides every other organization', async () => {
     const cookie = await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a'] });
     expect(db.select().from(users).all()).toEqual([expect.objectContaining({ username: 'anna', role: 'viewer', organizationsOnly: true })]);
-    expect(grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
+    expect(await grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
 
     const onDefault = await callerWith(cookie);
     expect(await onDefault.organizations.list()).toMatchObject({ organizations: [{ name: 'team-a' }], current: 'team-a' });
@@ -138,10 +138,10 @@ describe('OIDC group → role mapping per organization', () => {
 
   it('removes the grant at the next sign-in once the user left the group (audited), and refuses when nothing is left', async () => {
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a', 'staff'] });
-    expect(grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
+    expect(await grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
 
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['staff'] });
-    expect(grantsOf('anna')).toEqual([]);
+    expect(await grantsOf('anna')).toEqual([]);
     const revoke = db
       .select()
       .from(auditLog)
@@ -156,7 +156,7 @@ describe('OIDC group → role mapping per organization', () => {
     // neither the global mapping nor any organization's: refused, and the access the groups gave goes
     // (the global role, the sessions); a new identity in no mapped group is not stored at all
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a'] });
-    expect(grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
+    expect(await grantsOf('anna')).toEqual([{ organization: 'team-a', role: 'operator', source: 'oidc' }]);
     const anna = () =>
       db
         .select()
@@ -176,7 +176,7 @@ describe('OIDC group → role mapping per organization', () => {
     );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('FORBIDDEN');
-    expect(grantsOf('anna')).toEqual([]);
+    expect(await grantsOf('anna')).toEqual([]);
     expect(anna()).toMatchObject({ organizationsOnly: true });
     expect(
       db
@@ -196,7 +196,7 @@ describe('OIDC group → role mapping per organization', () => {
     await createOrganizationRoleService(db, () => NOW).grant(admin, { username: 'anna', organization: 'team-b', role: 'viewer' });
 
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a-readers', 'team-b'] });
-    expect(grantsOf('anna')).toEqual([
+    expect(await grantsOf('anna')).toEqual([
       { organization: 'team-a', role: 'viewer', source: 'oidc' },
       // team-b maps team-b to admin, but the hand-made grant wins
       { organization: 'team-b', role: 'viewer', source: 'manual' },
@@ -204,7 +204,7 @@ describe('OIDC group → role mapping per organization', () => {
 
     await setOrganizationRoleGroupsText(db, NOW, 'root', { organization: 'team-a', mapping: null });
     await signIn({ sub: 'u-a', preferred_username: 'anna', groups: ['team-a-readers'] });
-    expect(grantsOf('anna')).toEqual([{ organization: 'team-b', role: 'viewer', source: 'manual' }]);
+    expect(await grantsOf('anna')).toEqual([{ organization: 'team-b', role: 'viewer', source: 'manual' }]);
   });
 
   it('refuses a mapping that does not parse, naming the problem, and changes nothing', async () => {
