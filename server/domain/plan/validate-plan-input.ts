@@ -523,19 +523,28 @@ function validateSchedule(c: Collector, raw: unknown, path: string): Schedule | 
   return schedule;
 }
 
+/** One field of a schedule in its spelling key: its type and value, or undefined for a value that is not plain. */
+function spellingPart(v: unknown): string | undefined {
+  if (v === undefined || v === null) return '-';
+  if (typeof v === 'string') return `s${v.length}:${v}`;
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  // NaN and Infinity (YAML's .nan, .inf) are not shared: one spelling, one value
+  if (typeof v === 'number' && Number.isFinite(v)) return `n${v};`;
+  return undefined;
+}
+
 /**
  * A schedule as written, as a key: a cron string, or an object of plain values (anything else:
  * undefined, not shared). Equal spellings validate to equal schedules wherever they are.
  */
 function scheduleSpelling(raw: unknown): string | undefined {
-  if (typeof raw === 'string') return `s${raw}`;
+  if (typeof raw === 'string') return `c${raw}`;
   if (!isObject(raw) || typeof raw.cron !== 'string') return undefined;
-  const fields = [raw.cron, raw.location ?? null, raw.isoWeek ?? null, raw.suspend ?? null];
-  // JSON writes NaN and Infinity as null (absent): such a value (YAML's .nan) is not shared
-  for (const f of fields) {
-    if (f !== null && typeof f !== 'string' && typeof f !== 'boolean' && !(typeof f === 'number' && Number.isFinite(f))) return undefined;
-  }
-  return `o${JSON.stringify(fields)}`;
+  const location = spellingPart(raw.location);
+  const isoWeek = spellingPart(raw.isoWeek);
+  const suspend = spellingPart(raw.suspend);
+  if (location === undefined || isoWeek === undefined || suspend === undefined) return undefined;
+  return `o${location}${isoWeek}${suspend}${raw.cron}`;
 }
 
 /**
