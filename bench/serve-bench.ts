@@ -6,8 +6,8 @@
 // every request waited behind it. Needs `npm run build`.
 // FLEETPLAN_BENCH_PORT: the port the server listens on (default: a free one the system picks), so
 // that benchmarks run side by side on one machine stay apart; FLEETPLAN_BENCH_SERVER_NODE_OPTIONS:
-// NODE_OPTIONS for the server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the
-// request thread while it serves).
+// NODE_OPTIONS for the server only (node refuses --cpu-prof there: to profile the request thread,
+// `--import` a module that starts node:inspector's Profiler in scripts/serve.mjs's main thread).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';

@@ -10,6 +10,8 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
+import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
+import type { PendingGate } from '@/server/domain/lifecycle/gates';
 
 export interface PlanDocument {
   now: string;
@@ -137,11 +139,14 @@ function planClusterOf(c: PlanClusterRow): PlanDocument['clusters'][number] {
   };
 }
 
-/** A cluster whose planned columns changed: as the document carries it, whether it is gone, and its health issues (the gates'). */
+/** A cluster whose planned columns changed: as the document carries it, whether it is gone, and what the gates read of it (gate-state-repository.ts). */
 export interface ChangedPlanCluster {
   cluster: PlanDocument['clusters'][number];
   gone: boolean;
   healthIssues: string[];
+  pendingVersionGates: PendingGate[];
+  /** the operators and removed APIs that can hold an upgrade (null: none, or not reported) */
+  inhibitors: ClusterInhibitorFacts | null;
 }
 
 /**
@@ -163,12 +168,20 @@ export function loadChangedPlanClusters(db: Db, organizationId: number, sinceRev
       fleetplanLabels: clusters.fleetplanLabels,
       upgradeState: clusters.upgradeState,
       healthIssues: clusters.healthIssues,
+      pendingVersionGates: clusters.pendingVersionGates,
+      inhibitors: clusters.inhibitors,
     })
     .from(clusters)
     .where(and(eq(clusters.organizationId, organizationId), gt(clusters.changedAtRevision, sinceRevision)))
     .orderBy(asc(clusters.position), asc(clusters.id))
     .all()
-    .map((row) => ({ cluster: planClusterOf(row), gone: row.upgradeState === 'gone', healthIssues: row.healthIssues }));
+    .map((row) => ({
+      cluster: planClusterOf(row),
+      gone: row.upgradeState === 'gone',
+      healthIssues: row.healthIssues,
+      pendingVersionGates: row.pendingVersionGates,
+      inhibitors: row.inhibitors ? inhibitingFacts(row.inhibitors) : null,
+    }));
 }
 
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */

@@ -11,7 +11,8 @@
 //   Every scheduler tick writes (soak figures, its own rows), but it seldom changes the clusters:
 //   while the plan structure revision (readPlanStructureRevision: triggers on clusters, sectors,
 //   blocked versions and the organization) stays, only the soak figures and the cheap gates
-//   (exclusions, halts, the health-gate switch) are read again and the validated clusters kept;
+//   (exclusions, halts, the health-gate switch) are read again and the validated clusters kept,
+//   with what the gates read from the clusters' rows (health issues, version gates, inhibitors);
 //   when it moved only because some clusters' planned columns did (a tick's upgrade progress, a
 //   new version, health: the 'cluster_rows' revision moved by as much, migration 0022), only those
 //   rows are read, validated and put in place (at 10,000 clusters the whole load is ~0.1 s of
@@ -39,7 +40,12 @@ import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { readDataVersion, readPlanRowRevisions } from '@/server/repositories/data-version-repository';
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
 import { loadChangedPlanClusters, loadPlanDocument, loadVersionData } from '@/server/repositories/plan-document-repository';
-import { loadGateState, type GateOrganization } from '@/server/repositories/gate-state-repository';
+import {
+  loadGateState,
+  loadGateStateWithClusterFacts,
+  type ClusterGateFacts,
+  type GateOrganization,
+} from '@/server/repositories/gate-state-repository';
 import { listUpgradeResults } from '@/server/repositories/lifecycle-repository';
 
 const MINUTE_MS = 60_000;
@@ -212,15 +218,26 @@ function reloadChangedClusters(
   changedClusterLoads++;
   const clusters = [...input.clusters];
   for (const cluster of validated.input.clusters) clusters[positions.get(cluster.name)!] = cluster;
-  // the gates' health issues are every stored cluster's, gone ones too (loadHealthIssues)
+  // the gates' facts are every stored cluster's, gone ones too (gate-state-repository.ts), and
+  // only of those that have some
   const healthIssues = new Map(gates.healthIssues);
-  for (const { cluster, healthIssues: issues } of changed) {
-    if (issues.length > 0) healthIssues.set(cluster.name, issues);
-    else healthIssues.delete(cluster.name);
+  const versionGates = new Map(gates.versionGates);
+  const inhibitors = new Map(gates.inhibitors);
+  const put = <T>(map: Map<string, T>, name: string, value: T | null) => (value === null ? map.delete(name) : map.set(name, value));
+  for (const c of changed) {
+    put(healthIssues, c.cluster.name, c.healthIssues.length > 0 ? c.healthIssues : null);
+    put(versionGates, c.cluster.name, c.pendingVersionGates.length > 0 ? c.pendingVersionGates : null);
+    put(inhibitors, c.cluster.name, c.inhibitors);
   }
   const patched: LoadedFleet = {
     ...previous,
-    parsed: { ok: true, input: { ...input, clusters }, gates: { ...gates, healthIssues }, organization, positions },
+    parsed: {
+      ok: true,
+      input: { ...input, clusters },
+      gates: { ...gates, healthIssues, versionGates, inhibitors },
+      organization,
+      positions,
+    },
     never: undefined,
   };
   return reloadSoakAndGates(db, org, at, key, patched, revisions);
@@ -229,7 +246,8 @@ function reloadChangedClusters(
 /**
  * The clusters, sectors and organization are as loaded (the structure revision has not moved):
  * only the soak figures, exclusions, halts and the health-gate switch are read again. The
- * clusters' health issues are part of the structure, so they are kept with it.
+ * clusters' health issues, version gates and inhibitors are part of the structure, so they are
+ * kept with it.
  */
 function reloadSoakAndGates(
   db: Db,
@@ -251,10 +269,15 @@ function reloadSoakAndGates(
     parsed: {
       ...previous.parsed,
       input: { ...previous.parsed.input, now, versionData: soak.versionData, ...upgradeResultsFor(db, org.id, previous.parsed.input) },
-      gates: loadGateState(db, org, at, previous.parsed.gates.healthIssues),
+      gates: loadGateStateWithClusterFacts(db, org, at, clusterFactsOf(previous.parsed.gates)),
     },
     never: previous.never,
   };
+}
+
+/** The per-cluster facts of gates loaded before (loadGateState sets them all). */
+function clusterFactsOf(gates: GateState): ClusterGateFacts {
+  return { healthIssues: gates.healthIssues, versionGates: gates.versionGates ?? new Map(), inhibitors: gates.inhibitors ?? new Map() };
 }
 
 /**

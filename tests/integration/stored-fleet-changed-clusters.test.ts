@@ -2,7 +2,8 @@
 // them in place (server/services/stored-fleet-evaluation.ts, migration 0022). Whatever the
 // changes, what it answers must be what a process with no cache would answer: random tick-like
 // updates (versions, offers, health, upgrades in flight, labels a sector selector reads, policies,
-// clusters going and coming back, an invalid row, a sector edit) are applied in turn, and after
+// operators and version gates that hold upgrades, clusters going and coming back, an invalid row,
+// a sector edit) are applied in turn, and after
 // each the cached evaluation is compared with a cold one on a fresh connection.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -97,12 +98,29 @@ function apply(db: Db, names: readonly string[], versions: readonly string[], { 
       return void run("UPDATE clusters SET version = 'not-a-version' WHERE name = ?", name);
     case 8: // something else in the structure: a sector's limit
       return void run("UPDATE sectors SET max_parallel_upgrades = ? WHERE name = 'prod-blue'", String(1 + (value % 4)));
+    case 9: // operators that hold some upgrades (Kubernetes provider), or none reported
+      return void run(
+        'UPDATE clusters SET inhibitors = ? WHERE name = ?',
+        value % 3 === 0
+          ? null
+          : JSON.stringify({
+              operators: [{ name: 'legacy-operator', namespace: 'ops', maxOpenShiftVersion: value % 3 === 1 ? '4.13' : '4.99' }],
+              removedApis: [],
+            }),
+        name,
+      );
+    case 10: // a version gate not agreed to (OCM), or agreed
+      return void run(
+        'UPDATE clusters SET pending_version_gates = ? WHERE name = ?',
+        value % 2 ? JSON.stringify([{ id: 'gate-1', minor: '4.14', description: 'API removals', documentationUrl: null }]) : '[]',
+        name,
+      );
     default: // several clusters in one statement, as a tick's snapshot writes them
       return void run('UPDATE clusters SET health_issues = ? WHERE id % 7 = ?', HEALTH_ISSUES[value % HEALTH_ISSUES.length], cluster % 7);
   }
 }
 
-const change = fc.record({ kind: fc.integer({ min: 0, max: 9 }), cluster: fc.nat(), value: fc.nat() });
+const change = fc.record({ kind: fc.integer({ min: 0, max: 11 }), cluster: fc.nat(), value: fc.nat() });
 /** a tick's writes: mostly a few row changes, sometimes none */
 const tick = fc.array(change, { minLength: 0, maxLength: 4 });
 
