@@ -189,8 +189,8 @@ function load(db: Db, org: GateOrganization, at: Date, key: string, revisions: P
 /**
  * Only some clusters' planned columns changed: those rows are read, validated against the
  * organization as loaded (a cluster's validation and its sector by selector depend on nothing
- * else) and put at their places; their health issues replace theirs in the gates. Who never
- * upgrades is worked out again. Anything else (a cluster gone or back, too many changed, a
+ * else) and put at their places; what the gates read of them (health issues, version gates,
+ * inhibitors) replaces what they had. Who never upgrades is worked out again. Anything else (a cluster gone or back, too many changed, a
  * changed cluster that does not validate: its problems are told as a whole load tells them)
  * loads the whole fleet.
  */
