@@ -36,6 +36,34 @@ export function loadGateState(
   healthIssues?: ReadonlyMap<string, readonly string[]>,
   clusters?: PlanInput['clusters'],
 ): GateState {
+  const facts: ClusterGateFacts = {
+    healthIssues: healthIssues ?? loadHealthIssues(db, org.id),
+    versionGates: loadPendingVersionGates(db, org.id),
+    inhibitors: loadInhibitors(db, org.id),
+  };
+  return loadGateStateWithClusterFacts(db, org, now, facts, clusters);
+}
+
+/**
+ * What the gates hold per cluster from the clusters' own rows. Their columns are in the plan
+ * structure revision's trigger, so a caller that keeps the clusters while it stays keeps these too:
+ * on a 10,000-cluster fleet that reports its operators, reading and parsing every row's inhibitors
+ * alone costs ~0.1 s.
+ */
+export interface ClusterGateFacts {
+  healthIssues: ReadonlyMap<string, readonly string[]>;
+  versionGates: ReadonlyMap<string, readonly PendingGate[]>;
+  inhibitors: ReadonlyMap<string, ClusterInhibitorFacts>;
+}
+
+/** Gates at `now` with the clusters' facts the caller kept: only the freeze, exclusions, halts, the health-gate switch and routes are read. */
+export function loadGateStateWithClusterFacts(
+  db: Db,
+  org: GateOrganization,
+  now: Date,
+  facts: ClusterGateFacts,
+  clusters?: PlanInput['clusters'],
+): GateState {
   const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) =>
     exclusionWindowOf({
       scope: e.scope,
@@ -54,10 +82,10 @@ export function loadGateState(
       ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : loadClusterLabels(db, org.id) }
       : {}),
     healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
-    healthIssues: healthIssues ?? loadHealthIssues(db, org.id),
+    healthIssues: facts.healthIssues,
     halts: loadHalts(db, org.id),
-    versionGates: loadPendingVersionGates(db, org.id),
-    inhibitors: loadInhibitors(db, org.id),
+    versionGates: facts.versionGates,
+    inhibitors: facts.inhibitors,
     ...routesOf(db),
   };
 }

@@ -1,7 +1,7 @@
 // Reads the stored organization, clusters and soak into the decision engine's input document
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
 import { listInstanceBlockedPatterns } from './instance-blocked-version-repository';
-import { and, asc, eq, isNull, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstant, formatInstantToSecond } from '@/server/domain/plan/time';
 import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
@@ -10,6 +10,8 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
+import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
+import type { PendingGate } from '@/server/domain/lifecycle/gates';
 
 export interface PlanDocument {
   now: string;
@@ -104,21 +106,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
     },
-    clusters: clusterRows.map((c) => {
-      const labels = selectableLabels(effectiveLabels(c.labels, c.fleetplanLabels));
-      return {
-        name: c.name,
-        version: c.version,
-        channel: c.channel,
-        availableUpgrades: c.availableUpgrades,
-        healthy: c.healthy,
-        ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
-        ...(c.currentUpgrade
-          ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
-          : {}),
-        ...(Object.keys(labels).length > 0 ? { labels } : {}),
-      };
-    }),
+    clusters: clusterRows.map(planClusterOf),
     versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
     ...upgradeResultsOf(
@@ -127,6 +115,73 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
       sectorRows.filter((s) => s.canary).map((s) => s.name),
     ),
   };
+}
+
+type PlanClusterRow = Pick<
+  typeof clusters.$inferSelect,
+  'name' | 'version' | 'channel' | 'availableUpgrades' | 'healthy' | 'upgradePolicy' | 'currentUpgrade' | 'labels' | 'fleetplanLabels'
+>;
+
+/** A stored cluster as the document's cluster: one rule for the whole fleet's load and a few rows'. */
+function planClusterOf(c: PlanClusterRow): PlanDocument['clusters'][number] {
+  const labels = selectableLabels(effectiveLabels(c.labels, c.fleetplanLabels));
+  return {
+    name: c.name,
+    version: c.version,
+    channel: c.channel,
+    availableUpgrades: c.availableUpgrades,
+    healthy: c.healthy,
+    ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
+    ...(c.currentUpgrade
+      ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
+      : {}),
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+  };
+}
+
+/** A cluster whose planned columns changed: as the document carries it, whether it is gone, and what the gates read of it (gate-state-repository.ts). */
+export interface ChangedPlanCluster {
+  cluster: PlanDocument['clusters'][number];
+  gone: boolean;
+  healthIssues: string[];
+  pendingVersionGates: PendingGate[];
+  /** the operators and removed APIs that can hold an upgrade (null: none, or not reported) */
+  inhibitors: ClusterInhibitorFacts | null;
+}
+
+/**
+ * The organization's clusters whose planned columns changed after the 'cluster_rows' revision
+ * `sinceRevision` (clusters.changed_at_revision, migration 0022), gone ones included (the caller
+ * decides what a cluster leaving or coming back means), in the plan's order.
+ */
+export function loadChangedPlanClusters(db: Db, organizationId: number, sinceRevision: number): ChangedPlanCluster[] {
+  return db
+    .select({
+      name: clusters.name,
+      version: clusters.version,
+      channel: clusters.channel,
+      availableUpgrades: clusters.availableUpgrades,
+      healthy: clusters.healthy,
+      upgradePolicy: clusters.upgradePolicy,
+      currentUpgrade: clusters.currentUpgrade,
+      labels: clusters.labels,
+      fleetplanLabels: clusters.fleetplanLabels,
+      upgradeState: clusters.upgradeState,
+      healthIssues: clusters.healthIssues,
+      pendingVersionGates: clusters.pendingVersionGates,
+      inhibitors: clusters.inhibitors,
+    })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), gt(clusters.changedAtRevision, sinceRevision)))
+    .orderBy(asc(clusters.position), asc(clusters.id))
+    .all()
+    .map((row) => ({
+      cluster: planClusterOf(row),
+      gone: row.upgradeState === 'gone',
+      healthIssues: row.healthIssues,
+      pendingVersionGates: row.pendingVersionGates,
+      inhibitors: row.inhibitors ? inhibitingFacts(row.inhibitors) : null,
+    }));
 }
 
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */

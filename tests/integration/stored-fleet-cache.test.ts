@@ -2,7 +2,8 @@
 // soak figures, a row written again with the same values, an exclusion): only the soak figures
 // and the gates are read again, and the result is what a cold load would give. A change of a
 // cluster, a sector, a blocked version or the organization, from this connection or another
-// process, loads it whole.
+// process, loads it whole; a change of some clusters' own rows reads only those
+// (stored-fleet-changed-clusters.test.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,12 @@ import { insertExclusion } from '@/server/repositories/exclusion-repository';
 import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { saveVersionData } from '@/server/repositories/soak-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
-import { evaluateStoredFleet, storedFleetLoadCounts, type StoredFleetEvaluation } from '@/server/services/stored-fleet-evaluation';
+import {
+  evaluateStoredFleet,
+  storedFleetChangedClusterLoads,
+  storedFleetLoadCounts,
+  type StoredFleetEvaluation,
+} from '@/server/services/stored-fleet-evaluation';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
@@ -91,17 +97,20 @@ describe('the stored fleet evaluation across writes', () => {
     expect(held.message).toContain('change freeze for this one');
   });
 
-  it('loads the whole fleet again when a cluster changes, here or in another process', () => {
+  it('reads the changed cluster again when one changes, here or in another process, and the whole fleet when a blocked version does', () => {
     const { file, db } = fleetFile();
     const first = evaluate(db, at(1));
     const name = first.input.clusters[0]!.name;
     const other = openDatabase(file);
     try {
-      const before = loads();
+      const before = { loads: loads(), patches: storedFleetChangedClusterLoads() };
       other.$client.prepare("UPDATE clusters SET available_upgrades = '[]' WHERE name = ?").run(name);
       const after = evaluate(db, at(2));
-      expect(loads().full).toBe(before.full + 1);
+      // only that row was read and put in place (migration 0022's revision)
+      expect(loads().full).toBe(before.loads.full);
+      expect(storedFleetChangedClusterLoads()).toBe(before.patches + 1);
       expect(after.input.clusters.find((c) => c.name === name)!.availableUpgrades).toEqual([]);
+      expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(cold(file, at(2)));
     } finally {
       other.$client.close();
     }
