@@ -4,6 +4,10 @@
 // (an operator with it open) for 60 s. The ticks run in
 // the scheduler's worker thread; before they did, each one held the event loop for seconds and
 // every request waited behind it. Needs `npm run build`.
+// FLEETPLAN_BENCH_PORT: the port the server listens on (default: a free one the system picks), so
+// that benchmarks run side by side on one machine stay apart; FLEETPLAN_BENCH_SERVER_NODE_OPTIONS:
+// NODE_OPTIONS for the server only (node refuses --cpu-prof there: to profile the request thread,
+// `--import` a module that starts node:inspector's Profiler in scripts/serve.mjs's main thread).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -118,10 +122,16 @@ export async function runServeBench(): Promise<void> {
   db.$client.close();
 
   failures.clear();
-  const port = await freePort();
+  const port = process.env.FLEETPLAN_BENCH_PORT ? Number(process.env.FLEETPLAN_BENCH_PORT) : await freePort();
+  const serverNodeOptions = process.env.FLEETPLAN_BENCH_SERVER_NODE_OPTIONS;
   const base = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, ['scripts/start.mjs'], {
-    env: { ...env, PORT: String(port), FLEETPLAN_TICK_SECONDS: String(TICK_SECONDS) },
+    env: {
+      ...env,
+      PORT: String(port),
+      FLEETPLAN_TICK_SECONDS: String(TICK_SECONDS),
+      ...(serverNodeOptions ? { NODE_OPTIONS: serverNodeOptions } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let serverLog = '';

@@ -17,9 +17,14 @@ function builtAt() {
   }
 }
 
-/** True when a .ts file under the folders the CLI is built from (server/, db/, lib/) changed after the bundle. */
+/**
+ * True when a .ts file under the folders the CLI is built from (server/, db/, lib/) changed after
+ * the bundle. Test files are not part of the bundle: editing one does not make it stale. Runs at
+ * every start (~400 files): paths are joined by hand, as path.join's normalising showed in the
+ * profile of a cold start.
+ */
 function sourcesNewerThan(time) {
-  const stack = ['server', 'db', 'lib'].map((dir) => path.join(root, dir));
+  const stack = ['server', 'db', 'lib'].map((dir) => `${root}${path.sep}${dir}`);
   while (stack.length > 0) {
     const dir = stack.pop();
     let entries;
@@ -29,9 +34,10 @@ function sourcesNewerThan(time) {
       continue;
     }
     for (const entry of entries) {
-      const full = path.join(dir, entry.name);
+      const name = entry.name;
+      const full = `${dir}${path.sep}${name}`;
       if (entry.isDirectory()) stack.push(full);
-      else if (entry.name.endsWith('.ts') && fs.statSync(full).mtimeMs > time) return true;
+      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && fs.statSync(full).mtimeMs > time) return true;
     }
   }
   return false;

@@ -30,7 +30,7 @@ const MAX_PARAMETERS = 60_000;
 const WRITTEN_LAST = new Set(['plan_revisions']);
 /** what the migrations themselves put in a new database: not data of an install */
 const MIGRATION_ROWS: Record<string, string[]> = {
-  plan_revisions: ['structure', 'configuration'].map((scope) => canonicalRow({ scope, revision: 0 })),
+  plan_revisions: ['structure', 'configuration', 'cluster_rows'].map((scope) => canonicalRow({ scope, revision: 0 })),
 };
 
 export type TableCopy = { table: string; rows: number; digest: string };

@@ -5,6 +5,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseOpenError } from './database-open-error';
 import * as schema from './schema';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -15,13 +16,7 @@ export const DEFAULT_DATABASE_FILE = path.join('data', 'fleetplan.db');
 export const PRIVATE_FILE_MODE = 0o600;
 const PRIVATE_DIRECTORY_MODE = 0o700;
 
-/** The database could not be opened; the message names the file and says what is wrong. */
-export class DatabaseOpenError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DatabaseOpenError';
-  }
-}
+export { DatabaseOpenError };
 
 /** `DATABASE_URL` may be a path, `file:PATH`, `sqlite:PATH` or `:memory:`. */
 export function resolveDatabaseFile(url: string | undefined): string {

@@ -82,21 +82,28 @@ describe('migratePostgres', () => {
       await migratePostgres(db);
       const revision = async () =>
         Object.fromEntries((await db.select().from(pgSchema.planRevisions)).map((r) => [r.scope, r.revision] as const));
-      expect(await revision()).toEqual({ structure: 0, configuration: 0 });
+      expect(await revision()).toEqual({ structure: 0, configuration: 0, cluster_rows: 0 });
       const now = new Date('2026-11-27T00:00:00.000Z');
       const [org] = await db.insert(pgSchema.organizations).values({ name: 'acme', updatedAt: now }).returning();
       await db
         .insert(pgSchema.clusters)
         .values({ organizationId: org!.id, name: 'c1', externalId: 'x1', version: '4.16.3', channel: 'stable-4.16', observedAt: now });
-      expect(await revision()).toEqual({ structure: 2, configuration: 2 });
+      expect(await revision()).toEqual({ structure: 2, configuration: 2, cluster_rows: 0 });
       // a field the plan does not read: no bump
       await db.update(pgSchema.clusters).set({ observedAt: new Date(now.getTime() + 1000), region: 'eu' });
-      expect(await revision()).toEqual({ structure: 2, configuration: 2 });
-      // what the fleet reports moves the structure only; what people configure both
+      expect(await revision()).toEqual({ structure: 2, configuration: 2, cluster_rows: 0 });
+      // what the fleet reports moves the structure only; what people configure both; a cluster's
+      // own planned columns move 'cluster_rows' too and stamp the row (migration 0004)
       await db.update(pgSchema.clusters).set({ version: '4.16.4' });
-      expect(await revision()).toEqual({ structure: 3, configuration: 2 });
+      expect(await revision()).toEqual({ structure: 3, configuration: 2, cluster_rows: 1 });
       await db.update(pgSchema.clusters).set({ fleetplanLabels: { tier: 'gold' } });
-      expect(await revision()).toEqual({ structure: 4, configuration: 3 });
+      expect(await revision()).toEqual({ structure: 4, configuration: 3, cluster_rows: 2 });
+      const stamped = async () => (await db.select({ at: pgSchema.clusters.changedAtRevision }).from(pgSchema.clusters))[0]!.at;
+      expect(await stamped()).toBe(2);
+      // a rename is not a row's own change: the structure moves alone (the cache loads the whole fleet)
+      await db.update(pgSchema.clusters).set({ name: 'c2' });
+      expect(await revision()).toEqual({ structure: 5, configuration: 4, cluster_rows: 2 });
+      expect(await stamped()).toBe(2);
     } finally {
       await db.$client.end();
     }

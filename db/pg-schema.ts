@@ -167,6 +167,7 @@ export const clusters = pgTable(
     lastDecisionVersion: text('last_decision_version'),
     nextRun: timestamp('next_run'),
     observedAt: timestamp('observed_at').notNull(),
+    changedAtRevision: integer('changed_at_revision').notNull().default(0),
   },
   (t) => [
     uniqueIndex('clusters_org_name').on(t.organizationId, t.name),
@@ -174,6 +175,7 @@ export const clusters = pgTable(
     index('clusters_external_id').on(t.externalId),
     index('clusters_version').on(t.version),
     index('clusters_state').on(t.upgradeState),
+    index('clusters_changed_at_revision').on(t.changedAtRevision),
   ],
 );
 

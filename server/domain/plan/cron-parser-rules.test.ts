@@ -2,7 +2,7 @@
 // case here is one cron-parser alone would get wrong.
 import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
-import { nextScheduleRuns, parseCron } from './cron-schedule';
+import { expandCronItem, expandItemWithCronParser, FIELD_RANGES, nextScheduleRuns, parseCron } from './cron-schedule';
 
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
@@ -38,5 +38,23 @@ describe('cron rules on top of cron-parser', () => {
     const r = parseCron('0 48 * * 1-5');
     expect(r.ok).toBe(false);
     expect(!r.ok && r.message).toMatch(/^hour '48': .*48/);
+  });
+
+  it('expands a plain number as cron-parser does, in every field, within its range and outside it', () => {
+    const items = [...Array.from({ length: 100 }, (_, n) => String(n)), '00', '07', '-1', '1e1', '0x1'];
+    FIELD_RANGES.forEach((_, at) => {
+      for (const item of items) expect([at, item, expandCronItem(item, at)]).toEqual([at, item, expandItemWithCronParser(item, at)]);
+    });
+  });
+
+  it("gives the same expansion when an item is met again (cached), and cron-parser's message for a bad one", () => {
+    expect(expandCronItem('*/15', 0)).toEqual([0, 15, 30, 45]);
+    expect(expandCronItem('*/15', 0)).toEqual([0, 15, 30, 45]);
+    expect(expandCronItem('9-17', 1)).toEqual(expandItemWithCronParser('9-17', 1));
+    expect(expandCronItem('mon-fri', 4)).toEqual(expandItemWithCronParser('mon-fri', 4));
+    const bad = expandItemWithCronParser('30-70', 0);
+    expect(typeof bad).toBe('string');
+    expect(expandCronItem('30-70', 0)).toBe(bad);
+    expect(expandCronItem('30-70', 0)).toBe(bad);
   });
 });

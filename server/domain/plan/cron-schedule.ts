@@ -77,8 +77,42 @@ const NAMES = new Set([
   'sat',
 ]);
 
+/** The plain numbers that stand for themselves per field (cron-parser turns day of week 7 into 0). */
+export const FIELD_RANGES: readonly (readonly [number, number])[] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 6],
+];
+/** A plain number without leading zeros: within its field's range, it stands for itself alone. */
+const PLAIN_NUMBER = /^(?:0|[1-9]\d?)$/;
+
+/**
+ * One list item of a field expanded, or cron-parser's message. A plain number within the field's
+ * range is itself (cron-parser-rules.test.ts checks every one against cron-parser); anything else
+ * goes through cron-parser once per field and item: a fleet shares a few items (`*`, `0`, `1-5`)
+ * across its schedules, and each cron-parser call costs a date object and a table per field.
+ */
+export function expandCronItem(item: string, at: number): readonly number[] | string {
+  if (PLAIN_NUMBER.test(item)) {
+    const n = Number(item);
+    const [min, max] = FIELD_RANGES[at]!;
+    if (n >= min && n <= max) return [n];
+  }
+  const key = `${at}${item}`;
+  const hit = itemCache.get(key);
+  if (hit !== undefined) return hit;
+  const expanded = expandItemWithCronParser(item, at);
+  if (itemCache.size > 10_000) itemCache.clear();
+  itemCache.set(key, expanded);
+  return expanded;
+}
+
+const itemCache = new Map<string, readonly number[] | string>();
+
 /** One list item of a field as cron-parser expands it, or its message. */
-function expandItem(item: string, at: number): readonly number[] | string {
+export function expandItemWithCronParser(item: string, at: number): readonly number[] | string {
   // The other fields are `*`: with the whole expression cron-parser refuses day-month pairs that
   // never occur (`0 0 31 2 *`), which the contract accepts as a schedule that never fires.
   const probe = ['0', ...FIELDS.map((_, i) => (i === at ? item : '*'))].join(' ');
@@ -98,7 +132,7 @@ function expandField(field: string, at: number): number[] | string {
   const values = new Set<number>();
   for (const item of field.split(',')) {
     if (item === '') return `${name}: empty list item in '${field}'`;
-    const expanded = expandItem(item, at);
+    const expanded = expandCronItem(item, at);
     if (typeof expanded === 'string') return `${name} '${item}': ${expanded}`;
     for (const v of expanded) values.add(v);
   }

@@ -240,4 +240,49 @@ describe('cluster labels', () => {
     expect(r.problems[0]?.path).toBe(path);
     expect(r.problems[0]?.message).toContain(message);
   });
+
+  describe('schedules spelt alike', () => {
+    /** a document whose clusters have the given schedules (policies otherwise like c0's) */
+    function withSchedules(...schedules: unknown[]): Doc {
+      const doc = base();
+      const template = doc.clusters[0]!;
+      doc.clusters = schedules.map((schedule, i) => ({
+        ...template,
+        name: `c${i}`,
+        upgradePolicy: { ...(template.upgradePolicy as Record<string, unknown>), schedule },
+      }));
+      return doc;
+    }
+    const schedulesOf = (doc: Doc) => {
+      const r = validatePlanInput(doc);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      return r.input.clusters.map((c) => c.upgradePolicy!.schedule);
+    };
+
+    it('share one schedule object (the engine memoizes per object), others do not', () => {
+      const [a, b, c, d, e] = schedulesOf(
+        withSchedules(
+          '0 3 * * *',
+          '0 3 * * *',
+          { cron: '0 3 * * *' },
+          { cron: '0 3 * * *', location: null },
+          { cron: '0 3 * * *', isoWeek: 5 },
+        ),
+      );
+      expect(a).toEqual({ cron: '0 3 * * *', location: 'UTC', suspend: false });
+      expect(b).toBe(a);
+      expect(c).toEqual(a);
+      expect(d).toBe(c);
+      expect(e).toEqual({ cron: '0 3 * * *', location: 'UTC', suspend: false, isoWeek: '5' });
+    });
+
+    it('still refuses a bad schedule at every cluster spelling it, and one an equal spelling would hide', () => {
+      const doc = withSchedules('0 48 * * *', '0 48 * * *', { cron: '0 3 * * *' }, { cron: '0 3 * * *', isoWeek: Number.NaN });
+      expect(problemPaths(doc)).toEqual([
+        'clusters[0].upgradePolicy.schedule',
+        'clusters[1].upgradePolicy.schedule',
+        'clusters[3].upgradePolicy.schedule.isoWeek',
+      ]);
+    });
+  });
 });

@@ -523,7 +523,48 @@ function validateSchedule(c: Collector, raw: unknown, path: string): Schedule | 
   return schedule;
 }
 
+/** One field of a schedule in its spelling key: its type and value, or undefined for a value that is not plain. */
+function spellingPart(v: unknown): string | undefined {
+  if (v === undefined || v === null) return '-';
+  if (typeof v === 'string') return `s${v.length}:${v}`;
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  // NaN and Infinity (YAML's .nan, .inf) are not shared: one spelling, one value
+  if (typeof v === 'number' && Number.isFinite(v)) return `n${v};`;
+  return undefined;
+}
+
+/**
+ * A schedule as written, as a key: a cron string, or an object of plain values (anything else:
+ * undefined, not shared). Equal spellings validate to equal schedules wherever they are.
+ */
+function scheduleSpelling(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return `c${raw}`;
+  if (!isObject(raw) || typeof raw.cron !== 'string') return undefined;
+  const location = spellingPart(raw.location);
+  const isoWeek = spellingPart(raw.isoWeek);
+  const suspend = spellingPart(raw.suspend);
+  if (location === undefined || isoWeek === undefined || suspend === undefined) return undefined;
+  return `o${location}${isoWeek}${suspend}${raw.cron}`;
+}
+
+/**
+ * validateSchedule, giving the clusters that spell their schedule alike one Schedule object: a
+ * fleet of 10,000 clusters has a few dozen schedules, and the engine memoizes its answers per
+ * schedule object (cron-schedule.ts), so one object per cluster cost it a key string and a cache
+ * entry per cluster. A schedule with a problem is validated (and reported) at every place.
+ */
+function sharedSchedule(c: Collector, raw: unknown, path: string, ctx: Context): Schedule | undefined {
+  const spelling = scheduleSpelling(raw);
+  const known = spelling === undefined ? undefined : ctx.schedules.get(spelling);
+  if (known) return known;
+  const schedule = validateSchedule(c, raw, path);
+  if (schedule && spelling !== undefined) ctx.schedules.set(spelling, schedule);
+  return schedule;
+}
+
 type Context = {
+  /** the schedules validated so far, by spelling (sharedSchedule) */
+  schedules: Map<string, Schedule>;
   org: Organization;
   sectorNames: Set<string>;
   /** the organization's allow-lists as sets (policies may list thousands of names) */
@@ -556,7 +597,7 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
       }
     });
   }
-  const schedule = validateSchedule(c, raw.schedule, `${path}.schedule`);
+  const schedule = sharedSchedule(c, raw.schedule, `${path}.schedule`, ctx);
   const conditions: UpgradeConditions = { mutexes: [], blockedVersions: [] };
   const cp = `${path}.conditions`;
   const rc = raw.conditions;
@@ -804,6 +845,7 @@ export function validatePlanInput(raw: unknown, opts: ValidateOptions = {}): Pla
   }
   const organization = validateOrganization(c, raw.organization);
   const ctx: Context = {
+    schedules: new Map(),
     org: organization,
     sectorNames: new Set(organization.sectors.map((s) => s.name)),
     allowedWorkloads: organization.upgradePolicyAllowedWorkloads && new Set(organization.upgradePolicyAllowedWorkloads),

@@ -69,6 +69,13 @@ export function boundsForCluster(
   conditions: UpgradeConditions,
   sectors?: ReadonlyMap<string, Sector>,
 ): AppliedBound[] {
+  // Most fleets bound nothing: then, without a memo entry per policy (a WeakMap entry each, for
+  // every cluster of a 10,000-cluster fleet in a one-shot `fleetplan plan`), only the sector could.
+  if (!organization.targetVersion && !organization.maxVersion && !conditions.targetVersion && !conditions.maxVersion) {
+    if (conditions.sector === undefined) return NO_BOUNDS;
+    const sector = sectors?.get(conditions.sector);
+    if (sector && !sector.targetVersion && !sector.maxVersion) return NO_BOUNDS;
+  }
   const known = boundsByConditions.get(conditions);
   if (known?.organization === organization) return known.bounds;
   const bounds = computeBounds(organization, conditions, sectors);

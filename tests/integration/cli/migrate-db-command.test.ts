@@ -366,7 +366,7 @@ describe('fleetplan migrate-db', () => {
       );
       const counts = await pgCounts(target);
       expect(Object.entries(counts).filter(([table, n]) => n !== 0 && table !== 'plan_revisions')).toEqual([]);
-      expect(counts.plan_revisions).toBe(2); // the migrations' own rows (structure, configuration)
+      expect(counts.plan_revisions).toBe(3); // the migrations' own rows (structure, configuration, cluster_rows)
 
       const dropped = copySqliteToPostgres(sqlite, target, {
         beforeVerify: async (client) =>
