@@ -62,7 +62,8 @@ const planRowRevisionsOf = new WeakMap<
  * load, nothing but those rows changed the structure. Null when they cannot be trusted (inside an
  * open transaction, a row missing).
  */
-export function readPlanRowRevisions(db: Db): { structure: number; clusterRows: number } | null {
+export async function readPlanRowRevisions(db: Db): Promise<{ structure: number; clusterRows: number } | null> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const client = db.$client;
   if (client.inTransaction) return null;
   let statement = planRowRevisionsOf.get(client);

@@ -16,6 +16,7 @@ import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/schedule
 import { loadStoredGraphIndex } from '@/server/repositories/update-graph-repository';
 import { routeFinder, type RouteFinder } from '@/server/domain/plan/route-following';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface GateOrganization {
   id: number;
@@ -29,19 +30,20 @@ export interface GateOrganization {
  * input's, which holds them) when given, else from the stored clusters: the tick passes the input
  * it just loaded, so it does not read and parse every cluster's labels a second time.
  */
-export function loadGateState(
+export async function loadGateState(
   db: Db,
   org: GateOrganization,
   now: Date,
   healthIssues?: ReadonlyMap<string, readonly string[]>,
   clusters?: PlanInput['clusters'],
-): GateState {
+): Promise<GateState> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const facts: ClusterGateFacts = {
-    healthIssues: healthIssues ?? loadHealthIssues(db, org.id),
-    versionGates: loadPendingVersionGates(db, org.id),
-    inhibitors: loadInhibitors(db, org.id),
+    healthIssues: healthIssues ?? (await loadHealthIssues(db, org.id)),
+    versionGates: await loadPendingVersionGates(db, org.id),
+    inhibitors: await loadInhibitors(db, org.id),
   };
-  return loadGateStateWithClusterFacts(db, org, now, facts, clusters);
+  return await loadGateStateWithClusterFacts(db, org, now, facts, clusters);
 }
 
 /**
@@ -57,14 +59,15 @@ export interface ClusterGateFacts {
 }
 
 /** Gates at `now` with the clusters' facts the caller kept: only the freeze, exclusions, halts, the health-gate switch and routes are read. */
-export function loadGateStateWithClusterFacts(
+export async function loadGateStateWithClusterFacts(
   db: Db,
   org: GateOrganization,
   now: Date,
   facts: ClusterGateFacts,
   clusters?: PlanInput['clusters'],
-): GateState {
-  const exclusions = listExclusions(db, org.id, { endingAfter: now }).map((e) =>
+): Promise<GateState> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const exclusions = (await listExclusions(db, org.id, { endingAfter: now })).map((e) =>
     exclusionWindowOf({
       scope: e.scope,
       subject: e.subject,
@@ -79,19 +82,20 @@ export function loadGateStateWithClusterFacts(
     exclusions,
     // only an exclusion by selector reads labels: without one no fleet pays for them
     ...(exclusions.some((e) => e.scope === 'selector')
-      ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : loadClusterLabels(db, org.id) }
+      ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : await loadClusterLabels(db, org.id) }
       : {}),
-    healthGate: readSetting<boolean>(db, HEALTH_GATE_SETTING) ?? true,
+    healthGate: (await readSetting<boolean>(db, HEALTH_GATE_SETTING)) ?? true,
     healthIssues: facts.healthIssues,
-    halts: loadHalts(db, org.id),
+    halts: await loadHalts(db, org.id),
     versionGates: facts.versionGates,
     inhibitors: facts.inhibitors,
-    ...routesOf(db),
+    ...(await routesOf(db)),
   };
 }
 
 /** Per cluster, its effective labels (the provider's overlaid by fleetplan's). */
-export function loadClusterLabels(db: Db, organizationId: number): ReadonlyMap<string, Readonly<Record<string, string>>> {
+export async function loadClusterLabels(db: Db, organizationId: number): Promise<ReadonlyMap<string, Readonly<Record<string, string>>>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db.$client
     .prepare(`select name, labels, fleetplan_labels as fleetplanLabels from clusters where organization_id = ?`)
     .all(organizationId) as { name: string; labels: string; fleetplanLabels: string }[];
@@ -109,8 +113,8 @@ const finders = new WeakMap<GraphIndex, RouteFinder>();
  * The routes over the stored update graphs (one finder per graph set, so its memo lives as long as
  * the set): none without a stored graph, or with a broken one (the Paths page says so).
  */
-function routesOf(db: Db): { routes?: RouteFinder } {
-  const stored = loadStoredGraphIndex(db);
+async function routesOf(db: Db): Promise<{ routes?: RouteFinder }> {
+  const stored = await loadStoredGraphIndex(db);
   if (!stored?.ok) return {};
   let finder = finders.get(stored.index);
   if (!finder) finders.set(stored.index, (finder = routeFinder(stored.index)));
@@ -118,7 +122,8 @@ function routesOf(db: Db): { routes?: RouteFinder } {
 }
 
 /** Per cluster, the operators and removed-API use that can hold an upgrade, as last reported (only clusters with some). */
-export function loadInhibitors(db: Db, organizationId: number): ReadonlyMap<string, ClusterInhibitorFacts> {
+export async function loadInhibitors(db: Db, organizationId: number): Promise<ReadonlyMap<string, ClusterInhibitorFacts>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db.$client
     .prepare(`select name, inhibitors from clusters where organization_id = ? and inhibitors is not null`)
     .all(organizationId) as { name: string; inhibitors: string }[];
@@ -134,7 +139,8 @@ export function loadInhibitors(db: Db, organizationId: number): ReadonlyMap<stri
  * Per cluster, its health issues as the last snapshot reported them (only clusters with some: on a
  * large fleet most have none, and an empty map lets the gates skip their second engine run).
  */
-export function loadHealthIssues(db: Db, organizationId: number): ReadonlyMap<string, readonly string[]> {
+export async function loadHealthIssues(db: Db, organizationId: number): Promise<ReadonlyMap<string, readonly string[]>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db.$client
     .prepare(`select name, health_issues as issues from clusters where organization_id = ? and health_issues <> '[]'`)
     .all(organizationId) as { name: string; issues: string }[];
@@ -142,7 +148,8 @@ export function loadHealthIssues(db: Db, organizationId: number): ReadonlyMap<st
 }
 
 /** Per cluster, the version gates it has not agreed to as the last snapshot reported them (only clusters with some). */
-export function loadPendingVersionGates(db: Db, organizationId: number): ReadonlyMap<string, readonly PendingGate[]> {
+export async function loadPendingVersionGates(db: Db, organizationId: number): Promise<ReadonlyMap<string, readonly PendingGate[]>> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const rows = db.$client
     .prepare(`select name, pending_version_gates as gates from clusters where organization_id = ? and pending_version_gates <> '[]'`)
     .all(organizationId) as { name: string; gates: string }[];
@@ -150,10 +157,11 @@ export function loadPendingVersionGates(db: Db, organizationId: number): Readonl
 }
 
 /** The unacknowledged upgrade failures and what they halt (lifecycle/halts.ts). */
-export function loadHalts(db: Db, organizationId: number): HaltIndex {
-  const failures = listUnacknowledgedFailures(db, organizationId);
+export async function loadHalts(db: Db, organizationId: number): Promise<HaltIndex> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const failures = await listUnacknowledgedFailures(db, organizationId);
   if (failures.length === 0) return EMPTY_HALTS;
-  const sectors = listSectorRows(db, organizationId).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
+  const sectors = (await listSectorRows(db, organizationId)).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
   return buildHaltIndex(
     failures.map((f) => ({ attemptId: f.id, cluster: f.cluster, sector: f.sector, version: f.toVersion, halts: f.haltsOnFailure })),
     sectors,

@@ -12,6 +12,7 @@ import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
+import { connectionHeld, connectionReleased } from './transaction';
 
 export interface PlanDocument {
   now: string;
@@ -35,8 +36,8 @@ export interface PlanDocument {
 }
 
 /** The instance's blocked versions as the engine input's field (absent when there are none, as in a plan file without them). */
-function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
-  const patterns = listInstanceBlockedPatterns(db);
+async function instanceBlockedOf(db: Db): Promise<{ instanceBlockedVersions?: string[] }> {
+  const patterns = await listInstanceBlockedPatterns(db);
   return patterns.length > 0 ? { instanceBlockedVersions: patterns } : {};
 }
 
@@ -45,7 +46,13 @@ function instanceBlockedOf(db: Db): { instanceBlockedVersions?: string[] } {
  * (`gone`) are left out, unless `includeGone`: a policy change is validated against every cluster
  * that has a policy, so one that comes back is still a valid plan.
  */
-export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts: { includeGone?: boolean } = {}): PlanDocument {
+export async function loadPlanDocument(
+  db: Db,
+  organizationId: number,
+  now: Date,
+  opts: { includeGone?: boolean } = {},
+): Promise<PlanDocument> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) throw new Error(`organization ${organizationId} does not exist`);
   const sectorRows = db
@@ -88,7 +95,7 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
     organization: {
       name: org.name,
       blockedVersions: blocked.map((b) => b.pattern),
-      ...instanceBlockedOf(db),
+      ...(await instanceBlockedOf(db)),
       ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
       ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
       ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
@@ -107,13 +114,13 @@ export function loadPlanDocument(db: Db, organizationId: number, now: Date, opts
       })),
     },
     clusters: clusterRows.map(planClusterOf),
-    versionData: loadVersionData(db, organizationId, now, org.soakCheckIn),
+    versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
     ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
-    ...upgradeResultsOf(
+    ...(await upgradeResultsOf(
       db,
       organizationId,
       sectorRows.filter((s) => s.canary).map((s) => s.name),
-    ),
+    )),
   };
 }
 
@@ -154,7 +161,8 @@ export interface ChangedPlanCluster {
  * `sinceRevision` (clusters.changed_at_revision, migration 0022), gone ones included (the caller
  * decides what a cluster leaving or coming back means), in the plan's order.
  */
-export function loadChangedPlanClusters(db: Db, organizationId: number, sinceRevision: number): ChangedPlanCluster[] {
+export async function loadChangedPlanClusters(db: Db, organizationId: number, sinceRevision: number): Promise<ChangedPlanCluster[]> {
+  while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({
       name: clusters.name,
@@ -185,9 +193,13 @@ export function loadChangedPlanClusters(db: Db, organizationId: number, sinceRev
 }
 
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */
-function upgradeResultsOf(db: Db, organizationId: number, canarySectors: readonly string[]): Pick<PlanDocument, 'upgradeResults'> {
+async function upgradeResultsOf(
+  db: Db,
+  organizationId: number,
+  canarySectors: readonly string[],
+): Promise<Pick<PlanDocument, 'upgradeResults'>> {
   if (canarySectors.length === 0) return {};
-  const results = listUpgradeResults(db, organizationId, canarySectors);
+  const results = await listUpgradeResults(db, organizationId, canarySectors);
   return { upgradeResults: results.map((r) => ({ ...r, at: formatInstant(r.at) })) };
 }
 
@@ -207,7 +219,13 @@ function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<st
  * The accumulated soak as the plan document carries it (`versionData`): the check-in only once
  * `now` has passed it. `soakCheckIn` when the caller read the organization already.
  */
-export function loadVersionData(db: Db, organizationId: number, now: Date, soakCheckIn?: Date | null): PlanDocument['versionData'] {
+export async function loadVersionData(
+  db: Db,
+  organizationId: number,
+  now: Date,
+  soakCheckIn?: Date | null,
+): Promise<PlanDocument['versionData']> {
+  while (connectionHeld(db)) await connectionReleased(db);
   const storedCheckIn =
     soakCheckIn !== undefined
       ? soakCheckIn

@@ -106,7 +106,7 @@ type LoadedFleet = {
   never?: ReadonlyMap<string, NeverUpgrades>;
 };
 
-type PlanRowRevisions = NonNullable<ReturnType<typeof readPlanRowRevisions>>;
+type PlanRowRevisions = NonNullable<Awaited<ReturnType<typeof readPlanRowRevisions>>>;
 
 const loadCounts = { full: 0, soakAndGates: 0 };
 let changedClusterLoads = 0;
@@ -131,14 +131,14 @@ function perOrganization<T>(map: WeakMap<Db['$client'], Map<number, T>>, db: Db)
   return m;
 }
 
-export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): StoredFleetEvaluation {
+export async function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): Promise<StoredFleetEvaluation> {
   const at = evaluationInstant(now);
   // read before loading: a write that lands later moves the version and is seen by the next call
-  const dataVersion = readDataVersion(db);
-  if (dataVersion === null) return atMinute(load(db, org, at, '', null), at);
+  const dataVersion = await readDataVersion(db);
+  if (dataVersion === null) return atMinute(await load(db, org, at, '', null), at);
   // The stored check-in counts only once the clock has passed it (loadPlanDocument), so whether
   // it does is part of what was loaded.
-  const checkIn = readSoakCheckIn(db, org.id);
+  const checkIn = await readSoakCheckIn(db, org.id);
   const checkInCounts = checkIn !== null && checkIn.getTime() <= at.getTime();
   const key = JSON.stringify([dataVersion, org.id, org.frozen, org.frozenReason ?? null, checkInCounts]);
   const cached = perOrganization(lastEvaluation, db).get(org.id);
@@ -146,7 +146,7 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
   let fleet = perOrganization(loaded, db).get(org.id);
   // an earlier minute than the load's could need exclusions that had ended by then
   if (fleet?.key !== key || fleet.loadedAt > at.getTime()) {
-    fleet = reload(db, org, at, key, fleet, readPlanRowRevisions(db));
+    fleet = await reload(db, org, at, key, fleet, await readPlanRowRevisions(db));
     perOrganization(loaded, db).set(org.id, fleet);
   }
   const result = atMinute(fleet, at);
@@ -155,34 +155,34 @@ export function evaluateStoredFleet(db: Db, org: GateOrganization, now: Date): S
 }
 
 /** As little as the revisions allow: the soak figures and gates, the changed clusters with them, or the whole fleet. */
-function reload(
+async function reload(
   db: Db,
   org: GateOrganization,
   at: Date,
   key: string,
   previous: LoadedFleet | undefined,
   revisions: PlanRowRevisions | null,
-): LoadedFleet {
+): Promise<LoadedFleet> {
   const was = previous?.revisions;
-  if (!previous?.parsed.ok || !was || !revisions || previous.loadedAt > at.getTime()) return load(db, org, at, key, revisions);
+  if (!previous?.parsed.ok || !was || !revisions || previous.loadedAt > at.getTime()) return await load(db, org, at, key, revisions);
   const structureMoves = revisions.structure - was.structure;
   const clusterRowMoves = revisions.clusterRows - was.clusterRows;
-  if (structureMoves === 0 && clusterRowMoves === 0) return reloadSoakAndGates(db, org, at, key, previous, revisions);
+  if (structureMoves === 0 && clusterRowMoves === 0) return await reloadSoakAndGates(db, org, at, key, previous, revisions);
   // every structure move was a cluster's own planned columns changing
-  if (structureMoves === clusterRowMoves && structureMoves > 0) return reloadChangedClusters(db, org, at, key, previous, revisions);
-  return load(db, org, at, key, revisions);
+  if (structureMoves === clusterRowMoves && structureMoves > 0) return await reloadChangedClusters(db, org, at, key, previous, revisions);
+  return await load(db, org, at, key, revisions);
 }
 
-function load(db: Db, org: GateOrganization, at: Date, key: string, revisions: PlanRowRevisions | null): LoadedFleet {
+async function load(db: Db, org: GateOrganization, at: Date, key: string, revisions: PlanRowRevisions | null): Promise<LoadedFleet> {
   loadCounts.full++;
-  const document = loadPlanDocument(db, org.id, at);
+  const document = await loadPlanDocument(db, org.id, at);
   const parsed = validatePlanInput(document);
   if (!parsed.ok) return { key, loadedAt: at.getTime(), revisions, parsed: { ok: false, problems: parsed.problems } };
   return {
     key,
     loadedAt: at.getTime(),
     revisions,
-    parsed: { ok: true, input: parsed.input, gates: loadGateState(db, org, at), organization: document.organization },
+    parsed: { ok: true, input: parsed.input, gates: await loadGateState(db, org, at), organization: document.organization },
   };
 }
 
@@ -194,27 +194,27 @@ function load(db: Db, org: GateOrganization, at: Date, key: string, revisions: P
  * changed cluster that does not validate: its problems are told as a whole load tells them)
  * loads the whole fleet.
  */
-function reloadChangedClusters(
+async function reloadChangedClusters(
   db: Db,
   org: GateOrganization,
   at: Date,
   key: string,
   previous: LoadedFleet,
   revisions: PlanRowRevisions,
-): LoadedFleet {
-  if (!previous.parsed.ok || !previous.revisions) return load(db, org, at, key, revisions);
+): Promise<LoadedFleet> {
+  if (!previous.parsed.ok || !previous.revisions) return await load(db, org, at, key, revisions);
   const { input, gates, organization } = previous.parsed;
-  const changed = loadChangedPlanClusters(db, org.id, previous.revisions.clusterRows);
-  if (changed.length > input.clusters.length * MOST_CHANGED_SHARE) return load(db, org, at, key, revisions);
+  const changed = await loadChangedPlanClusters(db, org.id, previous.revisions.clusterRows);
+  if (changed.length > input.clusters.length * MOST_CHANGED_SHARE) return await load(db, org, at, key, revisions);
   const positions = previous.parsed.positions ?? new Map(input.clusters.map((c, i) => [c.name, i]));
   const planned: PlanDocument['clusters'] = [];
   for (const { cluster, gone } of changed) {
     // a cluster leaving or coming back changes who is planned for, and where
-    if (gone !== !positions.has(cluster.name)) return load(db, org, at, key, revisions);
+    if (gone !== !positions.has(cluster.name)) return await load(db, org, at, key, revisions);
     if (!gone) planned.push(cluster);
   }
   const validated = validatePlanInput({ now: formatInstant(at.getTime()), organization, clusters: planned });
-  if (!validated.ok) return load(db, org, at, key, revisions);
+  if (!validated.ok) return await load(db, org, at, key, revisions);
   changedClusterLoads++;
   const clusters = [...input.clusters];
   for (const cluster of validated.input.clusters) clusters[positions.get(cluster.name)!] = cluster;
@@ -240,7 +240,7 @@ function reloadChangedClusters(
     },
     never: undefined,
   };
-  return reloadSoakAndGates(db, org, at, key, patched, revisions);
+  return await reloadSoakAndGates(db, org, at, key, patched, revisions);
 }
 
 /**
@@ -249,18 +249,18 @@ function reloadChangedClusters(
  * clusters' health issues, version gates and inhibitors are part of the structure, so they are
  * kept with it.
  */
-function reloadSoakAndGates(
+async function reloadSoakAndGates(
   db: Db,
   org: GateOrganization,
   at: Date,
   key: string,
   previous: LoadedFleet,
   revisions: PlanRowRevisions,
-): LoadedFleet {
-  if (!previous.parsed.ok) return load(db, org, at, key, revisions);
+): Promise<LoadedFleet> {
+  if (!previous.parsed.ok) return await load(db, org, at, key, revisions);
   loadCounts.soakAndGates++;
   const now = formatInstant(at.getTime());
-  const soak = validateVersionData(loadVersionData(db, org.id, at), now);
+  const soak = validateVersionData(await loadVersionData(db, org.id, at), now);
   if (!soak.ok) return { key, loadedAt: at.getTime(), revisions, parsed: { ok: false, problems: soak.problems } };
   return {
     key,
@@ -268,8 +268,13 @@ function reloadSoakAndGates(
     revisions,
     parsed: {
       ...previous.parsed,
-      input: { ...previous.parsed.input, now, versionData: soak.versionData, ...upgradeResultsFor(db, org.id, previous.parsed.input) },
-      gates: loadGateStateWithClusterFacts(db, org, at, clusterFactsOf(previous.parsed.gates)),
+      input: {
+        ...previous.parsed.input,
+        now,
+        versionData: soak.versionData,
+        ...(await upgradeResultsFor(db, org.id, previous.parsed.input)),
+      },
+      gates: await loadGateStateWithClusterFacts(db, org, at, clusterFactsOf(previous.parsed.gates)),
     },
     never: previous.never,
   };
@@ -284,9 +289,9 @@ function clusterFactsOf(gates: GateState): ClusterGateFacts {
  * The canary sectors' upgrade results read again: an attempt completing, failing or being
  * acknowledged does not move the plan structure, but it moves what the canaries let through.
  */
-function upgradeResultsFor(db: Db, organizationId: number, input: PlanInput): Pick<PlanInput, 'upgradeResults'> {
+async function upgradeResultsFor(db: Db, organizationId: number, input: PlanInput): Promise<Pick<PlanInput, 'upgradeResults'>> {
   const sectors = input.organization.sectors.filter((s) => s.canary).map((s) => s.name);
-  return sectors.length === 0 ? {} : { upgradeResults: listUpgradeResults(db, organizationId, sectors) };
+  return sectors.length === 0 ? {} : { upgradeResults: await listUpgradeResults(db, organizationId, sectors) };
 }
 
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {

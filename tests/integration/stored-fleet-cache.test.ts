@@ -25,28 +25,28 @@ const MINUTE = 60_000;
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-function fleetFile(): { file: string; db: Db } {
+async function fleetFile(): Promise<{ file: string; db: Db }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-cache-'));
   dirs.push(dir);
   const file = path.join(dir, 'fleet.db');
   const db = openDatabase(file);
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   return { file, db };
 }
 
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE);
 
-function evaluate(db: Db, when: Date): StoredFleetEvaluation & { ok: true } {
-  const result = evaluateStoredFleet(db, findOrganization(db)!, when);
+async function evaluate(db: Db, when: Date): Promise<StoredFleetEvaluation & { ok: true }> {
+  const result = await evaluateStoredFleet(db, (await findOrganization(db))!, when);
   if (!result.ok) throw new Error(`the stored fleet is invalid: ${JSON.stringify(result.problems)}`);
   return result;
 }
 
 /** what a process with no cache would see: a fresh connection to the same file */
-function cold(file: string, when: Date) {
+async function cold(file: string, when: Date) {
   const fresh = openDatabase(file);
   try {
-    const e = evaluate(fresh, when);
+    const e = await evaluate(fresh, when);
     return { input: e.input, decisions: e.evaluation.decisions };
   } finally {
     fresh.$client.close();
@@ -56,31 +56,31 @@ function cold(file: string, when: Date) {
 const loads = () => storedFleetLoadCounts();
 
 describe('the stored fleet evaluation across writes', () => {
-  it("keeps the validated clusters through a tick's soak write and rows written again unchanged, and agrees with a cold load", () => {
-    const { file, db } = fleetFile();
-    evaluate(db, at(1));
+  it("keeps the validated clusters through a tick's soak write and rows written again unchanged, and agrees with a cold load", async () => {
+    const { file, db } = await fleetFile();
+    await evaluate(db, at(1));
     const before = loads();
     // what a tick writes when the fleet did not move: accumulated soak and its check-in, the
     // clusters' rows with the same values, its own bookkeeping
-    const input = evaluate(db, at(1)).input;
+    const input = (await evaluate(db, at(1))).input;
     const later = { ...input.versionData, versions: structuredClone(input.versionData.versions) };
     for (const entry of Object.values(later.versions)) for (const w of Object.values(entry.workloads)) w.soakDays += 0.5;
-    saveVersionData(db, findOrganization(db)!.id, later, at(2));
+    await saveVersionData(db, (await findOrganization(db))!.id, later, at(2));
     db.$client.prepare('UPDATE clusters SET version = version, healthy = healthy, observed_at = ?').run(at(2).getTime());
-    const after = evaluate(db, at(3));
+    const after = await evaluate(db, at(3));
     expect(loads()).toEqual({ full: before.full, soakAndGates: before.soakAndGates + 1 });
     expect(after.input.versionData).not.toEqual(input.versionData);
-    expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(cold(file, at(3)));
+    expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(file, at(3)));
   });
 
-  it('sees an exclusion at once without loading the clusters again', () => {
-    const { file, db } = fleetFile();
-    const first = evaluate(db, at(1));
+  it('sees an exclusion at once without loading the clusters again', async () => {
+    const { file, db } = await fleetFile();
+    const first = await evaluate(db, at(1));
     // a cluster the engine would upgrade now: the exclusion must hold it
     const cluster = first.evaluation.decisions.find((d) => d.action === 'upgrade')!.cluster;
     const before = loads();
-    insertExclusion(db, {
-      organizationId: findOrganization(db)!.id,
+    await insertExclusion(db, {
+      organizationId: (await findOrganization(db))!.id,
       scope: 'cluster',
       subject: cluster,
       startsAt: at(0),
@@ -89,28 +89,28 @@ describe('the stored fleet evaluation across writes', () => {
       createdBy: 'alice',
       createdAt: at(1),
     });
-    const after = evaluate(db, at(2));
+    const after = await evaluate(db, at(2));
     expect(loads().full).toBe(before.full);
-    expect(after.evaluation.decisions).toEqual(cold(file, at(2)).decisions);
+    expect(after.evaluation.decisions).toEqual((await cold(file, at(2))).decisions);
     const held = after.evaluation.decisions.find((d) => d.cluster === cluster)!;
     expect(held.action).not.toBe('upgrade');
     expect(held.message).toContain('change freeze for this one');
   });
 
-  it('reads the changed cluster again when one changes, here or in another process, and the whole fleet when a blocked version does', () => {
-    const { file, db } = fleetFile();
-    const first = evaluate(db, at(1));
+  it('reads the changed cluster again when one changes, here or in another process, and the whole fleet when a blocked version does', async () => {
+    const { file, db } = await fleetFile();
+    const first = await evaluate(db, at(1));
     const name = first.input.clusters[0]!.name;
     const other = openDatabase(file);
     try {
       const before = { loads: loads(), patches: storedFleetChangedClusterLoads() };
       other.$client.prepare("UPDATE clusters SET available_upgrades = '[]' WHERE name = ?").run(name);
-      const after = evaluate(db, at(2));
+      const after = await evaluate(db, at(2));
       // only that row was read and put in place (migration 0022's revision)
       expect(loads().full).toBe(before.loads.full);
       expect(storedFleetChangedClusterLoads()).toBe(before.patches + 1);
       expect(after.input.clusters.find((c) => c.name === name)!.availableUpgrades).toEqual([]);
-      expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(cold(file, at(2)));
+      expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(file, at(2)));
     } finally {
       other.$client.close();
     }
@@ -120,9 +120,9 @@ describe('the stored fleet evaluation across writes', () => {
         "INSERT INTO blocked_versions (organization_id, pattern, reason, created_at) SELECT id, '^4\\.99\\..*', 'test', 0 FROM organizations",
       )
       .run();
-    const blocked = evaluate(db, at(3));
+    const blocked = await evaluate(db, at(3));
     expect(loads().full).toBe(before.full + 1);
     expect(blocked.input.organization.blockedVersions).toContain('^4\\.99\\..*');
-    expect({ input: blocked.input, decisions: blocked.evaluation.decisions }).toEqual(cold(file, at(3)));
+    expect({ input: blocked.input, decisions: blocked.evaluation.decisions }).toEqual(await cold(file, at(3)));
   });
 });

@@ -26,12 +26,12 @@ const HOUR = 60 * MINUTE;
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-function fleetFile(): { file: string; db: Db } {
+async function fleetFile(): Promise<{ file: string; db: Db }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-changed-clusters-'));
   dirs.push(dir);
   const file = path.join(dir, 'fleet.db');
   const db = openDatabase(file);
-  seedDemo(db, NOW);
+  await seedDemo(db, NOW);
   // a sector that takes, by their labels, the managed clusters whose policy names none
   db.$client.prepare("UPDATE sectors SET selector = 'tier=green' WHERE name = 'prod-green'").run();
   return { file, db };
@@ -44,10 +44,10 @@ function seen(result: StoredFleetEvaluation) {
   return { input: result.input, gates, routed: routes !== undefined, decisions: result.evaluation.decisions };
 }
 
-function cold(file: string, when: Date) {
+async function cold(file: string, when: Date) {
   const fresh = openDatabase(file);
   try {
-    return seen(evaluateStoredFleet(fresh, findOrganization(fresh)!, when));
+    return seen(await evaluateStoredFleet(fresh, (await findOrganization(fresh))!, when));
   } finally {
     fresh.$client.close();
   }
@@ -125,24 +125,24 @@ const change = fc.record({ kind: fc.integer({ min: 0, max: 11 }), cluster: fc.na
 const tick = fc.array(change, { minLength: 0, maxLength: 4 });
 
 describe('the stored fleet after some clusters changed', () => {
-  it('answers what a cold load answers after any run of tick-like changes, reading only the changed rows when it can', () => {
+  it('answers what a cold load answers after any run of tick-like changes, reading only the changed rows when it can', async () => {
     const patchesBefore = storedFleetChangedClusterLoads();
-    fc.assert(
-      fc.property(fc.array(tick, { minLength: 1, maxLength: 8 }), (ticks) => {
-        const { file, db } = fleetFile();
+    await fc.assert(
+      fc.asyncProperty(fc.array(tick, { minLength: 1, maxLength: 8 }), async (ticks) => {
+        const { file, db } = await fleetFile();
         try {
           const names = (db.$client.prepare('SELECT name FROM clusters ORDER BY id').all() as { name: string }[]).map((r) => r.name);
           const versions = (
             db.$client.prepare('SELECT DISTINCT version FROM clusters ORDER BY version').all() as { version: string }[]
           ).map((r) => r.version);
-          const org = findOrganization(db)!;
-          evaluateStoredFleet(db, org, NOW);
-          ticks.forEach((writes, i) => {
+          const org = (await findOrganization(db))!;
+          await evaluateStoredFleet(db, org, NOW);
+          for (const [i, writes] of ticks.entries()) {
             for (const w of writes) apply(db, names, versions, w);
             // on the hour: the demo's schedules are hourly, so the gates decide who upgrades
             const when = new Date(NOW.getTime() + (i + 1) * HOUR);
-            expect(seen(evaluateStoredFleet(db, org, when))).toEqual(cold(file, when));
-          });
+            expect(seen(await evaluateStoredFleet(db, org, when))).toEqual(await cold(file, when));
+          }
         } finally {
           db.$client.close();
         }
@@ -153,31 +153,31 @@ describe('the stored fleet after some clusters changed', () => {
     expect(storedFleetChangedClusterLoads()).toBeGreaterThan(patchesBefore + 15);
   });
 
-  it('reads only the changed rows for a change of one cluster, and the whole fleet for a cluster gone', () => {
-    const { file, db } = fleetFile();
-    const org = findOrganization(db)!;
-    const first = evaluateStoredFleet(db, org, NOW);
+  it('reads only the changed rows for a change of one cluster, and the whole fleet for a cluster gone', async () => {
+    const { file, db } = await fleetFile();
+    const org = (await findOrganization(db))!;
+    const first = await evaluateStoredFleet(db, org, NOW);
     if (!first.ok) throw new Error('the demo fleet does not validate');
     const name = first.input.clusters[3]!.name;
     const before = { loads: storedFleetLoadCounts(), patches: storedFleetChangedClusterLoads() };
     db.$client.prepare(`UPDATE clusters SET health_issues = '["etcd Degraded"]', available_upgrades = '[]' WHERE name = ?`).run(name);
-    const patched = evaluateStoredFleet(db, org, new Date(NOW.getTime() + MINUTE));
+    const patched = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + MINUTE));
     expect(storedFleetLoadCounts().full).toBe(before.loads.full);
     expect(storedFleetChangedClusterLoads()).toBe(before.patches + 1);
     expect(patched.ok && patched.input.clusters[3]).toMatchObject({ name, availableUpgrades: [] });
     // the other clusters are the very objects loaded before: nothing else was read or validated
     expect(patched.ok && patched.input.clusters[4]).toBe(first.input.clusters[4]);
-    expect(seen(patched)).toEqual(cold(file, new Date(NOW.getTime() + MINUTE)));
+    expect(seen(patched)).toEqual(await cold(file, new Date(NOW.getTime() + MINUTE)));
 
     const fullLoads = storedFleetLoadCounts().full;
     db.$client.prepare("UPDATE clusters SET upgrade_state = 'gone' WHERE name = ?").run(name);
-    const gone = evaluateStoredFleet(db, org, new Date(NOW.getTime() + 2 * MINUTE));
+    const gone = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + 2 * MINUTE));
     expect(storedFleetLoadCounts().full).toBe(fullLoads + 1);
     expect(gone.ok && gone.input.clusters.some((c) => c.name === name)).toBe(false);
   });
 
-  it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", () => {
-    const { db } = fleetFile();
+  it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", async () => {
+    const { db } = await fleetFile();
     const sqlOf = (name: string) =>
       (db.$client.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as { sql: string }).sql;
     const columns = (sql: string, pattern: RegExp) => [...sql.matchAll(pattern)].map((m) => m[1]!).sort();
