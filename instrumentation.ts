@@ -11,5 +11,5 @@ export async function register(): Promise<void> {
   const env = getEnv();
   if (process.env.NEXT_PHASE === 'phase-production-build') return;
   const { startServerBackground } = await import('./server/background/start-in-server');
-  startServerBackground(env);
+  await startServerBackground(env);
 }
