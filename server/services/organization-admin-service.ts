@@ -26,14 +26,16 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export function createOrganizationAdminService(db: Db, realNow: () => Date) {
   return {
     async list() {
-      return Promise.all((await listOrganizations(db)).map(async (org) => ({
-        name: org.name,
-        revision: org.revision,
-        frozen: org.frozen,
-        provider: org.providerKind,
-        credentialsRef: org.providerCredentialsRef,
-        ...(await organizationContents(db, org.id)),
-      })));
+      return Promise.all(
+        (await listOrganizations(db)).map(async (org) => ({
+          name: org.name,
+          revision: org.revision,
+          frozen: org.frozen,
+          provider: org.providerKind,
+          credentialsRef: org.providerCredentialsRef,
+          ...(await organizationContents(db, org.id)),
+        })),
+      );
     },
 
     /**

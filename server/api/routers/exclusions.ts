@@ -16,17 +16,15 @@ export const exclusionsRouter = createTRPCRouter({
   list: viewerProcedure
     .input(z.object({ includePast: z.boolean().default(false) }).default({ includePast: false }))
     .query(async ({ ctx, input }) => await ctx.services.exclusions.list(input)),
-  create: operatorProcedure
-    .input(ZCreateExclusionInput)
-    .mutation(
-      async ({ ctx, input }) =>
-        await ctx.services.exclusions.create({
-          ...input,
-          startsAt: new Date(input.startsAt),
-          endsAt: new Date(input.endsAt),
-          actor: ctx.actor,
-        }),
-    ),
+  create: operatorProcedure.input(ZCreateExclusionInput).mutation(
+    async ({ ctx, input }) =>
+      await ctx.services.exclusions.create({
+        ...input,
+        startsAt: new Date(input.startsAt),
+        endsAt: new Date(input.endsAt),
+        actor: ctx.actor,
+      }),
+  ),
   delete: operatorProcedure
     .input(z.object({ id: z.number().int().positive() }))
     .mutation(async ({ ctx, input }) => await ctx.services.exclusions.delete({ id: input.id, actor: ctx.actor })),
