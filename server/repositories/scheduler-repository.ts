@@ -1,28 +1,35 @@
 // Scheduler state: settings, the lease, tick rows, action intents, and the simulator's rows.
 // Bulk paths use prepared statements on the raw handle: a tick touches every cluster.
-import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { actionIntents, clusters, schedulerLeases, schedulerTicks, settings } from '@/db/schema';
+import { actionIntents, clusters, schedulerTicks } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { cachedStatement } from './decision-repository';
 import { connectionHeld, connectionReleased } from './transaction';
 
+// Settings and the lease are written once for both databases (dialect.ts): the query builder
+// both drizzle dialects share, awaited, on the handle's own tables.
+
 export async function readSetting<T>(db: Db, key: string): Promise<T | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db.select().from(settings).where(eq(settings.key, key)).get();
+  const { settings } = tablesOf(db);
+  const [row] = await db.select().from(settings).where(eq(settings.key, key)).limit(1);
   return row ? (row.value as T) : undefined;
 }
 
 export async function hasSetting(db: Db, key: string): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select({ key: settings.key }).from(settings).where(eq(settings.key, key)).get() !== undefined;
+  const { settings } = tablesOf(db);
+  return (await db.select({ key: settings.key }).from(settings).where(eq(settings.key, key)).limit(1)).length > 0;
 }
 
 export async function writeSetting(db: Db, key: string, value: unknown, at: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.insert(settings)
+  const { settings } = tablesOf(db);
+  await db
+    .insert(settings)
     .values({ key, value, updatedAt: at })
-    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: at } })
-    .run();
+    .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: at } });
 }
 
 // ---- names shared by the scheduler and the services that show and steer it ---------------
@@ -36,8 +43,9 @@ export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
 // ---- lease -------------------------------------------------------------------------------
 
 /**
- * Takes or renews the named lease for `holder` unless another holder's lease is still valid.
- * BEGIN IMMEDIATE makes the read-then-write atomic across processes sharing the file.
+ * Takes or renews the named lease for `holder` unless another holder's lease is still valid. One
+ * statement, atomic on either database: the upsert writes only when the row is ours or expired,
+ * and returns the row only when it wrote.
  */
 export async function acquireLease(
   db: Db,
@@ -47,19 +55,21 @@ export async function acquireLease(
   ttlMs: number,
 ): Promise<{ acquired: boolean; holder: string; expiresAt: number }> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const client = db.$client;
-  const run = client.transaction(() => {
-    const row = client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
-      { holder: string; expiresAt: number } | undefined;
-    if (row && row.holder !== holder && row.expiresAt > nowMs) return { acquired: false, holder: row.holder, expiresAt: row.expiresAt };
-    client
-      .prepare(
-        'insert into scheduler_leases (name, holder, expires_at) values (?, ?, ?) on conflict(name) do update set holder = excluded.holder, expires_at = excluded.expires_at',
-      )
-      .run(name, holder, nowMs + ttlMs);
-    return { acquired: true, holder, expiresAt: nowMs + ttlMs };
-  });
-  return run.immediate();
+  const { schedulerLeases } = tablesOf(db);
+  const expiresAt = new Date(nowMs + ttlMs);
+  const [taken] = await db
+    .insert(schedulerLeases)
+    .values({ name, holder, expiresAt })
+    .onConflictDoUpdate({
+      target: schedulerLeases.name,
+      set: { holder, expiresAt },
+      setWhere: or(eq(schedulerLeases.holder, holder), lte(schedulerLeases.expiresAt, new Date(nowMs))),
+    })
+    .returning({ holder: schedulerLeases.holder });
+  if (taken) return { acquired: true, holder, expiresAt: expiresAt.getTime() };
+  const [current] = await db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).limit(1);
+  // (a row that is gone again by now: someone released it; the next attempt takes it)
+  return { acquired: false, holder: current?.holder ?? '', expiresAt: current?.expiresAt.getTime() ?? nowMs };
 }
 
 /**
@@ -68,30 +78,39 @@ export async function acquireLease(
  */
 export async function renewLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return (
-    db.$client
-      .prepare('update scheduler_leases set expires_at = ? where name = ? and holder = ? and expires_at > ?')
-      .run(nowMs + ttlMs, name, holder, nowMs).changes === 1
-  );
+  const { schedulerLeases } = tablesOf(db);
+  const renewed = await db
+    .update(schedulerLeases)
+    .set({ expiresAt: new Date(nowMs + ttlMs) })
+    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder), gt(schedulerLeases.expiresAt, new Date(nowMs))))
+    .returning({ name: schedulerLeases.name });
+  return renewed.length === 1;
 }
 
 /** Whether `holder` holds a lease that is valid at `nowMs` (read only: a fence before acting). */
 export async function holdsLease(db: Db, name: string, holder: string, nowMs: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db.$client.prepare('select holder, expires_at as expiresAt from scheduler_leases where name = ?').get(name) as
-    { holder: string; expiresAt: number } | undefined;
-  return row !== undefined && row.holder === holder && row.expiresAt > nowMs;
+  const { schedulerLeases } = tablesOf(db);
+  const [row] = await db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).limit(1);
+  return row !== undefined && row.holder === holder && row.expiresAt.getTime() > nowMs;
 }
 
 /** Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the TTL. */
 export async function releaseLease(db: Db, name: string, holder: string): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.$client.prepare('delete from scheduler_leases where name = ? and holder = ?').run(name, holder).changes === 1;
+  const { schedulerLeases } = tablesOf(db);
+  const released = await db
+    .delete(schedulerLeases)
+    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder)))
+    .returning({ name: schedulerLeases.name });
+  return released.length === 1;
 }
 
 export async function getLease(db: Db, name: string) {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).get();
+  const { schedulerLeases } = tablesOf(db);
+  const [row] = await db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).limit(1);
+  return row;
 }
 
 // ---- ticks -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // driver's transaction type. See README.md in this folder for the contract.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '@/db/open-database';
+import { inPostgresTransaction, isPostgresHandle } from '@/db/postgres-handle';
 
 type Connection = Db['$client'];
 
@@ -36,6 +37,7 @@ function ownsConnection(connection: Connection, t: Turns): boolean {
  * the statements after it, so they cannot land inside a transaction that began in between.
  */
 export function connectionHeld(db: Db): boolean {
+  // (a PostgreSQL pool is never in the map: each caller has a connection of its own)
   const t = turnsOf.get(db.$client);
   return t !== undefined && t.owner !== null && !ownsConnection(db.$client, t);
 }
@@ -54,6 +56,8 @@ export function connectionReleased(db: Db): Promise<void> {
  * closed to everyone else until it ends.
  */
 export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
+  // PostgreSQL: a pooled connection of its own; the pool serves everyone else meanwhile
+  if (isPostgresHandle(db)) return inPostgresTransaction(db, () => work(db));
   const connection = db.$client;
   const t = turns(connection);
   if (ownsConnection(connection, t)) return savepoint(db, work);

@@ -3,6 +3,7 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { settings, users, type RoleValue } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type UserRow = typeof users.$inferSelect;
@@ -59,7 +60,8 @@ export async function insertUser(
   },
 ): Promise<UserRow> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.insert(users).values(user).returning().get();
+  const [row] = await db.insert(tablesOf(db).users).values(user).returning();
+  return row!;
 }
 
 export async function updateUser(
