@@ -4,6 +4,7 @@ import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { policyRevisions } from '@/db/schema';
 import { listAudit as listAuditEntries } from './audit-repository';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export interface ChangeFilter {
@@ -16,25 +17,27 @@ export interface ChangeFilter {
 
 export async function listPolicyRevisions(db: Db, f: ChangeFilter, offset: number, limit: number) {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { policyRevisions } = tablesOf(db);
   const parts: SQL[] = [];
   if (f.organizationId !== undefined) parts.push(eq(policyRevisions.organizationId, f.organizationId));
   if (f.cluster) parts.push(and(eq(policyRevisions.scope, 'cluster'), eq(policyRevisions.subject, f.cluster))!);
   if (f.from) parts.push(gte(policyRevisions.at, f.from));
   if (f.to) parts.push(lte(policyRevisions.at, f.to));
   const where = parts.length ? and(...parts) : undefined;
-  const rows = db
+  const rows = await db
     .select()
     .from(policyRevisions)
     .where(where)
     .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
     .limit(limit)
-    .offset(offset)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(policyRevisions)
-    .where(where)
-    .get()!.n;
+    .offset(offset);
+  const total = (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(policyRevisions)
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   return { rows, total };
 }
 

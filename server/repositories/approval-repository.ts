@@ -4,6 +4,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import { approvals } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
@@ -17,24 +18,28 @@ export interface GateKey {
 
 export async function findApproval(db: Db, key: GateKey): Promise<ApprovalRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(approvals)
-    .where(
-      and(
-        eq(approvals.organizationId, key.organizationId),
-        eq(approvals.sector, key.sector),
-        eq(approvals.version, key.version),
-        eq(approvals.kind, key.kind),
-      ),
-    )
-    .get();
+  const { approvals } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(approvals)
+      .where(
+        and(
+          eq(approvals.organizationId, key.organizationId),
+          eq(approvals.sector, key.sector),
+          eq(approvals.version, key.version),
+          eq(approvals.kind, key.kind),
+        ),
+      )
+      .limit(1)
+  )[0];
 }
 
 /** Every approval of the organization (revoked ones too when asked), oldest first. */
 export async function listApprovals(db: Db, organizationId: number, opts: { includeRevoked?: boolean } = {}): Promise<ApprovalRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { approvals } = tablesOf(db);
+  return await db
     .select()
     .from(approvals)
     .where(
@@ -42,8 +47,7 @@ export async function listApprovals(db: Db, organizationId: number, opts: { incl
         ? eq(approvals.organizationId, organizationId)
         : and(eq(approvals.organizationId, organizationId), isNull(approvals.revokedAt)),
     )
-    .orderBy(asc(approvals.id))
-    .all();
+    .orderBy(asc(approvals.id));
 }
 
 /** Approves the gate: a new row, or the revoked row of the same gate given again. */
@@ -53,23 +57,27 @@ export async function saveApproval(
   by: { approvedBy: string; approvedAt: Date; reason: string },
 ): Promise<ApprovalRow> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { approvals } = tablesOf(db);
   const existing = await findApproval(db, key);
   if (existing) {
-    return db
-      .update(approvals)
-      .set({ ...by, revokedAt: null, revokedBy: null })
-      .where(eq(approvals.id, existing.id))
-      .returning()
-      .get();
+    return (
+      await db
+        .update(approvals)
+        .set({ ...by, revokedAt: null, revokedBy: null })
+        .where(eq(approvals.id, existing.id))
+        .returning()
+    )[0]!;
   }
-  return db
-    .insert(approvals)
-    .values({ ...key, ...by })
-    .returning()
-    .get();
+  return (
+    await db
+      .insert(approvals)
+      .values({ ...key, ...by })
+      .returning()
+  )[0]!;
 }
 
 export async function revokeApproval(db: Db, id: number, by: { revokedBy: string; revokedAt: Date }): Promise<ApprovalRow> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.update(approvals).set(by).where(eq(approvals.id, id)).returning().get();
+  const { approvals } = tablesOf(db);
+  return (await db.update(approvals).set(by).where(eq(approvals.id, id)).returning())[0]!;
 }

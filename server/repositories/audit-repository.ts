@@ -3,6 +3,7 @@
 import type { Db } from '@/db/open-database';
 import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { auditLog, policyRevisions } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type AuditRow = typeof auditLog.$inferSelect;
@@ -25,19 +26,21 @@ export interface AuditEntry {
 
 export async function appendAudit(db: Db, entry: AuditEntry): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .insert(auditLog)
-    .values({
-      at: entry.at,
-      actor: entry.actor,
-      action: entry.action,
-      target: entry.target,
-      before: entry.before ?? null,
-      after: entry.after ?? null,
-      organizationId: entry.organizationId,
-    })
-    .returning({ id: auditLog.id })
-    .get().id;
+  const { auditLog } = tablesOf(db);
+  return (
+    await db
+      .insert(auditLog)
+      .values({
+        at: entry.at,
+        actor: entry.actor,
+        action: entry.action,
+        target: entry.target,
+        before: entry.before ?? null,
+        after: entry.after ?? null,
+        organizationId: entry.organizationId,
+      })
+      .returning({ id: auditLog.id })
+  )[0]!.id;
 }
 
 export interface AuditFilter {
@@ -104,28 +107,33 @@ export async function listAudit(
   opts: { filter?: AuditFilter; offset?: number; limit?: number } = {},
 ): Promise<{ rows: AuditRow[]; total: number }> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { auditLog } = tablesOf(db);
   const where = whereOf(opts.filter ?? {});
-  const rows = db
+  const rows = await db
     .select()
     .from(auditLog)
     .where(where)
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(opts.limit ?? 100)
-    .offset(opts.offset ?? 0)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(auditLog)
-    .where(where)
-    .get()!.n;
+    .offset(opts.offset ?? 0);
+  const total = (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(auditLog)
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   return { rows, total };
 }
 
 export async function countAudit(db: Db, filter: AuditFilter = {}): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ n: sql<number>`count(*)` })
-    .from(auditLog)
-    .where(whereOf(filter))
-    .get()!.n;
+  const { auditLog } = tablesOf(db);
+  return (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(auditLog)
+      .where(whereOf(filter))
+      .limit(1)
+  )[0]!.n;
 }

@@ -5,6 +5,7 @@
 import type { Db } from '@/db/open-database';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevisions, sectors, settings } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
@@ -13,12 +14,14 @@ export type PolicyRevisionRow = typeof policyRevisions.$inferSelect;
 
 export async function listSectors(db: Db, organizationId: number): Promise<SectorRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
+  const { sectors } = tablesOf(db);
+  return await db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id));
 }
 
 export async function listBlockedVersions(db: Db, organizationId: number): Promise<BlockedVersionRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id)).all();
+  const { blockedVersions } = tablesOf(db);
+  return await db.select().from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId)).orderBy(asc(blockedVersions.id));
 }
 
 export interface OrganizationFields {
@@ -43,11 +46,11 @@ export async function updateOrganizationRow(
   at: Date,
 ): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const result = db
+  const { organizations } = tablesOf(db);
+  const result = await db
     .update(organizations)
     .set({ ...fields, revision: expectedRevision + 1, updatedAt: at })
-    .where(and(eq(organizations.id, organizationId), eq(organizations.revision, expectedRevision)))
-    .run();
+    .where(and(eq(organizations.id, organizationId), eq(organizations.revision, expectedRevision)));
   return result.changes === 1;
 }
 
@@ -70,26 +73,26 @@ export interface SectorInput {
 /** Replaces the sectors, keeping the given order. */
 export async function replaceSectors(db: Db, organizationId: number, list: readonly SectorInput[]): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.delete(sectors).where(eq(sectors.organizationId, organizationId)).run();
-  list.forEach((s, position) => {
-    db.insert(sectors)
-      .values({
-        organizationId,
-        name: s.name,
-        position,
-        maxParallelUpgrades: s.maxParallelUpgrades,
-        maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
-        targetVersion: s.targetVersion ?? null,
-        maxVersion: s.maxVersion ?? null,
-        approvalBefore: s.approval?.before === true,
-        approvalAfter: s.approval?.after === true,
-        notBefore: s.notBefore ?? null,
-        canary: s.canary ?? null,
-        selector: s.selector ?? null,
-        dependencies: [...s.dependencies],
-      })
-      .run();
-  });
+  const { sectors } = tablesOf(db);
+  await db.delete(sectors).where(eq(sectors.organizationId, organizationId));
+  if (list.length === 0) return;
+  await db.insert(sectors).values(
+    list.map((s, position) => ({
+      organizationId,
+      name: s.name,
+      position,
+      maxParallelUpgrades: s.maxParallelUpgrades,
+      maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
+      targetVersion: s.targetVersion ?? null,
+      maxVersion: s.maxVersion ?? null,
+      approvalBefore: s.approval?.before === true,
+      approvalAfter: s.approval?.after === true,
+      notBefore: s.notBefore ?? null,
+      canary: s.canary ?? null,
+      selector: s.selector ?? null,
+      dependencies: [...s.dependencies],
+    })),
+  );
 }
 
 export interface BlockedVersionInput {
@@ -109,15 +112,16 @@ export async function replaceBlockedVersions(
   at: Date,
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { blockedVersions } = tablesOf(db);
   const existing = new Map((await listBlockedVersions(db, organizationId)).map((b) => [b.pattern, b]));
   const wanted = new Set(list.map((b) => b.pattern));
-  for (const [pattern, row] of existing) if (!wanted.has(pattern)) db.delete(blockedVersions).where(eq(blockedVersions.id, row.id)).run();
+  for (const [pattern, row] of existing) if (!wanted.has(pattern)) await db.delete(blockedVersions).where(eq(blockedVersions.id, row.id));
   for (const b of list) {
     const row = existing.get(b.pattern);
     if (row) {
-      if (row.reason !== b.reason) db.update(blockedVersions).set({ reason: b.reason }).where(eq(blockedVersions.id, row.id)).run();
+      if (row.reason !== b.reason) await db.update(blockedVersions).set({ reason: b.reason }).where(eq(blockedVersions.id, row.id));
     } else {
-      db.insert(blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: actor, createdAt: at }).run();
+      await db.insert(blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: actor, createdAt: at });
     }
   }
 }
@@ -145,21 +149,24 @@ const clusterPolicyColumns = {
 /** Every cluster of the organization in file order, with its policy (null = not managed). */
 export async function listClusterPolicies(db: Db, organizationId: number): Promise<ClusterPolicyRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { clusters } = tablesOf(db);
+  return await db
     .select(clusterPolicyColumns)
     .from(clusters)
     .where(eq(clusters.organizationId, organizationId))
-    .orderBy(asc(clusters.position), asc(clusters.id))
-    .all();
+    .orderBy(asc(clusters.position), asc(clusters.id));
 }
 
 export async function findClusterPolicy(db: Db, organizationId: number, name: string): Promise<ClusterPolicyRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select(clusterPolicyColumns)
-    .from(clusters)
-    .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
-    .get();
+  const { clusters } = tablesOf(db);
+  return (
+    await db
+      .select(clusterPolicyColumns)
+      .from(clusters)
+      .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
+      .limit(1)
+  )[0];
 }
 
 /**
@@ -173,19 +180,19 @@ export async function setClusterPolicy(
   policy: Record<string, unknown> | null,
 ): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { clusterWorkloads, clusters } = tablesOf(db);
   const conditions = policy?.conditions as { sector?: unknown } | undefined;
   const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
-  const result = db
+  const result = await db
     .update(clusters)
     .set({ upgradePolicy: policy, sector, policyRevision: expectedRevision + 1 })
-    .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)))
-    .run();
+    .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)));
   if (result.changes !== 1) return false;
-  db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId)).run();
+  await db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId));
   const workloads = Array.isArray(policy?.workloads)
     ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))]
     : [];
-  for (const workload of workloads) db.insert(clusterWorkloads).values({ clusterId, workload }).run();
+  for (const workload of workloads) await db.insert(clusterWorkloads).values({ clusterId, workload });
   return true;
 }
 
@@ -203,16 +210,20 @@ export interface PolicyRevisionInput {
 
 export async function insertPolicyRevision(db: Db, row: PolicyRevisionInput): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.insert(policyRevisions).values(row).returning({ id: policyRevisions.id }).get().id;
+  const { policyRevisions } = tablesOf(db);
+  return (await db.insert(policyRevisions).values(row).returning({ id: policyRevisions.id }))[0]!.id;
 }
 
 export async function findPolicyRevision(db: Db, organizationId: number, id: number): Promise<PolicyRevisionRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(policyRevisions)
-    .where(and(eq(policyRevisions.organizationId, organizationId), eq(policyRevisions.id, id)))
-    .get();
+  const { policyRevisions } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(policyRevisions)
+      .where(and(eq(policyRevisions.organizationId, organizationId), eq(policyRevisions.id, id)))
+      .limit(1)
+  )[0];
 }
 
 /** Newest first. */
@@ -221,23 +232,25 @@ export async function listPolicyRevisions(
   opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
 ): Promise<{ rows: PolicyRevisionRow[]; total: number }> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { policyRevisions } = tablesOf(db);
   const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
   if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
   if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
   const where = and(...parts);
-  const rows = db
+  const rows = await db
     .select()
     .from(policyRevisions)
     .where(where)
     .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
     .limit(opts.limit)
-    .offset(opts.offset)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(policyRevisions)
-    .where(where)
-    .get()!.n;
+    .offset(opts.offset);
+  const total = (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(policyRevisions)
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   return { rows, total };
 }
 
@@ -255,18 +268,22 @@ const extrasKey = (organizationId: number) => `policy-files.extras.${organizatio
 
 export async function getOrganizationFileExtras(db: Db, organizationId: number): Promise<OrganizationFileExtras> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db
-    .select({ value: settings.value })
-    .from(settings)
-    .where(eq(settings.key, extrasKey(organizationId)))
-    .get();
+  const { settings } = tablesOf(db);
+  const row = (
+    await db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, extrasKey(organizationId)))
+      .limit(1)
+  )[0];
   return (row?.value as OrganizationFileExtras | undefined) ?? {};
 }
 
 export async function setOrganizationFileExtras(db: Db, organizationId: number, extras: OrganizationFileExtras, at: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.insert(settings)
+  const { settings } = tablesOf(db);
+  await db
+    .insert(settings)
     .values({ key: extrasKey(organizationId), value: extras, updatedAt: at })
-    .onConflictDoUpdate({ target: settings.key, set: { value: extras, updatedAt: at } })
-    .run();
+    .onConflictDoUpdate({ target: settings.key, set: { value: extras, updatedAt: at } });
 }

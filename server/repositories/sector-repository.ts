@@ -3,23 +3,23 @@
 import { asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { blockedVersions, clusters, clusterWorkloads, sectors, versionSoak } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
 
 export async function listSectorRows(db: Db, organizationId: number): Promise<SectorRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id)).all();
+  const { sectors } = tablesOf(db);
+  return await db.select().from(sectors).where(eq(sectors.organizationId, organizationId)).orderBy(asc(sectors.position), asc(sectors.id));
 }
 
 export async function listBlockedPatterns(db: Db, organizationId: number): Promise<string[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ p: blockedVersions.pattern })
-    .from(blockedVersions)
-    .where(eq(blockedVersions.organizationId, organizationId))
-    .all()
-    .map((r) => r.p);
+  const { blockedVersions } = tablesOf(db);
+  return (
+    await db.select({ p: blockedVersions.pattern }).from(blockedVersions).where(eq(blockedVersions.organizationId, organizationId))
+  ).map((r) => r.p);
 }
 
 /**
@@ -121,11 +121,11 @@ export async function countDecisionsBySector(db: Db, organizationId: number, mem
 /** Accumulated soak (without the reporting lists) of the given versions. */
 export async function listSoakDays(db: Db, organizationId: number): Promise<{ version: string; workload: string; soakDays: number }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { versionSoak } = tablesOf(db);
+  return await db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId))
-    .all();
+    .where(eq(versionSoak.organizationId, organizationId));
 }
 
 /** Managed clusters per sector: total, healthy, upgrading. */

@@ -3,6 +3,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { clusters, clusterWorkloads, soakSamples, versionSoak } from '@/db/schema';
+import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export interface OfferThresholdCount {
@@ -31,11 +32,11 @@ export async function countOffersByThreshold(
 
 export async function listSoakTotals(db: Db, organizationId: number): Promise<{ version: string; workload: string; soakDays: number }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { versionSoak } = tablesOf(db);
+  return await db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId))
-    .all();
+    .where(eq(versionSoak.organizationId, organizationId));
 }
 
 export async function findSoakTotal(
@@ -45,11 +46,14 @@ export async function findSoakTotal(
   workload: string,
 ): Promise<{ soakDays: number; reportingCount: number } | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
-    .from(versionSoak)
-    .where(and(eq(versionSoak.organizationId, organizationId), eq(versionSoak.version, version), eq(versionSoak.workload, workload)))
-    .get();
+  const { versionSoak } = tablesOf(db);
+  return (
+    await db
+      .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
+      .from(versionSoak)
+      .where(and(eq(versionSoak.organizationId, organizationId), eq(versionSoak.version, version), eq(versionSoak.workload, workload)))
+      .limit(1)
+  )[0];
 }
 
 /** Daily samples of one (version, workload), oldest first. */
@@ -61,7 +65,8 @@ export async function listSoakSamples(
   since: Date,
 ): Promise<{ at: Date; soakDays: number; reportingCount: number }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { soakSamples } = tablesOf(db);
+  return await db
     .select({ at: soakSamples.at, soakDays: soakSamples.soakDays, reportingCount: soakSamples.reportingCount })
     .from(soakSamples)
     .where(
@@ -72,27 +77,29 @@ export async function listSoakSamples(
         sql`${soakSamples.at} >= ${since.getTime()}`,
       ),
     )
-    .orderBy(asc(soakSamples.at))
-    .all();
+    .orderBy(asc(soakSamples.at));
 }
 
 /** Healthy managed clusters running the version with the workload: soak grows by this many days per day. */
 export async function countHealthyRunning(db: Db, organizationId: number, version: string, workload: string): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { clusterWorkloads, clusters } = tablesOf(db);
   return (
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(clusters)
-      .innerJoin(clusterWorkloads, eq(clusterWorkloads.clusterId, clusters.id))
-      .where(
-        and(
-          eq(clusters.organizationId, organizationId),
-          eq(clusters.version, version),
-          eq(clusterWorkloads.workload, workload),
-          eq(clusters.healthy, true),
-          sql`${clusters.upgradePolicy} is not null`,
-        ),
-      )
-      .get()?.n ?? 0
+    (
+      await db
+        .select({ n: sql<number>`count(*)` })
+        .from(clusters)
+        .innerJoin(clusterWorkloads, eq(clusterWorkloads.clusterId, clusters.id))
+        .where(
+          and(
+            eq(clusters.organizationId, organizationId),
+            eq(clusters.version, version),
+            eq(clusterWorkloads.workload, workload),
+            eq(clusters.healthy, true),
+            sql`${clusters.upgradePolicy} is not null`,
+          ),
+        )
+        .limit(1)
+    )[0]?.n ?? 0
   );
 }

@@ -2,6 +2,7 @@
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { apiTokens, users, type TokenScopeValue } from '@/db/schema';
+import { affectedRows, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type TokenRow = typeof apiTokens.$inferSelect;
@@ -34,18 +35,21 @@ export type TokenListing = {
 
 export async function listTokens(db: Db, opts: { userId?: number }): Promise<TokenListing[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { apiTokens, users } = tablesOf(db);
+  return await db
     .select(PUBLIC_COLUMNS)
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(opts.userId === undefined ? undefined : eq(apiTokens.userId, opts.userId))
-    .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id))
-    .all();
+    .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
 }
 
 export async function findTokenById(db: Db, id: number): Promise<TokenListing | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).get();
+  const { apiTokens, users } = tablesOf(db);
+  return (
+    await db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).limit(1)
+  )[0];
 }
 
 export async function insertToken(
@@ -53,39 +57,47 @@ export async function insertToken(
   row: { name: string; userId: number; tokenHash: string; prefix: string; scope: TokenScopeValue; createdAt: Date; expiresAt: Date },
 ): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.insert(apiTokens).values(row).returning({ id: apiTokens.id }).get().id;
+  const { apiTokens } = tablesOf(db);
+  return (await db.insert(apiTokens).values(row).returning({ id: apiTokens.id }))[0]!.id;
 }
 
 /** the unrevoked, unexpired token with this hash and its owner */
 export async function findActiveTokenByHash(db: Db, tokenHash: string, now: Date) {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ token: apiTokens, user: users })
-    .from(apiTokens)
-    .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt), gt(apiTokens.expiresAt, now)))
-    .get();
+  const { apiTokens, users } = tablesOf(db);
+  return (
+    await db
+      .select({ token: apiTokens, user: users })
+      .from(apiTokens)
+      .innerJoin(users, eq(users.id, apiTokens.userId))
+      .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt), gt(apiTokens.expiresAt, now)))
+      .limit(1)
+  )[0];
 }
 
 /** revokes every live token of a user (password reset or change); returns how many */
 export async function revokeTokensOfUser(db: Db, userId: number, at: Date): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .update(apiTokens)
-    .set({ revokedAt: at })
-    .where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt)))
-    .run().changes;
+  const { apiTokens } = tablesOf(db);
+  return affectedRows(
+    await db
+      .update(apiTokens)
+      .set({ revokedAt: at })
+      .where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt))),
+  );
 }
 
 export async function markTokenUsed(db: Db, id: number, at: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.update(apiTokens).set({ lastUsedAt: at }).where(eq(apiTokens.id, id)).run();
+  const { apiTokens } = tablesOf(db);
+  await db.update(apiTokens).set({ lastUsedAt: at }).where(eq(apiTokens.id, id));
 }
 
 export async function revokeToken(db: Db, id: number, at: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.update(apiTokens)
+  const { apiTokens } = tablesOf(db);
+  await db
+    .update(apiTokens)
     .set({ revokedAt: at })
-    .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
-    .run();
+    .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)));
 }

@@ -10,41 +10,51 @@ export type UserRow = typeof users.$inferSelect;
 
 export async function findUserByName(db: Db, username: string): Promise<UserRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(users).where(eq(users.username, username)).get();
+  const { users } = tablesOf(db);
+  return (await db.select().from(users).where(eq(users.username, username)).limit(1))[0];
 }
 
 /** the user an OIDC provider's subject signed in as before (`<provider id>:<subject>`) */
 export async function findUserByExternalSubject(db: Db, externalSubject: string): Promise<UserRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(users).where(eq(users.externalSubject, externalSubject)).get();
+  const { users } = tablesOf(db);
+  return (await db.select().from(users).where(eq(users.externalSubject, externalSubject)).limit(1))[0];
 }
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(users).where(eq(users.id, id)).get();
+  const { users } = tablesOf(db);
+  return (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(users).orderBy(asc(users.username)).all();
+  const { users } = tablesOf(db);
+  return await db.select().from(users).orderBy(asc(users.username));
 }
 
 export async function countUsers(db: Db): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ n: sql<number>`count(*)` })
-    .from(users)
-    .get()!.n;
+  const { users } = tablesOf(db);
+  return (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(users)
+      .limit(1)
+  )[0]!.n;
 }
 
 /** enabled admins other than `exceptId` (the last-admin guard) */
 export async function countOtherActiveAdmins(db: Db, exceptId: number): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ n: sql<number>`count(*)` })
-    .from(users)
-    .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))
-    .get()!.n;
+  const { users } = tablesOf(db);
+  return (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(users)
+      .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))
+      .limit(1)
+  )[0]!.n;
 }
 
 export async function insertUser(
@@ -70,7 +80,8 @@ export async function updateUser(
   patch: Partial<Pick<UserRow, 'role' | 'disabled' | 'passwordHash' | 'mustChangePassword' | 'organizationsOnly'>>,
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.update(users).set(patch).where(eq(users.id, id)).run();
+  const { users } = tablesOf(db);
+  await db.update(users).set(patch).where(eq(users.id, id));
 }
 
 const DEMO_LOGIN_KEY = 'auth.demoLogin';
@@ -78,14 +89,16 @@ const DEMO_LOGIN_KEY = 'auth.demoLogin';
 /** the stored demo-login switch (set when a demo fleet is seeded) */
 export async function readDemoLoginSetting(db: Db): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db.select().from(settings).where(eq(settings.key, DEMO_LOGIN_KEY)).get();
+  const { settings } = tablesOf(db);
+  const row = (await db.select().from(settings).where(eq(settings.key, DEMO_LOGIN_KEY)).limit(1))[0];
   return row?.value === true;
 }
 
 export async function writeDemoLoginSetting(db: Db, enabled: boolean, at: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.insert(settings)
+  const { settings } = tablesOf(db);
+  await db
+    .insert(settings)
     .values({ key: DEMO_LOGIN_KEY, value: enabled, updatedAt: at })
-    .onConflictDoUpdate({ target: settings.key, set: { value: enabled, updatedAt: at } })
-    .run();
+    .onConflictDoUpdate({ target: settings.key, set: { value: enabled, updatedAt: at } });
 }

@@ -4,6 +4,7 @@ import type { Db } from '@/db/open-database';
 import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
+import { affectedRows, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -12,17 +13,21 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 /** The webhooks of one organization. */
 export async function listWebhooks(db: Db, organizationId: number): Promise<WebhookRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(webhooks).where(eq(webhooks.organizationId, organizationId)).orderBy(webhooks.id).all();
+  const { webhooks } = tablesOf(db);
+  return await db.select().from(webhooks).where(eq(webhooks.organizationId, organizationId)).orderBy(webhooks.id);
 }
 
 /** A webhook of the organization (another organization's id is not found). */
 export async function findWebhook(db: Db, organizationId: number, id: number): Promise<WebhookRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, organizationId)))
-    .get();
+  const { webhooks } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, organizationId)))
+      .limit(1)
+  )[0];
 }
 
 export async function insertWebhook(
@@ -30,34 +35,38 @@ export async function insertWebhook(
   v: Omit<WebhookRow, 'id' | 'organizationId' | 'selector'> & { organizationId?: number | null; selector?: string | null },
 ): Promise<WebhookRow> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.insert(webhooks).values(v).returning().get();
+  const { webhooks } = tablesOf(db);
+  return (await db.insert(webhooks).values(v).returning())[0]!;
 }
 
 /** Webhooks whose secret is not yet in the encrypted form (`prefix` starts every encrypted one). */
 export async function listWebhookSecretsWithout(db: Db, prefix: string): Promise<{ id: number; secret: string }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { webhooks } = tablesOf(db);
+  return await db
     .select({ id: webhooks.id, secret: webhooks.secret })
     .from(webhooks)
-    .where(sql`substr(${webhooks.secret}, 1, ${prefix.length}) <> ${prefix}`)
-    .all();
+    .where(sql`substr(${webhooks.secret}, 1, ${prefix.length}) <> ${prefix}`);
 }
 
 /** Replaces a secret only if it still has the value read before (a concurrent writer wins). */
 export async function replaceWebhookSecret(db: Db, id: number, from: string, to: string): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhooks } = tablesOf(db);
   return (
-    db
-      .update(webhooks)
-      .set({ secret: to })
-      .where(and(eq(webhooks.id, id), eq(webhooks.secret, from)))
-      .run().changes === 1
+    affectedRows(
+      await db
+        .update(webhooks)
+        .set({ secret: to })
+        .where(and(eq(webhooks.id, id), eq(webhooks.secret, from))),
+    ) === 1
   );
 }
 
 export async function deleteWebhook(db: Db, id: number): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.delete(webhooks).where(eq(webhooks.id, id)).run();
+  const { webhooks } = tablesOf(db);
+  await db.delete(webhooks).where(eq(webhooks.id, id));
 }
 
 /**
@@ -74,12 +83,12 @@ export async function enqueueDeliveries(
   cluster?: string,
 ): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhookDeliveries, webhooks } = tablesOf(db);
   const enabled = eq(webhooks.enabled, true);
-  const hooks = db
+  const hooks = await db
     .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
     .from(webhooks)
-    .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
-    .all();
+    .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)));
   // read the cluster's labels only when a webhook narrows by them
   let labels: { of: Record<string, string> | null } | undefined;
   // a cluster is named within its organization: without one the event narrows nothing
@@ -90,9 +99,9 @@ export async function enqueueDeliveries(
   for (const h of hooks) {
     if (h.events.length > 0 && !h.events.includes(event)) continue;
     if (h.selector && !selectorApplies(h.selector, await labelsOfCluster())) continue;
-    db.insert(webhookDeliveries)
-      .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at })
-      .run();
+    await db
+      .insert(webhookDeliveries)
+      .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at });
     n++;
   }
   return n;
@@ -100,13 +109,16 @@ export async function enqueueDeliveries(
 
 export async function hasEnabledWebhooks(db: Db, organizationId?: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhooks } = tablesOf(db);
   const enabled = eq(webhooks.enabled, true);
   return (
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(webhooks)
-      .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
-      .get()!.n > 0
+    (
+      await db
+        .select({ n: sql<number>`count(*)` })
+        .from(webhooks)
+        .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
+        .limit(1)
+    )[0]!.n > 0
   );
 }
 
@@ -132,6 +144,7 @@ export async function hasDueDelivery(db: Db, nowMs: number): Promise<boolean> {
  */
 export async function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUntilMs: number): Promise<ClaimedDelivery | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhookDeliveries, webhooks } = tablesOf(db);
   const claimed = db.$client
     .prepare(
       `update webhook_deliveries set claimed_by = ?, claimed_until = ?
@@ -143,12 +156,14 @@ export async function claimNextDelivery(db: Db, holder: string, nowMs: number, c
     )
     .get(holder, claimUntilMs, nowMs, nowMs, nowMs) as { id: number } | undefined;
   if (!claimed) return undefined;
-  const row = db
-    .select({ delivery: webhookDeliveries, url: webhooks.url, secret: webhooks.secret })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(eq(webhookDeliveries.id, claimed.id))
-    .get();
+  const row = (
+    await db
+      .select({ delivery: webhookDeliveries, url: webhooks.url, secret: webhooks.secret })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(eq(webhookDeliveries.id, claimed.id))
+      .limit(1)
+  )[0];
   // the webhook was deleted between the claim and this read (its deliveries go with it)
   return row ? { ...row.delivery, url: row.url, secret: row.secret } : undefined;
 }
@@ -164,18 +179,21 @@ export async function finishClaimedDelivery(
   v: Partial<Pick<DeliveryRow, 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError'>>,
 ): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhookDeliveries } = tablesOf(db);
   return (
-    db
-      .update(webhookDeliveries)
-      .set({ ...v, claimedBy: null, claimedUntil: null })
-      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.claimedBy, holder)))
-      .run().changes === 1
+    affectedRows(
+      await db
+        .update(webhookDeliveries)
+        .set({ ...v, claimedBy: null, claimedUntil: null })
+        .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.claimedBy, holder))),
+    ) === 1
   );
 }
 
 /** The deliveries of one organization's webhooks (every webhook's without one; of one of them, when `webhookId` is given), newest first. */
 export async function listDeliveries(db: Db, opts: { organizationId?: number; webhookId?: number; offset: number; limit: number }) {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhookDeliveries, webhooks } = tablesOf(db);
   const ofOrganization =
     opts.organizationId === undefined
       ? undefined
@@ -184,7 +202,7 @@ export async function listDeliveries(db: Db, opts: { organizationId?: number; we
           db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.organizationId, opts.organizationId)),
         );
   const where = opts.webhookId !== undefined ? and(ofOrganization, eq(webhookDeliveries.webhookId, opts.webhookId)) : ofOrganization;
-  const rows = db
+  const rows = await db
     .select({
       id: webhookDeliveries.id,
       webhookId: webhookDeliveries.webhookId,
@@ -203,12 +221,13 @@ export async function listDeliveries(db: Db, opts: { organizationId?: number; we
     .where(where)
     .orderBy(desc(webhookDeliveries.id))
     .limit(opts.limit)
-    .offset(opts.offset)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(webhookDeliveries)
-    .where(where)
-    .get()!.n;
+    .offset(opts.offset);
+  const total = (
+    await db
+      .select({ n: sql<number>`count(*)` })
+      .from(webhookDeliveries)
+      .where(where)
+      .limit(1)
+  )[0]!.n;
   return { rows, total };
 }
