@@ -260,7 +260,8 @@ export class PlanRun {
   private readonly canaried: boolean;
   /** the canaries' upgrade results by cluster, built on first use */
   private canaryResults: Map<string, UpgradeResult[]> | undefined;
-  private readonly requiredMinCache: Map<string, SectorMin | null>;
+  /** sector → workload → requiredMin's answer */
+  private readonly requiredMinCache: Map<string, Map<string, SectorMin | null>>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
   /** the OUTSIDE_WINDOW message per schedule (same for every cluster sharing it in this run) */
@@ -541,8 +542,10 @@ export class PlanRun {
    * own dependencies; one with such a cluster is not).
    */
   requiredMin(sectorName: string, workload: string): SectorMin | null {
-    const key = `${sectorName}\u0000${workload}`;
-    const hit = this.requiredMinCache.get(key);
+    // by sector, then workload: no key string to build and hash at each of the many calls
+    let bySector = this.requiredMinCache.get(sectorName);
+    if (!bySector) this.requiredMinCache.set(sectorName, (bySector = new Map<string, SectorMin | null>()));
+    const hit = bySector.get(workload);
     if (hit !== undefined) return hit;
     let best: SectorMin | null = null;
     const visited = new Set<string>();
@@ -563,7 +566,7 @@ export class PlanRun {
         if (!best || compareVersions(min.version, best.version) < 0) best = min;
       } else stack.push({ dependencies: this.sectors.get(dep)?.dependencies ?? [], next: 0 });
     }
-    this.requiredMinCache.set(key, best);
+    bySector.set(workload, best);
     return best;
   }
 
