@@ -27,6 +27,12 @@ export function codePointLabel(code: number): string {
 
 const WHITESPACE = /\s/;
 
+/** Whether the UTF-16 unit is whitespace as `\s` says; printable ASCII other than the space, without the regex. */
+function isWhitespace(code: number): boolean {
+  if (code > 0x20 && code < 0x7f) return false;
+  return WHITESPACE.test(String.fromCharCode(code));
+}
+
 /**
  * Why `name` is not a valid name, or null when it is. Positions count characters from 1 (a
  * character outside the Basic Multilingual Plane counts once). Emptiness is the caller's rule:
@@ -37,6 +43,8 @@ export function identifierProblem(name: string): string | null {
   for (let i = 0; i < name.length; i++) {
     position++;
     const code = name.charCodeAt(i);
+    // printable ASCII (most names, entirely): nothing below can refuse it
+    if (code >= 0x20 && code < 0x7f) continue;
     if (code >= 0xd800 && code <= 0xdfff) {
       const next = name.charCodeAt(i + 1);
       if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
@@ -50,9 +58,9 @@ export function identifierProblem(name: string): string | null {
   }
   if (name.length > 0) {
     const first = name.charCodeAt(0);
-    if (WHITESPACE.test(name[0] as string)) return `starts with whitespace (${codePointLabel(first)})`;
+    if (isWhitespace(first)) return `starts with whitespace (${codePointLabel(first)})`;
     const last = name.charCodeAt(name.length - 1);
-    if (WHITESPACE.test(name[name.length - 1] as string)) return `ends with whitespace (${codePointLabel(last)})`;
+    if (isWhitespace(last)) return `ends with whitespace (${codePointLabel(last)})`;
   }
   return null;
 }

@@ -2,7 +2,7 @@
 // case here is one cron-parser alone would get wrong.
 import { CronExpressionParser } from 'cron-parser';
 import { describe, expect, it } from 'vitest';
-import { expandCronItem, expandItemWithCronParser, FIELD_RANGES, nextScheduleRuns, parseCron } from './cron-schedule';
+import { expandCommonItem, expandCronItem, expandItemWithCronParser, FIELD_RANGES, nextScheduleRuns, parseCron } from './cron-schedule';
 
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
@@ -45,6 +45,32 @@ describe('cron rules on top of cron-parser', () => {
     FIELD_RANGES.forEach((_, at) => {
       for (const item of items) expect([at, item, expandCronItem(item, at)]).toEqual([at, item, expandItemWithCronParser(item, at)]);
     });
+  });
+
+  it('expands *, */N and ranges of numbers or names without cron-parser where plain, as cron-parser does, in every field', () => {
+    const numbers = Array.from({ length: 71 }, (_, n) => String(n));
+    const names = ['jan', 'feb', 'mar', 'jun', 'dec', 'sun', 'mon', 'fri', 'sat', 'Mon', 'FRI', 'xyz'];
+    const items = [
+      '*',
+      ...Array.from({ length: 101 }, (_, n) => `*/${n}`),
+      ...numbers.flatMap((a) => numbers.map((b) => `${a}-${b}`)),
+      ...names.flatMap((a) => names.map((b) => `${a}-${b}`)),
+      '*/07',
+      '01-5',
+      '1-05',
+    ];
+    const natively = FIELD_RANGES.map(() => 0);
+    FIELD_RANGES.forEach((_, at) => {
+      for (const item of items) {
+        const common = expandCommonItem(item, at);
+        if (common === undefined) continue;
+        natively[at]!++;
+        expect([at, item, common]).toEqual([at, item, expandItemWithCronParser(item, at)]);
+        expect(expandCronItem(item, at)).toEqual(common);
+      }
+    });
+    // most such items of each field are expanded natively (the rest goes to cron-parser)
+    expect(natively.every((n) => n > 40)).toBe(true);
   });
 
   it("gives the same expansion when an item is met again (cached), and cron-parser's message for a bad one", () => {

@@ -100,6 +100,8 @@ export function expandCronItem(item: string, at: number): readonly number[] | st
     const [min, max] = FIELD_RANGES[at]!;
     if (n >= min && n <= max) return [n];
   }
+  const common = expandCommonItem(item, at);
+  if (common !== undefined) return common;
   const key = `${at}${item}`;
   const hit = itemCache.get(key);
   if (hit !== undefined) return hit;
@@ -110,6 +112,59 @@ export function expandCronItem(item: string, at: number): readonly number[] | st
 }
 
 const itemCache = new Map<string, readonly number[] | string>();
+
+/**
+ * The values `*` and `*\/N` run through as cron-parser expands them: its day of week runs to 7
+ * (Sunday again), as it keeps it.
+ */
+const WILDCARD_RANGES: readonly (readonly [number, number])[] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+];
+/** Month names (1-12), then day names (0-6), as cron-parser reads them (any case). */
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const STEP = /^\*\/(?:[1-9]\d?)$/;
+const RANGE = /^(?:0|[1-9]\d?)-(?:0|[1-9]\d?)$/;
+const NAME_RANGE = /^[a-z]{3}-[a-z]{3}$/i;
+
+function nameValue(name: string, at: number): number | undefined {
+  const names = at === 3 ? MONTH_NAMES : at === 4 ? DAY_NAMES : undefined;
+  const i = names?.indexOf(name.toLowerCase()) ?? -1;
+  return i < 0 ? undefined : at === 3 ? i + 1 : i;
+}
+
+/**
+ * The items almost every schedule is made of — `*`, `*\/N`, `A-B` with numbers or names — in the
+ * forms whose expansion is plain (a step within the field, an ascending range within the range
+ * of plain numbers); undefined for anything else, which goes to cron-parser. The first
+ * cron-parser call of a process costs ~10 ms (its code and luxon's, cold), for a CLI run that
+ * needs none. cron-parser-rules.test.ts checks every such item of every field against it.
+ */
+export function expandCommonItem(item: string, at: number): readonly number[] | undefined {
+  let from: number;
+  let to: number;
+  let step = 1;
+  if (item === '*' || STEP.test(item)) {
+    [from, to] = WILDCARD_RANGES[at]!;
+    if (item !== '*') step = Number(item.slice(2));
+    if (step > to - from) return undefined;
+  } else {
+    let ends: (number | undefined)[];
+    if (RANGE.test(item)) ends = item.split('-').map(Number);
+    else if (NAME_RANGE.test(item)) ends = item.split('-').map((name) => nameValue(name, at));
+    else return undefined;
+    const [min, max] = FIELD_RANGES[at]!;
+    if (ends[0] === undefined || ends[1] === undefined || ends[0] < min || ends[0] > ends[1] || ends[1] > max) return undefined;
+    [from, to] = ends as [number, number];
+  }
+  const values: number[] = [];
+  for (let v = from; v <= to; v += step) values.push(v);
+  return values;
+}
 
 /** One list item of a field as cron-parser expands it, or its message. */
 export function expandItemWithCronParser(item: string, at: number): readonly number[] | string {

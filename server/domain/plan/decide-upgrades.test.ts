@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideUpgrades, engineOrderAfterMoves, engineOrderPositions, percentOfRoundedHalfEven } from './decide-upgrades';
+import { decideUpgrades, engineOrderAfterMoves, engineOrderPositions, percentOfRoundedHalfEven, PlanRun } from './decide-upgrades';
 import { explainCluster } from './explain-cluster';
 import { lintPolicies } from './lint-policies';
 import type { PlanInput } from './types';
@@ -307,5 +307,112 @@ describe('lintPolicies', () => {
       org,
     );
     expect(codes(input)).toContain('SECTOR_DEPENDENCIES_HOST_NO_WORKLOAD organization.sectors[1].dependencies');
+  });
+});
+
+describe('versionPasses', () => {
+  // Random fleets over three chained sectors with approval gates, canaries, soak and holds: the
+  // engine asks versionPasses of each candidate instead of building the full check.
+  const VERSIONS = ['4.12.16', '4.12.17', '4.12.18', '4.12.19', '4.13.0'];
+  const arbFleet = fc.record({
+    gates: fc.array(fc.record({ before: fc.boolean(), after: fc.boolean() }), { minLength: 3, maxLength: 3 }),
+    canaries: fc.array(fc.option(fc.record({ count: fc.integer({ min: 1, max: 2 }), soakHours: fc.constantFrom(0, 24) })), {
+      minLength: 3,
+      maxLength: 3,
+    }),
+    approvals: fc.array(
+      fc.record({
+        sector: fc.constantFrom('stage', 'prod', 'edge'),
+        version: fc.constantFrom(...VERSIONS),
+        kind: fc.constantFrom('before', 'after'),
+      }),
+      { maxLength: 6 },
+    ),
+    soak: fc.array(
+      fc.record({ version: fc.constantFrom(...VERSIONS), workload: fc.constantFrom('a', 'b'), soakDays: fc.constantFrom(0, 1, 2.5, 7) }),
+      { maxLength: 8 },
+    ),
+    results: fc.array(
+      fc.record({
+        cluster: fc.integer({ min: 0, max: 9 }),
+        version: fc.constantFrom(...VERSIONS),
+        outcome: fc.constantFrom('completed', 'failed'),
+        hoursAgo: fc.constantFrom(1, 48),
+      }),
+      { maxLength: 6 },
+    ),
+    held: fc.subarray(VERSIONS),
+    clusters: fc.array(
+      fc.record({
+        sector: fc.constantFrom('stage', 'prod', 'edge', undefined),
+        version: fc.constantFrom('4.12.16', '4.12.17', '4.12.18'),
+        offered: fc.subarray(VERSIONS, { minLength: 1 }),
+        workloads: fc.constantFrom(['a'], ['b'], ['a', 'b'], ['b', 'a']),
+        soakDays: fc.option(fc.constantFrom(0, 1, 3), { nil: undefined }),
+      }),
+      { minLength: 1, maxLength: 10 },
+    ),
+  });
+
+  it("answers as checkVersion's conditions do (sector, soak, canaries, approval, holds) for every candidate", () => {
+    let passed = 0;
+    let failed = 0;
+    const failures = new Set<string>();
+    fc.assert(
+      fc.property(arbFleet, (f) => {
+        const names = ['stage', 'prod', 'edge'];
+        const organization = {
+          sectors: names.map((name, i) => ({
+            name,
+            ...(i > 0 ? { dependencies: [{ name: names[i - 1] }] } : {}),
+            approval: f.gates[i],
+            ...(f.canaries[i] ? { canary: f.canaries[i] } : {}),
+          })),
+        };
+        const clusters = f.clusters.map((c, i) =>
+          testCluster(`c${i}`, {
+            version: c.version,
+            availableUpgrades: c.offered,
+            upgradePolicy: {
+              workloads: c.workloads,
+              schedule: '* * * * *',
+              conditions: { ...(c.soakDays === undefined ? {} : { soakDays: c.soakDays }), ...(c.sector ? { sector: c.sector } : {}) },
+            },
+          }),
+        );
+        const versions: Record<string, { workloads: Record<string, { soakDays: number; reporting: string[] }> }> = {};
+        for (const s of f.soak) (versions[s.version] ??= { workloads: {} }).workloads[s.workload] = { soakDays: s.soakDays, reporting: [] };
+        const upgradeResults = f.results.map((r) => ({
+          cluster: `c${r.cluster}`,
+          version: r.version,
+          outcome: r.outcome,
+          at: new Date(Date.parse(TEST_NOW) - r.hoursAgo * 3_600_000).toISOString(),
+        }));
+        const input = testPlanInput(clusters, { organization, approvals: f.approvals, upgradeResults, versionData: { versions } });
+        const held = new Set(f.held);
+        const run = new PlanRun(input, undefined, {
+          holds: (_c, version) => (held.has(version) ? { reason: 'VERSION_GATE', message: `gate on ${version}` } : null),
+        });
+        for (const c of run.order) {
+          for (const v of run.candidates(c).newer) {
+            const check = run.checkVersion(c, v);
+            const passes = check.sector.pass && check.soak.pass && !check.canary && !check.awaits && !check.held;
+            expect(run.versionPasses(c, v), `${c.name} → ${v}`).toBe(passes);
+            if (passes) passed++;
+            else failed++;
+            if (!check.sector.pass) failures.add('sector');
+            if (!check.soak.pass) failures.add('soak');
+            if (check.canary) failures.add('canary');
+            if (check.awaits) failures.add('approval');
+            if (check.held) failures.add('held');
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // both answers come up often
+    expect(passed).toBeGreaterThan(200);
+    expect(failed).toBeGreaterThan(200);
+    expect([...failures].sort()).toEqual(['approval', 'canary', 'held', 'sector', 'soak']);
   });
 });

@@ -90,6 +90,11 @@ export function percentOfRoundedHalfEven(percent: number, n: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
+/** Whether a version soaked `soaked` days for a workload meets the policy's soakDays (`required`; null: no soak condition). */
+function soakMet(soaked: number, required: number | null): boolean {
+  return required === null || soaked >= required;
+}
+
 function soakDaysOf(c: ManagedCluster): number {
   return c.upgradePolicy.conditions.soakDays ?? 0;
 }
@@ -260,7 +265,8 @@ export class PlanRun {
   private readonly canaried: boolean;
   /** the canaries' upgrade results by cluster, built on first use */
   private canaryResults: Map<string, UpgradeResult[]> | undefined;
-  private readonly requiredMinCache: Map<string, SectorMin | null>;
+  /** sector → workload → requiredMin's answer */
+  private readonly requiredMinCache: Map<string, Map<string, SectorMin | null>>;
   private readonly windowCache: Map<string, number | null>;
   private readonly nextRunCache: Map<string, number | null>;
   /** the OUTSIDE_WINDOW message per schedule (same for every cluster sharing it in this run) */
@@ -541,8 +547,10 @@ export class PlanRun {
    * own dependencies; one with such a cluster is not).
    */
   requiredMin(sectorName: string, workload: string): SectorMin | null {
-    const key = `${sectorName}\u0000${workload}`;
-    const hit = this.requiredMinCache.get(key);
+    // by sector, then workload: no key string to build and hash at each of the many calls
+    let bySector = this.requiredMinCache.get(sectorName);
+    if (!bySector) this.requiredMinCache.set(sectorName, (bySector = new Map<string, SectorMin | null>()));
+    const hit = bySector.get(workload);
     if (hit !== undefined) return hit;
     let best: SectorMin | null = null;
     const visited = new Set<string>();
@@ -563,8 +571,24 @@ export class PlanRun {
         if (!best || compareVersions(min.version, best.version) < 0) best = min;
       } else stack.push({ dependencies: this.sectors.get(dep)?.dependencies ?? [], next: 0 });
     }
-    this.requiredMinCache.set(key, best);
+    bySector.set(workload, best);
     return best;
+  }
+
+  /**
+   * The first of `workloads` that the nearest dependency sectors of `sectorName` run below
+   * `version` (requiredMin), with that lowest version; undefined when none does.
+   */
+  private sectorShortfall(
+    sectorName: string,
+    workloads: readonly string[],
+    version: string,
+  ): { workload: string; required: SectorMin } | undefined {
+    for (const workload of workloads) {
+      const required = this.requiredMin(sectorName, workload);
+      if (required && compareVersions(required.version, version) < 0) return { workload, required };
+    }
+    return undefined;
   }
 
   /** Rule 5 conditions for one candidate version. */
@@ -573,23 +597,20 @@ export class PlanRun {
     const blockedBy = this.isBlocked(c, version);
     let sector: VersionCheck['sector'] = { pass: true, message: 'no sector' };
     if (conditions.sector !== undefined) {
-      sector = { pass: true, message: `dependency sectors of ${conditions.sector} run ${version} or newer` };
-      for (const w of workloads) {
-        const req = this.requiredMin(conditions.sector, w);
-        if (req && compareVersions(req.version, version) < 0) {
-          sector = {
+      const behind = this.sectorShortfall(conditions.sector, workloads, version);
+      sector = behind
+        ? {
             pass: false,
-            required: req,
-            message: `${version}: ${req.cluster} in sector ${req.sector} still runs ${req.version} (workload ${w})`,
-          };
-          break;
-        }
-      }
+            required: behind.required,
+            message: `${version}: ${behind.required.cluster} in sector ${behind.required.sector} still runs ${behind.required.version} (workload ${behind.workload})`,
+          }
+        : { pass: true, message: `dependency sectors of ${conditions.sector} run ${version} or newer` };
     }
     const required = conditions.soakDays ?? null;
+    const soakOfVersion = this.versionData.versions[version]?.workloads;
     const perWorkload = workloads.map((w) => {
-      const soaked = this.versionData.versions[version]?.workloads[w]?.soakDays ?? 0;
-      return { workload: w, soaked, required, pass: required === null || soaked >= required };
+      const soaked = soakOfVersion?.[w]?.soakDays ?? 0;
+      return { workload: w, soaked, required, pass: soakMet(soaked, required) };
     });
     const failing = perWorkload.find((p) => !p.pass);
     const soak = failing
@@ -614,6 +635,27 @@ export class PlanRun {
     const held = this.holds?.(c, version);
     if (held) out.held = held;
     return out;
+  }
+
+  /**
+   * Whether `version` passes every rule 5 condition of checkVersion (sector, soak, canaries,
+   * approval, the cluster's holds): `check.sector.pass && check.soak.pass && !check.canary &&
+   * !check.awaits && !check.held`, without the check's messages. The engine asks it of each
+   * candidate and builds the full check only for the first failing one, the one it explains: a
+   * cluster behind its dependency sectors fails every candidate it is offered.
+   */
+  versionPasses(c: ManagedCluster, version: string): boolean {
+    const { workloads, conditions } = c.upgradePolicy;
+    if (conditions.sector !== undefined && this.sectorShortfall(conditions.sector, workloads, version)) return false;
+    const required = conditions.soakDays ?? null;
+    if (required !== null) {
+      const soakOfVersion = this.versionData.versions[version]?.workloads;
+      for (const w of workloads) if (!soakMet(soakOfVersion?.[w]?.soakDays ?? 0, required)) return false;
+    }
+    if (this.canaryHoldOf(c, version)) return false;
+    if (this.approvalWait(c, version)) return false;
+    if (this.holds?.(c, version)) return false;
+    return true;
   }
 
   /**
@@ -773,8 +815,7 @@ export class PlanRun {
         anyAboveBound = true;
         continue;
       }
-      const check = this.checkVersion(c, v);
-      if (check.sector.pass && check.soak.pass && !check.canary && !check.awaits && !check.held) {
+      if (this.versionPasses(c, v)) {
         this.hold(c);
         // an EUS-to-EUS route the policy takes control-plane-only: one attempt through every hop
         const eusRoute =
@@ -798,7 +839,7 @@ export class PlanRun {
           ...(eusRoute ? { eusRoute } : {}),
         };
       }
-      firstFailure ??= check;
+      firstFailure ??= this.checkVersion(c, v);
     }
     if (!firstFailure && anyAboveBound) return this.boundVerdict(c, newer);
     if (!firstFailure) {

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePlanDocument } from './parse-plan-document';
-import { validatePlanInput } from './validate-plan-input';
+import { uniqueInOrder, validatePlanInput } from './validate-plan-input';
 
 const NOW = '2021-08-30T18:00:00Z';
 
@@ -284,5 +285,81 @@ describe('cluster labels', () => {
         'clusters[3].upgradePolicy.schedule.isoWeek',
       ]);
     });
+  });
+});
+
+describe('lists without repeats (short lists are checked without a Set)', () => {
+  it('uniqueInOrder keeps first occurrences in order, as [...new Set(list)] does, short or long', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', '', 'a '), { maxLength: 40 }), (list) => {
+        expect(uniqueInOrder(list)).toEqual([...new Set(list)]);
+      }),
+    );
+  });
+
+  const names = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+  it.each([3, 16, 17, 40])('reports a repeated workload at its place and keeps the first (%i workloads)', (n) => {
+    const doc = base();
+    const workloads = names(n, 'w');
+    doc.organization.upgradePolicyAllowedWorkloads = workloads;
+    policy(doc).workloads = [...workloads, workloads[1], 'w0'];
+    const r = validatePlanInput(doc);
+    expect(r.ok ? [] : r.problems).toEqual([
+      { path: `clusters[0].upgradePolicy.workloads[${n}]`, message: "duplicate workload 'w1'" },
+      { path: `clusters[0].upgradePolicy.workloads[${n + 1}]`, message: "duplicate workload 'w0'" },
+    ]);
+    policy(doc).workloads = workloads;
+    const ok = validatePlanInput(doc);
+    expect(ok.ok && ok.input.clusters[0]?.upgradePolicy?.workloads).toEqual(workloads);
+  });
+
+  it.each([2, 16, 17, 40])('takes each offered version once, in order (%i offers)', (n) => {
+    const doc = base();
+    const offers = Array.from({ length: n }, (_, i) => `4.13.${i}`);
+    doc.clusters[1]!.availableUpgrades = [...offers, offers[0], 'nope', offers[n - 1]];
+    expect(problemPaths(doc)).toEqual([`clusters[1].availableUpgrades[${n + 1}]`]);
+    doc.clusters[1]!.availableUpgrades = [offers[n - 1], ...offers, offers[0]];
+    const r = validatePlanInput(doc);
+    expect(r.ok && r.input.clusters[1]?.availableUpgrades).toEqual([offers[n - 1], ...offers.slice(0, n - 1)]);
+  });
+
+  it.each([2, 17])('keeps each mutex once and reports those outside the allow-list after the invalid ones (%i mutexes)', (n) => {
+    const doc = base();
+    const mutexes = names(n, 'm');
+    doc.organization.upgradePolicyAllowedMutexes = mutexes;
+    conditions(doc).mutexes = [...mutexes, 'm1', 'm0'];
+    const r = validatePlanInput(doc);
+    expect(r.ok && r.input.clusters[0]?.upgradePolicy?.conditions.mutexes).toEqual(mutexes);
+    conditions(doc).mutexes = ['other', '', 'm0', 7, 'other'];
+    expect(validatePlanInput(doc)).toEqual({
+      ok: false,
+      problems: [
+        { path: 'clusters[0].upgradePolicy.conditions.mutexes[1]', message: 'must not be empty' },
+        { path: 'clusters[0].upgradePolicy.conditions.mutexes[3]', message: 'must be a string, got number 7' },
+        {
+          path: 'clusters[0].upgradePolicy.conditions.mutexes[0]',
+          message: "mutex 'other' is not in organization.upgradePolicyAllowedMutexes",
+        },
+        {
+          path: 'clusters[0].upgradePolicy.conditions.mutexes[4]',
+          message: "mutex 'other' is not in organization.upgradePolicyAllowedMutexes",
+        },
+      ],
+    });
+  });
+
+  it('gives a policy its lifecycle after its conditions, and no lifecycle key when it sets none', () => {
+    const doc = base();
+    const without = validatePlanInput(doc);
+    expect(without.ok && Object.keys(without.input.clusters[0]!.upgradePolicy!)).toEqual(['workloads', 'schedule', 'conditions']);
+    policy(doc).lifecycle = { eusControlPlaneOnly: true };
+    const withLifecycle = validatePlanInput(doc);
+    expect(withLifecycle.ok && Object.keys(withLifecycle.input.clusters[0]!.upgradePolicy!)).toEqual([
+      'workloads',
+      'schedule',
+      'conditions',
+      'lifecycle',
+    ]);
   });
 });

@@ -80,15 +80,32 @@ function stringList(
     return undefined;
   }
   const out: string[] = [];
-  value.forEach((item, i) => {
+  // a plain loop, and an item's path spelt only for a problem: policies of 10,000 clusters pass here
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
     if (typeof item !== 'string') c.add(`${path}[${i}]`, `must be a string, got ${describe(item)}`);
     else if (opts.nonEmptyItems && item.trim() === '') c.add(`${path}[${i}]`, 'must not be empty');
-    else if (!opts.names || checkName(c, `${path}[${i}]`, item)) out.push(item);
-  });
+    else if (!opts.names) out.push(item);
+    else {
+      const problem = identifierProblem(item);
+      if (problem === null) out.push(item);
+      else c.add(`${path}[${i}]`, `not a valid name: ${problem}`);
+    }
+  }
+  return out;
+}
+
+/** The strings of `list` without repeats, first occurrences in order (`[...new Set(list)]`, without a Set for a short list). */
+export function uniqueInOrder(list: readonly string[]): string[] {
+  if (list.length > 16) return [...new Set(list)];
+  const out: string[] = [];
+  for (const item of list) if (!out.includes(item)) out.push(item);
   return out;
 }
 
 function regexList(c: Collector, value: unknown, path: string): string[] {
+  // absent (most policies): nothing to report, no list to check
+  if (value === undefined || value === null) return [];
   stringList(c, value, path);
   const ok: string[] = [];
   if (!Array.isArray(value)) return ok;
@@ -121,10 +138,15 @@ export function parseMaxParallelUpgrades(value: unknown): MaxParallelUpgrades | 
   return bad;
 }
 
+const BOUND_KEYS = ['targetVersion', 'maxVersion'] as const;
+
 /** `targetVersion` / `maxVersion` of one level (organization, sector, conditions), when present. */
 function boundsOf(c: Collector, raw: Record<string, unknown>, path: string): { targetVersion?: VersionBound; maxVersion?: VersionBound } {
   const out: { targetVersion?: VersionBound; maxVersion?: VersionBound } = {};
-  for (const key of ['targetVersion', 'maxVersion'] as const) {
+  // neither (most policies): nothing to parse
+  if ((raw.targetVersion === undefined || raw.targetVersion === null) && (raw.maxVersion === undefined || raw.maxVersion === null))
+    return out;
+  for (const key of BOUND_KEYS) {
     const value = raw[key];
     if (value === undefined || value === null) continue;
     const bound = parseVersionBound(value);
@@ -572,6 +594,9 @@ type Context = {
   allowedMutexes: Set<string> | undefined;
 };
 
+/** a policy's mutexes: non-empty, valid names */
+const MUTEX_LIST = { nonEmptyItems: true, names: true } as const;
+
 function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context): UpgradePolicy | undefined {
   if (!isObject(raw)) {
     c.add(path, `must be an object, got ${describe(raw)}`);
@@ -583,19 +608,22 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
     c.add(`${path}.workloads`, Array.isArray(raw.workloads) ? 'must list at least one workload' : 'missing: a non-empty list of workloads');
   } else {
     const allowed = ctx.allowedWorkloads;
-    const seen = new Set<string>();
-    raw.workloads.forEach((w, j) => {
-      const p = `${path}.workloads[${j}]`;
-      if (typeof w !== 'string' || w.trim() === '') c.add(p, `must be a non-empty workload name, got ${describe(w)}`);
-      else if (!checkName(c, p, w)) return;
-      else if (seen.has(w)) c.add(p, `duplicate workload '${w}'`);
+    const list: unknown[] = raw.workloads;
+    // `workloads` holds the names taken so far: a policy lists a few, a Set for each would cost more
+    const seen = list.length > 16 ? new Set<string>() : undefined;
+    for (let j = 0; j < list.length; j++) {
+      const w = list[j];
+      if (typeof w !== 'string' || w.trim() === '')
+        c.add(`${path}.workloads[${j}]`, `must be a non-empty workload name, got ${describe(w)}`);
+      else if (!checkName(c, `${path}.workloads[${j}]`, w)) continue;
+      else if (seen ? seen.has(w) : workloads.includes(w)) c.add(`${path}.workloads[${j}]`, `duplicate workload '${w}'`);
       else if (allowed && !allowed.has(w)) {
-        c.add(p, `workload '${w}' is not in organization.upgradePolicyAllowedWorkloads`);
+        c.add(`${path}.workloads[${j}]`, `workload '${w}' is not in organization.upgradePolicyAllowedWorkloads`);
       } else {
-        seen.add(w);
+        seen?.add(w);
         workloads.push(w);
       }
-    });
+    }
   }
   const schedule = sharedSchedule(c, raw.schedule, `${path}.schedule`, ctx);
   const conditions: UpgradeConditions = { mutexes: [], blockedVersions: [] };
@@ -609,15 +637,17 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
       } else if (rc.soakDays < 0) c.add(`${cp}.soakDays`, `must be >= 0, got ${rc.soakDays}`);
       else conditions.soakDays = rc.soakDays;
     }
-    const mutexes = stringList(c, rc.mutexes, `${cp}.mutexes`, { nonEmptyItems: true, names: true }) ?? [];
+    const mutexes = stringList(c, rc.mutexes, `${cp}.mutexes`, MUTEX_LIST) ?? [];
     const allowed = ctx.allowedMutexes;
-    const valid = new Set(mutexes);
-    (Array.isArray(rc.mutexes) ? rc.mutexes : []).forEach((m, j) => {
-      if (typeof m === 'string' && valid.has(m) && allowed && !allowed.has(m)) {
-        c.add(`${cp}.mutexes[${j}]`, `mutex '${m}' is not in organization.upgradePolicyAllowedMutexes`);
-      }
-    });
-    conditions.mutexes = [...new Set(mutexes)];
+    if (allowed && Array.isArray(rc.mutexes)) {
+      const valid = new Set(mutexes);
+      rc.mutexes.forEach((m: unknown, j) => {
+        if (typeof m === 'string' && valid.has(m) && !allowed.has(m)) {
+          c.add(`${cp}.mutexes[${j}]`, `mutex '${m}' is not in organization.upgradePolicyAllowedMutexes`);
+        }
+      });
+    }
+    conditions.mutexes = uniqueInOrder(mutexes);
     if (rc.sector !== undefined && rc.sector !== null) {
       if (typeof rc.sector !== 'string') c.add(`${cp}.sector`, `must be a sector name, got ${describe(rc.sector)}`);
       else if (!checkName(c, `${cp}.sector`, rc.sector)) {
@@ -640,7 +670,9 @@ function validatePolicy(c: Collector, raw: unknown, path: string, ctx: Context):
     lifecycle = parsed.options;
   }
   if (c.problems.length > start || !schedule) return undefined;
-  return { workloads, schedule, conditions, ...(lifecycle ? { lifecycle } : {}) };
+  const policy: UpgradePolicy = { workloads, schedule, conditions };
+  if (lifecycle) policy.lifecycle = lifecycle;
+  return policy;
 }
 
 function validateCurrentUpgrade(c: Collector, raw: unknown, path: string): CurrentUpgrade | undefined {
@@ -699,11 +731,12 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
   }
   const names = new Set<string>();
   const clusters: Cluster[] = [];
-  raw.forEach((rc, i) => {
+  for (let i = 0; i < raw.length; i++) {
+    const rc: unknown = raw[i];
     const path = `clusters[${i}]`;
     if (!isObject(rc)) {
       c.add(path, `must be an object, got ${describe(rc)}`);
-      return;
+      continue;
     }
     const start = c.problems.length;
     if (typeof rc.name !== 'string' || rc.name.trim() === '') c.add(`${path}.name`, 'must be a non-empty string');
@@ -716,17 +749,21 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
       c.add(`${path}.channel`, 'must be a string');
     }
     const available: string[] = [];
-    const offered = new Set<string>();
     if (rc.availableUpgrades !== undefined && rc.availableUpgrades !== null) {
       if (!Array.isArray(rc.availableUpgrades)) c.add(`${path}.availableUpgrades`, 'must be a list of versions');
-      else
-        rc.availableUpgrades.forEach((v, j) => {
+      else {
+        const offers: unknown[] = rc.availableUpgrades;
+        // `available` holds the versions taken so far: a cluster is offered a few, a Set for each would cost more
+        const offered = offers.length > 16 ? new Set<string>() : undefined;
+        for (let j = 0; j < offers.length; j++) {
+          const v = offers[j];
           if (!isSemver(v)) c.add(`${path}.availableUpgrades[${j}]`, `not a semantic version: ${describe(v)}`);
-          else if (!offered.has(v)) {
-            offered.add(v);
+          else if (!(offered ? offered.has(v) : available.includes(v))) {
+            offered?.add(v);
             available.push(v);
           }
-        });
+        }
+      }
     }
     let healthy = true;
     if (rc.healthy !== undefined && rc.healthy !== null) {
@@ -742,14 +779,14 @@ function validateClusters(c: Collector, raw: unknown, ctx: Context): Cluster[] {
         ? undefined
         : validateCurrentUpgrade(c, rc.currentUpgrade, `${path}.currentUpgrade`);
     const labels = rc.labels === undefined || rc.labels === null ? undefined : validateLabels(c, rc.labels, `${path}.labels`);
-    if (c.problems.length > start) return;
+    if (c.problems.length > start) continue;
     const cluster: Cluster = { name: rc.name as string, version: rc.version as string, availableUpgrades: available, healthy };
     if (typeof rc.channel === 'string') cluster.channel = rc.channel;
     if (policy) cluster.upgradePolicy = policy;
     if (current) cluster.currentUpgrade = current;
     if (labels) cluster.labels = labels;
     clusters.push(cluster);
-  });
+  }
   return clusters;
 }
 

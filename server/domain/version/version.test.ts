@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import semverCompare from 'semver/functions/compare';
 import { describe, expect, it } from 'vitest';
 import { compareVersions, isSemver, normalizeVersion, parseVersion } from './version';
 
@@ -54,5 +56,29 @@ describe('parseVersion', () => {
 describe('compareVersions on invalid strings', () => {
   it('puts invalid strings first, ordered by their text', () => {
     expect(['4.1.0', 'b', '4.0.0', 'a'].sort(compareVersions)).toEqual(['a', 'b', '4.0.0', '4.1.0']);
+  });
+});
+
+describe('compareVersions against the semver package', () => {
+  it('orders any two versions as semver.compare does, -1, 0 or 1 (release parts compared first here)', () => {
+    const part = fc.constantFrom(0, 1, 2, 9, 10, 11, 100, 9_007_199_254_740_991);
+    const identifier = fc.oneof(fc.constantFrom('rc', 'alpha', 'beta', 'x-1', '0', '1', '2', '10'), fc.nat({ max: 20 }).map(String));
+    const version = fc
+      .record({
+        major: part,
+        minor: part,
+        patch: part,
+        pre: fc.array(identifier, { maxLength: 3 }),
+        build: fc.option(fc.constantFrom('amd64', 'b.1'), { nil: undefined }),
+      })
+      .map(
+        (v) => `${v.major}.${v.minor}.${v.patch}${v.pre.length ? `-${v.pre.join('.')}` : ''}${v.build === undefined ? '' : `+${v.build}`}`,
+      );
+    fc.assert(
+      fc.property(version, version, (a, b) => {
+        expect(compareVersions(a, b)).toBe(semverCompare(a, b));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

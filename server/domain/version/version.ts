@@ -78,6 +78,11 @@ export function normalizeVersion(text: string): string | null {
 
 /** SemVer precedence: negative when a < b, 0 when equal (build ignored), positive when a > b. */
 export function compareParsedVersions(a: ParsedVersion, b: ParsedVersion): number {
+  // major, minor, patch first, as `semver` does, without its identifier comparison (a regex test
+  // of each number): the engine compares versions of different patch levels most of the time
+  if (a.major !== b.major) return a.major < b.major ? -1 : 1;
+  if (a.minor !== b.minor) return a.minor < b.minor ? -1 : 1;
+  if (a.patch !== b.patch) return a.patch < b.patch ? -1 : 1;
   return a.semver.compare(b.semver);
 }
 
@@ -90,7 +95,7 @@ export function compareVersions(a: string, b: string): number {
   const x = parseVersion(a);
   const y = parseVersion(b);
   if (!x || !y) return x ? 1 : y ? -1 : a < b ? -1 : 1;
-  return x.semver.compare(y.semver);
+  return compareParsedVersions(x, y);
 }
 
 /** `major.minor` of a version, e.g. `4.12` for `4.12.3-rc.1`; null when it is not SemVer. */
