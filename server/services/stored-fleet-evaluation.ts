@@ -35,7 +35,8 @@ import {
 import { formatInstant } from '@/server/domain/plan/time';
 import type { PlanInput, Problem } from '@/server/domain/plan/types';
 import type { PlanDocument } from '@/server/repositories/plan-document-repository';
-import { validatePlanInput, validateVersionData } from '@/server/domain/plan/validate-plan-input';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { revalidateVersionData, type ValidatedVersionData } from '@/server/domain/plan/revalidate-version-data';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { readDataVersion, readPlanRowRevisions } from '@/server/repositories/data-version-repository';
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
@@ -96,6 +97,8 @@ type LoadedFleet = {
         organization: PlanDocument['organization'];
         /** each cluster's index in input.clusters (built on the first patch; patches keep names and order) */
         positions?: ReadonlyMap<string, number>;
+        /** the soak figures as read and as validated: the next read's unchanged reporting lists are not validated again */
+        soakFigures: ValidatedVersionData;
       }
     | { ok: false; problems: Problem[] };
   /**
@@ -182,7 +185,14 @@ async function load(db: Db, org: GateOrganization, at: Date, key: string, revisi
     key,
     loadedAt: at.getTime(),
     revisions,
-    parsed: { ok: true, input: parsed.input, gates: await loadGateState(db, org, at), organization: document.organization },
+    parsed: {
+      ok: true,
+      input: parsed.input,
+      gates: await loadGateState(db, org, at),
+      organization: document.organization,
+      // validatePlanInput validates the versionData as validateVersionData does
+      soakFigures: { raw: document.versionData, versionData: parsed.input.versionData },
+    },
   };
 }
 
@@ -203,7 +213,7 @@ async function reloadChangedClusters(
   revisions: PlanRowRevisions,
 ): Promise<LoadedFleet> {
   if (!previous.parsed.ok || !previous.revisions) return await load(db, org, at, key, revisions);
-  const { input, gates, organization } = previous.parsed;
+  const { input, gates, organization, soakFigures } = previous.parsed;
   const changed = await loadChangedPlanClusters(db, org.id, previous.revisions.clusterRows);
   if (changed.length > input.clusters.length * MOST_CHANGED_SHARE) return await load(db, org, at, key, revisions);
   const positions = previous.parsed.positions ?? new Map(input.clusters.map((c, i) => [c.name, i]));
@@ -237,6 +247,7 @@ async function reloadChangedClusters(
       gates: { ...gates, healthIssues, versionGates, inhibitors },
       organization,
       positions,
+      soakFigures,
     },
     never: undefined,
   };
@@ -260,7 +271,7 @@ async function reloadSoakAndGates(
   if (!previous.parsed.ok) return await load(db, org, at, key, revisions);
   loadCounts.soakAndGates++;
   const now = formatInstant(at.getTime());
-  const soak = validateVersionData(await loadVersionData(db, org.id, at), now);
+  const soak = revalidateVersionData(await loadVersionData(db, org.id, at), now, previous.parsed.soakFigures);
   if (!soak.ok) return { key, loadedAt: at.getTime(), revisions, parsed: { ok: false, problems: soak.problems } };
   return {
     key,
@@ -271,9 +282,10 @@ async function reloadSoakAndGates(
       input: {
         ...previous.parsed.input,
         now,
-        versionData: soak.versionData,
+        versionData: soak.validated.versionData,
         ...(await upgradeResultsFor(db, org.id, previous.parsed.input)),
       },
+      soakFigures: soak.validated,
       gates: await loadGateStateWithClusterFacts(db, org, at, clusterFactsOf(previous.parsed.gates)),
     },
     never: previous.never,
