@@ -95,7 +95,7 @@ type LoadedFleet = {
         gates: GateState;
         /** the organization as its document was read: changed clusters are validated against it */
         organization: PlanDocument['organization'];
-        /** each cluster's index in input.clusters (built on the first patch; patches keep names and order) */
+        /** each cluster's index in input.clusters (built on the first patch or explanation; patches keep names and order) */
         positions?: ReadonlyMap<string, number>;
         /** the soak figures as read and as validated: the next read's unchanged reporting lists are not validated again */
         soakFigures: ValidatedVersionData;
@@ -307,15 +307,15 @@ async function upgradeResultsFor(db: Db, organizationId: number, input: PlanInpu
 }
 
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
-  if (!fleet.parsed.ok) return { ok: false, problems: fleet.parsed.problems };
+  const parsed = fleet.parsed;
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
   const atMs = at.getTime();
   // the loaded input differs from one loaded at `at` only in `now`, and its gates in the
   // exclusions that have ended since (loadGateState keeps those ending after its instant)
-  const input: PlanInput = atMs === fleet.loadedAt ? fleet.parsed.input : { ...fleet.parsed.input, now: formatInstant(atMs) };
-  const loadedGates = fleet.parsed.gates;
+  const input: PlanInput = atMs === fleet.loadedAt ? parsed.input : { ...parsed.input, now: formatInstant(atMs) };
+  const loadedGates = parsed.gates;
   const gates: GateState =
     atMs === fleet.loadedAt ? loadedGates : { ...loadedGates, exclusions: loadedGates.exclusions.filter((e) => e.endsAt > atMs) };
-  const names = new Set(input.clusters.map((c) => c.name));
   const explained = new Map<string, ClusterEvaluation | null>();
   let evaluation: FleetEvaluation | undefined;
   let view: FleetVersionView | undefined;
@@ -335,7 +335,9 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
       return (evaluation ??= evaluateFleet(input, gates));
     },
     explain(cluster) {
-      if (!names.has(cluster)) return null;
+      // the names stay with the fleet as loaded (patches keep them): not a new set every minute
+      const positions = (parsed.positions ??= new Map(parsed.input.clusters.map((c, i) => [c.name, i])));
+      if (!positions.has(cluster)) return null;
       let explanation = explained.get(cluster);
       if (explanation === undefined) {
         explanation = evaluateFleet(input, gates, { explain: [cluster] }).clusters.get(cluster) ?? null;
