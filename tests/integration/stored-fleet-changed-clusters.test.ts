@@ -168,12 +168,17 @@ describe('the stored fleet after some clusters changed', () => {
     // the other clusters are the very objects loaded before: nothing else was read or validated
     expect(patched.ok && patched.input.clusters[4]).toBe(first.input.clusters[4]);
     expect(seen(patched)).toEqual(await cold(file, new Date(NOW.getTime() + MINUTE)));
+    // explain knows the fleet's names from the positions the patch kept
+    expect(patched.ok && patched.explain(name)?.cluster).toBe(name);
+    expect(patched.ok && patched.explain('no-such-cluster')).toBeNull();
 
     const fullLoads = storedFleetLoadCounts().full;
     db.$client.prepare("UPDATE clusters SET upgrade_state = 'gone' WHERE name = ?").run(name);
     const gone = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + 2 * MINUTE));
     expect(storedFleetLoadCounts().full).toBe(fullLoads + 1);
     expect(gone.ok && gone.input.clusters.some((c) => c.name === name)).toBe(false);
+    expect(gone.ok && gone.explain(name)).toBeNull();
+    expect(gone.ok && gone.explain(first.input.clusters[4]!.name)).not.toBeNull();
   });
 
   it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", async () => {
