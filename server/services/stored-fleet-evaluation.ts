@@ -33,7 +33,8 @@ import {
   type NeverUpgrades,
 } from '@/server/domain/evaluation/evaluate-fleet';
 import { formatInstant } from '@/server/domain/plan/time';
-import type { PlanInput, Problem } from '@/server/domain/plan/types';
+import type { Cluster, PlanInput, Problem } from '@/server/domain/plan/types';
+import { orderManagedClusters, type ManagedCluster } from '@/server/domain/plan/decide-upgrades';
 import type { PlanDocument } from '@/server/repositories/plan-document-repository';
 import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
 import { revalidateVersionData, type ValidatedVersionData } from '@/server/domain/plan/revalidate-version-data';
@@ -306,6 +307,18 @@ async function upgradeResultsFor(db: Db, organizationId: number, input: PlanInpu
   return sectors.length === 0 ? {} : { upgradeResults: await listUpgradeResults(db, organizationId, sectors) };
 }
 
+/**
+ * The engine's order of a loaded fleet's clusters, by their array: a soak write or a new minute
+ * keeps the array (only a load or a patch makes a new one), and the order depends on nothing else.
+ */
+const engineOrders = new WeakMap<readonly Cluster[], ManagedCluster[]>();
+
+function engineOrderOf(clusters: readonly Cluster[]): ManagedCluster[] {
+  let order = engineOrders.get(clusters);
+  if (!order) engineOrders.set(clusters, (order = orderManagedClusters(clusters)));
+  return order;
+}
+
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
   const parsed = fleet.parsed;
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
@@ -325,7 +338,7 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
     gates,
     get view() {
       if (!view) {
-        const base = evaluation ?? fleetVersionView(input);
+        const base = evaluation ?? fleetVersionView(input, { order: engineOrderOf(input.clusters) });
         const never = () => (fleet.never ??= base.allNeverUpgrades());
         view = { ...base, neverUpgrades: (name) => never().get(name) ?? null, allNeverUpgrades: never };
       }

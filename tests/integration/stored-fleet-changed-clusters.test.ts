@@ -41,7 +41,18 @@ async function fleetFile(): Promise<{ file: string; db: Db }> {
 function seen(result: StoredFleetEvaluation) {
   if (!result.ok) return { problems: result.problems };
   const { routes, ...gates } = result.gates;
-  return { input: result.input, gates, routed: routes !== undefined, decisions: result.evaluation.decisions };
+  // the version view is asked before the evaluation, as the Fleet table asks it (its own engine run)
+  const view = result.view;
+  const names = result.input.clusters.map((c) => c.name);
+  return {
+    input: result.input,
+    gates,
+    routed: routes !== undefined,
+    never: [...view.allNeverUpgrades()],
+    soaking: names.map((n) => view.candidateSoak(n)),
+    newest: names.map((n) => view.newestUnblocked(n)),
+    decisions: result.evaluation.decisions,
+  };
 }
 
 async function cold(file: string, when: Date) {
@@ -151,7 +162,8 @@ describe('the stored fleet after some clusters changed', () => {
     );
     // the runs went through the patching path, not only through whole loads
     expect(storedFleetChangedClusterLoads()).toBeGreaterThan(patchesBefore + 15);
-  });
+    // 30 runs of up to 8 ticks, each with a cold load beside it: well over the default timeout on a shared machine
+  }, 240_000);
 
   it('reads only the changed rows for a change of one cluster, and the whole fleet for a cluster gone', async () => {
     const { file, db } = await fleetFile();

@@ -208,9 +208,11 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
  * The candidate verdicts of the fleet at `input.now` without the decisions: the same engine run
  * evaluateFleet makes (soak, blocked and sector rules do not depend on who takes which mutex),
  * so views that show only soak and versions need not pay for deciding 10,000 clusters.
+ * `kept.order`: orderManagedClusters(input.clusters) as the caller already has it (it depends on
+ * the clusters alone; a caller viewing the same clusters minute after minute orders them once).
  */
-export function fleetVersionView(input: PlanInput): FleetVersionView {
-  return versionViewOf(new PlanRun(input));
+export function fleetVersionView(input: PlanInput, kept: Pick<RunKept, 'order'> = {}): FleetVersionView {
+  return versionViewOf(new PlanRun(input, undefined, kept));
 }
 
 function versionViewOf(run: PlanRun): FleetVersionView {
