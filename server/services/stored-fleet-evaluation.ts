@@ -33,9 +33,11 @@ import {
   type NeverUpgrades,
 } from '@/server/domain/evaluation/evaluate-fleet';
 import { formatInstant } from '@/server/domain/plan/time';
-import type { PlanInput, Problem } from '@/server/domain/plan/types';
+import type { Cluster, PlanInput, Problem } from '@/server/domain/plan/types';
+import { orderManagedClusters, type ManagedCluster } from '@/server/domain/plan/decide-upgrades';
 import type { PlanDocument } from '@/server/repositories/plan-document-repository';
-import { validatePlanInput, validateVersionData } from '@/server/domain/plan/validate-plan-input';
+import { validatePlanInput } from '@/server/domain/plan/validate-plan-input';
+import { revalidateVersionData, type ValidatedVersionData } from '@/server/domain/plan/revalidate-version-data';
 import type { GateState } from '@/server/domain/scheduling/apply-gates';
 import { readDataVersion, readPlanRowRevisions } from '@/server/repositories/data-version-repository';
 import { readSoakCheckIn } from '@/server/repositories/organization-repository';
@@ -94,8 +96,10 @@ type LoadedFleet = {
         gates: GateState;
         /** the organization as its document was read: changed clusters are validated against it */
         organization: PlanDocument['organization'];
-        /** each cluster's index in input.clusters (built on the first patch; patches keep names and order) */
+        /** each cluster's index in input.clusters (built on the first patch or explanation; patches keep names and order) */
         positions?: ReadonlyMap<string, number>;
+        /** the soak figures as read and as validated: the next read's unchanged reporting lists are not validated again */
+        soakFigures: ValidatedVersionData;
       }
     | { ok: false; problems: Problem[] };
   /**
@@ -182,7 +186,14 @@ async function load(db: Db, org: GateOrganization, at: Date, key: string, revisi
     key,
     loadedAt: at.getTime(),
     revisions,
-    parsed: { ok: true, input: parsed.input, gates: await loadGateState(db, org, at), organization: document.organization },
+    parsed: {
+      ok: true,
+      input: parsed.input,
+      gates: await loadGateState(db, org, at),
+      organization: document.organization,
+      // validatePlanInput validates the versionData as validateVersionData does
+      soakFigures: { raw: document.versionData, versionData: parsed.input.versionData },
+    },
   };
 }
 
@@ -203,7 +214,7 @@ async function reloadChangedClusters(
   revisions: PlanRowRevisions,
 ): Promise<LoadedFleet> {
   if (!previous.parsed.ok || !previous.revisions) return await load(db, org, at, key, revisions);
-  const { input, gates, organization } = previous.parsed;
+  const { input, gates, organization, soakFigures } = previous.parsed;
   const changed = await loadChangedPlanClusters(db, org.id, previous.revisions.clusterRows);
   if (changed.length > input.clusters.length * MOST_CHANGED_SHARE) return await load(db, org, at, key, revisions);
   const positions = previous.parsed.positions ?? new Map(input.clusters.map((c, i) => [c.name, i]));
@@ -237,6 +248,7 @@ async function reloadChangedClusters(
       gates: { ...gates, healthIssues, versionGates, inhibitors },
       organization,
       positions,
+      soakFigures,
     },
     never: undefined,
   };
@@ -260,7 +272,7 @@ async function reloadSoakAndGates(
   if (!previous.parsed.ok) return await load(db, org, at, key, revisions);
   loadCounts.soakAndGates++;
   const now = formatInstant(at.getTime());
-  const soak = validateVersionData(await loadVersionData(db, org.id, at), now);
+  const soak = revalidateVersionData(await loadVersionData(db, org.id, at), now, previous.parsed.soakFigures);
   if (!soak.ok) return { key, loadedAt: at.getTime(), revisions, parsed: { ok: false, problems: soak.problems } };
   return {
     key,
@@ -271,9 +283,10 @@ async function reloadSoakAndGates(
       input: {
         ...previous.parsed.input,
         now,
-        versionData: soak.versionData,
+        versionData: soak.validated.versionData,
         ...(await upgradeResultsFor(db, org.id, previous.parsed.input)),
       },
+      soakFigures: soak.validated,
       gates: await loadGateStateWithClusterFacts(db, org, at, clusterFactsOf(previous.parsed.gates)),
     },
     never: previous.never,
@@ -294,16 +307,28 @@ async function upgradeResultsFor(db: Db, organizationId: number, input: PlanInpu
   return sectors.length === 0 ? {} : { upgradeResults: await listUpgradeResults(db, organizationId, sectors) };
 }
 
+/**
+ * The engine's order of a loaded fleet's clusters, by their array: a soak write or a new minute
+ * keeps the array (only a load or a patch makes a new one), and the order depends on nothing else.
+ */
+const engineOrders = new WeakMap<readonly Cluster[], ManagedCluster[]>();
+
+function engineOrderOf(clusters: readonly Cluster[]): ManagedCluster[] {
+  let order = engineOrders.get(clusters);
+  if (!order) engineOrders.set(clusters, (order = orderManagedClusters(clusters)));
+  return order;
+}
+
 function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
-  if (!fleet.parsed.ok) return { ok: false, problems: fleet.parsed.problems };
+  const parsed = fleet.parsed;
+  if (!parsed.ok) return { ok: false, problems: parsed.problems };
   const atMs = at.getTime();
   // the loaded input differs from one loaded at `at` only in `now`, and its gates in the
   // exclusions that have ended since (loadGateState keeps those ending after its instant)
-  const input: PlanInput = atMs === fleet.loadedAt ? fleet.parsed.input : { ...fleet.parsed.input, now: formatInstant(atMs) };
-  const loadedGates = fleet.parsed.gates;
+  const input: PlanInput = atMs === fleet.loadedAt ? parsed.input : { ...parsed.input, now: formatInstant(atMs) };
+  const loadedGates = parsed.gates;
   const gates: GateState =
     atMs === fleet.loadedAt ? loadedGates : { ...loadedGates, exclusions: loadedGates.exclusions.filter((e) => e.endsAt > atMs) };
-  const names = new Set(input.clusters.map((c) => c.name));
   const explained = new Map<string, ClusterEvaluation | null>();
   let evaluation: FleetEvaluation | undefined;
   let view: FleetVersionView | undefined;
@@ -313,7 +338,7 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
     gates,
     get view() {
       if (!view) {
-        const base = evaluation ?? fleetVersionView(input);
+        const base = evaluation ?? fleetVersionView(input, { order: engineOrderOf(input.clusters) });
         const never = () => (fleet.never ??= base.allNeverUpgrades());
         view = { ...base, neverUpgrades: (name) => never().get(name) ?? null, allNeverUpgrades: never };
       }
@@ -323,7 +348,9 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
       return (evaluation ??= evaluateFleet(input, gates));
     },
     explain(cluster) {
-      if (!names.has(cluster)) return null;
+      // the names stay with the fleet as loaded (patches keep them): not a new set every minute
+      const positions = (parsed.positions ??= new Map(parsed.input.clusters.map((c, i) => [c.name, i])));
+      if (!positions.has(cluster)) return null;
       let explanation = explained.get(cluster);
       if (explanation === undefined) {
         explanation = evaluateFleet(input, gates, { explain: [cluster] }).clusters.get(cluster) ?? null;

@@ -52,7 +52,18 @@ async function fleetFile(): Promise<{ file: string; db: Db }> {
 function seen(result: StoredFleetEvaluation) {
   if (!result.ok) return { problems: result.problems };
   const { routes, ...gates } = result.gates;
-  return { input: result.input, gates, routed: routes !== undefined, decisions: result.evaluation.decisions };
+  // the version view is asked before the evaluation, as the Fleet table asks it (its own engine run)
+  const view = result.view;
+  const names = result.input.clusters.map((c) => c.name);
+  return {
+    input: result.input,
+    gates,
+    routed: routes !== undefined,
+    never: [...view.allNeverUpgrades()],
+    soaking: names.map((n) => view.candidateSoak(n)),
+    newest: names.map((n) => view.newestUnblocked(n)),
+    decisions: result.evaluation.decisions,
+  };
 }
 
 async function cold(file: string, when: Date) {
@@ -162,6 +173,7 @@ describe('the stored fleet after some clusters changed', () => {
     );
     // the runs went through the patching path, not only through whole loads
     expect(storedFleetChangedClusterLoads()).toBeGreaterThan(patchesBefore + 15);
+    // 20 runs of up to 8 ticks, each with a cold load beside it: seconds alone, more on a shared machine
   }, 120_000);
 
   it('reads only the changed rows for a change of one cluster, and the whole fleet for a cluster gone', async () => {
@@ -179,12 +191,17 @@ describe('the stored fleet after some clusters changed', () => {
     // the other clusters are the very objects loaded before: nothing else was read or validated
     expect(patched.ok && patched.input.clusters[4]).toBe(first.input.clusters[4]);
     expect(seen(patched)).toEqual(await cold(file, new Date(NOW.getTime() + MINUTE)));
+    // explain knows the fleet's names from the positions the patch kept
+    expect(patched.ok && patched.explain(name)?.cluster).toBe(name);
+    expect(patched.ok && patched.explain('no-such-cluster')).toBeNull();
 
     const fullLoads = storedFleetLoadCounts().full;
     db.$client.prepare("UPDATE clusters SET upgrade_state = 'gone' WHERE name = ?").run(name);
     const gone = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + 2 * MINUTE));
     expect(storedFleetLoadCounts().full).toBe(fullLoads + 1);
     expect(gone.ok && gone.input.clusters.some((c) => c.name === name)).toBe(false);
+    expect(gone.ok && gone.explain(name)).toBeNull();
+    expect(gone.ok && gone.explain(first.input.clusters[4]!.name)).not.toBeNull();
   });
 
   it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", async () => {

@@ -208,14 +208,28 @@ export function evaluateFleet(input: PlanInput, gates: GateState, options: Evalu
  * The candidate verdicts of the fleet at `input.now` without the decisions: the same engine run
  * evaluateFleet makes (soak, blocked and sector rules do not depend on who takes which mutex),
  * so views that show only soak and versions need not pay for deciding 10,000 clusters.
+ * `kept.order`: orderManagedClusters(input.clusters) as the caller already has it (it depends on
+ * the clusters alone; a caller viewing the same clusters minute after minute orders them once).
  */
-export function fleetVersionView(input: PlanInput): FleetVersionView {
-  return versionViewOf(new PlanRun(input));
+export function fleetVersionView(input: PlanInput, kept: Pick<RunKept, 'order'> = {}): FleetVersionView {
+  return versionViewOf(new PlanRun(input, undefined, kept));
 }
 
+/**
+ * The managed clusters by name, by the engine order they come from: a caller that keeps the order
+ * across runs (fleetVersionView's `kept.order`) keeps this too, instead of a new 10,000-entry map
+ * per run. Orders are never modified, so the map stays true to its order.
+ */
+const managedByNameOf = new WeakMap<readonly ManagedCluster[], ReadonlyMap<string, ManagedCluster>>();
+
 function versionViewOf(run: PlanRun): FleetVersionView {
-  let managed: Map<string, ManagedCluster> | undefined;
-  const managedByName = () => (managed ??= new Map(run.order.map((c) => [c.name, c])));
+  let managed: ReadonlyMap<string, ManagedCluster> | undefined;
+  const managedByName = () => {
+    if (managed) return managed;
+    managed = managedByNameOf.get(run.order);
+    if (!managed) managedByNameOf.set(run.order, (managed = new Map(run.order.map((c) => [c.name, c]))));
+    return managed;
+  };
   let never: Map<string, NeverUpgrades> | undefined;
   return {
     now: run.now,
