@@ -14,6 +14,22 @@ import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lif
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
 import { connectionHeld, connectionReleased } from './transaction';
 
+/**
+ * Only the columns the engine reads of a cluster: on a 10k fleet the rest (messages, regions,
+ * timestamps) costs the scheduler tick more than the engine itself.
+ */
+const PLAN_CLUSTER_COLUMNS = {
+  name: clusters.name,
+  version: clusters.version,
+  channel: clusters.channel,
+  availableUpgrades: clusters.availableUpgrades,
+  healthy: clusters.healthy,
+  upgradePolicy: clusters.upgradePolicy,
+  currentUpgrade: clusters.currentUpgrade,
+  labels: clusters.labels,
+  fleetplanLabels: clusters.fleetplanLabels,
+};
+
 export interface PlanDocument {
   now: string;
   organization: PlanOrganizationDocument;
@@ -67,20 +83,8 @@ export async function loadPlanDocument(
     .where(eq(blockedVersions.organizationId, organizationId))
     .orderBy(asc(blockedVersions.id))
     .all();
-  // Only the columns the engine reads: on a 10k fleet the rest (messages, regions, timestamps)
-  // costs the scheduler tick more than the engine itself.
   const clusterRows = db
-    .select({
-      name: clusters.name,
-      version: clusters.version,
-      channel: clusters.channel,
-      availableUpgrades: clusters.availableUpgrades,
-      healthy: clusters.healthy,
-      upgradePolicy: clusters.upgradePolicy,
-      currentUpgrade: clusters.currentUpgrade,
-      labels: clusters.labels,
-      fleetplanLabels: clusters.fleetplanLabels,
-    })
+    .select(PLAN_CLUSTER_COLUMNS)
     .from(clusters)
     // a cluster the provider no longer reports is not planned for
     .where(
@@ -165,15 +169,7 @@ export async function loadChangedPlanClusters(db: Db, organizationId: number, si
   while (connectionHeld(db)) await connectionReleased(db);
   return db
     .select({
-      name: clusters.name,
-      version: clusters.version,
-      channel: clusters.channel,
-      availableUpgrades: clusters.availableUpgrades,
-      healthy: clusters.healthy,
-      upgradePolicy: clusters.upgradePolicy,
-      currentUpgrade: clusters.currentUpgrade,
-      labels: clusters.labels,
-      fleetplanLabels: clusters.fleetplanLabels,
+      ...PLAN_CLUSTER_COLUMNS,
       upgradeState: clusters.upgradeState,
       healthIssues: clusters.healthIssues,
       pendingVersionGates: clusters.pendingVersionGates,
