@@ -1,8 +1,7 @@
 // Reads for the Activity page: audit log and policy revisions (decisions and intents live in
 // decision-repository.ts; audit writes go through audit-repository.ts).
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { policyRevisions } from '@/db/schema';
 import { listAudit as listAuditEntries } from './audit-repository';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
@@ -31,13 +30,7 @@ export async function listPolicyRevisions(db: Db, f: ChangeFilter, offset: numbe
     .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
     .limit(limit)
     .offset(offset);
-  const total = (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(policyRevisions)
-      .where(where)
-      .limit(1)
-  )[0]!.n;
+  const total = (await db.select({ n: count() }).from(policyRevisions).where(where).limit(1))[0]!.n;
   return { rows, total };
 }
 

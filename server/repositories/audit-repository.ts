@@ -1,7 +1,7 @@
 // The append-only audit log: who did what, when, to what, with the value before and after.
 // Deliberately no update or delete: rows are written once and only read afterwards.
 import type { Db } from '@/db/open-database';
-import { and, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { auditLog, policyRevisions } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
@@ -116,24 +116,12 @@ export async function listAudit(
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(opts.limit ?? 100)
     .offset(opts.offset ?? 0);
-  const total = (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(auditLog)
-      .where(where)
-      .limit(1)
-  )[0]!.n;
+  const total = (await db.select({ n: count() }).from(auditLog).where(where).limit(1))[0]!.n;
   return { rows, total };
 }
 
 export async function countAudit(db: Db, filter: AuditFilter = {}): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { auditLog } = tablesOf(db);
-  return (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(auditLog)
-      .where(whereOf(filter))
-      .limit(1)
-  )[0]!.n;
+  return (await db.select({ n: count() }).from(auditLog).where(whereOf(filter)).limit(1))[0]!.n;
 }

@@ -1,7 +1,6 @@
 // Recent engine decisions and provider actions recorded for one cluster (its "events").
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { actionIntents, decisions } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 

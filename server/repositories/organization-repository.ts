@@ -1,7 +1,7 @@
 // The organizations the app manages. An instance holds any number; a request, a CLI command or a
 // scheduler pass works on one (server/services/organization-scope.ts picks it).
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
-import { organizationRoles, organizations, users, type RoleValue } from '@/db/schema';
+import { organizationRoles, organizations, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import { affectedRows, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';

@@ -3,8 +3,8 @@
 // revision history. Functions take the database or a transaction, so a service can make a whole
 // edit one transaction.
 import type { Db } from '@/db/open-database';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { blockedVersions, clusters, clusterWorkloads, organizations, policyRevisions, sectors, settings } from '@/db/schema';
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { blockedVersions, clusters, policyRevisions, sectors } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
@@ -244,13 +244,7 @@ export async function listPolicyRevisions(
     .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
     .limit(opts.limit)
     .offset(opts.offset);
-  const total = (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(policyRevisions)
-      .where(where)
-      .limit(1)
-  )[0]!.n;
+  const total = (await db.select({ n: count() }).from(policyRevisions).where(where).limit(1))[0]!.n;
   return { rows, total };
 }
 

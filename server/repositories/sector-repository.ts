@@ -2,7 +2,7 @@
 // so a 10,000-cluster fleet comes back as a few hundred rows, never as clusters.
 import { asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { blockedVersions, clusters, clusterWorkloads, sectors, versionSoak } from '@/db/schema';
+import { clusters, clusterWorkloads, sectors } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 

@@ -1,8 +1,8 @@
 // Read-side soak queries for the Soak page: what is waited for, the daily samples of one
 // (version, workload), who waits at which threshold and how fast soak grows. All grouped in SQL.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, clusterWorkloads, soakSamples, versionSoak } from '@/db/schema';
+import { clusters, clusterWorkloads } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
@@ -87,7 +87,7 @@ export async function countHealthyRunning(db: Db, organizationId: number, versio
   return (
     (
       await db
-        .select({ n: sql<number>`count(*)` })
+        .select({ n: count() })
         .from(clusters)
         .innerJoin(clusterWorkloads, eq(clusterWorkloads.clusterId, clusters.id))
         .where(

@@ -1,8 +1,8 @@
 // Users: local accounts with a role. Password hashes never leave this layer except to
 // server/services/auth-service.ts for verification.
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { settings, users, type RoleValue } from '@/db/schema';
+import { users, type RoleValue } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
@@ -36,12 +36,7 @@ export async function listUsers(db: Db): Promise<UserRow[]> {
 export async function countUsers(db: Db): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { users } = tablesOf(db);
-  return (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(users)
-      .limit(1)
-  )[0]!.n;
+  return (await db.select({ n: count() }).from(users).limit(1))[0]!.n;
 }
 
 /** enabled admins other than `exceptId` (the last-admin guard) */
@@ -50,7 +45,7 @@ export async function countOtherActiveAdmins(db: Db, exceptId: number): Promise<
   const { users } = tablesOf(db);
   return (
     await db
-      .select({ n: sql<number>`count(*)` })
+      .select({ n: count() })
       .from(users)
       .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, exceptId)))
       .limit(1)

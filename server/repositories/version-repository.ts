@@ -1,7 +1,6 @@
 // Accumulated soak per (version, workload) and its daily samples.
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, count, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { blockedVersions, clusters, versionSoak } from '@/db/schema';
 import { tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
@@ -30,7 +29,7 @@ export async function countClustersByVersion(db: Db, organizationId: number): Pr
   while (connectionHeld(db)) await connectionReleased(db);
   const { clusters } = tablesOf(db);
   return await db
-    .select({ version: clusters.version, count: sql<number>`count(*)` })
+    .select({ version: clusters.version, count: count() })
     .from(clusters)
     .where(eq(clusters.organizationId, organizationId))
     .groupBy(clusters.version);

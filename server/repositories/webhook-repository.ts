@@ -1,5 +1,5 @@
 // Webhooks and their delivery log.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
@@ -114,7 +114,7 @@ export async function hasEnabledWebhooks(db: Db, organizationId?: number): Promi
   return (
     (
       await db
-        .select({ n: sql<number>`count(*)` })
+        .select({ n: count() })
         .from(webhooks)
         .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)))
         .limit(1)
@@ -222,12 +222,6 @@ export async function listDeliveries(db: Db, opts: { organizationId?: number; we
     .orderBy(desc(webhookDeliveries.id))
     .limit(opts.limit)
     .offset(opts.offset);
-  const total = (
-    await db
-      .select({ n: sql<number>`count(*)` })
-      .from(webhookDeliveries)
-      .where(where)
-      .limit(1)
-  )[0]!.n;
+  const total = (await db.select({ n: count() }).from(webhookDeliveries).where(where).limit(1))[0]!.n;
   return { rows, total };
 }
