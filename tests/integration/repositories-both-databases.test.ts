@@ -13,6 +13,14 @@ import {
   writeSetting,
 } from '@/server/repositories/scheduler-repository';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from '@/server/repositories/session-repository';
+import { appendAudit, countAudit, listAudit } from '@/server/repositories/audit-repository';
+import {
+  findOrganizationByName,
+  insertEmptyOrganization,
+  listOrganizations,
+  renameOrganization,
+} from '@/server/repositories/organization-repository';
+import { deleteThrottleRow, findThrottleRows, saveThrottleRow } from '@/server/repositories/sign-in-throttle-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { insertUser } from '@/server/repositories/user-repository';
 import { onBothDatabases } from '@/tests/support/both-databases';
@@ -123,5 +131,56 @@ onBothDatabases('settings, the lease and sessions', (open) => {
       });
     await Promise.all([increment(), increment(), increment(), increment()]);
     expect(await readSetting(db, 'n')).toBe(4);
+  });
+
+  it('keeps organizations: created in order, found by name, renamed', async () => {
+    const db = await open();
+    const a = await insertEmptyOrganization(db, 'team-a', AT);
+    const b = await insertEmptyOrganization(db, 'team-b', AT);
+    expect(b.id).toBeGreaterThan(a.id);
+    expect((await listOrganizations(db)).map((o) => o.name)).toEqual(['team-a', 'team-b']);
+    await renameOrganization(db, a.id, 'payments', new Date(AT.getTime() + MIN));
+    expect(await findOrganizationByName(db, 'team-a')).toBeUndefined();
+    expect(await findOrganizationByName(db, 'payments')).toMatchObject({
+      id: a.id,
+      frozen: false,
+      updatedAt: new Date(AT.getTime() + MIN),
+    });
+  });
+
+  it('appends audit entries and counts and lists them newest first, by actor', async () => {
+    const db = await open();
+    for (const [i, actor] of ['alice', 'bob', 'alice'].entries())
+      await appendAudit(db, {
+        at: new Date(AT.getTime() + i * MIN),
+        actor,
+        action: 'policy.freeze',
+        target: 'organization:demo',
+        before: { frozen: false },
+        after: { frozen: true, step: i },
+        organizationId: null,
+      });
+    expect(await countAudit(db)).toBe(3);
+    expect(await countAudit(db, { actor: 'alice' })).toBe(2);
+    const listed = await listAudit(db, { filter: { actor: 'alice' } });
+    expect(listed.total).toBe(2);
+    expect(listed.rows.map((r) => r.after)).toEqual([
+      { frozen: true, step: 2 },
+      { frozen: true, step: 0 },
+    ]);
+  });
+
+  it('keeps sign-in throttle rows by key: saved, updated, deleted', async () => {
+    const db = await open();
+    await saveThrottleRow(db, { key: 'user:anna', failures: 1, lastFailureAt: AT, blockedUntil: null });
+    await saveThrottleRow(db, { key: 'user:anna', failures: 5, lastFailureAt: AT, blockedUntil: new Date(AT.getTime() + MIN) });
+    await saveThrottleRow(db, { key: 'ip:10.0.0.1', failures: 2, lastFailureAt: AT, blockedUntil: null });
+    const rows = await findThrottleRows(db, ['user:anna', 'ip:10.0.0.1', 'user:nobody']);
+    expect(rows.sort((x, y) => x.key.localeCompare(y.key))).toEqual([
+      { key: 'ip:10.0.0.1', failures: 2, lastFailureAt: AT, blockedUntil: null },
+      { key: 'user:anna', failures: 5, lastFailureAt: AT, blockedUntil: new Date(AT.getTime() + MIN) },
+    ]);
+    await deleteThrottleRow(db, 'user:anna');
+    expect(await findThrottleRows(db, ['user:anna'])).toEqual([]);
   });
 });
