@@ -5,7 +5,7 @@ import { approvals } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import type { ApprovalKind } from '@/server/domain/plan/sector-gates';
 import { tablesOf } from './dialect';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
 
@@ -56,24 +56,25 @@ export async function saveApproval(
   key: GateKey,
   by: { approvedBy: string; approvedAt: Date; reason: string },
 ): Promise<ApprovalRow> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { approvals } = tablesOf(db);
-  const existing = await findApproval(db, key);
-  if (existing) {
+  return withTransaction(db, async () => {
+    const { approvals } = tablesOf(db);
+    const existing = await findApproval(db, key);
+    if (existing) {
+      return (
+        await db
+          .update(approvals)
+          .set({ ...by, revokedAt: null, revokedBy: null })
+          .where(eq(approvals.id, existing.id))
+          .returning()
+      )[0]!;
+    }
     return (
       await db
-        .update(approvals)
-        .set({ ...by, revokedAt: null, revokedBy: null })
-        .where(eq(approvals.id, existing.id))
+        .insert(approvals)
+        .values({ ...key, ...by })
         .returning()
     )[0]!;
-  }
-  return (
-    await db
-      .insert(approvals)
-      .values({ ...key, ...by })
-      .returning()
-  )[0]!;
+  });
 }
 
 export async function revokeApproval(db: Db, id: number, by: { revokedBy: string; revokedAt: Date }): Promise<ApprovalRow> {

@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import { and, count, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { auditLog, policyRevisions } from '@/db/schema';
 import { tablesOf } from './dialect';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export type AuditRow = typeof auditLog.$inferSelect;
 
@@ -106,18 +106,19 @@ export async function listAudit(
   db: Db,
   opts: { filter?: AuditFilter; offset?: number; limit?: number } = {},
 ): Promise<{ rows: AuditRow[]; total: number }> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { auditLog } = tablesOf(db);
-  const where = whereOf(opts.filter ?? {});
-  const rows = await db
-    .select()
-    .from(auditLog)
-    .where(where)
-    .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(opts.limit ?? 100)
-    .offset(opts.offset ?? 0);
-  const total = (await db.select({ n: count() }).from(auditLog).where(where).limit(1))[0]!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const { auditLog } = tablesOf(db);
+    const where = whereOf(opts.filter ?? {});
+    const rows = await db
+      .select()
+      .from(auditLog)
+      .where(where)
+      .orderBy(desc(auditLog.at), desc(auditLog.id))
+      .limit(opts.limit ?? 100)
+      .offset(opts.offset ?? 0);
+    const total = (await db.select({ n: count() }).from(auditLog).where(where).limit(1))[0]!.n;
+    return { rows, total };
+  });
 }
 
 export async function countAudit(db: Db, filter: AuditFilter = {}): Promise<number> {

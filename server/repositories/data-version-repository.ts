@@ -103,9 +103,11 @@ export interface ForecastInputsRevision {
  * on a running server that made every forecast a cache miss. Null when they cannot be trusted.
  */
 export async function readForecastInputsRevision(db: Db, organizationId: number): Promise<ForecastInputsRevision | null> {
-  while (connectionHeld(db)) await connectionReleased(db);
   const structure = await readPlanStructureRevision(db);
   if (structure === null) return null;
+  // the statements below run after an await: the connection's turn is checked here, next to them
+  while (connectionHeld(db)) await connectionReleased(db);
+  if (db.$client.inTransaction) return null;
   const client = db.$client;
   let statement = forecastInputsOf.get(client);
   if (!statement) {

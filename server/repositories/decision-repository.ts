@@ -7,7 +7,7 @@ import type { ActionIntentKindValue } from '@/db/schema';
 import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 import { readSetting, writeSetting } from './scheduler-repository';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 /** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
@@ -234,39 +234,40 @@ export async function recordUpgradeTransition(
     message?: string | null;
   },
 ): Promise<void> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const open = (
-    await cachedStatement(
-      db,
-      `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`,
-    )
-  ).get(v.clusterId, v.toVersion) as { id: number } | undefined;
-  const startedAt = v.state === 'started' ? v.at : null;
-  const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
-  if (open) {
-    (
+  return withTransaction(db, async () => {
+    const open = (
       await cachedStatement(
         db,
-        'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?',
+        `select id from cluster_upgrades where cluster_id = ? and to_version = ? and state in ('scheduled', 'started') order by id desc limit 1`,
       )
-    ).run(v.state, startedAt, completedAt, v.message ?? null, open.id);
-  } else {
-    (
-      await cachedStatement(
-        db,
-        'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-    ).run(
-      v.clusterId,
-      v.fromVersion,
-      v.toVersion,
-      v.state,
-      v.scheduledFor ?? null,
-      startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null),
-      completedAt,
-      v.message ?? null,
-    );
-  }
+    ).get(v.clusterId, v.toVersion) as { id: number } | undefined;
+    const startedAt = v.state === 'started' ? v.at : null;
+    const completedAt = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled' ? v.at : null;
+    if (open) {
+      (
+        await cachedStatement(
+          db,
+          'update cluster_upgrades set state = ?, started_at = coalesce(?, started_at), completed_at = coalesce(?, completed_at), message = coalesce(?, message) where id = ?',
+        )
+      ).run(v.state, startedAt, completedAt, v.message ?? null, open.id);
+    } else {
+      (
+        await cachedStatement(
+          db,
+          'insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+      ).run(
+        v.clusterId,
+        v.fromVersion,
+        v.toVersion,
+        v.state,
+        v.scheduledFor ?? null,
+        startedAt ?? (v.state === 'completed' || v.state === 'failed' ? v.at : null),
+        completedAt,
+        v.message ?? null,
+      );
+    }
+  });
 }
 
 /** @deprecated the domain's DecisionRecord under its old name (kept until server/scheduler/run-tick.ts imports DecisionRecord) */

@@ -16,7 +16,7 @@ import { HEALTH_GATE_SETTING, readSetting } from '@/server/repositories/schedule
 import { loadStoredGraphIndex } from '@/server/repositories/update-graph-repository';
 import { routeFinder, type RouteFinder } from '@/server/domain/plan/route-following';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export interface GateOrganization {
   id: number;
@@ -37,13 +37,14 @@ export async function loadGateState(
   healthIssues?: ReadonlyMap<string, readonly string[]>,
   clusters?: PlanInput['clusters'],
 ): Promise<GateState> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const facts: ClusterGateFacts = {
-    healthIssues: healthIssues ?? (await loadHealthIssues(db, org.id)),
-    versionGates: await loadPendingVersionGates(db, org.id),
-    inhibitors: await loadInhibitors(db, org.id),
-  };
-  return await loadGateStateWithClusterFacts(db, org, now, facts, clusters);
+  return readTogether(db, async () => {
+    const facts: ClusterGateFacts = {
+      healthIssues: healthIssues ?? (await loadHealthIssues(db, org.id)),
+      versionGates: await loadPendingVersionGates(db, org.id),
+      inhibitors: await loadInhibitors(db, org.id),
+    };
+    return await loadGateStateWithClusterFacts(db, org, now, facts, clusters);
+  });
 }
 
 /**
@@ -66,31 +67,32 @@ export async function loadGateStateWithClusterFacts(
   facts: ClusterGateFacts,
   clusters?: PlanInput['clusters'],
 ): Promise<GateState> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const exclusions = (await listExclusions(db, org.id, { endingAfter: now })).map((e) =>
-    exclusionWindowOf({
-      scope: e.scope,
-      subject: e.subject,
-      startsAt: e.startsAt.getTime(),
-      endsAt: e.endsAt.getTime(),
-      reason: e.reason,
-    }),
-  );
-  return {
-    frozen: org.frozen,
-    frozenReason: org.frozenReason ?? null,
-    exclusions,
-    // only an exclusion by selector reads labels: without one no fleet pays for them
-    ...(exclusions.some((e) => e.scope === 'selector')
-      ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : await loadClusterLabels(db, org.id) }
-      : {}),
-    healthGate: (await readSetting<boolean>(db, HEALTH_GATE_SETTING)) ?? true,
-    healthIssues: facts.healthIssues,
-    halts: await loadHalts(db, org.id),
-    versionGates: facts.versionGates,
-    inhibitors: facts.inhibitors,
-    ...(await routesOf(db)),
-  };
+  return readTogether(db, async () => {
+    const exclusions = (await listExclusions(db, org.id, { endingAfter: now })).map((e) =>
+      exclusionWindowOf({
+        scope: e.scope,
+        subject: e.subject,
+        startsAt: e.startsAt.getTime(),
+        endsAt: e.endsAt.getTime(),
+        reason: e.reason,
+      }),
+    );
+    return {
+      frozen: org.frozen,
+      frozenReason: org.frozenReason ?? null,
+      exclusions,
+      // only an exclusion by selector reads labels: without one no fleet pays for them
+      ...(exclusions.some((e) => e.scope === 'selector')
+        ? { clusterLabels: clusters ? clusterLabelsOf(clusters) : await loadClusterLabels(db, org.id) }
+        : {}),
+      healthGate: (await readSetting<boolean>(db, HEALTH_GATE_SETTING)) ?? true,
+      healthIssues: facts.healthIssues,
+      halts: await loadHalts(db, org.id),
+      versionGates: facts.versionGates,
+      inhibitors: facts.inhibitors,
+      ...(await routesOf(db)),
+    };
+  });
 }
 
 /** Per cluster, its effective labels (the provider's overlaid by fleetplan's). */
@@ -158,12 +160,13 @@ export async function loadPendingVersionGates(db: Db, organizationId: number): P
 
 /** The unacknowledged upgrade failures and what they halt (lifecycle/halts.ts). */
 export async function loadHalts(db: Db, organizationId: number): Promise<HaltIndex> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const failures = await listUnacknowledgedFailures(db, organizationId);
-  if (failures.length === 0) return EMPTY_HALTS;
-  const sectors = (await listSectorRows(db, organizationId)).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
-  return buildHaltIndex(
-    failures.map((f) => ({ attemptId: f.id, cluster: f.cluster, sector: f.sector, version: f.toVersion, halts: f.haltsOnFailure })),
-    sectors,
-  );
+  return readTogether(db, async () => {
+    const failures = await listUnacknowledgedFailures(db, organizationId);
+    if (failures.length === 0) return EMPTY_HALTS;
+    const sectors = (await listSectorRows(db, organizationId)).map((s) => ({ name: s.name, dependencies: s.dependencies ?? [] }));
+    return buildHaltIndex(
+      failures.map((f) => ({ attemptId: f.id, cluster: f.cluster, sector: f.sector, version: f.toVersion, halts: f.haltsOnFailure })),
+      sectors,
+    );
+  });
 }

@@ -12,7 +12,7 @@ import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 /**
  * Only the columns the engine reads of a cluster: on a 10k fleet the rest (messages, regions,
@@ -68,64 +68,65 @@ export async function loadPlanDocument(
   now: Date,
   opts: { includeGone?: boolean } = {},
 ): Promise<PlanDocument> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
-  if (!org) throw new Error(`organization ${organizationId} does not exist`);
-  const sectorRows = db
-    .select()
-    .from(sectors)
-    .where(eq(sectors.organizationId, organizationId))
-    .orderBy(asc(sectors.position), asc(sectors.id))
-    .all();
-  const blocked = db
-    .select({ pattern: blockedVersions.pattern })
-    .from(blockedVersions)
-    .where(eq(blockedVersions.organizationId, organizationId))
-    .orderBy(asc(blockedVersions.id))
-    .all();
-  const clusterRows = db
-    .select(PLAN_CLUSTER_COLUMNS)
-    .from(clusters)
-    // a cluster the provider no longer reports is not planned for
-    .where(
-      opts.includeGone
-        ? eq(clusters.organizationId, organizationId)
-        : and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')),
-    )
-    .orderBy(asc(clusters.position), asc(clusters.id))
-    .all();
-  return {
-    now: formatInstantToSecond(now),
-    organization: {
-      name: org.name,
-      blockedVersions: blocked.map((b) => b.pattern),
-      ...(await instanceBlockedOf(db)),
-      ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
-      ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
-      ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
-      ...(org.maxVersion ? { maxVersion: org.maxVersion } : {}),
-      sectors: sectorRows.map((s) => ({
-        name: s.name,
-        ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
-        ...(s.maxConcurrentUpgrades ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
-        ...(s.targetVersion ? { targetVersion: s.targetVersion } : {}),
-        ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
-        ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
-        ...(s.notBefore ? { notBefore: s.notBefore } : {}),
-        ...(s.canary ? { canary: s.canary } : {}),
-        ...(s.selector ? { selector: s.selector } : {}),
-        dependencies: s.dependencies.map((name) => ({ name })),
-      })),
-    },
-    clusters: clusterRows.map(planClusterOf),
-    versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
-    ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
-    ...(await upgradeResultsOf(
-      db,
-      organizationId,
-      sectorRows.filter((s) => s.canary).map((s) => s.name),
-    )),
-  };
+  return readTogether(db, async () => {
+    const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
+    if (!org) throw new Error(`organization ${organizationId} does not exist`);
+    const sectorRows = db
+      .select()
+      .from(sectors)
+      .where(eq(sectors.organizationId, organizationId))
+      .orderBy(asc(sectors.position), asc(sectors.id))
+      .all();
+    const blocked = db
+      .select({ pattern: blockedVersions.pattern })
+      .from(blockedVersions)
+      .where(eq(blockedVersions.organizationId, organizationId))
+      .orderBy(asc(blockedVersions.id))
+      .all();
+    const clusterRows = db
+      .select(PLAN_CLUSTER_COLUMNS)
+      .from(clusters)
+      // a cluster the provider no longer reports is not planned for
+      .where(
+        opts.includeGone
+          ? eq(clusters.organizationId, organizationId)
+          : and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')),
+      )
+      .orderBy(asc(clusters.position), asc(clusters.id))
+      .all();
+    return {
+      now: formatInstantToSecond(now),
+      organization: {
+        name: org.name,
+        blockedVersions: blocked.map((b) => b.pattern),
+        ...(await instanceBlockedOf(db)),
+        ...(org.allowedWorkloads ? { upgradePolicyAllowedWorkloads: org.allowedWorkloads } : {}),
+        ...(org.allowedMutexes ? { upgradePolicyAllowedMutexes: org.allowedMutexes } : {}),
+        ...(org.targetVersion ? { targetVersion: org.targetVersion } : {}),
+        ...(org.maxVersion ? { maxVersion: org.maxVersion } : {}),
+        sectors: sectorRows.map((s) => ({
+          name: s.name,
+          ...(s.maxParallelUpgrades ? { maxParallelUpgrades: s.maxParallelUpgrades } : {}),
+          ...(s.maxConcurrentUpgrades ? { maxConcurrentUpgrades: s.maxConcurrentUpgrades } : {}),
+          ...(s.targetVersion ? { targetVersion: s.targetVersion } : {}),
+          ...(s.maxVersion ? { maxVersion: s.maxVersion } : {}),
+          ...(s.approvalBefore || s.approvalAfter ? { approval: approvalSettingOf(s.approvalBefore, s.approvalAfter)! } : {}),
+          ...(s.notBefore ? { notBefore: s.notBefore } : {}),
+          ...(s.canary ? { canary: s.canary } : {}),
+          ...(s.selector ? { selector: s.selector } : {}),
+          dependencies: s.dependencies.map((name) => ({ name })),
+        })),
+      },
+      clusters: clusterRows.map(planClusterOf),
+      versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
+      ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
+      ...(await upgradeResultsOf(
+        db,
+        organizationId,
+        sectorRows.filter((s) => s.canary).map((s) => s.name),
+      )),
+    };
+  });
 }
 
 type PlanClusterRow = Pick<

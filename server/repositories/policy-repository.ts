@@ -6,7 +6,7 @@ import type { Db } from '@/db/open-database';
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import { blockedVersions, clusters, policyRevisions, sectors } from '@/db/schema';
 import { tablesOf } from './dialect';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
 export type BlockedVersionRow = typeof blockedVersions.$inferSelect;
@@ -72,27 +72,28 @@ export interface SectorInput {
 
 /** Replaces the sectors, keeping the given order. */
 export async function replaceSectors(db: Db, organizationId: number, list: readonly SectorInput[]): Promise<void> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { sectors } = tablesOf(db);
-  await db.delete(sectors).where(eq(sectors.organizationId, organizationId));
-  if (list.length === 0) return;
-  await db.insert(sectors).values(
-    list.map((s, position) => ({
-      organizationId,
-      name: s.name,
-      position,
-      maxParallelUpgrades: s.maxParallelUpgrades,
-      maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
-      targetVersion: s.targetVersion ?? null,
-      maxVersion: s.maxVersion ?? null,
-      approvalBefore: s.approval?.before === true,
-      approvalAfter: s.approval?.after === true,
-      notBefore: s.notBefore ?? null,
-      canary: s.canary ?? null,
-      selector: s.selector ?? null,
-      dependencies: [...s.dependencies],
-    })),
-  );
+  return withTransaction(db, async () => {
+    const { sectors } = tablesOf(db);
+    await db.delete(sectors).where(eq(sectors.organizationId, organizationId));
+    if (list.length === 0) return;
+    await db.insert(sectors).values(
+      list.map((s, position) => ({
+        organizationId,
+        name: s.name,
+        position,
+        maxParallelUpgrades: s.maxParallelUpgrades,
+        maxConcurrentUpgrades: s.maxConcurrentUpgrades ?? null,
+        targetVersion: s.targetVersion ?? null,
+        maxVersion: s.maxVersion ?? null,
+        approvalBefore: s.approval?.before === true,
+        approvalAfter: s.approval?.after === true,
+        notBefore: s.notBefore ?? null,
+        canary: s.canary ?? null,
+        selector: s.selector ?? null,
+        dependencies: [...s.dependencies],
+      })),
+    );
+  });
 }
 
 export interface BlockedVersionInput {
@@ -111,19 +112,20 @@ export async function replaceBlockedVersions(
   actor: string,
   at: Date,
 ): Promise<void> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { blockedVersions } = tablesOf(db);
-  const existing = new Map((await listBlockedVersions(db, organizationId)).map((b) => [b.pattern, b]));
-  const wanted = new Set(list.map((b) => b.pattern));
-  for (const [pattern, row] of existing) if (!wanted.has(pattern)) await db.delete(blockedVersions).where(eq(blockedVersions.id, row.id));
-  for (const b of list) {
-    const row = existing.get(b.pattern);
-    if (row) {
-      if (row.reason !== b.reason) await db.update(blockedVersions).set({ reason: b.reason }).where(eq(blockedVersions.id, row.id));
-    } else {
-      await db.insert(blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: actor, createdAt: at });
+  return withTransaction(db, async () => {
+    const { blockedVersions } = tablesOf(db);
+    const existing = new Map((await listBlockedVersions(db, organizationId)).map((b) => [b.pattern, b]));
+    const wanted = new Set(list.map((b) => b.pattern));
+    for (const [pattern, row] of existing) if (!wanted.has(pattern)) await db.delete(blockedVersions).where(eq(blockedVersions.id, row.id));
+    for (const b of list) {
+      const row = existing.get(b.pattern);
+      if (row) {
+        if (row.reason !== b.reason) await db.update(blockedVersions).set({ reason: b.reason }).where(eq(blockedVersions.id, row.id));
+      } else {
+        await db.insert(blockedVersions).values({ organizationId, pattern: b.pattern, reason: b.reason, createdBy: actor, createdAt: at });
+      }
     }
-  }
+  });
 }
 
 export interface ClusterPolicyRow {
@@ -179,21 +181,22 @@ export async function setClusterPolicy(
   expectedRevision: number,
   policy: Record<string, unknown> | null,
 ): Promise<boolean> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { clusterWorkloads, clusters } = tablesOf(db);
-  const conditions = policy?.conditions as { sector?: unknown } | undefined;
-  const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
-  const result = await db
-    .update(clusters)
-    .set({ upgradePolicy: policy, sector, policyRevision: expectedRevision + 1 })
-    .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)));
-  if (result.changes !== 1) return false;
-  await db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId));
-  const workloads = Array.isArray(policy?.workloads)
-    ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))]
-    : [];
-  for (const workload of workloads) await db.insert(clusterWorkloads).values({ clusterId, workload });
-  return true;
+  return withTransaction(db, async () => {
+    const { clusterWorkloads, clusters } = tablesOf(db);
+    const conditions = policy?.conditions as { sector?: unknown } | undefined;
+    const sector = typeof conditions?.sector === 'string' ? conditions.sector : null;
+    const result = await db
+      .update(clusters)
+      .set({ upgradePolicy: policy, sector, policyRevision: expectedRevision + 1 })
+      .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)));
+    if (result.changes !== 1) return false;
+    await db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId));
+    const workloads = Array.isArray(policy?.workloads)
+      ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))]
+      : [];
+    for (const workload of workloads) await db.insert(clusterWorkloads).values({ clusterId, workload });
+    return true;
+  });
 }
 
 export interface PolicyRevisionInput {
@@ -231,21 +234,22 @@ export async function listPolicyRevisions(
   db: Db,
   opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
 ): Promise<{ rows: PolicyRevisionRow[]; total: number }> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { policyRevisions } = tablesOf(db);
-  const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
-  if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
-  if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
-  const where = and(...parts);
-  const rows = await db
-    .select()
-    .from(policyRevisions)
-    .where(where)
-    .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
-    .limit(opts.limit)
-    .offset(opts.offset);
-  const total = (await db.select({ n: count() }).from(policyRevisions).where(where).limit(1))[0]!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const { policyRevisions } = tablesOf(db);
+    const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
+    if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
+    if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
+    const where = and(...parts);
+    const rows = await db
+      .select()
+      .from(policyRevisions)
+      .where(where)
+      .orderBy(desc(policyRevisions.at), desc(policyRevisions.id))
+      .limit(opts.limit)
+      .offset(opts.offset);
+    const total = (await db.select({ n: count() }).from(policyRevisions).where(where).limit(1))[0]!.n;
+    return { rows, total };
+  });
 }
 
 /**

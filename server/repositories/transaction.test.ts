@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { hasSetting, readSetting, writeSetting } from './scheduler-repository';
-import { withTransaction } from './transaction';
+import { readTogether, withTransaction } from './transaction';
 
 const at = new Date('2026-01-01T00:00:00Z');
 
@@ -130,6 +130,27 @@ describe('withTransaction on a connection other work shares (one process, awaits
       expect(await readSetting(db, 'a')).toBe(1);
     });
     expect(await readSetting(db, 'a')).toBe(1);
+  });
+});
+
+describe('readTogether', () => {
+  it('keeps reads that await between them together: a unit of work begun meanwhile waits for them', async () => {
+    const db = openDatabase(':memory:');
+    await writeSetting(db, 'n', 1, at);
+    let writerDone = false;
+    const reads = readTogether(db, async () => {
+      const first = await readSetting<number>(db, 'n');
+      await new Promise((resolve) => setTimeout(resolve, 10)); // the writer asks meanwhile
+      expect(writerDone).toBe(false);
+      return [first, await readSetting<number>(db, 'n')];
+    });
+    const writer = withTransaction(db, async (tx) => {
+      await writeSetting(tx, 'n', 2, at);
+      writerDone = true;
+    });
+    expect(await reads).toEqual([1, 1]);
+    await writer;
+    expect(await readSetting(db, 'n')).toBe(2);
   });
 });
 

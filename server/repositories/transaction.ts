@@ -81,6 +81,31 @@ export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): 
 }
 
 /**
+ * Runs reads that await between them (a page and its count, a document read in parts) as one
+ * read: on SQLite the connection is held for them, so no unit of work's uncommitted rows show up
+ * in between, inside a read transaction (one snapshot, no write lock). Inside a unit of work they
+ * simply join it. On PostgreSQL each caller has a connection of its own: they run as they are.
+ */
+export async function readTogether<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  if (isPostgresHandle(db)) return work();
+  const connection = db.$client;
+  const t = turns(connection);
+  if (ownsConnection(connection, t)) return work();
+  while (connectionHeld(db)) await connectionReleased(db);
+  // synchronous from the check to BEGIN (deferred: a read takes no lock)
+  const owner = Symbol('read');
+  connection.exec('BEGIN');
+  t.owner = owner;
+  try {
+    return await ownerOfCall.run({ connection, owner }, work);
+  } finally {
+    if (connection.inTransaction) connection.exec('COMMIT');
+    t.owner = null;
+    for (const wake of t.waiting.splice(0)) wake();
+  }
+}
+
+/**
  * BEGIN IMMEDIATE as soon as no unit of work holds the connection and no other connection (the
  * scheduler's thread, another process) holds the file's write lock. The write lock is taken at
  * BEGIN: the server's thread and the scheduler's worker write through two connections, and a

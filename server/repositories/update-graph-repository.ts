@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import { updateGraphs } from '@/db/schema';
 import { loadGraphSet } from '@/server/domain/path/load-graph-set';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export interface StoredGraphMeta {
   id: number;
@@ -92,22 +92,23 @@ export type StoredGraphIndex =
  * too, or every tick and page view would parse it all again to fail the same way.
  */
 export async function loadStoredGraphIndex(db: Db): Promise<StoredGraphIndex | null> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const graphs = await listGraphs(db);
-  if (graphs.length === 0) return null;
-  const key = graphs
-    .map((g) => `${g.id}@${g.importedAt.getTime()}`)
-    .sort()
-    .join(',');
-  let hit = indexCache.get(db);
-  if (!hit || hit.key !== key) {
-    const docs = (await getGraphDocuments(db)).map((d) => ({ source: d.name, text: d.document }));
-    globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
-    const loaded = loadGraphSet(docs);
-    hit = { key, loaded: loaded.ok ? { ok: true, index: loaded.index } : { ok: false, source: loaded.source, error: loaded.error } };
-    indexCache.set(db, hit);
-  }
-  return { ...hit.loaded, graphs };
+  return readTogether(db, async () => {
+    const graphs = await listGraphs(db);
+    if (graphs.length === 0) return null;
+    const key = graphs
+      .map((g) => `${g.id}@${g.importedAt.getTime()}`)
+      .sort()
+      .join(',');
+    let hit = indexCache.get(db);
+    if (!hit || hit.key !== key) {
+      const docs = (await getGraphDocuments(db)).map((d) => ({ source: d.name, text: d.document }));
+      globalGraphs.__fleetplanGraphParseCount = graphSetLoadCount() + 1;
+      const loaded = loadGraphSet(docs);
+      hit = { key, loaded: loaded.ok ? { ok: true, index: loaded.index } : { ok: false, source: loaded.source, error: loaded.error } };
+      indexCache.set(db, hit);
+    }
+    return { ...hit.loaded, graphs };
+  });
 }
 
 /** Drops the kept index (after an import or a delete: the next load builds it again). */

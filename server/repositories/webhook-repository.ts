@@ -5,7 +5,7 @@ import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
 import { affectedRows, tablesOf } from './dialect';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -82,29 +82,31 @@ export async function enqueueDeliveries(
   /** the cluster the event is about: a webhook's label selector narrows to the clusters it matches */
   cluster?: string,
 ): Promise<number> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { webhookDeliveries, webhooks } = tablesOf(db);
-  const enabled = eq(webhooks.enabled, true);
-  const hooks = await db
-    .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
-    .from(webhooks)
-    .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)));
-  // read the cluster's labels only when a webhook narrows by them
-  let labels: { of: Record<string, string> | null } | undefined;
-  // a cluster is named within its organization: without one the event narrows nothing
-  const labelsOfCluster = async () =>
-    (labels ??= { of: cluster === undefined || organizationId === undefined ? null : await findClusterLabels(db, organizationId, cluster) })
-      .of;
-  let n = 0;
-  for (const h of hooks) {
-    if (h.events.length > 0 && !h.events.includes(event)) continue;
-    if (h.selector && !selectorApplies(h.selector, await labelsOfCluster())) continue;
-    await db
-      .insert(webhookDeliveries)
-      .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at });
-    n++;
-  }
-  return n;
+  return withTransaction(db, async () => {
+    const { webhookDeliveries, webhooks } = tablesOf(db);
+    const enabled = eq(webhooks.enabled, true);
+    const hooks = await db
+      .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
+      .from(webhooks)
+      .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)));
+    // read the cluster's labels only when a webhook narrows by them
+    let labels: { of: Record<string, string> | null } | undefined;
+    // a cluster is named within its organization: without one the event narrows nothing
+    const labelsOfCluster = async () =>
+      (labels ??= {
+        of: cluster === undefined || organizationId === undefined ? null : await findClusterLabels(db, organizationId, cluster),
+      }).of;
+    let n = 0;
+    for (const h of hooks) {
+      if (h.events.length > 0 && !h.events.includes(event)) continue;
+      if (h.selector && !selectorApplies(h.selector, await labelsOfCluster())) continue;
+      await db
+        .insert(webhookDeliveries)
+        .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at });
+      n++;
+    }
+    return n;
+  });
 }
 
 export async function hasEnabledWebhooks(db: Db, organizationId?: number): Promise<boolean> {
@@ -192,36 +194,37 @@ export async function finishClaimedDelivery(
 
 /** The deliveries of one organization's webhooks (every webhook's without one; of one of them, when `webhookId` is given), newest first. */
 export async function listDeliveries(db: Db, opts: { organizationId?: number; webhookId?: number; offset: number; limit: number }) {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const { webhookDeliveries, webhooks } = tablesOf(db);
-  const ofOrganization =
-    opts.organizationId === undefined
-      ? undefined
-      : inArray(
-          webhookDeliveries.webhookId,
-          db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.organizationId, opts.organizationId)),
-        );
-  const where = opts.webhookId !== undefined ? and(ofOrganization, eq(webhookDeliveries.webhookId, opts.webhookId)) : ofOrganization;
-  const rows = await db
-    .select({
-      id: webhookDeliveries.id,
-      webhookId: webhookDeliveries.webhookId,
-      webhookName: webhooks.name,
-      event: webhookDeliveries.event,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
-      lastStatusCode: webhookDeliveries.lastStatusCode,
-      lastError: webhookDeliveries.lastError,
-      createdAt: webhookDeliveries.createdAt,
-      payload: webhookDeliveries.payload,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(where)
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(opts.limit)
-    .offset(opts.offset);
-  const total = (await db.select({ n: count() }).from(webhookDeliveries).where(where).limit(1))[0]!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const { webhookDeliveries, webhooks } = tablesOf(db);
+    const ofOrganization =
+      opts.organizationId === undefined
+        ? undefined
+        : inArray(
+            webhookDeliveries.webhookId,
+            db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.organizationId, opts.organizationId)),
+          );
+    const where = opts.webhookId !== undefined ? and(ofOrganization, eq(webhookDeliveries.webhookId, opts.webhookId)) : ofOrganization;
+    const rows = await db
+      .select({
+        id: webhookDeliveries.id,
+        webhookId: webhookDeliveries.webhookId,
+        webhookName: webhooks.name,
+        event: webhookDeliveries.event,
+        status: webhookDeliveries.status,
+        attempts: webhookDeliveries.attempts,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        lastStatusCode: webhookDeliveries.lastStatusCode,
+        lastError: webhookDeliveries.lastError,
+        createdAt: webhookDeliveries.createdAt,
+        payload: webhookDeliveries.payload,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(where)
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(opts.limit)
+      .offset(opts.offset);
+    const total = (await db.select({ n: count() }).from(webhookDeliveries).where(where).limit(1))[0]!.n;
+    return { rows, total };
+  });
 }
