@@ -717,21 +717,9 @@ export async function startFakeOpenShift(opts: FakeOpenShiftOptions): Promise<Fa
       return { status: 200, body: pool };
     }
     if (rest === ADMIN_GATES_PATH && req.method === 'GET') {
-      return s.adminGates
-        ? { status: 200, body: s.adminGates }
-        : {
-            status: 404,
-            body: {
-              kind: 'Status',
-              apiVersion: 'v1',
-              metadata: {},
-              status: 'Failure',
-              message: 'configmaps "admin-gates" not found',
-              reason: 'NotFound',
-              details: { name: 'admin-gates', kind: 'configmaps' },
-              code: 404,
-            },
-          };
+      if (s.adminGates) return { status: 200, body: s.adminGates };
+      const missing = status(404, 'NotFound', 'configmaps "admin-gates" not found');
+      return { ...missing, body: { ...(missing.body as Json), details: { name: 'admin-gates', kind: 'configmaps' } } };
     }
     if (rest === ADMIN_ACKS_PATH && (req.method === 'GET' || req.method === 'PATCH')) {
       if (req.method === 'GET') return { status: 200, body: s.adminAcks };
