@@ -55,27 +55,10 @@ const FIELDS = [
  */
 const UNSUPPORTED = /[LW#?H@]/i;
 const NAME = /[a-z]{3}/gi;
-const NAMES = new Set([
-  'jan',
-  'feb',
-  'mar',
-  'apr',
-  'may',
-  'jun',
-  'jul',
-  'aug',
-  'sep',
-  'oct',
-  'nov',
-  'dec',
-  'sun',
-  'mon',
-  'tue',
-  'wed',
-  'thu',
-  'fri',
-  'sat',
-]);
+/** Month names (1-12), then day names (0-6), as cron-parser reads them (any case). */
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const NAMES = new Set([...MONTH_NAMES, ...DAY_NAMES]);
 
 /** The plain numbers that stand for themselves per field (cron-parser turns day of week 7 into 0). */
 export const FIELD_RANGES: readonly (readonly [number, number])[] = [
@@ -91,8 +74,7 @@ const PLAIN_NUMBER = /^(?:0|[1-9]\d?)$/;
 /**
  * One list item of a field expanded, or cron-parser's message. A plain number within the field's
  * range is itself (cron-parser-rules.test.ts checks every one against cron-parser); anything else
- * goes through cron-parser once per field and item: a fleet shares a few items (`*`, `0`, `1-5`)
- * across its schedules, and each cron-parser call costs a date object and a table per field.
+ * not expanded here goes through cron-parser (whole expressions are cached by parseCron).
  */
 export function expandCronItem(item: string, at: number): readonly number[] | string {
   if (PLAIN_NUMBER.test(item)) {
@@ -102,16 +84,8 @@ export function expandCronItem(item: string, at: number): readonly number[] | st
   }
   const common = expandCommonItem(item, at);
   if (common !== undefined) return common;
-  const key = `${at}${item}`;
-  const hit = itemCache.get(key);
-  if (hit !== undefined) return hit;
-  const expanded = expandItemWithCronParser(item, at);
-  if (itemCache.size > 10_000) itemCache.clear();
-  itemCache.set(key, expanded);
-  return expanded;
+  return expandItemWithCronParser(item, at);
 }
-
-const itemCache = new Map<string, readonly number[] | string>();
 
 /**
  * The values `*` and `*\/N` run through as cron-parser expands them: its day of week runs to 7
@@ -124,9 +98,6 @@ const WILDCARD_RANGES: readonly (readonly [number, number])[] = [
   [1, 12],
   [0, 7],
 ];
-/** Month names (1-12), then day names (0-6), as cron-parser reads them (any case). */
-const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const STEP = /^\*\/(?:[1-9]\d?)$/;
 const RANGE = /^(?:0|[1-9]\d?)-(?:0|[1-9]\d?)$/;
 const NAME_RANGE = /^[a-z]{3}-[a-z]{3}$/i;
