@@ -7,15 +7,12 @@
 // lists left out, and any problem is told by validating the whole document as before.
 import type { Problem, VersionData } from './types';
 import { validateVersionData } from './validate-plan-input';
+import { isPlainObject } from '@/lib/policy-spec';
 
 /** One successful validation: the raw document it was given (never modified) and its result. */
 export type ValidatedVersionData = { raw: unknown; versionData: VersionData };
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function own(o: Obj, key: string): unknown {
   return Object.hasOwn(o, key) ? o[key] : undefined;
@@ -29,15 +26,15 @@ function sameList(a: unknown, b: unknown): boolean {
 
 /** The raw reporting list at version/workload of a document, if it has one. */
 function rawReporting(raw: unknown, version: string, workload: string): unknown {
-  if (!isObject(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const versions = own(raw, 'versions');
-  if (!isObject(versions)) return undefined;
+  if (!isPlainObject(versions)) return undefined;
   const entry = own(versions, version);
-  if (!isObject(entry)) return undefined;
+  if (!isPlainObject(entry)) return undefined;
   const workloads = own(entry, 'workloads');
-  if (!isObject(workloads)) return undefined;
+  if (!isPlainObject(workloads)) return undefined;
   const w = own(workloads, workload);
-  return isObject(w) ? own(w, 'reporting') : undefined;
+  return isPlainObject(w) ? own(w, 'reporting') : undefined;
 }
 
 /**
@@ -58,18 +55,18 @@ export function revalidateVersionData(
       ? { ok: true as const, validated: { raw, versionData: result.versionData } }
       : { ok: false as const, problems: result.problems };
   };
-  if (previous === null || !isObject(raw) || !isObject(raw.versions)) return whole();
+  if (previous === null || !isPlainObject(raw) || !isPlainObject(raw.versions)) return whole();
   // the document with the unchanged reporting lists left out (validated as absent: no problem, [])
   const reused: [version: string, workload: string, reporting: string[]][] = [];
   const versions: Obj = {};
   for (const [version, entry] of Object.entries(raw.versions)) {
-    if (!isObject(entry) || !isObject(entry.workloads)) {
+    if (!isPlainObject(entry) || !isPlainObject(entry.workloads)) {
       versions[version] = entry;
       continue;
     }
     const workloads: Obj = {};
     for (const [workload, w] of Object.entries(entry.workloads)) {
-      if (!isObject(w) || !sameList(w.reporting, rawReporting(previous.raw, version, workload))) {
+      if (!isPlainObject(w) || !sameList(w.reporting, rawReporting(previous.raw, version, workload))) {
         workloads[workload] = w;
         continue;
       }
