@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { DOCUMENT_LIMITS, parseJsonText, parseYamlText } from '../server/domain/bounded-parse';
+import { DOCUMENT_LIMITS, parseJsonText } from '../server/domain/bounded-parse';
+import { parseYamlText } from '../server/domain/bounded-parse-yaml';
 import { GRAPH_LIMITS } from '../server/domain/path/parse-graph';
 
 const RUNS = 5;

@@ -61,7 +61,7 @@ export async function runPlanCommand(args: string[]): Promise<number> {
     process.stderr.write(`${parsed.file}: cannot read the file (${code})\n`);
     return 2;
   }
-  const result = parsePlanDocument(text, parsed.now === undefined ? {} : { now: parsed.now });
+  const result = await parsePlanDocument(text, parsed.now === undefined ? {} : { now: parsed.now });
   if (!result.ok) {
     process.stderr.write(result.problems.map((p) => `${formatProblem(p)}\n`).join(''));
     return 2;

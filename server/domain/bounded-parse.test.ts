@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DOCUMENT_LIMITS, parseJsonText, parseYamlText, scanJson, type ParseLimits } from './bounded-parse';
+import { DOCUMENT_LIMITS, parseJsonText, scanJson, type ParseLimits } from './bounded-parse';
+import { parseYamlText } from './bounded-parse-yaml';
 
 /** The classic "billion laughs": nine levels of nine aliases, 9^9 strings from 350 bytes. */
 const BILLION_LAUGHS = [

@@ -9,13 +9,11 @@
  * - aliases: `*name` uses of a list or mapping (`maxAliases`), and what they expand to: values
  *   and characters at most `maxExpansion` times the text's length, so a few hundred bytes cannot
  *   stand for a billion values ("billion laughs") for the code that reads the data.
- * YAML is read by js-yaml (YAML 1.2 core schema: no timestamps, no `<<` merges, no custom tags)
- * at about 100 ms of CPU per MB (bench/parse-bench.ts); it finds duplicate keys with one
- * property look-up per key. JSON is read by the engine's JSON.parse after one linear scan of the
- * text (nesting depth and values, no allocation). Problems name the limit and where it was
- * reached; syntax errors their line.
+ * YAML is read in bounded-parse-yaml.ts, by js-yaml: a module of its own, so that reading JSON
+ * (`fleetplan plan` on a JSON document) does not load js-yaml. JSON is read here by the engine's
+ * JSON.parse after one linear scan of the text (nesting depth and values, no allocation).
+ * Problems name the limit and where it was reached; syntax errors their line.
  */
-import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 
 export type ParseLimits = {
   /** UTF-8 bytes of the text */
@@ -45,7 +43,8 @@ export const EXPANSION_FLOOR = 100_000;
 export type ParseProblem = { path: string; message: string; line?: number };
 export type ParsedText = { ok: true; value: unknown } | { ok: false; problems: ParseProblem[] };
 
-const DOCUMENT = '(document)';
+/** Where a problem of the whole document (a limit, a syntax error without a line) is reported. */
+export const DOCUMENT_PATH = '(document)';
 
 function lineOfOffset(text: string, offset: number): number {
   let line = 1;
@@ -80,17 +79,17 @@ function utf8LengthOver(text: string, limit: number): number | null {
   return bytes > limit ? bytes : null;
 }
 
-function sizeProblem(text: string, limits: ParseLimits): ParseProblem | null {
+export function sizeProblem(text: string, limits: ParseLimits): ParseProblem | null {
   const bytes = utf8LengthOver(text, limits.maxBytes);
   if (bytes === null) return null;
-  return { path: DOCUMENT, message: `the text is ${formatSize(bytes)}, over the limit of ${formatSize(limits.maxBytes)}` };
+  return { path: DOCUMENT_PATH, message: `the text is ${formatSize(bytes)}, over the limit of ${formatSize(limits.maxBytes)}` };
 }
 
 /** `a.b[2]`: the contract's path notation (dots for keys, `[i]` for list items). */
 function pathOf(segments: readonly (string | number)[]): string {
   let out = '';
   for (const s of segments) out += typeof s === 'number' ? `[${s}]` : out === '' ? s : `.${s}`;
-  return out === '' ? DOCUMENT : out;
+  return out === '' ? DOCUMENT_PATH : out;
 }
 
 class LimitExceeded extends Error {
@@ -100,8 +99,8 @@ class LimitExceeded extends Error {
 }
 
 /** A problem with a limit: of the whole document, saying where in it the limit was reached. */
-function limitProblem(message: string, where: string): ParseProblem {
-  return { path: DOCUMENT, message: `${message}, at ${where}` };
+export function limitProblem(message: string, where: string): ParseProblem {
+  return { path: DOCUMENT_PATH, message: `${message}, at ${where}` };
 }
 
 type Measured = { nodes: number; size: number; height: number };
@@ -210,7 +209,8 @@ function withinLimitsUnshared(v: unknown, depth: number, limits: ParseLimits, si
   return tally.nodes <= limits.maxNodes && tally.size <= sizeBudget;
 }
 
-function withLimitsChecked(value: unknown, text: string, limits: ParseLimits): ParsedText {
+/** The parsed value of `text` when within the limits (aliases expanded), else the first limit reached. */
+export function withLimitsChecked(value: unknown, text: string, limits: ParseLimits): ParsedText {
   // `&` starts every anchor: without one, nothing is shared, and the plain count decides; a
   // refusal is measured again by checkValue, which says which limit and where
   if (!text.includes('&')) {
@@ -224,48 +224,6 @@ function withLimitsChecked(value: unknown, text: string, limits: ParseLimits): P
     throw err;
   }
   return { ok: true, value };
-}
-
-/**
- * Parses YAML (JSON is YAML too) into plain data, or problems: syntax errors and duplicate
- * keys at their line (`line 12`), limits at `(document)` naming the limit and where. An empty
- * document is null.
- */
-export function parseYamlText(text: string, limits: ParseLimits = DOCUMENT_LIMITS): ParsedText {
-  const tooBig = sizeProblem(text, limits);
-  if (tooBig) return { ok: false, problems: [tooBig] };
-  let value: unknown;
-  try {
-    // js-yaml counts the document's root as one level: the root plus maxDepth nested levels
-    value = load(text, { schema: CORE_SCHEMA, maxDepth: limits.maxDepth + 1 });
-  } catch (err) {
-    if (!(err instanceof YAMLException)) throw err;
-    return { ok: false, problems: [yamlProblem(err, text, limits)] };
-  }
-  return withLimitsChecked(value ?? null, text, limits);
-}
-
-/** The key written at `offset` (where js-yaml marks a duplicate key), for the message. */
-function keyTextAt(text: string, offset: number): string {
-  const rest = text.slice(offset, offset + 200);
-  const key = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^:,{}[\]\n]*?)(?=\s*:(?:\s|$))/.exec(rest)?.[0] ?? rest.split(/[\n:]/)[0] ?? '';
-  return key.trim();
-}
-
-function yamlProblem(err: YAMLException, text: string, limits: ParseLimits): ParseProblem {
-  const line = err.mark ? err.mark.line + 1 : undefined;
-  let message = err.reason;
-  if (/^nesting exceeded maxDepth/.test(message)) {
-    return limitProblem(`lists and mappings nested deeper than ${limits.maxDepth} levels (the limit)`, `line ${line ?? 1}`);
-  } else if (message === 'duplicated mapping key') {
-    const key = err.mark ? keyTextAt(text, err.mark.position) : '';
-    message = `duplicate key${key ? ` ${key}` : ''} (the keys of a mapping must be unique)`;
-  } else if (/^unidentified alias/.test(message)) {
-    // the alias names an anchor not (yet) defined: a problem of the document, found at a line
-    return { path: DOCUMENT, message: `invalid YAML: ${message}${line === undefined ? '' : ` at line ${line}`}` };
-  }
-  if (line === undefined) return { path: DOCUMENT, message: `invalid YAML: ${message}` };
-  return { path: `line ${line}`, line, message: `invalid YAML: ${message}` };
 }
 
 /** Thrown from deep in findJsonErrorOffset's recursive scan back to its top; carries the offset. */

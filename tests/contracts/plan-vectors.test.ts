@@ -37,10 +37,10 @@ describe('contract vectors (contracts/vectors/plan)', () => {
     expect(vectors.length).toBeGreaterThanOrEqual(106);
   });
 
-  it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+  it.each(vectors.map((v) => [v.name, v] as const))('%s', async (_name, v) => {
     const text = typeof v.input === 'string' ? v.input : JSON.stringify(v.input, null, 1);
     const now = nowOf(v);
-    const parsed = parsePlanDocument(text, now === undefined ? {} : { now });
+    const parsed = await parsePlanDocument(text, now === undefined ? {} : { now });
     const expected = v.expected;
     if ('error' in expected) {
       expect(parsed.ok).toBe(false);

@@ -194,15 +194,15 @@ describe('plan engine properties', () => {
     );
   });
 
-  it('parses arbitrary and mutated YAML/JSON text without throwing', () => {
+  it('parses arbitrary and mutated YAML/JSON text without throwing', async () => {
     const sample = `now: "${NOW}"\norganization:\n  name: o\n  blockedVersions: ['-rc']\n  sectors: [{name: a}, {name: b, dependencies: [{name: a}]}]\nclusters:\n- name: x\n  version: 4.12.1\n  availableUpgrades: [4.12.5]\n  upgradePolicy: {workloads: [w], schedule: "* * * * *", conditions: {sector: b, mutexes: [m]}}\n`;
     const mutated = fc
       .array(fc.record({ at: fc.nat(sample.length), cut: fc.nat(8), insert: fc.string({ maxLength: 6 }) }), { minLength: 1, maxLength: 4 })
       .map((edits) => edits.reduce((text, e) => text.slice(0, e.at) + e.insert + text.slice(e.at + e.cut), sample));
     const text = fc.oneof(fc.string({ maxLength: 300 }), mutated, fc.json({ maxDepth: 4 }));
-    fc.assert(
-      fc.property(text, (t) => {
-        const result = parsePlanDocument(t);
+    await fc.assert(
+      fc.asyncProperty(text, async (t) => {
+        const result = await parsePlanDocument(t);
         expectCleanResult(result);
         if (result.ok) decideUpgrades(result.input);
       }),
@@ -210,9 +210,9 @@ describe('plan engine properties', () => {
     );
   });
 
-  it('reports an undefined YAML alias as a problem instead of throwing', () => {
+  it('reports an undefined YAML alias as a problem instead of throwing', async () => {
     for (const text of ['x: *a', '*a', `now: "${NOW}"\norganization: *org\nclusters: []`]) {
-      expectCleanResult(parsePlanDocument(text));
+      expectCleanResult(await parsePlanDocument(text));
     }
   });
 

@@ -79,9 +79,9 @@ describe('validatePlanInput: names pass the identifier rule', () => {
     expect(problems.filter((p) => p.path === path)).toHaveLength(1);
   });
 
-  it('refuses the name in a YAML plan document, written as an escape', () => {
+  it('refuses the name in a YAML plan document, written as an escape', async () => {
     const text = ['now: "2021-08-30T18:00:00Z"', 'clusters:', '- name: "c1\\u202E"', '  version: 4.12.17'].join('\n');
-    const result = parsePlanDocument(text);
+    const result = await parsePlanDocument(text);
     expect(result).toEqual({
       ok: false,
       problems: [

@@ -177,7 +177,7 @@ describe('validatePlanInput', () => {
 });
 
 describe('parsePlanDocument', () => {
-  it('reads YAML and reports YAML syntax errors with their line', () => {
+  it('reads YAML and reports YAML syntax errors with their line', async () => {
     const text = [
       'now: "2021-08-30T18:00:00Z"',
       'clusters:',
@@ -188,27 +188,29 @@ describe('parsePlanDocument', () => {
       '   schedule: "* * * * *"',
       '',
     ].join('\n');
-    const r = parsePlanDocument(text);
+    const r = await parsePlanDocument(text);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems.map((p) => p.line)).toContain(7);
   });
 
-  it('reads JSON when the first non-blank character is { and reports the syntax error line', () => {
-    const r = parsePlanDocument('\n  {\n "now": "2021-08-30T18:00:00Z",\n "clusters": [,]\n}');
+  it('reads JSON when the first non-blank character is { and reports the syntax error line', async () => {
+    const r = await parsePlanDocument('\n  {\n "now": "2021-08-30T18:00:00Z",\n "clusters": [,]\n}');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems[0]?.line).toBe(4);
   });
 
-  it('keeps YAML versions and times as strings', () => {
-    const r = parsePlanDocument('now: 2021-08-30T18:00:00Z\nclusters:\n- name: c\n  version: 4.12.17\n  availableUpgrades: [4.12.19]\n');
+  it('keeps YAML versions and times as strings', async () => {
+    const r = await parsePlanDocument(
+      'now: 2021-08-30T18:00:00Z\nclusters:\n- name: c\n  version: 4.12.17\n  availableUpgrades: [4.12.19]\n',
+    );
     expect(r.ok && r.input.clusters[0]?.availableUpgrades).toEqual(['4.12.19']);
   });
 
-  it('rejects a top-level list', () => {
-    expect(parsePlanDocument('[1, 2]').ok).toBe(false);
+  it('rejects a top-level list', async () => {
+    expect((await parsePlanDocument('[1, 2]')).ok).toBe(false);
   });
 
-  it('reads cluster labels from YAML and keeps a document without labels label-less', () => {
+  it('reads cluster labels from YAML and keeps a document without labels label-less', async () => {
     const text = [
       'now: 2021-08-30T18:00:00Z',
       'clusters:',
@@ -219,7 +221,7 @@ describe('parsePlanDocument', () => {
       '  version: 4.12.17',
       '',
     ].join('\n');
-    const r = parsePlanDocument(text);
+    const r = await parsePlanDocument(text);
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.input.clusters[0]?.labels).toEqual({ env: 'prod', 'example.com/team': 'sre', empty: '' });
     expect(r.input.clusters[1]).not.toHaveProperty('labels');

@@ -4,7 +4,7 @@
  * applies before any write), with problems at the file's own paths
  * (`upgradePolicyClusters[3].upgradePolicy.conditions.soakDays`, `sectors[1].dependencies[0]`).
  */
-import { parseYamlText } from '../bounded-parse';
+import { parseYamlText } from '../bounded-parse-yaml';
 import { identifierProblem } from '../identifiers';
 import { validatePlanInput } from '../plan/validate-plan-input';
 import { extraKeys, isPlainObject, policySpecFromDocument, SECTOR_KEYS } from '@/lib/policy-spec';
