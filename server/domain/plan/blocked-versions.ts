@@ -39,7 +39,8 @@ function checkPatternUncached(pattern: string): RegexCheck {
   } catch (err) {
     return { ok: false, message: `invalid regex '${pattern}': ${err instanceof Error ? err.message : String(err)}` };
   }
-  if (!compileRe2(pattern)) {
+  // a plain pattern is RE2 syntax by construction: no need to start RE2 to know
+  if (plainPatternRegExp(pattern) === null && !compileRe2(pattern)) {
     return { ok: false, message: `invalid regex '${pattern}': not supported by RE2 (the common JS/RE2 subset is required)` };
   }
   return { ok: true };
@@ -64,6 +65,106 @@ function compileRe2(pattern: string): RE2JS | null {
   return re;
 }
 
+/** Characters that stand for themselves in a pattern, in RE2 as in JavaScript. */
+const PLAIN_LITERAL = /^[A-Za-z0-9_-]$/;
+/** What may follow a character to repeat it: not part of a plain pattern, except `.*` and `.+`. */
+const QUANTIFIER = /^[*+?{]$/;
+/**
+ * `.*` and `.+` in one plain pattern, counting an unanchored start as one: with two, a search
+ * backtracks at most quadratically in the text's length.
+ */
+const MAX_PLAIN_REPEATS = 2;
+/** Longer text goes to RE2 (semver's own limit on a version's length is 256). */
+const MAX_PLAIN_TEXT = 256;
+
+const plainRegExps = new Map<string, RegExp | null>();
+
+/**
+ * The JavaScript RegExp for a pattern of the plain shape blocked-version lists are written in
+ * (`^4\.14\.(3|7)$`, `-rc`, `^.*-rc\..*$`), or null for any other pattern (RE2 matches those):
+ * `^` first, `$` last, and between them letters, digits, `_`, `-`, `\.`, `.`, at most
+ * MAX_PLAIN_REPEATS of `.*` or `.+`, and groups of such literal alternatives (`(3|7)`), nothing
+ * repeated otherwise. On plain text (isPlainText) the RegExp finds a match exactly where RE2 does,
+ * `.` written as `[^\n]` as RE2 reads it, within quadratic time; so a plan whose patterns are
+ * all plain never starts RE2, whose first compile and match cost ~50 ms of a cold `fleetplan plan`.
+ */
+export function plainPatternRegExp(pattern: string): RegExp | null {
+  let found = plainRegExps.get(pattern);
+  if (found === undefined) {
+    found = translatePlainPattern(pattern);
+    if (plainRegExps.size > 10_000) plainRegExps.clear();
+    plainRegExps.set(pattern, found);
+  }
+  return found;
+}
+
+/** ASCII text of at most MAX_PLAIN_TEXT characters: where a plain pattern's RegExp and RE2 agree, and fast. */
+export function isPlainText(text: string): boolean {
+  if (text.length > MAX_PLAIN_TEXT) return false;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function translatePlainPattern(pattern: string): RegExp | null {
+  let source = '';
+  // a search not anchored at the start tries every start: as costly as one more `.*`
+  let repeats = 1;
+  let i = 0;
+  const end = pattern.length;
+  if (pattern[0] === '^') {
+    source = '^';
+    repeats = 0;
+    i = 1;
+  }
+  /** A literal (letter, digit, `_`, `-` or `\.`) at `at`, as RegExp source, or null. */
+  const literalAt = (at: number): { source: string; length: number } | null => {
+    const c = pattern[at] ?? '';
+    if (PLAIN_LITERAL.test(c)) return { source: c, length: 1 };
+    if (c === '\\' && pattern[at + 1] === '.') return { source: '\\.', length: 2 };
+    return null;
+  };
+  while (i < end) {
+    const c = pattern[i] as string;
+    const literal = literalAt(i);
+    if (literal) {
+      source += literal.source;
+      i += literal.length;
+    } else if (c === '.') {
+      const next = pattern[i + 1];
+      if (next === '*' || next === '+') {
+        if (++repeats > MAX_PLAIN_REPEATS) return null;
+        source += `[^\\n]${next}`;
+        i += 2;
+      } else {
+        source += '[^\\n]';
+        i += 1;
+      }
+    } else if (c === '(') {
+      const alternatives: string[] = [];
+      let alternative = '';
+      i += 1;
+      for (;;) {
+        const inner = literalAt(i);
+        if (inner) {
+          alternative += inner.source;
+          i += inner.length;
+        } else if ((pattern[i] === '|' || pattern[i] === ')') && alternative !== '') {
+          alternatives.push(alternative);
+          alternative = '';
+          i += 1;
+          if (pattern[i - 1] === ')') break;
+        } else return null;
+      }
+      source += `(?:${alternatives.join('|')})`;
+    } else if (c === '$' && i === end - 1) {
+      source += '$';
+      i += 1;
+    } else return null;
+    if (QUANTIFIER.test(pattern[i] ?? '')) return null;
+  }
+  return new RegExp(source);
+}
+
 /** True when `pattern` (a validated regex) finds a match anywhere in `version`. Cached. */
 export function patternMatches(pattern: string, version: string): boolean {
   let perPattern = results.get(pattern);
@@ -75,8 +176,13 @@ export function patternMatches(pattern: string, version: string): boolean {
   }
   const hit = perPattern.get(version);
   if (hit !== undefined) return hit;
-  const re = compileRe2(pattern);
-  const matched = re ? re.matcher(version).find() : false;
+  const plain = isPlainText(version) ? plainPatternRegExp(pattern) : null;
+  let matched: boolean;
+  if (plain) matched = plain.test(version);
+  else {
+    const re = compileRe2(pattern);
+    matched = re ? re.matcher(version).find() : false;
+  }
   if (perPattern.size > 50_000) perPattern.clear();
   perPattern.set(version, matched);
   return matched;
