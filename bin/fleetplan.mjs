@@ -18,27 +18,22 @@ function builtAt() {
 }
 
 /**
- * True when a .ts file under the folders the CLI is built from (server/, db/, lib/) changed after
- * the bundle. Test files are not part of the bundle: editing one does not make it stale. Runs at
- * every start (~400 files): paths are joined by hand, as path.join's normalising showed in the
- * profile of a cold start.
+ * True when a file the bundle was built from (dist/cli/SOURCES, which the build writes) changed
+ * after the bundle, is gone, or the list is missing. Test files are not part of the bundle:
+ * editing one does not make it stale. Runs at every start: one stat per source (~160), where
+ * walking server/, db/ and lib/ for their .ts files (~280, and their folders) took twice as long.
  */
 function sourcesNewerThan(time) {
-  const stack = ['server', 'db', 'lib'].map((dir) => `${root}${path.sep}${dir}`);
-  while (stack.length > 0) {
-    const dir = stack.pop();
-    let entries;
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      const name = entry.name;
-      const full = `${dir}${path.sep}${name}`;
-      if (entry.isDirectory()) stack.push(full);
-      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && fs.statSync(full).mtimeMs > time) return true;
-    }
+  let sources;
+  try {
+    sources = fs.readFileSync(path.join(root, 'dist', 'cli', 'SOURCES'), 'utf8').split('\n');
+  } catch {
+    return true;
+  }
+  for (const source of sources) {
+    // joined by hand: path.join's normalising showed in the profile of a cold start
+    const stat = fs.statSync(`${root}/${source}`, { throwIfNoEntry: false });
+    if (stat === undefined || stat.mtimeMs > time) return true;
   }
   return false;
 }

@@ -13,7 +13,7 @@ import { bundleForecastWorker, bundleSchedulerWorker, forecastWorkerBundle, sche
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'cli');
 fs.rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: ['server/cli/main.ts'],
   bundle: true,
@@ -31,8 +31,13 @@ await build({
     js: "import { createRequire as __fleetplanCreateRequire } from 'node:module'; const require = __fleetplanCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  metafile: true,
 });
 fs.writeFileSync(path.join(outdir, 'BUILT_AT'), String(Date.now()));
+// the project's files the bundle was built from (paths from the root, with `/`): bin/fleetplan.mjs
+// compares their times with BUILT_AT at every start
+const sources = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
+fs.writeFileSync(path.join(outdir, 'SOURCES'), sources.join('\n'));
 
 // The scheduler's worker thread: the app runs ticks, deliveries and graph refreshes there.
 await bundleSchedulerWorker(root, schedulerWorkerBundle(root));
