@@ -6,7 +6,10 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import path from 'node:path';
 import { Pool, type PoolClient } from 'pg';
-import { DatabaseOpenError } from './open-database';
+import { DatabaseOpenError } from './database-open-error';
+import { isPostgresUrl, redactPostgresUrl } from './database-location';
+
+export { isPostgresUrl, redactPostgresUrl };
 import * as pgSchema from './pg-schema';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: Pool };
@@ -18,22 +21,6 @@ export const PG_MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'pg-migration
  * that no other application of the same database is likely to use.
  */
 export const MIGRATION_LOCK_KEY = '5824482907522274216';
-
-/** `postgres://` or `postgresql://`: the URLs that select PostgreSQL */
-export function isPostgresUrl(url: string | undefined): boolean {
-  return /^postgres(ql)?:\/\//i.test(url ?? '');
-}
-
-/** the URL with its password (if any) replaced, for messages and logs */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
-  }
-}
 
 /** A pool on `url`; no connection is made until the first query. */
 export function openPostgres(url: string, opts: { max?: number } = {}): PgDb {

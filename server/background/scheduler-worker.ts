@@ -7,7 +7,8 @@
  */
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { openDatabase, type Db } from '@/db/open-database';
+import { closeDatabase, connectDatabase } from '@/db/connect';
+import type { Db } from '@/db/open-database';
 import { getEnv } from '@/server/env';
 import { startBackgroundWork } from './background-work';
 import type { FromSchedulerThread, ToSchedulerThread } from './scheduler-thread-protocol';
@@ -20,7 +21,7 @@ function main(): void {
   if (!port) throw new Error('scheduler-worker runs as a worker thread (scheduler-thread.ts starts it)');
   const env = getEnv();
   let db: Db | undefined;
-  const getDb = () => (db ??= openDatabase(env.databaseFile));
+  const getDb = () => (db ??= connectDatabase(env.database));
   const send = (message: FromSchedulerThread) => port.postMessage(message);
   // the holder is the process: a second server process on the same database is another holder
   const work = startBackgroundWork({ getDb, env, holder: `${os.hostname()}:${process.pid}` });
@@ -40,11 +41,14 @@ function main(): void {
       );
     } else if (message.kind === 'stop') {
       clearInterval(statusTimer);
-      void work.stop(message.graceMs).finally(() => {
-        db?.$client.close();
-        send({ kind: 'stopped' });
-        port.close();
-      });
+      void work
+        .stop(message.graceMs)
+        .then(() => (db ? closeDatabase(db) : undefined))
+        .catch(() => undefined)
+        .finally(() => {
+          send({ kind: 'stopped' });
+          port.close();
+        });
     }
   });
 }
