@@ -5,7 +5,7 @@
  * refreshes. The server's thread asks it for "run now" ticks and reads its status through
  * messages, so no tick runs on the event loop that answers requests.
  */
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import { parentPort } from 'node:worker_threads';
 import { closeDatabase, connectDatabase } from '@/db/connect';
 import type { Db } from '@/db/open-database';
@@ -24,7 +24,7 @@ function main(): void {
   const getDb = () => (db ??= connectDatabase(env.database));
   const send = (message: FromSchedulerThread) => port.postMessage(message);
   // the holder is the process: a second server process on the same database is another holder
-  const work = startBackgroundWork({ getDb, env, holder: `${os.hostname()}:${process.pid}` });
+  const work = startBackgroundWork({ getDb, env, holder: processHolder() });
   const sendStatus = () => send({ kind: 'status', status: work.scheduler.runtimeStatus() });
   const statusTimer = setInterval(sendStatus, STATUS_EVERY_MS);
   sendStatus();

@@ -13,7 +13,7 @@
  * What the loop needs from the rest of the server (sending a delivery, building the provider) is
  * passed in, so the scheduler does not import services.
  */
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
@@ -300,7 +300,7 @@ const g = globalThis as unknown as {
  */
 export function processScheduler(): SchedulerLoop {
   g.__fleetplanScheduler ??= createSchedulerLoop({
-    holder: `${os.hostname()}:${process.pid}`,
+    holder: processHolder(),
     intervalMs: tickIntervalMs(),
     deliveryConcurrency: getEnv().deliveryConcurrency,
   });
