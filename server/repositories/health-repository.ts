@@ -12,3 +12,14 @@ export async function pingDatabase(db: Db): Promise<void> {
   if (isPostgres(db)) await (db as unknown as { execute(q: typeof probe): Promise<unknown> }).execute(probe);
   else db.get(probe);
 }
+
+/**
+ * PostgreSQL: how many other connections to this database name themselves `applicationName` (a
+ * running fleetplan replica or command). `fleetplan restore` refuses while any is open.
+ */
+export async function countOtherConnections(db: Db, applicationName: string): Promise<number> {
+  const result = (await (db as unknown as { execute(q: unknown): Promise<{ rows: { n: number }[] }> }).execute(
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${applicationName} and pid <> pg_backend_pid()`,
+  ));
+  return result.rows[0]?.n ?? 0;
+}
