@@ -6,8 +6,9 @@ const nextConfig = {
   distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
   // Node-only (child processes for exec credential plugins, proxy agents, sockets) and ~5 MB of
-  // generated API code: loaded from node_modules at run time rather than bundled into the server.
-  serverExternalPackages: ['@kubernetes/client-node'],
+  // generated API code, and PostgreSQL's driver (its optional native binding is looked up at run
+  // time): loaded from node_modules at run time rather than bundled into the server.
+  serverExternalPackages: ['@kubernetes/client-node', 'pg'],
   // `npm run typecheck` (part of `npm test`) checks the whole repo once; the build need not repeat it.
   typescript: { ignoreBuildErrors: true },
   experimental: {

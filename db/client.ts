@@ -3,11 +3,12 @@
 // open, SQLite's lock tells `fleetplan restore` that this server uses the file.
 import 'server-only';
 import { getEnv } from '@/server/env';
-import { openDatabase, type Db } from './open-database';
+import { connectDatabase } from './connect';
+import type { Db } from './open-database';
 
 const globalForDb = globalThis as unknown as { __fleetplanDb?: Db };
 
 export function getDb(): Db {
-  globalForDb.__fleetplanDb ??= openDatabase(getEnv().databaseFile);
+  globalForDb.__fleetplanDb ??= connectDatabase(getEnv().database);
   return globalForDb.__fleetplanDb;
 }

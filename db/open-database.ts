@@ -11,23 +11,12 @@ import * as schema from './schema';
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
-export const DEFAULT_DATABASE_FILE = path.join('data', 'fleetplan.db');
 /** owner read/write only: the database holds password hashes, token hashes and webhook secrets */
 export const PRIVATE_FILE_MODE = 0o600;
 const PRIVATE_DIRECTORY_MODE = 0o700;
 
 export { DatabaseOpenError };
-
-/** `DATABASE_URL` may be a path, `file:PATH`, `sqlite:PATH` or `:memory:`. */
-export function resolveDatabaseFile(url: string | undefined): string {
-  if (!url) return DEFAULT_DATABASE_FILE;
-  if (url === ':memory:') return url;
-  const stripped = url.replace(/^(file|sqlite):(\/\/)?/, '');
-  if (/^[a-z]+:\/\//i.test(url) && stripped === url) {
-    throw new DatabaseOpenError(`DATABASE_URL '${url}' is not a SQLite location (expected a path or file:PATH)`);
-  }
-  return stripped;
-}
+export { DEFAULT_DATABASE_FILE, resolveDatabaseFile } from './database-location';
 
 function ownedByThisProcess(stat: fs.Stats): boolean {
   return typeof process.getuid !== 'function' || stat.uid === process.getuid();

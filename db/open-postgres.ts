@@ -6,7 +6,10 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import path from 'node:path';
 import { Pool, type PoolClient } from 'pg';
-import { DatabaseOpenError } from './open-database';
+import { DatabaseOpenError } from './database-open-error';
+import { isPostgresUrl, redactPostgresUrl } from './database-location';
+
+export { isPostgresUrl, redactPostgresUrl };
 import * as pgSchema from './pg-schema';
 
 export type PgDb = NodePgDatabase<typeof pgSchema> & { $client: Pool };
@@ -19,24 +22,11 @@ export const PG_MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'pg-migration
  */
 export const MIGRATION_LOCK_KEY = '5824482907522274216';
 
-/** `postgres://` or `postgresql://`: the URLs that select PostgreSQL */
-export function isPostgresUrl(url: string | undefined): boolean {
-  return /^postgres(ql)?:\/\//i.test(url ?? '');
-}
-
-/** the URL with its password (if any) replaced, for messages and logs */
-export function redactPostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
-  }
-}
+/** every fleetplan connection says so (pg_stat_activity): `fleetplan restore` refuses while any is open */
+export const APPLICATION_NAME = 'fleetplan';
 
 /** A pool on `url`; no connection is made until the first query. */
-export function openPostgres(url: string, opts: { max?: number } = {}): PgDb {
+export function openPostgres(url: string, opts: { max?: number; applicationName?: string } = {}): PgDb {
   if (!isPostgresUrl(url))
     throw new DatabaseOpenError(`'${redactPostgresUrl(url)}' is not a PostgreSQL URL (expected postgres://USER@HOST:PORT/DATABASE)`);
   try {
@@ -44,7 +34,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): PgDb {
   } catch {
     throw new DatabaseOpenError(`'${redactPostgresUrl(url)}' is not a valid PostgreSQL URL`);
   }
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10 });
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName ?? APPLICATION_NAME });
   // an idle client whose server went away must not crash the process; the next query reports it
   pool.on('error', () => undefined);
   return drizzle(pool, { schema: pgSchema });

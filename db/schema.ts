@@ -572,6 +572,12 @@ export const schedulerLeases = sqliteTable('scheduler_leases', {
   name: text('name').primaryKey(),
   holder: text('holder').notNull(),
   expiresAt: timestamp('expires_at').notNull(),
+  /**
+   * The fencing token: raised each time the lease changes hands (or is taken again after it lapsed),
+   * never by a renewal. The holder checks it, with its expiry, before every provider write and in the
+   * transaction that records the write, so a replica that lost the lease mid-tick stops before acting.
+   */
+  fencingToken: integer('fencing_token').notNull().default(0),
 });
 
 /** date ranges during which nothing starts: organization-wide, per sector or per cluster */

@@ -27,6 +27,7 @@ if (!fs.existsSync(path.join(process.cwd(), '.next', 'BUILD_ID'))) {
 }
 
 const { prepareDatabase } = await tsImport('../server/cli/prepare-database.ts', import.meta.url);
+const { closeDatabase } = await tsImport('../db/connect.ts', import.meta.url);
 let db;
 try {
   db = await prepareDatabase(env);
@@ -44,6 +45,7 @@ const child = spawn(process.execPath, [serve], {
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
-  db.$client.close();
-  process.exit(code ?? (signal ? 1 : 0));
+  void closeDatabase(db)
+    .catch(() => undefined)
+    .finally(() => process.exit(code ?? (signal ? 1 : 0)));
 });

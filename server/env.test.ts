@@ -14,7 +14,7 @@ function problemsOf(raw: RawEnv): readonly string[] {
 describe('parseEnv', () => {
   it('gives the documented defaults when nothing is set', () => {
     expect(parseEnv({})).toEqual({
-      databaseFile: 'data/fleetplan.db',
+      database: { kind: 'sqlite', file: 'data/fleetplan.db' },
       provider: { name: 'simulator' },
       schedulerEnabled: true,
       tickSeconds: 60,
@@ -55,7 +55,7 @@ describe('parseEnv', () => {
       FLEETPLAN_DEMO_CLUSTERS: ' 10000 ',
     });
     expect(env).toEqual({
-      databaseFile: '/tmp/x.db',
+      database: { kind: 'sqlite', file: '/tmp/x.db' },
       provider: { name: 'ocm', auth: { kind: 'bearer', token: 'tok' }, url: 'https://ocm.example', search: "name like 'prod-%'" },
       schedulerEnabled: false,
       tickSeconds: 2.5,
@@ -126,11 +126,22 @@ describe('parseEnv', () => {
       { FLEETPLAN_ADMIN_PASSWORD: 'short' },
       /^FLEETPLAN_ADMIN_PASSWORD must have at least 12 characters besides leading and trailing spaces$/,
     ],
-    [{ DATABASE_URL: 'postgres://db/x' }, /^DATABASE_URL 'postgres:\/\/db\/x' is not a SQLite location/],
+    [{ DATABASE_URL: 'mysql://db/x' }, /^DATABASE_URL 'mysql:\/\/db\/x' is not a SQLite location/],
+    [{ DATABASE_URL: 'postgres://u:secret@[db/x' }, /^DATABASE_URL 'postgres:\/\/u:\*\*\*@\[db\/x' is not a valid PostgreSQL URL$/],
   ])('refuses %o, naming the variable', (raw, message) => {
     const problems = problemsOf(raw);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(message);
+  });
+
+  it('selects PostgreSQL for postgres:// and postgresql:// URLs, SQLite for anything else', () => {
+    expect(parseEnv({ DATABASE_URL: 'postgres://fp@db:5432/fleet' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://fp@db:5432/fleet',
+    });
+    expect(parseEnv({ DATABASE_URL: 'postgresql://db/fleet' }).database).toEqual({ kind: 'postgres', url: 'postgresql://db/fleet' });
+    expect(parseEnv({ DATABASE_URL: 'file:/var/lib/fp.db' }).database).toEqual({ kind: 'sqlite', file: '/var/lib/fp.db' });
+    expect(parseEnv({}).database).toEqual({ kind: 'sqlite', file: 'data/fleetplan.db' });
   });
 
   it('lists every problem at once in the error message', () => {

@@ -5,7 +5,7 @@
  * `getEnv()` parses `process.env` once per process; the composition roots (tRPC context, scheduler,
  * start-up) pass the parsed settings on, and tests build their own with `parseEnv({...})`.
  */
-import { resolveDatabaseFile } from '@/db/open-database';
+import { parseDatabaseUrl, type DatabaseLocation } from '@/db/database-location';
 import { parseOrganizationRoleGroups, parseRoleGroups, type RoleGroups } from '@/server/auth/oidc/role-mapping';
 import { passwordProblem } from '@/server/auth/password-policy';
 import { parseSecretKey, type SecretKey } from '@/server/crypto/secret-box';
@@ -70,8 +70,8 @@ export interface UpdateServiceSettings {
 }
 
 export interface FleetplanEnv {
-  /** DATABASE_URL as a SQLite file path (or ':memory:') */
-  databaseFile: string;
+  /** DATABASE_URL: a SQLite file (or ':memory:'), or `postgres://…` for PostgreSQL (several replicas) */
+  database: DatabaseLocation;
   /** FLEETPLAN_PROVIDER and the provider's own settings */
   provider: ProviderSettings;
   /** FLEETPLAN_SCHEDULER (on | off) */
@@ -94,7 +94,7 @@ export interface FleetplanEnv {
   webhookAllowPrivate: boolean;
   /** FLEETPLAN_TRUST_PROXY=1: a reverse proxy appends the client's address to X-Forwarded-For (sign-in throttling) */
   trustProxy: boolean;
-  /** FLEETPLAN_SECRET_KEY (32 bytes, hex or base64): encrypts webhook secrets; unset = `<database>.key` */
+  /** FLEETPLAN_SECRET_KEY (32 bytes, hex or base64): encrypts webhook secrets; unset = `<database>.key` (SQLite; required with PostgreSQL) */
   secretKey: SecretKey | undefined;
   /** FLEETPLAN_DEMO_LOGIN: true (1) / false (0) override the database's switch; undefined = as stored */
   demoLogin: boolean | undefined;
@@ -149,9 +149,9 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
     return n;
   };
 
-  let databaseFile = ':memory:';
+  let database: DatabaseLocation = { kind: 'sqlite', file: ':memory:' };
   try {
-    databaseFile = resolveDatabaseFile(get('DATABASE_URL'));
+    database = parseDatabaseUrl(get('DATABASE_URL'));
   } catch (err) {
     problems.push((err as Error).message);
   }
@@ -220,7 +220,7 @@ export function parseEnv(raw: RawEnv): FleetplanEnv {
 
   const demoLoginRaw = get('FLEETPLAN_DEMO_LOGIN');
   const env: FleetplanEnv = {
-    databaseFile,
+    database,
     provider,
     schedulerEnabled: flag('FLEETPLAN_SCHEDULER', true, 'on', 'off'),
     tickSeconds: number('FLEETPLAN_TICK_SECONDS', DEFAULT_TICK_SECONDS, 1, MAX_TICK_SECONDS),

@@ -11,7 +11,8 @@
  */
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { openDatabase, type Db } from '@/db/open-database';
+import { closeDatabase, connectDatabase } from '@/db/connect';
+import type { Db } from '@/db/open-database';
 import { getEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
 import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
@@ -51,7 +52,7 @@ function main(): void {
   }
   const env = getEnv();
   let db: Db | undefined;
-  const getDb = () => (db ??= openDatabase(env.databaseFile));
+  const getDb = () => (db ??= connectDatabase(env.database));
   const send = (message: FromForecastThread) => port.postMessage(message);
   const warmList = new ForecastWarmList();
   let stopping = false;
@@ -105,9 +106,12 @@ function main(): void {
     } else if (message.kind === 'stop') {
       stopping = true;
       clearTimeout(warmTimer);
-      db?.$client.close();
-      send({ kind: 'stopped' });
-      port.close();
+      void (db ? closeDatabase(db) : Promise.resolve())
+        .catch(() => undefined)
+        .finally(() => {
+          send({ kind: 'stopped' });
+          port.close();
+        });
     }
   });
 

@@ -5,9 +5,10 @@
  * refreshes. The server's thread asks it for "run now" ticks and reads its status through
  * messages, so no tick runs on the event loop that answers requests.
  */
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import { parentPort } from 'node:worker_threads';
-import { openDatabase, type Db } from '@/db/open-database';
+import { closeDatabase, connectDatabase } from '@/db/connect';
+import type { Db } from '@/db/open-database';
 import { getEnv } from '@/server/env';
 import { startBackgroundWork } from './background-work';
 import type { FromSchedulerThread, ToSchedulerThread } from './scheduler-thread-protocol';
@@ -20,10 +21,10 @@ function main(): void {
   if (!port) throw new Error('scheduler-worker runs as a worker thread (scheduler-thread.ts starts it)');
   const env = getEnv();
   let db: Db | undefined;
-  const getDb = () => (db ??= openDatabase(env.databaseFile));
+  const getDb = () => (db ??= connectDatabase(env.database));
   const send = (message: FromSchedulerThread) => port.postMessage(message);
   // the holder is the process: a second server process on the same database is another holder
-  const work = startBackgroundWork({ getDb, env, holder: `${os.hostname()}:${process.pid}` });
+  const work = startBackgroundWork({ getDb, env, holder: processHolder() });
   const sendStatus = () => send({ kind: 'status', status: work.scheduler.runtimeStatus() });
   const statusTimer = setInterval(sendStatus, STATUS_EVERY_MS);
   sendStatus();
@@ -40,11 +41,14 @@ function main(): void {
       );
     } else if (message.kind === 'stop') {
       clearInterval(statusTimer);
-      void work.stop(message.graceMs).finally(() => {
-        db?.$client.close();
-        send({ kind: 'stopped' });
-        port.close();
-      });
+      void work
+        .stop(message.graceMs)
+        .then(() => (db ? closeDatabase(db) : undefined))
+        .catch(() => undefined)
+        .finally(() => {
+          send({ kind: 'stopped' });
+          port.close();
+        });
     }
   });
 }

@@ -7,7 +7,7 @@
  * production server also computes forecasts in a worker thread of their own (forecast-thread.ts).
  */
 import fs from 'node:fs';
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import { getDb } from '@/db/client';
 import type { FleetplanEnv } from '@/server/env';
 import { registerShutdownHook, useSchedulerControl } from '@/server/scheduler/start';
@@ -36,7 +36,7 @@ export async function startServerBackground(env: FleetplanEnv): Promise<void> {
     return;
   }
   console.log('fleetplan scheduler: not the production server (or no dist/worker bundle): the scheduler runs in the server thread');
-  const work = startBackgroundWork({ getDb, env, holder: `${os.hostname()}:${process.pid}` });
+  const work = startBackgroundWork({ getDb, env, holder: processHolder() });
   useSchedulerControl(work.scheduler);
   registerShutdownHook(() => work.stop());
 }

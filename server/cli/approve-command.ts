@@ -3,7 +3,8 @@
 // [--kind before|after] [--reason TEXT]`: sectors' approval gates from the command line, on the
 // database directly (as `org`), through the same service as the app: validated, audited (actor
 // FLEETPLAN_ACTOR or cli:$USER), idempotent. Refusals: exit 2 with one line on stderr.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import type { Actor } from '@/server/auth/actor';
 import { APPROVAL_KINDS, type ApprovalKind } from '@/server/domain/plan/sector-gates';
 import { AppError } from '@/server/services/app-error';
@@ -45,14 +46,14 @@ async function withService<T>(
   org: string | undefined,
   work: (service: ReturnType<typeof createApprovalService>, actor: Actor) => Promise<T>,
 ): Promise<T> {
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     return await work(
       createApprovalService(db, () => new Date(), organizationScope(db, { name: org })),
       { name: cliActor(io.env), role: 'operator', via: 'system' },
     );
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 

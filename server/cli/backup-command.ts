@@ -8,12 +8,15 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, resolveDatabaseFile } from '@/db/open-database';
+import { parseDatabaseUrl, redactPostgresUrl } from '@/db/database-location';
+import { PRIVATE_FILE_MODE } from '@/db/open-database';
+import { backupPostgres } from './postgres-backup';
 import { secretKeyFileFor } from '@/server/crypto/server-secret-key';
 import { hasSqliteHeader } from '@/db/database-schema';
 import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
 
-const USAGE = 'usage: fleetplan backup FILE [--force]   (reads DATABASE_URL, default data/fleetplan.db)';
+const USAGE =
+  'usage: fleetplan backup FILE [--force]   (reads DATABASE_URL: a SQLite file, default data/fleetplan.db, or postgres://… through pg_dump)';
 /** tables whose row counts are printed, so an operator can eyeball the copy */
 export const REPORTED_TABLES = ['clusters', 'policy_revisions', 'audit_log', 'decisions', 'users', 'api_tokens'] as const;
 export const SIDECAR_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
@@ -126,6 +129,15 @@ export async function backupDatabase(source: string, target: string): Promise<Re
   }
 }
 
+/** the backup goes to a new file (or, with --force, over an old backup) in a directory that exists */
+function checkBackupTarget(target: string, force: boolean): void {
+  if (fs.existsSync(target)) {
+    if (fs.statSync(target).isDirectory()) throw new CliFailure(`${target} is a directory; name the backup file inside it`);
+    if (!force) throw new CliFailure(`${target} exists; pass --force to overwrite it`);
+  }
+  if (!fs.existsSync(path.dirname(target))) throw new CliFailure(`directory ${path.dirname(target)} does not exist`);
+}
+
 export async function runBackupCommand(args: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   const parsed = parseFileArgs(args, ['--force']);
   if (parsed === 'help') {
@@ -135,16 +147,24 @@ export async function runBackupCommand(args: string[], env: Record<string, strin
   if ('usageError' in parsed) throw new UsageError(parsed.usageError, USAGE);
   const force = parsed.flags.has('--force');
   const target = path.resolve(parsed.file);
-  const source = resolveDatabaseFile(env.DATABASE_URL);
+  const location = parseDatabaseUrl(env.DATABASE_URL);
+  if (location.kind === 'postgres') {
+    checkBackupTarget(target, force);
+    const { tables, bytes } = await backupPostgres(location.url, target);
+    process.stdout.write(
+      `fleetplan backup: ${redactPostgresUrl(location.url)} -> ${target} (pg_dump custom format, ${tables} tables, ${bytes} bytes)\n`,
+    );
+    process.stdout.write(
+      'fleetplan backup: the webhook secrets in it are encrypted with FLEETPLAN_SECRET_KEY: keep that key with the backup\n',
+    );
+    return 0;
+  }
+  const source = location.file;
   if (source === ':memory:') throw new UsageError('DATABASE_URL is :memory:, nothing to back up', USAGE);
   if (!fs.existsSync(source)) throw new CliFailure(`no database at ${source} (DATABASE_URL)`);
   if (path.resolve(source) === target) throw new UsageError('FILE is the live database itself', USAGE);
   assertSqliteFile(source, 'the database at DATABASE_URL');
-  if (fs.existsSync(target)) {
-    if (fs.statSync(target).isDirectory()) throw new CliFailure(`${target} is a directory; name the backup file inside it`);
-    if (!force) throw new CliFailure(`${target} exists; pass --force to overwrite it`);
-  }
-  if (!fs.existsSync(path.dirname(target))) throw new CliFailure(`directory ${path.dirname(target)} does not exist`);
+  checkBackupTarget(target, force);
   const counts = await backupDatabase(source, target);
   const summary = Object.entries(counts)
     .map(([t, n]) => `${t}=${n}`)

@@ -1,7 +1,8 @@
 // `fleetplan blocked list | add PATTERN --reason TEXT | remove PATTERN`: the instance's blocked
 // versions (every organization's clusters; beside each organization's own list, which the
 // organization file and the policy editor hold). Refusals: exit 2 with one line, nothing written.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { AppError } from '@/server/services/app-error';
 import { createInstanceBlockedVersionService } from '@/server/services/instance-blocked-version-service';
 import { cliActor, processIo, type CliIo } from './import-command';
@@ -26,7 +27,7 @@ export async function runBlockedCommand(args: string[], io: CliIo = processIo): 
     io.stderr(`${USAGE}\n`);
     return 2;
   }
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const service = createInstanceBlockedVersionService(db, () => new Date());
     if (sub === 'list') {
@@ -46,6 +47,6 @@ export async function runBlockedCommand(args: string[], io: CliIo = processIo): 
     io.stderr(`fleetplan blocked ${sub}: ${err.message}\n`);
     return 2;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }

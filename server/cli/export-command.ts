@@ -1,7 +1,8 @@
 // `fleetplan export [--cluster NAME]`: the stored policies as the upgrade service's YAML on
 // stdout: the organization file (/openshift/openshift-cluster-manager-1.yml), or one cluster
 // file (/openshift/cluster-1.yml) with --cluster.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { organizationScope } from '@/server/services/organization-scope';
@@ -35,7 +36,7 @@ export async function runExportCommand(argv: string[], io: CliIo = processIo): P
       return 2;
     }
   }
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const service = createPolicyService(
       db,
@@ -53,6 +54,6 @@ export async function runExportCommand(argv: string[], io: CliIo = processIo): P
     }
     throw err;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }

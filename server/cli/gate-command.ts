@@ -4,7 +4,8 @@
 // provider re-reads the agreements and writes at most once; an audit row names the CLI user).
 // The provider is the one the environment configures (FLEETPLAN_PROVIDER and its settings), so
 // run it where the server runs. Refusals: exit 2 with one line on stderr, and nothing written.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { parseEnv } from '@/server/env';
 import { providerOfOrganization } from '@/server/integrations/providers/create-provider';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
@@ -30,7 +31,7 @@ export async function runGateCommand(argv: string[], io: CliIo = processIo): Pro
     return 2;
   }
   const env = parseEnv(io.env);
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const organization = organizationScope(db, { name: scoped.org });
     const service = createVersionGateService({
@@ -76,6 +77,6 @@ export async function runGateCommand(argv: string[], io: CliIo = processIo): Pro
     io.stderr(`fleetplan gate ${sub}: ${err.message}\n`);
     return 2;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }

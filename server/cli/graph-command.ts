@@ -5,7 +5,8 @@
 // Cincinnati v1 graph: exit 2, stderr naming the file and what is wrong, nothing written.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { AppError } from '@/server/services/app-error';
 import { MAX_GRAPH_BYTES } from '@/lib/graph-document-limit';
 import { EnvError, parseEnv, type UpdateServiceSettings } from '@/server/env';
@@ -62,7 +63,7 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
     io.stderr(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'}); nothing imported\n`);
     return 2;
   }
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const graphs = createGraphService(db, () => new Date());
     const meta = await graphs.import(
@@ -89,7 +90,7 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
     }
     throw err;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 
@@ -97,7 +98,7 @@ async function runList(args: string[], io: CliIo): Promise<number> {
   const json = args.includes('--json');
   const unknown = args.find((a) => a !== '--json');
   if (unknown) return fail(io, `unexpected argument ${unknown}`);
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const rows = await createGraphService(db, () => new Date()).list();
     if (json) {
@@ -128,7 +129,7 @@ async function runList(args: string[], io: CliIo): Promise<number> {
     );
     return 0;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 
@@ -156,7 +157,7 @@ async function runFetch(args: string[], io: CliIo): Promise<number> {
     return fail(io, err instanceof EnvError ? err.problems.join('; ') : String(err));
   }
   if (!settings) return fail(io, 'no update service: give --url and --channel (or set FLEETPLAN_UPDATE_SERVICE_URL and _CHANNELS)');
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const results = await createGraphRefreshService({ db, realNow: () => new Date(), settings }).refresh(cliActor(io.env));
     for (const r of results)
@@ -164,7 +165,7 @@ async function runFetch(args: string[], io: CliIo): Promise<number> {
       else io.stderr(`${r.channel}: ${r.detail}; nothing stored\n`);
     return results.every((r) => r.ok) ? 0 : 1;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 

@@ -5,7 +5,8 @@
 // upgradePolicy becomes that cluster's policy. Invalid input: exit 2 with one `PATH: message`
 // line per problem on stderr, and nothing written.
 import { readFile } from 'node:fs/promises';
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { AppError } from '@/server/services/app-error';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { organizationScope } from '@/server/services/organization-scope';
@@ -73,7 +74,7 @@ export async function runImportCommand(argv: string[], io: CliIo = processIo): P
     io.stderr(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})\n`);
     return 2;
   }
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const policies = createPolicyService(
       db,
@@ -115,6 +116,6 @@ export async function runImportCommand(argv: string[], io: CliIo = processIo): P
     }
     throw err;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }

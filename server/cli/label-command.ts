@@ -3,7 +3,8 @@
 // prints the cluster's labels, one `key=value` a line with where each comes from. On the database
 // directly, through the same service as the cluster page: every change checked before anything is
 // written, audited (actor FLEETPLAN_ACTOR or cli:$USER). Refusals: exit 2 with one line on stderr.
-import { openDatabase, resolveDatabaseFile } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
 import { AppError } from '@/server/services/app-error';
 import { createClusterService } from '@/server/services/cluster-service';
 import { createLabelService } from '@/server/services/label-service';
@@ -24,7 +25,7 @@ export async function runLabelCommand(args: string[], io: CliIo = processIo): Pr
     io.stderr(`fleetplan label: name the cluster\n${USAGE}\n`);
     return 2;
   }
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     const scope = organizationScope(db, { name: scoped.org });
     if (changes.length === 0) {
@@ -51,6 +52,6 @@ export async function runLabelCommand(args: string[], io: CliIo = processIo): Pr
     io.stderr(`fleetplan label: ${err.problems.length ? 'refused' : err.message}${detail}\n`);
     return 2;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }

@@ -2,7 +2,9 @@
 // it on a fresh database (or the blank one a real provider's first start made).
 // `fleetplan demo remove --yes`: replace the simulated demo fleet with a blank organization.
 // Refusals: exit 2 with one line on stderr, and nothing written.
-import { openDatabase, resolveDatabaseFile, type Db } from '@/db/open-database';
+import { closeDatabase, openDatabaseAt } from '@/db/connect';
+import { parseDatabaseUrl } from '@/db/database-location';
+import type { Db } from '@/db/open-database';
 import { createOrganizationRoleService, setOrganizationRoleGroupsText } from '@/server/services/organization-roles';
 import { AppError } from '@/server/services/app-error';
 import { createOrganizationAdminService } from '@/server/services/organization-admin-service';
@@ -14,11 +16,11 @@ const ORG_USAGE =
 const DEMO_USAGE = 'usage: fleetplan demo remove --yes   (removes the simulated demo fleet; users, tokens and the audit log stay)';
 
 async function withDatabase<T>(io: CliIo, work: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(resolveDatabaseFile(io.env.DATABASE_URL));
+  const db = await openDatabaseAt(parseDatabaseUrl(io.env.DATABASE_URL));
   try {
     return await work(db);
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 

@@ -2,8 +2,9 @@
 // seed the demo fleet into an empty one when the provider is the simulator, make sure someone can
 // sign in.
 import type { Db } from '@/db/open-database';
-import { openDatabase } from '@/db/open-database';
+import { closeDatabase, describeDatabase, openDatabaseAt } from '@/db/connect';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { missingSecretKeyProblem } from '@/server/crypto/server-secret-key';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
@@ -25,10 +26,13 @@ export { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-servi
  * make sure someone can sign in. Returns the open handle:
  * scripts/start.mjs keeps it for the server's whole life, so `fleetplan restore` sees (through
  * SQLite's lock) that a server is running even before the app first touches the database.
+ * PostgreSQL is migrated here, under its migration lock (replicas starting together migrate once).
  */
 export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Log = (line) => console.log(line)): Promise<Db> {
-  const file = settings.databaseFile;
-  const db = openDatabase(file);
+  const secretKeyProblem = missingSecretKeyProblem(settings, settings.database.kind === 'postgres');
+  if (secretKeyProblem) throw new Error(secretKeyProblem);
+  const file = describeDatabase(settings.database);
+  const db = await openDatabaseAt(settings.database);
   try {
     const empty = await isDatabaseEmpty(db);
     const simulator = settings.provider.name === 'simulator';
@@ -54,7 +58,7 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
     }
     return db;
   } catch (err) {
-    db.$client.close();
+    await closeDatabase(db);
     throw err;
   }
 }

@@ -21,7 +21,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, resolveDatabaseFile, wrapConnection } from '@/db/open-database';
+import { parseDatabaseUrl, redactPostgresUrl } from '@/db/database-location';
+import { PRIVATE_FILE_MODE, wrapConnection } from '@/db/open-database';
+import { restorePostgres } from './postgres-backup';
 import { recordRestore } from '@/server/repositories/database-restore-repository';
 import {
   assertSqliteFile,
@@ -36,7 +38,8 @@ import { CliFailure, UsageError, parseFileArgs } from './cli-errors';
 import { verifyFleetplanSchema } from '@/db/database-schema';
 import { osUserName } from './os-user';
 
-const USAGE = 'usage: fleetplan restore FILE   (replaces DATABASE_URL, default data/fleetplan.db; stop the server first)';
+const USAGE =
+  'usage: fleetplan restore FILE   (replaces DATABASE_URL: a SQLite file, default data/fleetplan.db, or postgres://… through pg_restore; stop every server first)';
 export const RESTORE_AUDIT_ACTION = 'database.restore';
 
 export interface RestoreOptions {
@@ -182,11 +185,11 @@ export function restoreDatabase(backup: string, target: string, opts: RestoreOpt
   }
 }
 
-export function runRestoreCommand(
+export async function runRestoreCommand(
   args: string[],
   env: Record<string, string | undefined> = process.env,
   opts: RestoreOptions = {},
-): number {
+): Promise<number> {
   const parsed = parseFileArgs(args, []);
   if (parsed === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -194,7 +197,20 @@ export function runRestoreCommand(
   }
   if ('usageError' in parsed) throw new UsageError(parsed.usageError, USAGE);
   const backup = path.resolve(parsed.file);
-  const target = resolveDatabaseFile(env.DATABASE_URL);
+  const location = parseDatabaseUrl(env.DATABASE_URL);
+  if (location.kind === 'postgres') {
+    const restored = await restorePostgres(location.url, backup, {
+      now: opts.now,
+      osUser: opts.osUser ?? osUserName(),
+      auditAction: RESTORE_AUDIT_ACTION,
+    });
+    process.stdout.write(
+      `fleetplan restore: ${backup} (sha256 ${restored.sha256}, ${restored.tables} tables) -> ${redactPostgresUrl(location.url)}; ` +
+        `${restored.sessionsSignedOut} sessions signed out, everyone signs in again; start the replicas\n`,
+    );
+    return 0;
+  }
+  const target = location.file;
   if (target === ':memory:') throw new UsageError('DATABASE_URL is :memory:, nothing to restore into', USAGE);
   if (path.resolve(target) === backup) throw new UsageError('FILE is the live database itself', USAGE);
   const result = restoreDatabase(backup, target, opts);

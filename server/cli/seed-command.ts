@@ -4,7 +4,7 @@
 //          --clusters N  a fleet of about N clusters (the demo's shape, scaled; default 56).
 // FLEETPLAN_DEMO_CLUSTERS=N does the same for the first start of `npm start`.
 import path from 'node:path';
-import { openDatabase } from '@/db/open-database';
+import { closeDatabase, describeDatabase, openDatabaseAt } from '@/db/connect';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { MAX_DEMO_CLUSTERS, parseEnv, type RawEnv } from '@/server/env';
 import { appendAudit } from '@/server/repositories/audit-repository';
@@ -80,8 +80,8 @@ export async function runSeed(
     return 2;
   }
   const settings = parseEnv(env);
-  const file = settings.databaseFile;
-  const db = openDatabase(file);
+  const file = describeDatabase(settings.database);
+  const db = await openDatabaseAt(settings.database);
   try {
     const contents = await countDatabaseContents(db);
     const holdsData = hasAnyContents(contents);
@@ -105,7 +105,7 @@ export async function runSeed(
           at: now,
           actor: `cli:${osUserName()}`,
           action: SEED_RESET_AUDIT_ACTION,
-          target: `database:${path.resolve(file)}`,
+          target: `database:${settings.database.kind === 'sqlite' ? path.resolve(file) : file}`,
           before: contents,
           after: { seeded: 'demo fleet', demoSignIn: settings.demoLogin !== false },
         });
@@ -118,7 +118,7 @@ export async function runSeed(
     await bootstrapAuth(db, { env: settings, log, demoSeeded: true });
     return 0;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 

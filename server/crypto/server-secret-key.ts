@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '@/db/open-database';
+import { isPostgresHandle } from '@/db/postgres-handle';
 import type { FleetplanEnv } from '@/server/env';
 import { parseSecretKey, secretKeyFromBytes, type SecretKey } from './secret-box';
 
@@ -63,6 +64,20 @@ export function loadSecretKey(
   return key;
 }
 
+/**
+ * SQLite keeps its key in a file beside the database. PostgreSQL replicas share no file, and a key
+ * kept in the database it protects would protect nothing: there FLEETPLAN_SECRET_KEY is required.
+ */
+export function missingSecretKeyProblem(env: Pick<FleetplanEnv, 'secretKey'>, onPostgres: boolean): string | null {
+  if (env.secretKey || !onPostgres) return null;
+  return (
+    'FLEETPLAN_SECRET_KEY is required with PostgreSQL: every replica must seal and open webhook secrets with the same key ' +
+    '(32 bytes, hex or base64, e.g. `openssl rand -hex 32`)'
+  );
+}
+
 export function secretKeyForDb(db: Db, env: Pick<FleetplanEnv, 'secretKey'>): SecretKey {
-  return loadSecretKey(db.$client.name, env.secretKey);
+  const problem = missingSecretKeyProblem(env, isPostgresHandle(db));
+  if (problem) throw new Error(problem);
+  return loadSecretKey(env.secretKey ? '' : db.$client.name, env.secretKey);
 }

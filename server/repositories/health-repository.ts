@@ -1,10 +1,25 @@
 // Readiness probe: the cheapest statement that proves the database answers.
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
+import { isPostgres } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 /** Throws when the database cannot answer a trivial query. */
+const probe = sql`select 1`;
+
 export async function pingDatabase(db: Db): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.get(sql`select 1`);
+  if (isPostgres(db)) await (db as unknown as { execute(q: typeof probe): Promise<unknown> }).execute(probe);
+  else db.get(probe);
+}
+
+/**
+ * PostgreSQL: how many other connections to this database name themselves `applicationName` (a
+ * running fleetplan replica or command). `fleetplan restore` refuses while any is open.
+ */
+export async function countOtherConnections(db: Db, applicationName: string): Promise<number> {
+  const result = (await (db as unknown as { execute(q: unknown): Promise<{ rows: { n: number }[] }> }).execute(
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${applicationName} and pid <> pg_backend_pid()`,
+  ));
+  return result.rows[0]?.n ?? 0;
 }

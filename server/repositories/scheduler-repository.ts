@@ -42,10 +42,15 @@ export const HEALTH_GATE_SETTING = 'scheduler.healthGate';
 
 // ---- lease -------------------------------------------------------------------------------
 
+/** A lease as its holder knows it: the fencing token says which tenure it is. */
+export type HeldLease = { name: string; holder: string; fencingToken: number };
+
 /**
  * Takes or renews the named lease for `holder` unless another holder's lease is still valid. One
  * statement, atomic on either database: the upsert writes only when the row is ours or expired,
- * and returns the row only when it wrote.
+ * and returns the row only when it wrote. Renewing a valid lease keeps its fencing token; any other
+ * taking (another holder's expired lease, a released one, ours after it lapsed) raises it: what was
+ * begun under the old token must not act any more.
  */
 export async function acquireLease(
   db: Db,
@@ -53,55 +58,91 @@ export async function acquireLease(
   holder: string,
   nowMs: number,
   ttlMs: number,
-): Promise<{ acquired: boolean; holder: string; expiresAt: number }> {
+): Promise<{ acquired: boolean; holder: string; expiresAt: number; fencingToken: number }> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { schedulerLeases } = tablesOf(db);
   const expiresAt = new Date(nowMs + ttlMs);
+  const now = new Date(nowMs);
+  const stillOurs = and(eq(schedulerLeases.holder, holder), gt(schedulerLeases.expiresAt, now));
   const [taken] = await db
     .insert(schedulerLeases)
-    .values({ name, holder, expiresAt })
+    .values({ name, holder, expiresAt, fencingToken: 1 })
     .onConflictDoUpdate({
       target: schedulerLeases.name,
-      set: { holder, expiresAt },
-      setWhere: or(eq(schedulerLeases.holder, holder), lte(schedulerLeases.expiresAt, new Date(nowMs))),
+      set: {
+        holder,
+        expiresAt,
+        fencingToken: sql`case when ${stillOurs} then ${schedulerLeases.fencingToken} else ${schedulerLeases.fencingToken} + 1 end`,
+      },
+      setWhere: or(eq(schedulerLeases.holder, holder), lte(schedulerLeases.expiresAt, now)),
     })
-    .returning({ holder: schedulerLeases.holder });
-  if (taken) return { acquired: true, holder, expiresAt: expiresAt.getTime() };
+    .returning({ fencingToken: schedulerLeases.fencingToken });
+  if (taken) return { acquired: true, holder, expiresAt: expiresAt.getTime(), fencingToken: taken.fencingToken };
   const [current] = await db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).limit(1);
-  // (a row that is gone again by now: someone released it; the next attempt takes it)
-  return { acquired: false, holder: current?.holder ?? '', expiresAt: current?.expiresAt.getTime() ?? nowMs };
+  // (a row that is gone by now: the next attempt takes it)
+  return {
+    acquired: false,
+    holder: current?.holder ?? '',
+    expiresAt: current?.expiresAt.getTime() ?? nowMs,
+    fencingToken: current?.fencingToken ?? 0,
+  };
+}
+
+/** the lease row, if `lease` (holder and tenure) is still valid at `nowMs` */
+function heldBy(lease: HeldLease, nowMs: number, tables: ReturnType<typeof tablesOf>) {
+  const { schedulerLeases } = tables;
+  return and(
+    eq(schedulerLeases.name, lease.name),
+    eq(schedulerLeases.holder, lease.holder),
+    eq(schedulerLeases.fencingToken, lease.fencingToken),
+    gt(schedulerLeases.expiresAt, new Date(nowMs)),
+  );
 }
 
 /**
- * Extends `holder`'s lease to `nowMs + ttlMs` only while it still holds a valid one: a renewal
- * never takes a lease over (acquireLease does, at the start of a tick). Returns whether it renewed.
+ * Extends `lease` to `nowMs + ttlMs` only while it is still valid and of the same tenure: a
+ * renewal never takes a lease over (acquireLease does, at the start of a tick). Returns whether it
+ * renewed.
  */
-export async function renewLease(db: Db, name: string, holder: string, nowMs: number, ttlMs: number): Promise<boolean> {
+export async function renewLease(db: Db, lease: HeldLease, nowMs: number, ttlMs: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { schedulerLeases } = tablesOf(db);
+  const tables = tablesOf(db);
+  const { schedulerLeases } = tables;
   const renewed = await db
     .update(schedulerLeases)
     .set({ expiresAt: new Date(nowMs + ttlMs) })
-    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder), gt(schedulerLeases.expiresAt, new Date(nowMs))))
+    .where(heldBy(lease, nowMs, tables))
     .returning({ name: schedulerLeases.name });
   return renewed.length === 1;
 }
 
-/** Whether `holder` holds a lease that is valid at `nowMs` (read only: a fence before acting). */
-export async function holdsLease(db: Db, name: string, holder: string, nowMs: number): Promise<boolean> {
+/**
+ * The lease's expiry when `lease` (holder and fencing token) is still valid at `nowMs`, else null:
+ * a read, the fence before acting (also inside the transaction that records an action, so that it
+ * commits only while the lease is ours).
+ */
+export async function leaseValidUntil(db: Db, lease: HeldLease, nowMs: number): Promise<number | null> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { schedulerLeases } = tablesOf(db);
-  const [row] = await db.select().from(schedulerLeases).where(eq(schedulerLeases.name, name)).limit(1);
-  return row !== undefined && row.holder === holder && row.expiresAt.getTime() > nowMs;
+  const tables = tablesOf(db);
+  const [row] = await db
+    .select({ expiresAt: tables.schedulerLeases.expiresAt })
+    .from(tables.schedulerLeases)
+    .where(heldBy(lease, nowMs, tables))
+    .limit(1);
+  return row ? row.expiresAt.getTime() : null;
 }
 
-/** Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the TTL. */
+/**
+ * Gives the lease up at shutdown, so a standby takes over at its next tick instead of after the
+ * TTL. The row stays, expired, so the next holder's fencing token is still a new one.
+ */
 export async function releaseLease(db: Db, name: string, holder: string): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { schedulerLeases } = tablesOf(db);
   const released = await db
-    .delete(schedulerLeases)
-    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder)))
+    .update(schedulerLeases)
+    .set({ expiresAt: new Date(0) })
+    .where(and(eq(schedulerLeases.name, name), eq(schedulerLeases.holder, holder), gt(schedulerLeases.expiresAt, new Date(0))))
     .returning({ name: schedulerLeases.name });
   return released.length === 1;
 }

@@ -2,7 +2,7 @@
 import { and, eq, gt, lte } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import type { sessions } from '@/db/schema';
-import { tablesOf } from './dialect';
+import { affectedRows, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -42,4 +42,11 @@ export async function deleteExpiredSessions(db: Db, now: Date): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { sessions } = tablesOf(db);
   await db.delete(sessions).where(lte(sessions.expiresAt, now));
+}
+
+/** Signs everyone out (a restored database: sign-ins that ended after its backup must not come back). */
+export async function deleteAllSessions(db: Db): Promise<number> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  const { sessions } = tablesOf(db);
+  return affectedRows(await db.delete(sessions));
 }

@@ -82,8 +82,6 @@ import { loadPlanDocument } from '@/server/repositories/plan-document-repository
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import {
   acquireLease,
-  holdsLease,
-  renewLease,
   failInterruptedTicks,
   findIntentId,
   findPendingIntentId,
@@ -100,6 +98,7 @@ import { withTransaction } from '@/server/repositories/transaction';
 import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from '@/server/repositories/gate-state-repository';
 import type { UpgradeEvent } from '@/lib/upgrade-events';
+import { createLeaseFence, fenceProviderWrites, LeaseLostError, type LeaseFence } from './lease-fence';
 
 export const SCHEDULER_LEASE = SCHEDULER_LEASE_NAME;
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
@@ -121,6 +120,8 @@ export interface RunTickOptions {
   /** real time, for the lease and webhook deliveries (the fleet clock may run faster) */
   realNow?: () => Date;
   leaseTtlMs?: number;
+  /** renews the lease this often while the tick runs (a long tick keeps it); not at all when absent */
+  leaseRenewEveryMs?: number;
   log?: (message: string, detail?: Record<string, unknown>) => void;
   /** the pre/post hook verdict for an attempt (deliv's hookVerdict); none configured when absent */
   hookVerdict?: (db: Db, lifecycleId: number, stage: 'pre-upgrade' | 'post-upgrade') => Promise<HookVerdict>;
@@ -206,8 +207,6 @@ async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unkno
   );
 }
 
-/** The lease was lost mid-tick: the whole tick stops (its new holder goes on), not just one organization's part. */
-class LeaseLostError extends Error {}
 
 /** The webhook event a transition announces (none for the internal pre-checks/post stages). */
 function eventOf(t: LifecycleTransition): UpgradeEvent | null {
@@ -280,7 +279,9 @@ function toReading(snap: ClusterSnapshot): ClusterReading {
 
 interface LifecycleEnv {
   ctx: Ctx;
+  /** the organization's provider, its writes behind the fence */
   provider: FleetProvider;
+  fence: LeaseFence;
   organizationId: number;
   actor: string;
   paused: boolean;
@@ -411,6 +412,8 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   // the step, its transitions, events and the intents of its provider writes: one transaction
   let saved = false;
   await withTransaction(ctx.db, async () => {
+    // recorded only while the lease is ours: a replica that lost it writes no step and no intent
+    await env.fence.assertHeld(ctx.db);
     if (!(await saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta))) return;
     saved = true;
     for (const effect of result.effects) {
@@ -850,7 +853,7 @@ async function approveInstallPlans(
 }
 
 export async function runTick(opts: RunTickOptions): Promise<TickResult> {
-  const { db, now, holder } = opts;
+  const { db, holder } = opts;
   const realNow = opts.realNow ?? (() => new Date());
   const dryRun = opts.dryRun ?? false;
   const leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -860,6 +863,29 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
   const lease = await acquireLease(db, SCHEDULER_LEASE, holder, realNow().getTime(), leaseTtlMs);
   if (!lease.acquired)
     return { status: 'skipped', reason: `lease held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}` };
+  const fence = createLeaseFence({ name: SCHEDULER_LEASE, holder, fencingToken: lease.fencingToken }, { ttlMs: leaseTtlMs, realNow });
+  const heartbeat =
+    opts.leaseRenewEveryMs === undefined
+      ? undefined
+      : setInterval(() => {
+          fence.renew(db).catch((err: unknown) => log('renewing the lease failed', { error: String(err) }));
+        }, opts.leaseRenewEveryMs);
+  heartbeat?.unref?.();
+  try {
+    return await tickHoldingLease(opts, { fence, realNow, dryRun, log, started });
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    // renewed at the end too, so the next tick (one interval later) finds it still ours
+    await fence.renew(db).catch((err: unknown) => log('renewing the lease failed', { error: String(err) }));
+  }
+}
+
+async function tickHoldingLease(
+  opts: RunTickOptions,
+  held: { fence: LeaseFence; realNow: () => Date; dryRun: boolean; log: NonNullable<RunTickOptions['log']>; started: number },
+): Promise<TickResult> {
+  const { db, now, holder } = opts;
+  const { fence, realNow, dryRun, log, started } = held;
   await countInterruptedTicks(db, await failInterruptedTicks(db, now));
   const tickId = await insertTick(db, { startedAt: now, dryRun, holder });
   const summary = emptySummary();
@@ -880,7 +906,7 @@ export async function runTick(opts: RunTickOptions): Promise<TickResult> {
           log('organization left out: it has no provider', { organization: org.name });
           continue;
         }
-        const part = await tickOrganization({ ...opts, realNow, dryRun, leaseTtlMs, log }, { tickId, lease, org, provider });
+        const part = await tickOrganization({ ...opts, realNow, dryRun, log }, { tickId, fence, org, provider });
         addSummary(summary, part.summary);
         decisions.push(...part.decisions);
         outcomes.push({ organization: org.name, status: 'succeeded' });
@@ -962,11 +988,11 @@ function addSummary(total: TickSummary, part: TickSummary): void {
  * and goes on with the next organization).
  */
 async function tickOrganization(
-  opts: RunTickOptions & { realNow: () => Date; dryRun: boolean; leaseTtlMs: number; log: NonNullable<RunTickOptions['log']> },
-  part: { tickId: number; lease: { expiresAt: number }; org: OrganizationRow; provider: FleetProvider },
+  opts: RunTickOptions & { realNow: () => Date; dryRun: boolean; log: NonNullable<RunTickOptions['log']> },
+  part: { tickId: number; fence: LeaseFence; org: OrganizationRow; provider: FleetProvider },
 ): Promise<{ summary: TickSummary; decisions: GatedDecision[] }> {
-  const { db, now, holder, realNow, dryRun, leaseTtlMs, log } = opts;
-  const { tickId, lease, org, provider } = part;
+  const { db, now, holder, realNow, dryRun, log } = opts;
+  const { tickId, fence, org, provider } = part;
   const summary = emptySummary();
   {
     const ctx: Ctx = {
@@ -1142,7 +1168,8 @@ async function tickOrganization(
       });
       const env: LifecycleEnv = {
         ctx,
-        provider,
+        provider: fenceProviderWrites(provider, fence, db),
+        fence,
         organizationId: org.id,
         actor,
         paused: (await readSetting<boolean>(db, SCHEDULER_PAUSED_SETTING)) ?? false,
@@ -1162,18 +1189,11 @@ async function tickOrganization(
         log,
         counts: { done: 0, failed: 0, transitions: 0 },
       };
-      // Before each attempt (each may write to a provider) the lease must still be ours: a read,
-      // not a write per attempt. It is renewed only once half its time has gone, so a tick that
-      // steps many attempts, or waits on slow provider calls, keeps it without a write each time.
-      let leaseUntil = lease.expiresAt;
+      // Before each attempt the lease must still be ours (a read; renewed once half its time has
+      // gone, so a tick that steps many attempts keeps it without a write each time); again in the
+      // transaction that records a step and its intents, and before each provider write.
       for (const attempt of attempts) {
-        const nowMs = realNow().getTime();
-        const ours =
-          leaseUntil - nowMs > leaseTtlMs / 2
-            ? await holdsLease(db, SCHEDULER_LEASE, holder, nowMs)
-            : await renewLease(db, SCHEDULER_LEASE, holder, nowMs, leaseTtlMs);
-        if (!ours) throw new LeaseLostError('lost the scheduler lease; its new holder steps the remaining attempts');
-        if (leaseUntil - nowMs <= leaseTtlMs / 2) leaseUntil = nowMs + leaseTtlMs;
+        await fence.assertHeld(db);
         await advanceAttempt(env, attempt);
         summary.reconciled++;
       }

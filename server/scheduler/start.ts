@@ -13,7 +13,7 @@
  * What the loop needs from the rest of the server (sending a delivery, building the provider) is
  * passed in, so the scheduler does not import services.
  */
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import type { Db } from '@/db/open-database';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { getFleetClock } from '@/server/fleet-clock';
@@ -26,7 +26,6 @@ import {
   pruneOldTicks,
   readSetting,
   releaseLease,
-  renewLease,
   SCHEDULER_LEASE_NAME,
   SCHEDULER_PAUSED_SETTING,
 } from '@/server/repositories/scheduler-repository';
@@ -135,16 +134,6 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
     db = tickDb;
     const job = queue.then(async (): Promise<TickResult> => {
       running = true;
-      // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
-      const heartbeat = setInterval(
-        () => {
-          renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs).catch((err: unknown) =>
-            logError('renewing the lease failed', err),
-          );
-        },
-        Math.max(50, intervalMs / 2),
-      );
-      heartbeat.unref?.();
       try {
         const dryRun = tickOpts.dryRun ?? false;
         // a provider that cannot be built fails its organization's part of the tick, with the reason
@@ -177,17 +166,16 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
           dryRun,
           holder,
           leaseTtlMs: ttlMs,
+          // long ticks keep the lease: renewed every half interval while this tick runs (never taken over)
+          leaseRenewEveryMs: Math.max(50, intervalMs / 2),
           log: (m, d) => log(m, d),
           ...opts.hooks,
         });
-        // renewed at the end too, so the next tick (one interval later) finds it still ours
-        if (result.status !== 'skipped') await renewLease(tickDb, SCHEDULER_LEASE_NAME, holder, Date.now(), ttlMs);
         lastResult = { ...result, at: new Date().toISOString() };
         await pruneTicksNowAndThen(tickDb, now);
         deliveries?.wake();
         return result;
       } finally {
-        clearInterval(heartbeat);
         running = false;
       }
     });
@@ -300,7 +288,7 @@ const g = globalThis as unknown as {
  */
 export function processScheduler(): SchedulerLoop {
   g.__fleetplanScheduler ??= createSchedulerLoop({
-    holder: `${os.hostname()}:${process.pid}`,
+    holder: processHolder(),
     intervalMs: tickIntervalMs(),
     deliveryConcurrency: getEnv().deliveryConcurrency,
   });

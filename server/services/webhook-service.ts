@@ -4,7 +4,7 @@ import { UPGRADE_EVENTS } from '@/lib/upgrade-events';
  * delivery log. Signature header: `X-Fleetplan-Signature: sha256=<hex HMAC-SHA256 of the body>`.
  */
 import crypto from 'node:crypto';
-import os from 'node:os';
+import { processHolder } from '@/server/process-holder';
 import type { Db } from '@/db/open-database';
 import type { Actor } from '@/server/auth/actor';
 import { isSealed, openSecret, sealSecret, SEALED_PREFIX, SecretKeyMismatchError, type SecretKey } from '@/server/crypto/secret-box';
@@ -133,10 +133,6 @@ export interface DeliverOptions {
 export const DEFAULT_DELIVERY_CONCURRENCY = 4;
 /** a claim outlives the send's timeout by this much; a claim older than that belongs to a process that died */
 export const CLAIM_MARGIN_MS = 60_000;
-
-export function processHolder(): string {
-  return `${os.hostname()}:${process.pid}`;
-}
 
 /** One POST of a delivery, signed with the webhook's decrypted secret. */
 async function attemptDelivery(

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { bootstrapAuth, ensureAuthBootstrap } from '@/server/auth/bootstrap';
 import { parseEnv } from '@/server/env';
+import { processHolder } from '@/server/process-holder';
+import { acquireLease, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
 import { createServices } from '@/server/services/create-services';
 import { COUNTING_CHUNK_BYTES, countingStream } from '@/server/http/testing/counting-stream';
 
@@ -13,6 +15,7 @@ vi.mock('server-only', () => ({}));
 const { POST: trpcPost, GET: trpcGet } = await import('@/app/api/trpc/[trpc]/route');
 const { POST: uploadPost } = await import('@/app/paths/upload/route');
 const { GET: healthGet } = await import('@/app/api/healthz/route');
+const { GET: readyGet } = await import('@/app/api/readyz/route');
 
 const ADMIN_PASSWORD = 'correct horse battery';
 const MB = 1024 * 1024;
@@ -235,5 +238,22 @@ describe('API answers carry the security headers', () => {
     vi.stubEnv('FLEETPLAN_HSTS', '0');
     const off = await healthGet(new Request('https://fleet.test/api/healthz'));
     expect(off.headers.get('strict-transport-security')).toBeNull();
+  });
+});
+
+describe('readiness (/api/readyz)', () => {
+  it('is ready on every replica; ?role=leader answers 200 only on the one holding the scheduler lease', async () => {
+    const ask = async (query = '') => {
+      const res = await readyGet(new Request(`http://fleet.test/api/readyz${query}`));
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect(await ask()).toMatchObject({ status: 200, body: { ready: true, replica: processHolder(), leads: false, leader: null } });
+    expect((await ask('?role=leader')).status).toBe(503);
+    await acquireLease(db, SCHEDULER_LEASE_NAME, 'other-host:1', Date.now(), 60_000);
+    expect(await ask('?role=leader')).toMatchObject({ status: 503, body: { leads: false, leader: { holder: 'other-host:1' } } });
+    db = openDatabase(':memory:');
+    globalForDb.__fleetplanDb = db;
+    await acquireLease(db, SCHEDULER_LEASE_NAME, processHolder(), Date.now(), 60_000);
+    expect(await ask('?role=leader')).toMatchObject({ status: 200, body: { ready: true, leads: true } });
   });
 });

@@ -6,7 +6,7 @@ import {
   acquireLease,
   getLease,
   hasSetting,
-  holdsLease,
+  leaseValidUntil,
   readSetting,
   releaseLease,
   renewLease,
@@ -40,22 +40,50 @@ onBothDatabases('settings, the lease and sessions', (open) => {
     expect(await hasSetting(db, 'k')).toBe(true);
   });
 
-  it('gives the lease to one holder until it expires, renews only its own, and releases it', async () => {
+  it('gives the lease to one holder until it expires, renews only its own tenure, and releases it', async () => {
     const db = await open();
     const now = AT.getTime();
-    expect(await acquireLease(db, 'scheduler', 'a', now, MIN)).toEqual({ acquired: true, holder: 'a', expiresAt: now + MIN });
-    expect(await acquireLease(db, 'scheduler', 'b', now + 1_000, MIN)).toEqual({ acquired: false, holder: 'a', expiresAt: now + MIN });
-    expect(await holdsLease(db, 'scheduler', 'a', now + 1_000)).toBe(true);
-    expect(await renewLease(db, 'scheduler', 'b', now + 1_000, MIN)).toBe(false);
-    expect(await renewLease(db, 'scheduler', 'a', now + 30_000, MIN)).toBe(true);
+    const a1 = { name: 'scheduler', holder: 'a', fencingToken: 1 };
+    expect(await acquireLease(db, 'scheduler', 'a', now, MIN)).toEqual({
+      acquired: true,
+      holder: 'a',
+      expiresAt: now + MIN,
+      fencingToken: 1,
+    });
+    expect(await acquireLease(db, 'scheduler', 'b', now + 1_000, MIN)).toEqual({
+      acquired: false,
+      holder: 'a',
+      expiresAt: now + MIN,
+      fencingToken: 1,
+    });
+    expect(await leaseValidUntil(db, a1, now + 1_000)).toBe(now + MIN);
+    expect(await renewLease(db, { ...a1, holder: 'b' }, now + 1_000, MIN)).toBe(false);
+    expect(await renewLease(db, a1, now + 30_000, MIN)).toBe(true);
+    // taking it again while it is valid is a renewal: same tenure, same token
+    expect(await acquireLease(db, 'scheduler', 'a', now + 30_000, MIN)).toMatchObject({ acquired: true, fencingToken: 1 });
     expect((await getLease(db, 'scheduler'))?.expiresAt.getTime()).toBe(now + 30_000 + MIN);
-    // expired: another holder takes it over, and the old one can no longer renew
-    expect(await acquireLease(db, 'scheduler', 'b', now + 30_000 + MIN, MIN)).toMatchObject({ acquired: true, holder: 'b' });
-    expect(await renewLease(db, 'scheduler', 'a', now + 30_000 + MIN + 1, MIN)).toBe(false);
-    expect(await holdsLease(db, 'scheduler', 'a', now + 30_000 + MIN + 1)).toBe(false);
+    // expired: another holder takes it over with a new token, and the old one can no longer renew
+    expect(await acquireLease(db, 'scheduler', 'b', now + 30_000 + MIN, MIN)).toMatchObject({
+      acquired: true,
+      holder: 'b',
+      fencingToken: 2,
+    });
+    expect(await renewLease(db, a1, now + 30_000 + MIN + 1, MIN)).toBe(false);
+    expect(await leaseValidUntil(db, a1, now + 30_000 + MIN + 1)).toBeNull();
     expect(await releaseLease(db, 'scheduler', 'a')).toBe(false);
     expect(await releaseLease(db, 'scheduler', 'b')).toBe(true);
-    expect(await getLease(db, 'scheduler')).toBeUndefined();
+    expect(await leaseValidUntil(db, { ...a1, holder: 'b', fencingToken: 2 }, now + 30_000 + MIN + 2)).toBeNull();
+    // released: the next holder (even the same one) starts a new tenure
+    expect(await acquireLease(db, 'scheduler', 'b', now + 30_000 + MIN + 3, MIN)).toMatchObject({ acquired: true, fencingToken: 3 });
+  });
+
+  it('raises the fencing token when a holder takes its own lease again after it lapsed: what it began before must not act', async () => {
+    const db = await open();
+    const now = AT.getTime();
+    await acquireLease(db, 'scheduler', 'a', now, MIN);
+    expect(await acquireLease(db, 'scheduler', 'a', now + MIN, MIN)).toMatchObject({ acquired: true, fencingToken: 2 });
+    expect(await leaseValidUntil(db, { name: 'scheduler', holder: 'a', fencingToken: 1 }, now + MIN + 1)).toBeNull();
+    expect(await leaseValidUntil(db, { name: 'scheduler', holder: 'a', fencingToken: 2 }, now + MIN + 1)).toBe(now + 2 * MIN);
   });
 
   it('lets exactly one of several holders asking at once take a free lease', async () => {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { findPostgresTools } from '@/db/postgres-tools';
 
 export type ThrowawayPostgres = {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
@@ -24,20 +25,7 @@ export type ThrowawayPostgres = {
 
 /** Where initdb/pg_ctl are: $POSTGRES_BIN, `pg_config --bindir`, the newest /usr/lib/postgresql/N/bin, or PATH. */
 export function findPostgresBinaries(): string {
-  const candidates: string[] = [];
-  if (process.env.POSTGRES_BIN) candidates.push(process.env.POSTGRES_BIN);
-  const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
-  if (pgConfig.status === 0) candidates.push(pgConfig.stdout.trim());
-  const debianRoot = '/usr/lib/postgresql';
-  if (fs.existsSync(debianRoot)) {
-    const versions = fs
-      .readdirSync(debianRoot)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debianRoot, v, 'bin')));
-  }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) if (dir) candidates.push(dir);
-  const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'initdb')) && fs.existsSync(path.join(dir, 'pg_ctl')));
+  const found = findPostgresTools(['initdb', 'pg_ctl']);
   if (!found) {
     throw new Error(
       "PostgreSQL's initdb and pg_ctl were not found (looked at $POSTGRES_BIN, pg_config --bindir, /usr/lib/postgresql/*/bin and PATH). " +

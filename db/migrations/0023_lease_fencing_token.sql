@@ -1,0 +1,1 @@
+ALTER TABLE `scheduler_leases` ADD `fencing_token` integer DEFAULT 0 NOT NULL;
