@@ -44,8 +44,7 @@ function whereOf(db: Db, filter: ClusterFilter): SQL | undefined {
   if (filter.search) {
     const q = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
     // SQLite's like ignores ASCII case; PostgreSQL's ilike does the same
-    const matches = (column: SQLiteColumn) =>
-      postgres ? sql`${column} ilike ${q} escape '\\'` : sql`${column} like ${q} escape '\\'`;
+    const matches = (column: SQLiteColumn) => (postgres ? sql`${column} ilike ${q} escape '\\'` : sql`${column} like ${q} escape '\\'`);
     parts.push(or(matches(clusters.name), matches(clusters.externalId), matches(clusters.region))!);
   }
   if (filter.sector) parts.push(eq(clusters.sector, filter.sector));
@@ -125,9 +124,7 @@ export async function listClusters(
   const { clusters } = tablesOf(db);
   const where = whereOf(db, opts.filter);
   const order =
-    opts.sort === 'version'
-      ? versionOrderOf(db, opts.direction)
-      : [orderOf(db, sortColumnOf(clusters, opts.sort), opts.direction)];
+    opts.sort === 'version' ? versionOrderOf(db, opts.direction) : [orderOf(db, sortColumnOf(clusters, opts.sort), opts.direction)];
   return readTogether(db, async () => {
     const rows = await db
       .select()
@@ -205,7 +202,13 @@ export async function distinctValues(
   const ours = eq(clusters.organizationId, organizationId);
   const ourIds = db.select({ id: clusters.id }).from(clusters).where(ours);
   const distinctOf = async (column: SQLiteColumn) =>
-    col(await db.selectDistinct({ v: sql<string | null>`${column}` }).from(clusters).where(ours).orderBy(column));
+    col(
+      await db
+        .selectDistinct({ v: sql<string | null>`${column}` })
+        .from(clusters)
+        .where(ours)
+        .orderBy(column),
+    );
   return readTogether(db, async () => ({
     sectors: await distinctOf(clusters.sector),
     workloads: col(
