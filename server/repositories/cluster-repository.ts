@@ -268,6 +268,8 @@ export async function listClusterNamesInSector(db: Db, organizationId: number, s
       .select({ name: clusters.name })
       .from(clusters)
       .where(and(eq(clusters.organizationId, organizationId), eq(clusters.sector, sector)))
+      // oldest first, as SQLite's walk of clusters_sector gives them
+      .orderBy(asc(clusters.id))
   ).map((r) => r.name);
 }
 
@@ -312,6 +314,7 @@ export async function listGoneClusterNames(db: Db, organizationId: number): Prom
       .select({ name: clusters.name })
       .from(clusters)
       .where(and(eq(clusters.organizationId, organizationId), eq(clusters.upgradeState, 'gone')))
+      .orderBy(asc(clusters.id))
   ).map((r) => r.name);
 }
 
