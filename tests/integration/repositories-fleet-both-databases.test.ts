@@ -396,6 +396,71 @@ onBothDatabases('the fleet repositories', (open) => {
     expect(await readDataVersion(db)).not.toBeNull();
   });
 
+  it("moves each plan revision on the same writes as SQLite's triggers", async () => {
+    const { db, reference, fleet, organizationId } = await seeded(open, 1);
+    const revisions = async (d: Db) => {
+      const { planRevisions } = tablesOf(d);
+      const rows = await d.select().from(planRevisions);
+      return Object.fromEntries(rows.map((r) => [r.scope, r.revision]));
+    };
+    const movedBy = async (write: (d: Db) => Promise<unknown>) => {
+      const moves: Record<string, number>[] = [];
+      for (const d of [db, reference]) {
+        const before = await revisions(d);
+        await write(d);
+        const after = await revisions(d);
+        moves.push(Object.fromEntries(Object.keys(after).map((scope) => [scope, after[scope]! - (before[scope] ?? 0)])));
+      }
+      expect(moves[0]).toEqual(moves[1]);
+      return moves[0]!;
+    };
+    const cluster = fleet.clusters[0]!.name;
+    const clusterWrites: Partial<Tables['clusters']['$inferInsert']>[] = [
+      { version: '4.99.0' },
+      { channel: 'fast-4.99' },
+      { availableUpgrades: ['4.99.1'] },
+      { healthy: false },
+      { healthIssues: ['etcd degraded'] },
+      { upgradePolicy: { workloads: ['x'], schedule: '* * * * *', conditions: {} } },
+      { currentUpgrade: { version: '4.99.1', nextRun: '2024-07-11T00:00:00Z', state: 'scheduled' } },
+      { upgradeState: 'gone' },
+      { pendingVersionGates: [{ id: 'g', minor: '4.14', description: 'd', documentationUrl: null }] },
+      { inhibitors: { operators: [], removedApis: [] } },
+      { labels: { env: 'lab' } },
+      { fleetplanLabels: { tier: 'gold' } },
+      { sector: 'elsewhere' },
+      { position: 999 },
+      { lastDecisionMessage: 'not planned', nodeCount: 7, missedSnapshots: 2 },
+      { name: 'renamed' },
+    ];
+    let current = cluster;
+    const moved: Record<string, number>[] = [];
+    for (const set of clusterWrites) {
+      moved.push(await movedBy((d) => updateCluster(d, current, set)));
+      current = set.name ?? current;
+    }
+    // the planned columns move the structure; the cluster's own ones the cluster rows too; none, a column no plan reads
+    expect(moved[0]).toEqual({ structure: 1, configuration: 0, cluster_rows: 1 });
+    expect(moved[11]).toEqual({ structure: 1, configuration: 1, cluster_rows: 1 });
+    expect(moved[12]).toEqual({ structure: 0, configuration: 1, cluster_rows: 0 });
+    expect(moved[14]).toEqual({ structure: 0, configuration: 0, cluster_rows: 0 });
+    expect(moved[15]).toEqual({ structure: 1, configuration: 1, cluster_rows: 0 });
+
+    const organizationWrite = (set: Partial<Tables['organizations']['$inferInsert']>) => (d: Db) =>
+      d
+        .update(tablesOf(d).organizations)
+        .set(set)
+        .where(eq(tablesOf(d).organizations.id, organizationId));
+    expect(await movedBy(organizationWrite({ frozen: true }))).toEqual({ structure: 0, configuration: 1, cluster_rows: 0 });
+    expect(await movedBy(organizationWrite({ targetVersion: '4.16.*' }))).toEqual({ structure: 1, configuration: 1, cluster_rows: 0 });
+    expect(await movedBy(organizationWrite({ soakCheckIn: NOW }))).toEqual({ structure: 0, configuration: 0, cluster_rows: 0 });
+    expect(await movedBy(async (d) => d.delete(tablesOf(d).clusters).where(eq(tablesOf(d).clusters.name, 'renamed')))).toEqual({
+      structure: 1,
+      configuration: 1,
+      cluster_rows: 0,
+    });
+  });
+
   it('wipes the fleet data and answers the readiness probe', async () => {
     const { db } = await seeded(open, 1);
     await pingDatabase(db);
