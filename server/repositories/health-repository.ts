@@ -2,15 +2,14 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { isPostgres } from './dialect';
+import { pgRows } from './postgres-statement';
 import { connectionHeld, connectionReleased } from './transaction';
 
 /** Throws when the database cannot answer a trivial query. */
-const probe = sql`select 1`;
-
 export async function pingDatabase(db: Db): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  if (isPostgres(db)) await (db as unknown as { execute(q: typeof probe): Promise<unknown> }).execute(probe);
-  else db.get(probe);
+  if (isPostgres(db)) await pgRows(db, sql`select 1`);
+  else db.get(sql`select 1`);
 }
 
 /**
@@ -18,8 +17,9 @@ export async function pingDatabase(db: Db): Promise<void> {
  * running fleetplan replica or command). `fleetplan restore` refuses while any is open.
  */
 export async function countOtherConnections(db: Db, applicationName: string): Promise<number> {
-  const result = (await (db as unknown as { execute(q: unknown): Promise<{ rows: { n: number }[] }> }).execute(
+  const [row] = await pgRows<{ n: number }>(
+    db,
     sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${applicationName} and pid <> pg_backend_pid()`,
-  ));
-  return result.rows[0]?.n ?? 0;
+  );
+  return row?.n ?? 0;
 }
