@@ -277,7 +277,7 @@ onBothDatabases('the scheduler repositories', (open, kind) => {
     // newest (highest id) first: inserted in the order given
     expect(all.rows.map((r) => r.clusterName)).toEqual([...names].reverse());
     expect(all.rows.at(-1)).toEqual({
-      id: expect.any(Number),
+      id: expect.any(Number) as number,
       tickId,
       at: AT,
       clusterName: 'c-000',
@@ -447,7 +447,7 @@ onBothDatabases('the scheduler repositories', (open, kind) => {
     const rows = await db.select().from(clusterUpgrades).orderBy(asc(clusterUpgrades.id));
     expect(rows).toEqual([
       {
-        id: expect.any(Number),
+        id: expect.any(Number) as number,
         ...base,
         state: 'completed',
         scheduledFor: after(30),
@@ -456,7 +456,7 @@ onBothDatabases('the scheduler repositories', (open, kind) => {
         message: 'done',
       },
       {
-        id: expect.any(Number),
+        id: expect.any(Number) as number,
         ...base,
         state: 'failed',
         scheduledFor: null,
