@@ -94,6 +94,14 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import { findActiveTokenByHash, findTokenById, insertToken, listTokens, revokeTokensOfUser } from '@/server/repositories/token-repository';
 import { deleteGraph, findGraphById, getGraphDocuments, listGraphs, upsertGraph } from '@/server/repositories/update-graph-repository';
+import {
+  deleteInstanceBlockedVersion,
+  findInstanceBlockedVersion,
+  insertInstanceBlockedVersion,
+  listInstanceBlockedPatterns,
+} from '@/server/repositories/instance-blocked-version-repository';
+import { createOcmRefusalRepository } from '@/server/repositories/ocm-refusal-repository';
+import { countClustersByVersion } from '@/server/repositories/version-repository';
 import { insertUser } from '@/server/repositories/user-repository';
 import {
   claimNextDelivery,
@@ -911,5 +919,29 @@ onBothDatabases('the scheduler repositories', (open, kind) => {
       rows: [expect.objectContaining({ id: revision, at: after(1), after: { frozen: true } })],
       total: 1,
     });
+  });
+
+  it('keeps the instance blocked versions, OCM refusals, and counts clusters by version', async () => {
+    const db = await open();
+    await insertInstanceBlockedVersion(db, { pattern: '4\\.16\\.0', reason: 'bug', createdBy: 'anna', createdAt: AT });
+    await insertInstanceBlockedVersion(db, { pattern: '4\\.15\\..*', reason: 'old', createdBy: 'anna', createdAt: after(1) });
+    expect(await listInstanceBlockedPatterns(db)).toEqual(['4\\.16\\.0', '4\\.15\\..*']);
+    expect(await findInstanceBlockedVersion(db, '4\\.15\\..*')).toMatchObject({ reason: 'old', createdAt: after(1) });
+    expect(await deleteInstanceBlockedVersion(db, '4\\.16\\.0')).toBe(true);
+    expect(await deleteInstanceBlockedVersion(db, '4\\.16\\.0')).toBe(false);
+
+    const refusals = createOcmRefusalRepository(db, () => AT);
+    await refusals.set('ext-a', { refusals: 1, notBefore: after(5).getTime(), reason: 'busy', version: '4.16.4' });
+    await refusals.set('ext-b', { refusals: 2, notBefore: after(9).getTime(), reason: 'busy', version: '4.16.4' });
+    await refusals.clear('ext-a');
+    expect(await refusals.get('ext-a')).toBeUndefined();
+    expect(await refusals.get('ext-b')).toEqual({ refusals: 2, notBefore: after(9).getTime(), reason: 'busy', version: '4.16.4' });
+
+    const { organizationId } = await fleet(db, ['a', 'b', 'c']);
+    await writeSnapshots(db, organizationId, [], [cluster('d', { version: '4.17.1' })], after(1));
+    expect((await countClustersByVersion(db, organizationId)).sort((x, y) => x.version.localeCompare(y.version))).toEqual([
+      { version: '4.16.3', count: 3 },
+      { version: '4.17.1', count: 1 },
+    ]);
   });
 });
