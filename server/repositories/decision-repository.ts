@@ -8,6 +8,7 @@ import type { ActionIntentKindValue } from '@/db/schema';
 import type { clusters, DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
 import { isPostgres, tablesOf, type Tables } from './dialect';
+import { arrayOf, pgExecute } from './postgres-statement';
 import { readSetting, writeSetting } from './scheduler-repository';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
@@ -29,23 +30,6 @@ export async function cachedStatement(db: Db, text: string): Promise<import('bet
     byText.set(text, stmt);
   }
   return stmt;
-}
-
-/**
- * PostgreSQL: one raw statement through the handle (on the unit of work's connection inside one).
- * The driver gives timestamps as text here: select them as epoch milliseconds where they are read.
- */
-export async function pgExecute<Row = Record<string, unknown>>(db: Db, query: SQL): Promise<{ rows: Row[]; rowCount: number }> {
-  const result = await (db as unknown as { execute(q: SQL): Promise<{ rows: Row[]; rowCount: number | null }> }).execute(query);
-  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-}
-
-/**
- * One column of a batch as one PostgreSQL array parameter (`unnest(${arrayOf(...)}::text[], ...)`):
- * drizzle would spread a plain array into a list of parameters.
- */
-export function arrayOf<Item, Value>(items: readonly Item[], pick: (item: Item) => Value): SQL {
-  return sql`${sql.param(items.map(pick))}`;
 }
 
 type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, inArray, isNull, lt, max, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import type { hookCalls, hooks, HookStageValue } from '@/db/schema';
-import { pgExecute } from './decision-repository';
+import { pgExecute } from './postgres-statement';
 import { affectedRows, isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 

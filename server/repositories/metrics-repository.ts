@@ -2,7 +2,7 @@
 // endpoint. Counters live in the database so that every replica sharing it serves one value.
 import { inArray, max, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { pgExecute } from './decision-repository';
+import { pgExecute } from './postgres-statement';
 import { isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 

@@ -2,7 +2,7 @@
 // and bulk writes the shared query builder cannot say (jsonb functions, `insert … select from
 // jsonb_to_recordset`). The `Db` type is SQLite's (dialect.ts), so node-postgres' `execute` is
 // reached here, once, rather than cast in every repository.
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { isPostgres } from './dialect';
 
@@ -10,14 +10,31 @@ interface PostgresExecute {
   execute<T>(query: SQL): Promise<{ rows: T[]; rowCount: number | null }>;
 }
 
+/**
+ * One raw statement through a PostgreSQL handle (on the unit of work's connection inside one).
+ * The driver gives timestamps as text here: select them as epoch milliseconds where they are read.
+ */
+export async function pgExecute<Row = Record<string, unknown>>(db: Db, query: SQL): Promise<{ rows: Row[]; rowCount: number }> {
+  const result = await (db as unknown as PostgresExecute).execute<Row>(query);
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+}
+
 /** The rows `query` returns on a PostgreSQL handle (its aliases as written: quote camelCase ones). */
 export async function pgRows<T>(db: Db, query: SQL): Promise<T[]> {
-  return (await (db as unknown as PostgresExecute).execute<T>(query)).rows;
+  return (await pgExecute<T>(db, query)).rows;
 }
 
 /** Runs a writing `query` on a PostgreSQL handle; returns how many rows it touched. */
 export async function pgRun(db: Db, query: SQL): Promise<number> {
-  return (await (db as unknown as PostgresExecute).execute(query)).rowCount ?? 0;
+  return (await pgExecute(db, query)).rowCount;
+}
+
+/**
+ * One column of a batch as one PostgreSQL array parameter (`unnest(${arrayOf(...)}::text[], ...)`):
+ * drizzle would spread a plain array into a list of parameters.
+ */
+export function arrayOf<Item, Value>(items: readonly Item[], pick: (item: Item) => Value): SQL {
+  return sql`${sql.param(items.map(pick))}`;
 }
 
 /** The rows a raw statement written for both dialects returns, on either database. */

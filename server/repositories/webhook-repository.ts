@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import type { webhookDeliveries, webhooks, WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
-import { pgExecute } from './decision-repository';
+import { pgExecute } from './postgres-statement';
 import { affectedRows, isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
