@@ -8,6 +8,7 @@ import { missingSecretKeyProblem } from '@/server/crypto/server-secret-key';
 import { getEnv, type FleetplanEnv } from '@/server/env';
 import { isDatabaseEmpty } from '@/server/repositories/demo-fleet-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
+import { holdReplicaLock, withTransaction } from '@/server/repositories/transaction';
 import { demoScaleForClusters, seedDemo } from '@/server/services/demo-seed-service';
 import { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-service';
 import { applyOrganizationRoleGroupsSetting, ORGANIZATION_ROLE_GROUPS_SETTING } from '@/server/services/organization-roles';
@@ -34,31 +35,43 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
   const file = describeDatabase(settings.database);
   const db = await openDatabaseAt(settings.database);
   try {
-    const empty = await isDatabaseEmpty(db);
-    const simulator = settings.provider.name === 'simulator';
-    const seeding = empty && simulator && settings.seedDemo;
-    if (seeding) {
-      const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
-      const { clusters } = await seedDemo(db, new Date(), scale);
-      log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
-    } else if (empty && !simulator) {
-      await insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
-      log(
-        `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
-          `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
-      );
-    } else if (empty) {
-      log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
-    }
-    await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
-    const mappings = settings.oidc?.organizationRoleGroups;
-    if (mappings && mappings.size > 0) {
-      const changed = await applyOrganizationRoleGroupsSetting(db, mappings, new Date());
-      if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
-    }
+    // replicas starting together on one PostgreSQL: one seeds and creates the first users, the
+    // others wait for it and then find the work done. Lines are logged once the work committed.
+    const lines: string[] = [];
+    await withTransaction(db, async (tx) => {
+      lines.length = 0;
+      await holdReplicaLock(tx, 'start-up');
+      await prepareContents(tx, settings, file, (line) => lines.push(line));
+    });
+    lines.forEach((line) => log(line));
     return db;
   } catch (err) {
     await closeDatabase(db);
     throw err;
+  }
+}
+
+async function prepareContents(db: Db, settings: FleetplanEnv, file: string, log: Log): Promise<void> {
+  const empty = await isDatabaseEmpty(db);
+  const simulator = settings.provider.name === 'simulator';
+  const seeding = empty && simulator && settings.seedDemo;
+  if (seeding) {
+    const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
+    const { clusters } = await seedDemo(db, new Date(), scale);
+    log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+  } else if (empty && !simulator) {
+    await insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
+    log(
+      `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
+        `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
+    );
+  } else if (empty) {
+    log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
+  }
+  await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
+  const mappings = settings.oidc?.organizationRoleGroups;
+  if (mappings && mappings.size > 0) {
+    const changed = await applyOrganizationRoleGroupsSetting(db, mappings, new Date());
+    if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
   }
 }

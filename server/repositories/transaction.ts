@@ -1,8 +1,10 @@
 // One unit of work: services group repository calls in a transaction without knowing the
 // driver's transaction type. See README.md in this folder for the contract.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { inPostgresTransaction, isPostgresHandle } from '@/db/postgres-handle';
+import { pgRun } from './postgres-statement';
 
 type Connection = Db['$client'];
 
@@ -151,4 +153,15 @@ async function savepoint<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   }
   connection.exec(`RELEASE ${name}`);
   return result;
+}
+
+/**
+ * Inside a unit of work: waits until no other process's unit of work holds the lock `name`, and
+ * holds it until this one ends (PostgreSQL: an advisory transaction lock, released at commit or
+ * rollback). For work that replicas starting together must do once, such as seeding an empty
+ * database. On SQLite the write lock already makes units of work take turns.
+ */
+export async function holdReplicaLock(db: Db, name: string): Promise<void> {
+  if (!isPostgresHandle(db)) return;
+  await pgRun(db, sql`select pg_advisory_xact_lock(hashtext(${`fleetplan ${name}`}))`);
 }
