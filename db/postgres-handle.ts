@@ -16,8 +16,13 @@ import type { PgDb } from './open-postgres';
 
 type PgTransaction = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
-const unitOfWork = new AsyncLocalStorage<{ base: PgDb; tx: PgTransaction }>();
-const bases = new WeakMap<object, PgDb>();
+// Process-wide, not per module instance: Next bundles server code more than once (instrumentation,
+// route handlers), and a handle made by one copy of this module must be known to every other copy,
+// its units of work too.
+const shared = globalThis as unknown as {
+  __fleetplanPostgresHandles?: { unitOfWork: AsyncLocalStorage<{ base: PgDb; tx: PgTransaction }>; bases: WeakMap<object, PgDb> };
+};
+const { unitOfWork, bases } = (shared.__fleetplanPostgresHandles ??= { unitOfWork: new AsyncLocalStorage(), bases: new WeakMap() });
 
 /** `base` as a `Db`: queries go to the pool, or to the connection of the unit of work they run in. */
 export function asFleetplanDb(base: PgDb): Db {

@@ -18,9 +18,21 @@ type Connection = Db['$client'];
  */
 type Turns = { owner: symbol | null; waiting: (() => void)[] };
 
-const turnsOf = new WeakMap<Connection, Turns>();
-const ownerOfCall = new AsyncLocalStorage<{ connection: Connection; owner: symbol }>();
-let savepoints = 0;
+// Process-wide, not per module instance: Next bundles server code more than once (instrumentation,
+// route handlers), and a unit of work begun through one copy of this module must hold the
+// connection against callers of every other copy.
+const shared = globalThis as unknown as {
+  __fleetplanConnectionTurns?: {
+    turnsOf: WeakMap<Connection, Turns>;
+    ownerOfCall: AsyncLocalStorage<{ connection: Connection; owner: symbol }>;
+    savepoints: { count: number };
+  };
+};
+const { turnsOf, ownerOfCall, savepoints } = (shared.__fleetplanConnectionTurns ??= {
+  turnsOf: new WeakMap(),
+  ownerOfCall: new AsyncLocalStorage(),
+  savepoints: { count: 0 },
+});
 
 function turns(connection: Connection): Turns {
   let t = turnsOf.get(connection);
@@ -141,7 +153,7 @@ async function beginImmediate(db: Db, t: Turns, owner: symbol): Promise<void> {
 
 async function savepoint<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
   const connection = db.$client;
-  const name = `fleetplan_${++savepoints}`;
+  const name = `fleetplan_${++savepoints.count}`;
   connection.exec(`SAVEPOINT ${name}`);
   let result: T;
   try {

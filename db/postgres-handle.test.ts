@@ -1,0 +1,57 @@
+// Next bundles server code more than once (instrumentation, route handlers): a handle made through
+// one copy of db/postgres-handle.ts and a unit of work begun through one copy of
+// server/repositories/transaction.ts must be known to every other copy. (A production server on
+// PostgreSQL answered /api/readyz with "e.get is not a function": the route's copy did not know
+// the handle the scheduler's copy had made, and took it for SQLite.)
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { openPostgres } from './open-postgres';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '@/tests/support/throwaway-postgres';
+
+let server: ThrowawayPostgres;
+beforeAll(async () => {
+  server = await startThrowawayPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+it('knows a handle, and its units of work, whichever copy of the modules made them', async () => {
+  const first = await import('./postgres-handle');
+  vi.resetModules();
+  const second = await import('./postgres-handle');
+  const secondTransactions = await import('@/server/repositories/transaction');
+  expect(second).not.toBe(first);
+  const base = openPostgres(await server.createDatabase());
+  try {
+    const db = first.asFleetplanDb(base);
+    expect(second.isPostgresHandle(db)).toBe(true);
+    // a unit of work begun through the other copy: the handle's queries run inside it (SERIALIZABLE)
+    const isolation = async () =>
+      (
+        await (db as unknown as { execute(q: string): Promise<{ rows: { level: string }[] }> }).execute(
+          "select current_setting('transaction_isolation') as level",
+        )
+      ).rows[0]!.level;
+    expect(await isolation()).toBe('read committed');
+    expect(await secondTransactions.withTransaction(db, isolation)).toBe('serializable');
+  } finally {
+    await base.$client.end();
+  }
+});
+
+it('holds a SQLite connection for a unit of work against callers of another copy of the module', async () => {
+  const first = await import('@/server/repositories/transaction');
+  vi.resetModules();
+  const second = await import('@/server/repositories/transaction');
+  const { openDatabase } = await import('./open-database');
+  const db = openDatabase(':memory:');
+  try {
+    let finish!: () => void;
+    const unit = first.withTransaction(db, () => new Promise<void>((resolve) => (finish = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(second.connectionHeld(db)).toBe(true);
+    finish();
+    await unit;
+    expect(second.connectionHeld(db)).toBe(false);
+  } finally {
+    db.$client.close();
+  }
+});
