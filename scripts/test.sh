@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: every test — production build, unit + integration (vitest), e2e (Playwright in
-# Debian's Chromium) with typecheck, lint and format beside it. Prints one closing line "N passed, N failed".
+# `npm test`: every test — production build, typecheck + lint + format side by side, unit +
+# integration (vitest), e2e (Playwright in Debian's Chromium). Prints one closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
@@ -60,29 +60,24 @@ build() {
 }
 check build build
 
-step "unit + integration tests (vitest)"
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
-
-# The e2e tests mostly wait on the server and the browser (about half a core of two), so the static
-# checks run meanwhile, one after another on the core they leave idle; each one's output is printed
-# under its own heading after the e2e run's.
+# tsc, eslint and prettier keep one core busy each: side by side they take about as long as eslint
+# alone. Not beside the e2e or vitest steps, whose waits on servers and child processes are timed.
 # logged NAME COMMAND...: the output to test-results/NAME.log, the exit status to test-results/NAME.status
 logged() { local name=$1; shift; "$@" >"test-results/$name.log" 2>&1; echo $? >"test-results/$name.status"; }
 report() { step "$2"; cat "test-results/$1.log"; check "$1" test "$(cat "test-results/$1.status")" = 0; }
-{
-  logged typecheck npx tsc --noEmit
-  logged lint npx eslint .
-  logged format npx prettier --check --log-level warn .
-} &
-static_checks=$!
-
-step "e2e (Playwright, $CHROMIUM)"
-npx playwright test || status=1
-
-wait "$static_checks"
+logged typecheck npx tsc --noEmit &
+logged lint npx eslint . &
+logged format npx prettier --check --log-level warn . &
+wait
 report typecheck "typecheck (tsc --noEmit)"
 report lint "lint (eslint)"
 report format "format (prettier --check)"
+
+step "unit + integration tests (vitest)"
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest-results.json || status=1
+
+step "e2e (Playwright, $CHROMIUM)"
+npx playwright test || status=1
 
 node scripts/summarize-tests.mjs test-results/vitest-results.json test-results/e2e-results.json "${checks[@]}" || status=1
 exit $status
