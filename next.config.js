@@ -16,6 +16,10 @@ const nextConfig = {
     // Only pages are matched and they take no body (no server actions); the routes that do take
     // one (/api/*, /paths/upload) are not matched and enforce their own limits (server/http).
     proxyClientMaxBodySize: '64kb',
+    // Turbopack's build cache (on by default) speeds up the next build of this checkout; writing it
+    // costs a cold build ~25 s of CPU. `npm test` sets FLEETPLAN_BUILD_CACHE=off where there is none
+    // yet (a clean checkout, as in CI), since nothing would read it.
+    turbopackFileSystemCacheForBuild: process.env.FLEETPLAN_BUILD_CACHE !== 'off',
   },
   // Pages (proxy.ts) and API routes (server/http/security-headers.ts) set these per request with
   // their CSP; this covers everything else (Next's assets). The same list as theirs.

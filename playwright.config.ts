@@ -11,12 +11,24 @@ const OIDC_ISSUER = `http://127.0.0.1:${OIDC_PORT}`;
 // Workers inherit this from the main process, so specs can open the same database file.
 process.env.E2E_DATABASE_FILE ??= path.join(os.tmpdir(), `fleetplan-e2e-${process.pid}.db`);
 
+// Specs that start their own `npm start`, fake provider and database (e2e/crash/processes.ts) and
+// never use the shared server below: they run in a second worker, beside the specs of the shared
+// server, and mostly wait on their servers (the crash test alone takes ~2 minutes), so together
+// they take about as long as the shared ones. A spec not named here runs on the shared server.
+const OWN_SERVER_SPECS = ['crash-restart.spec.ts', 'onboarding.spec.ts', 'version-gate.spec.ts'];
+
 export default defineConfig({
   testDir: './e2e',
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
-  workers: 1,
+  // one worker per project: the shared server's specs change its one database (ticks,
+  // organizations), so they run one at a time; the own-server specs run one at a time beside them.
+  workers: 2,
+  projects: [
+    { name: 'own servers', testMatch: OWN_SERVER_SPECS, workers: 1 },
+    { name: 'shared server', testIgnore: OWN_SERVER_SPECS, workers: 1 },
+  ],
   retries: 0,
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e-results.json' }]],
   outputDir: 'test-results/artifacts',
