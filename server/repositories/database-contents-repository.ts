@@ -1,10 +1,10 @@
 // How much a database holds, in the terms an operator cares about before replacing it
 // (`npm run db:seed -- --reset` says what it would delete).
-import { sql } from 'drizzle-orm';
+import { count } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '@/db/open-database';
-import * as t from '@/db/schema';
-import { connectionHeld, connectionReleased } from './transaction';
+import { tablesOf } from './dialect';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export interface DatabaseContents {
   organizations: number;
@@ -17,17 +17,14 @@ export interface DatabaseContents {
 
 export async function countDatabaseContents(db: Db): Promise<DatabaseContents> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const count = (table: SQLiteTable) =>
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(table)
-      .get()!.n;
-  return {
-    organizations: count(t.organizations),
-    clusters: count(t.clusters),
-    policyRevisions: count(t.policyRevisions),
-    users: count(t.users),
-    apiTokens: count(t.apiTokens),
-    webhooks: count(t.webhooks),
-  };
+  const t = tablesOf(db);
+  const rowsOf = async (table: SQLiteTable) => (await db.select({ n: count() }).from(table))[0]!.n;
+  return readTogether(db, async () => ({
+    organizations: await rowsOf(t.organizations),
+    clusters: await rowsOf(t.clusters),
+    policyRevisions: await rowsOf(t.policyRevisions),
+    users: await rowsOf(t.users),
+    apiTokens: await rowsOf(t.apiTokens),
+    webhooks: await rowsOf(t.webhooks),
+  }));
 }

@@ -1,13 +1,15 @@
 // Per-tick persistence: cluster snapshots, decisions, intents and upgrade history rows.
-// Prepared statements on the raw handle: a tick writes up to one row per cluster.
+// A tick writes up to one row per cluster: on SQLite through prepared statements on the raw
+// handle, on PostgreSQL one statement per batch (arrays unnested into rows).
 import type { ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import type { ActionIntentKindValue } from '@/db/schema';
-import { actionIntents, clusters, decisions, schedulerTicks, type DecisionActionValue } from '@/db/schema';
+import type { clusters, DecisionActionValue } from '@/db/schema';
 import type { DecisionRecord } from '@/server/domain/scheduling/tick-decisions';
+import { isPostgres, tablesOf, type Tables } from './dialect';
 import { readSetting, writeSetting } from './scheduler-repository';
-import { connectionHeld, connectionReleased, withTransaction } from './transaction';
+import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
 /** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
@@ -24,6 +26,15 @@ export async function cachedStatement(db: Db, text: string): Promise<import('bet
     byText.set(text, stmt);
   }
   return stmt;
+}
+
+/**
+ * PostgreSQL: one raw statement through the handle (on the unit of work's connection inside one).
+ * The driver gives timestamps as text here: select them as epoch milliseconds where they are read.
+ */
+export async function pgExecute<Row = Record<string, unknown>>(db: Db, query: SQL): Promise<{ rows: Row[]; rowCount: number }> {
+  const result = await (db as unknown as { execute(q: SQL): Promise<{ rows: Row[]; rowCount: number | null }> }).execute(query);
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
 
 type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;
@@ -57,6 +68,31 @@ export interface StoredClusterState {
 
 export async function loadClusterStates(db: Db, organizationId: number): Promise<StoredClusterState[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    const { clusters } = tablesOf(db);
+    const rows = await db
+      .select({
+        id: clusters.id,
+        name: clusters.name,
+        externalId: clusters.externalId,
+        version: clusters.version,
+        sector: clusters.sector,
+        managed: sql<boolean>`${clusters.upgradePolicy} is not null`,
+        currentUpgrade: clusters.currentUpgrade,
+        upgradeState: clusters.upgradeState,
+        healthy: clusters.healthy,
+        healthIssues: clusters.healthIssues,
+        lastDecisionAction: clusters.lastDecisionAction,
+        lastDecisionReason: clusters.lastDecisionReason,
+        lastDecisionVersion: clusters.lastDecisionVersion,
+        nextRun: clusters.nextRun,
+        missedSnapshots: clusters.missedSnapshots,
+      })
+      .from(clusters)
+      .where(eq(clusters.organizationId, organizationId))
+      .orderBy(clusters.position, clusters.id);
+    return rows.map((r) => ({ ...r, nextRun: r.nextRun?.getTime() ?? null }));
+  }
   const rows = db.$client
     .prepare(
       `select id, name, external_id as externalId, version, sector, upgrade_policy is not null as managed, current_upgrade as currentUpgrade, upgrade_state as upgradeState,
@@ -121,8 +157,18 @@ export async function markMissedAndGone(
   goneIds: readonly number[],
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const count = db.$client.prepare('update clusters set missed_snapshots = ? where id = ?');
-  for (const m of missed) count.run(m.count, m.id);
+  if (isPostgres(db)) {
+    if (missed.length > 0)
+      await pgExecute(
+        db,
+        sql`update clusters c set missed_snapshots = m.count
+            from unnest(${missed.map((m) => m.id)}::int[], ${missed.map((m) => m.count)}::int[]) as m(id, count) where c.id = m.id`,
+      );
+    if (goneIds.length > 0) await pgExecute(db, sql`update clusters set upgrade_state = 'gone' where id = any(${[...goneIds]}::int[])`);
+    return;
+  }
+  const setMissed = db.$client.prepare('update clusters set missed_snapshots = ? where id = ?');
+  for (const m of missed) setMissed.run(m.count, m.id);
   const mark = db.$client.prepare("update clusters set upgrade_state = 'gone' where id = ?");
   for (const id of goneIds) mark.run(id);
 }
@@ -145,6 +191,11 @@ export async function writeSnapshots(
   observedAt: Date,
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    await writeSnapshotsOnPostgres(db, organizationId, updates, inserts, observedAt);
+    await writeSetting(db, SNAPSHOT_OBSERVED_AT_SETTING, observedAt.getTime(), observedAt);
+    return;
+  }
   const client = db.$client;
   // Only rows whose observed values changed are written (on a 10,000-cluster fleet most ticks
   // change a handful): the others keep their observed_at, and the tick's instant is recorded
@@ -171,9 +222,6 @@ export async function writeSnapshots(
      values (?, ?, ?, ?, (select coalesce(max(position), 0) + 1 from clusters where organization_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
        coalesce(?, ''), coalesce(?, 3), ?)`,
   );
-  // labels are stored with sorted keys: the same labels in another order are no change
-  const labelsJson = (d: SnapshotDiscovery | null) =>
-    d ? JSON.stringify(Object.fromEntries(Object.entries(d.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))) : null;
   const at = observedAt.getTime();
   for (const u of updates) {
     upd.run({
@@ -221,6 +269,82 @@ export async function writeSnapshots(
   await writeSetting(db, SNAPSHOT_OBSERVED_AT_SETTING, at, observedAt);
 }
 
+// labels are stored with sorted keys: the same labels in another order are no change
+const labelsJson = (d: SnapshotDiscovery | null) =>
+  d ? JSON.stringify(Object.fromEntries(Object.entries(d.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))) : null;
+const jsonOrNull = (value: unknown) => (value ? JSON.stringify(value) : null);
+
+/**
+ * writeSnapshots on PostgreSQL: the same rules as SQLite's statements (write a row only when an
+ * observed value changed; discovery only when reported, each value only when known), one UPDATE
+ * for every update and one INSERT for every new cluster, their values passed as arrays.
+ */
+async function writeSnapshotsOnPostgres(
+  db: Db,
+  organizationId: number,
+  updates: readonly SnapshotUpdate[],
+  inserts: readonly SnapshotInsert[],
+  observedAt: Date,
+): Promise<void> {
+  if (updates.length > 0) {
+    const column = <T>(pick: (u: SnapshotUpdate) => T) => updates.map(pick);
+    await pgExecute(
+      db,
+      sql`update clusters c set version = u.version, channel = u.channel, available_upgrades = u.available_upgrades::jsonb,
+            healthy = u.healthy, health_issues = u.health_issues::jsonb, current_upgrade = u.current_upgrade::jsonb,
+            upgrade_state = u.upgrade_state, pending_version_gates = u.pending_version_gates::jsonb,
+            inhibitors = coalesce(u.inhibitors::jsonb, c.inhibitors),
+            labels = case when u.discovered then u.labels::jsonb else c.labels end,
+            cloud = case when u.discovered then u.cloud else c.cloud end,
+            region = case when u.discovered and u.region is not null then u.region else c.region end,
+            node_count = case when u.discovered and u.node_count is not null then u.node_count else c.node_count end,
+            observed_at = ${observedAt}
+          from unnest(${column((u) => u.id)}::int[], ${column((u) => u.version)}::text[], ${column((u) => u.channel)}::text[],
+                      ${column((u) => JSON.stringify(u.availableUpgrades))}::text[], ${column((u) => u.healthy)}::boolean[],
+                      ${column((u) => JSON.stringify(u.healthIssues))}::text[], ${column((u) => jsonOrNull(u.currentUpgrade))}::text[],
+                      ${column((u) => u.upgradeState)}::text[], ${column((u) => JSON.stringify(u.pendingVersionGates))}::text[],
+                      ${column((u) => jsonOrNull(u.inhibitors))}::text[], ${column((u) => u.discovery !== null)}::boolean[],
+                      ${column((u) => labelsJson(u.discovery))}::text[], ${column((u) => u.discovery?.cloud ?? null)}::text[],
+                      ${column((u) => u.discovery?.region ?? null)}::text[], ${column((u) => u.discovery?.nodeCount ?? null)}::int[])
+            as u(id, version, channel, available_upgrades, healthy, health_issues, current_upgrade, upgrade_state,
+                 pending_version_gates, inhibitors, discovered, labels, cloud, region, node_count)
+          where c.id = u.id and (c.version is distinct from u.version or c.channel is distinct from u.channel
+            or c.available_upgrades is distinct from u.available_upgrades::jsonb or c.healthy is distinct from u.healthy
+            or c.health_issues is distinct from u.health_issues::jsonb or c.current_upgrade is distinct from u.current_upgrade::jsonb
+            or c.upgrade_state is distinct from u.upgrade_state or c.pending_version_gates is distinct from u.pending_version_gates::jsonb
+            or (u.inhibitors is not null and c.inhibitors is distinct from u.inhibitors::jsonb)
+            or (u.discovered and (c.labels is distinct from u.labels::jsonb or c.cloud is distinct from u.cloud
+              or (u.region is not null and c.region is distinct from u.region)
+              or (u.node_count is not null and c.node_count is distinct from u.node_count))))`,
+    );
+  }
+  if (inserts.length > 0) {
+    const column = <T>(pick: (i: SnapshotInsert) => T) => inserts.map(pick);
+    // positions continue after the organization's last one, in the order given (as SQLite's one-by-one inserts number them)
+    await pgExecute(
+      db,
+      sql`insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy,
+            health_issues, current_upgrade, upgrade_state, pending_version_gates, inhibitors, labels, cloud, region, node_count, observed_at)
+          select ${organizationId}, i.name, i.external_id, i.provider,
+                 (select coalesce(max(position), 0) from clusters where organization_id = ${organizationId}) + i.n,
+                 i.version, i.channel, i.available_upgrades::jsonb, i.healthy, i.health_issues::jsonb, i.current_upgrade::jsonb,
+                 i.upgrade_state, i.pending_version_gates::jsonb, i.inhibitors::jsonb, i.labels::jsonb, i.cloud,
+                 coalesce(i.region, ''), coalesce(i.node_count, 3), ${observedAt}
+          from unnest(${column((i) => i.name)}::text[], ${column((i) => i.externalId)}::text[], ${column((i) => i.provider)}::text[],
+                      ${column((i) => i.version)}::text[], ${column((i) => i.channel)}::text[],
+                      ${column((i) => JSON.stringify(i.availableUpgrades))}::text[], ${column((i) => i.healthy)}::boolean[],
+                      ${column((i) => JSON.stringify(i.healthIssues))}::text[], ${column((i) => jsonOrNull(i.currentUpgrade))}::text[],
+                      ${column((i) => i.upgradeState)}::text[], ${column((i) => JSON.stringify(i.pendingVersionGates))}::text[],
+                      ${column((i) => jsonOrNull(i.inhibitors))}::text[], ${column((i) => labelsJson(i.discovery) ?? '{}')}::text[],
+                      ${column((i) => i.discovery?.cloud ?? null)}::text[], ${column((i) => i.discovery?.region ?? null)}::text[],
+                      ${column((i) => i.discovery?.nodeCount ?? null)}::int[])
+            with ordinality as i(name, external_id, provider, version, channel, available_upgrades, healthy, health_issues,
+                                 current_upgrade, upgrade_state, pending_version_gates, inhibitors, labels, cloud, region, node_count, n)
+          order by i.n`,
+    );
+  }
+}
+
 /** Upgrade history: move the open row for (cluster, target) forward, or open one. */
 export async function recordUpgradeTransition(
   db: Db,
@@ -235,6 +359,7 @@ export async function recordUpgradeTransition(
   },
 ): Promise<void> {
   return withTransaction(db, async () => {
+    if (isPostgres(db)) return recordUpgradeTransitionOnPostgres(db, v);
     const open = (
       await cachedStatement(
         db,
@@ -270,6 +395,49 @@ export async function recordUpgradeTransition(
   });
 }
 
+type UpgradeTransition = Parameters<typeof recordUpgradeTransition>[1];
+
+/** recordUpgradeTransition's steps with the query builder: a `coalesce(?, column)` is a column set only when given. */
+async function recordUpgradeTransitionOnPostgres(db: Db, v: UpgradeTransition): Promise<void> {
+  const { clusterUpgrades } = tablesOf(db);
+  const [open] = await db
+    .select({ id: clusterUpgrades.id })
+    .from(clusterUpgrades)
+    .where(
+      and(
+        eq(clusterUpgrades.clusterId, v.clusterId),
+        eq(clusterUpgrades.toVersion, v.toVersion),
+        inArray(clusterUpgrades.state, ['scheduled', 'started']),
+      ),
+    )
+    .orderBy(desc(clusterUpgrades.id))
+    .limit(1);
+  const at = new Date(v.at);
+  const ends = v.state === 'completed' || v.state === 'failed' || v.state === 'cancelled';
+  if (open) {
+    await db
+      .update(clusterUpgrades)
+      .set({
+        state: v.state,
+        ...(v.state === 'started' ? { startedAt: at } : {}),
+        ...(ends ? { completedAt: at } : {}),
+        ...(v.message != null ? { message: v.message } : {}),
+      })
+      .where(eq(clusterUpgrades.id, open.id));
+    return;
+  }
+  await db.insert(clusterUpgrades).values({
+    clusterId: v.clusterId,
+    fromVersion: v.fromVersion,
+    toVersion: v.toVersion,
+    state: v.state,
+    scheduledFor: v.scheduledFor == null ? null : new Date(v.scheduledFor),
+    startedAt: v.state === 'started' || v.state === 'completed' || v.state === 'failed' ? at : null,
+    completedAt: ends ? at : null,
+    message: v.message ?? null,
+  });
+}
+
 /** @deprecated the domain's DecisionRecord under its old name (kept until server/scheduler/run-tick.ts imports DecisionRecord) */
 export type DecisionWrite = DecisionRecord;
 
@@ -282,6 +450,20 @@ export async function insertDecisions(
   organizationId: number | null = null,
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    if (rows.length === 0) return;
+    const column = <T>(pick: (r: DecisionRecord) => T) => rows.map(pick);
+    await pgExecute(
+      db,
+      sql`insert into decisions (tick_id, at, organization_id, cluster_name, action, version, reason, message)
+          select ${tickId}::int, ${at}::timestamptz, ${organizationId}::int, d.cluster_name, d.action, d.version, d.reason, d.message
+          from unnest(${column((r) => r.clusterName)}::text[], ${column((r) => r.action)}::text[], ${column((r) => r.version)}::text[],
+                      ${column((r) => r.reason)}::text[], ${column((r) => r.message)}::text[])
+            with ordinality as d(cluster_name, action, version, reason, message, n)
+          order by d.n`,
+    );
+    return;
+  }
   const stmt = db.$client.prepare(
     'insert into decisions (tick_id, at, organization_id, cluster_name, action, version, reason, message) values (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -290,6 +472,20 @@ export async function insertDecisions(
 
 export async function updateLastDecisions(db: Db, organizationId: number, rows: readonly DecisionRecord[]): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    if (rows.length === 0) return;
+    const column = <T>(pick: (r: DecisionRecord) => T) => rows.map(pick);
+    await pgExecute(
+      db,
+      sql`update clusters c set last_decision_action = d.action, last_decision_reason = d.reason, last_decision_message = d.message,
+            last_decision_version = d.version, next_run = to_timestamp(d.next_run / 1000.0)
+          from unnest(${column((r) => r.clusterName)}::text[], ${column((r) => r.action)}::text[], ${column((r) => r.reason)}::text[],
+                      ${column((r) => r.message)}::text[], ${column((r) => r.version)}::text[], ${column((r) => r.nextRun)}::float8[])
+            as d(cluster_name, action, reason, message, version, next_run)
+          where c.organization_id = ${organizationId} and c.name = d.cluster_name`,
+    );
+    return;
+  }
   const stmt = db.$client.prepare(
     'update clusters set last_decision_action = ?, last_decision_reason = ?, last_decision_message = ?, last_decision_version = ?, next_run = ? where organization_id = ? and name = ?',
   );
@@ -305,6 +501,14 @@ export async function setClusterUpgrade(
 ): Promise<void> {
   // a gone cluster stays gone: an attempt that ends for it does not bring it back into planning
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    const { clusters } = tablesOf(db);
+    await db
+      .update(clusters)
+      .set({ currentUpgrade: upgrade, upgradeState: sql`case when ${clusters.upgradeState} = 'gone' then 'gone' else ${upgradeState} end` })
+      .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)));
+    return;
+  }
   (
     await cachedStatement(
       db,
@@ -329,6 +533,27 @@ export async function insertIntent(
   },
 ): Promise<number | null> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    // the unique key decides: of two transactions inserting one key, the second inserts nothing
+    const { actionIntents } = tablesOf(db);
+    const [inserted] = await db
+      .insert(actionIntents)
+      .values({
+        idempotencyKey: v.key,
+        tickId: v.tickId,
+        kind: v.kind,
+        organizationId: v.organizationId ?? null,
+        clusterName: v.clusterName,
+        version: v.version,
+        nextRun: v.nextRun === null ? null : new Date(v.nextRun),
+        status: 'pending',
+        attempts: 0,
+        createdAt: v.createdAt,
+      })
+      .onConflictDoNothing({ target: actionIntents.idempotencyKey })
+      .returning({ id: actionIntents.id });
+    return inserted?.id ?? null;
+  }
   const res = (
     await cachedStatement(
       db,
@@ -351,7 +576,7 @@ export interface DecisionFilter {
   tickId?: number;
 }
 
-function decisionWhere(f: DecisionFilter): SQL | undefined {
+function decisionWhere({ decisions }: Tables, f: DecisionFilter): SQL | undefined {
   const parts: SQL[] = [];
   if (f.organizationId !== undefined) parts.push(eq(decisions.organizationId, f.organizationId));
   if (f.cluster) parts.push(eq(decisions.clusterName, f.cluster));
@@ -365,33 +590,31 @@ function decisionWhere(f: DecisionFilter): SQL | undefined {
 }
 
 export async function listDecisions(db: Db, f: DecisionFilter, offset: number, limit: number) {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const where = decisionWhere(f);
-  const rows = db
-    .select({
-      id: decisions.id,
-      tickId: decisions.tickId,
-      at: decisions.at,
-      clusterName: decisions.clusterName,
-      action: decisions.action,
-      version: decisions.version,
-      reason: decisions.reason,
-      message: decisions.message,
-      dryRun: schedulerTicks.dryRun,
-    })
-    .from(decisions)
-    .leftJoin(schedulerTicks, eq(schedulerTicks.id, decisions.tickId))
-    .where(where)
-    .orderBy(desc(decisions.id))
-    .limit(limit)
-    .offset(offset)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(decisions)
-    .where(where)
-    .get()!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const tables = tablesOf(db);
+    const { decisions, schedulerTicks } = tables;
+    const where = decisionWhere(tables, f);
+    const rows = await db
+      .select({
+        id: decisions.id,
+        tickId: decisions.tickId,
+        at: decisions.at,
+        clusterName: decisions.clusterName,
+        action: decisions.action,
+        version: decisions.version,
+        reason: decisions.reason,
+        message: decisions.message,
+        dryRun: schedulerTicks.dryRun,
+      })
+      .from(decisions)
+      .leftJoin(schedulerTicks, eq(schedulerTicks.id, decisions.tickId))
+      .where(where)
+      .orderBy(desc(decisions.id))
+      .limit(limit)
+      .offset(offset);
+    const total = (await db.select({ n: count() }).from(decisions).where(where).limit(1))[0]!.n;
+    return { rows, total };
+  });
 }
 
 export interface IntentFilter {
@@ -405,23 +628,21 @@ export interface IntentFilter {
 }
 
 export async function listIntents(db: Db, f: IntentFilter, offset: number, limit: number) {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const parts: SQL[] = [];
-  if (f.organizationId !== undefined) parts.push(eq(actionIntents.organizationId, f.organizationId));
-  if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
-  // Filters are free text: a value outside the column's vocabulary simply matches nothing.
-  if (f.kind) parts.push(sql`${actionIntents.kind} = ${f.kind}`);
-  if (f.status) parts.push(sql`${actionIntents.status} = ${f.status}`);
-  if (f.from) parts.push(gte(actionIntents.createdAt, f.from));
-  if (f.to) parts.push(lte(actionIntents.createdAt, f.to));
-  const where = parts.length ? and(...parts) : undefined;
-  const rows = db.select().from(actionIntents).where(where).orderBy(desc(actionIntents.id)).limit(limit).offset(offset).all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(actionIntents)
-    .where(where)
-    .get()!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const { actionIntents } = tablesOf(db);
+    const parts: SQL[] = [];
+    if (f.organizationId !== undefined) parts.push(eq(actionIntents.organizationId, f.organizationId));
+    if (f.cluster) parts.push(eq(actionIntents.clusterName, f.cluster));
+    // Filters are free text: a value outside the column's vocabulary simply matches nothing.
+    if (f.kind) parts.push(sql`${actionIntents.kind} = ${f.kind}`);
+    if (f.status) parts.push(sql`${actionIntents.status} = ${f.status}`);
+    if (f.from) parts.push(gte(actionIntents.createdAt, f.from));
+    if (f.to) parts.push(lte(actionIntents.createdAt, f.to));
+    const where = parts.length ? and(...parts) : undefined;
+    const rows = await db.select().from(actionIntents).where(where).orderBy(desc(actionIntents.id)).limit(limit).offset(offset);
+    const total = (await db.select({ n: count() }).from(actionIntents).where(where).limit(1))[0]!.n;
+    return { rows, total };
+  });
 }
 
 export async function countDecisionsByReason(
@@ -429,9 +650,10 @@ export async function countDecisionsByReason(
   sinceMs: number,
 ): Promise<{ action: DecisionActionValue; reason: string | null; n: number }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.$client.prepare('select action, reason, count(*) as n from decisions where at >= ? group by action, reason').all(sinceMs) as {
-    action: DecisionActionValue;
-    reason: string | null;
-    n: number;
-  }[];
+  const { decisions } = tablesOf(db);
+  return await db
+    .select({ action: decisions.action, reason: decisions.reason, n: count() })
+    .from(decisions)
+    .where(gte(decisions.at, new Date(sinceMs)))
+    .groupBy(decisions.action, decisions.reason);
 }

@@ -1,10 +1,11 @@
 // The organizations the app manages. An instance holds any number; a request, a CLI command or a
 // scheduler pass works on one (server/services/organization-scope.ts picks it).
-import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, type SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { organizationRoles, organizations, type RoleValue } from '@/db/schema';
 import type { Db } from '@/db/open-database';
 import { affectedRows, tablesOf } from './dialect';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 
@@ -150,14 +151,16 @@ export async function insertEmptyOrganization(db: Db, name: string, now: Date): 
 /** What an organization holds, for `fleetplan org list` and deciding whether it is still a blank placeholder. */
 export async function organizationContents(db: Db, organizationId: number) {
   while (connectionHeld(db)) await connectionReleased(db);
-  const count = (sqlText: string) => (db.$client.prepare(sqlText).get(organizationId) as { n: number }).n;
-  return {
-    clusters: count('select count(*) n from clusters where organization_id = ?'),
-    managed: count('select count(*) n from clusters where organization_id = ? and upgrade_policy is not null'),
-    simulated: count("select count(*) n from clusters where organization_id = ? and provider = 'simulator'"),
-    sectors: count('select count(*) n from sectors where organization_id = ?'),
-    blockedVersions: count('select count(*) n from blocked_versions where organization_id = ?'),
-  };
+  const { blockedVersions, clusters, sectors } = tablesOf(db);
+  const ofClusters = (where?: SQL) => and(eq(clusters.organizationId, organizationId), where);
+  const rowsOf = async (table: SQLiteTable, where: SQL | undefined) => (await db.select({ n: count() }).from(table).where(where))[0]!.n;
+  return readTogether(db, async () => ({
+    clusters: await rowsOf(clusters, ofClusters()),
+    managed: await rowsOf(clusters, ofClusters(isNotNull(clusters.upgradePolicy))),
+    simulated: await rowsOf(clusters, ofClusters(eq(clusters.provider, 'simulator'))),
+    sectors: await rowsOf(sectors, eq(sectors.organizationId, organizationId)),
+    blockedVersions: await rowsOf(blockedVersions, eq(blockedVersions.organizationId, organizationId)),
+  }));
 }
 
 /** Sets (or, with nulls, clears) the organization's own provider: a kind and a credentials reference. */

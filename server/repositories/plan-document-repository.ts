@@ -5,30 +5,32 @@ import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
 import { formatInstant, formatInstantToSecond } from '@/server/domain/plan/time';
 import type { PlanOrganizationDocument } from '@/server/domain/policy-files/organization-snapshot';
-import { approvals, blockedVersions, clusters, organizations, sectors, versionSoak } from '@/db/schema';
 import { approvalSettingOf } from '@/server/domain/policy-files/organization-snapshot';
 import type { Approval } from '@/server/domain/plan/sector-gates';
 import { listUpgradeResults } from './lifecycle-repository';
 import { effectiveLabels, selectableLabels } from '@/server/domain/labels/effective-labels';
 import { inhibitingFacts, type ClusterInhibitorFacts } from '@/server/domain/lifecycle/inhibitors';
 import type { PendingGate } from '@/server/domain/lifecycle/gates';
+import { tablesOf, type Tables } from './dialect';
 import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 /**
  * Only the columns the engine reads of a cluster: on a 10k fleet the rest (messages, regions,
  * timestamps) costs the scheduler tick more than the engine itself.
  */
-const PLAN_CLUSTER_COLUMNS = {
-  name: clusters.name,
-  version: clusters.version,
-  channel: clusters.channel,
-  availableUpgrades: clusters.availableUpgrades,
-  healthy: clusters.healthy,
-  upgradePolicy: clusters.upgradePolicy,
-  currentUpgrade: clusters.currentUpgrade,
-  labels: clusters.labels,
-  fleetplanLabels: clusters.fleetplanLabels,
-};
+function planClusterColumnsOf(clusters: Tables['clusters']) {
+  return {
+    name: clusters.name,
+    version: clusters.version,
+    channel: clusters.channel,
+    availableUpgrades: clusters.availableUpgrades,
+    healthy: clusters.healthy,
+    upgradePolicy: clusters.upgradePolicy,
+    currentUpgrade: clusters.currentUpgrade,
+    labels: clusters.labels,
+    fleetplanLabels: clusters.fleetplanLabels,
+  };
+}
 
 export interface PlanDocument {
   now: string;
@@ -69,22 +71,21 @@ export async function loadPlanDocument(
   opts: { includeGone?: boolean } = {},
 ): Promise<PlanDocument> {
   return readTogether(db, async () => {
-    const org = db.select().from(organizations).where(eq(organizations.id, organizationId)).get();
+    const { blockedVersions, clusters, organizations, sectors } = tablesOf(db);
+    const org = (await db.select().from(organizations).where(eq(organizations.id, organizationId)).limit(1))[0];
     if (!org) throw new Error(`organization ${organizationId} does not exist`);
-    const sectorRows = db
+    const sectorRows = await db
       .select()
       .from(sectors)
       .where(eq(sectors.organizationId, organizationId))
-      .orderBy(asc(sectors.position), asc(sectors.id))
-      .all();
-    const blocked = db
+      .orderBy(asc(sectors.position), asc(sectors.id));
+    const blocked = await db
       .select({ pattern: blockedVersions.pattern })
       .from(blockedVersions)
       .where(eq(blockedVersions.organizationId, organizationId))
-      .orderBy(asc(blockedVersions.id))
-      .all();
-    const clusterRows = db
-      .select(PLAN_CLUSTER_COLUMNS)
+      .orderBy(asc(blockedVersions.id));
+    const clusterRows = await db
+      .select(planClusterColumnsOf(clusters))
       .from(clusters)
       // a cluster the provider no longer reports is not planned for
       .where(
@@ -92,8 +93,7 @@ export async function loadPlanDocument(
           ? eq(clusters.organizationId, organizationId)
           : and(eq(clusters.organizationId, organizationId), ne(clusters.upgradeState, 'gone')),
       )
-      .orderBy(asc(clusters.position), asc(clusters.id))
-      .all();
+      .orderBy(asc(clusters.position), asc(clusters.id));
     return {
       now: formatInstantToSecond(now),
       organization: {
@@ -119,7 +119,7 @@ export async function loadPlanDocument(
       },
       clusters: clusterRows.map(planClusterOf),
       versionData: await loadVersionData(db, organizationId, now, org.soakCheckIn),
-      ...approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name))),
+      ...(await approvalsOf(db, organizationId, new Set(sectorRows.map((s) => s.name)))),
       ...(await upgradeResultsOf(
         db,
         organizationId,
@@ -130,7 +130,7 @@ export async function loadPlanDocument(
 }
 
 type PlanClusterRow = Pick<
-  typeof clusters.$inferSelect,
+  Tables['clusters']['$inferSelect'],
   'name' | 'version' | 'channel' | 'availableUpgrades' | 'healthy' | 'upgradePolicy' | 'currentUpgrade' | 'labels' | 'fleetplanLabels'
 >;
 
@@ -168,9 +168,10 @@ export interface ChangedPlanCluster {
  */
 export async function loadChangedPlanClusters(db: Db, organizationId: number, sinceRevision: number): Promise<ChangedPlanCluster[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
+  const { clusters } = tablesOf(db);
+  const rows = await db
     .select({
-      ...PLAN_CLUSTER_COLUMNS,
+      ...planClusterColumnsOf(clusters),
       upgradeState: clusters.upgradeState,
       healthIssues: clusters.healthIssues,
       pendingVersionGates: clusters.pendingVersionGates,
@@ -178,15 +179,14 @@ export async function loadChangedPlanClusters(db: Db, organizationId: number, si
     })
     .from(clusters)
     .where(and(eq(clusters.organizationId, organizationId), gt(clusters.changedAtRevision, sinceRevision)))
-    .orderBy(asc(clusters.position), asc(clusters.id))
-    .all()
-    .map((row) => ({
-      cluster: planClusterOf(row),
-      gone: row.upgradeState === 'gone',
-      healthIssues: row.healthIssues,
-      pendingVersionGates: row.pendingVersionGates,
-      inhibitors: row.inhibitors ? inhibitingFacts(row.inhibitors) : null,
-    }));
+    .orderBy(asc(clusters.position), asc(clusters.id));
+  return rows.map((row) => ({
+    cluster: planClusterOf(row),
+    gone: row.upgradeState === 'gone',
+    healthIssues: row.healthIssues,
+    pendingVersionGates: row.pendingVersionGates,
+    inhibitors: row.inhibitors ? inhibitingFacts(row.inhibitors) : null,
+  }));
 }
 
 /** The canary rule's input for the sectors with canaries, as the document carries it (absent without any). */
@@ -201,14 +201,15 @@ async function upgradeResultsOf(
 }
 
 /** The unrevoked approvals of sectors that exist (an approval outlives a renamed or removed sector, unused). */
-function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<string>): { approvals?: Approval[] } {
-  const rows = db
-    .select({ sector: approvals.sector, version: approvals.version, kind: approvals.kind })
-    .from(approvals)
-    .where(and(eq(approvals.organizationId, organizationId), isNull(approvals.revokedAt)))
-    .orderBy(asc(approvals.id))
-    .all()
-    .filter((a) => sectorNames.has(a.sector));
+async function approvalsOf(db: Db, organizationId: number, sectorNames: ReadonlySet<string>): Promise<{ approvals?: Approval[] }> {
+  const { approvals } = tablesOf(db);
+  const rows = (
+    await db
+      .select({ sector: approvals.sector, version: approvals.version, kind: approvals.kind })
+      .from(approvals)
+      .where(and(eq(approvals.organizationId, organizationId), isNull(approvals.revokedAt)))
+      .orderBy(asc(approvals.id))
+  ).filter((a) => sectorNames.has(a.sector));
   return rows.length > 0 ? { approvals: rows } : {};
 }
 
@@ -223,21 +224,30 @@ export async function loadVersionData(
   soakCheckIn?: Date | null,
 ): Promise<PlanDocument['versionData']> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const storedCheckIn =
-    soakCheckIn !== undefined
-      ? soakCheckIn
-      : (db.select({ soakCheckIn: organizations.soakCheckIn }).from(organizations).where(eq(organizations.id, organizationId)).get()
-          ?.soakCheckIn ?? null);
-  const soakRows = db
-    .select({
-      version: versionSoak.version,
-      workload: versionSoak.workload,
-      soakDays: versionSoak.soakDays,
-      reporting: versionSoak.reporting,
-    })
-    .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId))
-    .all();
+  const { organizations, versionSoak } = tablesOf(db);
+  const { storedCheckIn, soakRows } = await readTogether(db, async () => ({
+    storedCheckIn:
+      soakCheckIn !== undefined
+        ? soakCheckIn
+        : ((
+            await db
+              .select({ soakCheckIn: organizations.soakCheckIn })
+              .from(organizations)
+              .where(eq(organizations.id, organizationId))
+              .limit(1)
+          )[0]?.soakCheckIn ?? null),
+    soakRows: await db
+      .select({
+        version: versionSoak.version,
+        workload: versionSoak.workload,
+        soakDays: versionSoak.soakDays,
+        reporting: versionSoak.reporting,
+      })
+      .from(versionSoak)
+      .where(eq(versionSoak.organizationId, organizationId))
+      // the primary key's order, which SQLite's lookup gives by itself: the same document on both databases
+      .orderBy(asc(versionSoak.version), asc(versionSoak.workload)),
+  }));
   const versions: PlanDocument['versionData']['versions'] = {};
   for (const s of soakRows) {
     const v = (versions[s.version] ??= { workloads: {} });

@@ -1,11 +1,11 @@
 // Scheduler state: settings, the lease, tick rows, action intents, and the simulator's rows.
-// Bulk paths use prepared statements on the raw handle: a tick touches every cluster.
-import { and, desc, eq, gt, inArray, lt, lte, ne, or, sql } from 'drizzle-orm';
+// Bulk paths use prepared statements on the raw handle on SQLite: a tick touches every cluster.
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { actionIntents, clusters, schedulerTicks } from '@/db/schema';
-import { tablesOf } from './dialect';
+import type { actionIntents, clusters, schedulerTicks } from '@/db/schema';
+import { affectedRows, isPostgres, tablesOf, type Tables } from './dialect';
 import { cachedStatement } from './decision-repository';
-import { connectionHeld, connectionReleased } from './transaction';
+import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 // Settings and the lease are written once for both databases (dialect.ts): the query builder
 // both drizzle dialects share, awaited, on the handle's own tables.
@@ -119,11 +119,13 @@ export type TickRow = typeof schedulerTicks.$inferSelect;
 
 export async function insertTick(db: Db, v: { startedAt: Date; dryRun: boolean; holder: string }): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .insert(schedulerTicks)
-    .values({ startedAt: v.startedAt, dryRun: v.dryRun, holder: v.holder, status: 'running' })
-    .returning({ id: schedulerTicks.id })
-    .get().id;
+  const { schedulerTicks } = tablesOf(db);
+  return (
+    await db
+      .insert(schedulerTicks)
+      .values({ startedAt: v.startedAt, dryRun: v.dryRun, holder: v.holder, status: 'running' })
+      .returning({ id: schedulerTicks.id })
+  )[0]!.id;
 }
 
 export async function finishTick(
@@ -132,50 +134,52 @@ export async function finishTick(
   v: { finishedAt: Date; status: 'succeeded' | 'failed'; summary?: Record<string, number>; error?: string },
 ): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
-  db.update(schedulerTicks)
+  const { schedulerTicks } = tablesOf(db);
+  await db
+    .update(schedulerTicks)
     .set({ finishedAt: v.finishedAt, status: v.status, summary: v.summary ?? null, error: v.error ?? null })
-    .where(eq(schedulerTicks.id, id))
-    .run();
+    .where(eq(schedulerTicks.id, id));
 }
 
 /** Ticks left `running` by a process that died: only called by the lease holder. */
 export async function failInterruptedTicks(db: Db, at: Date): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .update(schedulerTicks)
-    .set({
-      status: 'failed',
-      finishedAt: at,
-      error: 'interrupted: the process stopped during the tick; its intents are reconciled by the next tick',
-    })
-    .where(eq(schedulerTicks.status, 'running'))
-    .run().changes;
+  const { schedulerTicks } = tablesOf(db);
+  return affectedRows(
+    await db
+      .update(schedulerTicks)
+      .set({
+        status: 'failed',
+        finishedAt: at,
+        error: 'interrupted: the process stopped during the tick; its intents are reconciled by the next tick',
+      })
+      .where(eq(schedulerTicks.status, 'running')),
+  );
 }
 
 export async function countTicks(db: Db): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ n: sql<number>`count(*)` })
-    .from(schedulerTicks)
-    .get()!.n;
+  const { schedulerTicks } = tablesOf(db);
+  return (await db.select({ n: count() }).from(schedulerTicks).limit(1))[0]!.n;
 }
 
 /** The newest tick that has finished (the pages' "new data" signal), or null before the first. */
 export async function latestFinishedTick(db: Db): Promise<{ id: number; finishedAt: Date } | null> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db
+  const { schedulerTicks } = tablesOf(db);
+  const [row] = await db
     .select({ id: schedulerTicks.id, finishedAt: schedulerTicks.finishedAt })
     .from(schedulerTicks)
-    .where(sql`${schedulerTicks.finishedAt} is not null`)
+    .where(isNotNull(schedulerTicks.finishedAt))
     .orderBy(desc(schedulerTicks.id))
-    .limit(1)
-    .get();
+    .limit(1);
   return row?.finishedAt ? { id: row.id, finishedAt: row.finishedAt } : null;
 }
 
 export async function listRecentTicks(db: Db, limit: number): Promise<TickRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(schedulerTicks).orderBy(desc(schedulerTicks.id)).limit(limit).all();
+  const { schedulerTicks } = tablesOf(db);
+  return await db.select().from(schedulerTicks).orderBy(desc(schedulerTicks.id)).limit(limit);
 }
 
 /**
@@ -185,16 +189,18 @@ export async function listRecentTicks(db: Db, limit: number): Promise<TickRow[]>
  */
 export async function pruneOldTicks(db: Db, before: Date): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .delete(schedulerTicks)
-    .where(
-      and(
-        lt(schedulerTicks.startedAt, before),
-        sql`${schedulerTicks.id} not in (select tick_id from decisions where tick_id is not null)`,
-        sql`${schedulerTicks.id} not in (select tick_id from action_intents where tick_id is not null)`,
+  const { schedulerTicks } = tablesOf(db);
+  return affectedRows(
+    await db
+      .delete(schedulerTicks)
+      .where(
+        and(
+          lt(schedulerTicks.startedAt, before),
+          sql`${schedulerTicks.id} not in (select tick_id from decisions where tick_id is not null)`,
+          sql`${schedulerTicks.id} not in (select tick_id from action_intents where tick_id is not null)`,
+        ),
       ),
-    )
-    .run().changes;
+  );
 }
 
 // ---- intents -----------------------------------------------------------------------------
@@ -204,35 +210,48 @@ export const MAX_INTENT_ATTEMPTS = 3;
 
 export async function listPendingIntents(db: Db): Promise<IntentRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select().from(actionIntents).where(eq(actionIntents.status, 'pending')).orderBy(actionIntents.id).all();
+  const { actionIntents } = tablesOf(db);
+  return await db.select().from(actionIntents).where(eq(actionIntents.status, 'pending')).orderBy(actionIntents.id);
 }
 
 export async function getIntents(db: Db, ids: number[]): Promise<IntentRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
   if (ids.length === 0) return [];
-  return db.select().from(actionIntents).where(inArray(actionIntents.id, ids)).orderBy(actionIntents.id).all();
+  const { actionIntents } = tablesOf(db);
+  return await db.select().from(actionIntents).where(inArray(actionIntents.id, ids)).orderBy(actionIntents.id);
 }
 
 /** The id of the intent with this idempotency key, or null. */
 export async function findIntentId(db: Db, key: string): Promise<number | null> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).get()?.id ?? null;
+  const { actionIntents } = tablesOf(db);
+  const [row] = await db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).limit(1);
+  return row?.id ?? null;
 }
 
 /** The intent with this key while it is still pending (neither done nor failed), else null. */
 export async function findPendingIntentId(db: Db, key: string): Promise<number | null> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return (
-    db
-      .select({ id: actionIntents.id })
-      .from(actionIntents)
-      .where(and(eq(actionIntents.idempotencyKey, key), eq(actionIntents.status, 'pending')))
-      .get()?.id ?? null
-  );
+  const { actionIntents } = tablesOf(db);
+  const [row] = await db
+    .select({ id: actionIntents.id })
+    .from(actionIntents)
+    .where(and(eq(actionIntents.idempotencyKey, key), eq(actionIntents.status, 'pending')))
+    .limit(1);
+  return row?.id ?? null;
 }
 
 export async function markIntentDone(db: Db, id: number, at: Date, note?: string): Promise<void> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    const { actionIntents } = tablesOf(db);
+    await db
+      .update(actionIntents)
+      .set({ status: 'done', doneAt: at, error: note ?? null, attempts: sql`${actionIntents.attempts} + 1` })
+      .where(eq(actionIntents.id, id));
+    return;
+  }
+  // SQLite: a cached statement, a tick marks up to one intent per cluster
   (
     await cachedStatement(db, `update action_intents set status = 'done', done_at = ?, error = ?, attempts = attempts + 1 where id = ?`)
   ).run(at.getTime(), note ?? null, id);
@@ -240,15 +259,18 @@ export async function markIntentDone(db: Db, id: number, at: Date, note?: string
 
 /** A failed attempt: stays pending (retried by the next tick) until MAX_INTENT_ATTEMPTS. */
 export async function markIntentAttemptFailed(db: Db, id: number, at: Date, error: string, final = false): Promise<'pending' | 'failed'> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const row = db.select({ attempts: actionIntents.attempts }).from(actionIntents).where(eq(actionIntents.id, id)).get();
-  const attempts = (row?.attempts ?? 0) + 1;
-  const status = final || attempts >= MAX_INTENT_ATTEMPTS ? 'failed' : 'pending';
-  db.update(actionIntents)
-    .set({ status, attempts, error, ...(status === 'failed' ? { doneAt: at } : {}) })
-    .where(eq(actionIntents.id, id))
-    .run();
-  return status;
+  // read, then write: one unit of work, so two failures reported at once both count
+  return withTransaction(db, async () => {
+    const { actionIntents } = tablesOf(db);
+    const [row] = await db.select({ attempts: actionIntents.attempts }).from(actionIntents).where(eq(actionIntents.id, id)).limit(1);
+    const attempts = (row?.attempts ?? 0) + 1;
+    const status = final || attempts >= MAX_INTENT_ATTEMPTS ? 'failed' : 'pending';
+    await db
+      .update(actionIntents)
+      .set({ status, attempts, error, ...(status === 'failed' ? { doneAt: at } : {}) })
+      .where(eq(actionIntents.id, id));
+    return status;
+  });
 }
 
 // ---- simulator ---------------------------------------------------------------------------
@@ -267,8 +289,8 @@ export interface SimulatedClusterRow {
   sector: string | null;
 }
 
-/** The simulated clusters (of one organization, when given). */
-const simulatedColumns = {
+/** The columns of a simulated cluster, of the handle's own table (their values map per dialect). */
+const simulatedColumns = ({ clusters }: Tables) => ({
   externalId: clusters.externalId,
   name: clusters.name,
   version: clusters.version,
@@ -279,46 +301,52 @@ const simulatedColumns = {
   region: clusters.region,
   nodeCount: clusters.nodeCount,
   sector: clusters.sector,
-};
+});
 
+/** The simulated clusters (of one organization, when given). */
 export async function listSimulatedClusters(db: Db, organizationId?: number): Promise<SimulatedClusterRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select(simulatedColumns)
+  const tables = tablesOf(db);
+  const { clusters } = tables;
+  return await db
+    .select(simulatedColumns(tables))
     .from(clusters)
     .where(
       organizationId === undefined
         ? eq(clusters.provider, 'simulator')
         : and(eq(clusters.provider, 'simulator'), eq(clusters.organizationId, organizationId)),
     )
-    .orderBy(clusters.position, clusters.id)
-    .all();
+    .orderBy(clusters.position, clusters.id);
 }
 
 /** One simulated cluster by its provider id (of `organizationId` when given): a tick asks for thousands. */
 export async function findSimulatedCluster(db: Db, externalId: string, organizationId?: number): Promise<SimulatedClusterRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select(simulatedColumns)
-    .from(clusters)
-    .where(
-      organizationId === undefined
-        ? and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId))
-        : and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId), eq(clusters.organizationId, organizationId)),
-    )
-    .orderBy(clusters.position, clusters.id)
-    .get();
+  const tables = tablesOf(db);
+  const { clusters } = tables;
+  return (
+    await db
+      .select(simulatedColumns(tables))
+      .from(clusters)
+      .where(
+        organizationId === undefined
+          ? and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId))
+          : and(eq(clusters.provider, 'simulator'), eq(clusters.externalId, externalId), eq(clusters.organizationId, organizationId)),
+      )
+      .orderBy(clusters.position, clusters.id)
+      .limit(1)
+  )[0];
 }
 
 /** Switches a simulated cluster's channel (the simulator's only state is the cluster row); false when it was on it already. */
 export async function setSimulatedChannel(db: Db, externalId: string, channel: string): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const res = db
+  const { clusters } = tablesOf(db);
+  const res = await db
     .update(clusters)
     .set({ channel })
-    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator'), ne(clusters.channel, channel)))
-    .run();
-  return res.changes > 0;
+    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator'), ne(clusters.channel, channel)));
+  return affectedRows(res) > 0;
 }
 
 /**
@@ -331,26 +359,34 @@ export async function setSimulatedUpgrade(
   upgrade: { version: string; nextRun: string; state: 'scheduled' } | null,
   clearVersion: string | null,
 ): Promise<void> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const row = db
-    .select({ id: clusters.id, currentUpgrade: clusters.currentUpgrade })
-    .from(clusters)
-    .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator')))
-    .get();
-  if (!row) return;
-  if (upgrade) {
-    if (row.currentUpgrade && row.currentUpgrade.version !== upgrade.version)
-      throw new Error(`cluster ${externalId} already has an upgrade to ${row.currentUpgrade.version}`);
-    if (row.currentUpgrade) return;
-    db.update(clusters).set({ currentUpgrade: upgrade, upgradeState: 'scheduled' }).where(eq(clusters.id, row.id)).run();
-  } else if (row.currentUpgrade && row.currentUpgrade.version === clearVersion && row.currentUpgrade.state === 'scheduled') {
-    db.update(clusters).set({ currentUpgrade: null, upgradeState: 'idle' }).where(eq(clusters.id, row.id)).run();
-  }
+  // read, then write: one unit of work, so two callers cannot both set different upgrades
+  return withTransaction(db, async () => {
+    const { clusters } = tablesOf(db);
+    const [row] = await db
+      .select({ id: clusters.id, currentUpgrade: clusters.currentUpgrade })
+      .from(clusters)
+      .where(and(eq(clusters.externalId, externalId), eq(clusters.provider, 'simulator')))
+      .limit(1);
+    if (!row) return;
+    if (upgrade) {
+      if (row.currentUpgrade && row.currentUpgrade.version !== upgrade.version)
+        throw new Error(`cluster ${externalId} already has an upgrade to ${row.currentUpgrade.version}`);
+      if (row.currentUpgrade) return;
+      await db.update(clusters).set({ currentUpgrade: upgrade, upgradeState: 'scheduled' }).where(eq(clusters.id, row.id));
+    } else if (row.currentUpgrade && row.currentUpgrade.version === clearVersion && row.currentUpgrade.state === 'scheduled') {
+      await db.update(clusters).set({ currentUpgrade: null, upgradeState: 'idle' }).where(eq(clusters.id, row.id));
+    }
+  });
 }
 
 export async function listSectorNames(db: Db, organizationId: number): Promise<string[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { sectors } = tablesOf(db);
   return (
-    db.$client.prepare('select name from sectors where organization_id = ? order by position, id').all(organizationId) as { name: string }[]
+    await db
+      .select({ name: sectors.name })
+      .from(sectors)
+      .where(eq(sectors.organizationId, organizationId))
+      .orderBy(asc(sectors.position), asc(sectors.id))
   ).map((r) => r.name);
 }
