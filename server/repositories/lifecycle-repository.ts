@@ -1,9 +1,9 @@
 // Upgrade attempts and their transitions (server/domain/lifecycle/machine.ts). An attempt is one
 // row per (cluster, target version, slot); every state change writes one transition row in the
 // same call, so the history never misses a step nor holds one twice.
-import { and, desc, eq, gte, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
+import type { upgradeLifecycles, upgradeLifecycleTransitions } from '@/db/schema';
 import {
   FAILURE_STATES,
   FINAL_STATES,
@@ -14,7 +14,8 @@ import {
 import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedure';
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
-import { connectionHeld, connectionReleased } from './transaction';
+import { affectedRows, tablesOf } from './dialect';
+import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
 export type LifecycleTransitionRow = typeof upgradeLifecycleTransitions.$inferSelect;
@@ -83,30 +84,29 @@ export interface NewAttempt {
  * has an attempt for this version and slot (whatever its state): a slot is tried once.
  */
 export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttempt | null> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const row = db
-    .insert(upgradeLifecycles)
-    .values({
-      clusterId: v.clusterId,
-      clusterName: v.clusterName,
-      sector: v.sector,
-      fromVersion: v.fromVersion,
-      toVersion: v.toVersion,
-      slot: new Date(v.slot),
-      channel: v.channel ?? null,
-      eusProcedure: v.eusProcedure ?? null,
-      state: 'scheduled',
-      message: v.message,
-      haltsOnFailure: v.haltsOnFailure,
-      createdAt: new Date(v.at),
-      updatedAt: new Date(v.at),
-    })
-    .onConflictDoNothing()
-    .returning()
-    .get();
-  if (!row) return null;
-  db.insert(upgradeLifecycleTransitions)
-    .values({
+  return withTransaction(db, async () => {
+    const { upgradeLifecycles, upgradeLifecycleTransitions } = tablesOf(db);
+    const [row] = await db
+      .insert(upgradeLifecycles)
+      .values({
+        clusterId: v.clusterId,
+        clusterName: v.clusterName,
+        sector: v.sector,
+        fromVersion: v.fromVersion,
+        toVersion: v.toVersion,
+        slot: new Date(v.slot),
+        channel: v.channel ?? null,
+        eusProcedure: v.eusProcedure ?? null,
+        state: 'scheduled',
+        message: v.message,
+        haltsOnFailure: v.haltsOnFailure,
+        createdAt: new Date(v.at),
+        updatedAt: new Date(v.at),
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) return null;
+    await db.insert(upgradeLifecycleTransitions).values({
       lifecycleId: row.id,
       at: new Date(v.at),
       fromState: null,
@@ -114,9 +114,9 @@ export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttemp
       message: v.message,
       actor: v.actor,
       tickId: v.tickId,
-    })
-    .run();
-  return toStoredAttempt(row);
+    });
+    return toStoredAttempt(row);
+  });
 }
 
 const FINAL = [...FINAL_STATES];
@@ -124,6 +124,7 @@ const FAILURES = [...FAILURE_STATES];
 
 /** The attempts of one organization's clusters (every attempt when `organizationId` is undefined). */
 function ofOrganization(db: Db, organizationId: number | undefined) {
+  const { clusters, upgradeLifecycles } = tablesOf(db);
   return organizationId === undefined
     ? undefined
     : inArray(
@@ -135,25 +136,27 @@ function ofOrganization(db: Db, organizationId: number | undefined) {
 /** Attempts not in a final state, oldest first (of one organization's clusters, when given). */
 export async function listActiveAttempts(db: Db, organizationId?: number): Promise<StoredAttempt[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(upgradeLifecycles)
-    .where(and(notInArray(upgradeLifecycles.state, FINAL), ofOrganization(db, organizationId)))
-    .orderBy(upgradeLifecycles.id)
-    .all()
-    .map(toStoredAttempt);
+  const { upgradeLifecycles } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(upgradeLifecycles)
+      .where(and(notInArray(upgradeLifecycles.state, FINAL), ofOrganization(db, organizationId)))
+      .orderBy(upgradeLifecycles.id)
+  ).map(toStoredAttempt);
 }
 
 /** Failed or timed-out attempts nobody acknowledged yet (of one organization's clusters, when given). */
 export async function listUnacknowledgedFailures(db: Db, organizationId?: number): Promise<StoredAttempt[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(upgradeLifecycles)
-    .where(and(inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt), ofOrganization(db, organizationId)))
-    .orderBy(upgradeLifecycles.id)
-    .all()
-    .map(toStoredAttempt);
+  const { upgradeLifecycles } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(upgradeLifecycles)
+      .where(and(inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt), ofOrganization(db, organizationId)))
+      .orderBy(upgradeLifecycles.id)
+  ).map(toStoredAttempt);
 }
 
 /**
@@ -164,63 +167,66 @@ export async function listUnacknowledgedFailures(db: Db, organizationId?: number
  */
 export async function listUpgradeResults(db: Db, organizationId: number, sectors: readonly string[]): Promise<UpgradeResult[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { upgradeLifecycles } = tablesOf(db);
   if (sectors.length === 0) return [];
-  return db
-    .select({
-      id: upgradeLifecycles.id,
-      cluster: upgradeLifecycles.clusterName,
-      version: upgradeLifecycles.toVersion,
-      state: upgradeLifecycles.state,
-      finishedAt: upgradeLifecycles.finishedAt,
-      updatedAt: upgradeLifecycles.updatedAt,
-    })
-    .from(upgradeLifecycles)
-    .where(
-      and(
-        inArray(upgradeLifecycles.sector, [...sectors]),
-        ofOrganization(db, organizationId),
-        sql`(${upgradeLifecycles.state} = 'completed' or (${inArray(upgradeLifecycles.state, FAILURES)} and ${isNull(upgradeLifecycles.acknowledgedAt)}))`,
-      ),
-    )
-    .orderBy(upgradeLifecycles.id)
-    .all()
-    .map((r) => ({
-      cluster: r.cluster,
-      version: r.version,
-      outcome: r.state === 'completed' ? ('completed' as const) : ('failed' as const),
-      at: (r.finishedAt ?? r.updatedAt).getTime(),
-      attempt: r.id,
-    }));
+  return (
+    await db
+      .select({
+        id: upgradeLifecycles.id,
+        cluster: upgradeLifecycles.clusterName,
+        version: upgradeLifecycles.toVersion,
+        state: upgradeLifecycles.state,
+        finishedAt: upgradeLifecycles.finishedAt,
+        updatedAt: upgradeLifecycles.updatedAt,
+      })
+      .from(upgradeLifecycles)
+      .where(
+        and(
+          inArray(upgradeLifecycles.sector, [...sectors]),
+          ofOrganization(db, organizationId),
+          sql`(${upgradeLifecycles.state} = 'completed' or (${inArray(upgradeLifecycles.state, FAILURES)} and ${isNull(upgradeLifecycles.acknowledgedAt)}))`,
+        ),
+      )
+      .orderBy(upgradeLifecycles.id)
+  ).map((r) => ({
+    cluster: r.cluster,
+    version: r.version,
+    outcome: r.state === 'completed' ? ('completed' as const) : ('failed' as const),
+    at: (r.finishedAt ?? r.updatedAt).getTime(),
+    attempt: r.id,
+  }));
 }
 
 export async function getAttempt(db: Db, id: number): Promise<StoredAttempt | null> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const row = db.select().from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).get();
+  const { upgradeLifecycles } = tablesOf(db);
+  const [row] = await db.select().from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).limit(1);
   return row ? toStoredAttempt(row) : null;
 }
 
 /** The cluster's most recent attempts, newest first. */
 export async function listClusterAttempts(db: Db, clusterId: number, limit: number): Promise<StoredAttempt[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(upgradeLifecycles)
-    .where(eq(upgradeLifecycles.clusterId, clusterId))
-    .orderBy(desc(upgradeLifecycles.slot), desc(upgradeLifecycles.id))
-    .limit(limit)
-    .all()
-    .map(toStoredAttempt);
+  const { upgradeLifecycles } = tablesOf(db);
+  return (
+    await db
+      .select()
+      .from(upgradeLifecycles)
+      .where(eq(upgradeLifecycles.clusterId, clusterId))
+      .orderBy(desc(upgradeLifecycles.slot), desc(upgradeLifecycles.id))
+      .limit(limit)
+  ).map(toStoredAttempt);
 }
 
 export async function listAttemptTransitions(db: Db, lifecycleIds: number[]): Promise<LifecycleTransitionRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
   if (lifecycleIds.length === 0) return [];
-  return db
+  const { upgradeLifecycleTransitions } = tablesOf(db);
+  return await db
     .select()
     .from(upgradeLifecycleTransitions)
     .where(inArray(upgradeLifecycleTransitions.lifecycleId, lifecycleIds))
-    .orderBy(upgradeLifecycleTransitions.at, upgradeLifecycleTransitions.id)
-    .all();
+    .orderBy(upgradeLifecycleTransitions.at, upgradeLifecycleTransitions.id);
 }
 
 /**
@@ -234,40 +240,41 @@ export async function saveAttemptStep(
   transitions: readonly LifecycleTransition[],
   meta: { at: number; actor: string; tickId: number | null },
 ): Promise<boolean> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const res = db
-    .update(upgradeLifecycles)
-    .set({
-      state: a.state,
-      reason: a.reason,
-      message: a.message,
-      updatedAt: new Date(meta.at),
-      noticeAt: date(a.noticeAt),
-      startRequestedAt: date(a.startRequestedAt),
-      startConfirmedAt: date(a.startConfirmedAt),
-      runningAt: date(a.runningAt),
-      providerDoneAt: date(a.providerDoneAt),
-      finishedAt: date(a.finishedAt),
-      operatorApprovals: a.operatorApprovals,
-      eusProcedure: a.eusProcedure,
-    })
-    .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)))
-    .run();
-  if (res.changes !== 1) return false;
-  for (const t of transitions)
-    db.insert(upgradeLifecycleTransitions)
-      .values({
-        lifecycleId: a.id,
-        at: new Date(t.at),
-        fromState: t.from,
-        toState: t.to,
-        reason: t.reason,
-        message: t.message,
-        actor: meta.actor,
-        tickId: meta.tickId,
+  return withTransaction(db, async () => {
+    const { upgradeLifecycles, upgradeLifecycleTransitions } = tablesOf(db);
+    const res = await db
+      .update(upgradeLifecycles)
+      .set({
+        state: a.state,
+        reason: a.reason,
+        message: a.message,
+        updatedAt: new Date(meta.at),
+        noticeAt: date(a.noticeAt),
+        startRequestedAt: date(a.startRequestedAt),
+        startConfirmedAt: date(a.startConfirmedAt),
+        runningAt: date(a.runningAt),
+        providerDoneAt: date(a.providerDoneAt),
+        finishedAt: date(a.finishedAt),
+        operatorApprovals: a.operatorApprovals,
+        eusProcedure: a.eusProcedure,
       })
-      .run();
-  return true;
+      .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)));
+    if (affectedRows(res) !== 1) return false;
+    if (transitions.length > 0)
+      await db.insert(upgradeLifecycleTransitions).values(
+        transitions.map((t) => ({
+          lifecycleId: a.id,
+          at: new Date(t.at),
+          fromState: t.from,
+          toState: t.to,
+          reason: t.reason,
+          message: t.message,
+          actor: meta.actor,
+          tickId: meta.tickId,
+        })),
+      );
+    return true;
+  });
 }
 
 /**
@@ -275,27 +282,26 @@ export async function saveAttemptStep(
  * naming them). False when the attempt is not an unacknowledged failure.
  */
 export async function acknowledgeAttemptFailure(db: Db, id: number, v: { by: string; comment: string; at: number }): Promise<boolean> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const res = db
-    .update(upgradeLifecycles)
-    .set({ acknowledgedBy: v.by, acknowledgedAt: new Date(v.at), acknowledgeComment: v.comment, updatedAt: new Date(v.at) })
-    .where(and(eq(upgradeLifecycles.id, id), inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt)))
-    .run();
-  if (res.changes !== 1) return false;
-  const row = db.select({ state: upgradeLifecycles.state }).from(upgradeLifecycles).where(eq(upgradeLifecycles.id, id)).get()!;
-  db.insert(upgradeLifecycleTransitions)
-    .values({
+  return withTransaction(db, async () => {
+    const { upgradeLifecycles, upgradeLifecycleTransitions } = tablesOf(db);
+    const [acknowledged] = await db
+      .update(upgradeLifecycles)
+      .set({ acknowledgedBy: v.by, acknowledgedAt: new Date(v.at), acknowledgeComment: v.comment, updatedAt: new Date(v.at) })
+      .where(and(eq(upgradeLifecycles.id, id), inArray(upgradeLifecycles.state, FAILURES), isNull(upgradeLifecycles.acknowledgedAt)))
+      .returning({ state: upgradeLifecycles.state });
+    if (!acknowledged) return false;
+    await db.insert(upgradeLifecycleTransitions).values({
       lifecycleId: id,
       at: new Date(v.at),
-      fromState: row.state,
-      toState: row.state,
+      fromState: acknowledged.state,
+      toState: acknowledged.state,
       reason: null,
       message: `failure acknowledged: ${v.comment}`,
       actor: v.by,
       tickId: null,
-    })
-    .run();
-  return true;
+    });
+    return true;
+  });
 }
 
 export interface TransitionFilter {
@@ -313,42 +319,45 @@ export interface TransitionFilter {
 
 /** Lifecycle transitions of every attempt, newest first, with the attempt's cluster and versions (Activity). */
 export async function listTransitionsPage(db: Db, f: TransitionFilter, offset: number, limit: number) {
-  while (connectionHeld(db)) await connectionReleased(db);
-  const parts = [
-    ofOrganization(db, f.organizationId),
-    f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,
-    f.toState ? eq(upgradeLifecycleTransitions.toState, f.toState as LifecycleState) : undefined,
-    f.reason ? eq(upgradeLifecycleTransitions.reason, f.reason as LifecycleReason) : undefined,
-    f.from ? gte(upgradeLifecycleTransitions.at, f.from) : undefined,
-    f.to ? lte(upgradeLifecycleTransitions.at, f.to) : undefined,
-  ].filter((p) => p !== undefined);
-  const where = parts.length ? and(...parts) : undefined;
-  const rows = db
-    .select({
-      id: upgradeLifecycleTransitions.id,
-      lifecycleId: upgradeLifecycleTransitions.lifecycleId,
-      at: upgradeLifecycleTransitions.at,
-      fromState: upgradeLifecycleTransitions.fromState,
-      toState: upgradeLifecycleTransitions.toState,
-      reason: upgradeLifecycleTransitions.reason,
-      message: upgradeLifecycleTransitions.message,
-      actor: upgradeLifecycleTransitions.actor,
-      cluster: upgradeLifecycles.clusterName,
-      fromVersion: upgradeLifecycles.fromVersion,
-      toVersion: upgradeLifecycles.toVersion,
-    })
-    .from(upgradeLifecycleTransitions)
-    .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
-    .where(where)
-    .orderBy(desc(upgradeLifecycleTransitions.at), desc(upgradeLifecycleTransitions.id))
-    .limit(limit)
-    .offset(offset)
-    .all();
-  const total = db
-    .select({ n: sql<number>`count(*)` })
-    .from(upgradeLifecycleTransitions)
-    .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
-    .where(where)
-    .get()!.n;
-  return { rows, total };
+  return readTogether(db, async () => {
+    const { upgradeLifecycles, upgradeLifecycleTransitions } = tablesOf(db);
+    const parts = [
+      ofOrganization(db, f.organizationId),
+      f.cluster ? eq(upgradeLifecycles.clusterName, f.cluster) : undefined,
+      f.toState ? eq(upgradeLifecycleTransitions.toState, f.toState as LifecycleState) : undefined,
+      f.reason ? eq(upgradeLifecycleTransitions.reason, f.reason as LifecycleReason) : undefined,
+      f.from ? gte(upgradeLifecycleTransitions.at, f.from) : undefined,
+      f.to ? lte(upgradeLifecycleTransitions.at, f.to) : undefined,
+    ].filter((p) => p !== undefined);
+    const where = parts.length ? and(...parts) : undefined;
+    const rows = await db
+      .select({
+        id: upgradeLifecycleTransitions.id,
+        lifecycleId: upgradeLifecycleTransitions.lifecycleId,
+        at: upgradeLifecycleTransitions.at,
+        fromState: upgradeLifecycleTransitions.fromState,
+        toState: upgradeLifecycleTransitions.toState,
+        reason: upgradeLifecycleTransitions.reason,
+        message: upgradeLifecycleTransitions.message,
+        actor: upgradeLifecycleTransitions.actor,
+        cluster: upgradeLifecycles.clusterName,
+        fromVersion: upgradeLifecycles.fromVersion,
+        toVersion: upgradeLifecycles.toVersion,
+      })
+      .from(upgradeLifecycleTransitions)
+      .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
+      .where(where)
+      .orderBy(desc(upgradeLifecycleTransitions.at), desc(upgradeLifecycleTransitions.id))
+      .limit(limit)
+      .offset(offset);
+    const total = (
+      await db
+        .select({ n: count() })
+        .from(upgradeLifecycleTransitions)
+        .innerJoin(upgradeLifecycles, eq(upgradeLifecycles.id, upgradeLifecycleTransitions.lifecycleId))
+        .where(where)
+        .limit(1)
+    )[0]!.n;
+    return { rows, total };
+  });
 }

@@ -1,9 +1,10 @@
 // The persisted Prometheus counters (metric_counters) and the scrape-time reads of the metrics
 // endpoint. Counters live in the database so that every replica sharing it serves one value.
-import { sql } from 'drizzle-orm';
+import { inArray, max, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { metricCounters, schedulerTicks } from '@/db/schema';
-import { connectionHeld, connectionReleased } from './transaction';
+import { pgExecute } from './decision-repository';
+import { isPostgres, tablesOf } from './dialect';
+import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 export type CounterLabels = Readonly<Record<string, string>>;
 export interface CounterIncrement {
@@ -24,42 +25,43 @@ export function canonicalLabels(labels: CounterLabels): string {
 
 /** Adds every increment in one transaction (an upsert each); increments of 0 or less are ignored. */
 export async function addToCounters(db: Db, increments: readonly CounterIncrement[]): Promise<void> {
-  while (connectionHeld(db)) await connectionReleased(db);
   const wanted = increments.filter((i) => i.by > 0);
   if (wanted.length === 0) return;
-  db.transaction((tx) => {
+  await withTransaction(db, async () => {
+    const { metricCounters } = tablesOf(db);
     for (const i of wanted) {
-      tx.insert(metricCounters)
+      await db
+        .insert(metricCounters)
         .values({ name: i.name, labels: canonicalLabels(i.labels), value: i.by })
         .onConflictDoUpdate({
           target: [metricCounters.name, metricCounters.labels],
           set: { value: sql`${metricCounters.value} + excluded.value` },
-        })
-        .run();
+        });
     }
   });
 }
 
 export async function listCounters(db: Db): Promise<CounterRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select()
-    .from(metricCounters)
-    .orderBy(metricCounters.name, metricCounters.labels)
-    .all()
-    .map((r) => ({ name: r.name, labels: JSON.parse(r.labels) as Record<string, string>, value: r.value }));
+  const { metricCounters } = tablesOf(db);
+  return (await db.select().from(metricCounters).orderBy(metricCounters.name, metricCounters.labels)).map((r) => ({
+    name: r.name,
+    labels: JSON.parse(r.labels) as Record<string, string>,
+    value: r.value,
+  }));
 }
 
 /** When the last finished tick of each outcome started (ticks still running are left out). */
 export async function lastTickStartByStatus(db: Db): Promise<{ status: 'succeeded' | 'failed'; startedAt: Date }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db
-    .select({ status: schedulerTicks.status, startedAt: sql<number>`max(${schedulerTicks.startedAt})` })
+  const { schedulerTicks } = tablesOf(db);
+  // max() of the column maps back to a Date on either database
+  const rows = await db
+    .select({ status: schedulerTicks.status, startedAt: max(schedulerTicks.startedAt) })
     .from(schedulerTicks)
-    .where(sql`${schedulerTicks.status} in ('succeeded', 'failed')`)
-    .groupBy(schedulerTicks.status)
-    .all()
-    .map((r) => ({ status: r.status as 'succeeded' | 'failed', startedAt: new Date(r.startedAt) }));
+    .where(inArray(schedulerTicks.status, ['succeeded', 'failed']))
+    .groupBy(schedulerTicks.status);
+  return rows.map((r) => ({ status: r.status as 'succeeded' | 'failed', startedAt: r.startedAt! }));
 }
 
 export interface ClusterMetricRow {
@@ -74,6 +76,15 @@ export interface ClusterMetricRow {
 /** What the per-cluster metrics need beyond the plan input, in one pass over the clusters. */
 export async function listClusterMetricRows(db: Db, organizationId: number): Promise<ClusterMetricRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db))
+    return (
+      await pgExecute<ClusterMetricRow>(
+        db,
+        sql`select name, external_id as "externalId", provider, upgrade_state as "upgradeState",
+                   current_upgrade ->> 'startedAt' as "upgradeStartedAt"
+            from clusters where organization_id = ${organizationId} order by position, id`,
+      )
+    ).rows;
   return db.$client
     .prepare(
       `select name, external_id as externalId, provider, upgrade_state as upgradeState,
@@ -96,6 +107,19 @@ export interface LatestAttemptRow {
 /** Each cluster's latest upgrade attempt (the highest id), with the cluster's external id. */
 export async function listLatestAttempts(db: Db, organizationId: number): Promise<LatestAttemptRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db))
+    return (
+      await pgExecute<LatestAttemptRow>(
+        db,
+        sql`select c.name as cluster, c.external_id as "externalId", l.from_version as "fromVersion", l.to_version as "toVersion",
+                   l.state, l.reason, (extract(epoch from l.updated_at) * 1000)::float8 as "updatedAt"
+            from upgrade_lifecycles l
+            join (select cluster_id, max(id) as id from upgrade_lifecycles group by cluster_id) latest on latest.id = l.id
+            join clusters c on c.id = l.cluster_id
+            where c.organization_id = ${organizationId}
+            order by c.position, c.id`,
+      )
+    ).rows;
   return db.$client
     .prepare(
       `select c.name as cluster, c.external_id as externalId, l.from_version as fromVersion, l.to_version as toVersion,
@@ -120,6 +144,18 @@ export interface FailureCountRow {
 /** Per cluster, how many attempts ended failed or timed out, and how many of those await an acknowledgement. */
 export async function countFailedAttempts(db: Db, organizationId: number): Promise<FailureCountRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db))
+    return (
+      await pgExecute<FailureCountRow>(
+        db,
+        sql`select c.name as cluster, c.external_id as "externalId", l.state, count(*)::int as attempts,
+                   sum(case when l.acknowledged_at is null then 1 else 0 end)::int as unacknowledged
+            from upgrade_lifecycles l join clusters c on c.id = l.cluster_id
+            where l.state in ('failed', 'timed-out') and c.organization_id = ${organizationId}
+            group by c.id, l.state
+            order by c.position, c.id, l.state`,
+      )
+    ).rows;
   return db.$client
     .prepare(
       `select c.name as cluster, c.external_id as externalId, l.state, count(*) as attempts,

@@ -4,6 +4,7 @@
 // reached here, once, rather than cast in every repository.
 import type { SQL } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
+import { isPostgres } from './dialect';
 
 interface PostgresExecute {
   execute<T>(query: SQL): Promise<{ rows: T[]; rowCount: number | null }>;
@@ -17,4 +18,9 @@ export async function pgRows<T>(db: Db, query: SQL): Promise<T[]> {
 /** Runs a writing `query` on a PostgreSQL handle; returns how many rows it touched. */
 export async function pgRun(db: Db, query: SQL): Promise<number> {
   return (await (db as unknown as PostgresExecute).execute(query)).rowCount ?? 0;
+}
+
+/** The rows a raw statement written for both dialects returns, on either database. */
+export async function rowsOnEither<T>(db: Db, query: SQL): Promise<T[]> {
+  return isPostgres(db) ? pgRows<T>(db, query) : db.all<T>(query);
 }

@@ -1,9 +1,9 @@
 // Read-side soak queries for the Soak page: what is waited for, the daily samples of one
 // (version, workload), who waits at which threshold and how fast soak grows. All grouped in SQL.
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { clusters, clusterWorkloads } from '@/db/schema';
-import { tablesOf } from './dialect';
+import { isPostgres, tablesOf } from './dialect';
+import { pgRows } from './postgres-statement';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export interface OfferThresholdCount {
@@ -20,7 +20,22 @@ export async function countOffersByThreshold(
   filter?: { version: string; workload: string },
 ): Promise<OfferThresholdCount[]> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { clusters, clusterWorkloads } = tablesOf(db);
   const extra = filter ? sql`and j.value = ${filter.version} and w.workload = ${filter.workload}` : sql``;
+  if (isPostgres(db)) {
+    return pgRows<OfferThresholdCount>(
+      db,
+      sql`
+      select j.value as version, w.workload as workload,
+        cast(c.upgrade_policy #>> '{conditions,soakDays}' as double precision) as "soakDays", cast(count(*) as integer) as clusters
+      from ${clusters} c
+      join ${clusterWorkloads} w on w.cluster_id = c.id
+      cross join jsonb_array_elements_text(c.available_upgrades) j(value)
+      where c.organization_id = ${organizationId} and c.upgrade_policy is not null ${extra}
+      group by j.value, w.workload, "soakDays"
+      order by j.value, w.workload, "soakDays" nulls first`,
+    );
+  }
   return db.all<OfferThresholdCount>(sql`
     select j.value as version, w.workload as workload, json_extract(c.upgrade_policy, '$.conditions.soakDays') as soakDays, count(*) as clusters
     from ${clusters} c
@@ -49,7 +64,12 @@ export async function findSoakTotal(
   const { versionSoak } = tablesOf(db);
   return (
     await db
-      .select({ soakDays: versionSoak.soakDays, reportingCount: sql<number>`json_array_length(${versionSoak.reporting})` })
+      .select({
+        soakDays: versionSoak.soakDays,
+        reportingCount: isPostgres(db)
+          ? sql<number>`jsonb_array_length(${versionSoak.reporting})`
+          : sql<number>`json_array_length(${versionSoak.reporting})`,
+      })
       .from(versionSoak)
       .where(and(eq(versionSoak.organizationId, organizationId), eq(versionSoak.version, version), eq(versionSoak.workload, workload)))
       .limit(1)
@@ -74,7 +94,7 @@ export async function listSoakSamples(
         eq(soakSamples.organizationId, organizationId),
         eq(soakSamples.version, version),
         eq(soakSamples.workload, workload),
-        sql`${soakSamples.at} >= ${since.getTime()}`,
+        gte(soakSamples.at, since),
       ),
     )
     .orderBy(asc(soakSamples.at));

@@ -1,10 +1,10 @@
 // Stored Cincinnati update graphs (the only code that queries update_graphs).
-import { eq, desc } from 'drizzle-orm';
+import { eq, desc, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { updateGraphs } from '@/db/schema';
 import { loadGraphSet } from '@/server/domain/path/load-graph-set';
 import type { GraphIndex } from '@/server/domain/path/update-graph-index';
-import { connectionHeld, connectionReleased, readTogether } from './transaction';
+import { affectedRows, tablesOf, type Tables } from './dialect';
+import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export interface StoredGraphMeta {
   id: number;
@@ -18,7 +18,8 @@ export interface StoredGraphMeta {
   importedAt: Date;
 }
 
-const META_COLUMNS = {
+/** The metadata columns (everything but the document) of the handle's own table. */
+const metaColumns = ({ updateGraphs }: Tables) => ({
   id: updateGraphs.id,
   name: updateGraphs.name,
   channel: updateGraphs.channel,
@@ -28,40 +29,46 @@ const META_COLUMNS = {
   nodeCount: updateGraphs.nodeCount,
   edgeCount: updateGraphs.edgeCount,
   importedAt: updateGraphs.importedAt,
-};
+});
 
 export async function listGraphs(db: Db): Promise<StoredGraphMeta[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select(META_COLUMNS).from(updateGraphs).orderBy(desc(updateGraphs.importedAt), updateGraphs.name).all();
+  const tables = tablesOf(db);
+  const { updateGraphs } = tables;
+  return await db.select(metaColumns(tables)).from(updateGraphs).orderBy(desc(updateGraphs.importedAt), updateGraphs.name);
 }
 
 export async function getGraphDocuments(db: Db, ids?: number[]): Promise<{ id: number; name: string; document: string }[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const rows = db
+  if (ids?.length === 0) return [];
+  const { updateGraphs } = tablesOf(db);
+  return await db
     .select({ id: updateGraphs.id, name: updateGraphs.name, document: updateGraphs.document })
     .from(updateGraphs)
-    .orderBy(updateGraphs.id)
-    .all();
-  return ids ? rows.filter((r) => ids.includes(r.id)) : rows;
+    .where(ids ? inArray(updateGraphs.id, ids) : undefined)
+    .orderBy(updateGraphs.id);
 }
 
 /** insert or replace by name; returns the row id */
 export async function upsertGraph(db: Db, graph: Omit<StoredGraphMeta, 'id'> & { document: string }): Promise<number> {
-  while (connectionHeld(db)) await connectionReleased(db);
-  return db.transaction((tx) => {
-    tx.delete(updateGraphs).where(eq(updateGraphs.name, graph.name)).run();
-    return tx.insert(updateGraphs).values(graph).returning({ id: updateGraphs.id }).get().id;
+  return withTransaction(db, async () => {
+    const { updateGraphs } = tablesOf(db);
+    await db.delete(updateGraphs).where(eq(updateGraphs.name, graph.name));
+    return (await db.insert(updateGraphs).values(graph).returning({ id: updateGraphs.id }))[0]!.id;
   });
 }
 
 export async function deleteGraph(db: Db, id: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.delete(updateGraphs).where(eq(updateGraphs.id, id)).run().changes > 0;
+  const { updateGraphs } = tablesOf(db);
+  return affectedRows(await db.delete(updateGraphs).where(eq(updateGraphs.id, id))) > 0;
 }
 
 export async function findGraphById(db: Db, id: number): Promise<StoredGraphMeta | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  return db.select(META_COLUMNS).from(updateGraphs).where(eq(updateGraphs.id, id)).get();
+  const tables = tablesOf(db);
+  const { updateGraphs } = tables;
+  return (await db.select(metaColumns(tables)).from(updateGraphs).where(eq(updateGraphs.id, id)).limit(1))[0];
 }
 
 interface CachedIndex {

@@ -1,10 +1,11 @@
 // Webhooks and their delivery log.
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { webhookDeliveries, webhooks, type WebhookEventValue } from '@/db/schema';
+import type { webhookDeliveries, webhooks, WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
-import { affectedRows, tablesOf } from './dialect';
+import { pgExecute } from './decision-repository';
+import { affectedRows, isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -129,34 +130,46 @@ export type ClaimedDelivery = DeliveryRow & { url: string; secret: string };
 /** Whether some delivery is due and not claimed by a live claim: a read, so idle pollers take no write lock. */
 export async function hasDueDelivery(db: Db, nowMs: number): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const { webhookDeliveries } = tablesOf(db);
+  const now = new Date(nowMs);
   return (
-    db.$client
-      .prepare(
-        `select 1 from webhook_deliveries where status = 'pending' and next_attempt_at <= ?
-         and (claimed_until is null or claimed_until < ?) limit 1`,
-      )
-      .get(nowMs, nowMs) !== undefined
+    (
+      await db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.status, 'pending'),
+            lte(webhookDeliveries.nextAttemptAt, now),
+            or(isNull(webhookDeliveries.claimedUntil), lt(webhookDeliveries.claimedUntil, now)),
+          ),
+        )
+        .limit(1)
+    ).length > 0
   );
 }
 
 /**
  * Claims the oldest due delivery for `holder` until `claimUntilMs`, or returns undefined when
  * none is due. One UPDATE: SQLite takes the write lock before it reads, so two processes on one
- * database never claim the same delivery; a claim that lapsed (its process died) can be taken again.
+ * database never claim the same delivery; on PostgreSQL the row is locked (SKIP LOCKED: a second
+ * claimer at once takes the next one). A claim that lapsed (its process died) can be taken again.
  */
 export async function claimNextDelivery(db: Db, holder: string, nowMs: number, claimUntilMs: number): Promise<ClaimedDelivery | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { webhookDeliveries, webhooks } = tablesOf(db);
-  const claimed = db.$client
-    .prepare(
-      `update webhook_deliveries set claimed_by = ?, claimed_until = ?
+  const claimed = isPostgres(db)
+    ? await claimNextDeliveryOnPostgres(db, holder, nowMs, claimUntilMs)
+    : (db.$client
+        .prepare(
+          `update webhook_deliveries set claimed_by = ?, claimed_until = ?
        where id = (select id from webhook_deliveries
                    where status = 'pending' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)
                    order by id limit 1)
          and status = 'pending' and (claimed_until is null or claimed_until < ?)
        returning id`,
-    )
-    .get(holder, claimUntilMs, nowMs, nowMs, nowMs) as { id: number } | undefined;
+        )
+        .get(holder, claimUntilMs, nowMs, nowMs, nowMs) as { id: number } | undefined);
   if (!claimed) return undefined;
   const row = (
     await db
@@ -168,6 +181,25 @@ export async function claimNextDelivery(db: Db, holder: string, nowMs: number, c
   )[0];
   // the webhook was deleted between the claim and this read (its deliveries go with it)
   return row ? { ...row.delivery, url: row.url, secret: row.secret } : undefined;
+}
+
+async function claimNextDeliveryOnPostgres(
+  db: Db,
+  holder: string,
+  nowMs: number,
+  claimUntilMs: number,
+): Promise<{ id: number } | undefined> {
+  const now = new Date(nowMs);
+  const { rows } = await pgExecute<{ id: number }>(
+    db,
+    sql`update webhook_deliveries set claimed_by = ${holder}, claimed_until = ${new Date(claimUntilMs)}
+        where id = (select id from webhook_deliveries
+                    where status = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until < ${now})
+                    order by id limit 1 for update skip locked)
+          and status = 'pending' and (claimed_until is null or claimed_until < ${now})
+        returning id`,
+  );
+  return rows[0];
 }
 
 /**
