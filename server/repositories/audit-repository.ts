@@ -2,8 +2,8 @@
 // Deliberately no update or delete: rows are written once and only read afterwards.
 import type { Db } from '@/db/open-database';
 import { and, count, desc, eq, gte, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { auditLog, policyRevisions } from '@/db/schema';
-import { tablesOf } from './dialect';
+import type { auditLog } from '@/db/schema';
+import { isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased, readTogether } from './transaction';
 
 export type AuditRow = typeof auditLog.$inferSelect;
@@ -74,23 +74,29 @@ const INSTANCE_ACTION_PREFIXES = ['auth.', 'user.', 'token.', 'graph.', 'schedul
 
 const likeEscaped = (text: string) => text.replace(/[%_\\]/g, (c) => `\\${c}`);
 
-function whereOf(f: AuditFilter): SQL | undefined {
+/**
+ * The filter over the handle's own tables (their columns map the dates to each database's form).
+ * SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's does not, its ILIKE does.
+ */
+function whereOf(db: Db, f: AuditFilter): SQL | undefined {
+  const { auditLog, policyRevisions } = tablesOf(db);
+  const like = sql.raw(isPostgres(db) ? 'ilike' : 'like');
   const parts: SQL[] = [];
   if (f.actor) parts.push(eq(auditLog.actor, f.actor));
   if (f.organizationOrInstance !== undefined)
     parts.push(
       or(
         eq(auditLog.organizationId, f.organizationOrInstance),
-        and(isNull(auditLog.organizationId), or(...INSTANCE_ACTION_PREFIXES.map((p) => sql`${auditLog.action} like ${`${p}%`}`))),
+        and(isNull(auditLog.organizationId), or(...INSTANCE_ACTION_PREFIXES.map((p) => sql`${auditLog.action} ${like} ${`${p}%`}`))),
       )!,
     );
   if (f.action) {
     const prefix = f.action.endsWith('*') ? f.action.slice(0, -1) : f.action.endsWith('.') ? f.action : null;
-    if (prefix !== null) parts.push(sql`${auditLog.action} like ${`${likeEscaped(prefix)}%`} escape '\\'`);
+    if (prefix !== null) parts.push(sql`${auditLog.action} ${like} ${`${likeEscaped(prefix)}%`} escape '\\'`);
     else parts.push(eq(auditLog.action, f.action));
   }
   if (f.target) parts.push(eq(auditLog.target, f.target));
-  if (f.targetContains) parts.push(sql`${auditLog.target} like ${`%${likeEscaped(f.targetContains)}%`} escape '\\'`);
+  if (f.targetContains) parts.push(sql`${auditLog.target} ${like} ${`%${likeEscaped(f.targetContains)}%`} escape '\\'`);
   if (f.from) parts.push(gte(auditLog.at, f.from));
   if (f.to) parts.push(lt(auditLog.at, f.to));
   if (f.through) parts.push(lte(auditLog.at, f.through));
@@ -108,7 +114,7 @@ export async function listAudit(
 ): Promise<{ rows: AuditRow[]; total: number }> {
   return readTogether(db, async () => {
     const { auditLog } = tablesOf(db);
-    const where = whereOf(opts.filter ?? {});
+    const where = whereOf(db, opts.filter ?? {});
     const rows = await db
       .select()
       .from(auditLog)
@@ -124,5 +130,5 @@ export async function listAudit(
 export async function countAudit(db: Db, filter: AuditFilter = {}): Promise<number> {
   while (connectionHeld(db)) await connectionReleased(db);
   const { auditLog } = tablesOf(db);
-  return (await db.select({ n: count() }).from(auditLog).where(whereOf(filter)).limit(1))[0]!.n;
+  return (await db.select({ n: count() }).from(auditLog).where(whereOf(db, filter)).limit(1))[0]!.n;
 }

@@ -4,8 +4,8 @@
 // edit one transaction.
 import type { Db } from '@/db/open-database';
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
-import { blockedVersions, clusters, policyRevisions, sectors } from '@/db/schema';
-import { tablesOf } from './dialect';
+import type { blockedVersions, policyRevisions, sectors } from '@/db/schema';
+import { affectedRows, tablesOf, type Tables } from './dialect';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type SectorRow = typeof sectors.$inferSelect;
@@ -51,7 +51,7 @@ export async function updateOrganizationRow(
     .update(organizations)
     .set({ ...fields, revision: expectedRevision + 1, updatedAt: at })
     .where(and(eq(organizations.id, organizationId), eq(organizations.revision, expectedRevision)));
-  return result.changes === 1;
+  return affectedRows(result) === 1;
 }
 
 export interface SectorInput {
@@ -138,7 +138,8 @@ export interface ClusterPolicyRow {
   policyRevision: number;
 }
 
-const clusterPolicyColumns = {
+/** of the handle's own table: the policy's JSON maps per database */
+const clusterPolicyColumns = ({ clusters }: Tables) => ({
   id: clusters.id,
   name: clusters.name,
   position: clusters.position,
@@ -146,14 +147,15 @@ const clusterPolicyColumns = {
   upgradePolicy: clusters.upgradePolicy,
   sector: clusters.sector,
   policyRevision: clusters.policyRevision,
-};
+});
 
 /** Every cluster of the organization in file order, with its policy (null = not managed). */
 export async function listClusterPolicies(db: Db, organizationId: number): Promise<ClusterPolicyRow[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { clusters } = tablesOf(db);
+  const tables = tablesOf(db);
+  const { clusters } = tables;
   return await db
-    .select(clusterPolicyColumns)
+    .select(clusterPolicyColumns(tables))
     .from(clusters)
     .where(eq(clusters.organizationId, organizationId))
     .orderBy(asc(clusters.position), asc(clusters.id));
@@ -161,10 +163,11 @@ export async function listClusterPolicies(db: Db, organizationId: number): Promi
 
 export async function findClusterPolicy(db: Db, organizationId: number, name: string): Promise<ClusterPolicyRow | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { clusters } = tablesOf(db);
+  const tables = tablesOf(db);
+  const { clusters } = tables;
   return (
     await db
-      .select(clusterPolicyColumns)
+      .select(clusterPolicyColumns(tables))
       .from(clusters)
       .where(and(eq(clusters.organizationId, organizationId), eq(clusters.name, name)))
       .limit(1)
@@ -189,7 +192,7 @@ export async function setClusterPolicy(
       .update(clusters)
       .set({ upgradePolicy: policy, sector, policyRevision: expectedRevision + 1 })
       .where(and(eq(clusters.id, clusterId), eq(clusters.policyRevision, expectedRevision)));
-    if (result.changes !== 1) return false;
+    if (affectedRows(result) !== 1) return false;
     await db.delete(clusterWorkloads).where(eq(clusterWorkloads.clusterId, clusterId));
     const workloads = Array.isArray(policy?.workloads)
       ? [...new Set(policy.workloads.filter((w): w is string => typeof w === 'string'))]

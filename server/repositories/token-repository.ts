@@ -1,13 +1,14 @@
 // API tokens, stored as SHA-256 hashes. Listing never selects the hash.
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { apiTokens, users, type TokenScopeValue } from '@/db/schema';
-import { affectedRows, tablesOf } from './dialect';
+import type { apiTokens, TokenScopeValue } from '@/db/schema';
+import { affectedRows, tablesOf, type Tables } from './dialect';
 import { connectionHeld, connectionReleased } from './transaction';
 
 export type TokenRow = typeof apiTokens.$inferSelect;
 
-const PUBLIC_COLUMNS = {
+/** everything but the hash, of the handle's own tables */
+const publicColumns = ({ apiTokens, users }: Tables) => ({
   id: apiTokens.id,
   name: apiTokens.name,
   prefix: apiTokens.prefix,
@@ -18,7 +19,7 @@ const PUBLIC_COLUMNS = {
   revokedAt: apiTokens.revokedAt,
   userId: apiTokens.userId,
   owner: users.username,
-};
+});
 
 export type TokenListing = {
   id: number;
@@ -35,9 +36,10 @@ export type TokenListing = {
 
 export async function listTokens(db: Db, opts: { userId?: number }): Promise<TokenListing[]> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { apiTokens, users } = tablesOf(db);
+  const tables = tablesOf(db);
+  const { apiTokens, users } = tables;
   return await db
-    .select(PUBLIC_COLUMNS)
+    .select(publicColumns(tables))
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(opts.userId === undefined ? undefined : eq(apiTokens.userId, opts.userId))
@@ -46,9 +48,15 @@ export async function listTokens(db: Db, opts: { userId?: number }): Promise<Tok
 
 export async function findTokenById(db: Db, id: number): Promise<TokenListing | undefined> {
   while (connectionHeld(db)) await connectionReleased(db);
-  const { apiTokens, users } = tablesOf(db);
+  const tables = tablesOf(db);
+  const { apiTokens, users } = tables;
   return (
-    await db.select(PUBLIC_COLUMNS).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, id)).limit(1)
+    await db
+      .select(publicColumns(tables))
+      .from(apiTokens)
+      .innerJoin(users, eq(users.id, apiTokens.userId))
+      .where(eq(apiTokens.id, id))
+      .limit(1)
   )[0];
 }
 
