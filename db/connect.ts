@@ -1,9 +1,10 @@
 // Opens the database DATABASE_URL names, whichever kind it is, behind the one `Db` handle the
 // repositories take: SQLite (db/open-database.ts, migrated on open) or PostgreSQL
 // (db/open-postgres.ts + db/postgres-handle.ts, migrated under an advisory lock).
+import type { Pool } from 'pg';
 import { describeDatabase, type DatabaseLocation } from './database-location';
 import { openDatabase, type Db } from './open-database';
-import { migratePostgres, openPostgres } from './open-postgres';
+import { migratePostgres, openPostgres, withMigrationLock } from './open-postgres';
 import { asFleetplanDb, isPostgresHandle } from './postgres-handle';
 
 export type { DatabaseLocation };
@@ -30,6 +31,16 @@ export async function openDatabaseAt(location: DatabaseLocation, opts: { poolSiz
     throw err;
   }
   return asFleetplanDb(base);
+}
+
+/**
+ * Runs start-up's first-start writes (an empty database's organization or demo fleet, the first
+ * admin) under the migration lock on PostgreSQL, so replicas starting together on an empty
+ * database make them once: the second finds them made. SQLite has one server per file: `work` as it is.
+ */
+export async function holdingStartupLock<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  if (!isPostgresHandle(db)) return await work();
+  return await withMigrationLock(db.$client as unknown as Pool, () => work());
 }
 
 /** Closes `db`: SQLite's connection, or PostgreSQL's pool once its queries are done. */

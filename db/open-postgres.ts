@@ -38,28 +38,43 @@ export function openPostgres(url: string, opts: { max?: number } = {}): PgDb {
 }
 
 /**
- * Applies the migrations not yet applied, holding `pg_advisory_lock(MIGRATION_LOCK_KEY)` on one
- * dedicated connection meanwhile: a second process waits for the lock, then finds every
- * migration applied and does nothing. The lock is the session's, so it also ends if the
- * connection dies mid-way.
+ * Runs `work` holding `pg_advisory_lock(MIGRATION_LOCK_KEY)` on one dedicated connection of
+ * `pool` (given to `work`): a second process waits for the lock meanwhile. The lock is the
+ * session's, so it also ends if the connection dies mid-way.
  */
-export async function migratePostgres(db: PgDb, opts: { migrationsFolder?: string } = {}): Promise<void> {
+export async function withMigrationLock<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   let client: PoolClient | undefined;
   let broken: Error | undefined;
   try {
-    client = await db.$client.connect();
+    client = await pool.connect();
     await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
     try {
-      await migrate(drizzle(client, { schema: pgSchema }), { migrationsFolder: opts.migrationsFolder ?? PG_MIGRATIONS_FOLDER });
+      return await work(client);
     } finally {
       await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
     }
   } catch (err) {
     broken = err instanceof Error ? err : new Error(String(err));
-    const where = redactPostgresUrl(db.$client.options.connectionString ?? 'PostgreSQL');
-    throw new DatabaseOpenError(`cannot migrate the database ${where}: ${broken.message}`, { cause: err });
+    throw err;
   } finally {
     // a connection that failed mid-way is closed, not reused: that also drops any lock it held
     client?.release(broken);
+  }
+}
+
+/**
+ * Applies the migrations not yet applied under the migration lock: a second process waits for
+ * the lock, then finds every migration applied and does nothing.
+ */
+export async function migratePostgres(db: PgDb, opts: { migrationsFolder?: string } = {}): Promise<void> {
+  try {
+    await withMigrationLock(db.$client, (client) =>
+      migrate(drizzle(client, { schema: pgSchema }), { migrationsFolder: opts.migrationsFolder ?? PG_MIGRATIONS_FOLDER }),
+    );
+  } catch (err) {
+    const where = redactPostgresUrl(db.$client.options.connectionString ?? 'PostgreSQL');
+    throw new DatabaseOpenError(`cannot migrate the database ${where}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
 }

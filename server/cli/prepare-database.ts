@@ -2,7 +2,7 @@
 // seed the demo fleet into an empty one when the provider is the simulator, make sure someone can
 // sign in.
 import type { Db } from '@/db/open-database';
-import { closeDatabase, describeDatabase, openDatabaseAt } from '@/db/connect';
+import { closeDatabase, describeDatabase, holdingStartupLock, openDatabaseAt } from '@/db/connect';
 import { bootstrapAuth } from '@/server/auth/bootstrap';
 import { missingSecretKeyProblem } from '@/server/crypto/server-secret-key';
 import { getEnv, type FleetplanEnv } from '@/server/env';
@@ -26,7 +26,8 @@ export { UNNAMED_ORGANIZATION } from '@/server/services/organization-admin-servi
  * make sure someone can sign in. Returns the open handle:
  * scripts/start.mjs keeps it for the server's whole life, so `fleetplan restore` sees (through
  * SQLite's lock) that a server is running even before the app first touches the database.
- * PostgreSQL is migrated here, under its migration lock (replicas starting together migrate once).
+ * PostgreSQL is migrated here, under its migration lock, and the first start's rows are made under
+ * it too (replicas starting together migrate and seed once).
  */
 export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Log = (line) => console.log(line)): Promise<Db> {
   const secretKeyProblem = missingSecretKeyProblem(settings, settings.database.kind === 'postgres');
@@ -34,28 +35,31 @@ export async function prepareDatabase(settings: FleetplanEnv = getEnv(), log: Lo
   const file = describeDatabase(settings.database);
   const db = await openDatabaseAt(settings.database);
   try {
-    const empty = await isDatabaseEmpty(db);
-    const simulator = settings.provider.name === 'simulator';
-    const seeding = empty && simulator && settings.seedDemo;
-    if (seeding) {
-      const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
-      const { clusters } = await seedDemo(db, new Date(), scale);
-      log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
-    } else if (empty && !simulator) {
-      await insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
-      log(
-        `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
-          `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
-      );
-    } else if (empty) {
-      log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
-    }
-    await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
-    const mappings = settings.oidc?.organizationRoleGroups;
-    if (mappings && mappings.size > 0) {
-      const changed = await applyOrganizationRoleGroupsSetting(db, mappings, new Date());
-      if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
-    }
+    // replicas starting together on an empty database: one makes the first start's rows
+    await holdingStartupLock(db, async () => {
+      const empty = await isDatabaseEmpty(db);
+      const simulator = settings.provider.name === 'simulator';
+      const seeding = empty && simulator && settings.seedDemo;
+      if (seeding) {
+        const scale = settings.demoClusters === undefined ? 1 : demoScaleForClusters(settings.demoClusters);
+        const { clusters } = await seedDemo(db, new Date(), scale);
+        log(`fleetplan: first start: seeded the simulated demo fleet (${clusters} clusters) into ${file}`);
+      } else if (empty && !simulator) {
+        await insertEmptyOrganization(db, UNNAMED_ORGANIZATION, new Date());
+        log(
+          `fleetplan: provider ${settings.provider.name}: ${file} starts empty, with an organization without policies (the demo fleet is only seeded for the simulator); ` +
+            `once the scheduler has read the clusters, import your organization with: npx --no fleetplan import FILE`,
+        );
+      } else if (empty) {
+        log(`fleetplan: FLEETPLAN_SEED_DEMO=0: ${file} starts empty`);
+      }
+      await bootstrapAuth(db, { env: settings, log, demoSeeded: seeding });
+      const mappings = settings.oidc?.organizationRoleGroups;
+      if (mappings && mappings.size > 0) {
+        const changed = await applyOrganizationRoleGroupsSetting(db, mappings, new Date());
+        if (changed.length > 0) log(`fleetplan: ${ORGANIZATION_ROLE_GROUPS_SETTING}: set the OIDC group mapping of ${changed.join(', ')}`);
+      }
+    });
     return db;
   } catch (err) {
     await closeDatabase(db);
