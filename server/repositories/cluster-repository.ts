@@ -264,11 +264,15 @@ export async function listClusterNamesInSector(db: Db, organizationId: number, s
   while (connectionHeld(db)) await connectionReleased(db);
   const { clusters } = tablesOf(db);
   return (
-    await db
-      .select({ name: clusters.name })
-      .from(clusters)
-      .where(and(eq(clusters.organizationId, organizationId), eq(clusters.sector, sector)))
-  ).map((r) => r.name);
+    (
+      await db
+        .select({ name: clusters.name })
+        .from(clusters)
+        .where(and(eq(clusters.organizationId, organizationId), eq(clusters.sector, sector)))
+        // oldest first, as SQLite's walk of clusters_sector gives them
+        .orderBy(asc(clusters.id))
+    ).map((r) => r.name)
+  );
 }
 
 /** A cluster's effective labels (the provider's overlaid by fleetplan's); null when the organization has no such cluster. */
@@ -312,6 +316,7 @@ export async function listGoneClusterNames(db: Db, organizationId: number): Prom
       .select({ name: clusters.name })
       .from(clusters)
       .where(and(eq(clusters.organizationId, organizationId), eq(clusters.upgradeState, 'gone')))
+      .orderBy(asc(clusters.id))
   ).map((r) => r.name);
 }
 

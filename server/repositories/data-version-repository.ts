@@ -3,6 +3,9 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '@/db/open-database';
 import { FAILURE_STATES } from '@/server/domain/lifecycle/machine';
+import { sql, type SQL } from 'drizzle-orm';
+import { isPostgres } from './dialect';
+import { pgRows } from './postgres-statement';
 import { connectionHeld, connectionReleased } from './transaction';
 
 const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { changes: number }>>();
@@ -19,6 +22,13 @@ const totalChangesOf = new WeakMap<Database.Database, Database.Statement<[], { c
  */
 export async function readDataVersion(db: Db): Promise<string | null> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    // The snapshot (the oldest transaction still running, the next to come, those in between still
+    // running) moves whenever a writing transaction commits, on any connection: a token that
+    // changes with the data (and with writes to other databases of the server: a miss, never a stale hit).
+    const row = await unlessWrittenHere<{ snapshot: string }>(db, sql`pg_current_snapshot()::text as snapshot`);
+    return row && `pg:${row.snapshot}`;
+  }
   const client = db.$client;
   if (client.inTransaction) return null;
   let totalChanges = totalChangesOf.get(client);
@@ -40,6 +50,13 @@ const structureRevisionOf = new WeakMap<Database.Database, Database.Statement<[]
  */
 export async function readPlanStructureRevision(db: Db): Promise<number | null> {
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    const row = await unlessWrittenHere<{ revision: number | null }>(
+      db,
+      sql`(select revision from plan_revisions where scope = 'structure') as revision`,
+    );
+    return row?.revision ?? null;
+  }
   const client = db.$client;
   if (client.inTransaction) return null;
   let statement = structureRevisionOf.get(client);
@@ -64,6 +81,18 @@ const planRowRevisionsOf = new WeakMap<
  */
 export async function readPlanRowRevisions(db: Db): Promise<{ structure: number; clusterRows: number } | null> {
   while (connectionHeld(db)) await connectionReleased(db);
+  const row = isPostgres(db)
+    ? await unlessWrittenHere<{ structure: number | null; clusterRows: number | null }>(
+        db,
+        sql`(select revision from plan_revisions where scope = 'structure') as structure,
+            (select revision from plan_revisions where scope = 'cluster_rows') as "clusterRows"`,
+      )
+    : planRowRevisionsOnSqlite(db);
+  if (!row) return null;
+  return row.structure === null || row.clusterRows === null ? null : { structure: row.structure, clusterRows: row.clusterRows };
+}
+
+function planRowRevisionsOnSqlite(db: Db): { structure: number | null; clusterRows: number | null } | null {
   const client = db.$client;
   if (client.inTransaction) return null;
   let statement = planRowRevisionsOf.get(client);
@@ -74,9 +103,25 @@ export async function readPlanRowRevisions(db: Db): Promise<{ structure: number;
     );
     planRowRevisionsOf.set(client, statement);
   }
-  const row = statement.get()!;
-  return row.structure === null || row.clusterRows === null ? null : { structure: row.structure, clusterRows: row.clusterRows };
+  return statement.get()!;
 }
+
+/**
+ * PostgreSQL: `columns` read, or null when the caller's transaction has written (its rows may
+ * still roll back, as SQLite's open transaction). Unlike SQLite, a unit of work that has only read
+ * gets an answer: it reads committed rows, in the snapshot the answer is read in.
+ */
+async function unlessWrittenHere<T>(db: Db, columns: SQL): Promise<T | null> {
+  const row = (
+    await pgRows<T & { written: boolean }>(db, sql`select ${columns}, pg_current_xact_id_if_assigned() is not null as written`)
+  )[0]!;
+  if (row.written) return null;
+  const { written: _, ...rest } = row;
+  return rest as T;
+}
+
+/** the lifecycle states of a failure, as an SQL list */
+const FAILURE_STATE_LIST = [...FAILURE_STATES].map((state) => `'${state}'`).join(', ');
 
 const forecastInputsOf = new WeakMap<
   Database.Database,
@@ -107,6 +152,10 @@ export async function readForecastInputsRevision(db: Db, organizationId: number)
   if (structure === null) return null;
   // the statements below run after an await: the connection's turn is checked here, next to them
   while (connectionHeld(db)) await connectionReleased(db);
+  if (isPostgres(db)) {
+    const inputs = await forecastInputsOnPostgres(db, organizationId);
+    return { configuration: inputs.configuration, observation: `${structure}:${inputs.observation}` };
+  }
   if (db.$client.inTransaction) return null;
   const client = db.$client;
   let statement = forecastInputsOf.get(client);
@@ -117,7 +166,7 @@ export async function readForecastInputsRevision(db: Db, organizationId: number)
          (SELECT json_array(frozen, frozen_reason) FROM organizations WHERE id = @org),
          (SELECT json_group_array(json_array(id, scope, subject, starts_at, ends_at, reason)) FROM maintenance_exclusions WHERE organization_id = @org),
          (SELECT value FROM settings WHERE key = 'scheduler.healthGate'),
-         (SELECT json_group_array(id) FROM upgrade_lifecycles WHERE acknowledged_at IS NULL AND state IN (${[...FAILURE_STATES].map((state) => `'${state}'`).join(', ')}))
+         (SELECT json_group_array(id) FROM upgrade_lifecycles WHERE acknowledged_at IS NULL AND state IN (${FAILURE_STATE_LIST}))
        ) AS configuration,
        json_array(
          (SELECT json_group_array(json_array(version, workload, json_array_length(reporting))) FROM version_soak WHERE organization_id = @org)
@@ -127,4 +176,26 @@ export async function readForecastInputsRevision(db: Db, organizationId: number)
   }
   const row = statement.get({ org: organizationId })!;
   return { configuration: row.configuration, observation: `${structure}:${row.observation}` };
+}
+
+/** PostgreSQL: the same two tokens' parts as SQLite's (jsonb text; in key order, as SQLite reads them). */
+async function forecastInputsOnPostgres(db: Db, organizationId: number): Promise<ForecastInputsRevision> {
+  return (
+    await pgRows<ForecastInputsRevision>(
+      db,
+      sql`select jsonb_build_array(
+            (select revision from plan_revisions where scope = 'configuration'),
+            (select jsonb_build_array(frozen, frozen_reason) from organizations where id = ${organizationId}),
+            (select coalesce(jsonb_agg(jsonb_build_array(id, scope, subject, starts_at, ends_at, reason) order by id), '[]')
+               from maintenance_exclusions where organization_id = ${organizationId}),
+            (select value from settings where key = 'scheduler.healthGate'),
+            (select coalesce(jsonb_agg(id order by id), '[]') from upgrade_lifecycles
+               where acknowledged_at is null and state in (${sql.raw(FAILURE_STATE_LIST)}))
+          )::text as configuration,
+          jsonb_build_array(
+            (select coalesce(jsonb_agg(jsonb_build_array(version, workload, jsonb_array_length(reporting)) order by version, workload), '[]')
+               from version_soak where organization_id = ${organizationId})
+          )::text as observation`,
+    )
+  )[0]!;
 }

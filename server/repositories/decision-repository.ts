@@ -37,6 +37,14 @@ export async function pgExecute<Row = Record<string, unknown>>(db: Db, query: SQ
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
 
+/**
+ * One column of a batch as one PostgreSQL array parameter (`unnest(${arrayOf(...)}::text[], ...)`):
+ * drizzle would spread a plain array into a list of parameters.
+ */
+export function arrayOf<Item, Value>(items: readonly Item[], pick: (item: Item) => Value): SQL {
+  return sql`${sql.param(items.map(pick))}`;
+}
+
 type ClusterUpgradeJson = NonNullable<(typeof clusters.$inferSelect)['currentUpgrade']>;
 type PendingVersionGatesJson = (typeof clusters.$inferSelect)['pendingVersionGates'];
 
@@ -162,9 +170,10 @@ export async function markMissedAndGone(
       await pgExecute(
         db,
         sql`update clusters c set missed_snapshots = m.count
-            from unnest(${missed.map((m) => m.id)}::int[], ${missed.map((m) => m.count)}::int[]) as m(id, count) where c.id = m.id`,
+            from unnest(${arrayOf(missed, (m) => m.id)}::int[], ${arrayOf(missed, (m) => m.count)}::int[]) as m(id, count) where c.id = m.id`,
       );
-    if (goneIds.length > 0) await pgExecute(db, sql`update clusters set upgrade_state = 'gone' where id = any(${[...goneIds]}::int[])`);
+    if (goneIds.length > 0)
+      await pgExecute(db, sql`update clusters set upgrade_state = 'gone' where id = any(${arrayOf(goneIds, (id) => id)}::int[])`);
     return;
   }
   const setMissed = db.$client.prepare('update clusters set missed_snapshots = ? where id = ?');
@@ -287,7 +296,7 @@ async function writeSnapshotsOnPostgres(
   observedAt: Date,
 ): Promise<void> {
   if (updates.length > 0) {
-    const column = <T>(pick: (u: SnapshotUpdate) => T) => updates.map(pick);
+    const column = <T>(pick: (u: SnapshotUpdate) => T) => arrayOf(updates, pick);
     await pgExecute(
       db,
       sql`update clusters c set version = u.version, channel = u.channel, available_upgrades = u.available_upgrades::jsonb,
@@ -319,16 +328,18 @@ async function writeSnapshotsOnPostgres(
     );
   }
   if (inserts.length > 0) {
-    const column = <T>(pick: (i: SnapshotInsert) => T) => inserts.map(pick);
+    const column = <T>(pick: (i: SnapshotInsert) => T) => arrayOf(inserts, pick);
+    // fleetplan_labels: PostgreSQL's column has no default (SQLite's has '{}')
     // positions continue after the organization's last one, in the order given (as SQLite's one-by-one inserts number them)
     await pgExecute(
       db,
       sql`insert into clusters (organization_id, name, external_id, provider, position, version, channel, available_upgrades, healthy,
-            health_issues, current_upgrade, upgrade_state, pending_version_gates, inhibitors, labels, cloud, region, node_count, observed_at)
+            health_issues, current_upgrade, upgrade_state, pending_version_gates, inhibitors, labels, fleetplan_labels, cloud, region, node_count,
+            observed_at)
           select ${organizationId}, i.name, i.external_id, i.provider,
                  (select coalesce(max(position), 0) from clusters where organization_id = ${organizationId}) + i.n,
                  i.version, i.channel, i.available_upgrades::jsonb, i.healthy, i.health_issues::jsonb, i.current_upgrade::jsonb,
-                 i.upgrade_state, i.pending_version_gates::jsonb, i.inhibitors::jsonb, i.labels::jsonb, i.cloud,
+                 i.upgrade_state, i.pending_version_gates::jsonb, i.inhibitors::jsonb, i.labels::jsonb, '{}'::jsonb, i.cloud,
                  coalesce(i.region, ''), coalesce(i.node_count, 3), ${observedAt}
           from unnest(${column((i) => i.name)}::text[], ${column((i) => i.externalId)}::text[], ${column((i) => i.provider)}::text[],
                       ${column((i) => i.version)}::text[], ${column((i) => i.channel)}::text[],
@@ -452,7 +463,7 @@ export async function insertDecisions(
   while (connectionHeld(db)) await connectionReleased(db);
   if (isPostgres(db)) {
     if (rows.length === 0) return;
-    const column = <T>(pick: (r: DecisionRecord) => T) => rows.map(pick);
+    const column = <T>(pick: (r: DecisionRecord) => T) => arrayOf(rows, pick);
     await pgExecute(
       db,
       sql`insert into decisions (tick_id, at, organization_id, cluster_name, action, version, reason, message)
@@ -474,7 +485,7 @@ export async function updateLastDecisions(db: Db, organizationId: number, rows: 
   while (connectionHeld(db)) await connectionReleased(db);
   if (isPostgres(db)) {
     if (rows.length === 0) return;
-    const column = <T>(pick: (r: DecisionRecord) => T) => rows.map(pick);
+    const column = <T>(pick: (r: DecisionRecord) => T) => arrayOf(rows, pick);
     await pgExecute(
       db,
       sql`update clusters c set last_decision_action = d.action, last_decision_reason = d.reason, last_decision_message = d.message,

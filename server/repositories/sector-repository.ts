@@ -172,7 +172,9 @@ export async function listSoakDays(db: Db, organizationId: number): Promise<{ ve
   return await db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId));
+    .where(eq(versionSoak.organizationId, organizationId))
+    // the primary key's order, SQLite's by itself (its lookup walks that index)
+    .orderBy(asc(versionSoak.version), asc(versionSoak.workload));
 }
 
 /** Managed clusters per sector: total, healthy, upgrading. */

@@ -51,7 +51,9 @@ export async function listSoakTotals(db: Db, organizationId: number): Promise<{ 
   return await db
     .select({ version: versionSoak.version, workload: versionSoak.workload, soakDays: versionSoak.soakDays })
     .from(versionSoak)
-    .where(eq(versionSoak.organizationId, organizationId));
+    .where(eq(versionSoak.organizationId, organizationId))
+    // the primary key's order, SQLite's by itself (its lookup walks that index)
+    .orderBy(asc(versionSoak.version), asc(versionSoak.workload));
 }
 
 export async function findSoakTotal(
