@@ -16,8 +16,23 @@ import type { PgDb } from './open-postgres';
 
 type PgTransaction = Parameters<Parameters<PgDb['transaction']>[0]>[0];
 
-const unitOfWork = new AsyncLocalStorage<{ base: PgDb; tx: PgTransaction }>();
-const bases = new WeakMap<object, PgDb>();
+interface Registry {
+  unitOfWork: AsyncLocalStorage<{ base: PgDb; tx: PgTransaction }>;
+  bases: WeakMap<object, PgDb>;
+}
+
+/**
+ * One per process, not one per copy of this module: Next bundles a module into the chunks of each
+ * route and of instrumentation.ts, and the app's handle (db/client.ts, kept on globalThis) is made
+ * by whichever copy opens it first. Every copy must know it as a PostgreSQL handle, and see the
+ * unit of work a query runs in, or a repository would take it for SQLite or query outside the
+ * transaction.
+ */
+const registry = ((globalThis as unknown as Record<symbol, Registry | undefined>)[Symbol.for('fleetplan.postgresHandles')] ??= {
+  unitOfWork: new AsyncLocalStorage(),
+  bases: new WeakMap(),
+});
+const { unitOfWork, bases } = registry;
 
 /** `base` as a `Db`: queries go to the pool, or to the connection of the unit of work they run in. */
 export function asFleetplanDb(base: PgDb): Db {
