@@ -348,7 +348,6 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
     expect(takeovers.filter((k) => k.mode !== 'random').length).toBeGreaterThanOrEqual(2);
     expect(posts.length).toBeGreaterThanOrEqual(2 * CLUSTERS);
     expect(succeeded.some((t) => (t.recorded ?? 0) > 0)).toBe(true);
-    expect(measured.length).toBe(KILLS);
     passed = true;
   } finally {
     keepPolling = false;
