@@ -58,6 +58,8 @@ const names = crashClusterNames(CLUSTERS, 'replica');
 interface Replica {
   port: number;
   server: ServerProcess;
+  /** it has served since it started: polls to it must be answered */
+  serving: boolean;
   /** picked to be killed: its failed polls from then on are expected */
   doomed: boolean;
 }
@@ -66,6 +68,8 @@ interface Takeover {
   mode: 'random' | 'on-write' | 'after-write';
   /** from the kill to the first tick another holder started; null: none started */
   ms: number | null;
+  /** how long the killed holder's lease still ran at the kill (random kills: read just before) */
+  leaseLeftMs: number | null;
   /** that holder was the surviving replica */
   bySurvivor: boolean;
 }
@@ -127,8 +131,9 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
 
     // ---- setup: both replicas start together (one migrates, under the advisory lock) ---------
     const ports = [await freePort(), await freePort()];
-    const replicas: Replica[] = ports.map((port, i) => ({ port, server: launch(i, port), doomed: false }));
+    const replicas: Replica[] = ports.map((port, i) => ({ port, server: launch(i, port), serving: false, doomed: false }));
     await Promise.all(replicas.map((r) => r.server.ready));
+    for (const r of replicas) r.serving = true;
     mark('both replicas serving');
     await waitUntil(
       'the first tick to store the clusters',
@@ -169,9 +174,9 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
       { what: 'fleet.status', path: '/api/trpc/fleet.status', headers: { cookie } },
     ];
     const pollOnce = async (index: number) => {
+      // one server's life: a restart puts a new replica object in its place
       const replica = replicas[index]!;
-      const server = replica.server;
-      if (replica.doomed || !server.alive()) return;
+      if (!replica.serving || replica.doomed) return;
       await Promise.all(
         pages.map(async (page) => {
           const at = Date.now();
@@ -183,8 +188,8 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
           } catch (err) {
             error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
           }
-          // the same server, still not picked to die, when the answer came: it had to answer
-          if (replica.server !== server || replica.doomed) return;
+          // still not picked to die when the answer came: it had to answer
+          if (replica.doomed) return;
           polls++;
           if (error !== null) pollFailures.push({ replica: index, what: page.what, at: at - started, error });
         }),
@@ -198,17 +203,18 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
     })();
 
     // ---- the lease's holder, as a replica --------------------------------------------------------
-    const leader = async (): Promise<{ index: number; holder: string } | null> => {
-      const [lease] = await pg.query<{ holder: string; valid: boolean }>(
-        `select holder, expires_at > now() at time zone 'utc' as valid from scheduler_leases where name = 'scheduler'`,
+    const leader = async (): Promise<{ index: number; holder: string; expiresMs: number } | null> => {
+      const [lease] = await pg.query<{ holder: string; valid: boolean; expires_ms: number }>(
+        `select holder, expires_at > now() at time zone 'utc' as valid, extract(epoch from expires_at)::float8 * 1000 as expires_ms
+         from scheduler_leases where name = 'scheduler'`,
       );
       if (!lease?.valid) return null;
       const pgid = processGroupOf(Number(lease.holder.split(':').pop()));
       const index = replicas.findIndex((r) => r.server.pgid === pgid && !r.doomed && r.server.alive());
-      return index < 0 ? null : { index, holder: lease.holder };
+      return index < 0 ? null : { index, holder: lease.holder, expiresMs: lease.expires_ms };
     };
     const waitForLeader = async () => {
-      let found: { index: number; holder: string } | null = null;
+      let found: { index: number; holder: string; expiresMs: number } | null = null;
       await waitUntil('a replica to hold the lease', async () => (found = await leader()) !== null, 15_000, 100);
       return found!;
     };
@@ -233,12 +239,14 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
       const r = random();
       let mode: Takeover['mode'] = r < 0.35 ? 'on-write' : r < 0.6 ? 'after-write' : 'random';
       let killedAt: number | null = null;
+      let leaseLeftMs: number | null = null;
       const killsBefore = (await ocm.get<{ kills: unknown[] }>('/_fake/kills')).kills.length;
       if (mode === 'random') {
         await sleep(Math.floor(random() * 4500));
         target = await waitForLeader();
         replicas[target.index]!.doomed = true;
         killedAt = Date.now();
+        leaseLeftMs = Math.round(target.expiresMs - killedAt);
         replicas[target.index]!.server.kill('SIGKILL');
       } else {
         replicas[target.index]!.doomed = true;
@@ -260,12 +268,15 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
       const [fired] = (await ocm.get<{ kills: { at: string; afterMs: number }[] }>('/_fake/kills')).kills.slice(killsBefore);
       if (fired) killedAt = Date.parse(fired.at) + fired.afterMs;
       const bootStart = Date.now();
-      replicas[target.index] = { port: victim.port, server: launch(target.index, victim.port), doomed: false };
-      await replicas[target.index]!.server.ready;
+      const restarted: Replica = { port: victim.port, server: launch(target.index, victim.port), serving: false, doomed: false };
+      replicas[target.index] = restarted;
+      await restarted.server.ready;
+      restarted.serving = true;
       boots.push(Date.now() - bootStart);
       // measured now, while the survivor still runs (a later kill may take it)
       const next = await nextTickOfAnother(target.holder, killedAt!);
-      takeovers.push({ kill: i, mode, ms: next?.ms ?? null, bySurvivor: next !== null && next.pgid === survivor.server.pgid });
+      takeovers.push({ kill: i, mode, ms: next?.ms ?? null, leaseLeftMs, bySurvivor: next !== null && next.pgid === survivor.server.pgid });
+      mark(`kill ${i} (${mode}, replica ${target.index}, ${target.holder}): other replica ticked after ${next?.ms ?? 'never'} ms`);
     }
     mark('kills done');
 
@@ -303,13 +314,22 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
        from scheduler_ticks t where t.finished_at is not null`,
     );
     const succeeded = ticks.filter((t) => t.status === 'succeeded');
+    // every tick on the test's clock, kept with the logs when the test fails
+    const timeline = await pg.query(
+      `select id, holder, status, round(extract(epoch from started_at)::numeric * 1000 - $1)::int as started_ms,
+              round(extract(epoch from finished_at)::numeric * 1000 - $1)::int as finished_ms, error
+       from scheduler_ticks order by id`,
+      started,
+    );
+    fs.writeFileSync(path.join(dir, 'ticks.json'), JSON.stringify(timeline, null, 1));
     const measured = takeovers.flatMap((t) => (t.ms === null ? [] : [t.ms]));
     const modes = takeovers.reduce<Record<string, number>>((m, k) => ({ ...m, [k.mode]: (m[k.mode] ?? 0) + 1 }), {});
     notes.push(
       `kills: ${KILLS} (${Object.entries(modes)
         .map(([m, n]) => `${n} ${m}`)
         .join(', ')}); restart to serving: ${(boots.reduce((a, b) => a + b, 0) / Math.max(1, boots.length) / 1000).toFixed(1)} s average`,
-      `takeover (kill to the other replica's next tick): ${measured.join(', ')} ms; max ${Math.max(...measured)} ms`,
+      `takeover (kill to the other replica's next tick): ${measured.join(', ')} ms; max ${Math.max(...measured)} ms; ` +
+        `lease left at the random kills: ${takeovers.flatMap((t) => (t.leaseLeftMs === null ? [] : [t.leaseLeftMs])).join(', ')} ms`,
       `polls of live replicas: ${polls}, failed: ${pollFailures.length}`,
       `provider writes: ${posts.length} POSTs, ${writes.length - posts.length} DELETEs, ${refusals.length} refusals; attempts ${attempts.length}, started ${startedAttempts.length}, completed ${attempts.filter((x) => x.state === 'completed').length}`,
       `ticks finished: ${ticks.length} (${succeeded.length} succeeded, ${ticks.filter((t) => t.status === 'failed').length} failed); decisions recorded ${succeeded.reduce((n, t) => n + (t.recorded ?? 0), 0)}`,
