@@ -234,7 +234,9 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
       return next ? { ms: Math.round(next.started_ms - killedAt), pgid: processGroupOf(Number(next.holder.split(':').pop())) } : null;
     };
     for (let i = 0; i < KILLS; i++) {
-      await Promise.all(replicas.map((r) => r.server.ready));
+      // both schedulers running (a restarted replica serves before its scheduler starts), the standby's loop once round
+      await Promise.all(replicas.map((r) => r.server.printed(/fleetplan scheduler: started/, 30_000)));
+      await sleep(TICK_MS);
       let target = await waitForLeader();
       const r = random();
       let mode: Takeover['mode'] = r < 0.35 ? 'on-write' : r < 0.6 ? 'after-write' : 'random';
@@ -338,8 +340,6 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
     expect(driver.errors).toEqual([]);
     // the survivor answered every poll
     expect(pollFailures).toEqual([]);
-    // after each kill, the other replica ticked within two intervals
-    expect(takeovers.filter((t) => t.ms === null || t.ms > 2 * TICK_MS || !t.bySurvivor)).toEqual([]);
     // no refusal (an intent replayed with a start OCM refuses), no DELETE
     expect(refusals).toEqual([]);
     expect(writes.filter((w) => w.method === 'DELETE')).toEqual([]);
@@ -368,6 +368,8 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
     expect(takeovers.filter((k) => k.mode !== 'random').length).toBeGreaterThanOrEqual(2);
     expect(posts.length).toBeGreaterThanOrEqual(2 * CLUSTERS);
     expect(succeeded.some((t) => (t.recorded ?? 0) > 0)).toBe(true);
+    // after each kill, the other replica ticked within two intervals (soft: the checks above are reported too)
+    expect.soft(takeovers.filter((t) => t.ms === null || t.ms > 2 * TICK_MS || !t.bySurvivor)).toEqual([]);
     passed = true;
   } finally {
     keepPolling = false;

@@ -118,6 +118,8 @@ export interface ServerProcess {
   alive(): boolean;
   /** resolves once no process of the group is left (after a SIGTERM: a graceful stop); throws after `timeoutMs` */
   gone(timeoutMs: number): Promise<void>;
+  /** resolves once the server has printed a line matching `pattern` (since it started); throws after `timeoutMs` */
+  printed(pattern: RegExp, timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -135,6 +137,8 @@ export function startServer(env: NodeJS.ProcessEnv, port: number, logFile: strin
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   const pgid = child.pid!;
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -172,6 +176,7 @@ export function startServer(env: NodeJS.ProcessEnv, port: number, logFile: strin
         timeoutMs,
         100,
       ),
+    printed: (pattern, timeoutMs) => waitUntil(`npm start on port ${port} to print ${pattern}`, () => pattern.test(output), timeoutMs, 50),
   };
 }
 
