@@ -12,7 +12,10 @@ import { readSetting, writeSetting } from './scheduler-repository';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 const statements = new WeakMap<object, Map<string, import('better-sqlite3').Statement>>();
-/** Prepared statements cached per connection: a tick runs the same few statements thousands of times. */
+/**
+ * Prepared statements cached per connection: a tick runs the same few statements thousands of times.
+ * SQLite only (better-sqlite3's `prepare`): callers take their PostgreSQL branch before it.
+ */
 export async function cachedStatement(db: Db, text: string): Promise<import('better-sqlite3').Statement> {
   while (connectionHeld(db)) await connectionReleased(db);
   let byText = statements.get(db.$client);

@@ -32,6 +32,7 @@ import {
   type SnapshotInsert,
 } from '@/server/repositories/decision-repository';
 import { tablesOf } from '@/server/repositories/dialect';
+import { withTransaction } from '@/server/repositories/transaction';
 import { deleteExclusion, findExclusionById, insertExclusion, listExclusions } from '@/server/repositories/exclusion-repository';
 import {
   claimNextHookCall,
@@ -315,6 +316,30 @@ onBothDatabases('the scheduler repositories', (open, kind) => {
     expect(states.map((s) => s.name)).toEqual(names);
     expect(states[3]).toMatchObject({ lastDecisionAction: 'upgrade', lastDecisionVersion: '4.16.4', nextRun: after(63).getTime() });
     expect(states[4]).toMatchObject({ lastDecisionAction: 'skip', lastDecisionReason: 'frozen', nextRun: null });
+  });
+
+  it("puts a tick's batch writes inside its unit of work: rolled back with it", async () => {
+    const db = await open();
+    const { organizationId, ids } = await fleet(db, ['a', 'b']);
+    const tickId = await insertTick(db, { startedAt: AT, dryRun: false, holder: 'x' });
+    const rows: DecisionRecord[] = [{ clusterName: 'a', action: 'upgrade', version: '4.16.4', reason: null, message: null, nextRun: null }];
+    await expect(
+      withTransaction(db, async (tx) => {
+        await insertDecisions(tx, tickId, AT, rows, organizationId);
+        await updateLastDecisions(tx, organizationId, rows);
+        await markMissedAndGone(tx, [], [ids.get('b')!]);
+        await writeSnapshots(tx, organizationId, [], [cluster('c')], after(1));
+        expect((await listDecisions(tx, { organizationId }, 0, 10)).total).toBe(1);
+        throw new Error('the tick failed');
+      }),
+    ).rejects.toThrow('the tick failed');
+    expect((await listDecisions(db, { organizationId }, 0, 10)).total).toBe(0);
+    const states = await loadClusterStates(db, organizationId);
+    expect(states.map((s) => [s.name, s.upgradeState, s.lastDecisionAction])).toEqual([
+      ['a', 'idle', null],
+      ['b', 'idle', null],
+    ]);
+    expect(await readSnapshotObservedAt(db)).toEqual(AT);
   });
 
   it('stores snapshots: new clusters in order, only changed rows written, discovery kept when not reported, missed and gone', async () => {
