@@ -368,6 +368,7 @@ test('two replicas on one PostgreSQL, the leader SIGKILLed and restarted: one ac
     expect(takeovers.filter((k) => k.mode !== 'random').length).toBeGreaterThanOrEqual(2);
     expect(posts.length).toBeGreaterThanOrEqual(2 * CLUSTERS);
     expect(succeeded.some((t) => (t.recorded ?? 0) > 0)).toBe(true);
+    expect(polls).toBeGreaterThanOrEqual(10 * KILLS);
     // after each kill, the other replica ticked within two intervals (soft: the checks above are reported too)
     expect.soft(takeovers.filter((t) => t.ms === null || t.ms > 2 * TICK_MS || !t.bySurvivor)).toEqual([]);
     passed = testInfo.errors.length === 0; // a soft failure keeps the logs too
