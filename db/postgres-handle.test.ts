@@ -1,10 +1,10 @@
-// Next bundles server code more than once (instrumentation, route handlers): a handle made through
+// Next bundles server code more than once (a copy of a module in each of several chunks) (instrumentation, route handlers): a handle made through
 // one copy of db/postgres-handle.ts and a unit of work begun through one copy of
 // server/repositories/transaction.ts must be known to every other copy. (A production server on
 // PostgreSQL answered /api/readyz with "e.get is not a function": the route's copy did not know
 // the handle the scheduler's copy had made, and took it for SQLite.)
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { openPostgres } from './open-postgres';
+import { migratePostgres, openPostgres, type PgDb } from './open-postgres';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '@/tests/support/throwaway-postgres';
 
 let server: ThrowawayPostgres;
@@ -32,6 +32,26 @@ it('knows a handle, and its units of work, whichever copy of the modules made th
       ).rows[0]!.level;
     expect(await isolation()).toBe('read committed');
     expect(await secondTransactions.withTransaction(db, isolation)).toBe('serializable');
+  } finally {
+    await base.$client.end();
+  }
+});
+
+it("runs a query made through the handle inside another copy's unit of work, and rolls it back with it", async () => {
+  const maker = await import('./postgres-handle');
+  vi.resetModules();
+  const other = await import('./postgres-handle');
+  const base = openPostgres(await server.createDatabase());
+  try {
+    await migratePostgres(base);
+    const db = maker.asFleetplanDb(base);
+    const inside = other.inPostgresTransaction(db, async () => {
+      // outside the unit of work this insert would be committed at once
+      await (db as unknown as PgDb).execute("insert into settings (key, value, updated_at) values ('copies', '1', now())");
+      throw new Error('undo');
+    });
+    await expect(inside).rejects.toThrow('undo');
+    expect((await base.$client.query("select key from settings where key = 'copies'")).rows).toEqual([]);
   } finally {
     await base.$client.end();
   }

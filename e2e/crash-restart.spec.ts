@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  cleanEnv,
   execute,
   freePort,
   query,
@@ -35,19 +36,19 @@ import {
   type FakeProcess,
   type ServerProcess,
 } from './crash/processes';
+import {
+  crashClusterNames,
+  driveOcm,
+  OCM_TOKEN,
+  postsPerTarget,
+  writeFleetFile,
+  writeOrganizationFile,
+  type OcmWrite,
+} from './crash/ocm-fleet';
 
 const CLUSTERS = Number(process.env.CRASH_E2E_CLUSTERS ?? 8);
 const KILLS = Number(process.env.CRASH_E2E_KILLS ?? 16);
 const SEED = Number(process.env.CRASH_E2E_SEED ?? Date.now() % 1_000_000);
-const TOKEN = 'fake-ocm-token';
-
-interface OcmWrite {
-  cluster: string;
-  method: 'POST' | 'DELETE';
-  policyId: string;
-  version?: string;
-  at: string;
-}
 interface Attempt {
   id: number;
   cluster_name: string;
@@ -65,8 +66,7 @@ interface Intent {
   error: string | null;
 }
 
-const names = Array.from({ length: CLUSTERS }, (_, i) => `crash-${String(i + 1).padStart(2, '0')}`);
-const nextPatch = (v: string) => v.replace(/\d+$/, (n) => String(Number(n) + 1));
+const names = crashClusterNames(CLUSTERS);
 
 test.describe.configure({ mode: 'serial' });
 
@@ -78,33 +78,24 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-crash-e2e-'));
   const dbFile = path.join(dir, 'fleet.db');
   const serverLog = path.join(dir, 'server.log');
-  const fleetFile = path.join(dir, 'fleet.json');
-  fs.writeFileSync(
-    fleetFile,
-    JSON.stringify({ clusters: names.map((name) => ({ id: name, name, version: '4.13.10', releases: ['4.13.10', '4.13.11'] })) }),
-  );
+  const fleetFile = writeFleetFile(dir, names);
   const servers: ServerProcess[] = [];
   let fake: FakeProcess | undefined;
   const receiver = await startReceiver();
   let passed = false;
-  const driverErrors: string[] = [];
+  let driver: ReturnType<typeof driveOcm> | undefined;
   const mark = (what: string) => notes.push(`${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  let driving = true;
-  let publishing = true;
-  let driver: Promise<void> = Promise.resolve();
   const notes: string[] = [`seed ${SEED} (CRASH_E2E_SEED replays it), ${CLUSTERS} clusters, ${KILLS} kills`];
   try {
     fake = await startFake('ocm', fleetFile, path.join(dir, 'fake.log'));
     const ocm = fake;
-    // a clean environment: none of the developer's FLEETPLAN_* settings leak in
-    const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
     const env: NodeJS.ProcessEnv = {
       NODE_ENV: 'production',
-      ...baseEnv,
+      ...cleanEnv(),
       DATABASE_URL: dbFile,
       FLEETPLAN_PROVIDER: 'ocm',
       FLEETPLAN_OCM_URL: ocm.url,
-      FLEETPLAN_OCM_TOKEN: TOKEN,
+      FLEETPLAN_OCM_TOKEN: OCM_TOKEN,
       FLEETPLAN_TICK_SECONDS: '1',
       FLEETPLAN_SEED_DEMO: '0',
       FLEETPLAN_SCHEDULER: 'on',
@@ -119,52 +110,11 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
       return s;
     };
 
-    // The driver plays OCM's side: a while after each POST, the upgrade completes (the cluster
-    // runs the version, OCM removes the policy) and the next release is published.
-    const handled = new Set<string>();
-    const drive = async () => {
-      while (driving) {
-        let writes: OcmWrite[] = [];
-        try {
-          ({ writes } = await ocm.get<{ writes: OcmWrite[] }>('/_fake/writes'));
-        } catch (err) {
-          driverErrors.push(`reading the writes: ${err instanceof Error ? err.message : String(err)}`);
-        }
-        for (const w of writes) {
-          const key = `${w.cluster}@${w.version}`;
-          if (w.method !== 'POST' || handled.has(key)) continue;
-          handled.add(key);
-          const delay = 500 + Math.floor(random() * 3000);
-          setTimeout(() => {
-            void (async () => {
-              try {
-                await ocm.post(`/_fake/clusters/${w.cluster}/complete`);
-                if (publishing) await ocm.post(`/_fake/clusters/${w.cluster}/publish`, { version: nextPatch(w.version!) });
-              } catch (err) {
-                driverErrors.push(`${key}: ${err instanceof Error ? err.message : String(err)}`);
-              }
-            })();
-          }, delay);
-        }
-        await sleep(250);
-      }
-    };
-
     // ---- setup: the first start reads the fleet; the organization file gives it policies -----
     let server = launch();
     await server.ready;
     await waitUntil('the first tick to store the clusters', () => query(dbFile, 'select name from clusters').length === CLUSTERS, 30_000);
-    const orgFile = path.join(dir, 'org.yml');
-    fs.writeFileSync(
-      orgFile,
-      [
-        '$schema: /openshift/openshift-cluster-manager-1.yml',
-        'name: crash-org',
-        'upgradePolicyClusters:',
-        ...names.map((n) => `- name: ${n}\n  upgradePolicy: {workloads: [w], schedule: "* * * * *", conditions: {soakDays: 0}}`),
-        '',
-      ].join('\n'),
-    );
+    const orgFile = writeOrganizationFile(dir, 'crash-org', names);
     const imported = await runCli(['import', orgFile], env);
     expect(imported.out).toContain(`${CLUSTERS} managed`);
     expect(imported.code).toBe(0);
@@ -176,7 +126,7 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
       receiver.url,
       Date.now(),
     );
-    driver = drive();
+    driver = driveOcm(ocm, random);
 
     // ---- 1. SIGKILL the process group at random points, restart -------------------------------
     mark('setup done');
@@ -231,7 +181,7 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
 
     // ---- settle: no new releases; every upgrade under way finishes ----------------------------
     mark('two servers done');
-    publishing = false;
+    driver.stopPublishing();
     await waitUntil(
       'every upgrade attempt to end',
       () =>
@@ -254,8 +204,7 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
     notes.push(`${claimedByTheKilled.length} webhook deliveries wait for the claim of a killed server to expire`);
     for (const s of [b, a2]) s.kill('SIGTERM');
     for (const s of [b, a2]) await s.gone(20_000);
-    driving = false;
-    await driver;
+    await driver.stop();
     mark('settled');
 
     // ---- what the fake saw, against what fleetplan recorded ----------------------------------
@@ -269,13 +218,12 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
       `provider writes: ${posts.length} POSTs, ${writes.length - posts.length} DELETEs, ${refusals.length} refusals; attempts ${attempts.length}, started ${startedAttempts.length}, completed ${attempts.filter((x) => x.state === 'completed').length}`,
     );
 
-    expect(driverErrors).toEqual([]);
+    expect(driver.errors).toEqual([]);
     // no refusal (an intent replayed after a crash with a start OCM refuses), no DELETE
     expect(refusals).toEqual([]);
     expect(writes.filter((w) => w.method === 'DELETE')).toEqual([]);
     // never two POSTs for the same cluster and version
-    const perTarget = new Map<string, number>();
-    for (const w of posts) perTarget.set(`${w.cluster}@${w.version}`, (perTarget.get(`${w.cluster}@${w.version}`) ?? 0) + 1);
+    const perTarget = postsPerTarget(writes);
     expect([...perTarget].filter(([, n]) => n > 1)).toEqual([]);
     // exactly one POST per attempt whose start fleetplan recorded, and no POST without one
     const startedTargets = startedAttempts.map((x) => `${x.cluster_name}@${x.to_version}`).sort();
@@ -317,14 +265,13 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
     expect(interrupted.length).toBeGreaterThan(0);
     passed = true;
   } finally {
-    driving = false;
-    await driver.catch(() => undefined);
+    await driver?.stop();
     for (const s of servers) if (s.alive()) s.kill('SIGKILL');
     await Promise.all(servers.map((s) => s.exited));
     await fake?.stop();
     await receiver.close();
     notes.push(`runtime ${Math.round((Date.now() - started) / 1000)} s`);
-    if (driverErrors.length) notes.push(`driver errors: ${driverErrors.slice(0, 10).join(' | ')}`);
+    if (driver?.errors.length) notes.push(`driver errors: ${driver.errors.slice(0, 10).join(' | ')}`);
     await testInfo.attach('crash-summary', { body: notes.join('\n'), contentType: 'text/plain' });
     console.log(`crash e2e: ${notes.join('; ')}`);
     if (passed) fs.rmSync(dir, { recursive: true, force: true });

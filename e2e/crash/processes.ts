@@ -1,12 +1,19 @@
-// Process plumbing for the crash test of the real server: free ports, the fake provider API as
+// Process plumbing for the crash tests of the real server: free ports, the fake provider API as
 // its own process (tests/fakes/serve.ts), `npm start` in its own process group (so SIGKILL reaches
-// start.mjs and the serve.mjs it spawned), a webhook receiver, and read-only looks at the database.
+// start.mjs and the serve.mjs it spawned), a webhook receiver, and looks at the database (a SQLite
+// file, or PostgreSQL through `pg`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { Pool } from 'pg';
+
+/** The test's environment without the developer's FLEETPLAN_* settings and DATABASE_URL: none of them leak into a server. */
+export function cleanEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -111,6 +118,8 @@ export interface ServerProcess {
   alive(): boolean;
   /** resolves once no process of the group is left (after a SIGTERM: a graceful stop); throws after `timeoutMs` */
   gone(timeoutMs: number): Promise<void>;
+  /** resolves once the server has printed a line matching `pattern` (since it started); throws after `timeoutMs` */
+  printed(pattern: RegExp, timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -128,6 +137,8 @@ export function startServer(env: NodeJS.ProcessEnv, port: number, logFile: strin
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   const pgid = child.pid!;
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -165,6 +176,7 @@ export function startServer(env: NodeJS.ProcessEnv, port: number, logFile: strin
         timeoutMs,
         100,
       ),
+    printed: (pattern, timeoutMs) => waitUntil(`npm start on port ${port} to print ${pattern}`, () => pattern.test(output), timeoutMs, 50),
   };
 }
 
@@ -244,6 +256,36 @@ export function execute(dbFile: string, sql: string, ...params: unknown[]): void
   }
 }
 
+/** Queries on a PostgreSQL database the servers share (a small pool: the test polls it while the servers run). */
+export interface PostgresLook {
+  query<T>(sql: string, ...params: unknown[]): Promise<T[]>;
+  execute(sql: string, ...params: unknown[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function lookAtPostgres(url: string): PostgresLook {
+  const pool = new Pool({ connectionString: url, max: 2 });
+  // a server killed mid-query must not take the test down with an idle client's error
+  pool.on('error', () => undefined);
+  return {
+    query: async <T>(sql: string, ...params: unknown[]) => (await pool.query(sql, params)).rows as T[],
+    execute: async (sql, ...params) => void (await pool.query(sql, params)),
+    close: () => pool.end(),
+  };
+}
+
+/** The process group of a running process (the fifth field of /proc/PID/stat), or null once it is gone. */
+export function processGroupOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the command name in parentheses may hold spaces: the fields after it are counted from its end
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[2]);
+  } catch {
+    return null;
+  }
+}
+
 /** Runs the built CLI (`npx --no fleetplan ...` without npx's start-up cost). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -284,12 +326,11 @@ export async function startOcmFleetplan(dir: string, fleet: unknown, adminPasswo
   const fleetFile = path.join(dir, 'fleet.json');
   fs.writeFileSync(fleetFile, JSON.stringify(fleet));
   const fake = await startFake('ocm', fleetFile, path.join(dir, 'fake.log'));
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEETPLAN_') && k !== 'DATABASE_URL'));
   const port = await freePort();
   const server = startServer(
     {
       NODE_ENV: 'production',
-      ...baseEnv,
+      ...cleanEnv(),
       DATABASE_URL: dbFile,
       FLEETPLAN_PROVIDER: 'ocm',
       FLEETPLAN_OCM_URL: fake.url,

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDatabase } from '@/db/connect';
 import * as t from '@/db/schema';
 import { prepareDatabase } from '@/server/cli/prepare-database';
 import { runImportCommand } from '@/server/cli/import-command';
@@ -14,6 +16,7 @@ import { parseEnv } from '@/server/env';
 import { createOcmProvider } from '@/server/integrations/providers/ocm';
 import { runTick } from '@/server/scheduler/run-tick';
 import { startFakeOcm, type FakeOcm } from '../fakes/fake-ocm';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throwaway-postgres';
 
 const ORG = `
 $schema: /openshift/openshift-cluster-manager-1.yml
@@ -83,6 +86,39 @@ describe('a real provider on an empty database', () => {
       expect(ocm.writes().map((w) => [w.cluster, w.method, w.version])).toEqual([['c-stage-1', 'POST', '4.13.11']]);
     } finally {
       db.$client.close();
+    }
+  });
+});
+
+describe('replicas starting together on an empty PostgreSQL', () => {
+  let server: ThrowawayPostgres | undefined;
+  beforeAll(async () => {
+    server = await startThrowawayPostgres();
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  it('both start, and the first start makes its organization and admin once', async () => {
+    const url = await server!.createDatabase('replicas_first_start');
+    const env = parseEnv({
+      DATABASE_URL: url,
+      FLEETPLAN_PROVIDER: 'ocm',
+      FLEETPLAN_OCM_URL: ocm.url,
+      FLEETPLAN_OCM_TOKEN: ocm.token,
+      FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password',
+      FLEETPLAN_SECRET_KEY: 'ab'.repeat(32),
+    });
+    const lines: string[] = [];
+    const replicas = await Promise.allSettled([0, 1].map(() => prepareDatabase(env, (line) => lines.push(line))));
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect(replicas.map((r) => (r.status === 'fulfilled' ? 'started' : String(r.reason)))).toEqual(['started', 'started']);
+      expect((await client.query('select name from organizations')).rows).toEqual([{ name: 'unnamed' }]);
+      expect(lines.filter((line) => line.includes('starts empty'))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes("created user 'admin'"))).toHaveLength(1);
+    } finally {
+      await client.end();
+      for (const r of replicas) if (r.status === 'fulfilled') await closeDatabase(r.value);
     }
   });
 });
