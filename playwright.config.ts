@@ -15,7 +15,7 @@ process.env.E2E_DATABASE_FILE ??= path.join(os.tmpdir(), `fleetplan-e2e-${proces
 // never use the shared server below: they run in a second worker, beside the specs of the shared
 // server, and mostly wait on their servers (the crash test alone takes ~2 minutes), so together
 // they take about as long as the shared ones. A spec not named here runs on the shared server.
-const OWN_SERVER_SPECS = ['crash-restart.spec.ts', 'onboarding.spec.ts', 'version-gate.spec.ts'];
+const OWN_SERVER_SPECS = ['crash-restart.spec.ts', 'onboarding.spec.ts', 'version-gate.spec.ts', 'replicas-postgres.spec.ts'];
 
 export default defineConfig({
   testDir: './e2e',
