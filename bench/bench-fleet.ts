@@ -1,10 +1,15 @@
-// The 10,000-cluster fleet the tick and page-data benchmarks run on, in a fresh SQLite file.
+// The 10,000-cluster fleet the tick and page-data benchmarks run on, in a fresh SQLite file, or
+// that file copied into a throw-away PostgreSQL server the way `fleetplan migrate-db` copies one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { copySqliteToPostgres, openSqliteSource } from '@/db/copy-to-postgres';
 import { openDatabase, type Db } from '@/db/open-database';
+import { migratePostgres, openPostgres } from '@/db/open-postgres';
+import { asFleetplanDb } from '@/db/postgres-handle';
 import type { FakeCluster } from '@/server/integrations/providers/fake-provider';
 import { insertTestFleet, type TestCluster } from '@/server/scheduler/test-fleet';
+import { startThrowawayPostgres } from '@/tests/support/throwaway-postgres';
 
 export const BENCH_FLEET_SIZE = 10_000;
 export const BENCH_FLEET_START = new Date('2021-08-30T18:00:00Z');
@@ -14,7 +19,50 @@ export interface BenchFleet {
   fakeClusters: FakeCluster[];
   clusterNames: string[];
   /** closes the database and deletes its directory */
-  dispose(): void;
+  dispose(): void | Promise<void>;
+}
+
+/** the database a bench runs on */
+export type BenchDatabase = 'sqlite' | 'postgres';
+
+/** The bench fleet on `database`: SQLite as createBenchFleet makes it, or that file copied into PostgreSQL. */
+export async function openBenchFleet(database: BenchDatabase, label: string): Promise<BenchFleet> {
+  const sqlite = createBenchFleet(label);
+  if (database === 'sqlite') return sqlite;
+  const file = sqlite.db.$client.name;
+  sqlite.db.$client.close();
+  let server: Awaited<ReturnType<typeof startThrowawayPostgres>> | undefined;
+  let pg: ReturnType<typeof openPostgres> | undefined;
+  try {
+    server = await startThrowawayPostgres();
+    pg = openPostgres(await server.createDatabase('fleetplan_bench'));
+    await migratePostgres(pg);
+    const source = openSqliteSource(file);
+    try {
+      await copySqliteToPostgres(source, pg);
+    } finally {
+      source.close();
+    }
+    // fresh planner statistics, as autovacuum would gather them on a live server after a bulk load
+    await pg.$client.query('analyze');
+  } catch (err) {
+    await pg?.$client.end();
+    server?.stop();
+    throw err;
+  } finally {
+    await sqlite.dispose();
+  }
+  const pool = pg.$client;
+  const running = server;
+  return {
+    db: asFleetplanDb(pg),
+    fakeClusters: sqlite.fakeClusters,
+    clusterNames: sqlite.clusterNames,
+    async dispose() {
+      await pool.end();
+      running.stop();
+    },
+  };
 }
 
 export function createBenchFleet(label: string): BenchFleet {

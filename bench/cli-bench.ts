@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadAverage } from './load-average';
 import { generateFleet } from './plan-bench';
 
 const RUNS = 7;
@@ -31,13 +32,6 @@ function wallMs(command: string, args: string[]): WallMs {
 /** `fleetplan ARGS` through bin/fleetplan.mjs, as npx starts it once npm has found it. */
 function fleetplanWallMs(args: string[]): WallMs {
   return wallMs(process.execPath, ['bin/fleetplan.mjs', ...args]);
-}
-
-function loadAverage(): string {
-  return os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
 }
 
 export function runCliBench(): void {

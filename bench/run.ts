@@ -1,12 +1,21 @@
 // `npm run bench`: every benchmark, in sequence, printing its figures.
-// A single one: `npm run bench -- plan` (names: plan, path, tick, forecast, parse, page-data, cli, serve).
+// A single one: `npm run bench -- plan` (names: plan, path, tick, tick-pg, forecast, parse, page-data, page-data-pg,
+// cli, serve; the -pg ones on the same fleet copied into a throw-away PostgreSQL server).
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>> = {
   plan: async () => ({ run: (await import('./plan-bench')).runPlanBench }),
   path: async () => ({ run: (await import('./path-bench')).runPathBench }),
   tick: async () => ({ run: (await import('./tick-bench')).runTickBench }),
+  'tick-pg': async () => {
+    const { runTickBench } = await import('./tick-bench');
+    return { run: () => runTickBench('postgres') };
+  },
   forecast: async () => ({ run: (await import('./forecast-bench')).runForecastBench }),
   parse: async () => ({ run: (await import('./parse-bench')).runParseBench }),
   'page-data': async () => ({ run: (await import('./page-data-bench')).runPageDataBench }),
+  'page-data-pg': async () => {
+    const { runPageDataBench } = await import('./page-data-bench');
+    return { run: () => runPageDataBench('postgres') };
+  },
   cli: async () => ({ run: (await import('./cli-bench')).runCliBench }),
   serve: async () => ({ run: (await import('./serve-bench')).runServeBench }),
 };

@@ -1,18 +1,22 @@
 // One full scheduler tick (snapshot ingest + soak + plan + writes) for 10,000 clusters on a
-// SQLite file. Target: under 2 s.
+// SQLite file (`tick`, target under 2 s) or on PostgreSQL (`tick-pg`, the same fleet copied into a
+// throw-away server; target under 3 s, issue 15).
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { runTick } from '@/server/scheduler/run-tick';
-import { BENCH_FLEET_SIZE as CLUSTERS, BENCH_FLEET_START, createBenchFleet } from './bench-fleet';
+import { BENCH_FLEET_SIZE as CLUSTERS, BENCH_FLEET_START, openBenchFleet, type BenchDatabase } from './bench-fleet';
+import { loadAverage } from './load-average';
 
-const TARGET_MS = 2000;
+const TARGET_MS: Record<BenchDatabase, number> = { sqlite: 2000, postgres: 3000 };
 
-export async function runTickBench(): Promise<void> {
+export async function runTickBench(database: BenchDatabase = 'sqlite'): Promise<void> {
   const now = BENCH_FLEET_START;
   const t0 = performance.now();
-  const fleet = createBenchFleet('tick');
+  const fleet = await openBenchFleet(database, 'tick');
   const { db, fakeClusters } = fleet;
   const provider = createFakeProvider({ clusters: fakeClusters });
-  console.log(`generated ${CLUSTERS} clusters in ${Math.round(performance.now() - t0)} ms`);
+  console.log(
+    `generated ${CLUSTERS} clusters${database === 'postgres' ? ' (copied into PostgreSQL)' : ''} in ${Math.round(performance.now() - t0)} ms`,
+  );
 
   const results: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -27,8 +31,10 @@ export async function runTickBench(): Promise<void> {
     );
   }
   const first = results[0]!;
+  const target = TARGET_MS[database];
+  const onPostgres = database === 'postgres' ? ` on PostgreSQL (load average ${loadAverage()})` : '';
   console.log(
-    `tick for ${CLUSTERS} clusters: first ${first.toFixed(0)} ms, steady ${Math.min(...results.slice(1)).toFixed(0)} ms (target < ${TARGET_MS} ms) ${Math.max(...results) < TARGET_MS ? 'OK' : 'OVER TARGET'}`,
+    `tick for ${CLUSTERS} clusters${onPostgres}: first ${first.toFixed(0)} ms, steady ${Math.min(...results.slice(1)).toFixed(0)} ms (target < ${target} ms) ${Math.max(...results) < target ? 'OK' : 'OVER TARGET'}`,
   );
-  fleet.dispose();
+  await fleet.dispose();
 }
