@@ -3,6 +3,7 @@
 // jsonb_to_recordset`). The `Db` type is SQLite's (dialect.ts), so node-postgres' `execute` is
 // reached here, once, rather than cast in every repository.
 import { sql, type SQL } from 'drizzle-orm';
+import { Client, type ClientConfig } from 'pg';
 import type { Db } from '@/db/open-database';
 import { isPostgres } from './dialect';
 
@@ -40,4 +41,16 @@ export function arrayOf<Item, Value>(items: readonly Item[], pick: (item: Item) 
 /** The rows a raw statement written for both dialects returns, on either database. */
 export async function rowsOnEither<T>(db: Db, query: SQL): Promise<T[]> {
   return isPostgres(db) ? pgRows<T>(db, query) : db.all<T>(query);
+}
+
+/**
+ * A connection of its own to the handle's database, outside the pool (LISTEN holds it for as long
+ * as it listens), with the pool's settings; the caller ends it.
+ */
+export async function pgListener(db: Db): Promise<Client> {
+  const pool = db.$client as unknown as { options: ClientConfig };
+  const client = new Client({ ...pool.options, application_name: `${pool.options.application_name ?? 'fleetplan'} listen` });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
 }

@@ -5,6 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { actionIntents, clusters, schedulerTicks } from '@/db/schema';
 import { affectedRows, isPostgres, tablesOf, type Tables } from './dialect';
 import { cachedStatement } from './decision-repository';
+import { pgListener, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 // Settings and the lease are written once for both databases (dialect.ts): the query builder
@@ -180,6 +181,38 @@ export async function finishTick(
     .update(schedulerTicks)
     .set({ finishedAt: v.finishedAt, status: v.status, summary: v.summary ?? null, error: v.error ?? null })
     .where(eq(schedulerTicks.id, id));
+  // PostgreSQL: every replica's open pages hear of it when (and only if) this commits
+  if (isPostgres(db))
+    await pgRun(db, sql`select pg_notify(${TICKS_CHANNEL}, ${JSON.stringify({ id, finishedAt: v.finishedAt.toISOString() })})`);
+}
+
+/** the LISTEN/NOTIFY channel finished ticks are announced on (PostgreSQL) */
+const TICKS_CHANNEL = 'fleetplan_ticks';
+
+/**
+ * PostgreSQL: calls `onTick` with each tick any replica finishes from now on (LISTEN on a
+ * connection of its own, outside the pool) until the returned `stop` is called; `onLost` when the
+ * connection breaks (the caller reads the latest tick itself meanwhile and listens again). SQLite
+ * has no notifications: null.
+ */
+export async function listenForFinishedTicks(
+  db: Db,
+  onTick: (tick: { id: number; finishedAt: string }) => void,
+  onLost: (err: Error) => void,
+): Promise<{ stop(): Promise<void> } | null> {
+  if (!isPostgres(db)) return null;
+  const client = await pgListener(db);
+  client.on('notification', (n: { channel: string; payload?: string }) => {
+    if (n.channel !== TICKS_CHANNEL || !n.payload) return;
+    try {
+      onTick(JSON.parse(n.payload) as { id: number; finishedAt: string });
+    } catch {
+      // a payload of another writer of the channel: not ours to read
+    }
+  });
+  client.on('error', (err: Error) => onLost(err));
+  await client.query(`LISTEN ${TICKS_CHANNEL}`);
+  return { stop: () => client.end().catch(() => undefined) };
 }
 
 /** Ticks left `running` by a process that died: only called by the lease holder. */

@@ -114,12 +114,22 @@ const CASES: Case[] = [
     message: /^fleetplan restore: .*bad\.yaml is not a SQLite database/,
   },
   {
-    name: 'a DATABASE_URL that is not SQLite',
+    name: 'a DATABASE_URL that is neither SQLite nor PostgreSQL',
     args: () => ['graph', 'list'],
-    db: () => 'postgres://db.example/fleet',
+    db: () => 'mysql://db.example/fleet',
     exit: 1,
     lines: 1,
-    message: /^fleetplan graph: DATABASE_URL 'postgres:\/\/db\.example\/fleet' is not a SQLite location/,
+    message: /^fleetplan graph: DATABASE_URL 'mysql:\/\/db\.example\/fleet' is not a SQLite location/,
+  },
+  {
+    name: 'a PostgreSQL server that does not answer',
+    args: () => ['graph', 'list'],
+    // port 1 on this machine: nothing listens, the connection is refused at once
+    db: () => 'postgres://fp:secret@127.0.0.1:1/fleet',
+    exit: 1,
+    lines: 1,
+    message:
+      /^fleetplan graph: cannot migrate the database postgres:\/\/fp:\*\*\*@127\.0\.0\.1:1\/fleet: connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
   },
   {
     name: 'plan with invalid YAML (contract: exit 2)',

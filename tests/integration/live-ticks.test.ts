@@ -1,0 +1,136 @@
+// Live updates (issue 15, point 4): a finished tick reaches every open page, whichever replica ran
+// it. On PostgreSQL the tick's commit NOTIFYs every replica's one LISTEN connection (nothing for a
+// tick whose transaction rolled back); on SQLite the latest tick is read once a second. GET
+// /api/live streams them to signed-in pages.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from '@/db/open-database';
+import { bootstrapAuth } from '@/server/auth/bootstrap';
+import { parseEnv } from '@/server/env';
+import { finishTick, insertTick, listenForFinishedTicks } from '@/server/repositories/scheduler-repository';
+import { withTransaction } from '@/server/repositories/transaction';
+import { createServices } from '@/server/services/create-services';
+import { watchFinishedTicks, type FinishedTick } from '@/server/services/live-ticks';
+import { onBothDatabases } from '@/tests/support/both-databases';
+
+vi.mock('server-only', () => ({}));
+
+const AT = new Date('2026-11-27T09:00:00.000Z');
+
+async function finishedTick(db: Db): Promise<number> {
+  const id = await insertTick(db, { startedAt: AT, dryRun: false, holder: 'replica-a' });
+  await withTransaction(db, async (tx) => await finishTick(tx, id, { finishedAt: AT, status: 'succeeded' }));
+  return id;
+}
+
+function until<T>(read: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const v = read();
+      if (v !== undefined) resolve(v);
+      else if (Date.now() > end) reject(new Error('timed out'));
+      else setTimeout(look, 20);
+    };
+    look();
+  });
+}
+
+const unsubscribes: (() => void)[] = [];
+afterEach(() => unsubscribes.splice(0).forEach((u) => u()));
+
+onBothDatabases('finished ticks, live', (open, kind) => {
+  it('tells a watcher of each tick finished after it subscribed, once, in order', async () => {
+    const db = await open();
+    const before = await finishedTick(db);
+    const heard: FinishedTick[] = [];
+    unsubscribes.push(watchFinishedTicks(db, (t) => heard.push(t)));
+    await new Promise((r) => setTimeout(r, 300)); // the baseline read and the LISTEN
+    const first = await finishedTick(db);
+    await until(() => (heard.length >= 1 ? true : undefined));
+    const second = await finishedTick(db);
+    await until(() => (heard.length >= 2 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 1_200)); // a poll after the notification adds nothing
+    expect(heard.map((t) => t.id)).toEqual([first, second]);
+    expect(heard.map((t) => t.id)).not.toContain(before);
+    expect(heard[0]!.finishedAt).toBe(AT.toISOString());
+  });
+
+  if (kind === 'postgres')
+    it('NOTIFYs at commit only: a tick finished in a transaction that rolled back is not announced', async () => {
+      const db = await open();
+      const heard: number[] = [];
+      const listening = await listenForFinishedTicks(
+        db,
+        (t) => heard.push(t.id),
+        () => undefined,
+      );
+      expect(listening).not.toBeNull();
+      try {
+        const id = await insertTick(db, { startedAt: AT, dryRun: false, holder: 'replica-a' });
+        await expect(
+          withTransaction(db, async (tx) => {
+            await finishTick(tx, id, { finishedAt: AT, status: 'failed', error: 'x' });
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        const committed = await finishedTick(db);
+        await until(() => (heard.length > 0 ? true : undefined));
+        await new Promise((r) => setTimeout(r, 200));
+        expect(heard).toEqual([committed]);
+      } finally {
+        await listening!.stop();
+      }
+    });
+  else
+    it('has no notifications on SQLite (the watcher reads instead)', async () => {
+      expect(
+        await listenForFinishedTicks(
+          await open(),
+          () => undefined,
+          () => undefined,
+        ),
+      ).toBeNull();
+    });
+});
+
+describe('GET /api/live', () => {
+  const globalForDb = globalThis as unknown as { __fleetplanDb?: Db };
+
+  it('streams a `tick` event when a tick finishes (the first one too), to a caller with a session or token only', async () => {
+    const db = openDatabase(':memory:');
+    await bootstrapAuth(db, { env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'correct horse battery' }), log: () => {} });
+    globalForDb.__fleetplanDb = db;
+    const { GET } = await import('@/app/api/live/route');
+    expect((await GET(new Request('http://fleet.test/api/live'))).status).toBe(401);
+
+    const services = createServices({ db, fleetNow: () => AT, realNow: () => new Date(), env: parseEnv({}) });
+    const { token } = await services.tokens.create({
+      name: 'live',
+      scope: 'viewer',
+      actor: { name: 'admin', role: 'admin', via: 'session', userId: 1 },
+    });
+    const aborted = new AbortController();
+    const res = await GET(
+      new Request('http://fleet.test/api/live', { headers: { authorization: `Bearer ${token}` }, signal: aborted.signal }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const readUntil = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended: ${text}`);
+        text += decoder.decode(value);
+      }
+    };
+    await readUntil(/^retry: 3000\n\n/);
+    await new Promise((r) => setTimeout(r, 300));
+    const id = await finishedTick(db);
+    await readUntil(/event: tick\n/);
+    expect(text).toContain(`event: tick\ndata: ${JSON.stringify({ id, finishedAt: AT.toISOString() })}\n\n`);
+    aborted.abort();
+    db.$client.close();
+  });
+});
