@@ -207,7 +207,6 @@ async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unkno
   );
 }
 
-
 /** The webhook event a transition announces (none for the internal pre-checks/post stages). */
 function eventOf(t: LifecycleTransition): UpgradeEvent | null {
   switch (t.to) {
