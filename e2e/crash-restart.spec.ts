@@ -187,7 +187,7 @@ test('the real server, SIGKILLed and restarted, and two servers on one database:
       () =>
         query(dbFile, "select id from upgrade_lifecycles where state not in ('completed','skipped','cancelled','failed','timed-out')")
           .length === 0,
-      30_000,
+      60_000,
       500,
     );
     // A delivery a killed server had claimed waits for its claim to expire (delivery timeout +
