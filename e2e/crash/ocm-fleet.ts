@@ -1,6 +1,7 @@
 // The fleet the crash tests run against the fake OCM: clusters whose policies have a slot every
 // minute and no soak (so upgrades are planned and POSTed all the time), a driver that plays OCM's
 // side, and the count of what the fake saw against what fleetplan recorded.
+import { expect } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sleep, type FakeProcess } from './processes';
@@ -111,4 +112,41 @@ export function postsPerTarget(writes: OcmWrite[]): Map<string, number> {
     perTarget.set(key, (perTarget.get(key) ?? 0) + 1);
   }
   return perTarget;
+}
+
+/** An upgrade attempt and a start intent as fleetplan recorded them, in either database's rows. */
+export interface RecordedAttempt {
+  target: string;
+  state: string;
+  requested: boolean;
+  confirmed: boolean;
+}
+export interface RecordedIntent {
+  target: string;
+  status: string;
+}
+
+/**
+ * What both crash tests require of the provider: no refusal (an intent replayed with a start OCM
+ * refuses), no DELETE, never two POSTs for one cluster and version, exactly one POST per attempt
+ * whose start fleetplan recorded and none without one, every start intent done with its attempt
+ * confirmed, every attempt completed.
+ */
+export function expectOnePostPerRecordedStart(
+  fake: { writes: OcmWrite[]; refusals: unknown[] },
+  attempts: RecordedAttempt[],
+  intents: RecordedIntent[],
+): void {
+  expect(fake.refusals).toEqual([]);
+  expect(fake.writes.filter((w) => w.method === 'DELETE')).toEqual([]);
+  const perTarget = postsPerTarget(fake.writes);
+  expect([...perTarget].filter(([, n]) => n > 1)).toEqual([]);
+  const started = attempts.filter((x) => x.requested);
+  const startedTargets = started.map((x) => x.target).sort();
+  expect(new Set(startedTargets).size).toBe(startedTargets.length);
+  expect([...perTarget.keys()].sort()).toEqual(startedTargets);
+  expect(intents.filter((x) => x.status !== 'done')).toEqual([]);
+  expect(intents.map((x) => x.target).sort()).toEqual(startedTargets);
+  expect(started.filter((x) => !x.confirmed)).toEqual([]);
+  expect(attempts.filter((x) => x.state !== 'completed')).toEqual([]);
 }
