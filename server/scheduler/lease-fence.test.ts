@@ -1,7 +1,7 @@
 // The fence (issue 15, point 3): a replica that loses the scheduler lease mid-tick stops before
 // acting. Another holder takes the lease at two moments of a tick that is about to start an
-// upgrade: while the fleet is read (the per-attempt check stops it), and while the cluster is read
-// fresh for its start, after that check (the check inside the step's transaction stops it). Each
+// upgrade: while the fleet is read, and while the cluster is read fresh for its start; the check
+// inside the step's transaction stops both (the second fails without it). Each
 // time the deposed holder writes nothing to the provider and records no step; the new holder then
 // starts the upgrade once. The check before each provider write is tested on its own below.
 import { describe, expect, it } from 'vitest';

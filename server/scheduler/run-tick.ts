@@ -1188,11 +1188,10 @@ async function tickOrganization(
         log,
         counts: { done: 0, failed: 0, transitions: 0 },
       };
-      // Before each attempt the lease must still be ours (a read; renewed once half its time has
-      // gone, so a tick that steps many attempts keeps it without a write each time); again in the
-      // transaction that records a step and its intents, and before each provider write.
+      // The lease is checked where it matters, not per attempt (most steps write nothing): in the
+      // transaction that records a step and its intents, and before each provider write
+      // (renewed there once half its time has gone).
       for (const attempt of attempts) {
-        await fence.assertHeld(db);
         await advanceAttempt(env, attempt);
         summary.reconciled++;
       }
