@@ -75,3 +75,29 @@ it('holds a SQLite connection for a unit of work against callers of another copy
     db.$client.close();
   }
 });
+
+it('reads together from one snapshot: a unit of work committed between two reads shows up in neither', async () => {
+  const { asFleetplanDb } = await import('./postgres-handle');
+  const { readTogether, withTransaction } = await import('@/server/repositories/transaction');
+  const { readSetting, writeSetting } = await import('@/server/repositories/scheduler-repository');
+  const url = await server.createDatabase();
+  const base = openPostgres(url);
+  const othersBase = openPostgres(url); // another replica's pool
+  try {
+    await migratePostgres(base);
+    const db = asFleetplanDb(base);
+    const others = asFleetplanDb(othersBase);
+    const at = new Date('2026-11-27T06:00:00.000Z');
+    await writeSetting(db, 'page', 1, at);
+    const [before, after] = await readTogether(db, async () => {
+      const first = await readSetting<number>(db, 'page');
+      // another replica's unit of work, committed between the two reads
+      await withTransaction(others, () => writeSetting(others, 'page', 2, at));
+      return [first, await readSetting<number>(db, 'page')];
+    });
+    expect([before, after]).toEqual([1, 1]);
+    expect(await readSetting<number>(db, 'page')).toBe(2);
+  } finally {
+    await Promise.all([base.$client.end(), othersBase.$client.end()]);
+  }
+});

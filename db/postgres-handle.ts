@@ -73,3 +73,18 @@ export async function inPostgresTransaction<T>(db: Db, work: () => Promise<T>): 
     }
   }
 }
+
+/**
+ * Runs reads that belong together (a page and its count, a document read in parts) on one pooled
+ * connection in a REPEATABLE READ, READ ONLY transaction: one snapshot, so a unit of work that
+ * commits between two of them cannot show up in one and not the other. (SQLite gets the same
+ * from a read transaction on its one connection.) Inside a unit of work they simply join it.
+ * A read-only transaction at this level takes no lock and is never refused for serialization.
+ */
+export async function inPostgresReadSnapshot<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const base = bases.get(db);
+  if (!base) throw new Error('not a PostgreSQL handle');
+  const outer = unitOfWork.getStore();
+  if (outer && outer.base === base) return work();
+  return base.transaction((tx) => unitOfWork.run({ base, tx }, work), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}

@@ -3,7 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import { inPostgresTransaction, isPostgresHandle } from '@/db/postgres-handle';
+import { inPostgresReadSnapshot, inPostgresTransaction, isPostgresHandle } from '@/db/postgres-handle';
 import { pgRun } from './postgres-statement';
 
 type Connection = Db['$client'];
@@ -98,10 +98,10 @@ export async function withTransaction<T>(db: Db, work: (db: Db) => Promise<T>): 
  * Runs reads that await between them (a page and its count, a document read in parts) as one
  * read: on SQLite the connection is held for them, so no unit of work's uncommitted rows show up
  * in between, inside a read transaction (one snapshot, no write lock). Inside a unit of work they
- * simply join it. On PostgreSQL each caller has a connection of its own: they run as they are.
+ * simply join it. On PostgreSQL: one read-only snapshot on a pooled connection (inPostgresReadSnapshot).
  */
 export async function readTogether<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  if (isPostgresHandle(db)) return work();
+  if (isPostgresHandle(db)) return inPostgresReadSnapshot(db, work);
   const connection = db.$client;
   const t = turns(connection);
   if (ownsConnection(connection, t)) return work();
