@@ -75,6 +75,47 @@ describe('migratePostgres', () => {
     }
   });
 
+  it('leaves every text column in byte order (COLLATE "C"), with the triggers as they were, on a database of another collation', async () => {
+    const url = await server.createDatabase('byte_order'); // created with an ICU en-US collation
+    const db = openPostgres(url);
+    try {
+      const triggers = () =>
+        db.$client.query<{ name: string; def: string }>(
+          'select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger where not tgisinternal order by tgname',
+        );
+      await migratePostgres(db);
+      const columns = await db.$client.query<{ table_name: string; column_name: string; collation_name: string | null }>(
+        `select table_name, column_name, collation_name from information_schema.columns
+         where table_schema = 'public' and data_type = 'text' order by table_name, column_name`,
+      );
+      expect(columns.rows.length).toBeGreaterThan(50);
+      expect(columns.rows.filter((c) => c.collation_name !== 'C')).toEqual([]);
+      await db.$client.query(
+        "insert into organizations (name, updated_at) values ('a-b', now()), ('Zone', now()), ('a', now()), ('B', now())",
+      );
+      const names = await db.$client.query<{ name: string }>('select name from organizations order by name');
+      expect(names.rows.map((r) => r.name)).toEqual(['B', 'Zone', 'a', 'a-b']); // en-US: a, a-b, B, Zone
+      // the triggers the migration made again are the ones the earlier migrations made
+      const before = openPostgres(await server.createDatabase('byte_order_before'));
+      try {
+        const files = readMigrationFiles({ migrationsFolder: PG_MIGRATIONS_FOLDER });
+        for (const file of files.filter((m) => !m.sql.join('').includes('COLLATE "C"')))
+          for (const q of file.sql) if (q.trim()) await before.$client.query(q);
+        expect((await triggers()).rows).toEqual(
+          (
+            await before.$client.query<{ name: string; def: string }>(
+              'select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger where not tgisinternal order by tgname',
+            )
+          ).rows,
+        );
+      } finally {
+        await before.$client.end();
+      }
+    } finally {
+      await db.$client.end();
+    }
+  });
+
   it('keeps the plan revision moving with every write to the plan input, as the SQLite triggers do', async () => {
     const url = await server.createDatabase('plan_revision');
     const db = openPostgres(url);

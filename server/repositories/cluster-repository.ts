@@ -229,12 +229,15 @@ export async function distinctValues(
 
 const LABEL_SUGGESTIONS = 500;
 
-/** The distinct key=value pairs of the organization's effective labels, in order (json_each on SQLite, jsonb_each_text on PostgreSQL). */
+/**
+ * The distinct key=value pairs of the organization's effective labels, in byte order (json_each on
+ * SQLite, jsonb_each_text on PostgreSQL, whose text takes the database's collation unless told).
+ */
 async function labelPairsInUse(db: Db, organizationId: number): Promise<{ v: string }[]> {
   if (isPostgres(db)) {
     return pgRows<{ v: string }>(
       db,
-      sql`select distinct e.key || '=' || e.value as v from clusters, jsonb_each_text(clusters.labels || clusters.fleetplan_labels) e
+      sql`select distinct (e.key || '=' || e.value) collate "C" as v from clusters, jsonb_each_text(clusters.labels || clusters.fleetplan_labels) e
           where clusters.organization_id = ${organizationId} order by v limit ${LABEL_SUGGESTIONS}`,
     );
   }

@@ -162,6 +162,8 @@ onBothDatabases('the fleet repositories', (open) => {
     await onBoth(async (d) =>
       setFleetplanLabels(d, (await findClusterByName(d, third!.name))!.id, { tier: 'gold', 'api.openshift.com/x': 'y' }),
     );
+    // byte order (SQLite's) puts `Zone` before `a-b`; a natural-language collation would not
+    await onBoth(async (d) => setFleetplanLabels(d, (await findClusterByName(d, first!.name))!.id, { Zone: 'eu', 'a-b': 'x' }));
 
     const filters: ClusterFilter[] = [
       {},
@@ -210,7 +212,8 @@ onBothDatabases('the fleet repositories', (open) => {
     const counts = await same((d) => countByVersion(d, { organizationId }));
     expect(counts.reduce((n, c) => n + c.count, 0)).toBe(fleet.clusters.length);
     const values = await same((d) => distinctValues(d, organizationId));
-    expect(values.labels).toEqual(expect.arrayContaining(['tier=gold', 'api.openshift.com/x=y']));
+    expect(values.labels).toEqual(expect.arrayContaining(['tier=gold', 'api.openshift.com/x=y', 'Zone=eu', 'a-b=x']));
+    expect(values.labels.indexOf('Zone=eu')).toBeLessThan(values.labels.indexOf('a-b=x'));
     expect(values.states).toContain('gone');
     expect(values.regions).toContain('Lab-West');
     expect(await same((d) => listClusterLabels(d, organizationId))).toHaveLength(fleet.clusters.length - 1);

@@ -142,7 +142,9 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
             const client = new Client({ connectionString: url });
             await client.connect();
             try {
-              await client.query(`create database "${name}"`);
+              // a natural-language collation, as production databases are usually created with
+              // (en_US.UTF-8): fleetplan must sort text in byte order on it, as on SQLite
+              await client.query(`create database "${name}" template template0 locale_provider icu icu_locale 'en-US'`);
             } finally {
               await client.end();
             }
