@@ -79,5 +79,6 @@ export function missingSecretKeyProblem(env: Pick<FleetplanEnv, 'secretKey'>, on
 export function secretKeyForDb(db: Db, env: Pick<FleetplanEnv, 'secretKey'>): SecretKey {
   const problem = missingSecretKeyProblem(env, isPostgresHandle(db));
   if (problem) throw new Error(problem);
-  return loadSecretKey(env.secretKey ? '' : db.$client.name, env.secretKey);
+  // configured, or SQLite's key file beside its database (on PostgreSQL a key is always configured: above)
+  return env.secretKey ?? loadSecretKey(db.$client.name, undefined);
 }
