@@ -3,7 +3,7 @@
 // revision history. Functions take the database or a transaction, so a service can make a whole
 // edit one transaction.
 import type { Db } from '@/db/open-database';
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { blockedVersions, policyRevisions, sectors } from '@/db/schema';
 import { affectedRows, tablesOf, type Tables } from './dialect';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
@@ -232,17 +232,32 @@ export async function findPolicyRevision(db: Db, organizationId: number, id: num
   )[0];
 }
 
-/** Newest first. */
+/**
+ * Policy revisions, newest first: of one organization (every organization's when left out), of
+ * one scope and subject, within `from`–`to` (inclusive). The policy history and the Activity page
+ * both read them here.
+ */
 export async function listPolicyRevisions(
   db: Db,
-  opts: { organizationId: number; scope?: 'organization' | 'cluster'; subject?: string; offset: number; limit: number },
+  opts: {
+    organizationId?: number;
+    scope?: 'organization' | 'cluster';
+    subject?: string;
+    from?: Date;
+    to?: Date;
+    offset: number;
+    limit: number;
+  },
 ): Promise<{ rows: PolicyRevisionRow[]; total: number }> {
   return readTogether(db, async () => {
     const { policyRevisions } = tablesOf(db);
-    const parts: SQL[] = [eq(policyRevisions.organizationId, opts.organizationId)];
+    const parts: SQL[] = [];
+    if (opts.organizationId !== undefined) parts.push(eq(policyRevisions.organizationId, opts.organizationId));
     if (opts.scope) parts.push(eq(policyRevisions.scope, opts.scope));
     if (opts.subject) parts.push(eq(policyRevisions.subject, opts.subject));
-    const where = and(...parts);
+    if (opts.from) parts.push(gte(policyRevisions.at, opts.from));
+    if (opts.to) parts.push(lte(policyRevisions.at, opts.to));
+    const where = parts.length > 0 ? and(...parts) : undefined;
     const rows = await db
       .select()
       .from(policyRevisions)

@@ -1,7 +1,8 @@
 // The Activity page: decisions, actions (intents), upgrade lifecycle transitions and policy
 // changes, filtered and paged.
 import type { Db } from '@/db/open-database';
-import { listAudit, listPolicyRevisions } from '@/server/repositories/activity-repository';
+import { listAudit } from '@/server/repositories/activity-repository';
+import { listPolicyRevisions } from '@/server/repositories/policy-repository';
 import { listDecisions, listIntents } from '@/server/repositories/decision-repository';
 import type { Actor } from '@/server/auth/actor';
 import { fieldChanges } from '@/server/domain/diff/field-changes';
@@ -134,12 +135,14 @@ export function createActivityService(db: Db, scope: OrganizationScope) {
       const organizationId = input.allOrganizations ? undefined : await orgId();
       const names = new Map((await listOrganizations(db)).map((o) => [o.id, o.name]));
       const nameOf = (id: number | null) => (id === null ? null : (names.get(id) ?? `#${id}`));
-      const revisions = await listPolicyRevisions(
-        db,
-        { organizationId, cluster: input.cluster, from: input.from, to: input.to },
-        0,
-        input.offset + input.limit,
-      );
+      const revisions = await listPolicyRevisions(db, {
+        organizationId,
+        ...(input.cluster ? { scope: 'cluster' as const, subject: input.cluster } : {}),
+        from: input.from,
+        to: input.to,
+        offset: 0,
+        limit: input.offset + input.limit,
+      });
       const audit = await listAudit(
         db,
         { organizationId, cluster: input.cluster, action: input.action, from: input.from, to: input.to },
