@@ -53,7 +53,10 @@ export interface ForecastRunOutput {
   stepMinutes: number;
   frozen: boolean;
   exclusions: number;
+  /** the simulation's wall time (phasesMs.simulate) */
   elapsedMs: number;
+  /** where computing this forecast went: reading and validating its inputs, simulating, putting the clusters in the page's order */
+  phasesMs: ForecastPhases;
   cached: boolean;
   /**
    * the fleet has moved since this forecast was computed (its start is `from`): it is the last one
@@ -73,6 +76,12 @@ export interface ForecastRunOutput {
   rows: ClusterForecast[];
 }
 
+export interface ForecastPhases {
+  load: number;
+  simulate: number;
+  order: number;
+}
+
 type CacheEntry = {
   result: ForecastResult;
   /** the fleet minute the forecast starts at */
@@ -80,6 +89,7 @@ type CacheEntry = {
   /** when it was computed, on the wall clock */
   computedAtRealMs: number;
   elapsedMs: number;
+  phasesMs: ForecastPhases;
   frozen: boolean;
   exclusions: number;
   /** managed clusters in the page's order (sector depth, sector position, name) */
@@ -221,6 +231,7 @@ export function createForecastService(
   }
 
   async function forecastAt(input: ForecastRunInput, at: Date): Promise<CacheEntry> {
+    const loadStart = performance.now();
     const org = await scope();
     if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
     const document = applyForecastOverrides(await loadPlanDocument(db, org.id, at), input.overrides);
@@ -250,15 +261,17 @@ export function createForecastService(
     // identical concurrent requests share the same promise (the cache above)
     const t0 = performance.now();
     const result = await runForecastSliced(parsed.input, options);
-    const elapsedMs = Math.round(performance.now() - t0);
+    const t1 = performance.now();
     const rank = (c: ClusterForecast) =>
       c.sector === null ? Number.MAX_SAFE_INTEGER : (order.get(c.sector) ?? Number.MAX_SAFE_INTEGER - 1);
     const ordered = result.clusters.filter((c) => c.managed).sort((a, b) => rank(a) - rank(b) || a.cluster.localeCompare(b.cluster));
+    const phasesMs = { load: Math.round(t0 - loadStart), simulate: Math.round(t1 - t0), order: Math.round(performance.now() - t1) };
     return {
       result,
       fromMs: at.getTime(),
       computedAtRealMs: realNowMs(),
-      elapsedMs,
+      elapsedMs: phasesMs.simulate,
+      phasesMs,
       frozen,
       exclusions: exclusions.length,
       ordered,
@@ -275,7 +288,7 @@ export function createForecastService(
         if (!org) throw new AppError('NOT_FOUND', 'No organization is stored yet');
         return offload.run(org.id, input, now().getTime());
       }
-      const { result, elapsedMs, frozen, exclusions, ordered, order, depths, cached, stale } = await simulate(input, runOptions);
+      const { result, elapsedMs, phasesMs, frozen, exclusions, ordered, order, depths, cached, stale } = await simulate(input, runOptions);
       const search = input.search?.trim().toLowerCase();
       const filtered =
         input.sector || search
@@ -297,6 +310,7 @@ export function createForecastService(
         frozen,
         exclusions,
         elapsedMs,
+        phasesMs,
         cached,
         stale,
         stats: result.stats,

@@ -49,9 +49,13 @@ describe('the forecast cache', () => {
     const s = await setup();
     const first = await s.page();
     expect(first.cached).toBe(false);
+    // where computing it went, as the bench prints it: the simulation is the time the page shows
+    expect(first.elapsedMs).toBe(first.phasesMs.simulate);
+    expect(Object.values(first.phasesMs).every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
     s.setClock(new Date(NOW.getTime() + 5 * MINUTE));
     const next = await s.page({ offset: 5 });
     expect(next.cached).toBe(true);
+    expect(next.phasesMs).toEqual(first.phasesMs); // the kept forecast's, not this request's
     expect(next.from).toBe(first.from);
     expect(next.rows[0]!.cluster).not.toBe(first.rows[0]!.cluster);
     const sector = first.rows[0]!.sector!;
