@@ -2,6 +2,7 @@
 // people asked for lately, per organization. Paging, filtering and the sector choice read one kept
 // forecast, so only the inputs that change the simulation make an entry.
 import type { ForecastRunInput } from '@/server/services/forecast-service';
+import { keepRecent } from '@/lib/keep-recent';
 
 /** what the Forecast page asks for when its address names no inputs (components/forecast/forecast-view.tsx) */
 export const PAGE_DEFAULT_FORECAST: ForecastRunInput = { horizonDays: 60, upgradeMinutes: 90, offset: 0, limit: 1 };
@@ -34,9 +35,7 @@ export class ForecastWarmList {
     const key = JSON.stringify([simulation.targetVersion ?? null, simulation.horizonDays, simulation.upgradeMinutes]);
     let sets = this.byOrganization.get(organizationId);
     if (!sets) this.byOrganization.set(organizationId, (sets = new Map<string, AskedSet>()));
-    sets.delete(key);
-    sets.set(key, { input: simulation, askedAt: realNowMs });
-    while (sets.size > WARM_PER_ORGANIZATION) sets.delete(sets.keys().next().value as string);
+    keepRecent(sets, key, { input: simulation, askedAt: realNowMs }, WARM_PER_ORGANIZATION);
   }
 
   /** the entries to keep warm now, most recently asked first; forgets the stale ones and removed organizations */

@@ -33,6 +33,7 @@ import { listSectorRows } from '@/server/repositories/sector-repository';
 import { AppError } from './app-error';
 import { gatedForecastOptions, runForecastSliced } from './forecast-runner';
 import { evaluationInstant } from './stored-fleet-evaluation';
+import { keepRecent } from '@/lib/keep-recent';
 
 export interface ForecastRunInput {
   targetVersion?: string;
@@ -119,13 +120,6 @@ type Cache = {
 const globalCache = globalThis as unknown as { __fleetplanForecastCaches?: WeakMap<Db['$client'], Cache> };
 const caches = (globalCache.__fleetplanForecastCaches ??= new WeakMap<Db['$client'], Cache>());
 
-/** Keeps the `size` most recently used keys. */
-function remember<V>(map: Map<string, V>, key: string, value: V, size: number): void {
-  map.delete(key);
-  map.set(key, value);
-  while (map.size > size) map.delete(map.keys().next().value as string);
-}
-
 export interface ForecastRunOptions {
   /**
    * answer with the last forecast of the same configuration while a newer one is computed
@@ -207,17 +201,17 @@ export function createForecastService(
       }
       const entry = kept.entry ?? (await kept.promise.catch(() => null));
       if (entry && fresh(entry)) {
-        remember(exact, key!, kept, CACHE_SIZE);
+        keepRecent(exact, key!, kept, CACHE_SIZE);
         return { ...entry, cached: true, stale: false };
       }
     }
     const stale = servableStale();
     const computing: Kept = { promise: forecastAt(input, at) };
-    if (key !== null) remember(exact, key, computing, CACHE_SIZE);
+    if (key !== null) keepRecent(exact, key, computing, CACHE_SIZE);
     computing.promise.then(
       (entry) => {
         computing.entry = entry;
-        if (lineKey !== null) remember(latest, lineKey, entry, CACHE_SIZE);
+        if (lineKey !== null) keepRecent(latest, lineKey, entry, CACHE_SIZE);
       },
       () => {
         if (key !== null && exact.get(key) === computing) exact.delete(key);

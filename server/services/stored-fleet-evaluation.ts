@@ -49,6 +49,7 @@ import {
   type GateOrganization,
 } from '@/server/repositories/gate-state-repository';
 import { listUpgradeResults } from '@/server/repositories/lifecycle-repository';
+import { keepRecent } from '@/lib/keep-recent';
 
 const MINUTE_MS = 60_000;
 /** cluster explanations kept per evaluation (each costs one engine run over the fleet) */
@@ -354,8 +355,7 @@ function atMinute(fleet: LoadedFleet, at: Date): StoredFleetEvaluation {
       let explanation = explained.get(cluster);
       if (explanation === undefined) {
         explanation = evaluateFleet(input, gates, { explain: [cluster] }).clusters.get(cluster) ?? null;
-        if (explained.size >= EXPLANATIONS_KEPT) explained.delete(explained.keys().next().value!);
-        explained.set(cluster, explanation);
+        keepRecent(explained, cluster, explanation, EXPLANATIONS_KEPT);
       }
       return explanation;
     },

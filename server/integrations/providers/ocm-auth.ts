@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { httpForm } from './http-json';
 import { ProviderError } from './types';
+import { keepRecent } from '@/lib/keep-recent';
 
 /** Red Hat SSO's token endpoint, which `ocm` and the upgrade service use */
 export const DEFAULT_OCM_TOKEN_URL = 'https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token';
@@ -46,8 +47,7 @@ export function createOcmTokenSource(auth: OcmAuth): OcmTokenSource {
   let source = sharedSources.get(key);
   if (!source) {
     source = refreshingTokenSource(auth);
-    sharedSources.set(key, source);
-    if (sharedSources.size > MAX_SHARED_SOURCES) sharedSources.delete(sharedSources.keys().next().value!);
+    keepRecent(sharedSources, key, source, MAX_SHARED_SOURCES);
   }
   return source;
 }
