@@ -13,7 +13,7 @@ const MIN = 60_000;
 
 async function upgradedFleet() {
   const db = openDatabase(':memory:');
-  const { fakeClusters } = insertTestFleet(
+  const { fakeClusters } = await insertTestFleet(
     db,
     {
       clusters: [

@@ -28,7 +28,7 @@ beforeEach(async () => {
   await bootstrapAuth(db, { env: parseEnv({ FLEETPLAN_ADMIN_PASSWORD: 'correct horse battery' }), log: () => {} });
   await ensureAuthBootstrap(db);
   globalForDb.__fleetplanDb = db;
-  ({ organizationId } = insertTestFleet(
+  ({ organizationId } = await insertTestFleet(
     db,
     {
       sectors: [{ name: 'canary' }, { name: 'prod', dependencies: ['canary'] }],
