@@ -1,5 +1,7 @@
 // Runs a suite on SQLite and on PostgreSQL (a throw-away server: tests/support/throwaway-postgres.ts):
-// each `open()` gives a fresh, migrated database behind the repositories' `Db` handle.
+// each `open()` gives a fresh, migrated database behind the repositories' `Db` handle. On PostgreSQL
+// the migrations run once per file, into a template each test's database is copied from: copying
+// is cheaper than migrating again, and a file may open a database for each of dozens of tests.
 import { afterAll, beforeAll, describe } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { migratePostgres, openPostgres } from '@/db/open-postgres';
@@ -20,6 +22,7 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
   });
   describe(`${name} (PostgreSQL)`, () => {
     let server: ThrowawayPostgres | undefined;
+    let template: Promise<string> | undefined;
     const pools: { end(): Promise<void>; ended: boolean }[] = [];
     beforeAll(async () => {
       server = await startThrowawayPostgres();
@@ -30,10 +33,22 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
       server?.stop();
     });
     suite(async () => {
-      const pg = openPostgres(await server!.createDatabase());
+      template ??= migratedTemplate(server!);
+      const pg = openPostgres(await server!.createDatabase(undefined, { template: await template }));
       pools.push(pg.$client);
-      await migratePostgres(pg);
       return asFleetplanDb(pg);
     }, 'postgres');
   });
+}
+
+/** a migrated database on `server`, closed again (a template must have no connections); its name */
+async function migratedTemplate(server: ThrowawayPostgres): Promise<string> {
+  const name = 'fleetplan_migrated';
+  const pg = openPostgres(await server.createDatabase(name));
+  try {
+    await migratePostgres(pg);
+  } finally {
+    await pg.$client.end();
+  }
+  return name;
 }
