@@ -1,7 +1,12 @@
 // Runs a suite on SQLite and on PostgreSQL (a throw-away server: tests/support/throwaway-postgres.ts):
-// each `open()` gives a fresh, migrated database behind the repositories' `Db` handle. On PostgreSQL
-// the migrations run once per file, into a template each test's database is copied from: copying
-// is cheaper than migrating again, and a file may open a database for each of dozens of tests.
+// each `open()` gives a fresh, migrated database behind the repositories' `Db` handle, and
+// `openTwice()` two connections to one fresh database, as two processes (replicas, the CLI beside
+// the server) have them: a SQLite file opened twice, or two PostgreSQL pools. On PostgreSQL the
+// migrations run once per file, into a template each test's database is copied from: copying is
+// cheaper than migrating again, and a file may open a database for each of dozens of tests.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { migratePostgres, openPostgres } from '@/db/open-postgres';
@@ -10,15 +15,33 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-post
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, kind: DatabaseKind) => void): void {
+/** two connections to one fresh database */
+export type OpenTwice = () => Promise<[Db, Db]>;
+
+export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, kind: DatabaseKind, openTwice: OpenTwice) => void): void {
   describe(`${name} (SQLite)`, () => {
     const opened: Db[] = [];
-    afterAll(() => opened.forEach((db) => db.$client.close()));
-    suite(() => {
-      const db = openDatabase(':memory:');
-      opened.push(db);
-      return Promise.resolve(db);
-    }, 'sqlite');
+    const dirs: string[] = [];
+    afterAll(() => {
+      opened.forEach((db) => db.$client.close());
+      dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
+    });
+    suite(
+      () => {
+        const db = openDatabase(':memory:');
+        opened.push(db);
+        return Promise.resolve(db);
+      },
+      'sqlite',
+      () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-two-connections-'));
+        dirs.push(dir);
+        const file = path.join(dir, 'fleet.db');
+        const pair: [Db, Db] = [openDatabase(file), openDatabase(file)];
+        opened.push(...pair);
+        return Promise.resolve(pair);
+      },
+    );
   });
   describe(`${name} (PostgreSQL)`, () => {
     let server: ThrowawayPostgres | undefined;
@@ -32,12 +55,23 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
       await Promise.all(pools.filter((p) => !p.ended).map((p) => p.end()));
       server?.stop();
     });
-    suite(async () => {
+    const freshDatabase = async () => {
       template ??= migratedTemplate(server!);
-      const pg = openPostgres(await server!.createDatabase(undefined, { template: await template }));
+      return await server!.createDatabase(undefined, { template: await template });
+    };
+    const connect = (url: string) => {
+      const pg = openPostgres(url);
       pools.push(pg.$client);
       return asFleetplanDb(pg);
-    }, 'postgres');
+    };
+    suite(
+      async () => connect(await freshDatabase()),
+      'postgres',
+      async () => {
+        const url = await freshDatabase();
+        return [connect(url), connect(url)];
+      },
+    );
   });
 }
 
