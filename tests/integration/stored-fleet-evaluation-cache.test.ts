@@ -2,11 +2,8 @@
 // second on 10,000 clusters). A write that changes the engine's input must show in the very next
 // view, whichever path or connection wrote it; only time within the minute is allowed to pass
 // unseen.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
+import { expect, it } from 'vitest';
+import type { Db } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { tablesOf } from '@/server/repositories/dialect';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
@@ -53,12 +50,7 @@ async function setup(db: Db) {
 const decisionOf = async (s: Awaited<ReturnType<typeof setup>>, cluster: string) =>
   (await s.explain.explain(cluster)).explanation?.decision;
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-onBothDatabases('the stored-fleet evaluation cache', (open) => {
+onBothDatabases('the stored-fleet evaluation cache', (open, _kind, openTwice) => {
   it('repeated views in one fleet minute share one evaluation, at the start of the minute; the next minute evaluates again', async () => {
     const s = await setup(await open());
     const first = await s.stored();
@@ -179,30 +171,18 @@ onBothDatabases('the stored-fleet evaluation cache', (open) => {
     ).rejects.toThrow('roll back');
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
   });
-});
 
-describe('the stored-fleet evaluation cache (SQLite: two connections to one file)', () => {
   it('a commit by another connection (the CLI, a second process) shows in the next view', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-eval-cache-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'fleet.db');
-    const app = openDatabase(file);
+    const [app, cli] = await openTwice();
     await fleetIn(app);
-    const cli = openDatabase(file);
-    try {
-      const view = async () =>
-        (await createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a')).explanation?.decision;
-      expect(await view()).toMatchObject({ action: 'upgrade' });
-      await createPolicyService(
-        cli,
-        () => NOW,
-        () => NOW,
-        organizationScope(cli),
-      ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
-      expect(await view()).not.toMatchObject({ action: 'upgrade' });
-    } finally {
-      cli.$client.close();
-      app.$client.close();
-    }
+    const view = async () => (await createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a')).explanation?.decision;
+    expect(await view()).toMatchObject({ action: 'upgrade' });
+    await createPolicyService(
+      cli,
+      () => NOW,
+      () => NOW,
+      organizationScope(cli),
+    ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
+    expect(await view()).not.toMatchObject({ action: 'upgrade' });
   });
 });
