@@ -1,7 +1,8 @@
 // Runs a suite on SQLite and on PostgreSQL (a throw-away server: tests/support/throwaway-postgres.ts):
 // each `open()` gives a fresh, migrated database behind the repositories' `Db` handle, and
 // `openTwice()` two connections to one fresh database, as two processes (replicas, the CLI beside
-// the server) have them: a SQLite file opened twice, or two PostgreSQL pools. On PostgreSQL the
+// the server) have them: a SQLite file opened twice, or two PostgreSQL pools; `anotherConnection`
+// one more to the same database (a process with nothing cached yet). On PostgreSQL the
 // migrations run once per file, into a template each test's database is copied from: copying is
 // cheaper than migrating again, and a file may open a database for each of dozens of tests.
 import fs from 'node:fs';
@@ -17,6 +18,15 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 
 /** two connections to one fresh database */
 export type OpenTwice = () => Promise<[Db, Db]>;
+
+const reconnectors = new WeakMap<Db, () => Db>();
+
+/** Another connection to the database `db` is on (`db` from `openTwice`, or from this); closed with the suite. */
+export function anotherConnection(db: Db): Db {
+  const connect = reconnectors.get(db);
+  if (!connect) throw new Error('anotherConnection: a connection openTwice gave is needed (an in-memory SQLite database has no other)');
+  return connect();
+}
 
 export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, kind: DatabaseKind, openTwice: OpenTwice) => void): void {
   describe(`${name} (SQLite)`, () => {
@@ -37,9 +47,13 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-two-connections-'));
         dirs.push(dir);
         const file = path.join(dir, 'fleet.db');
-        const pair: [Db, Db] = [openDatabase(file), openDatabase(file)];
-        opened.push(...pair);
-        return Promise.resolve(pair);
+        const connect = (): Db => {
+          const db = openDatabase(file);
+          opened.push(db);
+          reconnectors.set(db, connect);
+          return db;
+        };
+        return Promise.resolve([connect(), connect()]);
       },
     );
   });
@@ -59,10 +73,12 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
       template ??= migratedTemplate(server!);
       return await server!.createDatabase(undefined, { template: await template });
     };
-    const connect = (url: string) => {
+    const connect = (url: string): Db => {
       const pg = openPostgres(url);
       pools.push(pg.$client);
-      return asFleetplanDb(pg);
+      const db = asFleetplanDb(pg);
+      reconnectors.set(db, () => connect(url));
+      return db;
     };
     suite(
       async () => connect(await freshDatabase()),
