@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
 import { migratePostgres, openPostgres } from '@/db/open-postgres';
-import { asFleetplanDb } from '@/db/postgres-handle';
+import { asFleetplanDb, isPostgresHandle } from '@/db/postgres-handle';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -20,6 +20,16 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 export type OpenTwice = () => Promise<[Db, Db]>;
 
 const reconnectors = new WeakMap<Db, () => Db>();
+
+/** Closes one connection before the suite ends (a test that opens many: PostgreSQL allows only so many). */
+export async function closeConnection(db: Db): Promise<void> {
+  if (isPostgresHandle(db)) {
+    const pool = db.$client as unknown as { end(): Promise<void>; ended: boolean };
+    if (!pool.ended) await pool.end();
+  } else {
+    db.$client.close();
+  }
+}
 
 /** Another connection to the database `db` is on (`db` from `openTwice`, or from this); closed with the suite. */
 export function anotherConnection(db: Db): Db {
