@@ -66,7 +66,7 @@ async function cold(db: Db, when: Date) {
 type Change = { kind: number; cluster: number; value: number };
 
 const HEALTH_ISSUES = [[], ['ClusterOperator dns Degraded'], ['ClusterOperator ingress Degraded', 'Node pressure']];
-const LABELS = [{}, { tier: 'green' }, { tier: 'blue' }];
+const LABELS: Record<string, string>[] = [{}, { tier: 'green' }, { tier: 'blue' }];
 
 async function apply(db: Db, names: readonly string[], versions: readonly string[], { kind, cluster, value }: Change): Promise<void> {
   const { clusters, sectors } = tablesOf(db);
