@@ -23,6 +23,7 @@ import { anotherConnection, onBothDatabases } from '@/tests/support/both-databas
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
 
+const seedDemoFleet = (db: Db) => seedDemo(db, NOW);
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE);
 
 async function evaluate(db: Db, when: Date): Promise<StoredFleetEvaluation & { ok: true }> {
@@ -40,10 +41,9 @@ async function cold(db: Db, when: Date) {
 const loads = () => storedFleetLoadCounts();
 
 onBothDatabases('the stored fleet evaluation across writes', (_open, _kind, openTwice) => {
-  /** the demo fleet, and a second connection to its database (another process) */
+  /** the demo fleet (seeded once: each test has a copy), and a second connection to its database (another process) */
   async function demoFleet(): Promise<{ db: Db; other: Db }> {
-    const [db, other] = await openTwice();
-    await seedDemo(db, NOW);
+    const [db, other] = await openTwice(seedDemoFleet);
     return { db, other };
   }
 

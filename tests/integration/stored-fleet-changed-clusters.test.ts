@@ -23,14 +23,17 @@ import { anotherConnection, closeConnection, onBothDatabases, type OpenTwice } f
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** the seeded demo fleet in a fresh database (a database a second connection can reach: cold loads) */
-async function demoFleet(openTwice: OpenTwice): Promise<Db> {
-  const [db, spare] = await openTwice();
-  await closeConnection(spare);
+async function seedFleet(db: Db): Promise<void> {
   await seedDemo(db, NOW);
   // a sector that takes, by their labels, the managed clusters whose policy names none
   const { sectors } = tablesOf(db);
   await db.update(sectors).set({ selector: 'tier=green' }).where(eq(sectors.name, 'prod-green'));
+}
+
+/** the seeded demo fleet (made once: each run starts from a copy of it), in a database a second connection can reach (cold loads) */
+async function demoFleet(openTwice: OpenTwice): Promise<Db> {
+  const [db, spare] = await openTwice(seedFleet);
+  await closeConnection(spare);
   return db;
 }
 

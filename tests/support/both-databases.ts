@@ -17,7 +17,12 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-post
 export type DatabaseKind = 'sqlite' | 'postgres';
 
 /** two connections to one fresh database */
-export type OpenTwice = () => Promise<[Db, Db]>;
+/**
+ * Two connections to one fresh database. With `seed`: to a copy of a database `seed` filled once
+ * per file and kind (a copied file, or a PostgreSQL template), for tests that each need the same
+ * costly fleet (the demo seed) and would otherwise write it again every time.
+ */
+export type OpenTwice = (seed?: (db: Db) => Promise<void>) => Promise<[Db, Db]>;
 
 const reconnectors = new WeakMap<Db, () => Db>();
 
@@ -42,6 +47,7 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
   describe(`${name} (SQLite)`, () => {
     const opened: Db[] = [];
     const dirs: string[] = [];
+    const seededFiles = new Map<(db: Db) => Promise<void>, Promise<string>>();
     afterAll(() => {
       opened.forEach((db) => db.$client.close());
       dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
@@ -53,23 +59,45 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
         return Promise.resolve(db);
       },
       'sqlite',
-      () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-two-connections-'));
-        dirs.push(dir);
-        const file = path.join(dir, 'fleet.db');
+      async (seed) => {
+        const newFile = () => {
+          const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-two-connections-'));
+          dirs.push(dir);
+          return path.join(dir, 'fleet.db');
+        };
+        const file = newFile();
+        if (seed) {
+          let seeded = seededFiles.get(seed);
+          if (!seeded) {
+            seeded = (async () => {
+              const template = newFile();
+              const db = openDatabase(template);
+              try {
+                await seed(db);
+                db.$client.pragma('wal_checkpoint(TRUNCATE)'); // everything in the file itself, ready to copy
+              } finally {
+                db.$client.close();
+              }
+              return template;
+            })();
+            seededFiles.set(seed, seeded);
+          }
+          fs.copyFileSync(await seeded, file);
+        }
         const connect = (): Db => {
           const db = openDatabase(file);
           opened.push(db);
           reconnectors.set(db, connect);
           return db;
         };
-        return Promise.resolve([connect(), connect()]);
+        return [connect(), connect()];
       },
     );
   });
   describe(`${name} (PostgreSQL)`, () => {
     let server: ThrowawayPostgres | undefined;
     let template: Promise<string> | undefined;
+    const seededTemplates = new Map<(db: Db) => Promise<void>, Promise<string>>();
     const pools: { end(): Promise<void>; ended: boolean }[] = [];
     beforeAll(async () => {
       server = await startThrowawayPostgres();
@@ -79,9 +107,24 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
       await Promise.all(pools.filter((p) => !p.ended).map((p) => p.end()));
       server?.stop();
     });
-    const freshDatabase = async () => {
+    const freshDatabase = async (seed?: (db: Db) => Promise<void>) => {
       template ??= migratedTemplate(server!);
-      return await server!.createDatabase(undefined, { template: await template });
+      if (!seed) return await server!.createDatabase(undefined, { template: await template });
+      let seeded = seededTemplates.get(seed);
+      if (!seeded) {
+        seeded = (async () => {
+          const name = `fleetplan_seeded_${seededTemplates.size}`;
+          const pg = openPostgres(await server!.createDatabase(name, { template: await template }));
+          try {
+            await seed(asFleetplanDb(pg));
+          } finally {
+            await pg.$client.end();
+          }
+          return name;
+        })();
+        seededTemplates.set(seed, seeded);
+      }
+      return await server!.createDatabase(undefined, { template: await seeded });
     };
     const connect = (url: string): Db => {
       const pg = openPostgres(url);
@@ -93,8 +136,8 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
     suite(
       async () => connect(await freshDatabase()),
       'postgres',
-      async () => {
-        const url = await freshDatabase();
+      async (seed) => {
+        const url = await freshDatabase(seed);
         return [connect(url), connect(url)];
       },
     );
