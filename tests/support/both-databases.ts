@@ -22,7 +22,7 @@ export type DatabaseKind = 'sqlite' | 'postgres';
  * per file and kind (a copied file, or a PostgreSQL template), for tests that each need the same
  * costly fleet (the demo seed) and would otherwise write it again every time.
  */
-export type OpenTwice = (seed?: (db: Db) => Promise<void>) => Promise<[Db, Db]>;
+export type OpenTwice = (seed?: (db: Db) => Promise<unknown>) => Promise<[Db, Db]>;
 
 const reconnectors = new WeakMap<Db, () => Db>();
 
@@ -47,7 +47,7 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
   describe(`${name} (SQLite)`, () => {
     const opened: Db[] = [];
     const dirs: string[] = [];
-    const seededFiles = new Map<(db: Db) => Promise<void>, Promise<string>>();
+    const seededFiles = new Map<(db: Db) => Promise<unknown>, Promise<string>>();
     afterAll(() => {
       opened.forEach((db) => db.$client.close());
       dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
@@ -97,7 +97,7 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
   describe(`${name} (PostgreSQL)`, () => {
     let server: ThrowawayPostgres | undefined;
     let template: Promise<string> | undefined;
-    const seededTemplates = new Map<(db: Db) => Promise<void>, Promise<string>>();
+    const seededTemplates = new Map<(db: Db) => Promise<unknown>, Promise<string>>();
     const pools: { end(): Promise<void>; ended: boolean }[] = [];
     beforeAll(async () => {
       server = await startThrowawayPostgres();
@@ -107,7 +107,7 @@ export function onBothDatabases(name: string, suite: (open: () => Promise<Db>, k
       await Promise.all(pools.filter((p) => !p.ended).map((p) => p.end()));
       server?.stop();
     });
-    const freshDatabase = async (seed?: (db: Db) => Promise<void>) => {
+    const freshDatabase = async (seed?: (db: Db) => Promise<unknown>) => {
       template ??= migratedTemplate(server!);
       if (!seed) return await server!.createDatabase(undefined, { template: await template });
       let seeded = seededTemplates.get(seed);
