@@ -27,7 +27,7 @@ export type BenchDatabase = 'sqlite' | 'postgres';
 
 /** The bench fleet on `database`: SQLite as createBenchFleet makes it, or that file copied into PostgreSQL. */
 export async function openBenchFleet(database: BenchDatabase, label: string): Promise<BenchFleet> {
-  const sqlite = createBenchFleet(label);
+  const sqlite = await createBenchFleet(label);
   if (database === 'sqlite') return sqlite;
   const file = sqlite.db.$client.name;
   sqlite.db.$client.close();
@@ -65,7 +65,7 @@ export async function openBenchFleet(database: BenchDatabase, label: string): Pr
   };
 }
 
-export function createBenchFleet(label: string): BenchFleet {
+export async function createBenchFleet(label: string): Promise<BenchFleet> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `fleetplan-${label}-bench-`));
   const db = openDatabase(path.join(dir, 'bench.db'));
   const releases = Array.from({ length: 30 }, (_, i) => `4.13.${i + 1}`);
@@ -88,7 +88,7 @@ export function createBenchFleet(label: string): BenchFleet {
       ...(i % 97 === 0 ? { healthIssues: ['ClusterOperator dns Degraded'] } : {}),
     };
   });
-  const { fakeClusters } = insertTestFleet(db, { sectors, clusters }, BENCH_FLEET_START);
+  const { fakeClusters } = await insertTestFleet(db, { sectors, clusters }, BENCH_FLEET_START);
   return {
     db,
     fakeClusters,

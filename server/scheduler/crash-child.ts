@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const maxTicks = ticksArg >= 0 ? Number(rest[ticksArg + 1]) : Infinity;
   const db = openDatabase(dbFile);
   const base = new Date(CRASH_BASE_TIME);
-  if (await isDatabaseEmpty(db)) insertTestFleet(db, CRASH_FLEET, base);
+  if (await isDatabaseEmpty(db)) await insertTestFleet(db, CRASH_FLEET, base);
   const fakeClusters = CRASH_FLEET.clusters.map((c) => ({
     externalId: `ext-${c.name}`,
     name: c.name,

@@ -1,18 +1,16 @@
 // Deliveries run beside the tick, claimed once across processes (issue 11, point 11): two
 // delivery loops on two connections to one database file send each event exactly once, and a
 // receiver that never answers neither stalls the tick nor the other deliveries.
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
+import { parseSecretKey } from '@/server/crypto/secret-box';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { listRecentTicks } from '@/server/repositories/scheduler-repository';
 import { enqueueDeliveries, insertWebhook, listDeliveries } from '@/server/repositories/webhook-repository';
 import { createOutboundDeliverer } from '@/server/services/outbound-delivery';
 import { deliverDueWebhooks } from '@/server/services/webhook-service';
+import { onBothDatabases } from '@/tests/support/both-databases';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { createSchedulerLoop, type SchedulerLoop } from './start';
 
@@ -20,18 +18,6 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function tempDbFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-deliv-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return path.join(dir, 'fleet.db');
-}
-
-function open(file: string): Db {
-  const db = openDatabase(file);
-  cleanups.push(() => db.$client.close());
-  return db;
-}
 
 /** A receiver counting deliveries by id; `hang` paths never answer. */
 async function receiver(opts: { delayMs?: () => number } = {}) {
@@ -75,96 +61,102 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 }
 
 const T0 = new Date();
+// as every replica on PostgreSQL is given one (FLEETPLAN_SECRET_KEY); on SQLite it stands for the key file beside the database
+const secretKey = parseSecretKey('ab'.repeat(32), 'the test key');
 
-describe('delivery claims across processes', () => {
-  it('two passes running at once on two connections to one database send each event exactly once', async () => {
-    const file = tempDbFile();
-    const a = open(file);
-    const b = open(file);
-    const rx = await receiver({ delayMs: () => Math.random() * 15 });
-    await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
-    for (let i = 0; i < 40; i++) await enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
+onBothDatabases('deliveries', (open, _kind, openTwice) => {
+  describe('delivery claims across processes', () => {
+    it('two passes running at once on two connections to one database send each event exactly once', async () => {
+      const [a, b] = await openTwice();
+      const rx = await receiver({ delayMs: () => Math.random() * 15 });
+      await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+      for (let i = 0; i < 40; i++) await enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
 
-    const [ra, rb] = await Promise.all([
-      deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4 }),
-      deliverDueWebhooks(b, { holder: 'proc-b', allowPrivate: true, concurrency: 4 }),
-    ]);
+      const [ra, rb] = await Promise.all([
+        deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4, secretKey }),
+        deliverDueWebhooks(b, { holder: 'proc-b', allowPrivate: true, concurrency: 4, secretKey }),
+      ]);
 
-    expect(ra.delivered + rb.delivered).toBe(40);
-    // both took part (the claim splits the work; it does not serialise it onto one process)
-    expect(Math.min(ra.delivered, rb.delivered)).toBeGreaterThan(0);
-    expect(rx.byDelivery.size).toBe(40);
-    expect([...rx.byDelivery.values()].every((n) => n === 1)).toBe(true);
-    expect((await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered')).toBe(true);
+      expect(ra.delivered + rb.delivered).toBe(40);
+      // both took part (the claim splits the work; it does not serialise it onto one process)
+      expect(Math.min(ra.delivered, rb.delivered)).toBeGreaterThan(0);
+      expect(rx.byDelivery.size).toBe(40);
+      expect([...rx.byDelivery.values()].every((n) => n === 1)).toBe(true);
+      expect((await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered')).toBe(true);
+    });
+
+    it('two delivery loops (as two server processes would run them) deliver each event exactly once', async () => {
+      const [a, b] = await openTwice();
+      const rx = await receiver({ delayMs: () => Math.random() * 10 });
+      await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
+      const loops: DeliveryLoop[] = [];
+      for (const [db, holder] of [
+        [a, 'proc-a'],
+        [b, 'proc-b'],
+      ] as const) {
+        const deliver = createOutboundDeliverer({ allowPrivate: true, secretKey });
+        loops.push(startDeliveryLoop({ deliverNext: () => deliver(db, holder), concurrency: 4, idleMs: 10 }));
+      }
+      cleanups.push(() => Promise.all(loops.map((l) => l.stop())));
+      // events keep arriving while both loops run
+      for (let i = 0; i < 60; i++) {
+        await enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
+        if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+      await waitFor(async () => (await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered'), 10_000);
+      expect(rx.byDelivery.size).toBe(60);
+      expect([...rx.byDelivery.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    });
   });
 
-  it('two delivery loops (as two server processes would run them) deliver each event exactly once', async () => {
-    const file = tempDbFile();
-    const a = open(file);
-    const b = open(file);
-    const rx = await receiver({ delayMs: () => Math.random() * 10 });
-    await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
-    const loops: DeliveryLoop[] = [];
-    for (const [db, holder] of [
-      [a, 'proc-a'],
-      [b, 'proc-b'],
-    ] as const) {
-      const deliver = createOutboundDeliverer({ allowPrivate: true });
-      loops.push(startDeliveryLoop({ deliverNext: () => deliver(db, holder), concurrency: 4, idleMs: 10 }));
-    }
-    cleanups.push(() => Promise.all(loops.map((l) => l.stop())));
-    // events keep arriving while both loops run
-    for (let i = 0; i < 60; i++) {
-      await enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
-      if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
-    }
-    await waitFor(async () => (await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered'), 10_000);
-    expect(rx.byDelivery.size).toBe(60);
-    expect([...rx.byDelivery.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-  });
-});
+  describe('deliveries beside the tick', () => {
+    it('a receiver that never answers stalls neither the tick nor the other deliveries', async () => {
+      const db = await open();
+      const rx = await receiver();
+      await insertWebhook(db, {
+        name: 'stuck',
+        url: `${rx.base}/hang`,
+        secret: 's3cret',
+        events: ['blocked'],
+        enabled: true,
+        createdAt: T0,
+      });
+      await insertWebhook(db, {
+        name: 'fine',
+        url: `${rx.base}/hook`,
+        secret: 's3cret',
+        events: ['scheduled'],
+        enabled: true,
+        createdAt: T0,
+      });
+      for (let i = 0; i < 3; i++) await enqueueDeliveries(db, 'blocked', { cluster: `stuck${i}` }, T0);
+      for (let i = 0; i < 10; i++) await enqueueDeliveries(db, 'scheduled', { cluster: `c${i}` }, T0);
 
-describe('deliveries beside the tick', () => {
-  it('a receiver that never answers stalls neither the tick nor the other deliveries', async () => {
-    const file = tempDbFile();
-    const db = open(file);
-    const rx = await receiver();
-    await insertWebhook(db, { name: 'stuck', url: `${rx.base}/hang`, secret: 's3cret', events: ['blocked'], enabled: true, createdAt: T0 });
-    await insertWebhook(db, {
-      name: 'fine',
-      url: `${rx.base}/hook`,
-      secret: 's3cret',
-      events: ['scheduled'],
-      enabled: true,
-      createdAt: T0,
-    });
-    for (let i = 0; i < 3; i++) await enqueueDeliveries(db, 'blocked', { cluster: `stuck${i}` }, T0);
-    for (let i = 0; i < 10; i++) await enqueueDeliveries(db, 'scheduled', { cluster: `c${i}` }, T0);
+      const loop: SchedulerLoop = createSchedulerLoop({
+        holder: 'proc-a',
+        intervalMs: 100,
+        firstTickDelayMs: 0,
+        createProvider: () => Promise.resolve(createFakeProvider({ clusters: [] })),
+        fleetNow: () => new Date(),
+        deliverNext: createOutboundDeliverer({ allowPrivate: true, timeoutMs: 30_000, secretKey }),
+        deliveryConcurrency: 4,
+        deliveryIdleMs: 10,
+        log: () => undefined,
+      });
+      cleanups.push(async () => {
+        rx.release();
+        await loop.stop();
+      });
+      const started = Date.now();
+      loop.start(() => db);
 
-    const loop: SchedulerLoop = createSchedulerLoop({
-      holder: 'proc-a',
-      intervalMs: 100,
-      firstTickDelayMs: 0,
-      createProvider: () => Promise.resolve(createFakeProvider({ clusters: [] })),
-      fleetNow: () => new Date(),
-      deliverNext: createOutboundDeliverer({ allowPrivate: true, timeoutMs: 30_000 }),
-      deliveryConcurrency: 4,
-      deliveryIdleMs: 10,
-      log: () => undefined,
+      await waitFor(() => rx.byDelivery.size === 10, 5_000);
+      await waitFor(async () => (await listRecentTicks(db, 100)).length >= 5, 5_000);
+      // five ticks 100 ms apart while three deliveries hang for 30 s each
+      expect(Date.now() - started).toBeLessThan(3_000);
+      const stuck = (await listDeliveries(db, { offset: 0, limit: 100 })).rows.filter((r) => r.webhookName === 'stuck');
+      expect(stuck.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+      expect(loop.runtimeStatus().deliveriesInFlight).toBeGreaterThanOrEqual(3);
     });
-    cleanups.push(async () => {
-      rx.release();
-      await loop.stop();
-    });
-    const started = Date.now();
-    loop.start(() => db);
-
-    await waitFor(() => rx.byDelivery.size === 10, 5_000);
-    await waitFor(async () => (await listRecentTicks(db, 100)).length >= 5, 5_000);
-    // five ticks 100 ms apart while three deliveries hang for 30 s each
-    expect(Date.now() - started).toBeLessThan(3_000);
-    const stuck = (await listDeliveries(db, { offset: 0, limit: 100 })).rows.filter((r) => r.webhookName === 'stuck');
-    expect(stuck.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
-    expect(loop.runtimeStatus().deliveriesInFlight).toBeGreaterThanOrEqual(3);
   });
 });

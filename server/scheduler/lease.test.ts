@@ -2,33 +2,18 @@
 // it every tick, a standby takes over within two intervals of the holder's death and at its next
 // tick after the holder shut down (stop() releases it). A provider that cannot be built fails the
 // tick visibly (point 10).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
+import type { Db } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { acquireLease, getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
+import { onBothDatabases } from '@/tests/support/both-databases';
 import { createSchedulerLoop, leaseTtlMs, type SchedulerLoop, type SchedulerLoopOptions } from './start';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function twoConnections(): [Db, Db] {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-lease-'));
-  const file = path.join(dir, 'fleet.db');
-  const a = openDatabase(file);
-  const b = openDatabase(file);
-  cleanups.push(() => {
-    a.$client.close();
-    b.$client.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return [a, b];
-}
 
 const INTERVAL_MS = 300;
 
@@ -65,9 +50,11 @@ describe('scheduler lease', () => {
     expect(leaseTtlMs(2_000)).toBe(3_000);
     expect(leaseTtlMs(60_000)).toBe(90_000);
   });
+});
 
+onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
   it('the holder renews it every tick: a standby never gets it while the holder runs', async () => {
-    const [a, b] = twoConnections();
+    const [a, b] = await twoConnections();
     loop(a, 'proc-a');
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
     loop(b, 'proc-b');
@@ -78,7 +65,7 @@ describe('scheduler lease', () => {
   });
 
   it('a standby takes over within two intervals of the holder dying right after a renewal', async () => {
-    const [a, b] = twoConnections();
+    const [a, b] = await twoConnections();
     // the dead holder's last renewal, as its tick wrote it
     const diedAt = Date.now();
     await acquireLease(a, SCHEDULER_LEASE_NAME, 'dead-proc', diedAt, leaseTtlMs(INTERVAL_MS));
@@ -90,7 +77,7 @@ describe('scheduler lease', () => {
   });
 
   it('stop() (SIGTERM/SIGINT in npm start) releases the lease: the standby takes over at its next tick', async () => {
-    const [a, b] = twoConnections();
+    const [a, b] = await twoConnections();
     const holder = loop(a, 'proc-a');
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
     loop(b, 'proc-b');
@@ -105,7 +92,7 @@ describe('scheduler lease', () => {
   });
 
   it('a provider that cannot be built makes a failed tick row with the reason, and a log line', async () => {
-    const [a] = twoConnections();
+    const [a] = await twoConnections();
     // providers are built per organization: the instance's one serves the first
     await insertEmptyOrganization(a, 'unnamed', new Date());
     const errors: string[] = [];

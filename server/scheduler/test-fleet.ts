@@ -1,8 +1,10 @@
-// Builds small fleets straight into a database, with a matching fake provider: used by the
-// scheduler's tests, the crash test's child process and the tick benchmark.
+// Builds small fleets straight into a database (SQLite or PostgreSQL), with a matching fake
+// provider: used by the scheduler's tests, the crash test's child process and the tick benchmark.
+import { asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/open-database';
-import * as t from '@/db/schema';
 import type { FakeCluster } from '@/server/integrations/providers/fake-provider';
+import { tablesOf } from '@/server/repositories/dialect';
+import { withTransaction } from '@/server/repositories/transaction';
 
 export interface TestCluster {
   name: string;
@@ -36,9 +38,44 @@ export interface TestFleet {
   graphs?: string[];
 }
 
-export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organizationId: number; fakeClusters: FakeCluster[] } {
-  return db.transaction((tx) => {
-    const org = tx
+/** rows per insert statement: far below either database's limit on bound parameters (SQLite 32,766; PostgreSQL 65,535) */
+const ROWS_PER_INSERT = 500;
+
+function inChunks<T>(items: T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += ROWS_PER_INSERT) chunks.push(items.slice(i, i + ROWS_PER_INSERT));
+  return chunks;
+}
+
+/**
+ * Writes `fleet` into `db` (SQLite or PostgreSQL) in one unit of work. Set-based, a few statements
+ * per table rather than one per row: the tick benchmark seeds 10,000 clusters through it.
+ */
+export async function insertTestFleet(
+  db: Db,
+  fleet: TestFleet,
+  now: Date,
+): Promise<{ organizationId: number; fakeClusters: FakeCluster[] }> {
+  const t = tablesOf(db);
+  // a provider's cluster ids are unique across organizations
+  const externalId = (name: string) => (fleet.organization ? `ext-${fleet.organization}-${name}` : `ext-${name}`);
+  const policies = fleet.clusters.map((c) =>
+    c.managed === false
+      ? null
+      : {
+          workloads: c.workloads ?? ['wl'],
+          schedule: c.schedule ?? '* * * * *',
+          conditions: {
+            ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}),
+            ...(c.mutexes ? { mutexes: c.mutexes } : {}),
+            ...(c.sector ? { sector: c.sector } : {}),
+            ...(c.targetVersion ? { targetVersion: c.targetVersion } : {}),
+          },
+          ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
+        },
+  );
+  const organizationId = await withTransaction(db, async (tx) => {
+    const [org] = await tx
       .insert(t.organizations)
       .values({
         name: fleet.organization ?? 'test-org',
@@ -46,23 +83,24 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
         frozen: fleet.frozen ?? false,
         ...(fleet.targetVersion ? { targetVersion: fleet.targetVersion } : {}),
       })
-      .returning({ id: t.organizations.id })
-      .get();
-    (fleet.sectors ?? []).forEach((s, position) => {
-      tx.insert(t.sectors)
-        .values({
-          organizationId: org.id,
+      .returning({ id: t.organizations.id });
+    const orgId = org!.id;
+    const sectors = fleet.sectors ?? [];
+    if (sectors.length > 0) {
+      await tx.insert(t.sectors).values(
+        sectors.map((s, position) => ({
+          organizationId: orgId,
           name: s.name,
           position,
           dependencies: s.dependencies ?? [],
           maxParallelUpgrades: s.maxParallelUpgrades ?? null,
-        })
-        .run();
-    });
-    (fleet.graphs ?? []).forEach((document, i) =>
-      tx
-        .insert(t.updateGraphs)
-        .values({
+        })),
+      );
+    }
+    const graphs = fleet.graphs ?? [];
+    if (graphs.length > 0) {
+      await tx.insert(t.updateGraphs).values(
+        graphs.map((document, i) => ({
           name: `test-graph-${i}`,
           channel: null,
           architecture: 'amd64',
@@ -72,61 +110,79 @@ export function insertTestFleet(db: Db, fleet: TestFleet, now: Date): { organiza
           edgeCount: 0,
           document,
           importedAt: now,
-        })
-        .run(),
+        })),
+      );
+    }
+    const blocked = fleet.blocked ?? [];
+    if (blocked.length > 0) {
+      await tx.insert(t.blockedVersions).values(blocked.map((pattern) => ({ organizationId: orgId, pattern, createdAt: now })));
+    }
+    const rows = fleet.clusters.map((c, position) => ({
+      organizationId: orgId,
+      name: c.name,
+      externalId: externalId(c.name),
+      provider: 'fake' as const,
+      position,
+      version: c.version,
+      channel: c.channel ?? 'stable-4.13',
+      availableUpgrades: c.releases.filter((v) => compare(v, c.version) > 0),
+      healthy: (c.healthIssues ?? []).length === 0,
+      healthIssues: c.healthIssues ?? [],
+      upgradePolicy: policies[position] ?? null,
+      sector: c.sector ?? null,
+      observedAt: now,
+    }));
+    const idOf = new Map<string, number>();
+    for (const chunk of inChunks(rows)) {
+      const inserted = await tx.insert(t.clusters).values(chunk).returning({ id: t.clusters.id, name: t.clusters.name });
+      for (const r of inserted) idOf.set(r.name, r.id);
+    }
+    const workloads = fleet.clusters.flatMap((c, position) =>
+      (policies[position]?.workloads ?? []).map((workload) => ({ clusterId: idOf.get(c.name)!, workload })),
     );
-    for (const pattern of fleet.blocked ?? [])
-      tx.insert(t.blockedVersions).values({ organizationId: org.id, pattern, createdAt: now }).run();
-    const fakeClusters: FakeCluster[] = [];
-    // a provider's cluster ids are unique across organizations
-    const externalId = (name: string) => (fleet.organization ? `ext-${fleet.organization}-${name}` : `ext-${name}`);
-    fleet.clusters.forEach((c, position) => {
-      const available = c.releases.filter((v) => compare(v, c.version) > 0);
-      const policy =
-        c.managed === false
-          ? null
-          : {
-              workloads: c.workloads ?? ['wl'],
-              schedule: c.schedule ?? '* * * * *',
-              conditions: {
-                ...(c.soakDays !== undefined ? { soakDays: c.soakDays } : {}),
-                ...(c.mutexes ? { mutexes: c.mutexes } : {}),
-                ...(c.sector ? { sector: c.sector } : {}),
-                ...(c.targetVersion ? { targetVersion: c.targetVersion } : {}),
-              },
-              ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
-            };
-      const row = tx
-        .insert(t.clusters)
-        .values({
-          organizationId: org.id,
-          name: c.name,
-          externalId: externalId(c.name),
-          provider: 'fake',
-          position,
-          version: c.version,
-          channel: c.channel ?? 'stable-4.13',
-          availableUpgrades: available,
-          healthy: (c.healthIssues ?? []).length === 0,
-          healthIssues: c.healthIssues ?? [],
-          upgradePolicy: policy,
-          sector: c.sector ?? null,
-          observedAt: now,
-        })
-        .returning({ id: t.clusters.id })
-        .get();
-      for (const w of policy?.workloads ?? []) tx.insert(t.clusterWorkloads).values({ clusterId: row.id, workload: w }).run();
-      fakeClusters.push({
-        externalId: externalId(c.name),
-        name: c.name,
-        version: c.version,
-        channel: c.channel ?? 'stable-4.13',
-        releases: c.releases,
-        healthIssues: c.healthIssues,
-      });
-    });
-    return { organizationId: org.id, fakeClusters };
+    for (const chunk of inChunks(workloads)) await tx.insert(t.clusterWorkloads).values(chunk);
+    return orgId;
   });
+  const fakeClusters: FakeCluster[] = fleet.clusters.map((c) => ({
+    externalId: externalId(c.name),
+    name: c.name,
+    version: c.version,
+    channel: c.channel ?? 'stable-4.13',
+    releases: c.releases,
+    healthIssues: c.healthIssues,
+  }));
+  return { organizationId, fakeClusters };
+}
+
+/**
+ * Reads, for tests, of what a fleet and its ticks wrote, on either database (the awaited query
+ * builder): every list in insertion order, so both give the same order.
+ */
+export function fleetRows(db: Db) {
+  const t = tablesOf(db);
+  const attempts = () => db.select().from(t.upgradeLifecycles).orderBy(asc(t.upgradeLifecycles.id));
+  return {
+    /** the handle's tables, for the writes a test makes itself */
+    t,
+    organizations: () => db.select().from(t.organizations).orderBy(asc(t.organizations.id)),
+    clusters: () => db.select().from(t.clusters).orderBy(asc(t.clusters.id)),
+    cluster: async (name: string) => {
+      const [row] = await db.select().from(t.clusters).where(eq(t.clusters.name, name));
+      if (!row) throw new Error(`no cluster ${name}`);
+      return row;
+    },
+    decisions: () => db.select().from(t.decisions).orderBy(asc(t.decisions.id)),
+    attempts,
+    /** the first attempt (the only one, in most tests) */
+    attempt: async () => (await attempts())[0],
+    transitions: () => db.select().from(t.upgradeLifecycleTransitions).orderBy(asc(t.upgradeLifecycleTransitions.id)),
+    intents: () => db.select().from(t.actionIntents).orderBy(asc(t.actionIntents.id)),
+    ticks: () => db.select().from(t.schedulerTicks).orderBy(asc(t.schedulerTicks.id)),
+    soak: () => db.select().from(t.versionSoak).orderBy(asc(t.versionSoak.version), asc(t.versionSoak.workload)),
+    soakSamples: () => db.select().from(t.soakSamples),
+    history: () => db.select().from(t.clusterUpgrades).orderBy(asc(t.clusterUpgrades.id)),
+    webhookDeliveries: () => db.select().from(t.webhookDeliveries).orderBy(asc(t.webhookDeliveries.id)),
+  };
 }
 
 function compare(a: string, b: string): number {

@@ -1,19 +1,19 @@
 // Activity's "Upgrades" tab: every lifecycle transition the scheduler takes, newest first, with
 // the attempt's cluster and versions, filtered by cluster, state moved to and reason.
 import { organizationScope } from './organization-scope';
-import { describe, expect, it } from 'vitest';
-import { openDatabase } from '@/db/open-database';
+import { expect, it } from 'vitest';
+import type { Db } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
 import { runTick } from '@/server/scheduler/run-tick';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
+import { onBothDatabases } from '@/tests/support/both-databases';
 import { createActivityService } from './activity-service';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
 const MIN = 60_000;
 
-async function upgradedFleet() {
-  const db = openDatabase(':memory:');
-  const { fakeClusters } = insertTestFleet(
+async function upgradedFleet(db: Db) {
+  const { fakeClusters } = await insertTestFleet(
     db,
     {
       clusters: [
@@ -32,9 +32,9 @@ async function upgradedFleet() {
   return createActivityService(db, organizationScope(db));
 }
 
-describe('activity.upgrades', () => {
+onBothDatabases('activity.upgrades', (open) => {
   it('lists each transition once, newest first, with the cluster, versions, reason and its explanation', async () => {
-    const activity = await upgradedFleet();
+    const activity = await upgradedFleet(await open());
     const all = await activity.upgrades({ offset: 0, limit: 50 });
     const c1 = all.rows.filter((r) => r.clusterName === 'c1').map((r) => r.toState);
     expect(c1).toEqual(['completed', 'post-checks', 'upgrading', 'started', 'pre-checks', 'scheduled']);
@@ -48,7 +48,7 @@ describe('activity.upgrades', () => {
   });
 
   it('filters by cluster, by the state moved to and by reason, and pages', async () => {
-    const activity = await upgradedFleet();
+    const activity = await upgradedFleet(await open());
     expect((await activity.upgrades({ cluster: 'c2', offset: 0, limit: 50 })).rows.every((r) => r.clusterName === 'c2')).toBe(true);
     expect((await activity.upgrades({ action: 'completed', offset: 0, limit: 50 })).rows.map((r) => r.clusterName)).toEqual(['c1']);
     expect((await activity.upgrades({ reason: 'UNHEALTHY', offset: 0, limit: 50 })).rows.map((r) => r.toState)).toEqual(['skipped']);

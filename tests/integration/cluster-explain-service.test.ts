@@ -2,17 +2,17 @@
 // gates. It used to run the bare engine, so it promised upgrades a gate stops and showed mutexes
 // as held by clusters the gate had stopped.
 import { organizationScope } from '@/server/services/organization-scope';
-import { describe, expect, it } from 'vitest';
-import { openDatabase } from '@/db/open-database';
-import * as t from '@/db/schema';
+import { expect, it } from 'vitest';
+import type { Db } from '@/db/open-database';
+import { tablesOf } from '@/server/repositories/dialect';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import { createClusterExplainService } from '@/server/services/cluster-explain-service';
+import { onBothDatabases } from '@/tests/support/both-databases';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
 
-function setup(opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
-  const db = openDatabase(':memory:');
-  const { organizationId } = insertTestFleet(
+async function setup(db: Db, opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
+  const { organizationId } = await insertTestFleet(
     db,
     {
       frozen: opts.frozen ?? false,
@@ -31,24 +31,22 @@ function setup(opts: { exclude?: string; sick?: boolean; frozen?: boolean }) {
     NOW,
   );
   if (opts.exclude)
-    db.insert(t.maintenanceExclusions)
-      .values({
-        organizationId,
-        scope: 'cluster',
-        subject: opts.exclude,
-        startsAt: new Date(NOW.getTime() - 3_600_000),
-        endsAt: new Date(NOW.getTime() + 86_400_000),
-        reason: 'customer go-live',
-        createdBy: 'test',
-        createdAt: NOW,
-      })
-      .run();
+    await db.insert(tablesOf(db).maintenanceExclusions).values({
+      organizationId,
+      scope: 'cluster',
+      subject: opts.exclude,
+      startsAt: new Date(NOW.getTime() - 3_600_000),
+      endsAt: new Date(NOW.getTime() + 86_400_000),
+      reason: 'customer go-live',
+      createdBy: 'test',
+      createdAt: NOW,
+    });
   return createClusterExplainService(db, () => NOW, organizationScope(db));
 }
 
-describe('cluster explain service', () => {
+onBothDatabases('cluster explain service', (open) => {
   it('an exclusion on a: a is EXCLUDED by its exclusion gate, b gets the mutex and the upgrade', async () => {
-    const service = setup({ exclude: 'a' });
+    const service = await setup(await open(), { exclude: 'a' });
     const a = (await service.explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'EXCLUDED' });
     expect(a.gates.find((g) => g.gate === 'exclusion')).toMatchObject({ pass: false });
@@ -59,19 +57,19 @@ describe('cluster explain service', () => {
   });
 
   it('the health gate: an unhealthy cluster is UNHEALTHY, not promised an upgrade', async () => {
-    const a = (await setup({ sick: true }).explain('a')).explanation!;
+    const a = (await (await setup(await open(), { sick: true })).explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'UNHEALTHY' });
     expect(a.gates.find((g) => g.gate === 'health')).toMatchObject({ pass: false, message: 'health gate: ClusterOperator dns Degraded' });
   });
 
   it('a freeze: FROZEN with the freeze gate failing', async () => {
-    const a = (await setup({ frozen: true }).explain('a')).explanation!;
+    const a = (await (await setup(await open(), { frozen: true })).explain('a')).explanation!;
     expect(a.decision).toMatchObject({ action: 'skip', reason: 'FROZEN' });
     expect(a.gates.filter((g) => !g.pass).map((g) => g.gate)).toEqual(['freeze']);
   });
 
   it('without gates the explanation is the engine’s: a upgrades, b waits for the mutex, every gate passes', async () => {
-    const service = setup({});
+    const service = await setup(await open(), {});
     expect((await service.explain('a')).explanation!.decision).toMatchObject({ action: 'upgrade' });
     expect((await service.explain('a')).explanation!.gates.every((g) => g.pass)).toBe(true);
     expect((await service.explain('b')).explanation!.decision).toMatchObject({ action: 'skip', reason: 'MUTEX_LOCKED' });

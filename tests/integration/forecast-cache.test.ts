@@ -1,21 +1,27 @@
 // The forecast is kept by what it depends on (the stored data and the request's options), not by
 // the fleet clock: paging through it a minute later must not simulate 10,000 clusters again,
 // while any write, or the clock moving an hour past its start, must.
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '@/db/open-database';
+import type { Db } from '@/db/open-database';
+import { affectedRows, tablesOf } from '@/server/repositories/dialect';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { createForecastService, type ForecastRunOptions } from '@/server/services/forecast-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { createExclusionService } from '@/server/services/exclusion-service';
 import { organizationScope } from '@/server/services/organization-scope';
 import { acquireLease, finishTick, insertTick, writeSetting, HEALTH_GATE_SETTING } from '@/server/repositories/scheduler-repository';
+import { closeConnection, onBothDatabases, type OpenTwice } from '@/tests/support/both-databases';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
 
-async function setup() {
-  const db = openDatabase(':memory:');
-  await seedDemo(db, NOW);
+const seedDemoFleet = (db: Db) => seedDemo(db, NOW);
+
+/** the demo fleet (seeded once per file: each test has a copy) and the services a forecast page uses */
+async function setupOn(openTwice: OpenTwice) {
+  const [db, spare] = await openTwice(seedDemoFleet);
+  await closeConnection(spare);
   let clock = NOW;
   let wallClock = NOW.getTime();
   const forecast = createForecastService(db, () => new Date(clock), organizationScope(db), { realNowMs: () => wallClock });
@@ -44,7 +50,9 @@ async function setup() {
   };
 }
 
-describe('the forecast cache', () => {
+onBothDatabases('the forecast cache', (_open, _kind, openTwice) => {
+  const setup = () => setupOn(openTwice);
+
   it('a later fleet minute with the data unchanged pages and filters the kept forecast', async () => {
     const s = await setup();
     const first = await s.page();
@@ -117,8 +125,10 @@ describe('the forecast cache', () => {
 
   describe("served stale while the new one is computed (the server's forecast thread)", () => {
     /** the fleet reports something new: a cluster's version moves (what a tick's snapshot writes) */
-    const clusterMoves = (db: Awaited<ReturnType<typeof setup>>['db'], name: string, version: string) =>
-      db.$client.prepare('UPDATE clusters SET version = ? WHERE name = ?').run(version, name);
+    const clusterMoves = async (db: Db, name: string, version: string) => {
+      const { clusters } = tablesOf(db);
+      return affectedRows(await db.update(clusters).set({ version }).where(eq(clusters.name, name)));
+    };
 
     it('a change the fleet reports is answered at once with the last forecast, then with the new one', async () => {
       const s = await setup();
@@ -127,7 +137,7 @@ describe('the forecast cache', () => {
       const first = await s.page({}, serveStale);
       expect(first.stale).toBe(false);
       const moved = first.rows[0]!;
-      expect(clusterMoves(s.db, moved.cluster, '4.99.0').changes).toBe(1);
+      expect(await clusterMoves(s.db, moved.cluster, '4.99.0')).toBe(1);
       s.setClock(new Date(NOW.getTime() + 5 * MINUTE));
 
       const meanwhile = await s.page({}, serveStale);
@@ -160,7 +170,7 @@ describe('the forecast cache', () => {
     it('a caller that does not allow it waits for the new forecast', async () => {
       const s = await setup();
       const first = await s.page();
-      clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
+      await clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
       const after = await s.page();
       expect(after.stale).toBe(false);
       expect(after.cached).toBe(false);
@@ -170,7 +180,7 @@ describe('the forecast cache', () => {
       const s = await setup();
       const serveStale: ForecastRunOptions = { serveStale: true };
       const first = await s.page({}, serveStale);
-      clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
+      await clusterMoves(s.db, first.rows[0]!.cluster, '4.99.0');
       s.wait(11 * MINUTE);
       const after = await s.page({}, serveStale);
       expect(after.stale).toBe(false);

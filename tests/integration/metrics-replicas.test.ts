@@ -49,7 +49,7 @@ describe('metrics across two processes on one database', () => {
 
       // now this process ticks (later: the child's lease has expired) and the child only scrapes
       const later = new Date(REPLICA_NOW.getTime() + 3_600_000);
-      const { fakeClusters } = insertTestFleet(openDatabase(':memory:'), REPLICA_FLEET, REPLICA_NOW);
+      const { fakeClusters } = await insertTestFleet(openDatabase(':memory:'), REPLICA_FLEET, REPLICA_NOW);
       const tick = await runTick({
         db,
         provider: createFakeProvider({ clusters: fakeClusters }),

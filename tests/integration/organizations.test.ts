@@ -1,9 +1,8 @@
 // Two organizations in one instance: what a request, the scheduler and the webhooks of one see of
 // the other (nothing), how a request picks its organization, and one organization's failure.
 import { describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
-import { openDatabase, type Db } from '@/db/open-database';
-import * as t from '@/db/schema';
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
 import { createCaller } from '@/server/api/root';
 import { createContextInner } from '@/server/api/trpc';
 import type { Role } from '@/server/auth/actor';
@@ -12,6 +11,8 @@ import { ProviderError } from '@/server/integrations/providers/types';
 import { insertTestFleet, type TestFleet } from '@/server/scheduler/test-fleet';
 import { runTick } from '@/server/scheduler/run-tick';
 import { renderFleetMetrics } from '@/server/metrics/collect-fleet-metrics';
+import { tablesOf } from '@/server/repositories/dialect';
+import { onBothDatabases } from '@/tests/support/both-databases';
 import { parseExposition, series } from './fixtures/prometheus-text';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
@@ -26,16 +27,15 @@ const fleetOf = (organization: string, extra: string, blocked: string[] = []): T
   ],
 });
 
-function twoOrganizations() {
-  const db = openDatabase(':memory:');
-  const alpha = insertTestFleet(db, fleetOf('alpha', 'alpha-only', ['^4\\.13\\.2$']), NOW);
-  const beta = insertTestFleet(db, fleetOf('beta', 'beta-only'), NOW);
-  const user = db
+async function twoOrganizationsIn(db: Db) {
+  const t = tablesOf(db);
+  const alpha = await insertTestFleet(db, fleetOf('alpha', 'alpha-only', ['^4\\.13\\.2$']), NOW);
+  const beta = await insertTestFleet(db, fleetOf('beta', 'beta-only'), NOW);
+  const [user] = await db
     .insert(t.users)
     .values({ username: 'vic', passwordHash: 'x', role: 'operator', createdAt: NOW })
-    .returning({ id: t.users.id })
-    .get();
-  return { db, alpha, beta, userId: user.id };
+    .returning({ id: t.users.id });
+  return { db, t, alpha, beta, userId: user!.id };
 }
 
 function callerFor(db: Db, opts: { organization?: string; userId?: number; role?: Role } = {}) {
@@ -52,9 +52,11 @@ function callerFor(db: Db, opts: { organization?: string; userId?: number; role?
 
 const names = (items: { name: string }[]) => items.map((c) => c.name).sort();
 
-describe('several organizations per instance', () => {
+onBothDatabases('several organizations per instance', (open) => {
+  const twoOrganizations = async () => twoOrganizationsIn(await open());
+
   it("a request sees the organization it names and nothing of the other's fleet, policies or facets", async () => {
-    const { db } = twoOrganizations();
+    const { db } = await twoOrganizations();
     const alpha = callerFor(db, { organization: 'alpha' });
     const beta = callerFor(db, { organization: 'beta' });
     expect(names((await alpha.clusters.list({})).items)).toEqual(['alpha-only', 'shared']);
@@ -74,23 +76,22 @@ describe('several organizations per instance', () => {
   });
 
   it('an unknown organization is NOT_FOUND and nothing is written', async () => {
-    const { db } = twoOrganizations();
+    const { db, t } = await twoOrganizations();
     const nope = callerFor(db, { organization: 'nope', role: 'admin' });
     await expect(nope.clusters.list({})).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'There is no organization named "nope"' });
-    const before = db.select().from(t.blockedVersions).all().length;
+    const before = (await db.select().from(t.blockedVersions)).length;
     await expect(nope.policies.addBlockedVersion({ pattern: '^4\\.14\\..*$', reason: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(db.select().from(t.blockedVersions).all()).toHaveLength(before);
-    expect(db.select().from(t.auditLog).all()).toEqual([]);
+    expect(await db.select().from(t.blockedVersions)).toHaveLength(before);
+    expect(await db.select().from(t.auditLog)).toEqual([]);
   });
 
   it("a write goes to the request's organization only", async () => {
-    const { db } = twoOrganizations();
+    const { db, t } = await twoOrganizations();
     await callerFor(db, { organization: 'beta', role: 'admin' }).policies.addBlockedVersion({ pattern: '^4\\.14\\..*$', reason: 'beta' });
-    const byOrg = db
+    const byOrg = await db
       .select({ org: t.organizations.name, pattern: t.blockedVersions.pattern })
       .from(t.blockedVersions)
-      .innerJoin(t.organizations, eq(t.organizations.id, t.blockedVersions.organizationId))
-      .all();
+      .innerJoin(t.organizations, eq(t.organizations.id, t.blockedVersions.organizationId));
     expect(byOrg.sort((a, b) => a.pattern.localeCompare(b.pattern))).toEqual([
       { org: 'alpha', pattern: '^4\\.13\\.2$' },
       { org: 'beta', pattern: '^4\\.14\\..*$' },
@@ -98,7 +99,7 @@ describe('several organizations per instance', () => {
   });
 
   it("without a named organization: the user's remembered one, else the first", async () => {
-    const { db, userId } = twoOrganizations();
+    const { db, userId } = await twoOrganizations();
     expect((await callerFor(db, { userId }).organizations.list()).current).toBe('alpha');
     await callerFor(db, { userId }).organizations.select({ name: 'beta' });
     const next = callerFor(db, { userId });
@@ -111,7 +112,7 @@ describe('several organizations per instance', () => {
   });
 
   it('admins create an organization; a taken name is refused', async () => {
-    const { db } = twoOrganizations();
+    const { db } = await twoOrganizations();
     await expect(callerFor(db, { role: 'operator' }).organizations.create({ name: 'gamma' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const admin = callerFor(db, { role: 'admin' });
     expect(await admin.organizations.create({ name: 'gamma' })).toMatchObject({ name: 'gamma', created: true });
@@ -122,8 +123,9 @@ describe('several organizations per instance', () => {
 
   describe('blocked versions of the whole instance', () => {
     it('an admin blocks a version in every organization: explanations, the forecast and the scheduler say so', async () => {
-      const fleet = twoOrganizations();
-      fleet.db.delete(t.blockedVersions).run();
+      const fleet = await twoOrganizations();
+      const { t } = fleet;
+      await fleet.db.delete(t.blockedVersions);
       const beta = callerFor(fleet.db, { organization: 'beta' });
       expect((await beta.forecast.run({ horizonDays: 5, upgradeMinutes: 60, limit: 10, offset: 0 })).stats.upgrades).toBeGreaterThan(0);
       await expect(
@@ -139,7 +141,7 @@ describe('several organizations per instance', () => {
       });
       expect(await beta.instance.blockedVersions()).toMatchObject([{ pattern: '^4\\.13\\.2$', reason: 'CVE in 4.13.2', createdBy: 'vic' }]);
       // each organization's own list is unchanged
-      expect(fleet.db.select().from(t.blockedVersions).all()).toEqual([]);
+      expect(await fleet.db.select().from(t.blockedVersions)).toEqual([]);
       for (const org of ['alpha', 'beta']) {
         const why = await callerFor(fleet.db, { organization: org }).clusters.explain({ name: 'shared' });
         expect(why.explanation?.decision).toMatchObject({ action: 'skip', reason: 'VERSION_BLOCKED' });
@@ -158,7 +160,7 @@ describe('several organizations per instance', () => {
       expect(r.status === 'succeeded' && r.decisions.filter((d) => d.action === 'upgrade')).toEqual([]);
       await admin.instance.removeBlockedVersion({ pattern: '^4\\.13\\.2$' });
       expect((await beta.clusters.explain({ name: 'shared' })).explanation?.decision).toMatchObject({ action: 'upgrade' });
-      expect(fleet.db.select({ action: t.auditLog.action }).from(t.auditLog).all()).toEqual([
+      expect(await fleet.db.select({ action: t.auditLog.action }).from(t.auditLog).orderBy(asc(t.auditLog.id))).toEqual([
         { action: 'instance.blocked-version.add' },
         { action: 'instance.blocked-version.remove' },
       ]);
@@ -166,7 +168,7 @@ describe('several organizations per instance', () => {
   });
 
   it('admins give an organization its own provider: a kind and a credentials reference, never a secret', async () => {
-    const { db } = twoOrganizations();
+    const { db, t } = await twoOrganizations();
     const admin = callerFor(db, { role: 'admin' });
     await expect(
       callerFor(db, { role: 'operator' }).organizations.setProvider({ organization: 'beta', kind: 'ocm', credentialsRef: 'X' }),
@@ -183,7 +185,7 @@ describe('several organizations per instance', () => {
       code: 'BAD_REQUEST',
     });
     await expect(admin.organizations.setProvider({ organization: 'nope', kind: 'simulator' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(db.select({ kind: t.organizations.providerKind }).from(t.organizations).all()).toEqual([{ kind: null }, { kind: null }]);
+    expect(await db.select({ kind: t.organizations.providerKind }).from(t.organizations)).toEqual([{ kind: null }, { kind: null }]);
     await admin.organizations.setProvider({ organization: 'beta', kind: 'ocm', credentialsRef: 'BETA_OCM_OFFLINE_TOKEN' });
     expect(await admin.organizations.providers()).toEqual([
       { name: 'alpha', provider: null, credentialsRef: null },
@@ -198,7 +200,7 @@ describe('several organizations per instance', () => {
   });
 
   describe('the scheduler', () => {
-    function providers(fleet: ReturnType<typeof twoOrganizations>, failBeta = false) {
+    function providers(fleet: Awaited<ReturnType<typeof twoOrganizations>>, failBeta = false) {
       const byOrg = new Map<string, FakeProvider>([
         ['alpha', createFakeProvider({ clusters: fleet.alpha.fakeClusters })],
         [
@@ -213,14 +215,14 @@ describe('several organizations per instance', () => {
     }
 
     it("plans each organization with its own policies: alpha's blocked version holds alpha only", async () => {
-      const fleet = twoOrganizations();
+      const fleet = await twoOrganizations();
+      const { t } = fleet;
       const byOrg = providers(fleet);
       const r = await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
       expect(r.status).toBe('succeeded');
-      const decisions = fleet.db
+      const decisions = await fleet.db
         .select({ org: t.clusters.organizationId, name: t.clusters.name, action: t.clusters.lastDecisionAction })
-        .from(t.clusters)
-        .all();
+        .from(t.clusters);
       const of = (org: number) =>
         decisions
           .filter((d) => d.org === org)
@@ -251,10 +253,11 @@ describe('several organizations per instance', () => {
     });
 
     it("one organization's unreachable provider does not stop the other's", async () => {
-      const fleet = twoOrganizations();
+      const fleet = await twoOrganizations();
+      const { t } = fleet;
       const byOrg = providers(fleet, true);
       // alpha blocks nothing this time, so it has upgrades to schedule
-      fleet.db.delete(t.blockedVersions).run();
+      await fleet.db.delete(t.blockedVersions);
       const r = await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
       expect(r).toMatchObject({
         status: 'failed',
@@ -264,12 +267,9 @@ describe('several organizations per instance', () => {
           { organization: 'beta', status: 'failed', error: 'beta provider unreachable' },
         ],
       });
-      const attempts = fleet.db.select({ cluster: t.upgradeLifecycles.clusterId }).from(t.upgradeLifecycles).all();
+      const attempts = await fleet.db.select({ cluster: t.upgradeLifecycles.clusterId }).from(t.upgradeLifecycles);
       const alphaIds = new Set(
-        fleet.db
-          .select({ id: t.clusters.id, org: t.clusters.organizationId })
-          .from(t.clusters)
-          .all()
+        (await fleet.db.select({ id: t.clusters.id, org: t.clusters.organizationId }).from(t.clusters))
           .filter((c) => c.org === fleet.alpha.organizationId)
           .map((c) => c.id),
       );
@@ -278,8 +278,9 @@ describe('several organizations per instance', () => {
     });
 
     it('labels the metrics by organization: decisions, reconciles, provider errors and freezes of each', async () => {
-      const fleet = twoOrganizations();
-      fleet.db.update(t.organizations).set({ frozen: true }).where(eq(t.organizations.name, 'beta')).run();
+      const fleet = await twoOrganizations();
+      const { t } = fleet;
+      await fleet.db.update(t.organizations).set({ frozen: true }).where(eq(t.organizations.name, 'beta'));
       const byOrg = providers(fleet, true);
       await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
       const parsed = parseExposition(await renderFleetMetrics(fleet.db, NOW, { providerName: 'fake' }));
@@ -308,23 +309,22 @@ describe('several organizations per instance', () => {
     });
 
     it("sends an organization's events to its own webhooks only", async () => {
-      const fleet = twoOrganizations();
-      fleet.db.delete(t.blockedVersions).run();
+      const fleet = await twoOrganizations();
+      const { t } = fleet;
+      await fleet.db.delete(t.blockedVersions);
       for (const [name, org] of [
         ['alpha-hook', fleet.alpha.organizationId],
         ['beta-hook', fleet.beta.organizationId],
       ] as const)
-        fleet.db
+        await fleet.db
           .insert(t.webhooks)
-          .values({ name, url: 'https://example.com/h', secret: 's', events: [], enabled: true, createdAt: NOW, organizationId: org })
-          .run();
+          .values({ name, url: 'https://example.com/h', secret: 's', events: [], enabled: true, createdAt: NOW, organizationId: org });
       const byOrg = providers(fleet);
       await runTick({ db: fleet.db, now: NOW, holder: 'test', realNow: () => NOW, providerFor: (org) => byOrg.get(org.name)! });
-      const deliveries = fleet.db
+      const deliveries = await fleet.db
         .select({ hook: t.webhooks.name, payload: t.webhookDeliveries.payload })
         .from(t.webhookDeliveries)
-        .innerJoin(t.webhooks, eq(t.webhooks.id, t.webhookDeliveries.webhookId))
-        .all();
+        .innerJoin(t.webhooks, eq(t.webhooks.id, t.webhookDeliveries.webhookId));
       expect(deliveries.length).toBeGreaterThan(0);
       for (const d of deliveries) {
         const payload = d.payload as { organization: string };

@@ -2,19 +2,20 @@
 // looked only at the organization's blocked versions, so a version every cluster of a sector
 // blocks for itself showed as the sector's next version and the dependency as holding it back.
 import { organizationScope } from '@/server/services/organization-scope';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { openDatabase } from '@/db/open-database';
-import * as t from '@/db/schema';
+import { tablesOf } from '@/server/repositories/dialect';
 import { insertTestFleet } from '@/server/scheduler/test-fleet';
 import { createSectorService } from '@/server/services/sector-service';
+import { onBothDatabases } from '@/tests/support/both-databases';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
 
-describe('sector overview', () => {
+onBothDatabases('sector overview', (open) => {
   it('skips versions the sector’s clusters block for themselves, as the engine does', async () => {
-    const db = openDatabase(':memory:');
-    insertTestFleet(
+    const db = await open();
+    const t = tablesOf(db);
+    await insertTestFleet(
       db,
       {
         sectors: [{ name: 'dev' }, { name: 'prod', dependencies: ['dev'] }],
@@ -26,12 +27,12 @@ describe('sector overview', () => {
       NOW,
     );
     // prod-1 blocks 4.13.3 in its own policy
-    const row = db.select().from(t.clusters).where(eq(t.clusters.name, 'prod-1')).get()!;
-    const policy = row.upgradePolicy as { conditions: Record<string, unknown> };
-    db.update(t.clusters)
+    const [row] = await db.select().from(t.clusters).where(eq(t.clusters.name, 'prod-1'));
+    const policy = row!.upgradePolicy as { conditions: Record<string, unknown> };
+    await db
+      .update(t.clusters)
       .set({ upgradePolicy: { ...policy, conditions: { ...policy.conditions, blockedVersions: ['^4\\.13\\.3$'] } } })
-      .where(eq(t.clusters.id, row.id))
-      .run();
+      .where(eq(t.clusters.id, row!.id));
 
     const prod = (await createSectorService(db, () => NOW, organizationScope(db)).overview()).sectors.find((s) => s.name === 'prod')!;
     expect(prod.workloads[0]).toMatchObject({ workload: 'wl', nextVersion: '4.13.2', waitsFor: null });

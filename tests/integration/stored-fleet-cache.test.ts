@@ -4,11 +4,10 @@
 // cluster, a sector, a blocked version or the organization, from this connection or another
 // process, loads it whole; a change of some clusters' own rows reads only those
 // (stored-fleet-changed-clusters.test.ts).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
+import { eq, sql } from 'drizzle-orm';
+import { expect, it } from 'vitest';
+import type { Db } from '@/db/open-database';
+import { tablesOf } from '@/server/repositories/dialect';
 import { insertExclusion } from '@/server/repositories/exclusion-repository';
 import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { saveVersionData } from '@/server/repositories/soak-repository';
@@ -19,21 +18,12 @@ import {
   storedFleetLoadCounts,
   type StoredFleetEvaluation,
 } from '@/server/services/stored-fleet-evaluation';
+import { anotherConnection, onBothDatabases } from '@/tests/support/both-databases';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-async function fleetFile(): Promise<{ file: string; db: Db }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-cache-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'fleet.db');
-  const db = openDatabase(file);
-  await seedDemo(db, NOW);
-  return { file, db };
-}
-
+const seedDemoFleet = (db: Db) => seedDemo(db, NOW);
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE);
 
 async function evaluate(db: Db, when: Date): Promise<StoredFleetEvaluation & { ok: true }> {
@@ -42,22 +32,23 @@ async function evaluate(db: Db, when: Date): Promise<StoredFleetEvaluation & { o
   return result;
 }
 
-/** what a process with no cache would see: a fresh connection to the same file */
-async function cold(file: string, when: Date) {
-  const fresh = openDatabase(file);
-  try {
-    const e = await evaluate(fresh, when);
-    return { input: e.input, decisions: e.evaluation.decisions };
-  } finally {
-    fresh.$client.close();
-  }
+/** what a process with no cache would see: a fresh connection to the same database */
+async function cold(db: Db, when: Date) {
+  const e = await evaluate(anotherConnection(db), when);
+  return { input: e.input, decisions: e.evaluation.decisions };
 }
 
 const loads = () => storedFleetLoadCounts();
 
-describe('the stored fleet evaluation across writes', () => {
+onBothDatabases('the stored fleet evaluation across writes', (_open, _kind, openTwice) => {
+  /** the demo fleet (seeded once: each test has a copy), and a second connection to its database (another process) */
+  async function demoFleet(): Promise<{ db: Db; other: Db }> {
+    const [db, other] = await openTwice(seedDemoFleet);
+    return { db, other };
+  }
+
   it("keeps the validated clusters through a tick's soak write and rows written again unchanged, and agrees with a cold load", async () => {
-    const { file, db } = await fleetFile();
+    const { db } = await demoFleet();
     await evaluate(db, at(1));
     const before = loads();
     // what a tick writes when the fleet did not move: accumulated soak and its check-in, the
@@ -66,15 +57,16 @@ describe('the stored fleet evaluation across writes', () => {
     const later = { ...input.versionData, versions: structuredClone(input.versionData.versions) };
     for (const entry of Object.values(later.versions)) for (const w of Object.values(entry.workloads)) w.soakDays += 0.5;
     await saveVersionData(db, (await findOrganization(db))!.id, later, at(2));
-    db.$client.prepare('UPDATE clusters SET version = version, healthy = healthy, observed_at = ?').run(at(2).getTime());
+    const { clusters } = tablesOf(db);
+    await db.update(clusters).set({ version: sql`${clusters.version}`, healthy: sql`${clusters.healthy}`, observedAt: at(2) });
     const after = await evaluate(db, at(3));
     expect(loads()).toEqual({ full: before.full, soakAndGates: before.soakAndGates + 1 });
     expect(after.input.versionData).not.toEqual(input.versionData);
-    expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(file, at(3)));
+    expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(db, at(3)));
   });
 
   it('sees an exclusion at once without loading the clusters again', async () => {
-    const { file, db } = await fleetFile();
+    const { db } = await demoFleet();
     const first = await evaluate(db, at(1));
     // a cluster the engine would upgrade now: the exclusion must hold it
     const cluster = first.evaluation.decisions.find((d) => d.action === 'upgrade')!.cluster;
@@ -91,38 +83,34 @@ describe('the stored fleet evaluation across writes', () => {
     });
     const after = await evaluate(db, at(2));
     expect(loads().full).toBe(before.full);
-    expect(after.evaluation.decisions).toEqual((await cold(file, at(2))).decisions);
+    expect(after.evaluation.decisions).toEqual((await cold(db, at(2))).decisions);
     const held = after.evaluation.decisions.find((d) => d.cluster === cluster)!;
     expect(held.action).not.toBe('upgrade');
     expect(held.message).toContain('change freeze for this one');
   });
 
   it('reads the changed cluster again when one changes, here or in another process, and the whole fleet when a blocked version does', async () => {
-    const { file, db } = await fleetFile();
+    const { db, other } = await demoFleet();
     const first = await evaluate(db, at(1));
     const name = first.input.clusters[0]!.name;
-    const other = openDatabase(file);
-    try {
+    const t = tablesOf(db);
+    {
       const before = { loads: loads(), patches: storedFleetChangedClusterLoads() };
-      other.$client.prepare("UPDATE clusters SET available_upgrades = '[]' WHERE name = ?").run(name);
+      await other.update(t.clusters).set({ availableUpgrades: [] }).where(eq(t.clusters.name, name));
       const after = await evaluate(db, at(2));
       // only that row was read and put in place (migration 0022's revision)
       expect(loads().full).toBe(before.loads.full);
       expect(storedFleetChangedClusterLoads()).toBe(before.patches + 1);
       expect(after.input.clusters.find((c) => c.name === name)!.availableUpgrades).toEqual([]);
-      expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(file, at(2)));
-    } finally {
-      other.$client.close();
+      expect({ input: after.input, decisions: after.evaluation.decisions }).toEqual(await cold(db, at(2)));
     }
     const before = loads();
-    db.$client
-      .prepare(
-        "INSERT INTO blocked_versions (organization_id, pattern, reason, created_at) SELECT id, '^4\\.99\\..*', 'test', 0 FROM organizations",
-      )
-      .run();
+    for (const { id } of await db.select({ id: t.organizations.id }).from(t.organizations)) {
+      await db.insert(t.blockedVersions).values({ organizationId: id, pattern: '^4\\.99\\..*', reason: 'test', createdAt: new Date(0) });
+    }
     const blocked = await evaluate(db, at(3));
     expect(loads().full).toBe(before.full + 1);
     expect(blocked.input.organization.blockedVersions).toContain('^4\\.99\\..*');
-    expect({ input: blocked.input, decisions: blocked.evaluation.decisions }).toEqual(await cold(file, at(3)));
+    expect({ input: blocked.input, decisions: blocked.evaluation.decisions }).toEqual(await cold(db, at(3)));
   });
 });

@@ -5,12 +5,11 @@
 // operators and version gates that hold upgrades, clusters going and coming back, an invalid row,
 // a sector edit) are applied in turn, and after
 // each the cached evaluation is compared with a cold one on a fresh connection.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { asc, eq, isNotNull, and, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '@/db/open-database';
+import { tablesOf } from '@/server/repositories/dialect';
 import { findFirstOrganization as findOrganization } from '@/server/repositories/organization-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import {
@@ -19,33 +18,23 @@ import {
   storedFleetLoadCounts,
   type StoredFleetEvaluation,
 } from '@/server/services/stored-fleet-evaluation';
+import { anotherConnection, closeConnection, onBothDatabases, type OpenTwice } from '@/tests/support/both-databases';
 
 const NOW = new Date('2024-07-10T08:00:00Z');
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-afterAll(() => template && fs.rmSync(path.dirname(template), { recursive: true, force: true }));
+async function seedFleet(db: Db): Promise<void> {
+  await seedDemo(db, NOW);
+  // a sector that takes, by their labels, the managed clusters whose policy names none
+  const { sectors } = tablesOf(db);
+  await db.update(sectors).set({ selector: 'tier=green' }).where(eq(sectors.name, 'prod-green'));
+}
 
-/** the seeded demo fleet, made once: each run starts from a copy of it */
-let template: string | undefined;
-
-async function fleetFile(): Promise<{ file: string; db: Db }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-changed-clusters-'));
-  dirs.push(dir);
-  const file = path.join(dir, 'fleet.db');
-  if (!template) {
-    const seeded = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-changed-template-')), 'fleet.db');
-    const db = openDatabase(seeded);
-    await seedDemo(db, NOW);
-    // a sector that takes, by their labels, the managed clusters whose policy names none
-    db.$client.prepare("UPDATE sectors SET selector = 'tier=green' WHERE name = 'prod-green'").run();
-    db.$client.pragma('wal_checkpoint(TRUNCATE)');
-    db.$client.close();
-    template = seeded;
-  }
-  fs.copyFileSync(template, file);
-  return { file, db: openDatabase(file) };
+/** the seeded demo fleet (made once: each run starts from a copy of it), in a database a second connection can reach (cold loads) */
+async function demoFleet(openTwice: OpenTwice): Promise<Db> {
+  const [db, spare] = await openTwice(seedFleet);
+  await closeConnection(spare);
+  return db;
 }
 
 /** what a view sees: the engine's input, gates (but the route finder, one per connection) and decisions, or the problems */
@@ -66,79 +55,83 @@ function seen(result: StoredFleetEvaluation) {
   };
 }
 
-async function cold(file: string, when: Date) {
-  const fresh = openDatabase(file);
+/** what a process with no cache answers: a fresh connection to the same database */
+async function cold(db: Db, when: Date) {
+  const fresh = anotherConnection(db);
   try {
     return seen(await evaluateStoredFleet(fresh, (await findOrganization(fresh))!, when));
   } finally {
-    fresh.$client.close();
+    await closeConnection(fresh);
   }
 }
 
 /** one row write of the kind a tick (or an operator) makes: [what, which cluster, which value] */
 type Change = { kind: number; cluster: number; value: number };
 
-const HEALTH_ISSUES = ['[]', '["ClusterOperator dns Degraded"]', '["ClusterOperator ingress Degraded","Node pressure"]'];
-const LABELS = ['{}', '{"tier":"green"}', '{"tier":"blue"}'];
+const HEALTH_ISSUES = [[], ['ClusterOperator dns Degraded'], ['ClusterOperator ingress Degraded', 'Node pressure']];
+const LABELS: Record<string, string>[] = [{}, { tier: 'green' }, { tier: 'blue' }];
 
-function apply(db: Db, names: readonly string[], versions: readonly string[], { kind, cluster, value }: Change): void {
+async function apply(db: Db, names: readonly string[], versions: readonly string[], { kind, cluster, value }: Change): Promise<void> {
+  const { clusters, sectors } = tablesOf(db);
   const name = names[cluster % names.length]!;
   const version = versions[value % versions.length]!;
-  const run = (sql: string, ...params: unknown[]) => db.$client.prepare(sql).run(...params);
+  const update = (set: Partial<typeof clusters.$inferInsert>) => db.update(clusters).set(set).where(eq(clusters.name, name));
   switch (kind) {
     case 0: // an upgrade completed: a new version
-      return void run('UPDATE clusters SET version = ?, current_upgrade = NULL WHERE name = ?', version, name);
+      return void (await update({ version, currentUpgrade: null }));
     case 1: // the provider offers other versions
-      return void run('UPDATE clusters SET available_upgrades = ? WHERE name = ?', JSON.stringify(versions.slice(value % 3)), name);
+      return void (await update({ availableUpgrades: versions.slice(value % 3) }));
     case 2: // health
-      return void run(
-        'UPDATE clusters SET healthy = ?, health_issues = ? WHERE name = ?',
-        value % 2,
-        HEALTH_ISSUES[value % HEALTH_ISSUES.length],
-        name,
-      );
+      return void (await update({ healthy: value % 2 === 1, healthIssues: HEALTH_ISSUES[value % HEALTH_ISSUES.length]! }));
     case 3: // an upgrade scheduled, started or cleared
-      return void run(
-        'UPDATE clusters SET current_upgrade = ? WHERE name = ?',
-        value % 3 === 0
-          ? null
-          : JSON.stringify({ version, nextRun: '2024-07-10T09:00:00Z', state: value % 3 === 1 ? 'scheduled' : 'started' }),
-        name,
-      );
+      return void (await update({
+        currentUpgrade:
+          value % 3 === 0 ? null : { version, nextRun: '2024-07-10T09:00:00Z', state: value % 3 === 1 ? 'scheduled' : 'started' },
+      }));
     case 4: // labels (a sector selector reads them)
-      return void run(`UPDATE clusters SET ${value % 2 ? 'labels' : 'fleetplan_labels'} = ? WHERE name = ?`, LABELS[value % 3], name);
-    case 5: // a policy that names its sector, or leaves it to the selectors
-      return void run(
-        value % 2
-          ? "UPDATE clusters SET upgrade_policy = json_remove(upgrade_policy, '$.conditions.sector') WHERE name = ? AND upgrade_policy IS NOT NULL"
-          : "UPDATE clusters SET upgrade_policy = json_set(upgrade_policy, '$.conditions.sector', 'dev') WHERE name = ? AND upgrade_policy IS NOT NULL",
-        name,
-      );
+      return void (await update(value % 2 ? { labels: LABELS[value % 3]! } : { fleetplanLabels: LABELS[value % 3]! }));
+    case 5: {
+      // a policy that names its sector, or leaves it to the selectors (the row's own policy, rewritten)
+      const [row] = await db
+        .select({ policy: clusters.upgradePolicy })
+        .from(clusters)
+        .where(and(eq(clusters.name, name), isNotNull(clusters.upgradePolicy)));
+      if (!row) return;
+      const policy = structuredClone(row.policy!) as { conditions?: Record<string, unknown> };
+      if (policy.conditions && typeof policy.conditions === 'object') {
+        if (value % 2) delete policy.conditions.sector;
+        else policy.conditions.sector = 'dev';
+      }
+      return void (await update({ upgradePolicy: policy }));
+    }
     case 6: // the provider stops or starts reporting the cluster
-      return void run('UPDATE clusters SET upgrade_state = ? WHERE name = ?', value % 2 ? 'gone' : 'idle', name);
+      return void (await update({ upgradeState: value % 2 ? 'gone' : 'idle' }));
     case 7: // a row the engine refuses, then put right by a later write of its kind 0
-      return void run("UPDATE clusters SET version = 'not-a-version' WHERE name = ?", name);
+      return void (await update({ version: 'not-a-version' }));
     case 8: // something else in the structure: a sector's limit
-      return void run("UPDATE sectors SET max_parallel_upgrades = ? WHERE name = 'prod-blue'", String(1 + (value % 4)));
+      return void (await db
+        .update(sectors)
+        .set({ maxParallelUpgrades: String(1 + (value % 4)) })
+        .where(eq(sectors.name, 'prod-blue')));
     case 9: // operators that hold some upgrades (Kubernetes provider), or none reported
-      return void run(
-        'UPDATE clusters SET inhibitors = ? WHERE name = ?',
-        value % 3 === 0
-          ? null
-          : JSON.stringify({
-              operators: [{ name: 'legacy-operator', namespace: 'ops', maxOpenShiftVersion: value % 3 === 1 ? '4.13' : '4.99' }],
-              removedApis: [],
-            }),
-        name,
-      );
+      return void (await update({
+        inhibitors:
+          value % 3 === 0
+            ? null
+            : {
+                operators: [{ name: 'legacy-operator', namespace: 'ops', maxOpenShiftVersion: value % 3 === 1 ? '4.13' : '4.99' }],
+                removedApis: [],
+              },
+      }));
     case 10: // a version gate not agreed to (OCM), or agreed
-      return void run(
-        'UPDATE clusters SET pending_version_gates = ? WHERE name = ?',
-        value % 2 ? JSON.stringify([{ id: 'gate-1', minor: '4.14', description: 'API removals', documentationUrl: null }]) : '[]',
-        name,
-      );
+      return void (await update({
+        pendingVersionGates: value % 2 ? [{ id: 'gate-1', minor: '4.14', description: 'API removals', documentationUrl: null }] : [],
+      }));
     default: // several clusters in one statement, as a tick's snapshot writes them
-      return void run('UPDATE clusters SET health_issues = ? WHERE id % 7 = ?', HEALTH_ISSUES[value % HEALTH_ISSUES.length], cluster % 7);
+      return void (await db
+        .update(clusters)
+        .set({ healthIssues: HEALTH_ISSUES[value % HEALTH_ISSUES.length]! })
+        .where(sql`${clusters.id} % 7 = ${cluster % 7}`));
   }
 }
 
@@ -146,27 +139,28 @@ const change = fc.record({ kind: fc.integer({ min: 0, max: 11 }), cluster: fc.na
 /** a tick's writes: mostly a few row changes, sometimes none */
 const tick = fc.array(change, { minLength: 0, maxLength: 4 });
 
-describe('the stored fleet after some clusters changed', () => {
+onBothDatabases('the stored fleet after some clusters changed', (_open, _kind, openTwice) => {
   it('answers what a cold load answers after any run of tick-like changes, reading only the changed rows when it can', async () => {
     const patchesBefore = storedFleetChangedClusterLoads();
     await fc.assert(
       fc.asyncProperty(fc.array(tick, { minLength: 1, maxLength: 8 }), async (ticks) => {
-        const { file, db } = await fleetFile();
+        const db = await demoFleet(openTwice);
+        const { clusters } = tablesOf(db);
         try {
-          const names = (db.$client.prepare('SELECT name FROM clusters ORDER BY id').all() as { name: string }[]).map((r) => r.name);
-          const versions = (
-            db.$client.prepare('SELECT DISTINCT version FROM clusters ORDER BY version').all() as { version: string }[]
-          ).map((r) => r.version);
+          const names = (await db.select({ name: clusters.name }).from(clusters).orderBy(asc(clusters.id))).map((r) => r.name);
+          const versions = (await db.selectDistinct({ version: clusters.version }).from(clusters).orderBy(asc(clusters.version))).map(
+            (r) => r.version,
+          );
           const org = (await findOrganization(db))!;
           await evaluateStoredFleet(db, org, NOW);
           for (const [i, writes] of ticks.entries()) {
-            for (const w of writes) apply(db, names, versions, w);
+            for (const w of writes) await apply(db, names, versions, w);
             // on the hour: the demo's schedules are hourly, so the gates decide who upgrades
             const when = new Date(NOW.getTime() + (i + 1) * HOUR);
-            expect(seen(await evaluateStoredFleet(db, org, when))).toEqual(await cold(file, when));
+            expect(seen(await evaluateStoredFleet(db, org, when))).toEqual(await cold(db, when));
           }
         } finally {
-          db.$client.close();
+          await closeConnection(db);
         }
       }),
       { numRuns: 20, seed: 20261127 },
@@ -177,35 +171,41 @@ describe('the stored fleet after some clusters changed', () => {
   }, 120_000);
 
   it('reads only the changed rows for a change of one cluster, and the whole fleet for a cluster gone', async () => {
-    const { file, db } = await fleetFile();
+    const db = await demoFleet(openTwice);
+    const { clusters } = tablesOf(db);
     const org = (await findOrganization(db))!;
     const first = await evaluateStoredFleet(db, org, NOW);
     if (!first.ok) throw new Error('the demo fleet does not validate');
     const name = first.input.clusters[3]!.name;
     const before = { loads: storedFleetLoadCounts(), patches: storedFleetChangedClusterLoads() };
-    db.$client.prepare(`UPDATE clusters SET health_issues = '["etcd Degraded"]', available_upgrades = '[]' WHERE name = ?`).run(name);
+    await db
+      .update(clusters)
+      .set({ healthIssues: ['etcd Degraded'], availableUpgrades: [] })
+      .where(eq(clusters.name, name));
     const patched = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + MINUTE));
     expect(storedFleetLoadCounts().full).toBe(before.loads.full);
     expect(storedFleetChangedClusterLoads()).toBe(before.patches + 1);
     expect(patched.ok && patched.input.clusters[3]).toMatchObject({ name, availableUpgrades: [] });
     // the other clusters are the very objects loaded before: nothing else was read or validated
     expect(patched.ok && patched.input.clusters[4]).toBe(first.input.clusters[4]);
-    expect(seen(patched)).toEqual(await cold(file, new Date(NOW.getTime() + MINUTE)));
+    expect(seen(patched)).toEqual(await cold(db, new Date(NOW.getTime() + MINUTE)));
     // explain knows the fleet's names from the positions the patch kept
     expect(patched.ok && patched.explain(name)?.cluster).toBe(name);
     expect(patched.ok && patched.explain('no-such-cluster')).toBeNull();
 
     const fullLoads = storedFleetLoadCounts().full;
-    db.$client.prepare("UPDATE clusters SET upgrade_state = 'gone' WHERE name = ?").run(name);
+    await db.update(clusters).set({ upgradeState: 'gone' }).where(eq(clusters.name, name));
     const gone = await evaluateStoredFleet(db, org, new Date(NOW.getTime() + 2 * MINUTE));
     expect(storedFleetLoadCounts().full).toBe(fullLoads + 1);
     expect(gone.ok && gone.input.clusters.some((c) => c.name === name)).toBe(false);
     expect(gone.ok && gone.explain(name)).toBeNull();
     expect(gone.ok && gone.explain(first.input.clusters[4]!.name)).not.toBeNull();
   });
+});
 
-  it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", async () => {
-    const { db } = await fleetFile();
+describe('the stored fleet after some clusters changed (SQLite triggers)', () => {
+  it("moves the 'cluster_rows' revision for exactly the structure trigger's cluster columns", () => {
+    const db = openDatabase(':memory:');
     const sqlOf = (name: string) =>
       (db.$client.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").get(name) as { sql: string }).sql;
     const columns = (sql: string, pattern: RegExp) => [...sql.matchAll(pattern)].map((m) => m[1]!).sort();
@@ -215,5 +215,6 @@ describe('the stored fleet after some clusters changed', () => {
     const staying = ['name', 'organization_id', 'position'];
     expect(columns(rows, /OLD\.`(\w+)` IS NEW\.`\w+`/g)).toEqual(staying);
     expect(columns(rows, changedIn)).toEqual(structure.filter((c) => !staying.includes(c)));
+    db.$client.close();
   });
 });

@@ -2,13 +2,10 @@
 // second on 10,000 clusters). A write that changes the engine's input must show in the very next
 // view, whichever path or connection wrote it; only time within the minute is allowed to pass
 // unseen.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
-import { organizations } from '@/db/schema';
+import { expect, it } from 'vitest';
+import type { Db } from '@/db/open-database';
 import { createFakeProvider } from '@/server/integrations/providers/fake-provider';
+import { tablesOf } from '@/server/repositories/dialect';
 import { findFirstOrganization } from '@/server/repositories/organization-repository';
 import { withTransaction } from '@/server/repositories/transaction';
 import { runTick } from '@/server/scheduler/run-tick';
@@ -19,6 +16,7 @@ import { createExclusionService } from '@/server/services/exclusion-service';
 import { createPolicyService } from '@/server/services/policies/policy-service';
 import { organizationScope } from '@/server/services/organization-scope';
 import { evaluateStoredFleet } from '@/server/services/stored-fleet-evaluation';
+import { onBothDatabases } from '@/tests/support/both-databases';
 
 const NOW = new Date('2021-08-30T18:00:00Z');
 const ADMIN: Actor = { name: 'admin', role: 'admin', via: 'session', userId: 1 };
@@ -36,9 +34,8 @@ function fleetIn(db: Db) {
   );
 }
 
-function setup() {
-  const db = openDatabase(':memory:');
-  const { fakeClusters } = fleetIn(db);
+async function setup(db: Db) {
+  const { fakeClusters } = await fleetIn(db);
   const clock = () => NOW;
   return {
     db,
@@ -50,16 +47,12 @@ function setup() {
   };
 }
 
-const decisionOf = async (s: ReturnType<typeof setup>, cluster: string) => (await s.explain.explain(cluster)).explanation?.decision;
+const decisionOf = async (s: Awaited<ReturnType<typeof setup>>, cluster: string) =>
+  (await s.explain.explain(cluster)).explanation?.decision;
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-describe('the stored-fleet evaluation cache', () => {
+onBothDatabases('the stored-fleet evaluation cache', (open, _kind, openTwice) => {
   it('repeated views in one fleet minute share one evaluation, at the start of the minute; the next minute evaluates again', async () => {
-    const s = setup();
+    const s = await setup(await open());
     const first = await s.stored();
     expect(await s.stored(new Date(NOW.getTime() + 59_000))).toBe(first);
     expect(first.ok && first.evaluation.now).toBe('2021-08-30T18:00:00Z');
@@ -69,7 +62,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a new fleet minute with the data unchanged does not load the fleet again: same validated input, new now', async () => {
-    const s = setup();
+    const s = await setup(await open());
     const first = await s.stored();
     const later = await s.stored(new Date(NOW.getTime() + 5 * 60_000));
     expect(first.ok && later.ok).toBe(true);
@@ -81,7 +74,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('an exclusion that has ended by a later minute no longer gates it, without any write in between', async () => {
-    const s = setup();
+    const s = await setup(await open());
     await s.exclusions.create({
       scope: 'cluster',
       subject: 'a',
@@ -99,11 +92,8 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a stored soak check-in ahead of the clock counts from the minute the clock passes it', async () => {
-    const s = setup();
-    s.db
-      .update(organizations)
-      .set({ soakCheckIn: new Date(NOW.getTime() + 60_000) })
-      .run();
+    const s = await setup(await open());
+    await s.db.update(tablesOf(s.db).organizations).set({ soakCheckIn: new Date(NOW.getTime() + 60_000) });
     const before = await s.stored(NOW);
     const after = await s.stored(new Date(NOW.getTime() + 2 * 60_000));
     expect(before.ok && before.input.versionData.checkIn).toBeUndefined();
@@ -111,7 +101,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a cluster policy edit shows in the next view', async () => {
-    const s = setup();
+    const s = await setup(await open());
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
     const current = await s.policies.getClusterPolicy('a');
     const policy = { ...current.policy!, conditions: { ...current.policy!.conditions, soakDays: 30 } };
@@ -122,7 +112,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a blocked version shows in the next view', async () => {
-    const s = setup();
+    const s = await setup(await open());
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade', version: '4.13.2' });
     await s.policies.addBlockedVersion('admin', { pattern: '^4\\.13\\.2$', reason: 'bad release' });
     expect(await decisionOf(s, 'a')).not.toMatchObject({ action: 'upgrade' });
@@ -130,7 +120,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a new exclusion shows in the next view', async () => {
-    const s = setup();
+    const s = await setup(await open());
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
     await s.exclusions.create({
       scope: 'cluster',
@@ -145,7 +135,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it('a freeze and its lifting show in the next view', async () => {
-    const s = setup();
+    const s = await setup(await open());
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
     await s.policies.setFreeze('admin', { frozen: true, reason: 'change freeze' });
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'skip', reason: 'FROZEN' });
@@ -154,7 +144,7 @@ describe('the stored-fleet evaluation cache', () => {
   });
 
   it("a scheduler tick's writes show in the next view within the same minute", async () => {
-    const s = setup();
+    const s = await setup(await open());
     const before = await s.stored();
     expect(before.ok && before.input.clusters.find((c) => c.name === 'a')!.currentUpgrade).toBeUndefined();
     const provider = createFakeProvider({ clusters: s.fakeClusters });
@@ -163,33 +153,8 @@ describe('the stored-fleet evaluation cache', () => {
     const after = await s.stored();
     expect(after.ok && after.input.clusters.find((c) => c.name === 'a')!.currentUpgrade).toMatchObject({ version: '4.13.2' });
   });
-
-  it('a commit by another connection (the CLI, a second process) shows in the next view', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-eval-cache-'));
-    dirs.push(dir);
-    const file = path.join(dir, 'fleet.db');
-    const app = openDatabase(file);
-    fleetIn(app);
-    const cli = openDatabase(file);
-    try {
-      const view = async () =>
-        (await createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a')).explanation?.decision;
-      expect(await view()).toMatchObject({ action: 'upgrade' });
-      await createPolicyService(
-        cli,
-        () => NOW,
-        () => NOW,
-        organizationScope(cli),
-      ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
-      expect(await view()).not.toMatchObject({ action: 'upgrade' });
-    } finally {
-      cli.$client.close();
-      app.$client.close();
-    }
-  });
-
   it('nothing read inside a transaction is kept: a rolled-back exclusion does not linger', async () => {
-    const s = setup();
+    const s = await setup(await open());
     await expect(
       withTransaction(s.db, async () => {
         await s.exclusions.create({
@@ -205,5 +170,19 @@ describe('the stored-fleet evaluation cache', () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await decisionOf(s, 'a')).toMatchObject({ action: 'upgrade' });
+  });
+
+  it('a commit by another connection (the CLI, a second process) shows in the next view', async () => {
+    const [app, cli] = await openTwice();
+    await fleetIn(app);
+    const view = async () => (await createClusterExplainService(app, () => NOW, organizationScope(app)).explain('a')).explanation?.decision;
+    expect(await view()).toMatchObject({ action: 'upgrade' });
+    await createPolicyService(
+      cli,
+      () => NOW,
+      () => NOW,
+      organizationScope(cli),
+    ).addBlockedVersion('cli', { pattern: '^4\\.13\\.2$', reason: 'from the CLI' });
+    expect(await view()).not.toMatchObject({ action: 'upgrade' });
   });
 });

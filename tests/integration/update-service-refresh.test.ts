@@ -6,11 +6,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Db } from '@/db/open-database';
-import { auditLog, updateGraphs } from '@/db/schema';
+import { asc } from 'drizzle-orm';
+import type { Db } from '@/db/open-database';
+import { tablesOf } from '@/server/repositories/dialect';
 import { startGraphRefreshLoop } from '@/server/scheduler/graph-refresh-loop';
 import { createGraphRefreshService } from '@/server/services/graph-refresh-service';
 import { createGraphService } from '@/server/services/graph-service';
+import { onBothDatabases } from '@/tests/support/both-databases';
 
 const GRAPH = fs.readFileSync(path.join(__dirname, '../contracts/graphs/stable-4.13.json'), 'utf8');
 const NOW = new Date('2026-11-25T06:00:00Z');
@@ -47,15 +49,17 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/upgrades_info/v1/graph`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(() => {
-  db = openDatabase(':memory:');
-  requests.length = 0;
-});
 
 const service = (channels: string[]) =>
   createGraphRefreshService({ db, realNow: () => NOW, settings: { url, channels, arch: 'amd64', refreshHours: 6 } });
+const storedGraphs = () => db.select().from(tablesOf(db).updateGraphs);
 
-describe('graphs from an update service', () => {
+onBothDatabases('graphs from an update service', (open) => {
+  beforeEach(async () => {
+    db = await open();
+    requests.length = 0;
+  });
+
   it('fetches each channel as JSON and stores it as <channel>-<arch>, captured now, replacing the previous copy', async () => {
     const results = await service(['stable-4.13']).refresh('system:update-service');
     expect(results).toEqual([{ channel: 'stable-4.13', ok: true, detail: 'stable-4.13-amd64', nodes: expect.any(Number) as number }]);
@@ -73,14 +77,9 @@ describe('graphs from an update service', () => {
     expect((await createGraphService(db, () => NOW).channels()).channels.length).toBeGreaterThan(0);
 
     await service(['stable-4.13']).refresh('system:update-service');
-    expect(db.select().from(updateGraphs).all()).toHaveLength(1);
-    expect(
-      db
-        .select()
-        .from(auditLog)
-        .all()
-        .map((a) => [a.action, a.actor]),
-    ).toEqual([
+    expect(await storedGraphs()).toHaveLength(1);
+    const { auditLog } = tablesOf(db);
+    expect((await db.select().from(auditLog).orderBy(asc(auditLog.id))).map((a) => [a.action, a.actor])).toEqual([
       ['graph.import', 'system:update-service'],
       ['graph.import', 'system:update-service'],
     ]);
@@ -114,9 +113,11 @@ describe('graphs from an update service', () => {
     const [result] = await unreachable.refresh('alice');
     expect(result).toMatchObject({ channel: 'stable-4.13', ok: false });
     expect(result!.detail).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/graph: .*ECONNREFUSED`));
-    expect(db.select().from(updateGraphs).all()).toHaveLength(0);
+    expect(await storedGraphs()).toHaveLength(0);
   });
+});
 
+describe('the update graph refresh loop', () => {
   it('refreshes after the first delay and then every interval, and logs what it did', async () => {
     vi.useFakeTimers();
     try {

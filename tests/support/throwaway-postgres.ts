@@ -18,8 +18,8 @@ export type ThrowawayPostgres = {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
   url: string;
   port: number;
-  /** a new empty database on the server; returns its URL */
-  createDatabase(name?: string): Promise<string>;
+  /** a new database on the server, empty or a copy of `template` (no one may be connected to it); returns its URL */
+  createDatabase(name?: string, options?: { template?: string }): Promise<string>;
   stop(): void;
 };
 
@@ -137,14 +137,21 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
         return {
           url,
           port,
-          async createDatabase(name = `test_${++databases}_${process.pid}`) {
-            if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+          async createDatabase(name = `test_${++databases}_${process.pid}`, options: { template?: string } = {}) {
+            for (const n of [name, options.template ?? 'template1']) {
+              if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`not a plain database name: ${n}`);
+            }
             const client = new Client({ connectionString: url });
             await client.connect();
             try {
               // a natural-language collation, as production databases are usually created with
-              // (en_US.UTF-8): fleetplan must sort text in byte order on it, as on SQLite
-              await client.query(`create database "${name}" template template0 locale_provider icu icu_locale 'en-US'`);
+              // (en_US.UTF-8): fleetplan must sort text in byte order on it, as on SQLite. A copy of
+              // a template (made here, so in en-US too) takes the template's collation.
+              await client.query(
+                options.template
+                  ? `create database "${name}" template "${options.template}"`
+                  : `create database "${name}" template template0 locale_provider icu icu_locale 'en-US'`,
+              );
             } finally {
               await client.end();
             }

@@ -16,22 +16,22 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetplan-orgs-cli-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const NOW = new Date('2024-07-10T08:00:00Z');
 
-function twoOrganizations(name: string): string {
+async function twoOrganizations(name: string): Promise<string> {
   const file = path.join(dir, name);
   const db = openDatabase(file);
-  insertTestFleet(
+  await insertTestFleet(
     db,
     { organization: 'alpha', blocked: ['^4\\.13\\.9$'], clusters: [{ name: 'a1', version: '4.13.1', releases: ['4.13.2'] }] },
     NOW,
   );
-  insertTestFleet(db, { organization: 'beta', clusters: [{ name: 'b1', version: '4.13.1', releases: ['4.13.2'] }] }, NOW);
+  await insertTestFleet(db, { organization: 'beta', clusters: [{ name: 'b1', version: '4.13.1', releases: ['4.13.2'] }] }, NOW);
   db.$client.close();
   return file;
 }
 
 describe('fleetplan --org and blocked', () => {
   it('exports the organization --org names (the first without it); an unknown one exits 2 with one line', async () => {
-    const file = twoOrganizations('export.db');
+    const file = await twoOrganizations('export.db');
     const first = captureIo(file);
     expect(await runExportCommand([], first)).toBe(0);
     expect(first.out).toContain('name: alpha');
@@ -46,7 +46,7 @@ describe('fleetplan --org and blocked', () => {
   });
 
   it('imports into the organization --org names and no other; an unknown one writes nothing', async () => {
-    const file = twoOrganizations('import.db');
+    const file = await twoOrganizations('import.db');
     const yml = path.join(dir, 'beta.yml');
     const exported = captureIo(file);
     expect(await runExportCommand(['--org', 'beta'], exported)).toBe(0);
@@ -74,7 +74,7 @@ describe('fleetplan --org and blocked', () => {
   });
 
   it('gives an organization its own provider by reference; a bad reference or organization exits 2 and writes nothing', async () => {
-    const file = twoOrganizations('provider.db');
+    const file = await twoOrganizations('provider.db');
     const set = captureIo(file);
     expect(await runOrgCommand(['provider', 'beta', 'kubernetes', '/etc/fleetplan/beta.kubeconfig'], set)).toBe(0);
     expect(set.out).toBe('organization beta uses its own kubernetes provider (credentials: /etc/fleetplan/beta.kubeconfig)\n');
@@ -101,7 +101,7 @@ describe('fleetplan --org and blocked', () => {
   });
 
   it('blocks a version instance-wide, lists and unblocks it; refusals exit 2', async () => {
-    const file = twoOrganizations('blocked.db');
+    const file = await twoOrganizations('blocked.db');
     const empty = captureIo(file);
     expect(await runBlockedCommand(['list'], empty)).toBe(0);
     expect(empty.out).toBe('no version is blocked instance-wide\n');
