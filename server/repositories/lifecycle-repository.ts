@@ -119,6 +119,76 @@ export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttemp
   });
 }
 
+/** rows per statement of a batch insert: well under either driver's limit on parameters (13 a row) */
+const INSERT_CHUNK = 1000;
+
+/**
+ * insertAttempt for many attempts at once (a tick's new attempts): one insert of the attempts and
+ * one of their first transitions, per chunk, on either database. The result is in the order of
+ * `attempts`: null where the cluster already has an attempt for that version and slot (a slot is
+ * tried once), also for the later of two equal ones in the batch.
+ */
+export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): Promise<(StoredAttempt | null)[]> {
+  if (attempts.length === 0) return [];
+  return withTransaction(db, async () => {
+    const { upgradeLifecycles, upgradeLifecycleTransitions } = tablesOf(db);
+    const created: (StoredAttempt | null)[] = [];
+    for (let from = 0; from < attempts.length; from += INSERT_CHUNK) {
+      const chunk = attempts.slice(from, from + INSERT_CHUNK);
+      const rows = await db
+        .insert(upgradeLifecycles)
+        .values(
+          chunk.map((v) => ({
+            clusterId: v.clusterId,
+            clusterName: v.clusterName,
+            sector: v.sector,
+            fromVersion: v.fromVersion,
+            toVersion: v.toVersion,
+            slot: new Date(v.slot),
+            channel: v.channel ?? null,
+            eusProcedure: v.eusProcedure ?? null,
+            state: 'scheduled' as const,
+            message: v.message,
+            haltsOnFailure: v.haltsOnFailure,
+            createdAt: new Date(v.at),
+            updatedAt: new Date(v.at),
+          })),
+        )
+        .onConflictDoNothing()
+        .returning();
+      // the rows come back without their input's position: matched by the slot's unique key
+      // (cluster, version, slot), the first of equal inputs taking the row
+      const slotKey = (clusterId: number, toVersion: string, slot: number) => JSON.stringify([clusterId, toVersion, slot]);
+      const inserted = new Map(rows.map((r) => [slotKey(r.clusterId, r.toVersion, r.slot.getTime()), r]));
+      const matched = chunk.map((v) => {
+        const key = slotKey(v.clusterId, v.toVersion, v.slot);
+        const row = inserted.get(key);
+        inserted.delete(key);
+        return row ?? null;
+      });
+      const firstTransitions = chunk.flatMap((v, i) => {
+        const row = matched[i];
+        return row
+          ? [
+              {
+                lifecycleId: row.id,
+                at: new Date(v.at),
+                fromState: null,
+                toState: 'scheduled' as const,
+                message: v.message,
+                actor: v.actor,
+                tickId: v.tickId,
+              },
+            ]
+          : [];
+      });
+      if (firstTransitions.length > 0) await db.insert(upgradeLifecycleTransitions).values(firstTransitions);
+      created.push(...matched.map((row) => (row ? toStoredAttempt(row) : null)));
+    }
+    return created;
+  });
+}
+
 const FINAL = [...FINAL_STATES];
 const FAILURES = [...FAILURE_STATES];
 

@@ -69,7 +69,9 @@ import {
   insertIntent,
   loadClusterStates,
   recordUpgradeTransition,
+  recordUpgradeTransitions,
   setClusterUpgrade,
+  setClusterUpgrades,
   updateLastDecisions,
   markMissedAndGone,
   writeSnapshots,
@@ -77,7 +79,13 @@ import {
   type SnapshotInsert,
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
-import { insertAttempt, listActiveAttempts, saveAttemptStep, type StoredAttempt } from '@/server/repositories/lifecycle-repository';
+import {
+  insertAttempts,
+  listActiveAttempts,
+  saveAttemptStep,
+  type NewAttempt,
+  type StoredAttempt,
+} from '@/server/repositories/lifecycle-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import {
@@ -95,7 +103,7 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
+import { enqueueDeliveries, enqueueDeliveriesForEvents, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from '@/server/repositories/gate-state-repository';
 import type { UpgradeEvent } from '@/lib/upgrade-events';
 import { createLeaseFence, fenceProviderWrites, LeaseLostError, type LeaseFence } from './lease-fence';
@@ -204,6 +212,21 @@ async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unkno
     ctx.realNow(),
     ctx.organization.id,
     typeof payload.cluster === 'string' ? payload.cluster : undefined,
+  );
+}
+
+/** emit for many events of one kind at once (a tick's scheduled upgrades): one read of the webhooks, one insert. */
+async function emitAll(ctx: Ctx, event: UpgradeEvent, payloads: readonly (Record<string, unknown> & { cluster: string })[]): Promise<void> {
+  if (!ctx.hasWebhooks || payloads.length === 0) return;
+  ctx.events += await enqueueDeliveriesForEvents(
+    ctx.db,
+    payloads.map((payload) => ({
+      event,
+      payload: { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
+      cluster: payload.cluster,
+    })),
+    ctx.realNow(),
+    ctx.organization.id,
   );
 }
 
@@ -1112,24 +1135,28 @@ async function tickOrganization(
       const actor = `scheduler:${holder}`;
       const attempts: StoredAttempt[] = [...active];
       const busy = new Set(active.map((a) => a.cluster));
-      await withTransaction(db, async () => {
-        for (const d of plan.decisions) {
-          if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
-          const state = statesByName.get(d.cluster);
-          const policy = clusters.get(d.cluster)?.upgradePolicy;
-          if (!state || !policy) continue;
-          const slot = Date.parse(d.nextRun);
-          // an EUS-to-EUS run the policy takes control-plane-only: one attempt for the whole route
-          // (only where the provider can pause MachineConfigPools; elsewhere hop by hop, said in the message)
-          const eusWanted = d.eusRoute !== undefined && (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).eusControlPlaneOnly !== null;
-          const eus = eusWanted && provider.setMachineConfigPoolPaused ? newEusProgress(d.eusRoute!, d.channel ?? null) : null;
-          const toVersion = eus ? eus.route.at(-1)! : d.version;
-          const message = eus
-            ? `EUS-to-EUS control-plane-only run ${eus.route.join(' → ')}: workers paused, both control-plane hops, one worker rollout; ${d.message}`
-            : eusWanted
-              ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
-              : d.message;
-          const created = await insertAttempt(db, {
+      // the tick's new attempts, written together: a statement per kind of row, not per attempt
+      const wanted: { decision: GatedDecision; state: StoredClusterState; attempt: NewAttempt }[] = [];
+      for (const d of plan.decisions) {
+        if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
+        const state = statesByName.get(d.cluster);
+        const policy = clusters.get(d.cluster)?.upgradePolicy;
+        if (!state || !policy) continue;
+        const slot = Date.parse(d.nextRun);
+        // an EUS-to-EUS run the policy takes control-plane-only: one attempt for the whole route
+        // (only where the provider can pause MachineConfigPools; elsewhere hop by hop, said in the message)
+        const eusWanted = d.eusRoute !== undefined && (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).eusControlPlaneOnly !== null;
+        const eus = eusWanted && provider.setMachineConfigPoolPaused ? newEusProgress(d.eusRoute!, d.channel ?? null) : null;
+        const toVersion = eus ? eus.route.at(-1)! : d.version;
+        const message = eus
+          ? `EUS-to-EUS control-plane-only run ${eus.route.join(' → ')}: workers paused, both control-plane hops, one worker rollout; ${d.message}`
+          : eusWanted
+            ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
+            : d.message;
+        wanted.push({
+          decision: d,
+          state,
+          attempt: {
             clusterId: state.id,
             clusterName: d.cluster,
             sector: policy.conditions.sector ?? null,
@@ -1143,27 +1170,52 @@ async function tickOrganization(
             actor,
             tickId,
             message,
-          });
-          if (!created) continue; // this slot was tried already
-          attempts.push(created);
-          summary.intentsCreated++;
-          await setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
-          await recordUpgradeTransition(db, {
+          },
+        });
+      }
+      await withTransaction(db, async () => {
+        const inserted = await insertAttempts(
+          db,
+          wanted.map((w) => w.attempt),
+        );
+        // a null: this slot was tried already
+        const created = wanted.flatMap((w, i) => (inserted[i] ? [{ ...w, stored: inserted[i] }] : []));
+        await setClusterUpgrades(
+          db,
+          org.id,
+          created.map(({ decision: d }) => ({
+            name: d.cluster,
+            upgrade: { version: d.version!, nextRun: d.nextRun!, state: 'scheduled' as const },
+            upgradeState: 'scheduled',
+          })),
+        );
+        await recordUpgradeTransitions(
+          db,
+          created.map(({ state, attempt }) => ({
             clusterId: state.id,
             fromVersion: state.version,
-            toVersion,
-            state: 'scheduled',
+            toVersion: attempt.toVersion,
+            state: 'scheduled' as const,
             at: now.getTime(),
-            scheduledFor: slot,
-          });
-          await emit(ctx, 'scheduled', {
+            scheduledFor: attempt.slot,
+          })),
+        );
+        await emitAll(
+          ctx,
+          'scheduled',
+          created.map(({ decision: d, state, attempt, stored }) => ({
             cluster: d.cluster,
-            version: toVersion,
+            version: attempt.toVersion,
             fromVersion: state.version,
             nextRun: d.nextRun,
-            lifecycleId: created.id,
-          });
-        }
+            lifecycleId: stored.id,
+          })),
+        );
+        // only once the unit of work is done: a unit run again (PostgreSQL's serialization) counts once
+        return created;
+      }).then((created) => {
+        for (const { stored } of created) attempts.push(stored);
+        summary.intentsCreated += created.length;
       });
       const env: LifecycleEnv = {
         ctx,
