@@ -15,6 +15,7 @@ import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedu
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
 import { affectedRows, isPostgres, tablesOf } from './dialect';
+import { cachedStatement } from './decision-repository';
 import { arrayOf, pgRows, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
@@ -125,16 +126,13 @@ export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttemp
  * `attempts`: null where the cluster already has an attempt for that version and slot (a slot is
  * tried once), also for the later of two equal ones in the batch. On PostgreSQL one insert of the
  * attempts, one of their first transitions and one read of the rows (arrays unnested: drizzle
- * takes longer to build a many-row insert than the server to run it); on SQLite one by one.
+ * takes longer to build a many-row insert than the server to run it); on SQLite prepared
+ * statements row by row.
  */
 export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): Promise<(StoredAttempt | null)[]> {
   if (attempts.length === 0) return [];
   return withTransaction(db, async () => {
-    if (!isPostgres(db)) {
-      const created: (StoredAttempt | null)[] = [];
-      for (const v of attempts) created.push(await insertAttempt(db, v));
-      return created;
-    }
+    if (!isPostgres(db)) return await insertAttemptsOnSqlite(db, attempts);
     const column = <T>(pick: (v: NewAttempt) => T) => arrayOf(attempts, pick);
     const inserted = await pgRows<{ id: number; clusterId: number; toVersion: string; slot: number }>(
       db,
@@ -194,6 +192,50 @@ export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): P
     const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
     return ids.map((id) => (id === null ? null : byId.get(id)!));
   });
+}
+
+/** insertAttempts on SQLite: prepared statements, one row at a time (what insertAttempt writes), then one read of the rows. */
+async function insertAttemptsOnSqlite(db: Db, attempts: readonly NewAttempt[]): Promise<(StoredAttempt | null)[]> {
+  const insertRow = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycles (cluster_id, cluster_name, sector, from_version, to_version, slot, channel, eus_procedure, state, message,
+                                     halts_on_failure, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?) on conflict do nothing returning id`,
+  );
+  const insertFirstTransition = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycle_transitions (lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id)
+     values (?, ?, null, 'scheduled', null, ?, ?, ?)`,
+  );
+  const ids = attempts.map((v) => {
+    const row = insertRow.get(
+      v.clusterId,
+      v.clusterName,
+      v.sector,
+      v.fromVersion,
+      v.toVersion,
+      v.slot,
+      v.channel ?? null,
+      v.eusProcedure ? JSON.stringify(v.eusProcedure) : null,
+      v.message,
+      v.haltsOnFailure ? 1 : 0,
+      v.at,
+      v.at,
+    ) as { id: number } | undefined;
+    if (row) insertFirstTransition.run(row.id, v.at, v.message, v.actor, v.tickId);
+    return row?.id ?? null;
+  });
+  // read back as getAttempt reads them, so the result is what insertAttempt returns
+  const { upgradeLifecycles } = tablesOf(db);
+  const createdIds = ids.filter((id) => id !== null);
+  const rows = createdIds.length
+    ? await db
+        .select()
+        .from(upgradeLifecycles)
+        .where(sql`${upgradeLifecycles.id} in (select value from json_each(${JSON.stringify(createdIds)}))`)
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
+  return ids.map((id) => (id === null ? null : byId.get(id)!));
 }
 
 interface TransitionInsert {
@@ -392,7 +434,8 @@ export interface AttemptStep {
  * saveAttemptStep for many attempts at once (a tick's steps that write nothing to the provider),
  * with the same guard each: the result says, in the order of `steps`, which were saved (false:
  * another process moved that attempt meanwhile). On PostgreSQL one update of the attempts and one
- * insert of their transitions; an attempt stepped twice in one batch goes one by one.
+ * insert of their transitions (an attempt stepped twice in one batch goes one by one); on SQLite
+ * prepared statements step by step.
  */
 export async function saveAttemptSteps(
   db: Db,
@@ -401,7 +444,8 @@ export async function saveAttemptSteps(
 ): Promise<boolean[]> {
   if (steps.length === 0) return [];
   return withTransaction(db, async () => {
-    if (!isPostgres(db) || new Set(steps.map((s) => s.attempt.id)).size < steps.length) {
+    if (!isPostgres(db)) return await saveAttemptStepsOnSqlite(db, steps, meta);
+    if (new Set(steps.map((s) => s.attempt.id)).size < steps.length) {
       const saved: boolean[] = [];
       for (const s of steps) saved.push(await saveAttemptStep(db, s.fromState, s.attempt, s.transitions, meta));
       return saved;
@@ -447,6 +491,47 @@ export async function saveAttemptSteps(
       ),
     );
     return saved;
+  });
+}
+
+/** saveAttemptSteps on SQLite: prepared statements, one step at a time (what saveAttemptStep writes). */
+async function saveAttemptStepsOnSqlite(
+  db: Db,
+  steps: readonly AttemptStep[],
+  meta: { at: number; actor: string; tickId: number | null },
+): Promise<boolean[]> {
+  const update = await cachedStatement(
+    db,
+    `update upgrade_lifecycles set state = ?, reason = ?, message = ?, updated_at = ?, notice_at = ?, start_requested_at = ?,
+       start_confirmed_at = ?, running_at = ?, provider_done_at = ?, finished_at = ?, operator_approvals = ?, eus_procedure = ?
+     where id = ? and state = ?`,
+  );
+  const insertTransition = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycle_transitions (lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  return steps.map(({ fromState, attempt: a, transitions }) => {
+    const { changes } = update.run(
+      a.state,
+      a.reason,
+      a.message,
+      meta.at,
+      a.noticeAt,
+      a.startRequestedAt,
+      a.startConfirmedAt,
+      a.runningAt,
+      a.providerDoneAt,
+      a.finishedAt,
+      json(a.operatorApprovals),
+      json(a.eusProcedure),
+      a.id,
+      fromState,
+    );
+    if (changes !== 1) return false;
+    for (const t of transitions) insertTransition.run(a.id, t.at, t.from, t.to, t.reason, t.message, meta.actor, meta.tickId);
+    return true;
   });
 }
 
