@@ -94,6 +94,7 @@ import {
   acquireLease,
   failInterruptedTicks,
   findIntentId,
+  findIntentIds,
   findPendingIntentId,
   finishTick,
   insertTick,
@@ -444,8 +445,9 @@ async function takeStep(env: LifecycleEnv, attempt: StoredAttempt): Promise<Take
 /**
  * What a saved step writes with it, in the transaction that saved it: the intents of its provider
  * writes, its events, the intents it settles, the cluster's row when the attempt ended.
+ * `startIntents`: the start intents of a batch of steps, read together beforehand (else read here).
  */
-async function recordStep(env: LifecycleEnv, step: TakenStep): Promise<void> {
+async function recordStep(env: LifecycleEnv, step: TakenStep, startIntents?: ReadonlyMap<string, number>): Promise<void> {
   const { ctx } = env;
   const { attempt, next, result, reading, state } = step;
   const now = ctx.now.getTime();
@@ -483,7 +485,12 @@ async function recordStep(env: LifecycleEnv, step: TakenStep): Promise<void> {
   }
   // a start the provider was seen to hold (after a crash or a lost answer) settles its intent;
   // an attempt that ended without the provider ever taking its start fails it
-  const startIntent = attempt.startRequestedAt !== null ? await findIntentId(ctx.db, startKey(attempt.id)) : null;
+  const startIntent =
+    attempt.startRequestedAt === null
+      ? null
+      : startIntents
+        ? (startIntents.get(startKey(attempt.id)) ?? null)
+        : await findIntentId(ctx.db, startKey(attempt.id));
   if (startIntent !== null && attempt.startConfirmedAt === null && next.startConfirmedAt !== null)
     await markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
   else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
@@ -643,7 +650,12 @@ async function saveQuietSteps(env: LifecycleEnv, steps: readonly TakenStep[]): P
       steps.map((s) => ({ fromState: s.attempt.state, attempt: s.next, transitions: s.result.transitions })),
       meta,
     );
-    for (const [i, step] of steps.entries()) if (written[i]) await recordStep(env, step);
+    // the start intents these steps settle, read at once (none of them writes one)
+    const startIntents = await findIntentIds(
+      ctx.db,
+      steps.filter((s, i) => written[i] && s.attempt.startRequestedAt !== null).map((s) => startKey(s.attempt.id)),
+    );
+    for (const [i, step] of steps.entries()) if (written[i]) await recordStep(env, step, startIntents);
     return written;
   });
   for (const [i, step] of steps.entries()) {

@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import type { Db } from '@/db/open-database';
 import type { LifecycleTransition, UpgradeAttempt } from '@/server/domain/lifecycle/machine';
 import {
+  insertIntent,
   loadClusterStates,
   markMissedAndGone,
   recordUpgradeTransition,
@@ -28,6 +29,7 @@ import {
   type StoredAttempt,
 } from '@/server/repositories/lifecycle-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
+import { findIntentId, findIntentIds } from '@/server/repositories/scheduler-repository';
 import { enqueueDeliveries, enqueueDeliveriesForEvents, insertWebhook } from '@/server/repositories/webhook-repository';
 import { onBothDatabases } from '@/tests/support/both-databases';
 
@@ -355,5 +357,31 @@ onBothDatabases('the scheduler batch writes', (open) => {
       ['prod starts', 'd'],
     ]);
     expect(await enqueueDeliveriesForEvents(batchDb, [], at, batchOrg)).toBe(0);
+  });
+
+  it('reads many intents by key at once: what findIntentId finds for each, nothing for a key without one', async () => {
+    const db = await open();
+    const { organizationId } = await fleet(db);
+    const keys = ['1:start', '2:start', '2:channel', "3:start'; --"];
+    for (const key of keys.slice(1))
+      await insertIntent(db, {
+        key,
+        tickId: 1,
+        kind: 'start-upgrade',
+        organizationId,
+        clusterName: 'a',
+        version: '4.16.4',
+        nextRun: null,
+        createdAt: new Date(AT),
+      });
+    const found = await findIntentIds(db, [...keys, 'unknown']);
+    const oneByOne = new Map<string, number>();
+    for (const key of [...keys, 'unknown']) {
+      const id = await findIntentId(db, key);
+      if (id !== null) oneByOne.set(key, id);
+    }
+    expect([...found.keys()].sort()).toEqual(keys.slice(1).sort());
+    expect(found).toEqual(oneByOne);
+    expect(await findIntentIds(db, [])).toEqual(new Map());
   });
 });
