@@ -436,6 +436,83 @@ async function recordUpgradeTransitionOnPostgres(db: Db, v: UpgradeTransition): 
   });
 }
 
+/**
+ * recordUpgradeTransition for many clusters at once (a tick's new attempts). On PostgreSQL one
+ * statement: each row closes or moves its cluster's open upgrade to that version, or inserts one.
+ * Rows naming one (cluster, version) twice would read each other's writes: those go one by one.
+ */
+export async function recordUpgradeTransitions(db: Db, rows: readonly UpgradeTransition[]): Promise<void> {
+  if (rows.length === 0) return;
+  return withTransaction(db, async () => {
+    const pairs = new Set(rows.map((r) => JSON.stringify([r.clusterId, r.toVersion])));
+    if (!isPostgres(db) || pairs.size < rows.length) {
+      for (const r of rows) await recordUpgradeTransition(db, r);
+      return;
+    }
+    const column = <T>(pick: (r: UpgradeTransition) => T) => arrayOf(rows, pick);
+    const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+    await pgExecute(
+      db,
+      sql`with v as (
+            select * from unnest(${column((r) => r.clusterId)}::int[], ${column((r) => r.fromVersion)}::text[], ${column((r) => r.toVersion)}::text[],
+                                 ${column((r) => r.state)}::text[], ${column((r) => iso(r.at))}::timestamptz[],
+                                 ${column((r) => iso(r.scheduledFor))}::timestamptz[], ${column((r) => r.message ?? null)}::text[])
+              with ordinality as v(cluster_id, from_version, to_version, state, at, scheduled_for, message, n)
+          ),
+          open as (
+            select distinct on (v.n) v.n, u.id
+            from v join cluster_upgrades u on u.cluster_id = v.cluster_id and u.to_version = v.to_version and u.state in ('scheduled', 'started')
+            order by v.n, u.id desc
+          ),
+          moved as (
+            update cluster_upgrades u
+            set state = v.state,
+                started_at = case when v.state = 'started' then v.at else u.started_at end,
+                completed_at = case when v.state in ('completed', 'failed', 'cancelled') then v.at else u.completed_at end,
+                message = coalesce(v.message, u.message)
+            from open join v on v.n = open.n
+            where u.id = open.id
+          )
+          insert into cluster_upgrades (cluster_id, from_version, to_version, state, scheduled_for, started_at, completed_at, message)
+          select v.cluster_id, v.from_version, v.to_version, v.state, v.scheduled_for,
+                 case when v.state in ('started', 'completed', 'failed') then v.at end,
+                 case when v.state in ('completed', 'failed', 'cancelled') then v.at end,
+                 v.message
+          from v where not exists (select 1 from open where open.n = v.n)
+          order by v.n`,
+    );
+  });
+}
+
+/**
+ * setClusterUpgrade for many clusters of one organization at once (one statement on PostgreSQL);
+ * a gone cluster stays gone.
+ */
+export async function setClusterUpgrades(
+  db: Db,
+  organizationId: number,
+  rows: readonly { name: string; upgrade: ClusterUpgradeJson | null; upgradeState: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  while (connectionHeld(db)) await connectionReleased(db);
+  // a cluster named twice takes its last row, as one by one
+  if (!isPostgres(db) || new Set(rows.map((r) => r.name)).size < rows.length) {
+    await withTransaction(db, async () => {
+      for (const r of rows) await setClusterUpgrade(db, organizationId, r.name, r.upgrade, r.upgradeState);
+    });
+    return;
+  }
+  const column = <T>(pick: (r: (typeof rows)[number]) => T) => arrayOf(rows, pick);
+  await pgExecute(
+    db,
+    sql`update clusters c
+        set current_upgrade = u.upgrade, upgrade_state = case when c.upgrade_state = 'gone' then 'gone' else u.upgrade_state end
+        from unnest(${column((r) => r.name)}::text[], ${column((r) => (r.upgrade ? JSON.stringify(r.upgrade) : null))}::jsonb[],
+                    ${column((r) => r.upgradeState)}::text[]) as u(name, upgrade, upgrade_state)
+        where c.organization_id = ${organizationId} and c.name = u.name`,
+  );
+}
+
 /** @deprecated the domain's DecisionRecord under its old name (kept until server/scheduler/run-tick.ts imports DecisionRecord) */
 export type DecisionWrite = DecisionRecord;
 

@@ -14,7 +14,9 @@ import {
 import type { EusProcedureProgress } from '@/server/domain/lifecycle/eus-procedure';
 import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
-import { affectedRows, tablesOf } from './dialect';
+import { affectedRows, isPostgres, tablesOf } from './dialect';
+import { cachedStatement } from './decision-repository';
+import { arrayOf, pgRows, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
@@ -117,6 +119,150 @@ export async function insertAttempt(db: Db, v: NewAttempt): Promise<StoredAttemp
     });
     return toStoredAttempt(row);
   });
+}
+
+/**
+ * insertAttempt for many attempts at once (a tick's new attempts). The result is in the order of
+ * `attempts`: null where the cluster already has an attempt for that version and slot (a slot is
+ * tried once), also for the later of two equal ones in the batch. On PostgreSQL one insert of the
+ * attempts, one of their first transitions and one read of the rows (arrays unnested: drizzle
+ * takes longer to build a many-row insert than the server to run it); on SQLite prepared
+ * statements row by row.
+ */
+export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): Promise<(StoredAttempt | null)[]> {
+  if (attempts.length === 0) return [];
+  return withTransaction(db, async () => {
+    if (!isPostgres(db)) return await insertAttemptsOnSqlite(db, attempts);
+    const column = <T>(pick: (v: NewAttempt) => T) => arrayOf(attempts, pick);
+    const inserted = await pgRows<{ id: number; clusterId: number; toVersion: string; slot: number }>(
+      db,
+      sql`insert into upgrade_lifecycles (cluster_id, cluster_name, sector, from_version, to_version, slot, channel, eus_procedure,
+                                          state, message, halts_on_failure, created_at, updated_at)
+          select v.cluster_id, v.cluster_name, v.sector, v.from_version, v.to_version, v.slot, v.channel, v.eus_procedure,
+                 'scheduled', v.message, v.halts_on_failure, v.at, v.at
+          from unnest(${column((v) => v.clusterId)}::int[], ${column((v) => v.clusterName)}::text[], ${column((v) => v.sector)}::text[],
+                      ${column((v) => v.fromVersion)}::text[], ${column((v) => v.toVersion)}::text[],
+                      ${column((v) => new Date(v.slot).toISOString())}::timestamptz[], ${column((v) => v.channel ?? null)}::text[],
+                      ${column((v) => (v.eusProcedure ? JSON.stringify(v.eusProcedure) : null))}::jsonb[], ${column((v) => v.message)}::text[],
+                      ${column((v) => v.haltsOnFailure)}::boolean[], ${column((v) => new Date(v.at).toISOString())}::timestamptz[])
+            with ordinality as v(cluster_id, cluster_name, sector, from_version, to_version, slot, channel, eus_procedure, message,
+                                 halts_on_failure, at, n)
+          order by v.n
+          on conflict do nothing
+          returning id, cluster_id as "clusterId", to_version as "toVersion", (extract(epoch from slot) * 1000)::float8 as slot`,
+    );
+    // the rows come back without their input's position: matched by the slot's unique key
+    // (cluster, version, slot), the first of equal inputs taking the row (it was inserted first)
+    const slotKey = (clusterId: number, toVersion: string, slot: number) => JSON.stringify([clusterId, toVersion, slot]);
+    const idOf = new Map(inserted.map((r) => [slotKey(r.clusterId, r.toVersion, r.slot), r.id]));
+    const ids = attempts.map((v) => {
+      const key = slotKey(v.clusterId, v.toVersion, v.slot);
+      const id = idOf.get(key) ?? null;
+      idOf.delete(key);
+      return id;
+    });
+    await insertTransitionsOnPostgres(
+      db,
+      attempts.flatMap((v, i) => {
+        const lifecycleId = ids[i];
+        if (lifecycleId === null || lifecycleId === undefined) return [];
+        return [
+          {
+            lifecycleId,
+            at: v.at,
+            fromState: null,
+            toState: 'scheduled' as const,
+            reason: null,
+            message: v.message,
+            actor: v.actor,
+            tickId: v.tickId,
+          },
+        ];
+      }),
+    );
+    // read back as getAttempt reads them, so the result is what the one-by-one path returns
+    const { upgradeLifecycles } = tablesOf(db);
+    const createdIds = ids.filter((id) => id !== null);
+    const rows = createdIds.length
+      ? await db
+          .select()
+          .from(upgradeLifecycles)
+          .where(sql`${upgradeLifecycles.id} = any(${arrayOf(createdIds, (id) => id)}::int[])`)
+      : [];
+    const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
+    return ids.map((id) => (id === null ? null : byId.get(id)!));
+  });
+}
+
+/** insertAttempts on SQLite: prepared statements, one row at a time (what insertAttempt writes), then one read of the rows. */
+async function insertAttemptsOnSqlite(db: Db, attempts: readonly NewAttempt[]): Promise<(StoredAttempt | null)[]> {
+  const insertRow = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycles (cluster_id, cluster_name, sector, from_version, to_version, slot, channel, eus_procedure, state, message,
+                                     halts_on_failure, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?) on conflict do nothing returning id`,
+  );
+  const insertFirstTransition = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycle_transitions (lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id)
+     values (?, ?, null, 'scheduled', null, ?, ?, ?)`,
+  );
+  const ids = attempts.map((v) => {
+    const row = insertRow.get(
+      v.clusterId,
+      v.clusterName,
+      v.sector,
+      v.fromVersion,
+      v.toVersion,
+      v.slot,
+      v.channel ?? null,
+      v.eusProcedure ? JSON.stringify(v.eusProcedure) : null,
+      v.message,
+      v.haltsOnFailure ? 1 : 0,
+      v.at,
+      v.at,
+    ) as { id: number } | undefined;
+    if (row) insertFirstTransition.run(row.id, v.at, v.message, v.actor, v.tickId);
+    return row?.id ?? null;
+  });
+  // read back as getAttempt reads them, so the result is what insertAttempt returns
+  const { upgradeLifecycles } = tablesOf(db);
+  const createdIds = ids.filter((id) => id !== null);
+  const rows = createdIds.length
+    ? await db
+        .select()
+        .from(upgradeLifecycles)
+        .where(sql`${upgradeLifecycles.id} in (select value from json_each(${JSON.stringify(createdIds)}))`)
+    : [];
+  const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
+  return ids.map((id) => (id === null ? null : byId.get(id)!));
+}
+
+interface TransitionInsert {
+  lifecycleId: number;
+  at: number;
+  fromState: LifecycleState | null;
+  toState: LifecycleState;
+  reason: LifecycleReason | null;
+  message: string;
+  actor: string;
+  tickId: number | null;
+}
+
+/** Many transition rows in one statement on PostgreSQL, in the order given. */
+async function insertTransitionsOnPostgres(db: Db, rows: readonly TransitionInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <T>(pick: (t: TransitionInsert) => T) => arrayOf(rows, pick);
+  await pgRun(
+    db,
+    sql`insert into upgrade_lifecycle_transitions (lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id)
+        select t.lifecycle_id, t.at, t.from_state, t.to_state, t.reason, t.message, t.actor, t.tick_id
+        from unnest(${column((t) => t.lifecycleId)}::int[], ${column((t) => new Date(t.at).toISOString())}::timestamptz[],
+                    ${column((t) => t.fromState)}::text[], ${column((t) => t.toState)}::text[], ${column((t) => t.reason)}::text[],
+                    ${column((t) => t.message)}::text[], ${column((t) => t.actor)}::text[], ${column((t) => t.tickId)}::int[])
+          with ordinality as t(lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id, n)
+        order by t.n`,
+  );
 }
 
 const FINAL = [...FINAL_STATES];
@@ -273,6 +419,118 @@ export async function saveAttemptStep(
           tickId: meta.tickId,
         })),
       );
+    return true;
+  });
+}
+
+export interface AttemptStep {
+  /** the state the step started from: the save is guarded by it */
+  fromState: LifecycleState;
+  attempt: UpgradeAttempt;
+  transitions: readonly LifecycleTransition[];
+}
+
+/**
+ * saveAttemptStep for many attempts at once (a tick's steps that write nothing to the provider),
+ * with the same guard each: the result says, in the order of `steps`, which were saved (false:
+ * another process moved that attempt meanwhile). On PostgreSQL one update of the attempts and one
+ * insert of their transitions (an attempt stepped twice in one batch goes one by one); on SQLite
+ * prepared statements step by step.
+ */
+export async function saveAttemptSteps(
+  db: Db,
+  steps: readonly AttemptStep[],
+  meta: { at: number; actor: string; tickId: number | null },
+): Promise<boolean[]> {
+  if (steps.length === 0) return [];
+  return withTransaction(db, async () => {
+    if (!isPostgres(db)) return await saveAttemptStepsOnSqlite(db, steps, meta);
+    if (new Set(steps.map((s) => s.attempt.id)).size < steps.length) {
+      const saved: boolean[] = [];
+      for (const s of steps) saved.push(await saveAttemptStep(db, s.fromState, s.attempt, s.transitions, meta));
+      return saved;
+    }
+    const column = <T>(pick: (s: AttemptStep) => T) => arrayOf(steps, pick);
+    const iso = (n: number | null) => (n === null ? null : new Date(n).toISOString());
+    const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    const updated = await pgRows<{ id: number }>(
+      db,
+      sql`update upgrade_lifecycles l
+          set state = v.state, reason = v.reason, message = v.message, updated_at = ${new Date(meta.at).toISOString()}::timestamptz,
+              notice_at = v.notice_at, start_requested_at = v.start_requested_at, start_confirmed_at = v.start_confirmed_at,
+              running_at = v.running_at, provider_done_at = v.provider_done_at, finished_at = v.finished_at,
+              operator_approvals = v.operator_approvals, eus_procedure = v.eus_procedure
+          from unnest(${column((s) => s.attempt.id)}::int[], ${column((s) => s.fromState)}::text[], ${column((s) => s.attempt.state)}::text[],
+                      ${column((s) => s.attempt.reason)}::text[], ${column((s) => s.attempt.message)}::text[],
+                      ${column((s) => iso(s.attempt.noticeAt))}::timestamptz[], ${column((s) => iso(s.attempt.startRequestedAt))}::timestamptz[],
+                      ${column((s) => iso(s.attempt.startConfirmedAt))}::timestamptz[], ${column((s) => iso(s.attempt.runningAt))}::timestamptz[],
+                      ${column((s) => iso(s.attempt.providerDoneAt))}::timestamptz[], ${column((s) => iso(s.attempt.finishedAt))}::timestamptz[],
+                      ${column((s) => jsonOrNull(s.attempt.operatorApprovals))}::jsonb[], ${column((s) => jsonOrNull(s.attempt.eusProcedure))}::jsonb[])
+            as v(id, from_state, state, reason, message, notice_at, start_requested_at, start_confirmed_at, running_at, provider_done_at,
+                 finished_at, operator_approvals, eus_procedure)
+          where l.id = v.id and l.state = v.from_state
+          returning l.id as id`,
+    );
+    const savedIds = new Set(updated.map((r) => r.id));
+    const saved = steps.map((s) => savedIds.has(s.attempt.id));
+    await insertTransitionsOnPostgres(
+      db,
+      steps.flatMap((s, i) =>
+        saved[i]
+          ? s.transitions.map((t) => ({
+              lifecycleId: s.attempt.id,
+              at: t.at,
+              fromState: t.from,
+              toState: t.to,
+              reason: t.reason,
+              message: t.message,
+              actor: meta.actor,
+              tickId: meta.tickId,
+            }))
+          : [],
+      ),
+    );
+    return saved;
+  });
+}
+
+/** saveAttemptSteps on SQLite: prepared statements, one step at a time (what saveAttemptStep writes). */
+async function saveAttemptStepsOnSqlite(
+  db: Db,
+  steps: readonly AttemptStep[],
+  meta: { at: number; actor: string; tickId: number | null },
+): Promise<boolean[]> {
+  const update = await cachedStatement(
+    db,
+    `update upgrade_lifecycles set state = ?, reason = ?, message = ?, updated_at = ?, notice_at = ?, start_requested_at = ?,
+       start_confirmed_at = ?, running_at = ?, provider_done_at = ?, finished_at = ?, operator_approvals = ?, eus_procedure = ?
+     where id = ? and state = ?`,
+  );
+  const insertTransition = await cachedStatement(
+    db,
+    `insert into upgrade_lifecycle_transitions (lifecycle_id, at, from_state, to_state, reason, message, actor, tick_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+  return steps.map(({ fromState, attempt: a, transitions }) => {
+    const { changes } = update.run(
+      a.state,
+      a.reason,
+      a.message,
+      meta.at,
+      a.noticeAt,
+      a.startRequestedAt,
+      a.startConfirmedAt,
+      a.runningAt,
+      a.providerDoneAt,
+      a.finishedAt,
+      json(a.operatorApprovals),
+      json(a.eusProcedure),
+      a.id,
+      fromState,
+    );
+    if (changes !== 1) return false;
+    for (const t of transitions) insertTransition.run(a.id, t.at, t.from, t.to, t.reason, t.message, meta.actor, meta.tickId);
     return true;
   });
 }

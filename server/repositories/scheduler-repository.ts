@@ -5,7 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { actionIntents, clusters, schedulerTicks } from '@/db/schema';
 import { affectedRows, isPostgres, tablesOf, type Tables } from './dialect';
 import { cachedStatement } from './decision-repository';
-import { pgListener, pgRun } from './postgres-statement';
+import { arrayOf, pgListener, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 // Settings and the lease are written once for both databases (dialect.ts): the query builder
@@ -301,6 +301,22 @@ export async function findIntentId(db: Db, key: string): Promise<number | null> 
   const { actionIntents } = tablesOf(db);
   const [row] = await db.select({ id: actionIntents.id }).from(actionIntents).where(eq(actionIntents.idempotencyKey, key)).limit(1);
   return row?.id ?? null;
+}
+
+/** findIntentId for many keys at once: the id of each key that has an intent (one read). */
+export async function findIntentIds(db: Db, keys: readonly string[]): Promise<Map<string, number>> {
+  while (connectionHeld(db)) await connectionReleased(db);
+  if (keys.length === 0) return new Map();
+  const { actionIntents } = tablesOf(db);
+  const rows = await db
+    .select({ id: actionIntents.id, key: actionIntents.idempotencyKey })
+    .from(actionIntents)
+    .where(
+      isPostgres(db)
+        ? sql`${actionIntents.idempotencyKey} = any(${arrayOf(keys, (k) => k)}::text[])`
+        : sql`${actionIntents.idempotencyKey} in (select value from json_each(${JSON.stringify(keys)}))`,
+    );
+  return new Map(rows.map((r) => [r.key, r.id]));
 }
 
 /** The intent with this key while it is still pending (neither done nor failed), else null. */

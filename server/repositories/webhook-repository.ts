@@ -4,7 +4,7 @@ import type { Db } from '@/db/open-database';
 import type { webhookDeliveries, webhooks, WebhookEventValue } from '@/db/schema';
 import { selectorApplies } from '@/server/domain/labels/selector-scope';
 import { findClusterLabels } from '@/server/repositories/cluster-repository';
-import { pgExecute } from './postgres-statement';
+import { arrayOf, pgExecute } from './postgres-statement';
 import { affectedRows, isPostgres, tablesOf } from './dialect';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
@@ -107,6 +107,58 @@ export async function enqueueDeliveries(
       n++;
     }
     return n;
+  });
+}
+
+/**
+ * enqueueDeliveries for many events at once (a tick's scheduled upgrades): the webhooks read once,
+ * each cluster's labels at most once, the deliveries inserted together, in the order one call per
+ * event would insert them. How many deliveries were queued.
+ */
+export async function enqueueDeliveriesForEvents(
+  db: Db,
+  events: readonly { event: WebhookEventValue; payload: unknown; cluster?: string }[],
+  at: Date,
+  organizationId?: number,
+): Promise<number> {
+  if (events.length === 0) return 0;
+  return withTransaction(db, async () => {
+    const { webhookDeliveries, webhooks } = tablesOf(db);
+    const enabled = eq(webhooks.enabled, true);
+    const hooks = await db
+      .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
+      .from(webhooks)
+      .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)));
+    if (hooks.length === 0) return 0;
+    const labels = new Map<string, Record<string, string> | null>();
+    const labelsOfCluster = async (cluster: string | undefined) => {
+      if (cluster === undefined || organizationId === undefined) return null;
+      if (!labels.has(cluster)) labels.set(cluster, await findClusterLabels(db, organizationId, cluster));
+      return labels.get(cluster)!;
+    };
+    const deliveries: (typeof webhookDeliveries.$inferInsert)[] = [];
+    for (const { event, payload, cluster } of events)
+      for (const h of hooks) {
+        if (h.events.length > 0 && !h.events.includes(event)) continue;
+        if (h.selector && !selectorApplies(h.selector, await labelsOfCluster(cluster))) continue;
+        deliveries.push({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at });
+      }
+    if (!isPostgres(db)) {
+      for (const delivery of deliveries) await db.insert(webhookDeliveries).values(delivery);
+      return deliveries.length;
+    }
+    // arrays unnested: drizzle takes longer to build a many-row insert than the server to run it
+    if (deliveries.length > 0)
+      await pgExecute(
+        db,
+        sql`insert into webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at)
+            select d.webhook_id, d.event, d.payload, 'pending', 0, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
+            from unnest(${arrayOf(deliveries, (d) => d.webhookId)}::int[], ${arrayOf(deliveries, (d) => d.event)}::text[],
+                        ${arrayOf(deliveries, (d) => JSON.stringify(d.payload))}::jsonb[])
+              with ordinality as d(webhook_id, event, payload, n)
+            order by d.n`,
+      );
+    return deliveries.length;
   });
 }
 

@@ -47,6 +47,7 @@ import {
   type LifecycleEffect,
   type LifecycleTransition,
   type StepInput,
+  type StepResult,
   type UpgradeAttempt,
 } from '@/server/domain/lifecycle/machine';
 import type { ClusterReading } from '@/server/domain/lifecycle/observation';
@@ -69,7 +70,9 @@ import {
   insertIntent,
   loadClusterStates,
   recordUpgradeTransition,
+  recordUpgradeTransitions,
   setClusterUpgrade,
+  setClusterUpgrades,
   updateLastDecisions,
   markMissedAndGone,
   writeSnapshots,
@@ -77,13 +80,21 @@ import {
   type SnapshotInsert,
   type StoredClusterState,
 } from '@/server/repositories/decision-repository';
-import { insertAttempt, listActiveAttempts, saveAttemptStep, type StoredAttempt } from '@/server/repositories/lifecycle-repository';
+import {
+  insertAttempts,
+  listActiveAttempts,
+  saveAttemptStep,
+  saveAttemptSteps,
+  type NewAttempt,
+  type StoredAttempt,
+} from '@/server/repositories/lifecycle-repository';
 import { loadPlanDocument } from '@/server/repositories/plan-document-repository';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import {
   acquireLease,
   failInterruptedTicks,
   findIntentId,
+  findIntentIds,
   findPendingIntentId,
   finishTick,
   insertTick,
@@ -95,7 +106,7 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { enqueueDeliveries, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
+import { enqueueDeliveries, enqueueDeliveriesForEvents, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from '@/server/repositories/gate-state-repository';
 import type { UpgradeEvent } from '@/lib/upgrade-events';
 import { createLeaseFence, fenceProviderWrites, LeaseLostError, type LeaseFence } from './lease-fence';
@@ -207,6 +218,21 @@ async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unkno
   );
 }
 
+/** emit for many events of one kind at once (a tick's scheduled upgrades): one read of the webhooks, one insert. */
+async function emitAll(ctx: Ctx, event: UpgradeEvent, payloads: readonly (Record<string, unknown> & { cluster: string })[]): Promise<void> {
+  if (!ctx.hasWebhooks || payloads.length === 0) return;
+  ctx.events += await enqueueDeliveriesForEvents(
+    ctx.db,
+    payloads.map((payload) => ({
+      event,
+      payload: { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
+      cluster: payload.cluster,
+    })),
+    ctx.realNow(),
+    ctx.organization.id,
+  );
+}
+
 /** The webhook event a transition announces (none for the internal pre-checks/post stages). */
 function eventOf(t: LifecycleTransition): UpgradeEvent | null {
   switch (t.to) {
@@ -313,8 +339,20 @@ async function hookVerdicts(verdict: (stage: HookStage) => Promise<HookVerdict>)
   return { pre: await verdict('pre-upgrade'), post: await verdict('post-upgrade') };
 }
 
-/** One lifecycle step of one attempt: read (fresh when due), step, save, carry out the effects. */
-async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promise<void> {
+/** A lifecycle step of one attempt, taken and not yet saved. */
+interface TakenStep {
+  attempt: StoredAttempt;
+  next: UpgradeAttempt;
+  result: StepResult;
+  reading: ClusterReading;
+  state: StoredClusterState | undefined;
+}
+
+/**
+ * One lifecycle step of one attempt: read (fresh when due) and step; null when nothing happened.
+ * Nothing is written here but the hook calls a due stage asks for.
+ */
+async function takeStep(env: LifecycleEnv, attempt: StoredAttempt): Promise<TakenStep | null> {
   const { ctx, provider } = env;
   const now = ctx.now.getTime();
   const state = env.states.get(attempt.cluster);
@@ -400,106 +438,140 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
   }
   const next = result.attempt;
   // nothing happened (the common case: waiting for the slot or the provider): nothing to write
-  if (next === attempt && result.effects.length === 0) return;
+  if (next === attempt && result.effects.length === 0) return null;
+  return { attempt, next, result, reading, state };
+}
+
+/**
+ * What a saved step writes with it, in the transaction that saved it: the intents of its provider
+ * writes, its events, the intents it settles, the cluster's row when the attempt ended.
+ * `startIntents`: the start intents of a batch of steps, read together beforehand (else read here).
+ */
+async function recordStep(env: LifecycleEnv, step: TakenStep, startIntents?: ReadonlyMap<string, number>): Promise<void> {
+  const { ctx } = env;
+  const { attempt, next, result, reading, state } = step;
+  const now = ctx.now.getTime();
+  const channelEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'set-channel' }> => e.kind === 'set-channel');
+  const subject = { cluster: attempt.cluster, version: attempt.toVersion, fromVersion: attempt.fromVersion, lifecycleId: attempt.id };
+  for (const effect of result.effects) {
+    // a hop's channel switch is an intent of its own, written before its start's
+    if (effect.kind === 'start-hop' && effect.channel)
+      await insertIntent(ctx.db, {
+        key: effect.channel.idempotencyKey,
+        kind: 'set-channel',
+        version: effect.version,
+        nextRun: null,
+        organizationId: env.organizationId,
+        tickId: ctx.tickId,
+        clusterName: attempt.cluster,
+        createdAt: ctx.now,
+      });
+    const intent = intentOf(effect, attempt);
+    if (intent)
+      await insertIntent(ctx.db, {
+        ...intent,
+        organizationId: env.organizationId,
+        tickId: ctx.tickId,
+        clusterName: attempt.cluster,
+        createdAt: ctx.now,
+      });
+    if (effect.kind === 'precheck-failed')
+      await emit(ctx, 'precheck-failed', {
+        ...subject,
+        nextRun: formatInstantToSecond(new Date(attempt.slot)),
+        reason: effect.reason,
+        message: effect.message,
+      });
+  }
+  // a start the provider was seen to hold (after a crash or a lost answer) settles its intent;
+  // an attempt that ended without the provider ever taking its start fails it
+  const startIntent =
+    attempt.startRequestedAt === null
+      ? null
+      : startIntents
+        ? (startIntents.get(startKey(attempt.id)) ?? null)
+        : await findIntentId(ctx.db, startKey(attempt.id));
+  if (startIntent !== null && attempt.startConfirmedAt === null && next.startConfirmedAt !== null)
+    await markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
+  else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
+    await markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+  // an approval a read shows done without its call having returned (a crash, a lost answer) settles its intent
+  for (const plan of next.operatorApprovals?.approved ?? []) {
+    const before = attempt.operatorApprovals?.approved.find((p) => planId(p) === planId(plan));
+    if (plan.confirmedAt === null || (before && before.confirmedAt !== null)) continue;
+    const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
+    if (intentId !== null) await markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
+  }
+  // an attempt that ended, or left the phase (the plan gone, the option removed), with an approval
+  // never seen taken fails its intent: nothing asks again
+  const phaseLeft = next.operatorApprovals?.doneAt != null && attempt.operatorApprovals?.doneAt == null;
+  if (isFinal(next.state) || phaseLeft)
+    for (const plan of next.operatorApprovals?.approved ?? []) {
+      if (plan.confirmedAt !== null) continue;
+      const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
+      if (intentId !== null)
+        await markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+    }
+  // likewise a channel switch the provider was seen to have made (before a crash, or its answer
+  // lost): the machine does not ask for it again, so its intent is settled here
+  const pendingSwitch = attempt.channel !== null && !channelEffect ? await findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
+  if (pendingSwitch !== null) {
+    const onChannel = reading.ok && reading.cluster.channel === attempt.channel;
+    if (onChannel || next.startConfirmedAt !== null)
+      await markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
+    else if (isFinal(next.state))
+      await markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
+  }
+  if (next.eusProcedure) await settleEusIntents(env, attempt, next, reading, result.effects);
+  for (const t of result.transitions) {
+    const event = eventOf(t);
+    if (event) await emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
+  }
+  if (isFinal(next.state) && state) {
+    // an attempt that ended before the provider began it releases its hold in our view
+    const never = next.startConfirmedAt === null || next.state === 'cancelled';
+    if (never) {
+      await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'idle');
+      await recordUpgradeTransition(ctx.db, {
+        clusterId: state.id,
+        fromVersion: attempt.fromVersion,
+        toVersion: attempt.toVersion,
+        state: 'cancelled',
+        at: now,
+        message: `${next.state} (${next.reason ?? 'no reason'}): ${next.message ?? ''}`,
+      });
+    } else if (next.state === 'failed' || next.state === 'timed-out')
+      await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
+  }
+}
+
+/** A step none of whose effects writes to the provider (none has an intent): such steps are saved together. */
+function writesNothing(step: TakenStep): boolean {
+  return step.result.effects.every((e) => intentOf(e, step.attempt) === null);
+}
+
+/**
+ * Saves one step with what it records (the step, its transitions, events and the intents of its
+ * provider writes: one transaction), then carries out its provider writes, each after its intent
+ * committed.
+ */
+async function saveAndCarryOut(env: LifecycleEnv, step: TakenStep): Promise<void> {
+  const { ctx, provider } = env;
+  const { attempt, next, result, state } = step;
+  const now = ctx.now.getTime();
   const startEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'start' }> => e.kind === 'start');
   const channelEffect = result.effects.find((e): e is Extract<LifecycleEffect, { kind: 'set-channel' }> => e.kind === 'set-channel');
   const cancelEffect = result.effects.find(
     (e): e is Extract<LifecycleEffect, { kind: 'cancel-at-provider' }> => e.kind === 'cancel-at-provider',
   );
   const meta = { at: now, actor: env.actor, tickId: ctx.tickId };
-  const subject = { cluster: attempt.cluster, version: attempt.toVersion, fromVersion: attempt.fromVersion, lifecycleId: attempt.id };
-  // the step, its transitions, events and the intents of its provider writes: one transaction
   let saved = false;
   await withTransaction(ctx.db, async () => {
     // recorded only while the lease is ours: a replica that lost it writes no step and no intent
     await env.fence.assertHeld(ctx.db);
     if (!(await saveAttemptStep(ctx.db, attempt.state, next, result.transitions, meta))) return;
     saved = true;
-    for (const effect of result.effects) {
-      // a hop's channel switch is an intent of its own, written before its start's
-      if (effect.kind === 'start-hop' && effect.channel)
-        await insertIntent(ctx.db, {
-          key: effect.channel.idempotencyKey,
-          kind: 'set-channel',
-          version: effect.version,
-          nextRun: null,
-          organizationId: env.organizationId,
-          tickId: ctx.tickId,
-          clusterName: attempt.cluster,
-          createdAt: ctx.now,
-        });
-      const intent = intentOf(effect, attempt);
-      if (intent)
-        await insertIntent(ctx.db, {
-          ...intent,
-          organizationId: env.organizationId,
-          tickId: ctx.tickId,
-          clusterName: attempt.cluster,
-          createdAt: ctx.now,
-        });
-      if (effect.kind === 'precheck-failed')
-        await emit(ctx, 'precheck-failed', {
-          ...subject,
-          nextRun: formatInstantToSecond(new Date(attempt.slot)),
-          reason: effect.reason,
-          message: effect.message,
-        });
-    }
-    // a start the provider was seen to hold (after a crash or a lost answer) settles its intent;
-    // an attempt that ended without the provider ever taking its start fails it
-    const startIntent = attempt.startRequestedAt !== null ? await findIntentId(ctx.db, startKey(attempt.id)) : null;
-    if (startIntent !== null && attempt.startConfirmedAt === null && next.startConfirmedAt !== null)
-      await markIntentDone(ctx.db, startIntent, ctx.now, 'reconciled: the provider holds this upgrade');
-    else if (startIntent !== null && next.startConfirmedAt === null && isFinal(next.state))
-      await markIntentAttemptFailed(ctx.db, startIntent, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
-    // an approval a read shows done without its call having returned (a crash, a lost answer) settles its intent
-    for (const plan of next.operatorApprovals?.approved ?? []) {
-      const before = attempt.operatorApprovals?.approved.find((p) => planId(p) === planId(plan));
-      if (plan.confirmedAt === null || (before && before.confirmedAt !== null)) continue;
-      const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
-      if (intentId !== null) await markIntentDone(ctx.db, intentId, ctx.now, 'reconciled: the InstallPlan is approved');
-    }
-    // an attempt that ended, or left the phase (the plan gone, the option removed), with an approval
-    // never seen taken fails its intent: nothing asks again
-    const phaseLeft = next.operatorApprovals?.doneAt != null && attempt.operatorApprovals?.doneAt == null;
-    if (isFinal(next.state) || phaseLeft)
-      for (const plan of next.operatorApprovals?.approved ?? []) {
-        if (plan.confirmedAt !== null) continue;
-        const intentId = await findIntentId(ctx.db, approvalKey(attempt.id, plan));
-        if (intentId !== null)
-          await markIntentAttemptFailed(ctx.db, intentId, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
-      }
-    // likewise a channel switch the provider was seen to have made (before a crash, or its answer
-    // lost): the machine does not ask for it again, so its intent is settled here
-    const pendingSwitch = attempt.channel !== null && !channelEffect ? await findPendingIntentId(ctx.db, channelKey(attempt.id)) : null;
-    if (pendingSwitch !== null) {
-      const onChannel = reading.ok && reading.cluster.channel === attempt.channel;
-      if (onChannel || next.startConfirmedAt !== null)
-        await markIntentDone(ctx.db, pendingSwitch, ctx.now, `reconciled: the provider reports channel ${attempt.channel}`);
-      else if (isFinal(next.state))
-        await markIntentAttemptFailed(ctx.db, pendingSwitch, ctx.now, `${next.reason ?? next.state}: ${next.message ?? ''}`, true);
-    }
-    if (next.eusProcedure) await settleEusIntents(env, attempt, next, reading, result.effects);
-    for (const t of result.transitions) {
-      const event = eventOf(t);
-      if (event) await emit(ctx, event, { ...subject, state: t.to, reason: t.reason, message: t.message });
-    }
-    if (isFinal(next.state) && state) {
-      // an attempt that ended before the provider began it releases its hold in our view
-      const never = next.startConfirmedAt === null || next.state === 'cancelled';
-      if (never) {
-        await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'idle');
-        await recordUpgradeTransition(ctx.db, {
-          clusterId: state.id,
-          fromVersion: attempt.fromVersion,
-          toVersion: attempt.toVersion,
-          state: 'cancelled',
-          at: now,
-          message: `${next.state} (${next.reason ?? 'no reason'}): ${next.message ?? ''}`,
-        });
-      } else if (next.state === 'failed' || next.state === 'timed-out')
-        await setClusterUpgrade(ctx.db, env.organizationId, attempt.cluster, null, 'failed');
-    }
+    await recordStep(env, step);
   });
   if (!saved) {
     env.log('lifecycle step lost to another writer', { lifecycleId: attempt.id });
@@ -558,6 +630,37 @@ async function advanceAttempt(env: LifecycleEnv, attempt: StoredAttempt): Promis
       env.log('cancel at the provider failed', { lifecycleId: attempt.id, error: err instanceof Error ? err.message : String(err) });
       env.counts.failed++;
     }
+  }
+}
+
+/**
+ * Saves steps that write nothing to the provider together: one transaction, the fence checked in
+ * it as for a single step, the attempts written by one statement (each still guarded by the state
+ * its step started from); each saved step records in it what it would alone.
+ */
+async function saveQuietSteps(env: LifecycleEnv, steps: readonly TakenStep[]): Promise<void> {
+  if (steps.length === 0) return;
+  const { ctx } = env;
+  const meta = { at: ctx.now.getTime(), actor: env.actor, tickId: ctx.tickId };
+  const saved = await withTransaction(ctx.db, async () => {
+    // recorded only while the lease is ours: a replica that lost it writes no step
+    await env.fence.assertHeld(ctx.db);
+    const written = await saveAttemptSteps(
+      ctx.db,
+      steps.map((s) => ({ fromState: s.attempt.state, attempt: s.next, transitions: s.result.transitions })),
+      meta,
+    );
+    // the start intents these steps settle, read at once (none of them writes one)
+    const startIntents = await findIntentIds(
+      ctx.db,
+      steps.filter((s, i) => written[i] && s.attempt.startRequestedAt !== null).map((s) => startKey(s.attempt.id)),
+    );
+    for (const [i, step] of steps.entries()) if (written[i]) await recordStep(env, step, startIntents);
+    return written;
+  });
+  for (const [i, step] of steps.entries()) {
+    if (saved[i]) env.counts.transitions += step.result.transitions.length;
+    else env.log('lifecycle step lost to another writer', { lifecycleId: step.attempt.id });
   }
 }
 
@@ -621,6 +724,9 @@ async function switchChannel(
     return false;
   }
 }
+
+/** at most this many quiet steps wait to be saved (a transaction's size, and what a crash would make the next tick step again) */
+const QUIET_STEPS_SAVED_TOGETHER = 1000;
 
 const NO_HOOKS = (): Promise<HookVerdict> => Promise.resolve({ state: 'none' });
 
@@ -1112,24 +1218,28 @@ async function tickOrganization(
       const actor = `scheduler:${holder}`;
       const attempts: StoredAttempt[] = [...active];
       const busy = new Set(active.map((a) => a.cluster));
-      await withTransaction(db, async () => {
-        for (const d of plan.decisions) {
-          if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
-          const state = statesByName.get(d.cluster);
-          const policy = clusters.get(d.cluster)?.upgradePolicy;
-          if (!state || !policy) continue;
-          const slot = Date.parse(d.nextRun);
-          // an EUS-to-EUS run the policy takes control-plane-only: one attempt for the whole route
-          // (only where the provider can pause MachineConfigPools; elsewhere hop by hop, said in the message)
-          const eusWanted = d.eusRoute !== undefined && (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).eusControlPlaneOnly !== null;
-          const eus = eusWanted && provider.setMachineConfigPoolPaused ? newEusProgress(d.eusRoute!, d.channel ?? null) : null;
-          const toVersion = eus ? eus.route.at(-1)! : d.version;
-          const message = eus
-            ? `EUS-to-EUS control-plane-only run ${eus.route.join(' → ')}: workers paused, both control-plane hops, one worker rollout; ${d.message}`
-            : eusWanted
-              ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
-              : d.message;
-          const created = await insertAttempt(db, {
+      // the tick's new attempts, written together: a statement per kind of row, not per attempt
+      const wanted: { decision: GatedDecision; state: StoredClusterState; attempt: NewAttempt }[] = [];
+      for (const d of plan.decisions) {
+        if (d.action !== 'upgrade' || !d.version || !d.nextRun || busy.has(d.cluster)) continue;
+        const state = statesByName.get(d.cluster);
+        const policy = clusters.get(d.cluster)?.upgradePolicy;
+        if (!state || !policy) continue;
+        const slot = Date.parse(d.nextRun);
+        // an EUS-to-EUS run the policy takes control-plane-only: one attempt for the whole route
+        // (only where the provider can pause MachineConfigPools; elsewhere hop by hop, said in the message)
+        const eusWanted = d.eusRoute !== undefined && (policy.lifecycle ?? DEFAULT_LIFECYCLE_OPTIONS).eusControlPlaneOnly !== null;
+        const eus = eusWanted && provider.setMachineConfigPoolPaused ? newEusProgress(d.eusRoute!, d.channel ?? null) : null;
+        const toVersion = eus ? eus.route.at(-1)! : d.version;
+        const message = eus
+          ? `EUS-to-EUS control-plane-only run ${eus.route.join(' → ')}: workers paused, both control-plane hops, one worker rollout; ${d.message}`
+          : eusWanted
+            ? `${d.message}; lifecycle.eusControlPlaneOnly is not applied: the ${provider.name} provider cannot pause MachineConfigPools (each hop is an upgrade of its own)`
+            : d.message;
+        wanted.push({
+          decision: d,
+          state,
+          attempt: {
             clusterId: state.id,
             clusterName: d.cluster,
             sector: policy.conditions.sector ?? null,
@@ -1143,27 +1253,52 @@ async function tickOrganization(
             actor,
             tickId,
             message,
-          });
-          if (!created) continue; // this slot was tried already
-          attempts.push(created);
-          summary.intentsCreated++;
-          await setClusterUpgrade(db, org.id, d.cluster, { version: d.version, nextRun: d.nextRun, state: 'scheduled' }, 'scheduled');
-          await recordUpgradeTransition(db, {
+          },
+        });
+      }
+      await withTransaction(db, async () => {
+        const inserted = await insertAttempts(
+          db,
+          wanted.map((w) => w.attempt),
+        );
+        // a null: this slot was tried already
+        const created = wanted.flatMap((w, i) => (inserted[i] ? [{ ...w, stored: inserted[i] }] : []));
+        await setClusterUpgrades(
+          db,
+          org.id,
+          created.map(({ decision: d }) => ({
+            name: d.cluster,
+            upgrade: { version: d.version!, nextRun: d.nextRun!, state: 'scheduled' as const },
+            upgradeState: 'scheduled',
+          })),
+        );
+        await recordUpgradeTransitions(
+          db,
+          created.map(({ state, attempt }) => ({
             clusterId: state.id,
             fromVersion: state.version,
-            toVersion,
-            state: 'scheduled',
+            toVersion: attempt.toVersion,
+            state: 'scheduled' as const,
             at: now.getTime(),
-            scheduledFor: slot,
-          });
-          await emit(ctx, 'scheduled', {
+            scheduledFor: attempt.slot,
+          })),
+        );
+        await emitAll(
+          ctx,
+          'scheduled',
+          created.map(({ decision: d, state, attempt, stored }) => ({
             cluster: d.cluster,
-            version: toVersion,
+            version: attempt.toVersion,
             fromVersion: state.version,
             nextRun: d.nextRun,
-            lifecycleId: created.id,
-          });
-        }
+            lifecycleId: stored.id,
+          })),
+        );
+        // only once the unit of work is done: a unit run again (PostgreSQL's serialization) counts once
+        return created;
+      }).then((created) => {
+        for (const { stored } of created) attempts.push(stored);
+        summary.intentsCreated += created.length;
       });
       const env: LifecycleEnv = {
         ctx,
@@ -1191,10 +1326,23 @@ async function tickOrganization(
       // The lease is checked where it matters, not per attempt (most steps write nothing): in the
       // transaction that records a step and its intents, and before each provider write
       // (renewed there once half its time has gone).
+      // Steps that write nothing to the provider (most: waiting, or a first notice) are saved
+      // together; those waiting are saved before a step that writes, so steps are saved in the
+      // attempts' order and that step's intents commit before its provider write, as alone.
+      const quiet: TakenStep[] = [];
       for (const attempt of attempts) {
-        await advanceAttempt(env, attempt);
+        const step = await takeStep(env, attempt);
         summary.reconciled++;
+        if (!step) continue;
+        if (writesNothing(step)) {
+          quiet.push(step);
+          if (quiet.length >= QUIET_STEPS_SAVED_TOGETHER) await saveQuietSteps(env, quiet.splice(0));
+          continue;
+        }
+        await saveQuietSteps(env, quiet.splice(0));
+        await saveAndCarryOut(env, step);
       }
+      await saveQuietSteps(env, quiet.splice(0));
       summary.intentsDone = env.counts.done;
       summary.intentsFailed = env.counts.failed;
       summary.transitions = env.counts.transitions;
