@@ -35,6 +35,19 @@ function loop(db: Db, holder: string, extra: Partial<SchedulerLoopOptions> = {})
 const ticksBy = async (db: Db, holder: string) =>
   (await listRecentTicks(db, 1000)).filter((t) => t.holder === holder && t.status !== 'running');
 
+/** A fleet clock that notes when each tick attempt began (a tick's row starts at its attempt's time). */
+function attempts() {
+  const at: number[] = [];
+  return {
+    at,
+    fleetNow: () => {
+      const now = new Date();
+      at.push(now.getTime());
+      return now;
+    },
+  };
+}
+
 async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -57,9 +70,16 @@ onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
     const [a, b] = await twoConnections();
     loop(a, 'proc-a');
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
-    loop(b, 'proc-b');
-    await new Promise((r) => setTimeout(r, 6 * INTERVAL_MS));
-    expect((await ticksBy(a, 'proc-a')).length).toBeGreaterThanOrEqual(4);
+    const tries = attempts();
+    loop(b, 'proc-b', { fleetNow: tries.fleetNow });
+    // the holder ticks on (renewing) while the standby keeps looking, over several lease lifetimes
+    const since = (await ticksBy(a, 'proc-a')).length;
+    await waitFor(async () => ((await ticksBy(a, 'proc-a')).length >= since + 4 ? true : undefined), 10_000);
+    await waitFor(
+      () => Promise.resolve(tries.at.length > 0 && Date.now() - tries.at[0]! > 3 * leaseTtlMs(INTERVAL_MS) ? true : undefined),
+      10_000,
+    );
+    expect(tries.at.length).toBeGreaterThan(1);
     expect(await ticksBy(b, 'proc-b')).toEqual([]);
     expect((await getLease(b, SCHEDULER_LEASE_NAME))?.holder).toBe('proc-a');
   });
@@ -68,26 +88,44 @@ onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
     const [a, b] = await twoConnections();
     // the dead holder's last renewal, as its tick wrote it
     const diedAt = Date.now();
+    const expiresAt = diedAt + leaseTtlMs(INTERVAL_MS);
     await acquireLease(a, SCHEDULER_LEASE_NAME, 'dead-proc', diedAt, leaseTtlMs(INTERVAL_MS));
-    loop(b, 'proc-b');
-    const first = await waitFor(async () => (await ticksBy(b, 'proc-b')).at(-1), 3_000);
-    const takeoverMs = first.startedAt.getTime() - diedAt;
-    expect(takeoverMs).toBeGreaterThanOrEqual(leaseTtlMs(INTERVAL_MS));
-    expect(takeoverMs).toBeLessThanOrEqual(2 * INTERVAL_MS);
+    const tries = attempts();
+    const standby = loop(b, 'proc-b', { fleetNow: tries.fleetNow });
+    const retries: number[] = []; // when the standby, told the lease is taken, plans to look again
+    const watching = setInterval(() => {
+      const next = standby.runtimeStatus().nextTickAt;
+      if (next && !retries.includes(Date.parse(next))) retries.push(Date.parse(next));
+    }, 5);
+    cleanups.push(() => clearInterval(watching));
+    const first = await waitFor(async () => (await ticksBy(b, 'proc-b'))[0], 5_000);
+    // taken by the first look after the lease expired: no look begun after it failed (on a loaded
+    // machine a look may come late, so this is checked by what the standby did, not by the clock)
+    expect(tries.at.filter((t) => t >= expiresAt && t < first.startedAt.getTime())).toEqual([]);
+    // and a look that found the lease taken was followed by one planned for just after it expires
+    // (25 ms), not a whole interval later: within two intervals of the death
+    const lastPlannedBeforeTakeover = retries.filter((t) => t <= first.startedAt.getTime()).at(-1)!;
+    expect(lastPlannedBeforeTakeover).toBeLessThanOrEqual(expiresAt + 25 + 100);
+    expect(lastPlannedBeforeTakeover - diedAt).toBeLessThanOrEqual(2 * INTERVAL_MS);
   });
 
   it('stop() (SIGTERM/SIGINT in npm start) releases the lease: the standby takes over at its next tick', async () => {
     const [a, b] = await twoConnections();
     const holder = loop(a, 'proc-a');
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
-    loop(b, 'proc-b');
+    const tries = attempts();
+    loop(b, 'proc-b', { fleetNow: tries.fleetNow });
     await new Promise((r) => setTimeout(r, INTERVAL_MS));
-    const stoppedAt = Date.now();
     await holder.stop();
+    const releasedAt = Date.now();
     // released: the row stays (its fencing token must keep rising), expired
-    expect((await getLease(a, SCHEDULER_LEASE_NAME))?.expiresAt.getTime()).toBeLessThanOrEqual(Date.now());
-    const first = await waitFor(async () => (await ticksBy(b, 'proc-b')).at(-1), 3_000);
-    expect(first.startedAt.getTime() - stoppedAt).toBeLessThanOrEqual(INTERVAL_MS + 50);
+    const released = (await getLease(a, SCHEDULER_LEASE_NAME))!;
+    expect(released.expiresAt.getTime()).toBeLessThanOrEqual(Date.now());
+    const first = await waitFor(async () => (await ticksBy(b, 'proc-b'))[0], 5_000);
+    // the standby's first look begun after the release took the lease (its tick starts at that
+    // look's time), long before the lease would have run out on its own: no later look failed
+    expect(tries.at.filter((t) => t >= releasedAt && t < first.startedAt.getTime())).toEqual([]);
+    expect(tries.at.filter((t) => t < releasedAt).length).toBeGreaterThan(0); // it was looking, and kept off while held
     expect((await getLease(b, SCHEDULER_LEASE_NAME))?.holder).toBe('proc-b');
   });
 
