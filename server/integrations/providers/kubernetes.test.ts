@@ -385,9 +385,9 @@ describe('Kubernetes provider: per-context errors', () => {
     ]);
     fake.setFault('east', 'hang');
     const file = writeFile(tmpDir(), 'config', fake.kubeconfig());
-    const started = Date.now();
+    // east never answers until the fake closes, after the test: the read ending at all, with the
+    // request timeout's message (not the cluster deadline's), is the request timeout at work
     const { clusters, errors } = await provider(file, { requestTimeoutMs: 300 }).observe(NOW);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(clusters.map((c) => c.name)).toEqual(['west']);
     expect(errors).toEqual([
       { externalId: 'east', name: 'east', message: 'GET clusterversions.config.openshift.io/version: no answer within 300 ms' },
