@@ -431,7 +431,9 @@ describe('Kubernetes provider: per-context errors', () => {
     // machine a Node process can take longer than the limit just to start, and would be stopped
     // before it wrote its pid.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    cleanup.push(() => vi.useRealTimers());
+    cleanup.push(() => {
+      vi.useRealTimers();
+    });
     const kill = vi.spyOn(ChildProcess.prototype, 'kill');
     cleanup.push(() => kill.mockRestore());
     let settled = false;
