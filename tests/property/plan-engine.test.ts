@@ -254,6 +254,7 @@ describe('plan engine properties', () => {
       .matcher(`${'a'.repeat(100_000)}!`)
       .find();
     expect(bare).toBe(false);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // catastrophic backtracking would take hours here, not seconds: a bound far from any load
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });
