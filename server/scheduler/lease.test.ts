@@ -68,16 +68,19 @@ describe('scheduler lease', () => {
 onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
   it('the holder renews it every tick: a standby never gets it while the holder runs', async () => {
     const [a, b] = await twoConnections();
-    loop(a, 'proc-a');
+    // a longer interval here: the lease outlives it by half of one, and a holder whose tick comes
+    // later than that on a loaded machine has lost it, rightly (150 ms at 300 ms was too tight)
+    const interval = { intervalMs: 1_000 };
+    loop(a, 'proc-a', interval);
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 2_000);
     const tries = attempts();
-    loop(b, 'proc-b', { fleetNow: tries.fleetNow });
+    loop(b, 'proc-b', { ...interval, fleetNow: tries.fleetNow });
     // the holder ticks on (renewing) while the standby keeps looking, over several lease lifetimes
     const since = (await ticksBy(a, 'proc-a')).length;
-    await waitFor(async () => ((await ticksBy(a, 'proc-a')).length >= since + 4 ? true : undefined), 10_000);
+    await waitFor(async () => ((await ticksBy(a, 'proc-a')).length >= since + 3 ? true : undefined), 15_000);
     await waitFor(
-      () => Promise.resolve(tries.at.length > 0 && Date.now() - tries.at[0]! > 3 * leaseTtlMs(INTERVAL_MS) ? true : undefined),
-      10_000,
+      () => Promise.resolve(tries.at.length > 0 && Date.now() - tries.at[0]! > 2 * leaseTtlMs(interval.intervalMs) ? true : undefined),
+      15_000,
     );
     expect(tries.at.length).toBeGreaterThan(1);
     expect(await ticksBy(b, 'proc-b')).toEqual([]);
@@ -128,6 +131,27 @@ onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
     expect(tries.at.filter((t) => t >= releasedAt && t < first.startedAt.getTime())).toEqual([]);
     expect(tries.at.filter((t) => t < releasedAt).length).toBeGreaterThan(0); // it was looking, and kept off while held
     expect((await getLease(b, SCHEDULER_LEASE_NAME))?.holder).toBe('proc-b');
+  });
+
+  it('a stop() that comes while the loop is about to tick is not followed by a tick: the lease stays released', async () => {
+    const [a] = await twoConnections();
+    let stopping: Promise<void> | undefined;
+    let looks = 0;
+    const holder = loop(a, 'proc-a', {
+      // the second look: SIGTERM arrives while the loop reads whether ticks are paused
+      pausedNow: () => {
+        looks++;
+        if (looks === 2) stopping = holder.stop();
+        return Promise.resolve(false);
+      },
+    });
+    await waitFor(() => Promise.resolve(stopping ? true : undefined), 5_000);
+    await stopping;
+    await new Promise((r) => setTimeout(r, 3 * INTERVAL_MS)); // a tick begun anyway would have ended by now
+    expect((await ticksBy(a, 'proc-a')).length).toBe(1);
+    expect(looks).toBe(2);
+    const lease = (await getLease(a, SCHEDULER_LEASE_NAME))!;
+    expect(lease.expiresAt.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('a provider that cannot be built makes a failed tick row with the reason, and a log line', async () => {

@@ -97,6 +97,8 @@ export interface SchedulerLoopOptions {
   deliveryIdleMs?: number;
   /** delay before the first tick (default 2 s) */
   firstTickDelayMs?: number;
+  /** whether ticks are paused now (default: the scheduler.paused setting; tests: a stop() arriving meanwhile) */
+  pausedNow?: (db: Db) => Promise<boolean>;
   log?: (message: string, detail?: unknown) => void;
   logError?: (message: string, err?: unknown) => void;
 }
@@ -233,11 +235,18 @@ export function createSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
         let loopDb: Db | undefined;
         try {
           loopDb = getDb();
-          if (!(await readSetting<boolean>(loopDb, SCHEDULER_PAUSED_SETTING))) result = await runTickExclusive(loopDb);
+          const paused = opts.pausedNow
+            ? await opts.pausedNow(loopDb)
+            : ((await readSetting<boolean>(loopDb, SCHEDULER_PAUSED_SETTING)) ?? false);
+          // stop() may have come while the setting was read: it has released the lease by now, and
+          // a tick begun here would take it again after SIGTERM and act while the process exits
+          if (!paused && !stopped) result = await runTickExclusive(loopDb);
         } catch (err) {
           logError('tick crashed; retrying next interval', err);
         } finally {
-          if (!stopped) schedule(loopDb ? await delayAfter(result, loopDb) : intervalMs, loop);
+          const delay = loopDb ? await delayAfter(result, loopDb).catch(() => intervalMs) : intervalMs;
+          // (checked after the wait for the lease: a stop() during it must not be followed by a tick)
+          if (!stopped) schedule(delay, loop);
         }
       };
       schedule(opts.firstTickDelayMs ?? 2_000, loop);
