@@ -175,6 +175,9 @@ test.describe('Policy editor', () => {
 
     await page.getByLabel(/^Soak days/).fill(String(target.soakDays + 1));
     await expect(page.getByRole('heading', { name: /Validation/ })).toContainText('valid');
+    // the validation of this draft has answered (the heading may still show the last one's): the
+    // impact preview asks only then; a click before it can land while Save turns disabled
+    await expect(page.getByTestId('impact-summary')).toContainText(/\d+ of \d+ decisions change/);
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByTestId('conflict')).toBeVisible();
     expect(readCluster(target.name)).toEqual(before);
