@@ -83,31 +83,7 @@ export async function enqueueDeliveries(
   /** the cluster the event is about: a webhook's label selector narrows to the clusters it matches */
   cluster?: string,
 ): Promise<number> {
-  return withTransaction(db, async () => {
-    const { webhookDeliveries, webhooks } = tablesOf(db);
-    const enabled = eq(webhooks.enabled, true);
-    const hooks = await db
-      .select({ id: webhooks.id, events: webhooks.events, selector: webhooks.selector })
-      .from(webhooks)
-      .where(organizationId === undefined ? enabled : and(enabled, eq(webhooks.organizationId, organizationId)));
-    // read the cluster's labels only when a webhook narrows by them
-    let labels: { of: Record<string, string> | null } | undefined;
-    // a cluster is named within its organization: without one the event narrows nothing
-    const labelsOfCluster = async () =>
-      (labels ??= {
-        of: cluster === undefined || organizationId === undefined ? null : await findClusterLabels(db, organizationId, cluster),
-      }).of;
-    let n = 0;
-    for (const h of hooks) {
-      if (h.events.length > 0 && !h.events.includes(event)) continue;
-      if (h.selector && !selectorApplies(h.selector, await labelsOfCluster())) continue;
-      await db
-        .insert(webhookDeliveries)
-        .values({ webhookId: h.id, event, payload, status: 'pending', attempts: 0, nextAttemptAt: at, createdAt: at });
-      n++;
-    }
-    return n;
-  });
+  return enqueueDeliveriesForEvents(db, [{ event, payload, cluster }], at, organizationId);
 }
 
 /**
