@@ -180,17 +180,7 @@ export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): P
         ];
       }),
     );
-    // read back as getAttempt reads them, so the result is what the one-by-one path returns
-    const { upgradeLifecycles } = tablesOf(db);
-    const createdIds = ids.filter((id) => id !== null);
-    const rows = createdIds.length
-      ? await db
-          .select()
-          .from(upgradeLifecycles)
-          .where(sql`${upgradeLifecycles.id} = any(${arrayOf(createdIds, (id) => id)}::int[])`)
-      : [];
-    const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
-    return ids.map((id) => (id === null ? null : byId.get(id)!));
+    return readBackAttempts(db, ids);
   });
 }
 
@@ -225,15 +215,20 @@ async function insertAttemptsOnSqlite(db: Db, attempts: readonly NewAttempt[]): 
     if (row) insertFirstTransition.run(row.id, v.at, v.message, v.actor, v.tickId);
     return row?.id ?? null;
   });
-  // read back as getAttempt reads them, so the result is what insertAttempt returns
+  return readBackAttempts(db, ids);
+}
+
+/**
+ * The attempts just inserted, read back as getAttempt reads them (so a batch returns what the
+ * one-by-one path returns), in the order of `ids`; null stays null (a slot tried already).
+ */
+async function readBackAttempts(db: Db, ids: readonly (number | null)[]): Promise<(StoredAttempt | null)[]> {
   const { upgradeLifecycles } = tablesOf(db);
   const createdIds = ids.filter((id) => id !== null);
-  const rows = createdIds.length
-    ? await db
-        .select()
-        .from(upgradeLifecycles)
-        .where(sql`${upgradeLifecycles.id} in (select value from json_each(${JSON.stringify(createdIds)}))`)
-    : [];
+  const idIn = isPostgres(db)
+    ? sql`${upgradeLifecycles.id} = any(${arrayOf(createdIds, (id) => id)}::int[])`
+    : sql`${upgradeLifecycles.id} in (select value from json_each(${JSON.stringify(createdIds)}))`;
+  const rows = createdIds.length ? await db.select().from(upgradeLifecycles).where(idIn) : [];
   const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
   return ids.map((id) => (id === null ? null : byId.get(id)!));
 }
