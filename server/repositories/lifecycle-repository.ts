@@ -244,6 +244,24 @@ interface TransitionInsert {
   tickId: number | null;
 }
 
+/** The rows recording an attempt's transitions of one step, made by `meta.actor` in tick `meta.tickId`. */
+function transitionRows(
+  lifecycleId: number,
+  transitions: readonly LifecycleTransition[],
+  meta: { actor: string; tickId: number | null },
+): TransitionInsert[] {
+  return transitions.map((t) => ({
+    lifecycleId,
+    at: t.at,
+    fromState: t.from,
+    toState: t.to,
+    reason: t.reason,
+    message: t.message,
+    actor: meta.actor,
+    tickId: meta.tickId,
+  }));
+}
+
 /** Many transition rows in one statement on PostgreSQL, in the order given. */
 async function insertTransitionsOnPostgres(db: Db, rows: readonly TransitionInsert[]): Promise<void> {
   if (rows.length === 0) return;
@@ -402,18 +420,9 @@ export async function saveAttemptStep(
       .where(and(eq(upgradeLifecycles.id, a.id), eq(upgradeLifecycles.state, fromState)));
     if (affectedRows(res) !== 1) return false;
     if (transitions.length > 0)
-      await db.insert(upgradeLifecycleTransitions).values(
-        transitions.map((t) => ({
-          lifecycleId: a.id,
-          at: new Date(t.at),
-          fromState: t.from,
-          toState: t.to,
-          reason: t.reason,
-          message: t.message,
-          actor: meta.actor,
-          tickId: meta.tickId,
-        })),
-      );
+      await db
+        .insert(upgradeLifecycleTransitions)
+        .values(transitionRows(a.id, transitions, meta).map((t) => ({ ...t, at: new Date(t.at) })));
     return true;
   });
 }
@@ -470,20 +479,7 @@ export async function saveAttemptSteps(
     const saved = steps.map((s) => savedIds.has(s.attempt.id));
     await insertTransitionsOnPostgres(
       db,
-      steps.flatMap((s, i) =>
-        saved[i]
-          ? s.transitions.map((t) => ({
-              lifecycleId: s.attempt.id,
-              at: t.at,
-              fromState: t.from,
-              toState: t.to,
-              reason: t.reason,
-              message: t.message,
-              actor: meta.actor,
-              tickId: meta.tickId,
-            }))
-          : [],
-      ),
+      steps.flatMap((s, i) => (saved[i] ? transitionRows(s.attempt.id, s.transitions, meta) : [])),
     );
     return saved;
   });
