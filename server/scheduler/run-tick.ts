@@ -106,7 +106,7 @@ import {
 } from '@/server/repositories/scheduler-repository';
 import { maybeSampleSoak, saveVersionData } from '@/server/repositories/soak-repository';
 import { withTransaction } from '@/server/repositories/transaction';
-import { enqueueDeliveries, enqueueDeliveriesForEvents, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
+import { enqueueDeliveriesForEvents, hasEnabledWebhooks } from '@/server/repositories/webhook-repository';
 import { loadGateState } from '@/server/repositories/gate-state-repository';
 import type { UpgradeEvent } from '@/lib/upgrade-events';
 import { createLeaseFence, fenceProviderWrites, LeaseLostError, type LeaseFence } from './lease-fence';
@@ -206,16 +206,8 @@ interface Ctx {
   hasWebhooks: boolean;
 }
 
-async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown>): Promise<void> {
-  if (!ctx.hasWebhooks) return;
-  ctx.events += await enqueueDeliveries(
-    ctx.db,
-    event,
-    { event, at: ctx.now.toISOString(), tickId: ctx.tickId, organization: ctx.organization.name, ...payload },
-    ctx.realNow(),
-    ctx.organization.id,
-    typeof payload.cluster === 'string' ? payload.cluster : undefined,
-  );
+async function emit(ctx: Ctx, event: UpgradeEvent, payload: Record<string, unknown> & { cluster: string }): Promise<void> {
+  await emitAll(ctx, event, [payload]);
 }
 
 /** emit for many events of one kind at once (a tick's scheduled upgrades): one read of the webhooks, one insert. */
