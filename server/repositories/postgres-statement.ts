@@ -5,6 +5,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Client, type ClientConfig } from 'pg';
 import type { Db } from '@/db/open-database';
+import { APPLICATION_NAME } from '@/db/open-postgres';
 import { isPostgres } from './dialect';
 
 interface PostgresExecute {
@@ -49,7 +50,7 @@ export async function rowsOnEither<T>(db: Db, query: SQL): Promise<T[]> {
  */
 export async function pgListener(db: Db): Promise<Client> {
   const pool = db.$client as unknown as { options: ClientConfig };
-  const client = new Client({ ...pool.options, application_name: `${pool.options.application_name ?? 'fleetplan'} listen` });
+  const client = new Client({ ...pool.options, application_name: `${pool.options.application_name ?? APPLICATION_NAME} listen` });
   client.on('error', () => undefined);
   await client.connect();
   return client;
