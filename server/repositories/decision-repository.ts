@@ -444,8 +444,7 @@ async function recordUpgradeTransitionOnPostgres(db: Db, v: UpgradeTransition): 
 export async function recordUpgradeTransitions(db: Db, rows: readonly UpgradeTransition[]): Promise<void> {
   if (rows.length === 0) return;
   return withTransaction(db, async () => {
-    const pairs = new Set(rows.map((r) => JSON.stringify([r.clusterId, r.toVersion])));
-    if (!isPostgres(db) || pairs.size < rows.length) {
+    if (!isPostgres(db) || new Set(rows.map((r) => JSON.stringify([r.clusterId, r.toVersion]))).size < rows.length) {
       for (const r of rows) await recordUpgradeTransition(db, r);
       return;
     }

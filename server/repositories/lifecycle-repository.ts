@@ -16,7 +16,7 @@ import type { LifecycleReason } from '@/server/domain/lifecycle/reasons';
 import type { UpgradeResult } from '@/server/domain/plan/canaries';
 import { affectedRows, isPostgres, tablesOf } from './dialect';
 import { cachedStatement } from './decision-repository';
-import { arrayOf, pgRows, pgRun } from './postgres-statement';
+import { arrayOf, isOneOf, pgRows, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, readTogether, withTransaction } from './transaction';
 
 export type LifecycleRow = typeof upgradeLifecycles.$inferSelect;
@@ -225,10 +225,12 @@ async function insertAttemptsOnSqlite(db: Db, attempts: readonly NewAttempt[]): 
 async function readBackAttempts(db: Db, ids: readonly (number | null)[]): Promise<(StoredAttempt | null)[]> {
   const { upgradeLifecycles } = tablesOf(db);
   const createdIds = ids.filter((id) => id !== null);
-  const idIn = isPostgres(db)
-    ? sql`${upgradeLifecycles.id} = any(${arrayOf(createdIds, (id) => id)}::int[])`
-    : sql`${upgradeLifecycles.id} in (select value from json_each(${JSON.stringify(createdIds)}))`;
-  const rows = createdIds.length ? await db.select().from(upgradeLifecycles).where(idIn) : [];
+  const rows = createdIds.length
+    ? await db
+        .select()
+        .from(upgradeLifecycles)
+        .where(isOneOf(db, upgradeLifecycles.id, createdIds, 'int'))
+    : [];
   const byId = new Map(rows.map((r) => [r.id, toStoredAttempt(r)]));
   return ids.map((id) => (id === null ? null : byId.get(id)!));
 }

@@ -2,9 +2,10 @@
 // and bulk writes the shared query builder cannot say (jsonb functions, `insert … select from
 // jsonb_to_recordset`). The `Db` type is SQLite's (dialect.ts), so node-postgres' `execute` is
 // reached here, once, rather than cast in every repository.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { Client, type ClientConfig } from 'pg';
 import type { Db } from '@/db/open-database';
+import { APPLICATION_NAME } from '@/db/open-postgres';
 import { isPostgres } from './dialect';
 
 interface PostgresExecute {
@@ -38,6 +39,16 @@ export function arrayOf<Item, Value>(items: readonly Item[], pick: (item: Item) 
   return sql`${sql.param(items.map(pick))}`;
 }
 
+/**
+ * `column` is one of `values`, on either database, as one parameter however many there are: an
+ * array on PostgreSQL (`= any(…::int[])`), a JSON array read by json_each on SQLite.
+ */
+export function isOneOf(db: Db, column: SQLWrapper, values: readonly (number | string)[], pgType: 'int' | 'text'): SQL {
+  return isPostgres(db)
+    ? sql`${column} = any(${arrayOf(values, (v) => v)}::${sql.raw(pgType)}[])`
+    : sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
 /** The rows a raw statement written for both dialects returns, on either database. */
 export async function rowsOnEither<T>(db: Db, query: SQL): Promise<T[]> {
   return isPostgres(db) ? pgRows<T>(db, query) : db.all<T>(query);
@@ -49,7 +60,7 @@ export async function rowsOnEither<T>(db: Db, query: SQL): Promise<T[]> {
  */
 export async function pgListener(db: Db): Promise<Client> {
   const pool = db.$client as unknown as { options: ClientConfig };
-  const client = new Client({ ...pool.options, application_name: `${pool.options.application_name ?? 'fleetplan'} listen` });
+  const client = new Client({ ...pool.options, application_name: `${pool.options.application_name ?? APPLICATION_NAME} listen` });
   client.on('error', () => undefined);
   await client.connect();
   return client;

@@ -5,7 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { actionIntents, clusters, schedulerTicks } from '@/db/schema';
 import { affectedRows, isPostgres, tablesOf, type Tables } from './dialect';
 import { cachedStatement } from './decision-repository';
-import { arrayOf, pgListener, pgRun } from './postgres-statement';
+import { isOneOf, pgListener, pgRun } from './postgres-statement';
 import { connectionHeld, connectionReleased, withTransaction } from './transaction';
 
 // Settings and the lease are written once for both databases (dialect.ts): the query builder
@@ -311,11 +311,7 @@ export async function findIntentIds(db: Db, keys: readonly string[]): Promise<Ma
   const rows = await db
     .select({ id: actionIntents.id, key: actionIntents.idempotencyKey })
     .from(actionIntents)
-    .where(
-      isPostgres(db)
-        ? sql`${actionIntents.idempotencyKey} = any(${arrayOf(keys, (k) => k)}::text[])`
-        : sql`${actionIntents.idempotencyKey} in (select value from json_each(${JSON.stringify(keys)}))`,
-    );
+    .where(isOneOf(db, actionIntents.idempotencyKey, keys, 'text'));
   return new Map(rows.map((r) => [r.key, r.id]));
 }
 
