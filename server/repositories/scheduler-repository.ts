@@ -210,7 +210,14 @@ export async function listenForFinishedTicks(
       // a payload of another writer of the channel: not ours to read
     }
   });
-  client.on('error', (err: Error) => onLost(err));
+  // a broken connection can report more than one error: the caller hears of the loss once (it
+  // listens again on a new connection; a second call would open another beside it)
+  let lost = false;
+  client.on('error', (err: Error) => {
+    if (lost) return;
+    lost = true;
+    onLost(err);
+  });
   await client.query(`LISTEN ${TICKS_CHANNEL}`);
   return { stop: () => client.end().catch(() => undefined) };
 }
