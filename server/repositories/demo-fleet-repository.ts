@@ -5,6 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { DemoCluster, DemoFleet } from '@/server/demo/demo-fleet';
 import { isPostgres, tablesOf, type Tables } from './dialect';
 import { connectionHeld, connectionReleased, withTransaction } from './transaction';
+import { chunksOf } from '@/lib/chunks-of';
 
 export async function isDatabaseEmpty(db: Db): Promise<boolean> {
   while (connectionHeld(db)) await connectionReleased(db);
@@ -152,12 +153,6 @@ export async function insertDemoFleet(db: Db, fleet: DemoFleet, now: Date): Prom
 /** rows per multi-row insert: PostgreSQL takes at most 65,535 parameters a statement, a cluster row has ~20 */
 const BATCH_ROWS = 1_000;
 
-function batchesOf<T>(rows: readonly T[]): T[][] {
-  const batches: T[][] = [];
-  for (let i = 0; i < rows.length; i += BATCH_ROWS) batches.push(rows.slice(i, i + BATCH_ROWS));
-  return batches;
-}
-
 /** PostgreSQL: the same rows, a statement per table and batch rather than per row. */
 async function insertDemoFleetInBatches(db: Db, fleet: DemoFleet, now: Date): Promise<{ organizationId: number }> {
   const t = tablesOf(db);
@@ -167,12 +162,12 @@ async function insertDemoFleetInBatches(db: Db, fleet: DemoFleet, now: Date): Pr
     )[0]!.id;
     const rows = fleetRowsOf(fleet, organizationId, now);
     const insertAll = async (table: SQLiteTable, all: object[]) => {
-      for (const batch of batchesOf(all)) await db.insert(table).values(batch);
+      for (const batch of chunksOf(all, BATCH_ROWS)) await db.insert(table).values(batch);
     };
     await insertAll(t.sectors, rows.sectors);
     await insertAll(t.blockedVersions, rows.blockedVersions);
     const idByName = new Map<string, number>();
-    for (const batch of batchesOf(rows.clusters)) {
+    for (const batch of chunksOf(rows.clusters, BATCH_ROWS)) {
       for (const row of await db.insert(t.clusters).values(batch).returning({ id: t.clusters.id, name: t.clusters.name }))
         idByName.set(row.name, row.id);
     }

@@ -5,6 +5,7 @@ import type { Db } from '@/db/open-database';
 import type { FakeCluster } from '@/server/integrations/providers/fake-provider';
 import { tablesOf } from '@/server/repositories/dialect';
 import { withTransaction } from '@/server/repositories/transaction';
+import { chunksOf } from '@/lib/chunks-of';
 
 export interface TestCluster {
   name: string;
@@ -40,12 +41,6 @@ export interface TestFleet {
 
 /** rows per insert statement: far below either database's limit on bound parameters (SQLite 32,766; PostgreSQL 65,535) */
 const ROWS_PER_INSERT = 500;
-
-function inChunks<T>(items: T[]): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += ROWS_PER_INSERT) chunks.push(items.slice(i, i + ROWS_PER_INSERT));
-  return chunks;
-}
 
 /**
  * Writes `fleet` into `db` (SQLite or PostgreSQL) in one unit of work. Set-based, a few statements
@@ -133,14 +128,14 @@ export async function insertTestFleet(
       observedAt: now,
     }));
     const idOf = new Map<string, number>();
-    for (const chunk of inChunks(rows)) {
+    for (const chunk of chunksOf(rows, ROWS_PER_INSERT)) {
       const inserted = await tx.insert(t.clusters).values(chunk).returning({ id: t.clusters.id, name: t.clusters.name });
       for (const r of inserted) idOf.set(r.name, r.id);
     }
     const workloads = fleet.clusters.flatMap((c, position) =>
       (policies[position]?.workloads ?? []).map((workload) => ({ clusterId: idOf.get(c.name)!, workload })),
     );
-    for (const chunk of inChunks(workloads)) await tx.insert(t.clusterWorkloads).values(chunk);
+    for (const chunk of chunksOf(workloads, ROWS_PER_INSERT)) await tx.insert(t.clusterWorkloads).values(chunk);
     return orgId;
   });
   const fakeClusters: FakeCluster[] = fleet.clusters.map((c) => ({

@@ -59,6 +59,7 @@ import type {
 } from './types';
 import { ProviderError } from './types';
 import { summarizeHealth } from './health-reading';
+import { chunksOf } from '@/lib/chunks-of';
 
 const API = '/api/clusters_mgmt/v1';
 /** OCM (ClusterService) refuses an upgrade policy whose next_run is less than this far ahead. */
@@ -329,8 +330,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
    */
   const readLabels = async (clusters: readonly OcmCluster[]): Promise<Map<string, Record<string, string>>> => {
     const ids = [...new Set(clusters.flatMap((c) => (c.subscription?.id ? [c.subscription.id] : [])))];
-    const chunks: string[][] = [];
-    for (let i = 0; i < ids.length; i += SUBSCRIPTIONS_PER_SEARCH) chunks.push(ids.slice(i, i + SUBSCRIPTIONS_PER_SEARCH));
+    const chunks = chunksOf(ids, SUBSCRIPTIONS_PER_SEARCH);
     const labels = new Map<string, Record<string, string>>();
     const read = await mapSettled(chunks, READ_CONCURRENCY, (chunk) =>
       getAll(
