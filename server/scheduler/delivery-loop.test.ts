@@ -19,10 +19,21 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A receiver counting deliveries by id; `hang` paths never answer. */
-async function receiver(opts: { delayMs?: () => number } = {}) {
+/**
+ * A receiver counting deliveries by id; `hang` paths never answer. With `holdUntil`, the first
+ * requests get no answer until that many are waiting at once (or `holdMs` passed): more than one
+ * pass's concurrency can only be reached with another pass sending too.
+ */
+async function receiver(opts: { delayMs?: () => number; holdUntil?: number; holdMs?: number } = {}) {
   const byDelivery = new Map<string, number>();
   const hanging: http.ServerResponse[] = [];
+  let held: (() => void)[] | undefined = opts.holdUntil === undefined ? undefined : [];
+  let mostHeld = 0;
+  const letGo = () => {
+    for (const answer of held?.splice(0) ?? []) answer();
+    held = undefined;
+  };
+  const holdTimer = opts.holdUntil === undefined ? undefined : setTimeout(letGo, opts.holdMs ?? 20_000);
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -32,13 +43,19 @@ async function receiver(opts: { delayMs?: () => number } = {}) {
       }
       const id = String(req.headers['x-fleetplan-delivery']);
       byDelivery.set(id, (byDelivery.get(id) ?? 0) + 1);
-      setTimeout(() => res.writeHead(204).end(), opts.delayMs?.() ?? 0);
+      const answer = () => setTimeout(() => res.writeHead(204).end(), opts.delayMs?.() ?? 0);
+      if (!held) return answer();
+      held.push(answer);
+      mostHeld = Math.max(mostHeld, held.length);
+      if (held.length >= opts.holdUntil!) letGo();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(
     () =>
       new Promise<void>((r) => {
+        clearTimeout(holdTimer);
+        letGo();
         for (const res of hanging) res.destroy();
         server.closeAllConnections();
         server.close(() => r());
@@ -49,7 +66,7 @@ async function receiver(opts: { delayMs?: () => number } = {}) {
   const release = () => {
     for (const res of hanging.splice(0)) res.destroy();
   };
-  return { base, byDelivery, release };
+  return { base, byDelivery, release, mostHeld: () => mostHeld };
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -68,17 +85,22 @@ onBothDatabases('deliveries', (open, _kind, openTwice) => {
   describe('delivery claims across processes', () => {
     it('two passes running at once on two connections to one database send each event exactly once', async () => {
       const [a, b] = await openTwice();
-      const rx = await receiver({ delayMs: () => Math.random() * 15 });
+      // The first answers wait until five requests are in at once, more than one pass's four: the
+      // pass that starts first cannot finish every delivery before the other one starts, however
+      // slowly the other one gets going (its first PostgreSQL query on a loaded machine).
+      const rx = await receiver({ delayMs: () => Math.random() * 15, holdUntil: 5, holdMs: 20_000 });
       await insertWebhook(a, { name: 'ops', url: `${rx.base}/hook`, secret: 's3cret', events: [], enabled: true, createdAt: T0 });
       for (let i = 0; i < 40; i++) await enqueueDeliveries(a, 'scheduled', { cluster: `c${i}` }, T0);
 
       const [ra, rb] = await Promise.all([
-        deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4, secretKey }),
-        deliverDueWebhooks(b, { holder: 'proc-b', allowPrivate: true, concurrency: 4, secretKey }),
+        deliverDueWebhooks(a, { holder: 'proc-a', allowPrivate: true, concurrency: 4, timeoutMs: 30_000, secretKey }),
+        deliverDueWebhooks(b, { holder: 'proc-b', allowPrivate: true, concurrency: 4, timeoutMs: 30_000, secretKey }),
       ]);
 
       expect(ra.delivered + rb.delivered).toBe(40);
-      // both took part (the claim splits the work; it does not serialise it onto one process)
+      // both took part (the claim splits the work; it does not serialise it onto one process):
+      // five sent at once, and each sent some
+      expect(rx.mostHeld()).toBe(5);
       expect(Math.min(ra.delivered, rb.delivered)).toBeGreaterThan(0);
       expect(rx.byDelivery.size).toBe(40);
       expect([...rx.byDelivery.values()].every((n) => n === 1)).toBe(true);
@@ -103,7 +125,7 @@ onBothDatabases('deliveries', (open, _kind, openTwice) => {
         await enqueueDeliveries(i % 2 ? a : b, 'scheduled', { cluster: `c${i}` }, new Date());
         if (i % 10 === 0) await new Promise((r) => setTimeout(r, 5));
       }
-      await waitFor(async () => (await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered'), 10_000);
+      await waitFor(async () => (await listDeliveries(a, { offset: 0, limit: 100 })).rows.every((r) => r.status === 'delivered'), 20_000);
       expect(rx.byDelivery.size).toBe(60);
       expect([...rx.byDelivery.entries()].filter(([, n]) => n !== 1)).toEqual([]);
     });

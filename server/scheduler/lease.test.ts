@@ -125,7 +125,9 @@ onBothDatabases('scheduler lease', (_open, _kind, twoConnections) => {
     await waitFor(async () => ((await ticksBy(a, 'proc-a')).length > 0 ? true : undefined), 10_000);
     const tries = attempts();
     loop(b, 'proc-b', { fleetNow: tries.fleetNow });
-    await new Promise((r) => setTimeout(r, INTERVAL_MS));
+    // the standby has begun looking while the lease is held (not a fixed wait: on a loaded machine
+    // its first look, after reading the pause setting, can come later than any short sleep)
+    await waitFor(() => Promise.resolve(tries.at.length > 0 ? true : undefined), 10_000);
     await holder.stop();
     const releasedAt = Date.now();
     // released: the row stays (its fencing token must keep rising), expired, unless the standby
