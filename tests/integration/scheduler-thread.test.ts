@@ -93,10 +93,15 @@ describe('the scheduler thread', () => {
     process.env.FLEETPLAN_TICK_SECONDS = '60';
     const thread = startSchedulerThread({ file: workerFile, intervalSeconds: 60 });
     threads.push(thread);
-    const status = await until(() => {
-      const s = thread.runtimeStatus();
-      return s.lastResult ? s : undefined;
-    }, 'the first tick (2 s after start)');
+    // the worker starts, opens the database, waits 2 s and ticks the demo fleet: on a loaded machine that can take over 10 s
+    const status = await until(
+      () => {
+        const s = thread.runtimeStatus();
+        return s.lastResult ? s : undefined;
+      },
+      'the first tick (2 s after start)',
+      20_000,
+    );
     expect(status.started).toBe(true);
     expect(status.lastResult).toMatchObject({ status: 'succeeded' });
     const db = openDatabase(file);

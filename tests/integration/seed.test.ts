@@ -72,7 +72,8 @@ describe('npm run db:seed', () => {
     expect(count(file, 'select count(*) as n from policy_revisions')).toBe(REVISIONS);
     expect(count(file, 'select count(*) as n from audit_log')).toBe(auditBefore);
     expect(await demoLoginSetting(file)).toBe(false);
-  });
+    // the seed script runs in a child process through tsx, which compiles it and all it imports: 5 s beside one other test process
+  }, 120_000);
 
   it('with --if-empty leaves a database that holds data alone (exit 0)', async () => {
     const file = await usedDatabase();

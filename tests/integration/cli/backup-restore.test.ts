@@ -27,17 +27,26 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** a second process inserting audit rows two per transaction, for at most `ms` */
-function startWriter(file: string, ms: number) {
+/**
+ * A second process inserting audit rows two per transaction until `stop()` (which resolves with
+ * the number of transactions): it writes all the while the backups are taken, however slowly the
+ * machine runs them. (A writer that stopped after a fixed time could finish before the last copy.)
+ */
+function startWriter(file: string) {
+  const stopFile = path.join(dir, `stop-writer-${process.pid}-${Date.now()}`);
   const script = `
+    const fs = require('node:fs');
     const Database = require('better-sqlite3');
     const db = new Database(${JSON.stringify(file)});
     db.pragma('journal_mode = WAL'); db.pragma('busy_timeout = 5000');
     const ins = db.prepare("insert into audit_log (at, actor, action, target) values (?, 'writer', 'test.pair', ?)");
     const pair = db.transaction((i) => { ins.run(Date.now(), 'a' + i); ins.run(Date.now(), 'b' + i); });
-    const end = Date.now() + ${ms};
+    const end = Date.now() + 60000; // a test that never stops it
     let i = 0;
-    while (Date.now() < end) pair(i++);
+    while (Date.now() < end) {
+      pair(i++);
+      if (i % 50 === 0 && fs.existsSync(${JSON.stringify(stopFile)})) break;
+    }
     db.close();
     process.stdout.write(String(i));`;
   const child = spawn(process.execPath, ['-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
@@ -47,7 +56,22 @@ function startWriter(file: string, ms: number) {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`writer exited ${code}`))));
   });
-  return { done, kill: () => child.kill() };
+  return {
+    stop: () => {
+      fs.writeFileSync(stopFile, '');
+      return done;
+    },
+    kill: () => child.kill(),
+  };
+}
+
+/** waits until `file`'s audit_log has more than `rows` rows */
+async function untilMoreRows(file: string, rows: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (count(file) <= rows) {
+    if (Date.now() > deadline) throw new Error(`the writer wrote no more than ${rows} rows in 20 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
@@ -65,9 +89,9 @@ async function quietly<T>(fn: () => Promise<T>): Promise<T> {
 
 describe('fleetplan backup', () => {
   it('takes consistent, sound copies while another process writes in a loop', async () => {
-    const writer = startWriter(live, 2_500);
+    const writer = startWriter(live);
     try {
-      while (count(live) < 200) await new Promise((r) => setTimeout(r, 20));
+      await untilMoreRows(live, 199);
       const counts: number[] = [];
       for (let i = 0; i < 3; i++) {
         const file = path.join(dir, `copy-${i}.db`);
@@ -76,13 +100,14 @@ describe('fleetplan backup', () => {
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
         db.close();
         counts.push(count(file));
-        await new Promise((r) => setTimeout(r, 100));
+        // the live database moves on before the next copy
+        await untilMoreRows(live, counts[i]!);
       }
       // every transaction writes two rows: an odd count would be a torn copy
       for (const n of counts) expect(n % 2).toBe(0);
       expect(counts[0]).toBeGreaterThanOrEqual(200);
       expect(counts[2]!).toBeGreaterThan(counts[0]!);
-      const pairs = await writer.done;
+      const pairs = await writer.stop();
       expect(count(live)).toBe(pairs * 2);
       expect(counts[2]!).toBeLessThanOrEqual(pairs * 2);
     } finally {

@@ -117,5 +117,6 @@ describe('fleetplan graph', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  });
+    // three CLI processes, one after the other: 6 s with one other test process running, more on a loaded CI
+  }, 120_000);
 });

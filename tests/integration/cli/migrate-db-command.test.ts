@@ -331,7 +331,8 @@ describe('fleetplan migrate-db', () => {
       sqlite.$client.close();
       await pg.$client.end();
     }
-  });
+    // a copy of a 300-cluster install and its check row for row: 9 s on a quiet machine, three times that under CI load
+  }, 120_000);
 
   it('refuses a target that holds any row of ours, and leaves it as it was', async () => {
     const url = await server.createDatabase('not_empty');
@@ -379,7 +380,8 @@ describe('fleetplan migrate-db', () => {
       sqlite.close();
       await target.$client.end();
     }
-  });
+    // two copies of the 300-cluster install, each checked and rolled back: 8 s on a quiet machine
+  }, 120_000);
 
   it('rolls back when PostgreSQL refuses a value SQLite took, and says which table', async () => {
     const small = path.join(dir, 'nul-byte.db');

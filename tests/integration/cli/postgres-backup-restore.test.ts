@@ -54,6 +54,31 @@ async function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> 
   }
 }
 
+/**
+ * Waits until `count` fleetplan connections to the database at `url` are open (restore refuses
+ * while any is). A pool this test ended is closed on its side at once, but its server process
+ * leaves pg_stat_activity a moment later (often still there right after the close, for longer on a
+ * loaded machine): a restore just then would count it as a replica still connected.
+ */
+async function untilFleetplanConnections(url: string, count: number): Promise<void> {
+  const { Client } = await import('pg');
+  const watcher = new Client({ connectionString: url, application_name: 'test-watcher' });
+  await watcher.connect();
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const { rows } = await watcher.query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'fleetplan'",
+      );
+      if (rows[0]!.n === count) return;
+      if (Date.now() > deadline) throw new Error(`${rows[0]!.n} fleetplan connections to ${url} after 20 s, not ${count}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await watcher.end();
+  }
+}
+
 describe('backup and restore on PostgreSQL', () => {
   it('restores the database as it was at the backup, signs everyone out and records who restored what', async () => {
     const url = await server.createDatabase();
@@ -79,6 +104,7 @@ describe('backup and restore on PostgreSQL', () => {
       await insertEmptyOrganization(db, 'later', NOW);
     });
 
+    await untilFleetplanConnections(url, 0);
     const restore = await quietly(() => runRestoreCommand([file], { DATABASE_URL: url }, { now: () => NOW, osUser: 'ops' }));
     expect(restore.result).toBe(0);
     expect(restore.out).toMatch(/1 sessions signed out/);
@@ -121,6 +147,7 @@ describe('backup and restore on PostgreSQL', () => {
     try {
       await listOrganizations(replica);
       await withDb(url, (db) => insertEmptyOrganization(db, 'after-backup', NOW));
+      await untilFleetplanConnections(url, 1); // the replica's
       await expect(quietly(() => runRestoreCommand([file], { DATABASE_URL: url }))).rejects.toThrow(
         /1 fleetplan connection\(s\) to .* are open \(a running replica or command\): stop every replica first; nothing changed/,
       );

@@ -162,7 +162,8 @@ describe('fleetplan restore and a running server', () => {
     expect(restored.stderr).toBe('');
     expect(restored.code).toBe(0);
     expect(rows(live, "select count(*) as n from audit_log where action = 'after.backup'")).toEqual([{ n: 0 }]);
-  });
+    // a tsx fixture that prepares the database, then two CLI processes: 6 s with one other test process running
+  }, 120_000);
 });
 
 describe('a successful restore', () => {
