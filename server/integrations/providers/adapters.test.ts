@@ -103,6 +103,30 @@ describe('OCM provider', () => {
     expect(fake.writes()).toEqual([]);
   });
 
+  it("a start moved past its slot for OCM's notice still reaches OCM in time, up to 3 minutes after its tick; next_run is never before it", async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    // the lifecycle's moved start: its tick's now (to the millisecond) plus the provider's notice
+    const tickNow = T0.getTime() + 2_936;
+    const at = new Date(tickNow + ocm.minStartNoticeMs);
+    expect(ocm.minStartNoticeMs).toBeGreaterThan(5 * MIN);
+    // the request goes out at the end of a long tick, or is replayed after a crash by a standby
+    now = new Date(tickNow + 3 * MIN - 1_000);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at, idempotencyKey: 'k' }, now);
+    expect(fake.refusals()).toEqual([]);
+    // 18:08:02.936 planned: OCM's whole seconds round it up, not down to before the plan
+    expect(fake.writes('c1id')).toMatchObject([{ method: 'POST', version: '4.12.19', nextRun: '2021-08-30T18:08:03Z' }]);
+  });
+
+  it('a start OCM took before a crash, replayed once less than its notice is left, is done: not refused, not sent again', async () => {
+    const { fake, ocm } = await ocmFleet([prod1]);
+    const at = new Date(T0.getTime() + 7 * MIN);
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at, idempotencyKey: 'k' }, now);
+    now = new Date(T0.getTime() + 4 * MIN); // 3 minutes before next_run
+    await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at, idempotencyKey: 'k' }, now);
+    expect(fake.writes('c1id').map((w) => w.method)).toEqual(['POST']);
+    expect(fake.refusals()).toEqual([]);
+  });
+
   it('reads started, delayed (its own flag) and failed (with OCM description) policy states', async () => {
     const { fake, ocm } = await ocmFleet([prod1]);
     await ocm.startUpgrade({ ...ref(prod1), version: '4.12.19', at: new Date(T0.getTime() + 10 * MIN), idempotencyKey: 'k' }, now);

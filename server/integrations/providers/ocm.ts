@@ -64,6 +64,13 @@ import { chunksOf } from '@/lib/chunks-of';
 const API = '/api/clusters_mgmt/v1';
 /** OCM (ClusterService) refuses an upgrade policy whose next_run is less than this far ahead. */
 export const OCM_MIN_LEAD_MS = 5 * 60_000;
+/**
+ * The notice fleetplan gives when a start must move past its slot (its tick came too late for
+ * OCM's minimum): that minimum plus room for the request to reach OCM after the tick decided it,
+ * the rest of a long tick, or its replay after a crash or by a standby that took over (within two
+ * tick intervals of the default 60 s). With no room, OCM refused every moved start.
+ */
+export const OCM_START_NOTICE_MS = OCM_MIN_LEAD_MS + 3 * 60_000;
 /** startUpgrade is called this long before the slot: the minimum lead plus room for a late tick. */
 export const OCM_START_LEAD_MS = 10 * 60_000;
 const PAGE_SIZE = 100;
@@ -430,7 +437,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
   return {
     name: 'ocm',
     startLeadMs: OCM_START_LEAD_MS,
-    minStartNoticeMs: OCM_MIN_LEAD_MS,
+    minStartNoticeMs: OCM_START_NOTICE_MS,
     async probe(_now, sample) {
       const params = { ...(opts.search ? { search: opts.search } : {}), page: '1', size: String(Math.max(1, sample)) };
       const list = await get(`${API}/clusters?${new URLSearchParams(params)}`, ZClusterList);
@@ -469,11 +476,8 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       return snapshotOf(await readCluster(ref.externalId), policies, pendingGates);
     },
     async startUpgrade(req, now) {
-      if (req.at.getTime() < now.getTime() + OCM_MIN_LEAD_MS)
-        throw new ProviderError(
-          'ocm',
-          `${req.name}: next_run ${formatInstantToSecond(req.at)} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
-        );
+      // next_run has whole seconds: rounded up, never before the start the lifecycle planned
+      const nextRun = formatInstantToSecond(Math.ceil(req.at.getTime() / 1000) * 1000);
       const backoff = await refused.get(req.externalId);
       if (backoff && now.getTime() < backoff.notBefore)
         throw new ProviderError(
@@ -485,8 +489,14 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
       const reading = await readPolicies(cluster);
       if (reading.automatic) throw new ProviderError('ocm', automaticMessage(cluster, reading.automatic.schedule));
       const existing = reading.active;
-      if (existing?.version === req.version) return; // already there: idempotent
+      // already there (a start sent before a crash, replayed): done, however late the replay
+      if (existing?.version === req.version) return;
       if (existing) throw new ProviderError('ocm', `cluster ${req.name} already has an upgrade policy to ${existing.version}`);
+      if (Date.parse(nextRun) < now.getTime() + OCM_MIN_LEAD_MS)
+        throw new ProviderError(
+          'ocm',
+          `${req.name}: next_run ${nextRun} is less than ${OCM_MIN_LEAD_MS / 60_000} minutes ahead, which OCM refuses; plan a later start`,
+        );
       try {
         await call(policiesPath(cluster), {
           method: 'POST',
@@ -495,7 +505,7 @@ export function createOcmProvider(opts: OcmProviderOptions): FleetProvider {
             version: req.version,
             schedule_type: 'manual',
             upgrade_type: isHostedControlPlane(cluster) ? 'ControlPlane' : 'OSD',
-            next_run: formatInstantToSecond(req.at),
+            next_run: nextRun,
           },
         });
         if (backoff) await refused.clear(req.externalId);
