@@ -65,12 +65,14 @@ const API = '/api/clusters_mgmt/v1';
 /** OCM (ClusterService) refuses an upgrade policy whose next_run is less than this far ahead. */
 export const OCM_MIN_LEAD_MS = 5 * 60_000;
 /**
- * The notice fleetplan gives when a start must move past its slot (its tick came too late for
- * OCM's minimum): that minimum plus room for the request to reach OCM after the tick decided it,
- * the rest of a long tick, or its replay after a crash or by a standby that took over (within two
- * tick intervals of the default 60 s). With no room, OCM refused every moved start.
+ * The notice fleetplan gives OCM: its minimum plus a minute for the request to reach OCM after the
+ * tick that decided it (the rest of a long tick). A start whose slot is nearer (its tick came late)
+ * moves to now + this; with no minute to spare OCM refused every such start. It equals the engine's
+ * lead (MIN_LEAD_MS, as AUS does), so a slot planned at a tick is never moved at that tick. A start
+ * that misses it anyway (replayed after a crash) is refused here, unsent, and the next tick issues
+ * it again with a new next_run.
  */
-export const OCM_START_NOTICE_MS = OCM_MIN_LEAD_MS + 3 * 60_000;
+export const OCM_START_NOTICE_MS = OCM_MIN_LEAD_MS + 60_000;
 /** startUpgrade is called this long before the slot: the minimum lead plus room for a late tick. */
 export const OCM_START_LEAD_MS = 10 * 60_000;
 const PAGE_SIZE = 100;
