@@ -90,6 +90,76 @@ describe('a real provider on an empty database', () => {
   });
 });
 
+describe('OCM starts through the scheduler', () => {
+  it("a start planned at its tick keeps its slot; one whose first request failed goes out later with OCM's notice, and OCM takes it", async () => {
+    // the fake OCM runs on the ticks' clock: its 5-minute rule is judged at the tick's time
+    let clock = new Date('2026-11-27T10:00:00.000Z');
+    const fake = await startFakeOcm({
+      now: () => clock,
+      clusters: [
+        { id: 'c-a', name: 'stage-1', version: '4.13.10', releases: ['4.13.10', '4.13.11'] },
+        { id: 'c-b', name: 'prod-1', version: '4.13.10', releases: ['4.13.10', '4.13.11'] },
+      ],
+    });
+    const file = path.join(dir, 'starts.db');
+    const env = parseEnv({
+      DATABASE_URL: file,
+      FLEETPLAN_PROVIDER: 'ocm',
+      FLEETPLAN_OCM_URL: fake.url,
+      FLEETPLAN_OCM_TOKEN: fake.token,
+      FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password',
+    });
+    const db = await prepareDatabase(env, () => undefined);
+    try {
+      const provider = createOcmProvider({ baseUrl: fake.url, token: fake.token });
+      const tick = async (at: Date) => {
+        clock = at;
+        const result = await runTick({ db, provider, now: at, realNow: () => at, holder: 'test' });
+        expect(result.status).toBe('succeeded');
+      };
+      await tick(clock);
+      const orgFile = path.join(dir, 'starts.yml');
+      fs.writeFileSync(
+        orgFile,
+        ORG.replace('name: first-start', 'name: starts') +
+          '- name: prod-1\n  upgradePolicy: {workloads: [v], schedule: "* * * * *", conditions: {soakDays: 0}}\n',
+      );
+      expect(await runImportCommand([orgFile], { stdout: () => undefined, stderr: () => undefined, env: { DATABASE_URL: file } })).toBe(0);
+
+      // prod-1's first request meets an OCM error (a 500 on its policies): nothing is held there
+      fake.onRequest((req) => fake.setPolicyFault('c-b', req.method === 'POST' && req.path.includes('/c-b/') ? 500 : null));
+      const planning = new Date('2026-11-27T10:00:20.000Z');
+      await tick(planning);
+      fake.onRequest(null);
+      fake.setPolicyFault('c-b', null);
+      const attempt = (name: string) =>
+        db
+          .select()
+          .from(t.upgradeLifecycles)
+          .all()
+          .find((a) => a.clusterName === name)!;
+      const slotMs = (name: string) => new Date(attempt(name).slot).getTime();
+      const slotOf = (name: string) => new Date(slotMs(name)).toISOString().replace('.000Z', 'Z');
+      // the slot the engine planned at that tick is what OCM was told: not moved
+      expect(fake.writes('c-a')).toMatchObject([{ method: 'POST', version: '4.13.11', nextRun: slotOf('stage-1') }]);
+      expect(slotMs('stage-1') - planning.getTime()).toBeGreaterThanOrEqual(6 * 60_000);
+      expect(fake.writes('c-b')).toEqual([]);
+
+      // the next tick comes 3 minutes before prod-1's slot: its start moves past it, with room
+      const late = new Date(slotMs('prod-1') - 3 * 60_000 + 936);
+      await tick(late);
+      const [write] = fake.writes('c-b');
+      expect(write).toMatchObject({ method: 'POST', version: '4.13.11' });
+      expect(Date.parse(write!.nextRun!)).toBeGreaterThanOrEqual(late.getTime() + 5 * 60_000);
+      expect(Date.parse(write!.nextRun!)).toBeGreaterThan(slotMs('prod-1'));
+      expect(fake.refusals()).toEqual([]);
+    } finally {
+      db.$client.close();
+      await fake.close();
+    }
+  });
+});
+
 describe('replicas starting together on an empty PostgreSQL', () => {
   let server: ThrowawayPostgres | undefined;
   beforeAll(async () => {
