@@ -42,19 +42,24 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** `npm start`'s preparation of a new SQLite database in `dir` for OCM at `fake`, and that provider. */
+async function installOn(fake: FakeOcm, name: string) {
+  const file = path.join(dir, name);
+  const env = parseEnv({
+    DATABASE_URL: file,
+    FLEETPLAN_PROVIDER: 'ocm',
+    FLEETPLAN_OCM_URL: fake.url,
+    FLEETPLAN_OCM_TOKEN: fake.token,
+    FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password',
+  });
+  const db = await prepareDatabase(env, () => undefined);
+  return { file, db, provider: createOcmProvider({ baseUrl: fake.url, token: fake.token }) };
+}
+
 describe('a real provider on an empty database', () => {
   it('reads the fleet at the first tick, takes an imported organization file, and plans upgrades with it', async () => {
-    const file = path.join(dir, 'fleet.db');
-    const env = parseEnv({
-      DATABASE_URL: file,
-      FLEETPLAN_PROVIDER: 'ocm',
-      FLEETPLAN_OCM_URL: ocm.url,
-      FLEETPLAN_OCM_TOKEN: ocm.token,
-      FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password',
-    });
-    const db = await prepareDatabase(env, () => undefined);
+    const { file, db, provider } = await installOn(ocm, 'fleet.db');
     try {
-      const provider = createOcmProvider({ baseUrl: ocm.url, token: ocm.token });
       const tick = () => runTick({ db, provider, now: new Date(), holder: 'test' });
       expect((await tick()).status).toBe('succeeded');
       expect(
@@ -101,17 +106,8 @@ describe('OCM starts through the scheduler', () => {
         { id: 'c-b', name: 'prod-1', version: '4.13.10', releases: ['4.13.10', '4.13.11'] },
       ],
     });
-    const file = path.join(dir, 'starts.db');
-    const env = parseEnv({
-      DATABASE_URL: file,
-      FLEETPLAN_PROVIDER: 'ocm',
-      FLEETPLAN_OCM_URL: fake.url,
-      FLEETPLAN_OCM_TOKEN: fake.token,
-      FLEETPLAN_ADMIN_PASSWORD: 'long-enough-password',
-    });
-    const db = await prepareDatabase(env, () => undefined);
+    const { file, db, provider } = await installOn(fake, 'starts.db');
     try {
-      const provider = createOcmProvider({ baseUrl: fake.url, token: fake.token });
       const tick = async (at: Date) => {
         clock = at;
         const result = await runTick({ db, provider, now: at, realNow: () => at, holder: 'test' });
