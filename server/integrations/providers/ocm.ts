@@ -40,6 +40,7 @@
  * never as an old version without its policy, which would read as "removed at the provider".
  * A running policy whose target the cluster already reports is completed too.
  */
+import { MIN_LEAD_MS } from '@/server/domain/plan/decide-upgrades';
 import { formatInstantToSecond } from '@/server/domain/plan/time';
 import { z } from 'zod';
 import { compareVersions, isSemver, minorLabel } from '@/server/domain/version/version';
@@ -65,14 +66,13 @@ const API = '/api/clusters_mgmt/v1';
 /** OCM (ClusterService) refuses an upgrade policy whose next_run is less than this far ahead. */
 export const OCM_MIN_LEAD_MS = 5 * 60_000;
 /**
- * The notice fleetplan gives OCM: its minimum plus a minute for the request to reach OCM after the
- * tick that decided it (the rest of a long tick). A start whose slot is nearer (its tick came late)
- * moves to now + this; with no minute to spare OCM refused every such start. It equals the engine's
- * lead (MIN_LEAD_MS, as AUS does), so a slot planned at a tick is never moved at that tick. A start
- * that misses it anyway (replayed after a crash) is refused here, unsent, and the next tick issues
- * it again with a new next_run.
+ * The notice fleetplan gives OCM: the engine's own lead (6 minutes, as AUS gives), OCM's minimum
+ * plus a minute for the request to reach OCM after the tick that decided it. A start whose slot is
+ * nearer (its tick came late) moves to now + this; with no minute to spare OCM refused every such
+ * start. A slot planned at a tick is never moved at that tick. A start that misses it anyway
+ * (replayed after a crash) is refused here, unsent, and the next tick issues it with a new next_run.
  */
-export const OCM_START_NOTICE_MS = OCM_MIN_LEAD_MS + 60_000;
+export const OCM_START_NOTICE_MS = MIN_LEAD_MS;
 /** startUpgrade is called this long before the slot: the minimum lead plus room for a late tick. */
 export const OCM_START_LEAD_MS = 10 * 60_000;
 const PAGE_SIZE = 100;
