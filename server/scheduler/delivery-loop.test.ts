@@ -13,6 +13,7 @@ import { deliverDueWebhooks } from '@/server/services/webhook-service';
 import { onBothDatabases } from '@/tests/support/both-databases';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { createSchedulerLoop, type SchedulerLoop } from './start';
+import { waitFor } from '@/tests/support/wait-for';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -67,14 +68,6 @@ async function receiver(opts: { delayMs?: () => number; holdUntil?: number; hold
     for (const res of hanging.splice(0)) res.destroy();
   };
   return { base, byDelivery, release, mostHeld: () => mostHeld };
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const T0 = new Date();

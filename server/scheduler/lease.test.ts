@@ -8,6 +8,7 @@ import { createFakeProvider } from '@/server/integrations/providers/fake-provide
 import { acquireLease, getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
 import { insertEmptyOrganization } from '@/server/repositories/organization-repository';
 import { onBothDatabases } from '@/tests/support/both-databases';
+import { waitFor } from '@/tests/support/wait-for';
 import { createSchedulerLoop, leaseTtlMs, type SchedulerLoop, type SchedulerLoopOptions } from './start';
 
 const cleanups: (() => unknown)[] = [];
@@ -46,16 +47,6 @@ function attempts() {
       return now;
     },
   };
-}
-
-async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('scheduler lease', () => {

@@ -11,6 +11,7 @@ import { withTransaction } from '@/server/repositories/transaction';
 import { createServices } from '@/server/services/create-services';
 import { watchFinishedTicks, type FinishedTick } from '@/server/services/live-ticks';
 import { onBothDatabases } from '@/tests/support/both-databases';
+import { waitFor } from '@/tests/support/wait-for';
 
 vi.mock('server-only', () => ({}));
 
@@ -20,16 +21,6 @@ async function finishedTick(db: Db): Promise<number> {
   const id = await insertTick(db, { startedAt: AT, dryRun: false, holder: 'replica-a' });
   await withTransaction(db, async (tx) => await finishTick(tx, id, { finishedAt: AT, status: 'succeeded' }));
   return id;
-}
-
-async function until<T>(read: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const unsubscribes: (() => void)[] = [];
@@ -44,7 +35,7 @@ onBothDatabases('finished ticks, live', (open, kind) => {
     // the watcher reads where it starts from (and listens) in the background: a tick finished
     // before that read is not news. Ticks finish until one is heard, however slow the machine.
     const probes: number[] = [];
-    await until(async () => {
+    await waitFor(async () => {
       if (heard.length > 0) return true;
       probes.push(await finishedTick(db));
       await new Promise((r) => setTimeout(r, 200));
@@ -52,9 +43,9 @@ onBothDatabases('finished ticks, live', (open, kind) => {
     }, 20_000);
     const heardBefore = heard.length;
     const first = await finishedTick(db);
-    await until(() => (heard.length >= heardBefore + 1 ? true : undefined));
+    await waitFor(() => (heard.length >= heardBefore + 1 ? true : undefined), 5_000);
     const second = await finishedTick(db);
-    await until(() => (heard.length >= heardBefore + 2 ? true : undefined));
+    await waitFor(() => (heard.length >= heardBefore + 2 ? true : undefined), 5_000);
     await new Promise((r) => setTimeout(r, 1_200)); // a poll after the notification adds nothing
     const ids = heard.map((t) => t.id);
     expect(ids.slice(heardBefore)).toEqual([first, second]);
@@ -84,7 +75,7 @@ onBothDatabases('finished ticks, live', (open, kind) => {
           }),
         ).rejects.toThrow('rolled back');
         const committed = await finishedTick(db);
-        await until(() => (heard.length > 0 ? true : undefined));
+        await waitFor(() => (heard.length > 0 ? true : undefined), 5_000);
         await new Promise((r) => setTimeout(r, 200));
         expect(heard).toEqual([committed]);
       } finally {

@@ -11,6 +11,7 @@ import { startSchedulerThread, type SchedulerThread } from '@/server/background/
 import { getLease, listRecentTicks, SCHEDULER_LEASE_NAME } from '@/server/repositories/scheduler-repository';
 import { seedDemo } from '@/server/services/demo-seed-service';
 import { bundleSchedulerWorker } from '../../scripts/build-worker.mjs';
+import { waitFor } from '@/tests/support/wait-for';
 
 const root = process.cwd();
 // inside the checkout: the bundle loads better-sqlite3 from node_modules beside it
@@ -40,16 +41,6 @@ async function seededDatabaseFile(name: string): Promise<string> {
   return file;
 }
 
-async function until<T>(read: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('the scheduler thread', () => {
   it('runs "run now" ticks on its own connection, reports its status, and releases the lease when stopped', async () => {
     const file = await seededDatabaseFile('run-now');
@@ -67,10 +58,14 @@ describe('the scheduler thread', () => {
 
       const [tick] = await listRecentTicks(db, 1);
       expect(tick).toMatchObject({ id: outcome.tickId, status: 'succeeded', dryRun: false, holder: `${os.hostname()}:${process.pid}` });
-      const status = await until(() => {
-        const s = thread.runtimeStatus();
-        return s.lastResult?.status === 'succeeded' ? s : undefined;
-      }, 'the status after the tick');
+      const status = await waitFor(
+        () => {
+          const s = thread.runtimeStatus();
+          return s.lastResult?.status === 'succeeded' ? s : undefined;
+        },
+        10_000,
+        'the status after the tick',
+      );
       expect(status).toMatchObject({ started: false, running: false, intervalSeconds: 60, holder: `${os.hostname()}:${process.pid}` });
       expect((await getLease(db, SCHEDULER_LEASE_NAME))?.holder).toBe(`${os.hostname()}:${process.pid}`);
 
@@ -94,13 +89,13 @@ describe('the scheduler thread', () => {
     const thread = startSchedulerThread({ file: workerFile, intervalSeconds: 60 });
     threads.push(thread);
     // the worker starts, opens the database, waits 2 s and ticks the demo fleet: on a loaded machine that can take over 10 s
-    const status = await until(
+    const status = await waitFor(
       () => {
         const s = thread.runtimeStatus();
         return s.lastResult ? s : undefined;
       },
-      'the first tick (2 s after start)',
       20_000,
+      'the first tick (2 s after start)',
     );
     expect(status.started).toBe(true);
     expect(status.lastResult).toMatchObject({ status: 'succeeded' });
@@ -138,7 +133,7 @@ parentPort.postMessage({ kind: 'status', status: { started: true, running: false
     });
     expect(thread.runtimeStatus().started).toBe(false);
     expect(lines.join('\n')).toMatch(/exited \(code 3\); starting it again/);
-    await until(() => (thread.runtimeStatus().started ? true : undefined), 'the restarted worker');
+    await waitFor(() => (thread.runtimeStatus().started ? true : undefined), 10_000, 'the restarted worker');
     await expect(thread.runTick(db, { dryRun: false })).resolves.toEqual({ status: 'skipped', reason: 'second life' });
   });
 
@@ -157,7 +152,7 @@ parentPort.postMessage({ kind: 'status', status: { started: true, running: false
     const lines: string[] = [];
     const dying = startSchedulerThread({ file: crashing, intervalSeconds: 60, restartAfterMs: 20, log: (l) => lines.push(l) });
     threads.push(dying);
-    await until(() => (lines.length >= 3 ? true : undefined), 'three restarts');
+    await waitFor(() => (lines.length >= 3 ? true : undefined), 10_000, 'three restarts');
     expect(lines.slice(0, 3).map((l) => l.replace(/.*starting it again in /, ''))).toEqual(['0.02s', '0.04s', '0.08s']);
   });
 });
