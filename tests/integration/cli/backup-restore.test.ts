@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/open-database';
 import { runBackupCommand } from '@/server/cli/backup-command';
+import { waitFor } from '@/tests/support/wait-for';
 
 let dir: string;
 let live: string;
@@ -65,15 +66,6 @@ function startWriter(file: string) {
   };
 }
 
-/** waits until `file`'s audit_log has more than `rows` rows */
-async function untilMoreRows(file: string, rows: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (count(file) <= rows) {
-    if (Date.now() > deadline) throw new Error(`the writer wrote no more than ${rows} rows in 20 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
@@ -91,7 +83,7 @@ describe('fleetplan backup', () => {
   it('takes consistent, sound copies while another process writes in a loop', async () => {
     const writer = startWriter(live);
     try {
-      await untilMoreRows(live, 199);
+      await waitFor(() => count(live) > 199, 20_000, 'the writer to write 200 rows');
       const counts: number[] = [];
       for (let i = 0; i < 3; i++) {
         const file = path.join(dir, `copy-${i}.db`);
@@ -101,7 +93,7 @@ describe('fleetplan backup', () => {
         db.close();
         counts.push(count(file));
         // the live database moves on before the next copy
-        await untilMoreRows(live, counts[i]!);
+        await waitFor(() => count(live) > counts[i]!, 20_000, `the writer to write more than ${counts[i]} rows`);
       }
       // every transaction writes two rows: an odd count would be a torn copy
       for (const n of counts) expect(n % 2).toBe(0);

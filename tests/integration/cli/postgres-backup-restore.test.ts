@@ -8,9 +8,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabaseAt } from '@/db/connect';
 import type { Db } from '@/db/open-database';
+import { APPLICATION_NAME, openPostgres } from '@/db/open-postgres';
+import { asFleetplanDb } from '@/db/postgres-handle';
 import { runBackupCommand } from '@/server/cli/backup-command';
 import { runRestoreCommand } from '@/server/cli/restore-command';
 import { listAudit } from '@/server/repositories/audit-repository';
+import { countOtherConnections } from '@/server/repositories/health-repository';
 import {
   findOrganizationByName,
   insertEmptyOrganization,
@@ -20,6 +23,7 @@ import {
 import { findLiveSession, insertSession } from '@/server/repositories/session-repository';
 import { insertUser } from '@/server/repositories/user-repository';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '@/tests/support/throwaway-postgres';
+import { waitFor } from '@/tests/support/wait-for';
 
 const NOW = new Date('2026-11-27T09:00:00.000Z');
 let server: ThrowawayPostgres;
@@ -61,21 +65,16 @@ async function withDb<T>(url: string, work: (db: Db) => Promise<T>): Promise<T> 
  * loaded machine): a restore just then would count it as a replica still connected.
  */
 async function untilFleetplanConnections(url: string, count: number): Promise<void> {
-  const { Client } = await import('pg');
-  const watcher = new Client({ connectionString: url, application_name: 'test-watcher' });
-  await watcher.connect();
+  // counted as restore counts them, from a connection that is not a fleetplan one itself
+  const watcher = asFleetplanDb(openPostgres(url, { max: 1, applicationName: 'test-watcher' }));
   try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const { rows } = await watcher.query<{ n: number }>(
-        "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'fleetplan'",
-      );
-      if (rows[0]!.n === count) return;
-      if (Date.now() > deadline) throw new Error(`${rows[0]!.n} fleetplan connections to ${url} after 20 s, not ${count}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      async () => (await countOtherConnections(watcher, APPLICATION_NAME)) === count,
+      20_000,
+      `${count} fleetplan connections to ${url}`,
+    );
   } finally {
-    await watcher.end();
+    await closeDatabase(watcher);
   }
 }
 
