@@ -11,9 +11,9 @@ import { enqueueDeliveries, insertWebhook, listDeliveries } from '@/server/repos
 import { createOutboundDeliverer } from '@/server/services/outbound-delivery';
 import { deliverDueWebhooks } from '@/server/services/webhook-service';
 import { onBothDatabases } from '@/tests/support/both-databases';
+import { waitFor } from '@/tests/support/wait-for';
 import { startDeliveryLoop, type DeliveryLoop } from './delivery-loop';
 import { createSchedulerLoop, type SchedulerLoop } from './start';
-import { waitFor } from '@/tests/support/wait-for';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
